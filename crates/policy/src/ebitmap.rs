@@ -1,0 +1,214 @@
+//! Extensible bitmaps, the format's set-of-small-integers.
+//!
+//! Kept exactly as stored: a sorted list of 64-bit nodes, each with its starting bit. This is
+//! sized to its content (sparse category and type sets stay small) and iterates in order. The
+//! security server builds dense bitsets from these where it needs O(1) membership.
+
+use crate::cursor::Cursor;
+use crate::error::Result;
+
+const MAPUNIT: u32 = 64;
+
+/// A set of bit positions (0-based; policy values are `bit + 1`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ebitmap {
+    /// (start bit, 64 bits of membership), strictly ascending, no zero maps.
+    nodes: Box<[(u32, u64)]>,
+}
+
+impl Ebitmap {
+    /// Reads an ebitmap as the kernel's `ebitmap_read` does, with its checks: 64-bit map
+    /// units, node starts aligned, ascending and below `highbit`, no empty nodes.
+    pub fn read(c: &mut Cursor<'_>, what: &'static str) -> Result<Self> {
+        let at = c.offset();
+        let [mapunit, highbit, count] = c.u32s::<3>(what)?;
+        if mapunit != MAPUNIT {
+            return Err(c.invalid_at(at, what, format!("ebitmap map unit {mapunit}, expected 64")));
+        }
+        if highbit & (MAPUNIT - 1) != 0 {
+            return Err(c.invalid_at(
+                at,
+                what,
+                format!("ebitmap high bit {highbit} is not a multiple of 64"),
+            ));
+        }
+        if highbit != 0 && count == 0 {
+            return Err(c.invalid_at(at, what, format!("ebitmap high bit {highbit} but no nodes")));
+        }
+        let count = c.check_count(count, 12, what)?;
+        let mut nodes = Vec::with_capacity(count);
+        let mut last: Option<u32> = None;
+        for _ in 0..count {
+            let node_at = c.offset();
+            let start = c.u32(what)?;
+            let map = c.u64(what)?;
+            if start & (MAPUNIT - 1) != 0 {
+                return Err(c.invalid_at(
+                    node_at,
+                    what,
+                    format!("ebitmap node start {start} is not a multiple of 64"),
+                ));
+            }
+            if highbit < MAPUNIT || start > highbit - MAPUNIT {
+                return Err(c.invalid_at(
+                    node_at,
+                    what,
+                    format!("ebitmap node start {start} beyond high bit {highbit}"),
+                ));
+            }
+            if let Some(prev) = last {
+                if start <= prev {
+                    return Err(c.invalid_at(
+                        node_at,
+                        what,
+                        format!("ebitmap nodes out of order ({start} after {prev})"),
+                    ));
+                }
+            }
+            if map == 0 {
+                return Err(c.invalid_at(
+                    node_at,
+                    what,
+                    format!("ebitmap node at bit {start} is empty"),
+                ));
+            }
+            last = Some(start);
+            nodes.push((start, map));
+        }
+        Ok(Ebitmap {
+            nodes: nodes.into_boxed_slice(),
+        })
+    }
+
+    /// Builds a bitmap from bit positions (any order, duplicates allowed).
+    pub fn from_bits(bits: impl IntoIterator<Item = u32>) -> Self {
+        let mut v: Vec<(u32, u64)> = Vec::new();
+        let mut bits: Vec<u32> = bits.into_iter().collect();
+        bits.sort_unstable();
+        for b in bits {
+            let start = b & !(MAPUNIT - 1);
+            match v.last_mut() {
+                Some((s, m)) if *s == start => *m |= 1 << (b - start),
+                _ => v.push((start, 1 << (b - start))),
+            }
+        }
+        Ebitmap {
+            nodes: v.into_boxed_slice(),
+        }
+    }
+
+    /// Whether `bit` is set.
+    pub fn contains(&self, bit: u32) -> bool {
+        let start = bit & !(MAPUNIT - 1);
+        match self.nodes.binary_search_by_key(&start, |n| n.0) {
+            Ok(i) => self.nodes[i].1 & (1 << (bit - start)) != 0,
+            Err(_) => false,
+        }
+    }
+
+    /// The set bits, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.nodes.iter().flat_map(|&(start, map)| {
+            let mut m = map;
+            std::iter::from_fn(move || {
+                if m == 0 {
+                    return None;
+                }
+                let i = m.trailing_zeros();
+                m &= m - 1;
+                Some(start + i)
+            })
+        })
+    }
+
+    /// Number of set bits.
+    pub fn len(&self) -> usize {
+        self.nodes.iter().map(|n| n.1.count_ones() as usize).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// One past the highest set bit (0 when empty).
+    pub fn end(&self) -> u32 {
+        self.nodes
+            .last()
+            .map(|&(s, m)| s + 64 - m.leading_zeros())
+            .unwrap_or(0)
+    }
+
+    /// The raw nodes, for consumers that build their own dense form.
+    pub fn nodes(&self) -> &[(u32, u64)] {
+        &self.nodes
+    }
+
+    /// Whether every bit of `other` is set in `self`.
+    pub fn contains_all(&self, other: &Ebitmap) -> bool {
+        other.nodes.iter().all(
+            |&(s, m)| match self.nodes.binary_search_by_key(&s, |n| n.0) {
+                Ok(i) => self.nodes[i].1 & m == m,
+                Err(_) => false,
+            },
+        )
+    }
+
+    /// Heap bytes held, for memory accounting.
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of_val(&*self.nodes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(highbit: u32, nodes: &[(u32, u64)]) -> Vec<u8> {
+        let mut v = Vec::new();
+        for w in [64, highbit, nodes.len() as u32] {
+            v.extend_from_slice(&w.to_le_bytes());
+        }
+        for &(s, m) in nodes {
+            v.extend_from_slice(&s.to_le_bytes());
+            v.extend_from_slice(&m.to_le_bytes());
+        }
+        v
+    }
+
+    #[test]
+    fn reads_and_queries_sparse_bitmap() {
+        let bytes = encode(192, &[(0, 0b101), (128, 1 << 63)]);
+        let e = Ebitmap::read(&mut Cursor::new(&bytes), "t").unwrap();
+        assert!(e.contains(0) && e.contains(2) && e.contains(191));
+        assert!(!e.contains(1) && !e.contains(64) && !e.contains(1000));
+        assert_eq!(e.iter().collect::<Vec<_>>(), vec![0, 2, 191]);
+        assert_eq!(e.len(), 3);
+        assert_eq!(e.end(), 192);
+    }
+
+    #[test]
+    fn rejects_unordered_nodes_and_bad_units() {
+        let bad_order = encode(192, &[(128, 1), (0, 1)]);
+        assert!(Ebitmap::read(&mut Cursor::new(&bad_order), "t").is_err());
+        let mut bad_unit = encode(64, &[(0, 1)]);
+        bad_unit[0] = 32;
+        assert!(Ebitmap::read(&mut Cursor::new(&bad_unit), "t").is_err());
+        let beyond = encode(64, &[(64, 1)]);
+        assert!(Ebitmap::read(&mut Cursor::new(&beyond), "t").is_err());
+    }
+
+    #[test]
+    fn hostile_node_count_is_an_error() {
+        let mut b = encode(64, &[]);
+        b[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Ebitmap::read(&mut Cursor::new(&b), "t").is_err());
+    }
+
+    #[test]
+    fn from_bits_round_trips() {
+        let e = Ebitmap::from_bits([5, 70, 3, 70]);
+        assert_eq!(e.iter().collect::<Vec<_>>(), vec![3, 5, 70]);
+        assert!(e.contains_all(&Ebitmap::from_bits([3, 70])));
+        assert!(!e.contains_all(&Ebitmap::from_bits([4])));
+    }
+}

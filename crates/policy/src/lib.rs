@@ -1,0 +1,62 @@
+//! Reads compiled SELinux policies (`policy.NN`, format versions 15 to 35) into an
+//! immutable, flat [`Policy`].
+//!
+//! The reader follows the kernel's `security/selinux/ss/policydb.c` section by section, and
+//! treats bad input as a normal day: every count is checked against the bytes left before
+//! anything is allocated, every value against the table it indexes, and every failure is a
+//! [`PolicyError`] naming what was being read and at which byte offset.
+//!
+//! ```no_run
+//! let policy = arbiter_policy::Policy::open("/etc/selinux/default/policy/policy.33")?;
+//! println!("{} types", policy.types.len());
+//! # Ok::<(), arbiter_policy::PolicyError>(())
+//! ```
+
+pub mod avtab;
+pub mod cond;
+pub mod constraint;
+mod cursor;
+pub mod ebitmap;
+pub mod error;
+mod header;
+pub mod ids;
+pub mod mls;
+pub mod ocontext;
+mod policy;
+mod read;
+pub mod symbols;
+pub mod transitions;
+mod validate;
+
+pub use ebitmap::Ebitmap;
+pub use error::{PolicyError, Result};
+pub use ids::{BoolId, CatId, ClassId, CommonId, RoleId, SensId, TypeId, UserId};
+pub use policy::{version, HandleUnknown, Policy, MAX_VERSION, MIN_VERSION};
+pub use symbols::TypeFlavor;
+
+impl Policy {
+    /// Reads a policy from its binary image.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Policy> {
+        read::read_policy(bytes)
+    }
+
+    /// Reads a policy file (memory-mapped, so large policies are not copied first).
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Policy> {
+        let path = path.as_ref();
+        let io = |source| PolicyError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len == 0 {
+            return Policy::from_bytes(&[]);
+        }
+        // SAFETY: the mapping is read-only and private to this call; the model copies out
+        // everything it keeps, so the map is dropped before returning. A concurrent writer
+        // truncating the file could fault (SIGBUS); policy files are replaced by rename, not
+        // rewritten in place, so this is the same assumption every policy loader makes.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        Policy::from_bytes(&map)
+    }
+}
