@@ -153,6 +153,27 @@ impl Ebitmap {
         )
     }
 
+    /// The bits set in both.
+    pub fn intersection(&self, other: &Ebitmap) -> Ebitmap {
+        let mut out = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        while i < self.nodes.len() && j < other.nodes.len() {
+            let (a, b) = (self.nodes[i], other.nodes[j]);
+            match a.0.cmp(&b.0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    if a.1 & b.1 != 0 {
+                        out.push((a.0, a.1 & b.1));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        Ebitmap { nodes: out.into_boxed_slice() }
+    }
+
     /// Heap bytes held, for memory accounting.
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of_val(&*self.nodes)

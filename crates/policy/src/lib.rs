@@ -24,6 +24,7 @@ pub mod mls;
 pub mod ocontext;
 mod policy;
 mod read;
+pub mod stats;
 pub mod symbols;
 pub mod transitions;
 mod validate;

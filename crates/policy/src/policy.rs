@@ -62,9 +62,11 @@ pub struct Policy {
     pub handle_unknown: HandleUnknown,
     /// Policy capability bits (bit i = capability number i), from version 22.
     pub policycaps: Ebitmap,
-    /// Permissive types (bit i = type value i+1), from version 23.
+    /// Permissive types, from version 23. NOTE: bit i = type VALUE i (not i-1): the kernel
+    /// tests `ebitmap_get_bit(&permissive_map, scontext->type)`, so bit 0 is never set.
     pub permissive: Ebitmap,
-    /// Types whose denials and grants are never audited (bit i = type value i+1), from 35.
+    /// Types whose denials and grants are never audited, from 35; indexed by type value like
+    /// `permissive` (bit 0 unused).
     pub neveraudit: Ebitmap,
 
     pub commons: Vec<Common>,

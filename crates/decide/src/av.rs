@@ -1,0 +1,255 @@
+//! Access vector computation: the kernel's `context_struct_compute_av` and
+//! `security_compute_xperms_decision`, over the bucketed index.
+//!
+//! Order of work, as in the kernel: TE rules (unconditional, then enabled conditional ones)
+//! over the type→attribute map; constraints remove permissions whose expression fails; a
+//! process transition that changes role needs a `role allow`; a bounded source type is
+//! cut down to what its bound would be allowed.
+
+use crate::constraint;
+use crate::index::{row_has, AvKind};
+use crate::server::Snapshot;
+use arbiter_policy::avtab::{AvtabKind, XpermsKind};
+use arbiter_policy::mls::Context;
+use arbiter_policy::ClassId;
+
+/// The decision carries this flag when the source type is permissive.
+pub const AVD_FLAGS_PERMISSIVE: u32 = 0x0001;
+/// The decision carries this flag when the source type is `neveraudit` (format 35).
+pub const AVD_FLAGS_NEVERAUDIT: u32 = 0x0002;
+
+/// Bounds form a forest checked acyclic at load; this is a second line of defence.
+const MAX_BOUNDS_DEPTH: u32 = 32;
+
+/// An access vector decision, with the kernel's meaning of each field.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AvDecision {
+    /// Granted permission bits (bit i = permission value i+1).
+    pub allowed: u32,
+    /// Granted bits to audit.
+    pub auditallow: u32,
+    /// Denied bits to audit (the complement of `dontaudit`).
+    pub auditdeny: u32,
+    /// The snapshot sequence number the decision was computed under.
+    pub seqno: u64,
+    /// [`AVD_FLAGS_PERMISSIVE`], [`AVD_FLAGS_NEVERAUDIT`].
+    pub flags: u32,
+}
+
+impl AvDecision {
+    /// The answer for a query that cannot be computed: nothing allowed, everything audited.
+    pub fn deny_all(seqno: u64) -> AvDecision {
+        AvDecision { allowed: 0, auditallow: 0, auditdeny: u32::MAX, seqno, flags: 0 }
+    }
+
+    /// Whether every requested bit is granted.
+    pub fn allows(&self, requested: u32) -> bool {
+        self.allowed & requested == requested
+    }
+}
+
+/// The full decision for a pair of contexts and a class: `security_compute_av` minus the
+/// SID lookups (the class must exist in the policy: callers resolve names and apply
+/// handle_unknown first).
+pub fn compute_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> AvDecision {
+    let mut d = context_av(snap, s, t, class, 0);
+    d.seqno = snap.seqno;
+    let p = &snap.policy;
+    if p.permissive.contains(s.ty.value() as u32) {
+        d.flags |= AVD_FLAGS_PERMISSIVE;
+    }
+    if p.neveraudit.contains(s.ty.value() as u32) {
+        d.flags |= AVD_FLAGS_NEVERAUDIT;
+    }
+    d
+}
+
+/// TE rules only: allowed / auditallow / auditdeny from the access vector tables.
+#[inline]
+pub fn te_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> (u32, u32, u32) {
+    let idx = &*snap.index;
+    let row = idx.member_row(t.ty);
+    let (mut allowed, mut auditallow, mut auditdeny) = (0u32, 0u32, u32::MAX);
+    for &sa in idx.attrs_of(s.ty) {
+        for r in idx.av_bucket(sa, class) {
+            if !row_has(row, r.target) || !snap.cond_enabled(r.cond) {
+                continue;
+            }
+            match r.kind {
+                AvKind::Allowed => allowed |= r.perms,
+                AvKind::AuditAllow => auditallow |= r.perms,
+                AvKind::AuditDeny => auditdeny &= r.perms,
+            }
+        }
+    }
+    (allowed, auditallow, auditdeny)
+}
+
+fn context_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId, depth: u32) -> AvDecision {
+    let p = &*snap.policy;
+    let idx = &*snap.index;
+    let Some(cls) = p.classes.get(class.index()) else {
+        return AvDecision::deny_all(snap.seqno);
+    };
+    let (mut allowed, auditallow, auditdeny) = te_av(snap, s, t, class);
+
+    for c in cls.constraints.iter() {
+        if c.perms & allowed != 0 && !constraint::eval(p, &c.expr, s, t, None, None) {
+            allowed &= !c.perms;
+        }
+    }
+
+    if Some(class) == idx.process_class
+        && allowed & idx.process_trans_perms != 0
+        && s.role != t.role
+        && !idx.role_allow.contains(&(s.role, t.role))
+    {
+        allowed &= !idx.process_trans_perms;
+    }
+
+    if let Some(bound) = p.types.get(s.ty.index()).and_then(|d| d.bounds) {
+        if depth >= MAX_BOUNDS_DEPTH {
+            allowed = 0;
+        } else {
+            let lo_s = Context { ty: bound, ..s.clone() };
+            let lo_t = match p.types.get(t.ty.index()).and_then(|d| d.bounds) {
+                Some(tb) => Context { ty: tb, ..t.clone() },
+                None => t.clone(),
+            };
+            let lo = context_av(snap, &lo_s, &lo_t, class, depth + 1);
+            allowed &= lo.allowed;
+        }
+    }
+
+    AvDecision { allowed, auditallow, auditdeny, seqno: snap.seqno, flags: 0 }
+}
+
+/// Which extended permission space a query is about.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum XpermBase {
+    Ioctl,
+    Nlmsg,
+}
+
+/// The kernel's `extended_perms_decision` for one driver (high byte).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct XpermsDecision {
+    pub driver: u8,
+    /// Whether any rule of each kind matched: bit 0 allowed, 1 auditallow, 2 dontaudit.
+    pub used: u8,
+    pub allowed: [u32; 8],
+    pub auditallow: [u32; 8],
+    pub dontaudit: [u32; 8],
+}
+
+pub const XPERMS_ALLOWED: u8 = 1;
+pub const XPERMS_AUDITALLOW: u8 = 2;
+pub const XPERMS_DONTAUDIT: u8 = 4;
+
+impl XpermsDecision {
+    /// Whether function `func` (low byte) of this driver is allowed.
+    pub fn allows(&self, func: u8) -> bool {
+        self.allowed[func as usize / 32] & (1 << (func % 32)) != 0
+    }
+}
+
+/// The drivers that have extended-permission rules for a query, per base: the kernel's
+/// `services_compute_xperms_drivers`. A driver outside this set is governed by the plain
+/// `ioctl` / `nlmsg` permission alone.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct XpermDrivers {
+    pub ioctl: [u32; 8],
+    pub nlmsg: [u32; 8],
+}
+
+impl XpermDrivers {
+    pub fn has(&self, base: XpermBase, driver: u8) -> bool {
+        let set = match base {
+            XpermBase::Ioctl => &self.ioctl,
+            XpermBase::Nlmsg => &self.nlmsg,
+        };
+        set[driver as usize / 32] & (1 << (driver % 32)) != 0
+    }
+}
+
+fn set_xbit(set: &mut [u32; 8], b: u8) {
+    set[b as usize / 32] |= 1 << (b % 32);
+}
+
+/// Visits every enabled extended-permission rule that applies to (s, t, class).
+fn for_each_xp_rule(
+    snap: &Snapshot,
+    s: &Context,
+    t: &Context,
+    class: ClassId,
+    mut f: impl FnMut(AvtabKind, &arbiter_policy::avtab::Xperms),
+) {
+    let idx = &*snap.index;
+    let row = idx.member_row(t.ty);
+    for &sa in idx.attrs_of(s.ty) {
+        for r in idx.xp_bucket(sa, class) {
+            if row_has(row, r.target) && snap.cond_enabled(r.cond) {
+                f(r.kind, &r.xperms);
+            }
+        }
+    }
+}
+
+/// The drivers with extended-permission rules (of any kind) for this query.
+pub fn xperm_drivers(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> XpermDrivers {
+    let mut d = XpermDrivers::default();
+    for_each_xp_rule(snap, s, t, class, |_, x| match x.kind {
+        XpermsKind::IoctlDriver => {
+            for (w, p) in d.ioctl.iter_mut().zip(x.perms.iter()) {
+                *w |= p;
+            }
+        }
+        XpermsKind::IoctlFunction => set_xbit(&mut d.ioctl, x.driver),
+        XpermsKind::Nlmsg => set_xbit(&mut d.nlmsg, x.driver),
+    });
+    d
+}
+
+/// The extended-permission decision for one driver, as `security_compute_xperms_decision`.
+pub fn compute_xperms(
+    snap: &Snapshot,
+    s: &Context,
+    t: &Context,
+    class: ClassId,
+    base: XpermBase,
+    driver: u8,
+) -> XpermsDecision {
+    let mut d = XpermsDecision { driver, ..Default::default() };
+    for_each_xp_rule(snap, s, t, class, |kind, x| {
+        let whole_driver = match (base, x.kind) {
+            (XpermBase::Ioctl, XpermsKind::IoctlFunction) | (XpermBase::Nlmsg, XpermsKind::Nlmsg) => {
+                if x.driver != driver {
+                    return;
+                }
+                false
+            }
+            (XpermBase::Ioctl, XpermsKind::IoctlDriver) => {
+                if x.perms[driver as usize / 32] & (1 << (driver % 32)) == 0 {
+                    return;
+                }
+                true
+            }
+            _ => return,
+        };
+        let (used, set) = match kind {
+            AvtabKind::XpermsAllowed => (XPERMS_ALLOWED, &mut d.allowed),
+            AvtabKind::XpermsAuditAllow => (XPERMS_AUDITALLOW, &mut d.auditallow),
+            AvtabKind::XpermsDontAudit => (XPERMS_DONTAUDIT, &mut d.dontaudit),
+            _ => return,
+        };
+        d.used |= used;
+        if whole_driver {
+            *set = [u32::MAX; 8];
+        } else {
+            for (w, p) in set.iter_mut().zip(x.perms.iter()) {
+                *w |= p;
+            }
+        }
+    });
+    d
+}

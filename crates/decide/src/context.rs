@@ -1,0 +1,489 @@
+//! Security contexts: parsing `user:role:type[:range]`, validity, and the canonical string.
+//!
+//! # Parsing
+//!
+//! [`parse_context`] follows the kernel's `string_to_context_struct` and
+//! `mls_context_to_sid` (security/selinux/ss/services.c, mls.c) step by step, so that a
+//! string is accepted exactly when the kernel accepts it and yields the same context:
+//!
+//! * the input is a C string: it ends at the first NUL byte (the kernel copies the buffer
+//!   with `kmemdup_nul` and then scans to NUL; libsepol's `context_from_string` does the
+//!   same), so `"u:r:t:s0\0junk"` is `"u:r:t:s0"`;
+//! * user = up to the first `:`, role = up to the second `:` (both colons required), type =
+//!   up to the next `:` or the end; each is looked up in its symbol table (type aliases
+//!   resolve to their type; a type *attribute* is refused);
+//! * non-MLS policy: any `:` after the type is an error (the kernel returns `-EINVAL` when
+//!   an MLS field is present and no default SID is given);
+//! * MLS policy: the range is required. Neither the kernel (without a default SID, which
+//!   only `security_context_to_sid_default` passes, for file xattrs) nor libsepol's
+//!   `sepol_context_to_sid` ("MLS is enabled, but no MLS context found") supplies one;
+//! * range = `low[-high]`, split at the *first* `-`; each level = `sens[:cats]` split at its
+//!   first `:`; cats = `,`-separated items, each `cat` or `catA.catB` split at the first `.`
+//!   (so `c0.c2.c3` looks up the category `c2.c3` and fails), with `catA` strictly below
+//!   `catB`; sensitivity and category aliases are accepted; a missing high level copies
+//!   the low one;
+//! * last, the context must pass the kernel's `policydb_context_isvalid`
+//!   ([`context_validity`]).
+//!
+//! Errors are reported in the kernel's order (user, role, type, range, validity), and name
+//! the offending part.
+//!
+//! One known divergence from libsepol 3.4 (the test oracle): its older `mls_context_to_sid`
+//! stops reading at a second `-` in the high level, accepting `s0-s0:c0-anything` as
+//! `s0-s0:c0`. The kernel since 4.20 (Jann Horn's rewrite, "make it stricter") rejects it,
+//! and so do we.
+//!
+//! # Formatting
+//!
+//! [`format_context`] is the kernel's `context_struct_to_string` / `mls_sid_to_context`:
+//! the low level, then `-high` only when high differs from low; categories ascending, a run
+//! of three or more consecutive categories as `cA.cB`, a run of two as `cA,cB`
+//! (`c0,c1,c2,c5` → `c0.c2,c5`; `c0,c1,c3` → `c0,c1,c3`). The kernel's code emits `.` when
+//! `prev - head > 1` and `,` otherwise. libsepol 3.4 differs when a run crosses a gap
+//! between two ebitmap nodes: it prints `c62,c63,c128` as `c62.c128` (its bit iterator
+//! jumps over the gap without ending the run). That is a libsepol bug — its string no
+//! longer parses back to the same context — and we print what the kernel prints.
+
+use arbiter_policy::mls::{Context, MlsLevel, MlsRange};
+use arbiter_policy::{CatId, Ebitmap, Policy, RoleId, SensId, TypeFlavor};
+
+use crate::error::{DecideError, Result};
+use crate::names::Names;
+
+/// The role value the kernel exempts from the role/type and user/role checks
+/// (`OBJECT_R_VAL`: `object_r` is always role 1).
+pub const OBJECT_R: u32 = 1;
+
+/// Parses and validates a context string against `policy`, exactly as the kernel's
+/// `security_context_to_sid` does (see the module documentation).
+///
+/// Never panics, whatever the input: this is the fuzzing entry point. `names` must have been
+/// built from `policy`.
+pub fn parse_context(policy: &Policy, names: &Names, s: &str) -> Result<Context> {
+    parse_context_bytes(policy, names, s.as_bytes())
+}
+
+/// [`parse_context`] on raw bytes (the kernel's interface takes bytes; a name that is not
+/// UTF-8 simply names no symbol).
+pub fn parse_context_bytes(policy: &Policy, names: &Names, input: &[u8]) -> Result<Context> {
+    let s = match input.iter().position(|&b| b == 0) {
+        Some(nul) => &input[..nul],
+        None => input,
+    };
+    let ctx = parse_unvalidated(names, s)?;
+    match context_validity(policy, &ctx) {
+        Ok(()) => Ok(ctx),
+        Err(why) => Err(DecideError::InvalidContext {
+            context: lossy(s),
+            reason: why.describe(names),
+        }),
+    }
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn malformed(s: &[u8], reason: impl Into<String>) -> DecideError {
+    DecideError::MalformedContext {
+        context: lossy(s),
+        reason: reason.into(),
+    }
+}
+
+/// Splits at the first `sep`: (before, Some(after)) or (all, None).
+#[inline]
+fn split_once(s: &[u8], sep: u8) -> (&[u8], Option<&[u8]>) {
+    match s.iter().position(|&b| b == sep) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    }
+}
+
+/// A name as the symbol tables see it: bytes that are not UTF-8 name nothing.
+#[inline]
+fn as_name(b: &[u8]) -> Option<&str> {
+    std::str::from_utf8(b).ok()
+}
+
+/// `string_to_context_struct` up to, not including, `policydb_context_isvalid`.
+fn parse_unvalidated(names: &Names, s: &[u8]) -> Result<Context> {
+    let (user, Some(rest)) = split_once(s, b':') else {
+        return Err(malformed(s, "no ':' after the user"));
+    };
+    let user = as_name(user)
+        .and_then(|n| names.user(n))
+        .ok_or_else(|| DecideError::UnknownUser(lossy(user)))?;
+    let (role, Some(rest)) = split_once(rest, b':') else {
+        return Err(malformed(s, "no ':' after the role"));
+    };
+    let role = as_name(role)
+        .and_then(|n| names.role(n))
+        .ok_or_else(|| DecideError::UnknownRole(lossy(role)))?;
+    let (ty_name, mls) = split_once(rest, b':');
+    let sym = as_name(ty_name)
+        .and_then(|n| names.type_symbol(n))
+        .ok_or_else(|| DecideError::UnknownType(lossy(ty_name)))?;
+    if sym.flavor != TypeFlavor::Type {
+        return Err(DecideError::InvalidContext {
+            context: lossy(s),
+            reason: format!(
+                "{} is a type attribute, not a type",
+                String::from_utf8_lossy(ty_name)
+            ),
+        });
+    }
+    let range = match (names.mls(), mls) {
+        (false, None) => MlsRange::default(),
+        (false, Some(_)) => {
+            return Err(malformed(
+                s,
+                "the policy is not MLS but the context has an MLS range",
+            ))
+        }
+        (true, None) => {
+            return Err(malformed(
+                s,
+                "the policy is MLS and the context has no MLS range",
+            ))
+        }
+        (true, Some(range)) => parse_range(names, s, range)?,
+    };
+    Ok(Context {
+        user,
+        role,
+        ty: sym.id,
+        range,
+    })
+}
+
+/// `mls_context_to_sid` for a present range (`oldc == ':'`).
+fn parse_range(names: &Names, whole: &[u8], range: &[u8]) -> Result<MlsRange> {
+    let (low, high) = split_once(range, b'-');
+    // Category bits while parsing, dense: sets and runs in any order, duplicates allowed.
+    let mut words = vec![0u64; names.category_count().div_ceil(64)];
+    let low = parse_level(names, whole, low, &mut words)?;
+    let high = match high {
+        Some(high) => parse_level(names, whole, high, &mut words)?,
+        None => low.clone(),
+    };
+    Ok(MlsRange { low, high })
+}
+
+fn parse_level(names: &Names, whole: &[u8], level: &[u8], words: &mut [u64]) -> Result<MlsLevel> {
+    let (sens, cats) = split_once(level, b':');
+    if sens.is_empty() {
+        return Err(malformed(whole, "empty sensitivity"));
+    }
+    let sens: SensId = as_name(sens)
+        .and_then(|n| names.sensitivity(n))
+        .ok_or_else(|| DecideError::UnknownSensitivity(lossy(sens)))?;
+    words.fill(0);
+    let mut any = false;
+    if let Some(mut cats) = cats {
+        loop {
+            let (item, next) = split_once(cats, b',');
+            let (first, last) = split_once(item, b'.');
+            let first = category(names, whole, first)?;
+            let lo = first.index();
+            let hi = match last {
+                None => lo,
+                Some(last) => {
+                    let last = category(names, whole, last)?;
+                    if first.value() >= last.value() {
+                        return Err(malformed(
+                            whole,
+                            format!(
+                                "category range {} is not ascending",
+                                String::from_utf8_lossy(item)
+                            ),
+                        ));
+                    }
+                    last.index()
+                }
+            };
+            // `category()` returned ids of this policy, so both are < category_count().
+            for bit in lo..=hi {
+                if let Some(w) = words.get_mut(bit / 64) {
+                    *w |= 1 << (bit % 64);
+                    any = true;
+                }
+            }
+            match next {
+                Some(rest) => cats = rest,
+                None => break,
+            }
+        }
+    }
+    let cats = if any { ebitmap_from_words(words) } else { Ebitmap::default() };
+    Ok(MlsLevel {
+        sens: sens.value(),
+        cats,
+    })
+}
+
+fn category(names: &Names, whole: &[u8], name: &[u8]) -> Result<CatId> {
+    if name.is_empty() {
+        return Err(malformed(whole, "empty category"));
+    }
+    as_name(name)
+        .and_then(|n| names.category(n))
+        .filter(|c| c.index() < names.category_count())
+        .ok_or_else(|| DecideError::UnknownCategory(lossy(name)))
+}
+
+fn ebitmap_from_words(words: &[u64]) -> Ebitmap {
+    Ebitmap::from_bits(words.iter().enumerate().flat_map(|(i, &w)| {
+        let mut m = w;
+        std::iter::from_fn(move || {
+            if m == 0 {
+                return None;
+            }
+            let b = m.trailing_zeros();
+            m &= m - 1;
+            Some(i as u32 * 64 + b)
+        })
+    }))
+}
+
+/// Which level of a range.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Which {
+    Low,
+    High,
+}
+
+impl Which {
+    fn as_str(self) -> &'static str {
+        match self {
+            Which::Low => "low",
+            Which::High => "high",
+        }
+    }
+}
+
+/// Why a context whose parts all exist is not valid in the policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Invalid {
+    /// The user, role or type value is outside the policy's tables.
+    UnknownValue,
+    /// The role is not authorised for the type (`role R types T` missing).
+    RoleLacksType,
+    /// The user is not authorised for the role (`user U roles R` missing).
+    UserLacksRole,
+    /// A level's sensitivity value is outside the policy's sensitivities.
+    UnknownSensitivity(Which),
+    /// A level holds a category its sensitivity's `level` statement does not allow.
+    CategoryNotInLevel { which: Which, cat: u32 },
+    /// The high level does not dominate the low level.
+    HighBelowLow,
+    /// The range is not within the user's authorised range.
+    OutsideUserRange,
+}
+
+impl Invalid {
+    /// A sentence naming the symbols involved.
+    pub fn describe(&self, names: &Names) -> String {
+        match self {
+            Invalid::UnknownValue => "a user, role or type value is not in the policy".into(),
+            Invalid::RoleLacksType => "the role is not authorised for the type".into(),
+            Invalid::UserLacksRole => "the user is not authorised for the role".into(),
+            Invalid::UnknownSensitivity(w) => {
+                format!("the {} level's sensitivity is not in the policy", w.as_str())
+            }
+            Invalid::CategoryNotInLevel { which, cat } => {
+                let name = CatId::from_index(*cat as usize)
+                    .and_then(|c| names.category_name(c))
+                    .map_or_else(|| format!("#{cat}"), str::to_owned);
+                format!(
+                    "category {name} is not allowed with the {} level's sensitivity",
+                    which.as_str()
+                )
+            }
+            Invalid::HighBelowLow => "the high level does not dominate the low level".into(),
+            Invalid::OutsideUserRange => "the range is not within the user's range".into(),
+        }
+    }
+}
+
+/// Whether `ctx` is valid in `policy`: the kernel's `policydb_context_isvalid` (and
+/// libsepol's `context_is_valid`), check for check:
+///
+/// * user, role and type values within the policy;
+/// * unless the role is `object_r` (value 1): the role is authorised for the type and the
+///   user for the role;
+/// * MLS policies (`mls_context_isvalid`): each level's sensitivity exists and its
+///   categories are allowed by that sensitivity's `level` statement; high dominates low;
+///   unless the role is `object_r`, the range lies within the user's range.
+///
+/// The kernel looks up the role's `types` and the user's `roles` as stored in the binary
+/// policy; libsepol uses their expanded caches, which differ only by attributes, and a type
+/// in a context is never an attribute.
+pub fn context_validity(policy: &Policy, ctx: &Context) -> Result<(), Invalid> {
+    let (Some(role), Some(user), Some(_)) = (
+        policy.roles.get(ctx.role.index()),
+        policy.users.get(ctx.user.index()),
+        policy.types.get(ctx.ty.index()),
+    ) else {
+        return Err(Invalid::UnknownValue);
+    };
+    let object_r = ctx.role == RoleId::new(OBJECT_R).expect("non-zero");
+    if !object_r {
+        if !role.types.contains(ctx.ty.index() as u32) {
+            return Err(Invalid::RoleLacksType);
+        }
+        if !user.roles.contains(ctx.role.index() as u32) {
+            return Err(Invalid::UserLacksRole);
+        }
+    }
+    if !policy.mls {
+        return Ok(());
+    }
+    // mls_range_isvalid: both levels valid, then high dominates low.
+    level_validity(policy, &ctx.range.low, Which::Low)?;
+    level_validity(policy, &ctx.range.high, Which::High)?;
+    if !dominates(&ctx.range.high, &ctx.range.low) {
+        return Err(Invalid::HighBelowLow);
+    }
+    if object_r {
+        return Ok(());
+    }
+    // mls_range_contains(user range, context range).
+    if !(dominates(&ctx.range.low, &user.range.low) && dominates(&user.range.high, &ctx.range.high))
+    {
+        return Err(Invalid::OutsideUserRange);
+    }
+    Ok(())
+}
+
+/// [`context_validity`] as a boolean.
+#[inline]
+pub fn context_is_valid(policy: &Policy, ctx: &Context) -> bool {
+    context_validity(policy, ctx).is_ok()
+}
+
+/// [`context_validity`] as a [`DecideError::InvalidContext`] naming the context.
+pub fn validate_context(policy: &Policy, names: &Names, ctx: &Context) -> Result<()> {
+    context_validity(policy, ctx).map_err(|why| DecideError::InvalidContext {
+        context: format_context(names, ctx),
+        reason: why.describe(names),
+    })
+}
+
+/// The kernel's `mls_level_isvalid`.
+fn level_validity(policy: &Policy, level: &MlsLevel, which: Which) -> Result<(), Invalid> {
+    let allowed = level
+        .sens
+        .checked_sub(1)
+        .and_then(|i| policy.sensitivities.get(i as usize))
+        .ok_or(Invalid::UnknownSensitivity(which))?;
+    let ncats = policy.categories.len() as u32;
+    for cat in level.cats.iter() {
+        if cat >= ncats || !allowed.level.cats.contains(cat) {
+            return Err(Invalid::CategoryNotInLevel { which, cat });
+        }
+    }
+    Ok(())
+}
+
+/// The kernel's `mls_level_dom`: `a` dominates `b`.
+#[inline]
+pub fn dominates(a: &MlsLevel, b: &MlsLevel) -> bool {
+    a.sens >= b.sens && a.cats.contains_all(&b.cats)
+}
+
+/// The canonical string of `ctx` (the kernel's `context_struct_to_string`).
+///
+/// For a context valid in the policy `names` was built from. Values the policy does not
+/// define (a bug upstream) are written as `?N` rather than panicking.
+pub fn format_context(names: &Names, ctx: &Context) -> String {
+    let mut out = String::with_capacity(64);
+    write_context(names, ctx, &mut out);
+    out
+}
+
+/// [`format_context`] appending to `out`.
+pub fn write_context(names: &Names, ctx: &Context, out: &mut String) {
+    use std::fmt::Write;
+    let name = |n: Option<&str>, v: u32, out: &mut String| match n {
+        Some(n) => out.push_str(n),
+        None => {
+            let _ = write!(out, "?{v}");
+        }
+    };
+    name(names.user_name(ctx.user), ctx.user.value(), out);
+    out.push(':');
+    name(names.role_name(ctx.role), ctx.role.value(), out);
+    out.push(':');
+    name(names.type_name(ctx.ty), u32::from(ctx.ty.value()), out);
+    if !names.mls() {
+        return;
+    }
+    out.push(':');
+    write_level(names, &ctx.range.low, out);
+    if ctx.range.high != ctx.range.low {
+        out.push('-');
+        write_level(names, &ctx.range.high, out);
+    }
+}
+
+/// The MLS part of [`format_context`] alone (`s0-s0:c0.c1023`), as libselinux's
+/// `context_range_get` would return it; empty for non-MLS policies.
+pub fn format_range(names: &Names, range: &MlsRange) -> String {
+    let mut out = String::new();
+    if names.mls() {
+        write_level(names, &range.low, &mut out);
+        if range.high != range.low {
+            out.push('-');
+            write_level(names, &range.high, &mut out);
+        }
+    }
+    out
+}
+
+/// One level as `mls_sid_to_context` writes it.
+fn write_level(names: &Names, level: &MlsLevel, out: &mut String) {
+    use std::fmt::Write;
+    match SensId::new(level.sens).and_then(|s| names.sensitivity_name(s)) {
+        Some(n) => out.push_str(n),
+        None => {
+            let _ = write!(out, "?{}", level.sens);
+        }
+    }
+    let cat = |bit: u32, out: &mut String| match CatId::from_index(bit as usize)
+        .and_then(|c| names.category_name(c))
+    {
+        Some(n) => out.push_str(n),
+        None => {
+            let _ = write!(out, "?{}", u64::from(bit) + 1);
+        }
+    };
+    // The kernel's loop: `head` starts a run, `prev` is the last bit seen; a run of length
+    // >= 3 (prev - head > 1) closes with '.', of length 2 with ','.
+    let mut run: Option<(u32, u32)> = None;
+    let close = |(head, prev): (u32, u32), out: &mut String| {
+        if prev != head {
+            out.push(if prev - head > 1 { '.' } else { ',' });
+            cat(prev, out);
+        }
+    };
+    for bit in level.cats.iter() {
+        match run {
+            Some((head, prev)) if bit == prev + 1 => run = Some((head, bit)),
+            Some(r) => {
+                close(r, out);
+                out.push(',');
+                cat(bit, out);
+                run = Some((bit, bit));
+            }
+            None => {
+                out.push(':');
+                cat(bit, out);
+                run = Some((bit, bit));
+            }
+        }
+    }
+    if let Some(r) = run {
+        close(r, out);
+    }
+}

@@ -1,0 +1,994 @@
+//! The SID table: security identifiers ⇄ contexts, add-only, read on every check.
+//!
+//! # Numbering
+//!
+//! The policy's initial SIDs keep their numbers (`sid kernel` is SID 1, ...), as in the
+//! kernel and libsepol. Contexts inserted later are numbered from one past the highest
+//! initial SID, in insertion order — the same numbers libsepol 3.4's sidtab gives when
+//! contexts are added in the same order (its `next_sid` starts after the initial SIDs), so
+//! single-threaded differential tests can compare SIDs directly. Our SIDs are our own,
+//! though: with concurrent inserts the order, hence the numbers, depend on timing, and a
+//! SID means nothing outside the table that issued it.
+//!
+//! A context equal to an initial SID's context maps to that initial SID (the lowest one if
+//! several initial SIDs share the context), as the kernel's `sidtab_context_to_sid` (which
+//! hashes initial SIDs too) and libsepol's sidtab search do.
+//!
+//! # Concurrency
+//!
+//! Readers ([`SidTable::context`], [`SidTable::lookup`], [`SidTable::sid_for_str`]) take no
+//! lock and perform only atomic loads: no read-modify-write, no reference counting, so
+//! readers on different cores never contend for a cache line. Writers
+//! ([`SidTable::insert`], [`SidTable::insert_str`]) serialise on one mutex.
+//!
+//! Who writes what, and why readers are safe:
+//!
+//! * **Entries** live in an [`Arena`]: chunks of doubling size (`BASE`, `2*BASE`, ...), each
+//!   allocated once and never moved or freed before the table is dropped, so a `&Context`
+//!   handed out stays valid for the table's lifetime. The writer (holding the mutex) writes
+//!   the chunk pointer (Release), then the entry into its never-used slot, then stores the
+//!   new length with Release. A reader Acquire-loads the length and reads only entries
+//!   below it, so it synchronises with the store that published them and sees them fully
+//!   written. Entries are immutable once published.
+//! * **Hash indexes** (context → entry, string → entry) are open-addressing tables of
+//!   `AtomicU64` slots: 0 = empty, else `hash tag << 32 | entry + 1`. A slot goes from 0 to
+//!   its final value exactly once, stored with Release by the writer *after* the entry is
+//!   published; a reader Acquire-loads the slot, so the entry it names is visible. Nothing
+//!   is ever removed, so a probe that meets an empty slot may stop.
+//! * **Growth**: when a table is half full, the writer builds a table twice the size,
+//!   fills it, and publishes it with a Release store of the table pointer; readers
+//!   Acquire-load the pointer. The old table stays allocated (readers may still be probing
+//!   it) until the `SidTable` is dropped — the tables halve in size going back, so retired
+//!   tables cost at most as much as the current one. A reader probing an old table can miss
+//!   an entry inserted after the swap; that insert is concurrent with the read, which may
+//!   then linearise before it. Writers re-check under the mutex, so a context never gets
+//!   two SIDs.
+//! * **Strings**: `insert_str(s, sid)` checks that `sid` is published before publishing the
+//!   string, so whoever finds the string (Acquire on its slot) also finds its context:
+//!   the context's publication happens-before the string's.
+//!
+//! The atomics, the mutex and the cells come from the `sync` shim, which is `std` normally
+//! and `loom` under `--cfg loom`; the loom models at the end of this file check the above.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::marker::PhantomData;
+use std::num::NonZeroU32;
+use std::ptr;
+
+use arbiter_policy::mls::Context;
+use arbiter_policy::Policy;
+
+use crate::error::{DecideError, Result};
+use sync::{AtomicPtr, AtomicU64, AtomicUsize, Mutex, Ordering, Slot};
+
+/// The same code on `std` atomics or `loom`'s model-checked ones.
+mod sync {
+    #[cfg(loom)]
+    pub(super) use loom::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+    #[cfg(loom)]
+    pub(super) use loom::sync::Mutex;
+    #[cfg(not(loom))]
+    pub(super) use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+    #[cfg(not(loom))]
+    pub(super) use std::sync::Mutex;
+
+    use std::mem::MaybeUninit;
+
+    /// A write-once cell: written by the one writer before it is published, then only read.
+    /// Under loom every access is checked against concurrent unsynchronised accesses.
+    pub(super) struct Slot<T> {
+        #[cfg(not(loom))]
+        cell: std::cell::UnsafeCell<MaybeUninit<T>>,
+        #[cfg(loom)]
+        cell: loom::cell::UnsafeCell<MaybeUninit<T>>,
+    }
+
+    impl<T> Slot<T> {
+        pub(super) fn new() -> Self {
+            Slot {
+                #[cfg(not(loom))]
+                cell: std::cell::UnsafeCell::new(MaybeUninit::uninit()),
+                #[cfg(loom)]
+                cell: loom::cell::UnsafeCell::new(MaybeUninit::uninit()),
+            }
+        }
+
+        /// # Safety
+        /// The slot was never written, the caller is its only writer, and no reader can
+        /// reach it until a later Release store publishes it.
+        pub(super) unsafe fn write(&self, value: T) {
+            #[cfg(not(loom))]
+            // SAFETY: no other access exists (caller's contract), so the exclusive write
+            // through the cell's pointer does not alias any reference.
+            unsafe {
+                (*self.cell.get()).write(value);
+            }
+            #[cfg(loom)]
+            self.cell.with_mut(|p| {
+                // SAFETY: as above; loom checks the claim.
+                unsafe { (*p).write(value) };
+            });
+        }
+
+        /// # Safety
+        /// The slot was written and its publication happens-before this call; it is never
+        /// written again, so the shared reference may live as long as the slot.
+        pub(super) unsafe fn get(&self) -> &T {
+            #[cfg(not(loom))]
+            // SAFETY: initialised and immutable from now on (caller's contract).
+            unsafe {
+                (*self.cell.get()).assume_init_ref()
+            }
+            #[cfg(loom)]
+            // SAFETY: as above; loom checks that the write happens-before this read.
+            self.cell.with(|p| unsafe { (*p).assume_init_ref() })
+        }
+
+        /// # Safety
+        /// The slot was written, and no reference from [`Slot::get`] outlives this call.
+        pub(super) unsafe fn drop_value(&mut self) {
+            #[cfg(not(loom))]
+            // SAFETY: initialised (caller's contract); `&mut self` excludes other accesses.
+            unsafe {
+                self.cell.get_mut().assume_init_drop()
+            }
+            #[cfg(loom)]
+            // SAFETY: as above.
+            self.cell.with_mut(|p| unsafe { (*p).assume_init_drop() })
+        }
+    }
+}
+
+/// A security identifier issued by a [`SidTable`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Sid(NonZeroU32);
+
+impl Sid {
+    /// From its number; `None` for 0 (the kernel's `SECSID_NULL`).
+    #[inline]
+    pub fn new(value: u32) -> Option<Sid> {
+        NonZeroU32::new(value).map(Sid)
+    }
+    /// Its number.
+    #[inline]
+    pub fn get(self) -> u32 {
+        self.0.get()
+    }
+}
+
+impl std::fmt::Display for Sid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Hashing
+
+/// A keyed hash (foldhash-style folded multiplies) with a per-table random key. Contexts
+/// and strings here come from clients, so unlike the policy's own names (see
+/// [`crate::names::FxHasher`]) they must not be able to pick colliding keys offline.
+#[derive(Clone, Copy)]
+struct Keys(u64, u64);
+
+const P0: u64 = 0x243f_6a88_85a3_08d3;
+const P1: u64 = 0x1319_8a2e_0370_7344;
+const P2: u64 = 0xa409_3822_299f_31d0;
+
+impl Keys {
+    fn random() -> Keys {
+        #[cfg(loom)]
+        {
+            // Loom replays executions and needs them deterministic.
+            Keys(0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210)
+        }
+        #[cfg(not(loom))]
+        {
+            let s = std::collections::hash_map::RandomState::new();
+            Keys(s.hash_one(P0) | 1, s.hash_one(P1) | 1)
+        }
+    }
+
+    fn hasher(self) -> KeyedHasher {
+        KeyedHasher {
+            h: self.0,
+            k: self.1,
+        }
+    }
+
+    fn hash_str(self, s: &str) -> u64 {
+        let mut h = self.hasher();
+        h.h ^= s.len() as u64;
+        h.write(s.as_bytes());
+        h.finish()
+    }
+
+    fn hash_context(self, c: &Context) -> u64 {
+        let mut h = self.hasher();
+        c.hash(&mut h);
+        h.finish()
+    }
+}
+
+#[inline]
+fn fold(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+struct KeyedHasher {
+    h: u64,
+    k: u64,
+}
+
+impl Hasher for KeyedHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let le = |b: &[u8]| {
+            let mut w = [0u8; 8];
+            w[..b.len()].copy_from_slice(b);
+            u64::from_le_bytes(w)
+        };
+        let mut rest = bytes;
+        while rest.len() >= 16 {
+            let (a, b) = (le(&rest[..8]), le(&rest[8..16]));
+            self.h = fold(a ^ self.h ^ P0, b ^ self.k);
+            rest = &rest[16..];
+        }
+        if !rest.is_empty() {
+            let (a, b) = rest.split_at(rest.len().min(8));
+            self.h = fold(le(a) ^ self.h ^ P0, le(b) ^ self.k ^ rest.len() as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.h = fold(i ^ self.h ^ P0, self.k ^ P1);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.write_u64(u64::from(i));
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        fold(self.h ^ P2, self.k ^ P0)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Add-only segmented storage
+
+#[cfg(not(loom))]
+const BASE: usize = 32;
+/// Enough chunks for more than `u32::MAX` entries (32 * (2^28 - 1) > 2^32).
+#[cfg(not(loom))]
+const NCHUNKS: usize = 28;
+#[cfg(loom)]
+const BASE: usize = 2;
+#[cfg(loom)]
+const NCHUNKS: usize = 6;
+
+/// Chunk number and offset of entry `i`: chunk `k` holds entries
+/// `BASE * (2^k - 1) .. BASE * (2^(k+1) - 1)`.
+#[inline]
+fn locate(i: usize) -> (usize, usize) {
+    let block = i / BASE + 1;
+    let k = (usize::BITS - 1 - block.leading_zeros()) as usize;
+    (k, i - BASE * ((1 << k) - 1))
+}
+
+/// Add-only storage whose entries never move (see the module documentation).
+struct Arena<T> {
+    chunks: [AtomicPtr<Slot<T>>; NCHUNKS],
+    /// Published entries: `0..len` are written and immutable.
+    len: AtomicUsize,
+    /// The arena owns `T`s (for auto traits and drop check).
+    _owns: PhantomData<T>,
+}
+
+impl<T> Arena<T> {
+    fn new() -> Self {
+        Arena {
+            chunks: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
+            len: AtomicUsize::new(0),
+            _owns: PhantomData,
+        }
+    }
+
+    /// Appends `value` and publishes it; returns its index.
+    ///
+    /// # Safety
+    /// The caller holds the table's writer lock (one writer at a time).
+    unsafe fn push(&self, value: T) -> usize {
+        // Only writers store `len`, and the lock orders writers: Relaxed reads our own
+        // latest value.
+        let i = self.len.load(Ordering::Relaxed);
+        let (k, off) = locate(i);
+        assert!(k < NCHUNKS, "SID table full");
+        let mut chunk = self.chunks[k].load(Ordering::Relaxed);
+        if chunk.is_null() {
+            let fresh: Box<[Slot<T>]> = (0..BASE << k).map(|_| Slot::new()).collect();
+            chunk = Box::into_raw(fresh).cast::<Slot<T>>();
+            self.chunks[k].store(chunk, Ordering::Release);
+        }
+        // SAFETY: `off < BASE << k`, the chunk's length; slot `i` was never written (the
+        // length only grows, under the lock we hold) and no reader looks at index `i`
+        // before the Release store of `len` below or of an index slot after it.
+        unsafe { (*chunk.add(off)).write(value) };
+        self.len.store(i + 1, Ordering::Release);
+        i
+    }
+
+    /// Entry `i`, if published.
+    #[inline]
+    fn get(&self, i: usize) -> Option<&T> {
+        if i < self.len.load(Ordering::Acquire) {
+            // SAFETY: `i < len`, loaded with Acquire: the entry's publication
+            // happens-before this read.
+            Some(unsafe { self.get_published(i) })
+        } else {
+            None
+        }
+    }
+
+    /// Entry `i`, known to be published.
+    ///
+    /// # Safety
+    /// The Release store that published entry `i` (of `len`, or of an index slot or table
+    /// stored after it) happens-before this call.
+    #[inline]
+    unsafe fn get_published(&self, i: usize) -> &T {
+        let (k, off) = locate(i);
+        let chunk = self.chunks[k].load(Ordering::Acquire);
+        debug_assert!(!chunk.is_null());
+        // SAFETY: the chunk was stored before entry `i` was written, which happens-before
+        // this call (caller's contract), so `chunk` is that chunk, live until drop; `off`
+        // is within it; the slot is written and immutable.
+        unsafe { (*chunk.add(off)).get() }
+    }
+
+    fn len(&self) -> usize {
+        self.len.load(Ordering::Acquire)
+    }
+}
+
+impl<T> Drop for Arena<T> {
+    fn drop(&mut self) {
+        // `&mut self`: every other access happened-before; Relaxed suffices.
+        let len = self.len.load(Ordering::Relaxed);
+        for k in 0..NCHUNKS {
+            let chunk = self.chunks[k].load(Ordering::Relaxed);
+            if chunk.is_null() {
+                break; // chunks are allocated in order
+            }
+            let size = BASE << k;
+            // SAFETY: `chunk` came from `Box::<[Slot<T>]>::into_raw` with `size` slots and
+            // is freed only here.
+            let mut slots = unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(chunk, size)) };
+            let live = len.saturating_sub(BASE * ((1 << k) - 1)).min(size);
+            for slot in &mut slots[..live] {
+                // SAFETY: the first `live` slots of this chunk are below `len`, so written;
+                // `&mut self` means no reference from `get` is still alive.
+                unsafe { slot.drop_value() };
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Add-only hash index
+
+#[cfg(not(loom))]
+const INITIAL_SLOTS: usize = 64;
+#[cfg(loom)]
+const INITIAL_SLOTS: usize = 4;
+
+struct Table {
+    /// 0 = empty; else `tag << 32 | (entry + 1)`.
+    slots: Box<[AtomicU64]>,
+    mask: usize,
+}
+
+impl Table {
+    fn new(size: usize) -> Box<Table> {
+        debug_assert!(size.is_power_of_two());
+        Box::new(Table {
+            slots: (0..size).map(|_| AtomicU64::new(0)).collect(),
+            mask: size - 1,
+        })
+    }
+
+    /// Stores `value` in the first empty slot of its probe sequence. Writer only.
+    fn place(&self, tag: u32, value: u64) {
+        let mut i = tag as usize & self.mask;
+        // Only writers store slots, ordered by the lock: Relaxed sees every earlier store.
+        while self.slots[i].load(Ordering::Relaxed) != 0 {
+            i = (i + 1) & self.mask;
+        }
+        self.slots[i].store(value, Ordering::Release);
+    }
+}
+
+/// Tag → entry index, add-only (see the module documentation).
+struct Index {
+    table: AtomicPtr<Table>,
+}
+
+/// What only writers touch, under the lock.
+struct IndexWriter {
+    used: usize,
+    retired: Vec<Box<Table>>,
+}
+
+impl Index {
+    fn new() -> (Index, IndexWriter) {
+        let index = Index {
+            table: AtomicPtr::new(Box::into_raw(Table::new(INITIAL_SLOTS))),
+        };
+        let writer = IndexWriter {
+            used: 0,
+            retired: Vec::new(),
+        };
+        (index, writer)
+    }
+
+    /// The first entry with this tag for which `is_it` holds.
+    #[inline]
+    fn find(&self, tag: u32, mut is_it: impl FnMut(u32) -> bool) -> Option<u32> {
+        // SAFETY: the pointer always names a live table: tables are freed only when the
+        // Index is dropped; the Acquire load pairs with the Release store that published
+        // it, so its slots are initialised.
+        let table = unsafe { &*self.table.load(Ordering::Acquire) };
+        let mut i = tag as usize & table.mask;
+        loop {
+            let v = table.slots[i].load(Ordering::Acquire);
+            if v == 0 {
+                return None;
+            }
+            if (v >> 32) as u32 == tag {
+                let entry = (v as u32).wrapping_sub(1);
+                if is_it(entry) {
+                    return Some(entry);
+                }
+            }
+            i = (i + 1) & table.mask;
+        }
+    }
+
+    /// Adds `entry` under `tag`. The entry must be published already.
+    ///
+    /// # Safety
+    /// The caller holds the writer lock, and `w` is this index's writer state.
+    unsafe fn insert(&self, w: &mut IndexWriter, tag: u32, entry: u32) {
+        let value = (u64::from(tag) << 32) | u64::from(entry + 1);
+        // Writers are ordered by the lock; Relaxed reads the latest table.
+        let current = self.table.load(Ordering::Relaxed);
+        // SAFETY: live (freed only on drop), and we are the only writer.
+        let table = unsafe { &*current };
+        if (w.used + 1) * 2 <= table.slots.len() {
+            table.place(tag, value);
+        } else {
+            let bigger = Table::new(table.slots.len() * 2);
+            for slot in table.slots.iter() {
+                let v = slot.load(Ordering::Relaxed);
+                if v != 0 {
+                    bigger.place((v >> 32) as u32, v);
+                }
+            }
+            bigger.place(tag, value);
+            self.table.store(Box::into_raw(bigger), Ordering::Release);
+            // SAFETY: `current` came from Box::into_raw and is no longer published; readers
+            // that loaded it before the swap may still read it, so it is kept (not freed)
+            // until the Index is dropped.
+            w.retired.push(unsafe { Box::from_raw(current) });
+        }
+        w.used += 1;
+    }
+}
+
+impl Drop for Index {
+    fn drop(&mut self) {
+        // SAFETY: the current table came from Box::into_raw and `&mut self` excludes
+        // readers; retired tables are freed by their owner (`IndexWriter`).
+        drop(unsafe { Box::from_raw(self.table.load(Ordering::Relaxed)) });
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The SID table
+
+struct CtxEntry {
+    context: Context,
+    sid: Sid,
+}
+
+struct StrEntry {
+    text: Box<str>,
+    sid: Sid,
+}
+
+struct Writer {
+    contexts: IndexWriter,
+    strings: IndexWriter,
+}
+
+/// Most strings [`SidTable::insert_str`] caches. Strings are a cache (the context table is
+/// the truth) and clients can spell one context many ways (`c0,c1,c2` and `c0.c2`, aliases),
+/// so the cache is bounded; past the bound strings are simply parsed again.
+pub const MAX_CACHED_STRINGS: usize = 1 << 20;
+
+/// SIDs ⇄ contexts, plus a string → SID cache; see the module documentation.
+pub struct SidTable {
+    /// `(sid, arena index)` of each initial SID, ascending by SID. Immutable after
+    /// construction. Sparse: the policy chooses the numbers.
+    initial: Box<[(u32, u32)]>,
+    /// The SID of the first dynamic entry (highest initial SID + 1; `u32::MAX + 1` when a
+    /// policy numbers an initial SID `u32::MAX`, which leaves no room for others).
+    first_dynamic: u64,
+    keys: Keys,
+    entries: Arena<CtxEntry>,
+    by_context: Index,
+    strings: Arena<StrEntry>,
+    by_string: Index,
+    writer: Mutex<Writer>,
+}
+
+impl SidTable {
+    /// A table holding the policy's initial SIDs under their own numbers.
+    pub fn new(policy: &Policy) -> SidTable {
+        SidTable::with_initial(
+            policy
+                .ocontexts
+                .initial_sids
+                .iter()
+                .filter_map(|i| Some((Sid::new(i.sid)?, i.context.clone()))),
+        )
+    }
+
+    /// A table holding the given initial SIDs (for tests and tools; [`SidTable::new`]
+    /// takes them from a policy). A SID listed twice keeps its first context.
+    pub fn with_initial(initial: impl IntoIterator<Item = (Sid, Context)>) -> SidTable {
+        let mut list: Vec<(Sid, Context)> = initial.into_iter().collect();
+        list.sort_by_key(|(sid, _)| *sid); // stable: the first of duplicates stays first
+        list.dedup_by_key(|(sid, _)| *sid);
+        let max = list.last().map_or(0, |(sid, _)| sid.get());
+        let (by_context, mut wc) = Index::new();
+        let (by_string, ws) = Index::new();
+        let keys = Keys::random();
+        let entries: Arena<CtxEntry> = Arena::new();
+        let mut initial = Vec::with_capacity(list.len());
+        // Ascending SID order: the first (lowest) SID of a shared context is indexed.
+        for (sid, context) in list {
+            let hash = keys.hash_context(&context);
+            let known = by_context
+                .find(tag(hash), |i| {
+                    // SAFETY: `i` came from the index, which only names published entries.
+                    unsafe { entries.get_published(i as usize).context == context }
+                })
+                .is_some();
+            // SAFETY: the table is not shared yet: we are the only writer.
+            let idx = unsafe { entries.push(CtxEntry { context, sid }) };
+            initial.push((sid.get(), idx as u32));
+            if !known {
+                // SAFETY: only writer (not shared yet); entry `idx` is published.
+                unsafe { by_context.insert(&mut wc, tag(hash), idx as u32) };
+            }
+        }
+        SidTable {
+            initial: initial.into_boxed_slice(),
+            first_dynamic: u64::from(max) + 1,
+            keys,
+            entries,
+            by_context,
+            strings: Arena::new(),
+            by_string,
+            writer: Mutex::new(Writer {
+                contexts: wc,
+                strings: ws,
+            }),
+        }
+    }
+
+    /// The context of `sid`, if this table issued it.
+    #[inline]
+    pub fn context(&self, sid: Sid) -> Option<&Context> {
+        let v = u64::from(sid.get());
+        let idx = if v < self.first_dynamic {
+            let at = self.initial.binary_search_by_key(&sid.get(), |e| e.0).ok()?;
+            self.initial[at].1 as usize
+        } else {
+            self.initial.len() + usize::try_from(v - self.first_dynamic).ok()?
+        };
+        self.entries.get(idx).map(|e| &e.context)
+    }
+
+    /// The SID of `context`, if it has one.
+    #[inline]
+    pub fn lookup(&self, context: &Context) -> Option<Sid> {
+        self.find_context(self.keys.hash_context(context), context)
+    }
+
+    fn find_context(&self, hash: u64, context: &Context) -> Option<Sid> {
+        let idx = self.by_context.find(tag(hash), |i| {
+            // SAFETY: `i` came from an index slot loaded with Acquire, stored (Release)
+            // after entry `i` was published.
+            unsafe { &self.entries.get_published(i as usize).context == context }
+        })?;
+        // SAFETY: as above.
+        Some(unsafe { self.entries.get_published(idx as usize).sid })
+    }
+
+    /// The SID of `context`, allocating the next one if the context is new. The context
+    /// is stored as given: validate it first (the table does not know the policy).
+    ///
+    /// Fails with [`DecideError::SidTableFull`] when no SID number is left (after
+    /// `u32::MAX` SIDs, as the kernel's sidtab fails past `SIDTAB_MAX`).
+    pub fn insert(&self, context: Context) -> Result<Sid> {
+        let hash = self.keys.hash_context(&context);
+        if let Some(sid) = self.find_context(hash, &context) {
+            return Ok(sid);
+        }
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        // Another writer may have inserted it since the lock-free probe.
+        if let Some(sid) = self.find_context(hash, &context) {
+            return Ok(sid);
+        }
+        let next = self.entries.len(); // stable: we hold the lock
+        let sid = u32::try_from(self.first_dynamic + (next - self.initial.len()) as u64)
+            .ok()
+            .and_then(Sid::new)
+            .ok_or(DecideError::SidTableFull)?;
+        // SAFETY: writer lock held.
+        let idx = unsafe { self.entries.push(CtxEntry { context, sid }) };
+        debug_assert_eq!(idx, next);
+        // SAFETY: writer lock held; entry `idx` is published.
+        unsafe { self.by_context.insert(&mut w.contexts, tag(hash), idx as u32) };
+        Ok(sid)
+    }
+
+    /// The SID cached for the exact string `s` (see [`SidTable::insert_str`]); no parsing.
+    #[inline]
+    pub fn sid_for_str(&self, s: &str) -> Option<Sid> {
+        let hash = self.keys.hash_str(s);
+        let idx = self.by_string.find(tag(hash), |i| {
+            // SAFETY: `i` came from an index slot loaded with Acquire, stored (Release)
+            // after string entry `i` was published.
+            unsafe { &*self.strings.get_published(i as usize).text == s }
+        })?;
+        // SAFETY: as above.
+        Some(unsafe { self.strings.get_published(idx as usize).sid })
+    }
+
+    /// Caches `s` as a spelling of `sid`'s context, so later [`SidTable::sid_for_str`]
+    /// calls skip parsing. The caller vouches that `s` parses to that context (any string
+    /// that parsed to it may be cached, canonical or not).
+    ///
+    /// Returns the SID the string now maps to: `sid`, or the SID already cached for `s`.
+    /// When [`MAX_CACHED_STRINGS`] strings are cached, `s` is not cached and `sid` is
+    /// returned. Fails if this table did not issue `sid`.
+    pub fn insert_str(&self, s: String, sid: Sid) -> Result<Sid> {
+        // Checked before publishing the string: whoever finds the string finds the context.
+        if self.context(sid).is_none() {
+            return Err(DecideError::UnknownSid(sid.get()));
+        }
+        let hash = self.keys.hash_str(&s);
+        if let Some(existing) = self.sid_for_str(&s) {
+            return Ok(existing);
+        }
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(existing) = self.sid_for_str(&s) {
+            return Ok(existing);
+        }
+        if self.strings.len() >= MAX_CACHED_STRINGS {
+            return Ok(sid);
+        }
+        let entry = StrEntry {
+            text: s.into_boxed_str(),
+            sid,
+        };
+        // SAFETY: writer lock held.
+        let idx = unsafe { self.strings.push(entry) };
+        // SAFETY: writer lock held; entry `idx` is published.
+        unsafe { self.by_string.insert(&mut w.strings, tag(hash), idx as u32) };
+        Ok(sid)
+    }
+
+    /// Number of SIDs issued (initial ones included).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the table is empty (no initial SIDs, nothing inserted).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of cached strings.
+    pub fn cached_strings(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// The number the next new context would get if inserted now (for tests and tools;
+    /// above `u32::MAX` when the table is full).
+    pub fn next_sid(&self) -> u64 {
+        self.first_dynamic + (self.entries.len() - self.initial.len()) as u64
+    }
+
+    /// The initial SIDs, ascending.
+    pub fn initial_sids(&self) -> impl Iterator<Item = (Sid, &Context)> + '_ {
+        self.initial.iter().filter_map(|&(sid, idx)| {
+            Some((Sid::new(sid)?, &self.entries.get(idx as usize)?.context))
+        })
+    }
+}
+
+impl std::fmt::Debug for SidTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SidTable")
+            .field("sids", &self.len())
+            .field("first_dynamic", &self.first_dynamic)
+            .field("cached_strings", &self.cached_strings())
+            .finish()
+    }
+}
+
+/// The index tag of a hash: its high half (the better-mixed bits of the final fold).
+#[inline]
+fn tag(hash: u64) -> u32 {
+    (hash >> 32) as u32
+}
+
+#[allow(dead_code)]
+fn assert_send_sync() {
+    fn is<T: Send + Sync>() {}
+    is::<SidTable>();
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use arbiter_policy::mls::{MlsLevel, MlsRange};
+    use arbiter_policy::{Ebitmap, RoleId, TypeId, UserId};
+    use std::sync::Arc;
+
+    fn ctx(n: u32) -> Context {
+        Context {
+            user: UserId::new(1 + n % 7).unwrap(),
+            role: RoleId::new(1 + n % 3).unwrap(),
+            ty: TypeId::new(1 + (n % 60000) as u16).unwrap(),
+            range: MlsRange {
+                low: MlsLevel {
+                    sens: 1,
+                    cats: Ebitmap::from_bits([n % 1024]),
+                },
+                high: MlsLevel {
+                    sens: 1 + n / 60000,
+                    cats: Ebitmap::from_bits(0..n % 5),
+                },
+            },
+        }
+    }
+
+    fn sid(n: u32) -> Sid {
+        Sid::new(n).unwrap()
+    }
+
+    #[test]
+    fn locate_covers_every_index_once() {
+        let mut expect = (0, 0);
+        for i in 0..10_000 {
+            assert_eq!(locate(i), expect, "index {i}");
+            expect.1 += 1;
+            if expect.1 == BASE << expect.0 {
+                expect = (expect.0 + 1, 0);
+            }
+        }
+        let (k, _) = locate(u32::MAX as usize);
+        assert!(k < NCHUNKS);
+    }
+
+    #[test]
+    fn initial_sids_keep_their_numbers_and_new_ones_follow() {
+        let t = SidTable::with_initial([(sid(3), ctx(3)), (sid(1), ctx(1)), (sid(5), ctx(1))]);
+        assert_eq!(t.context(sid(1)), Some(&ctx(1)));
+        assert_eq!(t.context(sid(2)), None);
+        assert_eq!(t.context(sid(3)), Some(&ctx(3)));
+        assert_eq!(t.context(sid(5)), Some(&ctx(1)));
+        // A context shared by two initial SIDs maps to the lower.
+        assert_eq!(t.lookup(&ctx(1)), Some(sid(1)));
+        assert_eq!(t.insert(ctx(1)), Ok(sid(1)));
+        assert_eq!(t.next_sid(), 6);
+        assert_eq!(t.insert(ctx(10)), Ok(sid(6)));
+        assert_eq!(t.insert(ctx(11)), Ok(sid(7)));
+        assert_eq!(t.insert(ctx(10)), Ok(sid(6)));
+        assert_eq!(t.context(sid(7)), Some(&ctx(11)));
+        assert_eq!(t.context(sid(8)), None);
+        assert_eq!(t.len(), 5);
+        let isids: Vec<u32> = t.initial_sids().map(|(s, _)| s.get()).collect();
+        assert_eq!(isids, [1, 3, 5]);
+    }
+
+    #[test]
+    fn strings_map_to_published_sids_only() {
+        let t = SidTable::with_initial([]);
+        let s = t.insert(ctx(1)).unwrap();
+        assert_eq!(s, sid(1));
+        assert_eq!(t.sid_for_str("a:b:c"), None);
+        assert_eq!(t.insert_str("a:b:c".into(), s), Ok(s));
+        assert_eq!(t.insert_str("a:b:c2".into(), s), Ok(s));
+        assert_eq!(t.sid_for_str("a:b:c"), Some(s));
+        assert_eq!(t.sid_for_str("a:b:c2"), Some(s));
+        assert_eq!(t.sid_for_str("a:b:c3"), None);
+        assert_eq!(
+            t.insert_str("x".into(), sid(99)),
+            Err(DecideError::UnknownSid(99))
+        );
+        // First mapping wins.
+        let s2 = t.insert(ctx(2)).unwrap();
+        assert_eq!(t.insert_str("a:b:c".into(), s2), Ok(s));
+        assert_eq!(t.cached_strings(), 2);
+    }
+
+    #[test]
+    fn many_inserts_grow_storage_and_index() {
+        let t = SidTable::with_initial([]);
+        let n = 20_000;
+        for i in 0..n {
+            assert_eq!(t.insert(ctx(i)).unwrap().get(), i + 1);
+            t.insert_str(format!("ctx{i}"), sid(i + 1)).unwrap();
+        }
+        for i in 0..n {
+            assert_eq!(t.lookup(&ctx(i)), Some(sid(i + 1)));
+            assert_eq!(t.context(sid(i + 1)), Some(&ctx(i)));
+            assert_eq!(t.sid_for_str(&format!("ctx{i}")), Some(sid(i + 1)));
+        }
+        assert_eq!(t.lookup(&ctx(n)), None);
+    }
+
+    /// 4 threads insert and read 100k contexts (overlapping ranges, so threads race on the
+    /// same contexts); every read must be consistent: a SID always names the context it
+    /// was issued for, a context has exactly one SID, a cached string its context's SID.
+    #[test]
+    fn concurrent_inserts_and_reads_are_consistent() {
+        const N: u32 = 100_000;
+        const THREADS: u32 = 4;
+        let t = Arc::new(SidTable::with_initial([(sid(1), ctx(N + 1))]));
+        let handles: Vec<_> = (0..THREADS)
+            .map(|th| {
+                let t = Arc::clone(&t);
+                std::thread::spawn(move || {
+                    let mut seen = Vec::with_capacity(N as usize);
+                    // Each thread walks all contexts from a different starting point.
+                    for k in 0..N {
+                        let i = (k + th * N / THREADS) % N;
+                        let c = ctx(i);
+                        let s = t.insert(c.clone()).unwrap();
+                        assert_eq!(t.context(s), Some(&c));
+                        assert_eq!(t.lookup(&c), Some(s));
+                        let text = format!("c{i}");
+                        assert_eq!(t.insert_str(text.clone(), s), Ok(s));
+                        assert_eq!(t.sid_for_str(&text), Some(s));
+                        // Read something another thread may be inserting right now.
+                        let j = (i + 7) % N;
+                        if let Some(s2) = t.sid_for_str(&format!("c{j}")) {
+                            assert_eq!(t.context(s2), Some(&ctx(j)));
+                        }
+                        if let Some(other) = t.context(sid(2 + (k * 31) % N)) {
+                            assert_eq!(t.lookup(other), Some(sid(2 + (k * 31) % N)));
+                        }
+                        seen.push(s);
+                    }
+                    seen
+                })
+            })
+            .collect();
+        let results: Vec<Vec<Sid>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        assert_eq!(t.len(), N as usize + 1);
+        for (th, seen) in results.iter().enumerate() {
+            for (k, s) in seen.iter().enumerate() {
+                let i = (k as u32 + th as u32 * N / THREADS) % N;
+                assert_eq!(t.lookup(&ctx(i)), Some(*s));
+            }
+        }
+        let mut all: Vec<u32> = (0..N).map(|i| t.lookup(&ctx(i)).unwrap().get()).collect();
+        all.sort_unstable();
+        assert_eq!(all, (2..N + 2).collect::<Vec<_>>());
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use arbiter_policy::{RoleId, TypeId, UserId};
+    use loom::sync::Arc;
+
+    fn ctx(n: u16) -> Context {
+        Context {
+            user: UserId::new(1).unwrap(),
+            role: RoleId::new(1).unwrap(),
+            ty: TypeId::new(n).unwrap(),
+            range: Default::default(),
+        }
+    }
+
+    fn model(f: impl Fn() + Sync + Send + 'static) {
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(3);
+        b.check(f);
+    }
+
+    /// A reader racing inserts (which allocate a chunk and grow the index) sees either
+    /// nothing or the complete entry; loom flags any read of a slot not yet published.
+    #[test]
+    fn sidtab_reader_never_sees_torn_entry() {
+        model(|| {
+            let t = Arc::new(SidTable::with_initial([]));
+            let w = {
+                let t = Arc::clone(&t);
+                loom::thread::spawn(move || {
+                    for n in 1..=3 {
+                        t.insert(ctx(n)).unwrap();
+                    }
+                })
+            };
+            for n in 1..=3 {
+                if let Some(s) = t.lookup(&ctx(n)) {
+                    assert_eq!(t.context(s), Some(&ctx(n)));
+                }
+            }
+            for s in 1..=3 {
+                if let Some(c) = t.context(Sid::new(s).unwrap()) {
+                    assert_eq!(c, &ctx(s as u16));
+                }
+            }
+            w.join().unwrap();
+            assert_eq!(t.len(), 3);
+        });
+    }
+
+    /// Whoever finds a cached string finds its context.
+    #[test]
+    fn sidtab_string_is_paired_with_its_context() {
+        model(|| {
+            let t = Arc::new(SidTable::with_initial([]));
+            let w = {
+                let t = Arc::clone(&t);
+                loom::thread::spawn(move || {
+                    let s = t.insert(ctx(1)).unwrap();
+                    t.insert_str("one".into(), s).unwrap();
+                })
+            };
+            if let Some(s) = t.sid_for_str("one") {
+                assert_eq!(t.context(s), Some(&ctx(1)));
+            }
+            w.join().unwrap();
+            assert!(t.sid_for_str("one").is_some());
+        });
+    }
+
+    /// Two writers inserting the same context get the same SID.
+    #[test]
+    fn sidtab_racing_writers_agree() {
+        model(|| {
+            let t = Arc::new(SidTable::with_initial([]));
+            let other = {
+                let t = Arc::clone(&t);
+                loom::thread::spawn(move || t.insert(ctx(7)).unwrap())
+            };
+            let mine = t.insert(ctx(7)).unwrap();
+            assert_eq!(other.join().unwrap(), mine);
+            assert_eq!(t.len(), 1);
+        });
+    }
+}
