@@ -23,7 +23,7 @@
 //!   `catB`; sensitivity and category aliases are accepted; a missing high level copies
 //!   the low one;
 //! * last, the context must pass the kernel's `policydb_context_isvalid`
-//!   ([`context_validity`]).
+//!   ([`Policy::context_is_valid`], see [`validate_context`]).
 //!
 //! Errors are reported in the kernel's order (user, role, type, range, validity), and name
 //! the offending part.
@@ -45,14 +45,10 @@
 //! longer parses back to the same context — and we print what the kernel prints.
 
 use arbiter_policy::mls::{Context, MlsLevel, MlsRange};
-use arbiter_policy::{CatId, Ebitmap, Policy, RoleId, SensId, TypeFlavor};
+use arbiter_policy::{CatId, Ebitmap, Policy, SensId, TypeFlavor};
 
 use crate::error::{DecideError, Result};
 use crate::names::Names;
-
-/// The role value the kernel exempts from the role/type and user/role checks
-/// (`OBJECT_R_VAL`: `object_r` is always role 1).
-pub const OBJECT_R: u32 = 1;
 
 /// Parses and validates a context string against `policy`, exactly as the kernel's
 /// `security_context_to_sid` does (see the module documentation).
@@ -71,11 +67,11 @@ pub fn parse_context_bytes(policy: &Policy, names: &Names, input: &[u8]) -> Resu
         None => input,
     };
     let ctx = parse_unvalidated(names, s)?;
-    match context_validity(policy, &ctx) {
+    match policy.context_is_valid(&ctx) {
         Ok(()) => Ok(ctx),
-        Err(why) => Err(DecideError::InvalidContext {
+        Err(reason) => Err(DecideError::InvalidContext {
             context: lossy(s),
-            reason: why.describe(names),
+            reason,
         }),
     }
 }
@@ -246,150 +242,21 @@ fn ebitmap_from_words(words: &[u64]) -> Ebitmap {
     }))
 }
 
-/// Which level of a range.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Which {
-    Low,
-    High,
-}
-
-impl Which {
-    fn as_str(self) -> &'static str {
-        match self {
-            Which::Low => "low",
-            Which::High => "high",
-        }
-    }
-}
-
-/// Why a context whose parts all exist is not valid in the policy.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Invalid {
-    /// The user, role or type value is outside the policy's tables.
-    UnknownValue,
-    /// The role is not authorised for the type (`role R types T` missing).
-    RoleLacksType,
-    /// The user is not authorised for the role (`user U roles R` missing).
-    UserLacksRole,
-    /// A level's sensitivity value is outside the policy's sensitivities.
-    UnknownSensitivity(Which),
-    /// A level holds a category its sensitivity's `level` statement does not allow.
-    CategoryNotInLevel { which: Which, cat: u32 },
-    /// The high level does not dominate the low level.
-    HighBelowLow,
-    /// The range is not within the user's authorised range.
-    OutsideUserRange,
-}
-
-impl Invalid {
-    /// A sentence naming the symbols involved.
-    pub fn describe(&self, names: &Names) -> String {
-        match self {
-            Invalid::UnknownValue => "a user, role or type value is not in the policy".into(),
-            Invalid::RoleLacksType => "the role is not authorised for the type".into(),
-            Invalid::UserLacksRole => "the user is not authorised for the role".into(),
-            Invalid::UnknownSensitivity(w) => {
-                format!("the {} level's sensitivity is not in the policy", w.as_str())
-            }
-            Invalid::CategoryNotInLevel { which, cat } => {
-                let name = CatId::from_index(*cat as usize)
-                    .and_then(|c| names.category_name(c))
-                    .map_or_else(|| format!("#{cat}"), str::to_owned);
-                format!(
-                    "category {name} is not allowed with the {} level's sensitivity",
-                    which.as_str()
-                )
-            }
-            Invalid::HighBelowLow => "the high level does not dominate the low level".into(),
-            Invalid::OutsideUserRange => "the range is not within the user's range".into(),
-        }
-    }
-}
-
-/// Whether `ctx` is valid in `policy`: the kernel's `policydb_context_isvalid` (and
-/// libsepol's `context_is_valid`), check for check:
+/// Checks `ctx` against the policy as the kernel's `policydb_context_isvalid` does (via
+/// [`Policy::context_is_valid`], the policy crate's one implementation of that rule, also
+/// used on the policy's own contexts at load): user, role and type declared; unless the
+/// role is `object_r`, the role authorised for the type and the user for the role; for MLS,
+/// both levels valid (sensitivity declared, categories allowed by its `level` statement),
+/// high dominating low, and unless `object_r`, the range within the user's range.
 ///
-/// * user, role and type values within the policy;
-/// * unless the role is `object_r` (value 1): the role is authorised for the type and the
-///   user for the role;
-/// * MLS policies (`mls_context_isvalid`): each level's sensitivity exists and its
-///   categories are allowed by that sensitivity's `level` statement; high dominates low;
-///   unless the role is `object_r`, the range lies within the user's range.
-///
-/// The kernel looks up the role's `types` and the user's `roles` as stored in the binary
-/// policy; libsepol uses their expanded caches, which differ only by attributes, and a type
-/// in a context is never an attribute.
-pub fn context_validity(policy: &Policy, ctx: &Context) -> Result<(), Invalid> {
-    let (Some(role), Some(user), Some(_)) = (
-        policy.roles.get(ctx.role.index()),
-        policy.users.get(ctx.user.index()),
-        policy.types.get(ctx.ty.index()),
-    ) else {
-        return Err(Invalid::UnknownValue);
-    };
-    let object_r = ctx.role == RoleId::new(OBJECT_R).expect("non-zero");
-    if !object_r {
-        if !role.types.contains(ctx.ty.index() as u32) {
-            return Err(Invalid::RoleLacksType);
-        }
-        if !user.roles.contains(ctx.role.index() as u32) {
-            return Err(Invalid::UserLacksRole);
-        }
-    }
-    if !policy.mls {
-        return Ok(());
-    }
-    // mls_range_isvalid: both levels valid, then high dominates low.
-    level_validity(policy, &ctx.range.low, Which::Low)?;
-    level_validity(policy, &ctx.range.high, Which::High)?;
-    if !dominates(&ctx.range.high, &ctx.range.low) {
-        return Err(Invalid::HighBelowLow);
-    }
-    if object_r {
-        return Ok(());
-    }
-    // mls_range_contains(user range, context range).
-    if !(dominates(&ctx.range.low, &user.range.low) && dominates(&user.range.high, &ctx.range.high))
-    {
-        return Err(Invalid::OutsideUserRange);
-    }
-    Ok(())
-}
-
-/// [`context_validity`] as a boolean.
-#[inline]
-pub fn context_is_valid(policy: &Policy, ctx: &Context) -> bool {
-    context_validity(policy, ctx).is_ok()
-}
-
-/// [`context_validity`] as a [`DecideError::InvalidContext`] naming the context.
+/// The error is [`DecideError::InvalidContext`] with the context's canonical string.
 pub fn validate_context(policy: &Policy, names: &Names, ctx: &Context) -> Result<()> {
-    context_validity(policy, ctx).map_err(|why| DecideError::InvalidContext {
-        context: format_context(names, ctx),
-        reason: why.describe(names),
-    })
-}
-
-/// The kernel's `mls_level_isvalid`.
-fn level_validity(policy: &Policy, level: &MlsLevel, which: Which) -> Result<(), Invalid> {
-    let allowed = level
-        .sens
-        .checked_sub(1)
-        .and_then(|i| policy.sensitivities.get(i as usize))
-        .ok_or(Invalid::UnknownSensitivity(which))?;
-    let ncats = policy.categories.len() as u32;
-    for cat in level.cats.iter() {
-        if cat >= ncats || !allowed.level.cats.contains(cat) {
-            return Err(Invalid::CategoryNotInLevel { which, cat });
-        }
-    }
-    Ok(())
-}
-
-/// The kernel's `mls_level_dom`: `a` dominates `b`.
-#[inline]
-pub fn dominates(a: &MlsLevel, b: &MlsLevel) -> bool {
-    a.sens >= b.sens && a.cats.contains_all(&b.cats)
+    policy
+        .context_is_valid(ctx)
+        .map_err(|reason| DecideError::InvalidContext {
+            context: format_context(names, ctx),
+            reason,
+        })
 }
 
 /// The canonical string of `ctx` (the kernel's `context_struct_to_string`).

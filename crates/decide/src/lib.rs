@@ -14,6 +14,7 @@ pub mod error;
 pub mod index;
 pub mod labeling;
 pub mod names;
+pub mod security;
 pub mod server;
 pub mod sidtab;
 

@@ -19,7 +19,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use arbiter_policy::{BoolId, CatId, ClassId, Policy, RoleId, SensId, TypeFlavor, TypeId, UserId};
 
-/// The hasher of rustc (`rustc-hash` 2's finalisation): one multiply per word, a rotate at
+/// The hasher of rustc (`rustc-hash`): one multiply per word, then a folded multiply at
 /// the end so the low bits used for bucket selection depend on every input bit.
 ///
 /// Not DoS-resistant: use it only for maps whose keys an attacker does not choose.
@@ -74,7 +74,11 @@ impl Hasher for FxHasher {
     }
     #[inline]
     fn finish(&self) -> u64 {
-        self.hash.rotate_left(26)
+        // Multiplication only carries differences upwards, so two names differing in the
+        // last byte of a word differ only in the top byte of `hash`. A folded multiply
+        // (low ^ high half of the 128-bit product) brings them down to the bucket bits.
+        let p = u128::from(self.hash) * u128::from(FX_K);
+        (p as u64) ^ ((p >> 64) as u64)
     }
 }
 
