@@ -39,7 +39,13 @@ pub struct AvDecision {
 impl AvDecision {
     /// The answer for a query that cannot be computed: nothing allowed, everything audited.
     pub fn deny_all(seqno: u64) -> AvDecision {
-        AvDecision { allowed: 0, auditallow: 0, auditdeny: u32::MAX, seqno, flags: 0 }
+        AvDecision {
+            allowed: 0,
+            auditallow: 0,
+            auditdeny: u32::MAX,
+            seqno,
+            flags: 0,
+        }
     }
 
     /// Whether every requested bit is granted.
@@ -111,9 +117,15 @@ fn context_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId, depth: 
         if depth >= MAX_BOUNDS_DEPTH {
             allowed = 0;
         } else {
-            let lo_s = Context { ty: bound, ..s.clone() };
+            let lo_s = Context {
+                ty: bound,
+                ..s.clone()
+            };
             let lo_t = match p.types.get(t.ty.index()).and_then(|d| d.bounds) {
-                Some(tb) => Context { ty: tb, ..t.clone() },
+                Some(tb) => Context {
+                    ty: tb,
+                    ..t.clone()
+                },
                 None => t.clone(),
             };
             let lo = context_av(snap, &lo_s, &lo_t, class, depth + 1);
@@ -121,7 +133,13 @@ fn context_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId, depth: 
         }
     }
 
-    AvDecision { allowed, auditallow, auditdeny, seqno: snap.seqno, flags: 0 }
+    AvDecision {
+        allowed,
+        auditallow,
+        auditdeny,
+        seqno: snap.seqno,
+        flags: 0,
+    }
 }
 
 /// Which extended permission space a query is about.
@@ -221,10 +239,14 @@ pub fn compute_xperms(
     base: XpermBase,
     driver: u8,
 ) -> XpermsDecision {
-    let mut d = XpermsDecision { driver, ..Default::default() };
+    let mut d = XpermsDecision {
+        driver,
+        ..Default::default()
+    };
     for_each_xp_rule(snap, s, t, class, |kind, x| {
         let whole_driver = match (base, x.kind) {
-            (XpermBase::Ioctl, XpermsKind::IoctlFunction) | (XpermBase::Nlmsg, XpermsKind::Nlmsg) => {
+            (XpermBase::Ioctl, XpermsKind::IoctlFunction)
+            | (XpermBase::Nlmsg, XpermsKind::Nlmsg) => {
                 if x.driver != driver {
                     return;
                 }

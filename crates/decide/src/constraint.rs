@@ -60,7 +60,11 @@ pub fn eval(
                 let b = stack[sp - 1];
                 let a = stack[sp - 2];
                 sp -= 1;
-                stack[sp - 1] = if matches!(e, ConstraintExpr::And) { a && b } else { a || b };
+                stack[sp - 1] = if matches!(e, ConstraintExpr::And) {
+                    a && b
+                } else {
+                    a || b
+                };
             }
             ConstraintExpr::Attr { attr: a, op } => {
                 let v = eval_attr(policy, *a, *op, s, t);
@@ -73,7 +77,9 @@ pub fn eval(
                     tr.push(TermResult { index, value: v });
                 }
             }
-            ConstraintExpr::Names { attr: a, op, names, .. } => {
+            ConstraintExpr::Names {
+                attr: a, op, names, ..
+            } => {
                 let c = if a & attr::TARGET != 0 {
                     Some(t)
                 } else if a & attr::XTARGET != 0 {

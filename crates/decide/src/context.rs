@@ -211,7 +211,11 @@ fn parse_level(names: &Names, whole: &[u8], level: &[u8], words: &mut [u64]) -> 
             }
         }
     }
-    let cats = if any { ebitmap_from_words(words) } else { Ebitmap::default() };
+    let cats = if any {
+        ebitmap_from_words(words)
+    } else {
+        Ebitmap::default()
+    };
     Ok(MlsLevel {
         sens: sens.value(),
         cats,

@@ -36,7 +36,9 @@ pub enum DecideError {
     SidTableFull,
     /// The policy was built with handle_unknown=reject and the query names a class or
     /// permission it does not define.
-    #[error("{0} is not defined by the policy and the policy rejects unknown classes and permissions")]
+    #[error(
+        "{0} is not defined by the policy and the policy rejects unknown classes and permissions"
+    )]
     RejectedUnknown(String),
     /// A computed label is not a valid context in this policy (the kernel refuses the
     /// operation in enforcing mode).

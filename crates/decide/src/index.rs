@@ -123,7 +123,8 @@ pub struct PolicyIndex {
     /// (source, target, class) → range.
     pub range_trans: FxHashMap<(TypeId, TypeId, ClassId), MlsRange>,
     /// (target, class, name) → outcomes, for filename transitions.
-    pub filename_trans: HashMap<(TypeId, ClassId, Box<str>), Vec<(arbiter_policy::Ebitmap, TypeId)>, FxBuild>,
+    pub filename_trans:
+        HashMap<(TypeId, ClassId, Box<str>), Vec<(arbiter_policy::Ebitmap, TypeId)>, FxBuild>,
     /// Number of conditional nodes (two lists each).
     pub cond_nodes: usize,
     /// The `process` class, if defined, and its transition|dyntransition bits.
@@ -171,12 +172,41 @@ impl PolicyIndex {
                 let cond = tag_of(i);
                 let bk = bucket_key(k.source.value(), k.class.value());
                 match (k.kind, e.datum) {
-                    (AvtabKind::Allowed, AvtabDatum::Perms(p)) => av.push((bk, AvRule { target: k.target.value(), kind: AvKind::Allowed, cond, perms: p })),
-                    (AvtabKind::AuditAllow, AvtabDatum::Perms(p)) => av.push((bk, AvRule { target: k.target.value(), kind: AvKind::AuditAllow, cond, perms: p })),
-                    (AvtabKind::AuditDeny, AvtabDatum::Perms(p)) => av.push((bk, AvRule { target: k.target.value(), kind: AvKind::AuditDeny, cond, perms: p })),
+                    (AvtabKind::Allowed, AvtabDatum::Perms(p)) => av.push((
+                        bk,
+                        AvRule {
+                            target: k.target.value(),
+                            kind: AvKind::Allowed,
+                            cond,
+                            perms: p,
+                        },
+                    )),
+                    (AvtabKind::AuditAllow, AvtabDatum::Perms(p)) => av.push((
+                        bk,
+                        AvRule {
+                            target: k.target.value(),
+                            kind: AvKind::AuditAllow,
+                            cond,
+                            perms: p,
+                        },
+                    )),
+                    (AvtabKind::AuditDeny, AvtabDatum::Perms(p)) => av.push((
+                        bk,
+                        AvRule {
+                            target: k.target.value(),
+                            kind: AvKind::AuditDeny,
+                            cond,
+                            perms: p,
+                        },
+                    )),
                     (kind, AvtabDatum::Type(t)) if kind.is_type_rule() => {
                         let slot = type_rules
-                            .entry((k.source.value(), k.target.value(), k.class.value(), kind.bits()))
+                            .entry((
+                                k.source.value(),
+                                k.target.value(),
+                                k.class.value(),
+                                kind.bits(),
+                            ))
                             .or_default();
                         if cond == UNCONDITIONAL {
                             slot.unconditional.get_or_insert(t);
@@ -186,7 +216,15 @@ impl PolicyIndex {
                     }
                     (kind, d) if kind.is_xperms() => {
                         if let Some(x) = table.xperms_of(d) {
-                            xp.push((bk, XpRule { target: k.target.value(), kind, cond, xperms: *x }));
+                            xp.push((
+                                bk,
+                                XpRule {
+                                    target: k.target.value(),
+                                    kind,
+                                    cond,
+                                    xperms: *x,
+                                },
+                            ));
                         }
                     }
                     // The reader pairs kinds with datums; anything else cannot occur.
@@ -228,7 +266,11 @@ impl PolicyIndex {
             .iter()
             .map(|r| ((r.role, r.ty, r.class), r.new_role))
             .collect();
-        let role_allow = policy.role_allow.iter().map(|r| (r.role, r.new_role)).collect();
+        let role_allow = policy
+            .role_allow
+            .iter()
+            .map(|r| (r.role, r.new_role))
+            .collect();
         let range_trans = policy
             .range_trans
             .iter()
@@ -303,8 +345,15 @@ impl PolicyIndex {
     }
 
     /// The type rule for an exact key.
-    pub fn type_rule(&self, s: TypeId, t: TypeId, c: ClassId, kind: AvtabKind) -> Option<&TypeRuleSlot> {
-        self.type_rules.get(&(s.value(), t.value(), c.value(), kind.bits()))
+    pub fn type_rule(
+        &self,
+        s: TypeId,
+        t: TypeId,
+        c: ClassId,
+        kind: AvtabKind,
+    ) -> Option<&TypeRuleSlot> {
+        self.type_rules
+            .get(&(s.value(), t.value(), c.value(), kind.bits()))
     }
 
     /// Number of types (including attributes).
@@ -325,7 +374,12 @@ impl PolicyIndex {
 
     /// Longest and mean bucket length, for benchmarks and tuning.
     pub fn bucket_stats(&self) -> (usize, f64) {
-        let max = self.av_buckets.values().map(|&(_, n)| n as usize).max().unwrap_or(0);
+        let max = self
+            .av_buckets
+            .values()
+            .map(|&(_, n)| n as usize)
+            .max()
+            .unwrap_or(0);
         let mean = if self.av_buckets.is_empty() {
             0.0
         } else {

@@ -109,7 +109,10 @@ pub fn compute_label(
 
     if let Some(name) = name {
         if let Some(outcomes) = idx.filename_trans.get(&(t.ty, class, Box::from(name))) {
-            if let Some((_, new)) = outcomes.iter().find(|(src, _)| src.contains(s.ty.value() as u32 - 1)) {
+            if let Some((_, new)) = outcomes
+                .iter()
+                .find(|(src, _)| src.contains(s.ty.value() as u32 - 1))
+            {
                 ty = *new;
             }
         }
@@ -128,15 +131,26 @@ pub fn compute_label(
         s.range.clone()
     };
 
-    Some(Context { user, role, ty, range })
+    Some(Context {
+        user,
+        role,
+        ty,
+        range,
+    })
 }
 
 fn low_only(r: &MlsRange) -> MlsRange {
-    MlsRange { low: r.low.clone(), high: r.low.clone() }
+    MlsRange {
+        low: r.low.clone(),
+        high: r.low.clone(),
+    }
 }
 
 fn high_only(r: &MlsRange) -> MlsRange {
-    MlsRange { low: r.high.clone(), high: r.high.clone() }
+    MlsRange {
+        low: r.high.clone(),
+        high: r.high.clone(),
+    }
 }
 
 /// The kernel's `mls_compute_sid`.
@@ -164,9 +178,17 @@ fn mls_compute(
                 DefaultRange::Glblub => return glblub(&s.range, &t.range),
                 DefaultRange::None => {}
             }
-            Some(if process_like { s.range.clone() } else { low_only(&s.range) })
+            Some(if process_like {
+                s.range.clone()
+            } else {
+                low_only(&s.range)
+            })
         }
-        LabelKind::Relabel => Some(if process_like { s.range.clone() } else { low_only(&s.range) }),
+        LabelKind::Relabel => Some(if process_like {
+            s.range.clone()
+        } else {
+            low_only(&s.range)
+        }),
         LabelKind::Member => Some(low_only(&s.range)),
     }
 }
@@ -191,7 +213,13 @@ fn glblub(r1: &MlsRange, r2: &MlsRange) -> Option<MlsRange> {
 
 /// `security_validate_transition`: whether relabeling an object of `class` from `old` to
 /// `new` by a task in `task` satisfies every validatetrans rule of the class.
-pub fn validate_transition(snap: &Snapshot, old: &Context, new: &Context, task: &Context, class: ClassId) -> bool {
+pub fn validate_transition(
+    snap: &Snapshot,
+    old: &Context,
+    new: &Context,
+    task: &Context,
+    class: ClassId,
+) -> bool {
     let p = &*snap.policy;
     let Some(cls) = p.classes.get(class.index()) else {
         return false;

@@ -11,6 +11,7 @@ pub mod av;
 pub mod constraint;
 pub mod context;
 pub mod error;
+pub mod explain;
 pub mod index;
 pub mod labeling;
 pub mod names;

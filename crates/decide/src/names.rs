@@ -124,7 +124,10 @@ impl<I: Copy> Table<I> {
 
     #[inline]
     fn name(&self, index: usize) -> Option<&str> {
-        self.names.get(index).map(|n| &**n).filter(|n| !n.is_empty())
+        self.names
+            .get(index)
+            .map(|n| &**n)
+            .filter(|n| !n.is_empty())
     }
 }
 

@@ -99,7 +99,9 @@ impl SecurityServer {
     }
 
     pub fn context(&self, sid: Sid) -> Result<&Context> {
-        self.sidtab.context(sid).ok_or(DecideError::UnknownSid(sid.get()))
+        self.sidtab
+            .context(sid)
+            .ok_or(DecideError::UnknownSid(sid.get()))
     }
 
     /// The canonical string of a SID's context, as the kernel prints it.
@@ -121,7 +123,9 @@ impl SecurityServer {
 
     /// Resolves a class name that must exist (no `handle_unknown`).
     pub fn known_class(&self, name: &str) -> Result<ClassId> {
-        self.names.class(name).ok_or_else(|| DecideError::UnknownClass(name.to_string()))
+        self.names
+            .class(name)
+            .ok_or_else(|| DecideError::UnknownClass(name.to_string()))
     }
 
     /// Resolves permission names for a class. Names the class does not define follow
@@ -143,7 +147,9 @@ impl SecurityServer {
                     Some(bit) => req.bits |= bit,
                     None => {
                         if hu == HandleUnknown::Reject {
-                            return Err(DecideError::RejectedUnknown(format!("permission {p:?} of class {class:?}")));
+                            return Err(DecideError::RejectedUnknown(format!(
+                                "permission {p:?} of class {class:?}"
+                            )));
                         }
                         req.unknown.push(p.to_string());
                     }
@@ -156,7 +162,10 @@ impl SecurityServer {
 
     /// A per-thread query handle.
     pub fn query(&self) -> Query<'_> {
-        Query { server: self, reader: self.publisher.reader() }
+        Query {
+            server: self,
+            reader: self.publisher.reader(),
+        }
     }
 
     pub fn semantics(&self) -> Semantics {
@@ -186,7 +195,10 @@ impl<'a> Query<'a> {
     pub fn compute_av(&mut self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision> {
         let (s, t) = self.contexts(ssid, tsid)?;
         if class.index() >= self.server.policy().classes.len() {
-            return Err(DecideError::UnknownClass(format!("class value {}", class.value())));
+            return Err(DecideError::UnknownClass(format!(
+                "class value {}",
+                class.value()
+            )));
         }
         Ok(av::compute_av(self.reader.snapshot(), s, t, class))
     }
@@ -213,23 +225,42 @@ impl<'a> Query<'a> {
     /// The label of a new object (`Create`), relabeled object (`Relabel`) or member
     /// (`Member`). `name` applies filename transitions (create only). A result that is not
     /// a valid context is an error, as the kernel refuses the operation in enforcing mode.
-    pub fn compute_label(&mut self, ssid: Sid, tsid: Sid, class: ClassId, kind: LabelKind, name: Option<&str>) -> Result<Sid> {
+    pub fn compute_label(
+        &mut self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        kind: LabelKind,
+        name: Option<&str>,
+    ) -> Result<Sid> {
         let ctx = self.compute_label_context(ssid, tsid, class, kind, name)?;
         self.server.context_struct_to_sid(ctx)
     }
 
     /// Like [`Query::compute_label`] but returns the context without interning it.
-    pub fn compute_label_context(&mut self, ssid: Sid, tsid: Sid, class: ClassId, kind: LabelKind, name: Option<&str>) -> Result<Context> {
+    pub fn compute_label_context(
+        &mut self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        kind: LabelKind,
+        name: Option<&str>,
+    ) -> Result<Context> {
         let (s, t) = self.contexts(ssid, tsid)?;
         let semantics = self.server.semantics;
-        let name = if kind == LabelKind::Create { name } else { None };
+        let name = if kind == LabelKind::Create {
+            name
+        } else {
+            None
+        };
         let snap = self.reader.snapshot();
-        let ctx = labeling::compute_label(snap, s, t, class, kind, name, semantics).ok_or_else(|| {
-            DecideError::InvalidComputedContext {
-                context: "(no common sensitivity for glblub)".into(),
-                reason: "default_range glblub of disjoint ranges".into(),
-            }
-        })?;
+        let ctx =
+            labeling::compute_label(snap, s, t, class, kind, name, semantics).ok_or_else(|| {
+                DecideError::InvalidComputedContext {
+                    context: "(no common sensitivity for glblub)".into(),
+                    reason: "default_range glblub of disjoint ranges".into(),
+                }
+            })?;
         if let Err(reason) = snap.policy.context_is_valid(&ctx) {
             return Err(DecideError::InvalidComputedContext {
                 context: format_context(&self.server.names, &ctx),
@@ -240,16 +271,42 @@ impl<'a> Query<'a> {
     }
 
     /// `security_validate_transition`.
-    pub fn validate_transition(&mut self, old: Sid, new: Sid, task: Sid, class: ClassId) -> Result<bool> {
+    pub fn validate_transition(
+        &mut self,
+        old: Sid,
+        new: Sid,
+        task: Sid,
+        class: ClassId,
+    ) -> Result<bool> {
         let (o, n) = self.contexts(old, new)?;
         let t = self.server.context(task)?;
-        Ok(labeling::validate_transition(self.reader.snapshot(), o, n, t, class))
+        Ok(labeling::validate_transition(
+            self.reader.snapshot(),
+            o,
+            n,
+            t,
+            class,
+        ))
     }
 
     /// Extended permissions for one driver.
-    pub fn compute_xperms(&mut self, ssid: Sid, tsid: Sid, class: ClassId, base: XpermBase, driver: u8) -> Result<XpermsDecision> {
+    pub fn compute_xperms(
+        &mut self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        base: XpermBase,
+        driver: u8,
+    ) -> Result<XpermsDecision> {
         let (s, t) = self.contexts(ssid, tsid)?;
-        Ok(av::compute_xperms(self.reader.snapshot(), s, t, class, base, driver))
+        Ok(av::compute_xperms(
+            self.reader.snapshot(),
+            s,
+            t,
+            class,
+            base,
+            driver,
+        ))
     }
 
     /// Which drivers have extended-permission rules.

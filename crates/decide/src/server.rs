@@ -28,7 +28,12 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    pub fn new(policy: Arc<Policy>, index: Arc<PolicyIndex>, bools: Box<[bool]>, seqno: u64) -> Snapshot {
+    pub fn new(
+        policy: Arc<Policy>,
+        index: Arc<PolicyIndex>,
+        bools: Box<[bool]>,
+        seqno: u64,
+    ) -> Snapshot {
         let n = policy.cond_nodes.len();
         let mut enabled = vec![0u64; (2 * n).div_ceil(64).max(1)];
         for (i, node) in policy.cond_nodes.iter().enumerate() {
@@ -55,7 +60,9 @@ impl Snapshot {
             return true;
         }
         let b = tag as usize;
-        self.enabled.get(b / 64).is_some_and(|w| w & (1 << (b % 64)) != 0)
+        self.enabled
+            .get(b / 64)
+            .is_some_and(|w| w & (1 << (b % 64)) != 0)
     }
 
     /// The boolean values this snapshot was computed with.
@@ -65,7 +72,10 @@ impl Snapshot {
 
     /// Evaluates a conditional node's expression under this snapshot's booleans.
     pub fn cond_value(&self, node: usize) -> Option<bool> {
-        self.policy.cond_nodes.get(node).and_then(|n| eval_cond(&n.expr, &self.bools))
+        self.policy
+            .cond_nodes
+            .get(node)
+            .and_then(|n| eval_cond(&n.expr, &self.bools))
     }
 }
 
@@ -120,7 +130,12 @@ impl Publisher {
     pub fn new(policy: Arc<Policy>) -> Publisher {
         let index = Arc::new(PolicyIndex::build(&policy));
         let bools: Vec<bool> = policy.bools.iter().map(|b| b.state).collect();
-        let snap = Snapshot::new(policy.clone(), index.clone(), bools.clone().into_boxed_slice(), 1);
+        let snap = Snapshot::new(
+            policy.clone(),
+            index.clone(),
+            bools.clone().into_boxed_slice(),
+            1,
+        );
         Publisher {
             policy,
             index,
@@ -151,7 +166,10 @@ impl Publisher {
 
     /// A per-thread reader.
     pub fn reader(&self) -> Reader<'_> {
-        Reader { publisher: self, snap: self.snapshot() }
+        Reader {
+            publisher: self,
+            snap: self.snapshot(),
+        }
     }
 
     /// The boolean with this name.
@@ -181,7 +199,12 @@ impl Publisher {
         let bools = lock(&self.pending).clone().into_boxed_slice();
         let mut cur = lock(&self.current);
         let seqno = cur.seqno + 1;
-        *cur = Arc::new(Snapshot::new(self.policy.clone(), self.index.clone(), bools, seqno));
+        *cur = Arc::new(Snapshot::new(
+            self.policy.clone(),
+            self.index.clone(),
+            bools,
+            seqno,
+        ));
         self.seqno.store(seqno, Ordering::Release);
         seqno
     }

@@ -50,7 +50,7 @@
 //! The atomics, the mutex and the cells come from the `sync` shim, which is `std` normally
 //! and `loom` under `--cfg loom`; the loom models at the end of this file check the above.
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 use std::num::NonZeroU32;
 use std::ptr;
@@ -59,7 +59,7 @@ use arbiter_policy::mls::Context;
 use arbiter_policy::Policy;
 
 use crate::error::{DecideError, Result};
-use sync::{AtomicPtr, AtomicU64, AtomicUsize, Mutex, Ordering, Slot};
+use sync::{AtomicPtr, AtomicU64, AtomicUsize, Mutex, Ordering, Slot, WriterLoad};
 
 /// The same code on `std` atomics or `loom`'s model-checked ones.
 mod sync {
@@ -73,6 +73,38 @@ mod sync {
     pub(super) use std::sync::Mutex;
 
     use std::mem::MaybeUninit;
+
+    /// A load by a writer holding the writer lock, of an atomic that only writers store.
+    /// Every store to it happens-before the load (the lock orders writers), so no ordering
+    /// is needed: `Relaxed` on std. Under loom it is an unsynchronised load, which loom
+    /// checks for exactly that, and which — unlike a tracked load — does not hide from
+    /// loom's DPOR (it remembers only the *last* access per atomic) that the writer's next
+    /// store races with a reader's earlier load.
+    pub(super) trait WriterLoad {
+        type Value;
+        /// # Safety
+        /// The caller holds the writer lock, and only writers store to `self`.
+        unsafe fn writer_load(&self) -> Self::Value;
+    }
+
+    macro_rules! writer_load {
+        ($atomic:ty, $value:ty $(, $g:ident)?) => {
+            impl$(<$g>)? WriterLoad for $atomic {
+                type Value = $value;
+                #[inline]
+                unsafe fn writer_load(&self) -> $value {
+                    #[cfg(not(loom))]
+                    return self.load(Ordering::Relaxed);
+                    #[cfg(loom)]
+                    // SAFETY: caller's contract: all stores happen-before this load.
+                    return unsafe { self.unsync_load() };
+                }
+            }
+        };
+    }
+    writer_load!(AtomicUsize, usize);
+    writer_load!(AtomicU64, u64);
+    writer_load!(AtomicPtr<T>, *mut T, T);
 
     /// A write-once cell: written by the one writer before it is published, then only read.
     /// Under loom every access is checked against concurrent unsynchronised accesses.
@@ -184,6 +216,7 @@ impl Keys {
         }
         #[cfg(not(loom))]
         {
+            use std::hash::BuildHasher;
             let s = std::collections::hash_map::RandomState::new();
             Keys(s.hash_one(P0) | 1, s.hash_one(P1) | 1)
         }
@@ -311,12 +344,11 @@ impl<T> Arena<T> {
     /// # Safety
     /// The caller holds the table's writer lock (one writer at a time).
     unsafe fn push(&self, value: T) -> usize {
-        // Only writers store `len`, and the lock orders writers: Relaxed reads our own
-        // latest value.
-        let i = self.len.load(Ordering::Relaxed);
+        // SAFETY (both loads): we hold the lock, and only writers store these.
+        let i = unsafe { self.len.writer_load() };
         let (k, off) = locate(i);
-        assert!(k < NCHUNKS, "SID table full");
-        let mut chunk = self.chunks[k].load(Ordering::Relaxed);
+        assert!(k < NCHUNKS, "arena full"); // callers stop at u32::MAX entries, far below
+        let mut chunk = unsafe { self.chunks[k].writer_load() };
         if chunk.is_null() {
             let fresh: Box<[Slot<T>]> = (0..BASE << k).map(|_| Slot::new()).collect();
             chunk = Box::into_raw(fresh).cast::<Slot<T>>();
@@ -350,7 +382,15 @@ impl<T> Arena<T> {
     #[inline]
     unsafe fn get_published(&self, i: usize) -> &T {
         let (k, off) = locate(i);
+        // (Redundant with the caller's synchronisation, which already orders the chunk's
+        // store before this; kept so the chunk is never the weak link.)
         let chunk = self.chunks[k].load(Ordering::Acquire);
+        // Under loom a broken publication protocol shows as a clean failure, not a crash.
+        #[cfg(loom)]
+        assert!(
+            !chunk.is_null(),
+            "entry {i} read before its chunk was published"
+        );
         debug_assert!(!chunk.is_null());
         // SAFETY: the chunk was stored before entry `i` was written, which happens-before
         // this call (caller's contract), so `chunk` is that chunk, live until drop; `off`
@@ -360,6 +400,15 @@ impl<T> Arena<T> {
 
     fn len(&self) -> usize {
         self.len.load(Ordering::Acquire)
+    }
+
+    /// The length, read by a writer.
+    ///
+    /// # Safety
+    /// The caller holds the writer lock.
+    unsafe fn writer_len(&self) -> usize {
+        // SAFETY: caller's contract; only writers store `len`.
+        unsafe { self.len.writer_load() }
     }
 }
 
@@ -409,11 +458,14 @@ impl Table {
         })
     }
 
-    /// Stores `value` in the first empty slot of its probe sequence. Writer only.
-    fn place(&self, tag: u32, value: u64) {
+    /// Stores `value` in the first empty slot of its probe sequence.
+    ///
+    /// # Safety
+    /// The caller holds the writer lock (or owns the unpublished table).
+    unsafe fn place(&self, tag: u32, value: u64) {
         let mut i = tag as usize & self.mask;
-        // Only writers store slots, ordered by the lock: Relaxed sees every earlier store.
-        while self.slots[i].load(Ordering::Relaxed) != 0 {
+        // SAFETY: caller's contract; only writers store slots.
+        while unsafe { self.slots[i].writer_load() } != 0 {
             i = (i + 1) & self.mask;
         }
         self.slots[i].store(value, Ordering::Release);
@@ -428,6 +480,9 @@ struct Index {
 /// What only writers touch, under the lock.
 struct IndexWriter {
     used: usize,
+    /// Boxed on purpose: readers may hold `&Table` into a retired table, so the `Table`
+    /// itself must not move when this vector reallocates.
+    #[allow(clippy::vec_box)]
     retired: Vec<Box<Table>>,
 }
 
@@ -443,16 +498,38 @@ impl Index {
         (index, writer)
     }
 
-    /// The first entry with this tag for which `is_it` holds.
+    /// The first entry with this tag for which `is_it` holds (lock-free reader).
     #[inline]
-    fn find(&self, tag: u32, mut is_it: impl FnMut(u32) -> bool) -> Option<u32> {
+    fn find(&self, tag: u32, is_it: impl FnMut(u32) -> bool) -> Option<u32> {
         // SAFETY: the pointer always names a live table: tables are freed only when the
         // Index is dropped; the Acquire load pairs with the Release store that published
         // it, so its slots are initialised.
         let table = unsafe { &*self.table.load(Ordering::Acquire) };
+        Self::probe(table, tag, is_it, |slot| slot.load(Ordering::Acquire))
+    }
+
+    /// [`Index::find`] for a writer.
+    ///
+    /// # Safety
+    /// The caller holds the writer lock.
+    unsafe fn find_locked(&self, tag: u32, is_it: impl FnMut(u32) -> bool) -> Option<u32> {
+        // SAFETY: live (freed only on drop); caller holds the lock and only writers store
+        // the pointer and the slots.
+        let table = unsafe { &*self.table.writer_load() };
+        // SAFETY: as above.
+        Self::probe(table, tag, is_it, |slot| unsafe { slot.writer_load() })
+    }
+
+    #[inline]
+    fn probe(
+        table: &Table,
+        tag: u32,
+        mut is_it: impl FnMut(u32) -> bool,
+        load: impl Fn(&AtomicU64) -> u64,
+    ) -> Option<u32> {
         let mut i = tag as usize & table.mask;
         loop {
-            let v = table.slots[i].load(Ordering::Acquire);
+            let v = load(&table.slots[i]);
             if v == 0 {
                 return None;
             }
@@ -472,21 +549,25 @@ impl Index {
     /// The caller holds the writer lock, and `w` is this index's writer state.
     unsafe fn insert(&self, w: &mut IndexWriter, tag: u32, entry: u32) {
         let value = (u64::from(tag) << 32) | u64::from(entry + 1);
-        // Writers are ordered by the lock; Relaxed reads the latest table.
-        let current = self.table.load(Ordering::Relaxed);
+        // SAFETY: we hold the lock; only writers store the pointer.
+        let current = unsafe { self.table.writer_load() };
         // SAFETY: live (freed only on drop), and we are the only writer.
         let table = unsafe { &*current };
         if (w.used + 1) * 2 <= table.slots.len() {
-            table.place(tag, value);
+            // SAFETY: lock held.
+            unsafe { table.place(tag, value) };
         } else {
             let bigger = Table::new(table.slots.len() * 2);
             for slot in table.slots.iter() {
-                let v = slot.load(Ordering::Relaxed);
+                // SAFETY: lock held; only writers store slots.
+                let v = unsafe { slot.writer_load() };
                 if v != 0 {
-                    bigger.place((v >> 32) as u32, v);
+                    // SAFETY: `bigger` is ours alone until published below.
+                    unsafe { bigger.place((v >> 32) as u32, v) };
                 }
             }
-            bigger.place(tag, value);
+            // SAFETY: as above.
+            unsafe { bigger.place(tag, value) };
             self.table.store(Box::into_raw(bigger), Ordering::Release);
             // SAFETY: `current` came from Box::into_raw and is no longer published; readers
             // that loaded it before the swap may still read it, so it is kept (not freed)
@@ -522,6 +603,13 @@ struct Writer {
     contexts: IndexWriter,
     strings: IndexWriter,
 }
+
+/// Whether writers first probe without the lock (the common case of an already known
+/// context or string costs no lock). Off under loom: the probe is a reader's operation, which
+/// the models exercise in reader threads, and loom's DPOR remembers only the last access to
+/// an atomic, so a writer's own probe just before its store would hide from it the races
+/// between that store and other threads' earlier probes.
+const LOCK_FREE_PRECHECK: bool = !cfg!(loom);
 
 /// Most strings [`SidTable::insert_str`] caches. Strings are a cache (the context table is
 /// the truth) and clients can spell one context many ways (`c0,c1,c2` and `c0.c2`, aliases),
@@ -571,12 +659,14 @@ impl SidTable {
         // Ascending SID order: the first (lowest) SID of a shared context is indexed.
         for (sid, context) in list {
             let hash = keys.hash_context(&context);
-            let known = by_context
-                .find(tag(hash), |i| {
-                    // SAFETY: `i` came from the index, which only names published entries.
-                    unsafe { entries.get_published(i as usize).context == context }
+            // SAFETY: the table is not shared yet, so we are the (locked) writer; `i` came
+            // from the index, which only names published entries.
+            let known = unsafe {
+                by_context.find_locked(tag(hash), |i| {
+                    entries.get_published(i as usize).context == context
                 })
-                .is_some();
+            }
+            .is_some();
             // SAFETY: the table is not shared yet: we are the only writer.
             let idx = unsafe { entries.push(CtxEntry { context, sid }) };
             initial.push((sid.get(), idx as u32));
@@ -605,7 +695,10 @@ impl SidTable {
     pub fn context(&self, sid: Sid) -> Option<&Context> {
         let v = u64::from(sid.get());
         let idx = if v < self.first_dynamic {
-            let at = self.initial.binary_search_by_key(&sid.get(), |e| e.0).ok()?;
+            let at = self
+                .initial
+                .binary_search_by_key(&sid.get(), |e| e.0)
+                .ok()?;
             self.initial[at].1 as usize
         } else {
             self.initial.len() + usize::try_from(v - self.first_dynamic).ok()?
@@ -629,6 +722,21 @@ impl SidTable {
         Some(unsafe { self.entries.get_published(idx as usize).sid })
     }
 
+    /// [`SidTable::find_context`] for a writer.
+    ///
+    /// # Safety
+    /// The caller holds the writer lock.
+    unsafe fn find_context_locked(&self, hash: u64, context: &Context) -> Option<Sid> {
+        // SAFETY: lock held (caller); entries named by the index are published.
+        let idx = unsafe {
+            self.by_context.find_locked(tag(hash), |i| {
+                &self.entries.get_published(i as usize).context == context
+            })
+        }?;
+        // SAFETY: as above.
+        Some(unsafe { self.entries.get_published(idx as usize).sid })
+    }
+
     /// The SID of `context`, allocating the next one if the context is new. The context
     /// is stored as given: validate it first (the table does not know the policy).
     ///
@@ -636,24 +744,29 @@ impl SidTable {
     /// `u32::MAX` SIDs, as the kernel's sidtab fails past `SIDTAB_MAX`).
     pub fn insert(&self, context: Context) -> Result<Sid> {
         let hash = self.keys.hash_context(&context);
-        if let Some(sid) = self.find_context(hash, &context) {
-            return Ok(sid);
+        if LOCK_FREE_PRECHECK {
+            if let Some(sid) = self.find_context(hash, &context) {
+                return Ok(sid);
+            }
         }
         let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         // Another writer may have inserted it since the lock-free probe.
-        if let Some(sid) = self.find_context(hash, &context) {
+        // SAFETY (this block): we hold the writer lock.
+        if let Some(sid) = unsafe { self.find_context_locked(hash, &context) } {
             return Ok(sid);
         }
-        let next = self.entries.len(); // stable: we hold the lock
+        let next = unsafe { self.entries.writer_len() };
         let sid = u32::try_from(self.first_dynamic + (next - self.initial.len()) as u64)
             .ok()
             .and_then(Sid::new)
             .ok_or(DecideError::SidTableFull)?;
-        // SAFETY: writer lock held.
         let idx = unsafe { self.entries.push(CtxEntry { context, sid }) };
         debug_assert_eq!(idx, next);
-        // SAFETY: writer lock held; entry `idx` is published.
-        unsafe { self.by_context.insert(&mut w.contexts, tag(hash), idx as u32) };
+        // Entry `idx` is published: the index may name it.
+        unsafe {
+            self.by_context
+                .insert(&mut w.contexts, tag(hash), idx as u32)
+        };
         Ok(sid)
     }
 
@@ -683,23 +796,31 @@ impl SidTable {
             return Err(DecideError::UnknownSid(sid.get()));
         }
         let hash = self.keys.hash_str(&s);
-        if let Some(existing) = self.sid_for_str(&s) {
-            return Ok(existing);
+        if LOCK_FREE_PRECHECK {
+            if let Some(existing) = self.sid_for_str(&s) {
+                return Ok(existing);
+            }
         }
         let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(existing) = self.sid_for_str(&s) {
-            return Ok(existing);
+        // SAFETY (this block): we hold the writer lock; string entries named by the index
+        // are published.
+        let existing = unsafe {
+            self.by_string.find_locked(tag(hash), |i| {
+                *self.strings.get_published(i as usize).text == *s
+            })
+        };
+        if let Some(idx) = existing {
+            return Ok(unsafe { self.strings.get_published(idx as usize).sid });
         }
-        if self.strings.len() >= MAX_CACHED_STRINGS {
+        if unsafe { self.strings.writer_len() } >= MAX_CACHED_STRINGS {
             return Ok(sid);
         }
         let entry = StrEntry {
             text: s.into_boxed_str(),
             sid,
         };
-        // SAFETY: writer lock held.
         let idx = unsafe { self.strings.push(entry) };
-        // SAFETY: writer lock held; entry `idx` is published.
+        // Entry `idx` is published: the index may name it.
         unsafe { self.by_string.insert(&mut w.strings, tag(hash), idx as u32) };
         Ok(sid)
     }
@@ -923,9 +1044,17 @@ mod loom_tests {
     }
 
     fn model(f: impl Fn() + Sync + Send + 'static) {
+        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let mut b = loom::model::Builder::new();
         b.preemption_bound = Some(3);
-        b.check(f);
+        b.check(move || {
+            RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            f()
+        });
+        eprintln!(
+            "loom: {} executions so far",
+            RUNS.load(std::sync::atomic::Ordering::Relaxed)
+        );
     }
 
     /// A reader racing inserts (which allocate a chunk and grow the index) sees either

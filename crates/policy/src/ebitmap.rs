@@ -171,7 +171,9 @@ impl Ebitmap {
                 }
             }
         }
-        Ebitmap { nodes: out.into_boxed_slice() }
+        Ebitmap {
+            nodes: out.into_boxed_slice(),
+        }
     }
 
     /// Heap bytes held, for memory accounting.

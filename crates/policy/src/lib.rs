@@ -26,6 +26,8 @@ mod policy;
 mod read;
 pub mod stats;
 pub mod symbols;
+#[cfg(test)]
+mod testbytes;
 pub mod transitions;
 mod validate;
 

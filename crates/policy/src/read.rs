@@ -63,9 +63,9 @@ pub(crate) fn read_policy(bytes: &[u8]) -> Result<Policy> {
     let counts = syms.counts(hdr.version);
     let process_class = syms.class_by_name("process");
 
-    let avtab = avtab::read(&mut c, &counts, false)?;
+    let avtab = avtab::read(&mut c, &counts)?;
     let (cond_nodes, cond_avtab) = if hdr.version >= version::BOOL {
-        cond::read(&mut c, &counts)?
+        cond::read(&mut c, &counts, &avtab)?
     } else {
         Default::default()
     };

@@ -59,8 +59,16 @@ pub fn statistics(p: &Policy) -> Vec<(&'static str, StatValue)> {
             + usize::from(c.default_range != DefaultRange::None);
     }
 
-    let types = p.types.iter().filter(|t| t.flavor == TypeFlavor::Type).count();
-    let attributes = p.types.iter().filter(|t| t.flavor == TypeFlavor::Attribute).count();
+    let types = p
+        .types
+        .iter()
+        .filter(|t| t.flavor == TypeFlavor::Type)
+        .count();
+    let attributes = p
+        .types
+        .iter()
+        .filter(|t| t.flavor == TypeFlavor::Attribute)
+        .count();
     let permissives = p
         .types
         .iter()
@@ -103,7 +111,10 @@ pub fn statistics(p: &Policy) -> Vec<(&'static str, StatValue)> {
         ("Neverallow", Int(0)),
         ("Auditallow", Int(kind(AvtabKind::AuditAllow))),
         ("Dontaudit", Int(kind(AvtabKind::AuditDeny))),
-        ("Type_trans", Int(kind(AvtabKind::Transition) + filename_rules)),
+        (
+            "Type_trans",
+            Int(kind(AvtabKind::Transition) + filename_rules),
+        ),
         ("Type_change", Int(kind(AvtabKind::Change))),
         ("Type_member", Int(kind(AvtabKind::Member))),
         ("Range_trans", n(p.range_trans.len())),
@@ -136,7 +147,12 @@ pub fn statistics(p: &Policy) -> Vec<(&'static str, StatValue)> {
 pub fn render_text(p: &Policy, path: &str) -> String {
     use std::fmt::Write;
     let stats = statistics(p);
-    let get = |label: &str| stats.iter().find(|(l, _)| *l == label).map(|(_, v)| v.clone());
+    let get = |label: &str| {
+        stats
+            .iter()
+            .find(|(l, _)| *l == label)
+            .map(|(_, v)| v.clone())
+    };
     let mut out = String::new();
     let _ = writeln!(out, "Statistics for policy file: {path}");
     let _ = writeln!(

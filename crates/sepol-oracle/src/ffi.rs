@@ -66,7 +66,13 @@ extern "C" {
     pub fn oracle_context_to_sid(s: *const c_char, len: usize, sid: *mut u32) -> c_int;
     pub fn oracle_sid_to_context(sid: u32, out: *mut *mut c_char, len: *mut usize) -> c_int;
     pub fn oracle_free_string(s: *mut c_char);
-    pub fn oracle_compute_sid(kind: c_int, ssid: u32, tsid: u32, tclass: u32, out: *mut u32) -> c_int;
+    pub fn oracle_compute_sid(
+        kind: c_int,
+        ssid: u32,
+        tsid: u32,
+        tclass: u32,
+        out: *mut u32,
+    ) -> c_int;
     pub fn oracle_compute_av(
         o: *const RawOracle,
         ssid: u32,

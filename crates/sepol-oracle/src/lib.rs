@@ -195,8 +195,8 @@ struct FfiGuard {
 fn ffi_lock() -> FfiGuard {
     let g = FFI_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
     LOGGING.call_once(|| {
-        let verbose = std::env::var_os("ARBITER_ORACLE_VERBOSE")
-            .is_some_and(|v| !v.is_empty() && v != "0");
+        let verbose =
+            std::env::var_os("ARBITER_ORACLE_VERBOSE").is_some_and(|v| !v.is_empty() && v != "0");
         // SAFETY: FFI_LOCK is held; oracle_init_logging only creates a
         // sepol handle and stores callbacks.  Failure (ENOMEM) just leaves
         // libsepol's default printing in place, which is harmless.
@@ -391,7 +391,14 @@ impl Oracle {
         // SAFETY: `raw` was just returned by oracle_load and is live; the
         // out-pointers are valid locals.
         unsafe {
-            ffi::oracle_info(raw.as_ptr(), &mut policyvers, &mut mls, &mut hu, &mut nclasses, &mut nbools)
+            ffi::oracle_info(
+                raw.as_ptr(),
+                &mut policyvers,
+                &mut mls,
+                &mut hu,
+                &mut nclasses,
+                &mut nbools,
+            )
         };
         drop(g);
         Ok(Oracle {
@@ -450,7 +457,8 @@ impl Oracle {
         // SAFETY: `buf` holds context.len() bytes plus a NUL terminator and
         // outlives the call; `sid` is a valid out-pointer; FFI_LOCK held and
         // this oracle is the installed policy.
-        let rc = unsafe { ffi::oracle_context_to_sid(buf.as_ptr().cast(), context.len(), &mut sid) };
+        let rc =
+            unsafe { ffi::oracle_context_to_sid(buf.as_ptr().cast(), context.len(), &mut sid) };
         if rc != 0 {
             return Err(g.err(rc, &format!("invalid context {context:?}")));
         }
@@ -553,7 +561,8 @@ impl Oracle {
         let mut v = 0u32;
         // SAFETY: self.raw live; class bounds-checked in C; `perm` is
         // NUL-terminated; `v` valid out-pointer.
-        let rc = unsafe { ffi::oracle_perm_value(self.raw(), u32::from(tclass), perm.as_ptr(), &mut v) };
+        let rc =
+            unsafe { ffi::oracle_perm_value(self.raw(), u32::from(tclass), perm.as_ptr(), &mut v) };
         (rc == 0).then_some(v)
     }
 
@@ -642,7 +651,13 @@ impl Oracle {
 
     /// `sepol_compute_av` (via `sepol_compute_av_reason`).  `tclass` is a
     /// policy class value; `requested` only affects the reason bits.
-    pub fn compute_av(&self, ssid: u32, tsid: u32, tclass: u16, requested: u32) -> Result<AvDecision> {
+    pub fn compute_av(
+        &self,
+        ssid: u32,
+        tsid: u32,
+        tclass: u16,
+        requested: u32,
+    ) -> Result<AvDecision> {
         self.av(ssid, tsid, tclass, requested, 0).map(|(d, _, _)| d)
     }
 
@@ -677,14 +692,19 @@ impl Oracle {
         let g = ffi_lock();
         let mut out = 0u32;
         // SAFETY: valid out-pointer; FFI_LOCK held; this oracle installed.
-        let rc = unsafe { ffi::oracle_compute_sid(kind as c_int, ssid, tsid, u32::from(tclass), &mut out) };
+        let rc = unsafe {
+            ffi::oracle_compute_sid(kind as c_int, ssid, tsid, u32::from(tclass), &mut out)
+        };
         if rc != 0 {
             let name = match kind {
                 SidKind::Transition => "transition_sid",
                 SidKind::Member => "member_sid",
                 SidKind::Change => "change_sid",
             };
-            return Err(g.err(rc, &format!("{name}(ssid={ssid}, tsid={tsid}, tclass={tclass}) failed")));
+            return Err(g.err(
+                rc,
+                &format!("{name}(ssid={ssid}, tsid={tsid}, tclass={tclass}) failed"),
+            ));
         }
         Ok(out)
     }
@@ -707,12 +727,26 @@ impl Oracle {
         self.compute_sid(SidKind::Change, ssid, tsid, tclass)
     }
 
-    fn vt(&self, oldsid: u32, newsid: u32, tasksid: u32, tclass: u16, want_text: c_int) -> Result<(bool, Option<String>)> {
+    fn vt(
+        &self,
+        oldsid: u32,
+        newsid: u32,
+        tasksid: u32,
+        tclass: u16,
+        want_text: c_int,
+    ) -> Result<(bool, Option<String>)> {
         let g = ffi_lock();
         let mut text: *mut c_char = ptr::null_mut();
         // SAFETY: valid out-pointer; FFI_LOCK held; this oracle installed.
         let rc = unsafe {
-            ffi::oracle_validate_transition(oldsid, newsid, tasksid, u32::from(tclass), want_text, &mut text)
+            ffi::oracle_validate_transition(
+                oldsid,
+                newsid,
+                tasksid,
+                u32::from(tclass),
+                want_text,
+                &mut text,
+            )
         };
         // SAFETY: null or a malloc'd string from libsepol, now ours.
         let text = unsafe { take_string(text) };
@@ -732,8 +766,15 @@ impl Oracle {
     /// plain `sepol_validate_transition`; this uses
     /// `sepol_validate_transition_reason_buffer` (0 = allowed, `-EPERM` =
     /// denied).
-    pub fn validate_transition(&self, oldsid: u32, newsid: u32, tasksid: u32, tclass: u16) -> Result<bool> {
-        self.vt(oldsid, newsid, tasksid, tclass, 0).map(|(ok, _)| ok)
+    pub fn validate_transition(
+        &self,
+        oldsid: u32,
+        newsid: u32,
+        tasksid: u32,
+        tclass: u16,
+    ) -> Result<bool> {
+        self.vt(oldsid, newsid, tasksid, tclass, 0)
+            .map(|(ok, _)| ok)
     }
 
     /// [`Oracle::validate_transition`] plus libsepol's text for the rules
@@ -746,7 +787,13 @@ impl Oracle {
         tclass: u16,
         show_granted: bool,
     ) -> Result<(bool, Option<String>)> {
-        self.vt(oldsid, newsid, tasksid, tclass, if show_granted { 2 } else { 1 })
+        self.vt(
+            oldsid,
+            newsid,
+            tasksid,
+            tclass,
+            if show_granted { 2 } else { 1 },
+        )
     }
 
     // --- booleans -----------------------------------------------------------
@@ -809,7 +856,14 @@ impl Oracle {
         let g = ffi_lock();
         // SAFETY: self.raw live and exclusively borrowed (&mut self); both
         // arrays have values.len() elements; FFI_LOCK held.
-        let rc = unsafe { ffi::oracle_commit_bools(self.raw.as_ptr(), values.as_ptr(), states.as_ptr(), values.len()) };
+        let rc = unsafe {
+            ffi::oracle_commit_bools(
+                self.raw.as_ptr(),
+                values.as_ptr(),
+                states.as_ptr(),
+                values.len(),
+            )
+        };
         if rc != 0 {
             return Err(g.err(rc, "evaluating conditional rules failed"));
         }

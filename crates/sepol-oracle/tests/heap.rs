@@ -15,7 +15,10 @@ fn heap_in_use_sees_a_loaded_policydb_and_its_release() {
     let held = loaded.saturating_sub(before);
     // A ~2 MiB policy expands to several MiB of libsepol structures.
     assert!(held > 4 << 20, "held {held} bytes");
-    assert!(after < before + (64 << 10), "before {before}, after {after}");
+    assert!(
+        after < before + (64 << 10),
+        "before {before}, after {after}"
+    );
 
     // Rust allocations go through the same malloc.
     let before = heap_in_use();

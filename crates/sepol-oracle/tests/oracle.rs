@@ -27,7 +27,8 @@ fn load(path: &str) -> Oracle {
 }
 
 fn sid(o: &Oracle, ctx: &str) -> u32 {
-    o.context_to_sid(ctx).unwrap_or_else(|e| panic!("{ctx}: {e}"))
+    o.context_to_sid(ctx)
+        .unwrap_or_else(|e| panic!("{ctx}: {e}"))
 }
 
 #[test]
@@ -43,9 +44,18 @@ fn both_debian_policies_load_with_expected_shape() {
         let isids = o.initial_sids();
         assert_eq!(isids.len(), 27, "{path}");
         assert_eq!(o.sid_count(), 27, "{path}");
-        assert!(isids.iter().map(|(s, _)| *s).eq(1..=27), "{path}: {isids:?}");
-        assert!(isids[0].1.starts_with("system_u:system_r:kernel_t:"), "{path}: {isids:?}");
-        assert!(isids[26].1.starts_with("system_u:object_r:null_device_t:"), "{path}");
+        assert!(
+            isids.iter().map(|(s, _)| *s).eq(1..=27),
+            "{path}: {isids:?}"
+        );
+        assert!(
+            isids[0].1.starts_with("system_u:system_r:kernel_t:"),
+            "{path}: {isids:?}"
+        );
+        assert!(
+            isids[26].1.starts_with("system_u:object_r:null_device_t:"),
+            "{path}"
+        );
     }
 }
 
@@ -55,7 +65,10 @@ fn known_context_round_trips_and_gets_a_stable_fresh_sid() {
         let o = load(path);
         let ctx = "system_u:system_r:init_t:s0";
         let s = sid(&o, ctx);
-        assert!(s > 27, "{path}: new contexts are numbered after the initial SIDs, got {s}");
+        assert!(
+            s > 27,
+            "{path}: new contexts are numbered after the initial SIDs, got {s}"
+        );
         assert_eq!(o.sid_to_context(s).unwrap(), ctx, "{path}");
         assert_eq!(sid(&o, ctx), s, "{path}: same context, same SID");
         assert!(o.sid_exists(s));
@@ -68,7 +81,10 @@ fn known_context_round_trips_and_gets_a_stable_fresh_sid() {
         assert_eq!(o.sid_to_context(s3).unwrap(), mls_ctx, "{path}");
 
         // The kernel SID is initial SID 1.
-        assert!(o.sid_to_context(1).unwrap().starts_with("system_u:system_r:kernel_t:s"));
+        assert!(o
+            .sid_to_context(1)
+            .unwrap()
+            .starts_with("system_u:system_r:kernel_t:s"));
     }
 }
 
@@ -76,7 +92,10 @@ fn known_context_round_trips_and_gets_a_stable_fresh_sid() {
 fn unknown_sids_fall_back_to_unlabeled_like_the_kernel() {
     let o = load(DEFAULT);
     assert!(!o.sid_exists(123_456));
-    assert_eq!(o.sid_to_context(123_456).unwrap(), "system_u:object_r:unlabeled_t:s0");
+    assert_eq!(
+        o.sid_to_context(123_456).unwrap(),
+        "system_u:object_r:unlabeled_t:s0"
+    );
     // A context equal to several initial SIDs' contexts maps to the lowest.
     assert_eq!(sid(&o, "system_u:object_r:unlabeled_t:s0"), 3);
 }
@@ -117,11 +136,34 @@ fn init_t_may_read_etc_t_files() {
         // allow init_t etc_t:file { execute ... open read }; plus
         // files_unconfined_type file_type:file { ... write ... }.
         let want = o
-            .av_bits("file", &["read", "open", "getattr", "ioctl", "lock", "map", "execute", "execute_no_trans", "write"])
+            .av_bits(
+                "file",
+                &[
+                    "read",
+                    "open",
+                    "getattr",
+                    "ioctl",
+                    "lock",
+                    "map",
+                    "execute",
+                    "execute_no_trans",
+                    "write",
+                ],
+            )
             .unwrap();
-        assert_eq!(d.allowed & want, want, "{path}: {:?}", o.av_to_names(file, d.allowed));
+        assert_eq!(
+            d.allowed & want,
+            want,
+            "{path}: {:?}",
+            o.av_to_names(file, d.allowed)
+        );
         let never = o.av_bits("file", &["entrypoint", "execmod"]).unwrap();
-        assert_eq!(d.allowed & never, 0, "{path}: {:?}", o.av_to_names(file, d.allowed));
+        assert_eq!(
+            d.allowed & never,
+            0,
+            "{path}: {:?}",
+            o.av_to_names(file, d.allowed)
+        );
         assert_eq!(d.decided, u32::MAX);
         assert_eq!(d.auditallow, 0);
         assert_eq!(d.auditdeny, u32::MAX);
@@ -161,7 +203,10 @@ fn class_and_permission_values_follow_kernel_numbering() {
     assert_eq!(o.perm_value("file", "nosuchperm"), None);
     assert_eq!(o.perm_value("nosuchclass", "read"), None);
     assert_eq!(o.perm_name(file, 2).as_deref(), Some("read"));
-    assert_eq!(o.perm_name(file, common_n).as_deref(), Some("execute_no_trans"));
+    assert_eq!(
+        o.perm_name(file, common_n).as_deref(),
+        Some("execute_no_trans")
+    );
     for v in 1..=o.perm_count(file) {
         let n = o.perm_name(file, v).unwrap();
         assert_eq!(o.perm_value("file", &n), Some(v));
@@ -204,7 +249,11 @@ fn boolean_commit_flips_conditional_allow_rules() {
         o.commit_bools().unwrap();
         assert!(o.bool_get("httpd_can_network_connect_db").unwrap());
         assert!(allowed(&o), "{path}: allowed once the boolean is committed");
-        assert_eq!(o.compute_av(httpd, port, tcp, nc).unwrap().seqno, 0, "libsepol never bumps seqno");
+        assert_eq!(
+            o.compute_av(httpd, port, tcp, nc).unwrap().seqno,
+            0,
+            "libsepol never bumps seqno"
+        );
 
         o.set_bool("httpd_can_network_connect_db", false).unwrap();
         o.commit_bools().unwrap();
@@ -224,10 +273,18 @@ fn boolean_commit_flips_conditional_allow_rules() {
         let file = o.class_value("file").unwrap();
         let read = o.av_bit("file", "read").unwrap();
         assert!(!o.bool_get("nscd_use_shm").unwrap());
-        assert_ne!(o.compute_av(nscd, accountsd, file, read).unwrap().allowed & read, 0, "{path}");
+        assert_ne!(
+            o.compute_av(nscd, accountsd, file, read).unwrap().allowed & read,
+            0,
+            "{path}"
+        );
         o.set_bool("nscd_use_shm", true).unwrap();
         o.commit_bools().unwrap();
-        assert_eq!(o.compute_av(nscd, accountsd, file, read).unwrap().allowed & read, 0, "{path}");
+        assert_eq!(
+            o.compute_av(nscd, accountsd, file, read).unwrap().allowed & read,
+            0,
+            "{path}"
+        );
 
         assert_eq!(o.set_bool("no_such_boolean", true).unwrap_err().code, -2);
         assert!(o.bool_get("no_such_boolean").is_err());
@@ -260,7 +317,11 @@ fn constraint_denials_are_reported_with_reason_text() {
         let other = sid(&o, target);
         let file = o.class_value("file").unwrap();
         let read = o.av_bit("file", "read").unwrap();
-        assert_ne!(o.compute_av(user, own, file, read).unwrap().allowed & read, 0, "{path}");
+        assert_ne!(
+            o.compute_av(user, own, file, read).unwrap().allowed & read,
+            0,
+            "{path}"
+        );
         let (d, reason, text) = o.compute_av_reason(user, other, file, read).unwrap();
         assert_eq!(d.allowed & read, 0, "{path}");
         assert_eq!(reason, REASON_CONS, "{path}");
@@ -281,23 +342,39 @@ fn transition_member_and_change_sids_follow_type_rules() {
         let file = o.class_value("file").unwrap();
         // type_transition init_t etc_t:file etc_runtime_t;
         let t = o.transition_sid(init, etc, file).unwrap();
-        assert_eq!(o.sid_to_context(t).unwrap(), "system_u:object_r:etc_runtime_t:s0", "{path}");
+        assert_eq!(
+            o.sid_to_context(t).unwrap(),
+            "system_u:object_r:etc_runtime_t:s0",
+            "{path}"
+        );
         // No rule: the new object keeps the parent's type, role object_r.
         let dir = o.class_value("dir").unwrap();
         let bin = sid(&o, "system_u:object_r:bin_t:s0");
         let t = o.transition_sid(init, bin, dir).unwrap();
-        assert_eq!(o.sid_to_context(t).unwrap(), "system_u:object_r:bin_t:s0", "{path}");
+        assert_eq!(
+            o.sid_to_context(t).unwrap(),
+            "system_u:object_r:bin_t:s0",
+            "{path}"
+        );
 
         let user = sid(&o, "user_u:user_r:user_t:s0");
         // type_member user_t tmp_t:dir user_tmp_t;
         let tmp = sid(&o, "system_u:object_r:tmp_t:s0");
         let m = o.member_sid(user, tmp, dir).unwrap();
-        assert_eq!(o.sid_to_context(m).unwrap(), "system_u:object_r:user_tmp_t:s0", "{path}");
+        assert_eq!(
+            o.sid_to_context(m).unwrap(),
+            "system_u:object_r:user_tmp_t:s0",
+            "{path}"
+        );
         // type_change user_t sshd_devpts_t:chr_file user_devpts_t;
         let pts = sid(&o, "system_u:object_r:sshd_devpts_t:s0");
         let chr = o.class_value("chr_file").unwrap();
         let c = o.change_sid(user, pts, chr).unwrap();
-        assert_eq!(o.sid_to_context(c).unwrap(), "user_u:object_r:user_devpts_t:s0", "{path}");
+        assert_eq!(
+            o.sid_to_context(c).unwrap(),
+            "user_u:object_r:user_devpts_t:s0",
+            "{path}"
+        );
     }
 }
 
@@ -311,7 +388,9 @@ fn validate_transition_applies_mlsvalidatetrans() {
     let task = sid(&o, "user_u:user_r:user_t:s0");
     assert!(o.validate_transition(old, same, task, file).unwrap());
     assert!(!o.validate_transition(old, up, task, file).unwrap());
-    let (ok, text) = o.validate_transition_reason(old, up, task, file, false).unwrap();
+    let (ok, text) = o
+        .validate_transition_reason(old, up, task, file, false)
+        .unwrap();
     assert!(!ok);
     assert!(text.unwrap_or_default().contains("mlsvalidatetrans file"));
 
@@ -321,14 +400,30 @@ fn validate_transition_applies_mlsvalidatetrans() {
     let a = sid(&o, "system_u:object_r:etc_t:s0");
     let b = sid(&o, "system_u:object_r:etc_t:s0:c1");
     let task = sid(&o, "user_u:user_r:user_t:s0");
-    assert!(o.validate_transition(a, b, task, o.class_value("file").unwrap()).unwrap());
+    assert!(o
+        .validate_transition(a, b, task, o.class_value("file").unwrap())
+        .unwrap());
 }
 
 #[test]
 fn truncated_or_garbage_policies_are_errors_not_crashes() {
     let bytes = std::fs::read(DEFAULT).unwrap();
     let n = bytes.len();
-    let mut cuts = vec![0, 1, 4, 8, 12, 16, 40, 100, 1000, n / 3, n / 2, n - 100, n - 1];
+    let mut cuts = vec![
+        0,
+        1,
+        4,
+        8,
+        12,
+        16,
+        40,
+        100,
+        1000,
+        n / 3,
+        n / 2,
+        n - 100,
+        n - 1,
+    ];
     cuts.extend((1..64).map(|i| i * n / 64));
     for cut in cuts {
         let e = Oracle::load_bytes(&bytes[..cut]).expect_err("truncated policy must fail");
@@ -385,7 +480,8 @@ fn policydb_read_only_is_independent_of_the_oracle() {
     drop((a, b));
     // The installed oracle still answers from the default policy.
     assert_eq!(
-        o.sid_to_context(sid(&o, "system_u:object_r:etc_t:s0")).unwrap(),
+        o.sid_to_context(sid(&o, "system_u:object_r:etc_t:s0"))
+            .unwrap(),
         "system_u:object_r:etc_t:s0"
     );
 }

@@ -1,0 +1,235 @@
+//! Cache configuration, validated once at construction.
+
+use crate::hash::HashKind;
+use crate::table::WAYS;
+
+/// The kernel's default bucket count (`AVC_CACHE_SLOTS`).
+pub const AVC_CACHE_SLOTS: usize = 512;
+/// The kernel's default entry limit (`AVC_DEF_CACHE_THRESHOLD`).
+pub const AVC_DEF_CACHE_THRESHOLD: usize = 512;
+/// Entries the kernel frees per reclaim pass (`AVC_CACHE_RECLAIM`).
+pub const AVC_CACHE_RECLAIM: usize = 16;
+/// Largest accepted bucket count: bounds the allocation against an absurd argument
+/// (2^24 buckets of 128 bytes is 2 GiB for the access vector table).
+pub const MAX_SLOTS: usize = 1 << 24;
+
+/// Entries per bucket of arbiter's tables.
+pub const ENTRIES_PER_SLOT: usize = WAYS;
+
+/// Sizing of the three tables and the hash that places keys in them.
+///
+/// A *slot* is a bucket, as in the kernel: the kernel hangs a linked chain off each slot,
+/// arbiter stores up to [`ENTRIES_PER_SLOT`] entries inline in each (one 128-byte,
+/// two-cache-line bucket for access vectors) and lets a full bucket spill into the next.
+/// So `threshold` may exceed `slots` — as in the kernel study's 2048 entries / 512 slots —
+/// up to `ENTRIES_PER_SLOT * slots`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AvcConfig {
+    /// Access-vector table buckets: a power of two, > 0.
+    pub slots: usize,
+    /// Most access-vector entries cached at once (the kernel's `cache_threshold`), > 0.
+    pub threshold: usize,
+    /// Bucket hash of all three tables.
+    pub hash: HashKind,
+    /// Extended-permission table buckets (one entry per (ssid, tsid, class, base, driver)).
+    pub xperm_slots: usize,
+    /// Most extended-permission entries cached.
+    pub xperm_threshold: usize,
+    /// Create-label table buckets.
+    pub create_slots: usize,
+    /// Most create-label entries cached.
+    pub create_threshold: usize,
+    /// Start in enforcing mode.
+    pub enforcing: bool,
+}
+
+impl Default for AvcConfig {
+    /// The kernel's default threshold (512) with arbiter's layout and hash.
+    fn default() -> AvcConfig {
+        AvcConfig::for_threshold(AVC_DEF_CACHE_THRESHOLD)
+    }
+}
+
+impl AvcConfig {
+    /// arbiter's layout for a given entry limit: buckets = threshold rounded up to a power
+    /// of two, halved. Each bucket holds [`ENTRIES_PER_SLOT`] (4) entries, so a full cache
+    /// fills at most half its cells, where a good hash leaves almost every entry in the
+    /// first cache line of its home bucket (see the benchmark's probe-length column).
+    pub fn default_slots(threshold: usize) -> usize {
+        (threshold.max(1).next_power_of_two() / 2).max(1)
+    }
+
+    /// arbiter's default layout for `threshold` access-vector entries, with side tables
+    /// sized at a quarter of it (extended permissions and create labels are queried far
+    /// less often than plain permissions).
+    pub fn for_threshold(threshold: usize) -> AvcConfig {
+        let side = (threshold / 4).max(16);
+        AvcConfig {
+            slots: Self::default_slots(threshold),
+            threshold,
+            hash: HashKind::Arbiter,
+            xperm_slots: Self::default_slots(side),
+            xperm_threshold: side,
+            create_slots: Self::default_slots(side),
+            create_threshold: side,
+            enforcing: true,
+        }
+    }
+
+    /// Same side tables and mode, explicit access-vector sizing and hash (the benchmark's
+    /// study configurations).
+    pub fn with_layout(mut self, threshold: usize, slots: usize, hash: HashKind) -> AvcConfig {
+        self.threshold = threshold;
+        self.slots = slots;
+        self.hash = hash;
+        self
+    }
+
+    /// Checks every table's sizing.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check("av", self.slots, self.threshold)?;
+        check("xperm", self.xperm_slots, self.xperm_threshold)?;
+        check("create", self.create_slots, self.create_threshold)
+    }
+}
+
+fn check(table: &'static str, slots: usize, threshold: usize) -> Result<(), ConfigError> {
+    if slots == 0 {
+        return Err(ConfigError::ZeroSlots { table });
+    }
+    if !slots.is_power_of_two() {
+        return Err(ConfigError::SlotsNotPowerOfTwo { table, slots });
+    }
+    if slots > MAX_SLOTS {
+        return Err(ConfigError::TooManySlots {
+            table,
+            slots,
+            max: MAX_SLOTS,
+        });
+    }
+    if threshold == 0 {
+        return Err(ConfigError::ZeroThreshold { table });
+    }
+    let capacity = slots * ENTRIES_PER_SLOT;
+    if threshold > capacity {
+        return Err(ConfigError::ThresholdExceedsCapacity {
+            table,
+            threshold,
+            capacity,
+        });
+    }
+    Ok(())
+}
+
+/// A configuration the cache cannot honour. `table` is `"av"`, `"xperm"` or `"create"`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{table} table: slot count must be > 0")]
+    ZeroSlots { table: &'static str },
+    #[error("{table} table: slot count {slots} is not a power of two")]
+    SlotsNotPowerOfTwo { table: &'static str, slots: usize },
+    #[error("{table} table: slot count {slots} exceeds the maximum {max}")]
+    TooManySlots {
+        table: &'static str,
+        slots: usize,
+        max: usize,
+    },
+    #[error("{table} table: threshold must be > 0")]
+    ZeroThreshold { table: &'static str },
+    #[error("{table} table: threshold {threshold} exceeds the table's capacity {capacity} (slots x entries per slot)")]
+    ThresholdExceedsCapacity {
+        table: &'static str,
+        threshold: usize,
+        capacity: usize,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_valid() {
+        AvcConfig::default().validate().unwrap();
+        for t in [1, 2, 3, 512, 1000, 8192, 100_000] {
+            AvcConfig::for_threshold(t).validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn each_error() {
+        let base = AvcConfig::default();
+        let c = AvcConfig {
+            slots: 0,
+            ..base.clone()
+        };
+        assert_eq!(c.validate(), Err(ConfigError::ZeroSlots { table: "av" }));
+        let c = AvcConfig {
+            slots: 384,
+            ..base.clone()
+        };
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError::SlotsNotPowerOfTwo {
+                table: "av",
+                slots: 384
+            })
+        );
+        let c = AvcConfig {
+            slots: MAX_SLOTS * 2,
+            ..base.clone()
+        };
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError::TooManySlots {
+                table: "av",
+                slots: MAX_SLOTS * 2,
+                max: MAX_SLOTS
+            })
+        );
+        let c = AvcConfig {
+            threshold: 0,
+            ..base.clone()
+        };
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError::ZeroThreshold { table: "av" })
+        );
+        let c = AvcConfig {
+            slots: 512,
+            threshold: 512 * ENTRIES_PER_SLOT + 1,
+            ..base.clone()
+        };
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError::ThresholdExceedsCapacity {
+                table: "av",
+                threshold: 2049,
+                capacity: 2048
+            })
+        );
+        let c = AvcConfig {
+            xperm_slots: 3,
+            ..base.clone()
+        };
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError::SlotsNotPowerOfTwo {
+                table: "xperm",
+                slots: 3
+            })
+        );
+        let c = AvcConfig {
+            create_threshold: 0,
+            ..base.clone()
+        };
+        assert_eq!(
+            c.validate(),
+            Err(ConfigError::ZeroThreshold { table: "create" })
+        );
+        // The study's tightest configuration is accepted.
+        base.with_layout(2048, 512, HashKind::Original)
+            .validate()
+            .unwrap();
+    }
+}

@@ -1,0 +1,225 @@
+//! Cache statistics without shared writes on the hit path.
+//!
+//! Each (thread, cache) pair owns a cache-line-aligned block of counters, found through a
+//! thread-local list and registered with the cache the first time the thread uses it.
+//! Only the owning thread writes its block, and it does so with a relaxed load and a
+//! relaxed store (no read-modify-write: there is no other writer to race with); readers of
+//! the statistics sum all registered blocks with relaxed loads. A hit therefore writes
+//! only memory no other core touches, and the kernel's per-CPU `avc_cache_stats` semantics
+//! (lookups, hits = lookups − misses, misses, allocations, reclaims, frees) are kept.
+//! Blocks outlive their threads, so counts of finished threads stay in the sums.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+pub use crate::table::TableStats as HashStats;
+
+/// Counter index in a [`StatBlock`].
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Counter {
+    Lookups,
+    Misses,
+    Allocations,
+    Reclaims,
+    Frees,
+    XpermLookups,
+    XpermMisses,
+    CreateLookups,
+    CreateMisses,
+}
+
+const NCOUNTERS: usize = 9;
+
+/// One thread's counters for one cache. Aligned to two cache lines so that neighbouring
+/// blocks (and the adjacent-line prefetcher) never make two threads share a line.
+#[repr(align(128))]
+#[derive(Default)]
+pub(crate) struct StatBlock {
+    c: [AtomicU64; NCOUNTERS],
+}
+
+impl StatBlock {
+    /// Owner-only increment: load + store, not `fetch_add` (see the module header).
+    #[inline(always)]
+    pub(crate) fn inc(&self, c: Counter) {
+        self.add(c, 1);
+    }
+
+    #[inline(always)]
+    pub(crate) fn add(&self, c: Counter, n: u64) {
+        let a = &self.c[c as usize];
+        a.store(a.load(Relaxed).wrapping_add(n), Relaxed);
+    }
+}
+
+static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+
+thread_local! {
+    /// This thread's blocks, most recently used last.
+    static LOCAL: RefCell<Vec<(usize, Arc<StatBlock>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The blocks of one cache.
+pub(crate) struct Registry {
+    id: usize,
+    blocks: Mutex<Vec<Arc<StatBlock>>>,
+}
+
+impl Registry {
+    pub(crate) fn new() -> Registry {
+        Registry {
+            id: NEXT_ID.fetch_add(1, Relaxed),
+            blocks: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs `f` on the calling thread's block for this cache.
+    #[inline(always)]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&StatBlock) -> R) -> R {
+        LOCAL.with(|l| {
+            {
+                let v = l.borrow();
+                if let Some((id, b)) = v.last() {
+                    if *id == self.id {
+                        return f(b);
+                    }
+                }
+            }
+            let b = self.find_or_register(l);
+            f(&b)
+        })
+    }
+
+    #[cold]
+    fn find_or_register(&self, l: &RefCell<Vec<(usize, Arc<StatBlock>)>>) -> Arc<StatBlock> {
+        let mut v = l.borrow_mut();
+        if let Some(pos) = v.iter().position(|(id, _)| *id == self.id) {
+            let e = v.remove(pos);
+            let b = e.1.clone();
+            v.push(e);
+            return b;
+        }
+        // Forget blocks of caches that no longer exist (the registry held the other ref).
+        v.retain(|(_, b)| Arc::strong_count(b) > 1);
+        let b = Arc::new(StatBlock::default());
+        self.blocks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(b.clone());
+        v.push((self.id, b.clone()));
+        b
+    }
+
+    fn sum(&self) -> [u64; NCOUNTERS] {
+        let mut s = [0u64; NCOUNTERS];
+        for b in self.blocks.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            for (acc, c) in s.iter_mut().zip(b.c.iter()) {
+                *acc = acc.wrapping_add(c.load(Relaxed));
+            }
+        }
+        s
+    }
+
+    /// Sums of all threads' counters.
+    pub(crate) fn snapshot(&self) -> CacheStats {
+        let s = self.sum();
+        let get = |c: Counter| s[c as usize];
+        CacheStats {
+            lookups: get(Counter::Lookups),
+            hits: get(Counter::Lookups).saturating_sub(get(Counter::Misses)),
+            misses: get(Counter::Misses),
+            allocations: get(Counter::Allocations),
+            reclaims: get(Counter::Reclaims),
+            frees: get(Counter::Frees),
+            xperm_lookups: get(Counter::XpermLookups),
+            xperm_misses: get(Counter::XpermMisses),
+            create_lookups: get(Counter::CreateLookups),
+            create_misses: get(Counter::CreateMisses),
+        }
+    }
+}
+
+/// Counters summed over all threads, the kernel's `/sys/fs/selinux/avc/cache_stats` plus
+/// the side tables. `hits` is derived (`lookups − misses`), as the kernel prints it, which
+/// is what lets a hit bump a single counter.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    pub lookups: u64,
+    pub hits: u64,
+    pub misses: u64,
+    /// Entries inserted (all tables).
+    pub allocations: u64,
+    /// Entries evicted to respect a threshold or a full bucket window (all tables).
+    pub reclaims: u64,
+    /// Entries dropped: reclaims plus entries invalidated by a reset (all tables).
+    pub frees: u64,
+    pub xperm_lookups: u64,
+    pub xperm_misses: u64,
+    pub create_lookups: u64,
+    pub create_misses: u64,
+}
+
+impl fmt::Display for CacheStats {
+    /// The kernel's `cache_stats` layout (one row: the sum over threads).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "lookups hits misses allocations reclaims frees")?;
+        writeln!(
+            f,
+            "{} {} {} {} {} {}",
+            self.lookups, self.hits, self.misses, self.allocations, self.reclaims, self.frees
+        )
+    }
+}
+
+impl fmt::Display for HashStats {
+    /// The kernel's `hash_stats` layout, plus the probe length.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "entries: {}", self.entries)?;
+        writeln!(f, "buckets used: {}/{}", self.buckets_used, self.buckets)?;
+        writeln!(f, "longest chain: {}", self.longest_chain)?;
+        writeln!(f, "longest probe: {}", self.longest_probe)
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_thread_blocks_sum() {
+        let r = Arc::new(Registry::new());
+        r.with(|b| b.inc(Counter::Lookups));
+        std::thread::scope(|s| {
+            for _ in 0..3 {
+                let r = &r;
+                s.spawn(move || {
+                    for _ in 0..1000 {
+                        r.with(|b| b.inc(Counter::Lookups));
+                    }
+                    r.with(|b| b.inc(Counter::Misses));
+                });
+            }
+        });
+        let st = r.snapshot();
+        assert_eq!(st.lookups, 3001);
+        assert_eq!(st.misses, 3);
+        assert_eq!(st.hits, 2998);
+        assert_eq!(r.blocks.lock().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn two_registries_in_one_thread() {
+        let a = Registry::new();
+        let b = Registry::new();
+        for i in 0..10 {
+            a.with(|x| x.inc(Counter::Lookups));
+            if i % 2 == 0 {
+                b.with(|x| x.inc(Counter::Lookups));
+            }
+        }
+        assert_eq!(a.snapshot().lookups, 10);
+        assert_eq!(b.snapshot().lookups, 5);
+    }
+}

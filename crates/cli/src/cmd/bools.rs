@@ -1,0 +1,21 @@
+//! `arbiter bools`: the policy's booleans.
+
+use crate::load;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Policy file, or `builtin`.
+    #[arg(default_value = load::BUILTIN_NAME)]
+    policy: String,
+}
+
+pub fn run(a: Args) -> Result<ExitCode, String> {
+    let p = load::policy(&a.policy)?;
+    let mut bools: Vec<_> = p.bools.iter().collect();
+    bools.sort_by(|a, b| a.name.cmp(&b.name));
+    for b in bools {
+        println!("{} {}", b.name, if b.state { "on" } else { "off" });
+    }
+    Ok(ExitCode::SUCCESS)
+}

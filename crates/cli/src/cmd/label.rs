@@ -1,0 +1,54 @@
+//! `arbiter label`: the context of a new, relabeled or member object.
+
+use crate::load;
+use arbiter_decide::labeling::LabelKind;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Policy file, or `builtin`.
+    policy: String,
+    /// Source (creating process) context.
+    scontext: String,
+    /// Target (parent directory / related object) context.
+    tcontext: String,
+    /// Class of the new object.
+    tclass: String,
+    /// Object name, for filename type transitions (create only).
+    name: Option<String>,
+    /// Which computation: create (type_transition), relabel (type_change), member (type_member).
+    #[arg(long, value_enum, default_value = "create")]
+    kind: Kind,
+    /// Set a boolean before computing (NAME=VALUE, repeatable).
+    #[arg(long = "bool", value_name = "NAME=VALUE")]
+    bools: Vec<String>,
+}
+
+#[derive(Copy, Clone, clap::ValueEnum)]
+enum Kind {
+    Create,
+    Relabel,
+    Member,
+}
+
+pub fn run(a: Args) -> Result<ExitCode, String> {
+    let server = load::server(&a.policy, &a.bools)?;
+    let ssid = server
+        .context_to_sid(&a.scontext)
+        .map_err(|x| format!("source context: {x}"))?;
+    let tsid = server
+        .context_to_sid(&a.tcontext)
+        .map_err(|x| format!("target context: {x}"))?;
+    let class = server.known_class(&a.tclass).map_err(|e| e.to_string())?;
+    let kind = match a.kind {
+        Kind::Create => LabelKind::Create,
+        Kind::Relabel => LabelKind::Relabel,
+        Kind::Member => LabelKind::Member,
+    };
+    let mut q = server.query();
+    let sid = q
+        .compute_label(ssid, tsid, class, kind, a.name.as_deref())
+        .map_err(|e| e.to_string())?;
+    println!("{}", server.sid_to_context(sid).map_err(|e| e.to_string())?);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,8 @@
+//! One module per subcommand.
+
+pub mod av;
+pub mod bools;
+pub mod check;
+pub mod demo;
+pub mod info;
+pub mod label;
