@@ -97,15 +97,15 @@ pub fn statistics(p: &Policy) -> Vec<(&'static str, StatValue)> {
                 HandleUnknown::Allow => "allow",
             }),
         ),
-        ("Classes", n(p.classes.len())),
+        ("Classes", n(named(p.classes.iter().map(|c| &c.name)))),
         ("Permissions", n(perms)),
-        ("Sensitivities", n(p.sensitivities.len())),
-        ("Categories", n(p.categories.len())),
+        ("Sensitivities", n(named(p.sensitivities.iter().map(|s| &s.name)))),
+        ("Categories", n(named(p.categories.iter().map(|c| &c.name)))),
         ("Types", n(types)),
         ("Attributes", n(attributes)),
-        ("Users", n(p.users.len())),
-        ("Roles", n(p.roles.len())),
-        ("Booleans", n(p.bools.len())),
+        ("Users", n(named(p.users.iter().map(|u| &u.name)))),
+        ("Roles", n(named(p.roles.iter().map(|r| &r.name)))),
+        ("Booleans", n(named(p.bools.iter().map(|b| &b.name)))),
         ("Cond. Expr.", n(p.cond_nodes.len())),
         ("Allow", Int(kind(AvtabKind::Allowed))),
         ("Neverallow", Int(0)),
@@ -141,6 +141,12 @@ pub fn statistics(p: &Policy) -> Vec<(&'static str, StatValue)> {
         ("Netifcon", n(o.netifs.len())),
         ("Nodecon", n(o.nodes.len() + o.nodes6.len())),
     ]
+}
+
+/// Symbols the file names: values it leaves unnamed are placeholders in the model's
+/// arrays, not symbols seinfo would list.
+fn named<'a>(names: impl Iterator<Item = &'a Box<str>>) -> usize {
+    names.filter(|n| !n.is_empty()).count()
 }
 
 /// The statistics as seinfo prints them (`path` as given by the user).
