@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Regenerate every binary policy in bin/ from the sources in src/.
-# Needs only checkpolicy and secilc (Debian: apt-get install checkpolicy
-# secilc).  Output is deterministic: running it twice gives byte-identical
-# files.  The expected-warning lines checkpolicy prints are listed in
-# README.md ("Known compiler noise").
+# Needs checkpolicy and secilc (Debian: apt-get install checkpolicy secilc),
+# and cargo for the two files checkpolicy cannot write (features.34/.35).
+# Output is deterministic: running it twice gives byte-identical files.
+# The expected-warning lines checkpolicy prints are listed in README.md
+# ("Known compiler noise").
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -72,5 +73,12 @@ done
 for v in 24 33; do
 	build "bounds.$v" $CIL -N -c "$v" -f /dev/null src/bounds.cil
 done
+
+# features.34 / features.35: format versions 34 (xperms inside conditional rules) and 35
+# (neveraudit types), plus nlmsg xperms, none of which checkpolicy 3.4 can write. They
+# are made from bin/features.33 by arbiter's own policy writer (this step needs cargo);
+# what they add is listed in README.md. Deterministic like the rest.
+cargo run -q --manifest-path ../Cargo.toml -p arbiter-policy --example mkfixtures -- \
+	bin/features.33 bin
 
 echo "done: $(ls bin | wc -l) binaries, $(du -cb bin/* | tail -1 | cut -f1) bytes"

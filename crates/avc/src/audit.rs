@@ -179,12 +179,10 @@ pub fn xperm_audit_required(
     (audited, denied)
 }
 
-/// Formats the record text (see the module header).
+/// Formats the record text (see the module header) for the key (ssid, tsid, class).
 pub fn format_record<S: DecisionSource + ?Sized>(
     source: &S,
-    ssid: u32,
-    tsid: u32,
-    tclass: u16,
+    (ssid, tsid, tclass): (u32, u32, u16),
     audited: u32,
     denied: bool,
     permissive: bool,

@@ -373,9 +373,7 @@ impl<S: DecisionSource> Avc<S> {
         let permissive = is_denial && !failed;
         let text = format_record(
             &self.source,
-            ssid,
-            tsid,
-            tclass,
+            (ssid, tsid, tclass),
             audited,
             is_denial,
             permissive,
@@ -517,6 +515,7 @@ impl<S: DecisionSource> Avc<S> {
     /// The kernel's `avc_has_extended_perms` (ioctl or netlink command `xperm`, whose high
     /// byte is the driver), with auditing: the base permission `requested` must be granted
     /// and, if the policy has extended-permission rules for the triple, the command too.
+    #[allow(clippy::too_many_arguments)] // the kernel's avc_has_extended_perms, argument for argument
     pub fn has_extended_perm(
         &self,
         ssid: u32,

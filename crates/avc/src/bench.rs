@@ -273,10 +273,7 @@ impl Variant {
     }
 
     fn all() -> Vec<Variant> {
-        let mut v: Vec<Variant> = [HashKind::Original, HashKind::MulAdd, HashKind::Murmur3]
-            .into_iter()
-            .map(Variant::Kernel)
-            .collect();
+        let mut v: Vec<Variant> = HashKind::ALL.into_iter().map(Variant::Kernel).collect();
         v.extend(HashKind::ALL.into_iter().map(Variant::Arbiter));
         v.push(Variant::ArbiterDefault);
         v
@@ -343,6 +340,25 @@ impl Throughput {
     }
 }
 
+/// Static quality of the hash functions for one configuration: `entries` keys drawn at
+/// random from the trace's distinct keys, placed at once into `slots` buckets (no cache
+/// dynamics), averaged over many draws. This isolates the hash from reclaim and is what
+/// the study's metrics measure.
+#[derive(Clone, Debug)]
+pub struct HashQuality {
+    pub config: StudyConfig,
+    /// (hash, mean bucket utilisation, mean longest chain).
+    pub per_hash: Vec<(HashKind, f64, f64)>,
+}
+
+/// Bucket spread of a structured key set (8192 keys into 8192 buckets) per hash.
+#[derive(Clone, Debug)]
+pub struct StructuredSpread {
+    pub name: &'static str,
+    /// (hash, bucket utilisation, longest chain).
+    pub per_hash: Vec<(HashKind, f64, usize)>,
+}
+
 /// A goal from the issue, measured (reported, not asserted).
 #[derive(Clone, Debug)]
 pub struct Target {
@@ -365,6 +381,8 @@ pub struct Report {
     /// entry count (the study's 277 ns case).
     pub kernel_default_slots: Option<VariantResult>,
     pub throughput: Vec<Throughput>,
+    pub hash_quality: Vec<HashQuality>,
+    pub structured: Vec<StructuredSpread>,
     pub targets: Vec<Target>,
 }
 
@@ -567,8 +585,11 @@ fn run_variant<S: DecisionSource + ?Sized>(
     }
 }
 
-/// This thread's time on a CPU so far, in ns (Linux `schedstat`), if available.
+/// This thread's time on a CPU so far, in ns (Linux `schedstat`), if available. The
+/// kernel folds the running slice into that figure only at scheduling events, so yield
+/// first to bring it up to date.
 fn thread_cpu_ns() -> Option<u64> {
+    std::thread::yield_now();
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     s.split_whitespace().next()?.parse().ok()
 }
@@ -632,15 +653,115 @@ fn throughput<F: Fn(&Query) -> Option<u32> + Sync>(
     })
 }
 
+fn spread(h: HashKind, keys: &[(u32, u32, u16)], slots: usize) -> (f64, usize) {
+    let bits = slots.trailing_zeros();
+    let mut cnt = vec![0u32; slots];
+    for &(s, t, c) in keys {
+        cnt[h.bucket(s, t, c as u32, bits)] += 1;
+    }
+    let used = cnt.iter().filter(|&&c| c > 0).count();
+    (
+        used as f64 / slots as f64,
+        cnt.iter().copied().max().unwrap_or(0) as usize,
+    )
+}
+
+fn hash_quality(
+    keys: &[(u32, u32, u16)],
+    configs: &[StudyConfig],
+    samples: usize,
+) -> Vec<HashQuality> {
+    let mut rng = Rng::new(0x6861_7368);
+    configs
+        .iter()
+        .filter(|c| c.entries <= keys.len())
+        .map(|&c| {
+            let mut acc = vec![(0.0, 0.0); HashKind::ALL.len()];
+            let mut pool = keys.to_vec();
+            for _ in 0..samples.max(1) {
+                // Partial Fisher-Yates: a uniform random subset of `entries` keys.
+                for i in 0..c.entries {
+                    let j = i + rng.below(pool.len() - i);
+                    pool.swap(i, j);
+                }
+                for (a, h) in acc.iter_mut().zip(HashKind::ALL) {
+                    let (u, ch) = spread(h, &pool[..c.entries], c.slots);
+                    a.0 += u;
+                    a.1 += ch as f64;
+                }
+            }
+            let n = samples.max(1) as f64;
+            HashQuality {
+                config: c,
+                per_hash: HashKind::ALL
+                    .into_iter()
+                    .zip(acc)
+                    .map(|(h, (u, ch))| (h, u / n, ch / n))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+fn structured_spreads() -> Vec<StructuredSpread> {
+    type KeySet = (&'static str, Vec<(u32, u32, u16)>);
+    let sets: Vec<KeySet> = vec![
+        (
+            "self checks (s, s, c)",
+            (1..=8192).map(|i| (i, i, 1)).collect(),
+        ),
+        (
+            "one source, target scan",
+            (1..=8192).map(|i| (7, i, 1)).collect(),
+        ),
+        (
+            "one target, source scan",
+            (1..=8192).map(|i| (i, 7, 1)).collect(),
+        ),
+        (
+            "SID grid 91x90",
+            (1..=91)
+                .flat_map(|a| (1..=90).map(move |b| (a, b, 1)))
+                .take(8192)
+                .collect(),
+        ),
+        (
+            "64 SID pairs x 128 classes",
+            (0..64u32)
+                .flat_map(|p| (1..=128).map(move |c| (p + 1, 3 * p + 100, c)))
+                .collect(),
+        ),
+        (
+            "target SIDs strided by 512",
+            (0..8192).map(|i| (3, 1 + 512 * i, 1)).collect(),
+        ),
+    ];
+    sets.into_iter()
+        .map(|(name, keys)| StructuredSpread {
+            name,
+            per_hash: HashKind::ALL
+                .into_iter()
+                .map(|h| {
+                    let (u, ch) = spread(h, &keys, 8192);
+                    (h, u, ch)
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 /// Runs the whole benchmark (see the module header). `source` answers the misses.
 pub fn run<S: DecisionSource + ?Sized>(trace: &[Query], source: &S, opts: &BenchOptions) -> Report {
     let overhead = timer_overhead();
     let mut sids = std::collections::HashSet::new();
     let mut keys = std::collections::HashSet::new();
+    let mut distinct = Vec::new();
     for q in trace {
         sids.insert(q.ssid);
         sids.insert(q.tsid);
-        keys.insert((q.ssid, q.tsid, q.tclass));
+        if keys.insert((q.ssid, q.tsid, q.tclass)) {
+            distinct.push((q.ssid, q.tsid, q.tclass));
+        }
     }
     let mut configs = Vec::new();
     for &c in &opts.configs {
@@ -771,6 +892,8 @@ pub fn run<S: DecisionSource + ?Sized>(trace: &[Query], source: &S, opts: &Bench
         configs,
         kernel_default_slots,
         throughput: throughput_rows,
+        hash_quality: hash_quality(&distinct, &opts.configs, opts.samples),
+        structured: structured_spreads(),
         targets: Vec::new(),
     };
     report.targets = targets(&report);
@@ -986,7 +1109,40 @@ impl Report {
                 let _ = d;
             }
         }
-        let _ = writeln!(o, "\n(d) hit throughput, million lookups/s (frozen cache, hits only): wall clock | on-CPU time (per-thread schedstat)");
+        if !self.hash_quality.is_empty() {
+            let _ = writeln!(
+                o,
+                "\n(d) hash quality alone: utilization / longest chain, keys drawn at random from the trace and placed at once (mean of {} draws)",
+                self.samples
+            );
+            let labels: Vec<String> = HashKind::ALL.iter().map(|h| h.name().to_string()).collect();
+            table_header(&mut o, &labels);
+            for q in &self.hash_quality {
+                let _ = write!(
+                    o,
+                    "{:<15}",
+                    format!("{}/{}", q.config.entries, q.config.slots)
+                );
+                for (_, u, c) in &q.per_hash {
+                    let _ = write!(o, "|{:>w$}", format!("{:.1}%/{:.2}", 100.0 * u, c), w = COL);
+                }
+                o.push('\n');
+            }
+            let _ = writeln!(o, "\n(d') structured key sets, 8192 keys in 8192 buckets: utilization / longest chain");
+            let _ = write!(o, "{:<27}", "key set");
+            for l in &labels {
+                let _ = write!(o, "|{:>w$}", l, w = COL);
+            }
+            o.push('\n');
+            for st in &self.structured {
+                let _ = write!(o, "{:<27}", st.name);
+                for (_, u, c) in &st.per_hash {
+                    let _ = write!(o, "|{:>w$}", format!("{:.0}%/{}", 100.0 * u, c), w = COL);
+                }
+                o.push('\n');
+            }
+        }
+        let _ = writeln!(o, "\n(e) hit throughput, million lookups/s (frozen cache, hits only): wall clock | on-CPU time (per-thread schedstat)");
         for t in &self.throughput {
             let pts: Vec<String> = t
                 .points
@@ -1052,6 +1208,19 @@ impl Report {
                 })).collect::<Vec<_>>(),
                 "scaling_wall": t.scaling(),
                 "scaling_on_cpu": t.scaling_on_cpu(),
+            })).collect::<Vec<_>>(),
+            "hash_quality": self.hash_quality.iter().map(|q| json!({
+                "entries": q.config.entries,
+                "slots": q.config.slots,
+                "hashes": q.per_hash.iter().map(|(h, u, c)| json!({
+                    "hash": h.name(), "bucket_utilization": u, "longest_chain": c,
+                })).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "structured": self.structured.iter().map(|st| json!({
+                "set": st.name,
+                "hashes": st.per_hash.iter().map(|(h, u, c)| json!({
+                    "hash": h.name(), "bucket_utilization": u, "longest_chain": c,
+                })).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
             "targets": self.targets.iter().map(|t| json!({
                 "name": t.name, "goal": t.goal, "measured": t.measured, "met": t.met,
@@ -1125,7 +1294,7 @@ mod tests {
         };
         let r = run(&trace, &src, &opts);
         assert_eq!(r.configs.len(), 2);
-        assert_eq!(r.configs[0].variants.len(), 8);
+        assert_eq!(r.configs[0].variants.len(), 9);
         for c in &r.configs {
             for v in &c.variants {
                 assert!(v.hit_ratio > 0.0 && v.hit_ratio < 1.0, "{:?}", v);

@@ -8,7 +8,7 @@
 //! * [`table`] — the lock-free table: layout, slot protocol, memory orderings, reclaim;
 //! * [`hash`] — the kernel study's hash functions and arbiter's default;
 //! * [`baseline`] — models of the kernel's and libselinux's caches;
-//! * [`bench`] — the benchmark reproducing the 2025 kernel hash-slot study;
+//! * [`bench`](mod@bench) — the benchmark reproducing the 2025 kernel hash-slot study;
 //! * [`fake`] — a deterministic source for tests and benchmarks.
 //!
 //! ```

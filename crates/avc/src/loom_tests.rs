@@ -22,22 +22,29 @@ use crate::stats::StatBlock;
 use crate::table::{Inserted, Table};
 use crate::{Avc, AvcConfig, Decision, DecisionSource, SourceError};
 
-/// Preemption bound of every model: enough for the interleavings that matter here (a
-/// reader preempted inside a cell read, a writer preempted inside a cell write or between
-/// the state store and a cell write) while keeping each model well under a minute.
+/// Default preemption bound: enough for the interleavings that matter here (a reader
+/// preempted inside a cell read, a writer preempted inside a cell write or between the
+/// state store and a cell write) while keeping each model well under a minute.
 const PREEMPTIONS: usize = 3;
 
 fn model<F: Fn() + Sync + Send + 'static>(f: F) {
+    model_bounded(PREEMPTIONS, f)
+}
+
+fn model_bounded<F: Fn() + Sync + Send + 'static>(bound: usize, f: F) {
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     let runs = std::sync::Arc::new(AtomicUsize::new(0));
     let counter = runs.clone();
     let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(PREEMPTIONS);
+    b.preemption_bound = Some(bound);
     b.check(move || {
         counter.fetch_add(1, Relaxed);
         f()
     });
-    eprintln!("loom: {} executions explored", runs.load(Relaxed));
+    eprintln!(
+        "loom: {} executions explored (preemption bound {bound})",
+        runs.load(Relaxed)
+    );
 }
 
 const CLASS: u32 = 1;
@@ -61,71 +68,100 @@ fn version_of(key: u32, w: &[u64; 3]) -> Option<u32> {
     .then_some(v)
 }
 
-#[test]
-fn loom_reader_vs_insert_evict_update() {
-    model(|| {
-        // One bucket, two cells, two entries at most: the third insert evicts the first
-        // and reuses its cell; then the second is updated in place.
-        let t: Arc<Table<3>> = Arc::new(Table::new(1, 2, HashKind::Original, 0xffff));
+/// Runs `write` on a table prepared by `setup` while a reader looks up each key of
+/// `keys`; every answer must be an untorn (key, payload) pair of a version at least as
+/// new as the previous answer for the same key.
+fn race_one_write(
+    buckets: usize,
+    threshold: usize,
+    setup: &'static [u32],
+    keys: &'static [u32],
+    write: fn(&Table<3>, &StatBlock),
+) {
+    model(move || {
+        let t: Arc<Table<3>> = Arc::new(Table::new(buckets, threshold, HashKind::Original, 0xffff));
+        let st = StatBlock::default();
+        for &k in setup {
+            t.insert(1, k, 7, CLASS, payload(k, 0), &st);
+        }
         let r = t.clone();
         let reader = thread::spawn(move || {
-            let mut seen2 = 0;
-            for key in [1u32, 3, 2, 2] {
+            let mut last = [0u32; 8];
+            for &key in keys {
                 if let Some((hi, words)) = r.lookup(1, key, 7, CLASS) {
                     assert_eq!(hi & 0xffff, CLASS);
                     let v = version_of(key, &words).expect("torn key/payload pair");
-                    if key == 2 {
-                        // In-place update: never back from version 1 to 0.
-                        assert!(v >= seen2);
-                        seen2 = v;
-                    }
+                    assert!(v >= last[key as usize], "version went back");
+                    last[key as usize] = v;
                 }
             }
-            assert!(r.lookup(2, 2, 7, CLASS).is_none(), "other generation");
         });
-        let st = StatBlock::default();
-        assert!(matches!(
-            t.insert(1, 1, 7, CLASS, payload(1, 0), &st),
-            Inserted::New { .. }
-        ));
-        assert!(matches!(
-            t.insert(1, 2, 7, CLASS, payload(2, 0), &st),
-            Inserted::New { .. }
-        ));
-        assert!(matches!(
-            t.insert(1, 3, 7, CLASS, payload(3, 0), &st),
-            Inserted::New { evicted: 1 }
-        ));
-        assert!(t.update(1, 2, 7, CLASS, |hi, _| (hi, payload(2, 1))));
+        write(&t, &st);
         reader.join().unwrap();
-        // Settled: key 1 evicted, 2 at version 1, 3 present.
-        assert!(t.lookup(1, 1, 7, CLASS).is_none());
-        assert_eq!(
-            t.lookup(1, 2, 7, CLASS).map(|(_, w)| version_of(2, &w)),
-            Some(Some(1))
-        );
-        assert!(t.lookup(1, 3, 7, CLASS).is_some());
     });
 }
 
 #[test]
-fn loom_two_readers_one_cell_rewritten() {
-    model(|| {
-        // A full two-cell table: a third key evicts the oldest entry and takes its cell
-        // while two readers look up the old and the new key.
+fn loom_reader_vs_insert() {
+    race_one_write(1, 2, &[], &[1], |t, st| {
+        assert!(matches!(
+            t.insert(1, 1, 7, CLASS, payload(1, 0), st),
+            Inserted::New { evicted: 0 }
+        ));
+    });
+}
+
+#[test]
+fn loom_reader_vs_eviction_reusing_the_cell() {
+    // Full table of two cells: inserting 3 evicts 1 (oldest) and takes its cell.
+    race_one_write(1, 2, &[1, 2], &[1, 3], |t, st| {
+        assert_eq!(
+            t.insert(1, 3, 7, CLASS, payload(3, 0), st),
+            Inserted::New { evicted: 1 }
+        );
+        assert!(t.lookup(1, 1, 7, CLASS).is_none());
+    });
+}
+
+#[test]
+fn loom_reader_vs_update_in_place() {
+    race_one_write(1, 2, &[2], &[2, 2], |t, _| {
+        assert!(t.update(1, 2, 7, CLASS, |hi, _| (hi, payload(2, 1))));
+    });
+}
+
+#[test]
+fn loom_reader_vs_eviction_moving_an_entry() {
+    // Two buckets of two cells, home = parity of ssid: 2 and 4 fill bucket 0, 6 spills
+    // into bucket 1 (probed from the back). Inserting 1 evicts 2 (oldest); the repair
+    // moves 6 home into 2's cell; 1 takes bucket 1.
+    race_one_write(2, 3, &[2, 4, 6], &[6], |t, st| {
+        assert_eq!(
+            t.insert(1, 1, 7, CLASS, payload(1, 0), st),
+            Inserted::New { evicted: 1 }
+        );
+        for key in [4u32, 6, 1] {
+            assert!(t.lookup(1, key, 7, CLASS).is_some(), "{key} lost");
+        }
+        assert_eq!(t.stats(1).longest_probe, 2, "6 moved home");
+    });
+}
+
+#[test]
+fn loom_two_readers_vs_eviction() {
+    // Bound 2: three threads multiply the interleavings.
+    model_bounded(2, || {
         let t: Arc<Table<3>> = Arc::new(Table::new(1, 2, HashKind::Original, 0xffff));
         let st = StatBlock::default();
         t.insert(1, 1, 7, CLASS, payload(1, 0), &st);
         t.insert(1, 2, 7, CLASS, payload(2, 0), &st);
-        let readers: Vec<_> = [[3u32, 1], [1, 3]]
+        let readers: Vec<_> = [1u32, 3]
             .into_iter()
-            .map(|keys| {
+            .map(|key| {
                 let r = t.clone();
                 thread::spawn(move || {
-                    for key in keys {
-                        if let Some((_, words)) = r.lookup(1, key, 7, CLASS) {
-                            version_of(key, &words).expect("torn");
-                        }
+                    if let Some((_, words)) = r.lookup(1, key, 7, CLASS) {
+                        version_of(key, &words).expect("torn");
                     }
                 })
             })
@@ -134,37 +170,6 @@ fn loom_two_readers_one_cell_rewritten() {
         for r in readers {
             r.join().unwrap();
         }
-    });
-}
-
-#[test]
-fn loom_reader_vs_eviction_moving_an_entry() {
-    model(|| {
-        // Original hash, two buckets of two cells: the home bucket is the parity of ssid.
-        // 2 and 4 fill bucket 0, 6 spills into bucket 1 (probed from the back). Inserting
-        // 1 evicts 2 (oldest); the repair moves 6 home into 2's cell; 1 takes bucket 1.
-        let t: Arc<Table<3>> = Arc::new(Table::new(2, 3, HashKind::Original, 0xffff));
-        let st = StatBlock::default();
-        for k in [2u32, 4, 6] {
-            t.insert(1, k, 7, CLASS, payload(k, 0), &st);
-        }
-        let r = t.clone();
-        let reader = thread::spawn(move || {
-            for key in [6u32, 1, 6] {
-                if let Some((_, words)) = r.lookup(1, key, 7, CLASS) {
-                    version_of(key, &words).expect("torn");
-                }
-            }
-        });
-        assert_eq!(
-            t.insert(1, 1, 7, CLASS, payload(1, 0), &st),
-            Inserted::New { evicted: 1 }
-        );
-        reader.join().unwrap();
-        for key in [4u32, 6, 1] {
-            assert!(t.lookup(1, key, 7, CLASS).is_some(), "{key} lost");
-        }
-        assert_eq!(t.stats(1).longest_probe, 2, "6 moved home");
     });
 }
 

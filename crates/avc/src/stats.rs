@@ -1,18 +1,24 @@
 //! Cache statistics without shared writes on the hit path.
 //!
-//! Each (thread, cache) pair owns a cache-line-aligned block of counters, found through a
-//! thread-local list and registered with the cache the first time the thread uses it.
-//! Only the owning thread writes its block, and it does so with a relaxed load and a
-//! relaxed store (no read-modify-write: there is no other writer to race with); readers of
-//! the statistics sum all registered blocks with relaxed loads. A hit therefore writes
-//! only memory no other core touches, and the kernel's per-CPU `avc_cache_stats` semantics
-//! (lookups, hits = lookups − misses, misses, allocations, reclaims, frees) are kept.
-//! Blocks outlive their threads, so counts of finished threads stay in the sums.
+//! Each (thread, cache) pair owns a cache-line-aligned block of counters. Only the owning
+//! thread writes its block, and it does so with a relaxed load and a relaxed store (no
+//! read-modify-write: there is no other writer to race with); readers of the statistics
+//! sum all blocks with relaxed loads. A hit therefore writes only memory no other core
+//! touches, and the kernel's per-CPU `avc_cache_stats` semantics (lookups, hits =
+//! lookups − misses, misses, allocations, reclaims, frees) are kept. Blocks outlive their
+//! threads, so counts of finished threads stay in the sums.
+//!
+//! Finding the block: the first `FAST_SLOTS` threads to use a cache get a slot in an
+//! array inside it, and a thread remembers its last (cache id, slot) in a plain
+//! thread-local `Cell` (no destructor, constant-initialised, so reading it is a single
+//! thread-pointer-relative load). A thread switching between caches, or beyond the first
+//! `FAST_SLOTS`, goes through a thread-local list of its blocks instead. Cache ids are
+//! never reused, so a remembered id can only match the live cache that issued it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 pub use crate::table::TableStats as HashStats;
 
@@ -56,65 +62,100 @@ impl StatBlock {
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
 
+/// Threads per cache with a block in the cache's own array (the fast path).
+pub(crate) const FAST_SLOTS: usize = 64;
+
+/// Where a thread's block for one cache lives.
+enum Slot {
+    /// Index into the cache's `fast` array.
+    Fast(usize),
+    /// A block of its own, also held by the cache's `shared` list.
+    Shared(Arc<StatBlock>),
+}
+
 thread_local! {
-    /// This thread's blocks, most recently used last.
-    static LOCAL: RefCell<Vec<(usize, Arc<StatBlock>)>> = const { RefCell::new(Vec::new()) };
+    /// (cache id, fast slot) of the last cache this thread used through its fast slot.
+    static LAST: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// Every cache this thread used: id, liveness token, slot.
+    static LOCAL: RefCell<Vec<(usize, Weak<()>, Slot)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The blocks of one cache.
 pub(crate) struct Registry {
     id: usize,
-    blocks: Mutex<Vec<Arc<StatBlock>>>,
+    /// Dropped with the cache: lets threads forget entries of dead caches.
+    alive: Arc<()>,
+    fast: Box<[StatBlock]>,
+    /// Next free `fast` slot (taken once per thread, never on a lookup).
+    next_fast: AtomicUsize,
+    shared: Mutex<Vec<Arc<StatBlock>>>,
 }
 
 impl Registry {
     pub(crate) fn new() -> Registry {
         Registry {
             id: NEXT_ID.fetch_add(1, Relaxed),
-            blocks: Mutex::new(Vec::new()),
+            alive: Arc::new(()),
+            fast: (0..FAST_SLOTS).map(|_| StatBlock::default()).collect(),
+            next_fast: AtomicUsize::new(0),
+            shared: Mutex::new(Vec::new()),
         }
     }
 
     /// Runs `f` on the calling thread's block for this cache.
     #[inline(always)]
     pub(crate) fn with<R>(&self, f: impl FnOnce(&StatBlock) -> R) -> R {
-        LOCAL.with(|l| {
-            {
-                let v = l.borrow();
-                if let Some((id, b)) = v.last() {
-                    if *id == self.id {
-                        return f(b);
-                    }
-                }
-            }
-            let b = self.find_or_register(l);
-            f(&b)
-        })
+        let (id, slot) = LAST.with(Cell::get);
+        if id == self.id {
+            return f(&self.fast[slot]);
+        }
+        self.with_slow(f)
     }
 
     #[cold]
-    fn find_or_register(&self, l: &RefCell<Vec<(usize, Arc<StatBlock>)>>) -> Arc<StatBlock> {
-        let mut v = l.borrow_mut();
-        if let Some(pos) = v.iter().position(|(id, _)| *id == self.id) {
-            let e = v.remove(pos);
-            let b = e.1.clone();
-            v.push(e);
-            return b;
+    #[inline(never)]
+    fn with_slow<R>(&self, f: impl FnOnce(&StatBlock) -> R) -> R {
+        let slot = LOCAL.with(|l| {
+            let mut v = l.borrow_mut();
+            if let Some((_, _, slot)) = v.iter().find(|(id, _, _)| *id == self.id) {
+                return match slot {
+                    Slot::Fast(i) => Slot::Fast(*i),
+                    Slot::Shared(b) => Slot::Shared(b.clone()),
+                };
+            }
+            // First use of this cache by this thread; forget caches that are gone.
+            v.retain(|(_, alive, _)| alive.strong_count() > 0);
+            let i = self.next_fast.fetch_add(1, Relaxed);
+            let slot = if i < FAST_SLOTS {
+                Slot::Fast(i)
+            } else {
+                let b = Arc::new(StatBlock::default());
+                self.shared
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(b.clone());
+                Slot::Shared(b)
+            };
+            let copy = match &slot {
+                Slot::Fast(i) => Slot::Fast(*i),
+                Slot::Shared(b) => Slot::Shared(b.clone()),
+            };
+            v.push((self.id, Arc::downgrade(&self.alive), slot));
+            copy
+        });
+        match slot {
+            Slot::Fast(i) => {
+                LAST.with(|c| c.set((self.id, i)));
+                f(&self.fast[i])
+            }
+            Slot::Shared(b) => f(&b),
         }
-        // Forget blocks of caches that no longer exist (the registry held the other ref).
-        v.retain(|(_, b)| Arc::strong_count(b) > 1);
-        let b = Arc::new(StatBlock::default());
-        self.blocks
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(b.clone());
-        v.push((self.id, b.clone()));
-        b
     }
 
     fn sum(&self) -> [u64; NCOUNTERS] {
         let mut s = [0u64; NCOUNTERS];
-        for b in self.blocks.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        let shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        for b in self.fast.iter().chain(shared.iter().map(|b| &**b)) {
             for (acc, c) in s.iter_mut().zip(b.c.iter()) {
                 *acc = acc.wrapping_add(c.load(Relaxed));
             }
@@ -206,7 +247,23 @@ mod tests {
         assert_eq!(st.lookups, 3001);
         assert_eq!(st.misses, 3);
         assert_eq!(st.hits, 2998);
-        assert_eq!(r.blocks.lock().unwrap().len(), 4);
+        assert_eq!(r.next_fast.load(Relaxed), 4);
+    }
+
+    #[test]
+    fn more_threads_than_fast_slots() {
+        let r = Registry::new();
+        std::thread::scope(|s| {
+            for _ in 0..FAST_SLOTS + 5 {
+                s.spawn(|| {
+                    for _ in 0..10 {
+                        r.with(|b| b.inc(Counter::Lookups));
+                    }
+                });
+            }
+        });
+        assert_eq!(r.snapshot().lookups, 10 * (FAST_SLOTS as u64 + 5));
+        assert_eq!(r.shared.lock().unwrap().len(), 5);
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! process transition that changes role needs a `role allow`; a bounded source type is
 //! cut down to what its bound would be allowed.
 
-use crate::constraint;
-use crate::index::{row_has, AvKind};
+use crate::index::{
+    bit_has, row_has, AvKind, AvRule, FLAG_BOUNDED, FLAG_NEVERAUDIT, FLAG_PERMISSIVE,
+};
 use crate::server::Snapshot;
 use arbiter_policy::avtab::{AvtabKind, XpermsKind};
 use arbiter_policy::mls::Context;
@@ -60,11 +61,11 @@ impl AvDecision {
 pub fn compute_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> AvDecision {
     let mut d = context_av(snap, s, t, class, 0);
     d.seqno = snap.seqno;
-    let p = &snap.policy;
-    if p.permissive.contains(s.ty.value() as u32) {
+    let f = snap.index.type_flags(s.ty);
+    if f & FLAG_PERMISSIVE != 0 {
         d.flags |= AVD_FLAGS_PERMISSIVE;
     }
-    if p.neveraudit.contains(s.ty.value() as u32) {
+    if f & FLAG_NEVERAUDIT != 0 {
         d.flags |= AVD_FLAGS_NEVERAUDIT;
     }
     d
@@ -74,33 +75,39 @@ pub fn compute_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> 
 #[inline]
 pub fn te_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> (u32, u32, u32) {
     let idx = &*snap.index;
-    let row = idx.member_row(t.ty);
-    let (mut allowed, mut auditallow, mut auditdeny) = (0u32, 0u32, u32::MAX);
-    for &sa in idx.attrs_of(s.ty) {
-        for r in idx.av_bucket(sa, class) {
-            if !row_has(row, r.target) || !snap.cond_enabled(r.cond) {
-                continue;
-            }
-            match r.kind {
-                AvKind::Allowed => allowed |= r.perms,
-                AvKind::AuditAllow => auditallow |= r.perms,
-                AvKind::AuditDeny => auditdeny &= r.perms,
+    let plan = idx.av_plan(s.ty, class);
+    let mut acc = [0u32, 0, u32::MAX];
+    let mut apply = |r: &AvRule| match r.kind {
+        AvKind::Allowed => acc[0] |= r.perms,
+        AvKind::AuditAllow => acc[1] |= r.perms,
+        AvKind::AuditDeny => acc[2] &= r.perms,
+    };
+    if !plan.shared.is_empty() {
+        let row = idx.shared_row(t.ty);
+        for r in plan.shared {
+            if bit_has(row, r.target) && snap.cond_enabled(r.cond) {
+                apply(r);
             }
         }
     }
-    (allowed, auditallow, auditdeny)
+    for r in idx.solo_rules(&plan, t.ty) {
+        if snap.cond_enabled(r.cond) {
+            apply(r);
+        }
+    }
+    (acc[0], acc[1], acc[2])
 }
 
 fn context_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId, depth: u32) -> AvDecision {
     let p = &*snap.policy;
     let idx = &*snap.index;
-    let Some(cls) = p.classes.get(class.index()) else {
+    if class.index() >= p.classes.len() {
         return AvDecision::deny_all(snap.seqno);
-    };
+    }
     let (mut allowed, auditallow, auditdeny) = te_av(snap, s, t, class);
 
-    for c in cls.constraints.iter() {
-        if c.perms & allowed != 0 && !constraint::eval(p, &c.expr, s, t, None, None) {
+    for c in idx.constraints(class) {
+        if c.perms & allowed != 0 && !c.eval(p, s, t) {
             allowed &= !c.perms;
         }
     }
@@ -113,7 +120,11 @@ fn context_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId, depth: 
         allowed &= !idx.process_trans_perms;
     }
 
-    if let Some(bound) = p.types.get(s.ty.index()).and_then(|d| d.bounds) {
+    let bounded = idx.type_flags(s.ty) & FLAG_BOUNDED != 0;
+    if let Some(bound) = bounded
+        .then(|| p.types.get(s.ty.index()).and_then(|d| d.bounds))
+        .flatten()
+    {
         if depth >= MAX_BOUNDS_DEPTH {
             allowed = 0;
         } else {

@@ -26,12 +26,16 @@
 //!   ([`Policy::context_is_valid`], see [`validate_context`]).
 //!
 //! Errors are reported in the kernel's order (user, role, type, range, validity), and name
-//! the offending part.
+//! the offending part: `Unknown{User,Role,Type,Sensitivity,Category}` for a name no symbol
+//! has; `MalformedContext` for the shape (a missing `:`, an empty sensitivity or category,
+//! a descending `cA.cB`, a range in a non-MLS policy or none in an MLS one);
+//! `InvalidContext` when every part exists but the policy forbids the combination — and for
+//! a type attribute in the type field (the name exists, it just is not a type).
 //!
 //! One known divergence from libsepol 3.4 (the test oracle): its older `mls_context_to_sid`
 //! stops reading at a second `-` in the high level, accepting `s0-s0:c0-anything` as
-//! `s0-s0:c0`. The kernel since 4.20 (Jann Horn's rewrite, "make it stricter") rejects it,
-//! and so do we.
+//! `s0-s0:c0`. The kernel's version since late 2018 (Jann Horn, "selinux: refactor
+//! mls_context_to_sid() and make it stricter") rejects it, and so do we.
 //!
 //! # Formatting
 //!
@@ -157,7 +161,7 @@ fn parse_unvalidated(names: &Names, s: &[u8]) -> Result<Context> {
 fn parse_range(names: &Names, whole: &[u8], range: &[u8]) -> Result<MlsRange> {
     let (low, high) = split_once(range, b'-');
     // Category bits while parsing, dense: sets and runs in any order, duplicates allowed.
-    let mut words = vec![0u64; names.category_count().div_ceil(64)];
+    let mut words = vec![0u64; names.category_words()];
     let low = parse_level(names, whole, low, &mut words)?;
     let high = match high {
         Some(high) => parse_level(names, whole, high, &mut words)?,
@@ -199,22 +203,20 @@ fn parse_level(names: &Names, whole: &[u8], level: &[u8], words: &mut [u64]) -> 
                 }
             };
             // `category()` returned ids of this policy, so both are < category_count().
-            for bit in lo..=hi {
-                if let Some(w) = words.get_mut(bit / 64) {
-                    *w |= 1 << (bit % 64);
-                    any = true;
-                }
-            }
+            set_range(words, lo, hi);
+            any = true;
             match next {
                 Some(rest) => cats = rest,
                 None => break,
             }
         }
     }
-    let cats = if any {
-        ebitmap_from_words(words)
-    } else {
+    let cats = if !any {
         Ebitmap::default()
+    } else if let Some(known) = names.common_category_set(words) {
+        known
+    } else {
+        ebitmap_from_words(words)
     };
     Ok(MlsLevel {
         sens: sens.value(),
@@ -230,6 +232,20 @@ fn category(names: &Names, whole: &[u8], name: &[u8]) -> Result<CatId> {
         .and_then(|n| names.category(n))
         .filter(|c| c.index() < names.category_count())
         .ok_or_else(|| DecideError::UnknownCategory(lossy(name)))
+}
+
+/// Sets bits `lo..=hi` (both within `words`), a word at a time.
+fn set_range(words: &mut [u64], lo: usize, hi: usize) {
+    let (lw, hw) = (lo / 64, hi / 64);
+    let low_mask = u64::MAX << (lo % 64);
+    let high_mask = u64::MAX >> (63 - hi % 64);
+    if lw == hw {
+        words[lw] |= low_mask & high_mask;
+    } else {
+        words[lw] |= low_mask;
+        words[lw + 1..hw].fill(u64::MAX);
+        words[hw] |= high_mask;
+    }
 }
 
 fn ebitmap_from_words(words: &[u64]) -> Ebitmap {
@@ -338,23 +354,133 @@ fn write_level(names: &Names, level: &MlsLevel, out: &mut String) {
             cat(prev, out);
         }
     };
-    for bit in level.cats.iter() {
+    // Whole runs at a time, word by word (`c0.c1023` is 16 words, not 1024 bits).
+    for (first, last) in runs(&level.cats) {
         match run {
-            Some((head, prev)) if bit == prev + 1 => run = Some((head, bit)),
+            Some((head, prev)) if first == prev + 1 => run = Some((head, last)),
             Some(r) => {
                 close(r, out);
                 out.push(',');
-                cat(bit, out);
-                run = Some((bit, bit));
+                cat(first, out);
+                run = Some((first, last));
             }
             None => {
                 out.push(':');
-                cat(bit, out);
-                run = Some((bit, bit));
+                cat(first, out);
+                run = Some((first, last));
             }
         }
     }
     if let Some(r) = run {
         close(r, out);
+    }
+}
+
+/// The maximal runs of consecutive set bits within each 64-bit node, as `(first, last)`,
+/// ascending. Runs that continue across a node boundary come out as two adjacent runs;
+/// [`write_level`] joins them.
+fn runs(cats: &Ebitmap) -> impl Iterator<Item = (u32, u32)> + '_ {
+    cats.nodes().iter().flat_map(|&(start, map)| {
+        let mut m = map;
+        let mut base = start;
+        std::iter::from_fn(move || {
+            if m == 0 {
+                return None;
+            }
+            let skip = m.trailing_zeros();
+            // `skip < 64` since m != 0; shifting by it is in range.
+            m >>= skip;
+            base += skip;
+            let len = (!m).trailing_zeros(); // 1..=64
+            let run = (base, base + len - 1);
+            m = if len == 64 { 0 } else { m >> len };
+            base += len;
+            Some(run)
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel's bit-at-a-time run finding, for comparison.
+    fn naive_runs(cats: &Ebitmap) -> Vec<(u32, u32)> {
+        let mut out: Vec<(u32, u32)> = Vec::new();
+        for bit in cats.iter() {
+            match out.last_mut() {
+                Some((_, last)) if *last + 1 == bit => *last = bit,
+                _ => out.push((bit, bit)),
+            }
+        }
+        out
+    }
+
+    /// `runs` split at node boundaries, joined as `write_level` joins them.
+    fn joined_runs(cats: &Ebitmap) -> Vec<(u32, u32)> {
+        let mut out: Vec<(u32, u32)> = Vec::new();
+        for (first, last) in runs(cats) {
+            match out.last_mut() {
+                Some((_, l)) if *l + 1 == first => *l = last,
+                _ => out.push((first, last)),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn set_range_sets_exactly_the_range() {
+        for lo in 0..200 {
+            for hi in lo..200 {
+                let mut words = [0u64; 4];
+                set_range(&mut words, lo, hi);
+                for bit in 0..256 {
+                    let set = words[bit / 64] & (1 << (bit % 64)) != 0;
+                    assert_eq!(set, (lo..=hi).contains(&bit), "{lo}..={hi} bit {bit}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn word_runs_match_bit_runs() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let fixed = [
+            Ebitmap::from_bits(0..64),
+            Ebitmap::from_bits(0..1024),
+            Ebitmap::from_bits([62, 63, 128]),
+            Ebitmap::from_bits([63, 64]),
+            Ebitmap::from_bits([0, 63, 64, 127, 128, 255]),
+            Ebitmap::default(),
+        ];
+        for e in &fixed {
+            assert_eq!(joined_runs(e), naive_runs(e), "{e:?}");
+        }
+        for _ in 0..5_000 {
+            let words = 1 + next() % 6;
+            let bits = (0..words as u32).flat_map(|w| {
+                let mut m = match next() % 4 {
+                    0 => u64::MAX,
+                    1 => 0,
+                    2 => next() & next(),
+                    _ => next(),
+                };
+                std::iter::from_fn(move || {
+                    (m != 0).then(|| {
+                        let b = m.trailing_zeros();
+                        m &= m - 1;
+                        w * 64 + b
+                    })
+                })
+            });
+            let e = Ebitmap::from_bits(bits.collect::<Vec<_>>());
+            assert_eq!(joined_runs(&e), naive_runs(&e), "{e:?}");
+        }
     }
 }

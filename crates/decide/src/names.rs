@@ -17,7 +17,9 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use arbiter_policy::{BoolId, CatId, ClassId, Policy, RoleId, SensId, TypeFlavor, TypeId, UserId};
+use arbiter_policy::{
+    BoolId, CatId, ClassId, Ebitmap, Policy, RoleId, SensId, TypeFlavor, TypeId, UserId,
+};
 
 /// The hasher of rustc (`rustc-hash`): one multiply per word, then a folded multiply at
 /// the end so the low bits used for bucket selection depend on every input bit.
@@ -167,6 +169,21 @@ pub struct Names {
     bools: Table<BoolId>,
     sens: Table<SensId>,
     cats: Table<CatId>,
+    /// The category sets the policy itself names (each `level` statement's, each user's
+    /// range and default level, and all categories), as dense words beside the bitmap.
+    /// Clients send these (`c0.c1023`) far more than any other large set, and building an
+    /// [`Ebitmap`] bit by bit costs microseconds where a clone costs nanoseconds.
+    common_cats: Vec<(Box<[u64]>, Ebitmap)>,
+}
+
+/// Dense words (bit i of word i/64 = category bit i) of `e`, `words` long; `None` if `e`
+/// has bits beyond.
+fn dense(e: &Ebitmap, words: usize) -> Option<Box<[u64]>> {
+    let mut out = vec![0u64; words];
+    for &(start, map) in e.nodes() {
+        *out.get_mut(start as usize / 64)? = map;
+    }
+    Some(out.into_boxed_slice())
 }
 
 impl Names {
@@ -242,8 +259,29 @@ impl Names {
                 .filter_map(|a| Some((&*a.name, CatId::new(a.value)?))),
             CatId::from_index,
         );
+        let words = cats.names.len().div_ceil(64);
+        let mut common_cats: Vec<(Box<[u64]>, Ebitmap)> = Vec::new();
+        let all = Ebitmap::from_bits(0..cats.names.len() as u32);
+        let sets = std::iter::once(&all)
+            .chain(policy.sensitivities.iter().map(|s| &s.level.cats))
+            .chain(
+                policy
+                    .users
+                    .iter()
+                    .flat_map(|u| [&u.range.low.cats, &u.range.high.cats, &u.default_level.cats]),
+            );
+        for set in sets {
+            // Only sets worth caching: small ones are cheap to build.
+            if set.len() < 16 || common_cats.iter().any(|(_, e)| e == set) {
+                continue;
+            }
+            if let Some(d) = dense(set, words) {
+                common_cats.push((d, set.clone()));
+            }
+        }
         Names {
             mls: policy.mls,
+            common_cats,
             users,
             roles,
             types,
@@ -375,17 +413,33 @@ impl Names {
         self.cats.name(id.index())
     }
 
+    /// A copy of the policy's own bitmap for the category set `words` (dense, as
+    /// [`Names::category_words`] long), if the policy names that set (see `common_cats`).
+    pub(crate) fn common_category_set(&self, words: &[u64]) -> Option<Ebitmap> {
+        self.common_cats
+            .iter()
+            .find(|(d, _)| **d == *words)
+            .map(|(_, e)| e.clone())
+    }
+
+    /// Number of 64-bit words a dense category set of this policy takes.
+    #[inline]
+    pub(crate) fn category_words(&self) -> usize {
+        self.cats.names.len().div_ceil(64)
+    }
+
     /// Number of classes (class ids run `1..=class_count()`).
     #[inline]
     pub fn class_count(&self) -> usize {
         self.classes.names.len()
     }
-    /// Number of categories (category bits run `0..category_count()`).
+    /// Number of category values (category bits run `0..category_count()`). Aliases take
+    /// values too, so some may be unnamed.
     #[inline]
     pub fn category_count(&self) -> usize {
         self.cats.names.len()
     }
-    /// Number of sensitivities.
+    /// Number of sensitivity values (aliases take values too, so some may be unnamed).
     #[inline]
     pub fn sensitivity_count(&self) -> usize {
         self.sens.names.len()

@@ -23,7 +23,7 @@
 //!
 //! Who writes what, and why readers are safe:
 //!
-//! * **Entries** live in an [`Arena`]: chunks of doubling size (`BASE`, `2*BASE`, ...), each
+//! * **Entries** live in an `Arena`: chunks of doubling size (`BASE`, `2*BASE`, ...), each
 //!   allocated once and never moved or freed before the table is dropped, so a `&Context`
 //!   handed out stays valid for the table's lifetime. The writer (holding the mutex) writes
 //!   the chunk pointer (Release), then the entry into its never-used slot, then stores the
@@ -46,6 +46,10 @@
 //! * **Strings**: `insert_str(s, sid)` checks that `sid` is published before publishing the
 //!   string, so whoever finds the string (Acquire on its slot) also finds its context:
 //!   the context's publication happens-before the string's.
+//! * **Writers' own reads** of `len`, chunk pointers, table pointers and slots need no
+//!   ordering: only writers store them, and the mutex orders writers (`WriterLoad`).
+//! * The chunk pointer's own Release/Acquire is belt and braces: every path to an entry
+//!   already synchronises with a store made after the chunk was published.
 //!
 //! The atomics, the mutex and the cells come from the `sync` shim, which is `std` normally
 //! and `loom` under `--cfg loom`; the loom models at the end of this file check the above.
@@ -344,10 +348,11 @@ impl<T> Arena<T> {
     /// # Safety
     /// The caller holds the table's writer lock (one writer at a time).
     unsafe fn push(&self, value: T) -> usize {
-        // SAFETY (both loads): we hold the lock, and only writers store these.
+        // SAFETY: we hold the lock (caller's contract), and only writers store `len`.
         let i = unsafe { self.len.writer_load() };
         let (k, off) = locate(i);
         assert!(k < NCHUNKS, "arena full"); // callers stop at u32::MAX entries, far below
+                                            // SAFETY: as above; only writers store chunk pointers.
         let mut chunk = unsafe { self.chunks[k].writer_load() };
         if chunk.is_null() {
             let fresh: Box<[Slot<T>]> = (0..BASE << k).map(|_| Slot::new()).collect();
@@ -751,18 +756,21 @@ impl SidTable {
         }
         let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         // Another writer may have inserted it since the lock-free probe.
-        // SAFETY (this block): we hold the writer lock.
+        // SAFETY: we hold the writer lock.
         if let Some(sid) = unsafe { self.find_context_locked(hash, &context) } {
             return Ok(sid);
         }
+        // SAFETY: we hold the writer lock.
         let next = unsafe { self.entries.writer_len() };
         let sid = u32::try_from(self.first_dynamic + (next - self.initial.len()) as u64)
             .ok()
             .and_then(Sid::new)
             .ok_or(DecideError::SidTableFull)?;
+        // SAFETY: we hold the writer lock.
         let idx = unsafe { self.entries.push(CtxEntry { context, sid }) };
         debug_assert_eq!(idx, next);
-        // Entry `idx` is published: the index may name it.
+        // SAFETY: we hold the writer lock, and entry `idx` is published (by `push`), so
+        // the index may name it.
         unsafe {
             self.by_context
                 .insert(&mut w.contexts, tag(hash), idx as u32)
@@ -802,16 +810,16 @@ impl SidTable {
             }
         }
         let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY (this block): we hold the writer lock; string entries named by the index
-        // are published.
-        let existing = unsafe {
-            self.by_string.find_locked(tag(hash), |i| {
-                *self.strings.get_published(i as usize).text == *s
-            })
+        let is_it = |i: u32| {
+            // SAFETY: `i` came from the index, which names only published entries.
+            unsafe { *self.strings.get_published(i as usize).text == *s }
         };
-        if let Some(idx) = existing {
+        // SAFETY: we hold the writer lock.
+        if let Some(idx) = unsafe { self.by_string.find_locked(tag(hash), is_it) } {
+            // SAFETY: as in `is_it`.
             return Ok(unsafe { self.strings.get_published(idx as usize).sid });
         }
+        // SAFETY: we hold the writer lock.
         if unsafe { self.strings.writer_len() } >= MAX_CACHED_STRINGS {
             return Ok(sid);
         }
@@ -819,8 +827,10 @@ impl SidTable {
             text: s.into_boxed_str(),
             sid,
         };
+        // SAFETY: we hold the writer lock.
         let idx = unsafe { self.strings.push(entry) };
-        // Entry `idx` is published: the index may name it.
+        // SAFETY: we hold the writer lock, and entry `idx` is published (by `push`), so
+        // the index may name it.
         unsafe { self.by_string.insert(&mut w.strings, tag(hash), idx as u32) };
         Ok(sid)
     }
@@ -1043,25 +1053,26 @@ mod loom_tests {
         }
     }
 
-    fn model(f: impl Fn() + Sync + Send + 'static) {
-        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    /// Runs a model exhaustively (preemption bound 3) and reports how many executions
+    /// loom explored, so a model that stops exploring shows up in the test output.
+    fn model(name: &str, f: impl Fn() + Sync + Send + 'static) {
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        let runs = std::sync::Arc::new(AtomicUsize::new(0));
+        let counter = std::sync::Arc::clone(&runs);
         let mut b = loom::model::Builder::new();
         b.preemption_bound = Some(3);
         b.check(move || {
-            RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            counter.fetch_add(1, Relaxed);
             f()
         });
-        eprintln!(
-            "loom: {} executions so far",
-            RUNS.load(std::sync::atomic::Ordering::Relaxed)
-        );
+        eprintln!("loom: {name}: {} executions", runs.load(Relaxed));
     }
 
     /// A reader racing inserts (which allocate a chunk and grow the index) sees either
     /// nothing or the complete entry; loom flags any read of a slot not yet published.
     #[test]
     fn sidtab_reader_never_sees_torn_entry() {
-        model(|| {
+        model("torn entry", || {
             let t = Arc::new(SidTable::with_initial([]));
             let w = {
                 let t = Arc::clone(&t);
@@ -1086,30 +1097,36 @@ mod loom_tests {
         });
     }
 
-    /// Whoever finds a cached string finds its context.
+    /// Whoever finds a cached string finds its context, also while the string index grows
+    /// (the third string doubles it) and the string arena allocates its second chunk.
     #[test]
     fn sidtab_string_is_paired_with_its_context() {
-        model(|| {
+        const TEXT: [&str; 3] = ["one", "two", "three"];
+        model("string pairing", || {
             let t = Arc::new(SidTable::with_initial([]));
             let w = {
                 let t = Arc::clone(&t);
                 loom::thread::spawn(move || {
-                    let s = t.insert(ctx(1)).unwrap();
-                    t.insert_str("one".into(), s).unwrap();
+                    for (n, text) in (1..).zip(TEXT) {
+                        let s = t.insert(ctx(n)).unwrap();
+                        t.insert_str(text.into(), s).unwrap();
+                    }
                 })
             };
-            if let Some(s) = t.sid_for_str("one") {
-                assert_eq!(t.context(s), Some(&ctx(1)));
+            for (n, text) in (1..=3).zip(TEXT).rev() {
+                if let Some(s) = t.sid_for_str(text) {
+                    assert_eq!(t.context(s), Some(&ctx(n)));
+                }
             }
             w.join().unwrap();
-            assert!(t.sid_for_str("one").is_some());
+            assert!(TEXT.iter().all(|s| t.sid_for_str(s).is_some()));
         });
     }
 
     /// Two writers inserting the same context get the same SID.
     #[test]
     fn sidtab_racing_writers_agree() {
-        model(|| {
+        model("racing writers", || {
             let t = Arc::new(SidTable::with_initial([]));
             let other = {
                 let t = Arc::clone(&t);

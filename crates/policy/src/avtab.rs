@@ -22,40 +22,52 @@ pub enum AvtabKind {
 impl AvtabKind {
     /// From the `specified` word with the enabled flag (0x8000) cleared; `None` unless exactly
     /// one known bit is set.
+    #[inline]
     pub fn from_bits(bits: u16) -> Option<Self> {
         use AvtabKind::*;
-        Some(match bits {
-            0x0001 => Allowed,
-            0x0002 => AuditAllow,
-            0x0004 => AuditDeny,
-            0x0010 => Transition,
-            0x0020 => Member,
-            0x0040 => Change,
-            0x0100 => XpermsAllowed,
-            0x0200 => XpermsAuditAllow,
-            0x0400 => XpermsDontAudit,
-            _ => return None,
-        })
+        /// The kind of each single bit, by bit number.
+        const BY_BIT: [Option<AvtabKind>; 16] = [
+            Some(Allowed),
+            Some(AuditAllow),
+            Some(AuditDeny),
+            None,
+            Some(Transition),
+            Some(Member),
+            Some(Change),
+            None,
+            Some(XpermsAllowed),
+            Some(XpermsAuditAllow),
+            Some(XpermsDontAudit),
+            None,
+            None,
+            None,
+            None,
+            None,
+        ];
+        // Exactly one bit (not `is_power_of_two`, a population count without POPCNT).
+        if bits == 0 || bits & (bits - 1) != 0 {
+            return None;
+        }
+        BY_BIT[bits.trailing_zeros() as usize]
     }
 
+    #[inline]
     pub fn bits(self) -> u16 {
         self as u16
     }
 
     /// type_transition / type_member / type_change: the datum is a type.
+    #[inline]
     pub fn is_type_rule(self) -> bool {
-        matches!(
-            self,
-            AvtabKind::Transition | AvtabKind::Member | AvtabKind::Change
-        )
+        // Transition, Member and Change are the kinds within AVTAB_TYPE.
+        self.bits() & 0x0070 != 0
     }
 
     /// The datum is an extended-permission set.
+    #[inline]
     pub fn is_xperms(self) -> bool {
-        matches!(
-            self,
-            AvtabKind::XpermsAllowed | AvtabKind::XpermsAuditAllow | AvtabKind::XpermsDontAudit
-        )
+        // The three xperms kinds are the kinds within AVTAB_XPERMS.
+        self.bits() & 0x0700 != 0
     }
 
     /// The policy-language keyword of the rule kind, for messages.
@@ -175,15 +187,16 @@ impl Avtab {
 
 impl Avtab {
     /// Appends an entry, storing extended permissions out of line.
-    pub(crate) fn push(&mut self, key: AvtabKey, value: ItemValue) {
+    #[inline(always)]
+    pub(crate) fn push(&mut self, key: AvtabKey, value: ItemValue<'_>) {
         let datum = match value {
             ItemValue::Perms(p) => AvtabDatum::Perms(p),
             ItemValue::Type(t) => AvtabDatum::Type(t),
-            ItemValue::Xperms(x) => {
+            ItemValue::Xperms(raw) => {
                 // Entries are bounded by the input size (12 bytes each at least), so the
                 // index always fits.
                 let i = self.xperms.len() as u32;
-                self.xperms.push(x);
+                self.xperms.push(Xperms::from_raw(raw));
                 AvtabDatum::Xperms(i)
             }
         };
@@ -191,12 +204,12 @@ impl Avtab {
     }
 }
 
-use std::collections::HashSet;
-
 use crate::cursor::Cursor;
 use crate::error::{PolicyError, Result};
+use crate::keytab::{Bloom, FewKeys, KeyMap};
 use crate::policy::version;
 use crate::read::Counts;
+use std::cell::OnceCell;
 
 /// Kind bits of the `specified` word (the kernel's `AVTAB_AV`, `AVTAB_TYPE`, `AVTAB_XPERMS`).
 const AVTAB_AV: u16 = 0x0007;
@@ -228,18 +241,38 @@ const ENTRY: &str = "access vector table entry";
 
 /// An entry's value as read, before a table stores it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum ItemValue {
+pub(crate) enum ItemValue<'a> {
     Perms(u32),
     Type(TypeId),
-    Xperms(Xperms),
+    /// The stored extended-permission datum (specified byte, driver byte, eight words),
+    /// decoded when stored: small to pass around.
+    Xperms(&'a [u8; XPERMS_DATUM_SIZE]),
+}
+
+/// Bytes of an extended-permission datum.
+const XPERMS_DATUM_SIZE: usize = 2 + 32;
+
+impl Xperms {
+    #[inline(never)]
+    fn from_raw(raw: &[u8; XPERMS_DATUM_SIZE]) -> Self {
+        let mut perms = [0u32; 8];
+        for (p, w) in perms.iter_mut().zip(raw[2..].chunks_exact(4)) {
+            *p = u32::from_le_bytes(w.try_into().expect("4-byte chunk"));
+        }
+        Xperms {
+            kind: XpermsKind::from_u8(raw[0]),
+            driver: raw[1],
+            perms,
+        }
+    }
 }
 
 /// One entry as read. The table it goes into decides whether it may be kept: the
 /// unconditional table and the conditional lists have different duplicate rules.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Item {
+pub(crate) struct Item<'a> {
     pub key: AvtabKey,
-    pub value: ItemValue,
+    pub value: ItemValue<'a>,
     /// The stored enabled flag (`0x8000`, or `0x80000000` before version 20).
     pub enabled: bool,
     /// Where the entry starts, for error messages.
@@ -247,6 +280,7 @@ pub(crate) struct Item {
 }
 
 /// Packs a key into one word (the kind as its single bit), for duplicate detection.
+#[inline]
 pub(crate) fn key_word(k: &AvtabKey) -> u64 {
     (u64::from(k.source.value()) << 48)
         | (u64::from(k.target.value()) << 32)
@@ -307,77 +341,71 @@ pub(crate) fn in_entry(e: PolicyError, index: usize, count: usize) -> PolicyErro
 /// need format version 34. Beyond the kernel, the datum of a type rule is checked to be a
 /// type in the old format too (the kernel checks it only from version 20), since the model
 /// stores it as a [`TypeId`].
-pub(crate) fn read_item(
-    c: &mut Cursor<'_>,
+#[inline(always)]
+pub(crate) fn read_item<'a>(
+    c: &mut Cursor<'a>,
     counts: &Counts,
     conditional: bool,
     what: &'static str,
-    mut insert: impl FnMut(&Cursor<'_>, Item) -> Result<()>,
+    mut insert: impl FnMut(&Cursor<'a>, Item<'a>) -> Result<()>,
 ) -> Result<()> {
     if counts.version < version::AVTAB {
         return read_item_old(c, counts, what, insert);
     }
     let at = c.offset();
-    let source = c.u16(what)?;
-    let target = c.u16(what)?;
-    let class = c.u16(what)?;
-    let specified = c.u16(what)?;
+    let [source, target, class, specified] = if c.remaining() >= 8 {
+        let b = c.array::<8>(what)?;
+        [
+            u16::from_le_bytes([b[0], b[1]]),
+            u16::from_le_bytes([b[2], b[3]]),
+            u16::from_le_bytes([b[4], b[5]]),
+            u16::from_le_bytes([b[6], b[7]]),
+        ]
+    } else {
+        // Cut short: read field by field so that the error names the first missing one.
+        [c.u16(what)?, c.u16(what)?, c.u16(what)?, c.u16(what)?]
+    };
     let source = counts.type_id(c, at, source.into(), what)?;
     let target = counts.type_id(c, at + 2, target.into(), what)?;
     let class = counts.class_id(c, at + 4, class.into(), what)?;
 
     let bits = specified & !AVTAB_ENABLED;
-    if bits.count_ones() != 1 {
-        return Err(c.invalid_at(
-            at + 6,
+    if bits == 0 || bits & (bits - 1) != 0 {
+        return Err(bad_specifier(
+            c,
+            at,
             what,
-            format!("specifier {specified:#06x} does not name exactly one rule kind"),
+            specified,
+            "does not name exactly one rule kind",
         ));
     }
     let kind = match AvtabKind::from_bits(bits) {
         Some(kind) if specified & !SPECIFIER_MASK == 0 => kind,
         _ => {
-            return Err(c.invalid_at(
-                at + 6,
+            return Err(bad_specifier(
+                c,
+                at,
                 what,
-                format!("specifier {specified:#06x} names no known rule kind"),
+                specified,
+                "names no known rule kind",
             ))
         }
     };
 
     let value = if kind.is_xperms() {
         if counts.version < version::XPERMS_IOCTL {
-            return Err(c.invalid_at(
-                at + 6,
-                what,
-                format!(
-                    "{} rule needs format version {} (policy is version {})",
-                    kind.name(),
-                    version::XPERMS_IOCTL,
-                    counts.version
-                ),
-            ));
+            return Err(xperms_too_new(c, at, what, kind, counts.version, false));
         }
         if conditional && counts.version < version::COND_XPERMS {
-            return Err(c.invalid_at(
-                at + 6,
-                what,
-                format!(
-                    "{} rule inside a conditional needs format version {} (policy is version {})",
-                    kind.name(),
-                    version::COND_XPERMS,
-                    counts.version
-                ),
-            ));
+            return Err(xperms_too_new(c, at, what, kind, counts.version, true));
         }
-        let specified = c.u8(what)?;
-        let driver = c.u8(what)?;
-        let perms = c.u32s::<8>(what)?;
-        ItemValue::Xperms(Xperms {
-            kind: XpermsKind::from_u8(specified),
-            driver,
-            perms,
-        })
+        if c.remaining() < XPERMS_DATUM_SIZE {
+            // Cut short: read field by field so that the error names the first missing one.
+            c.u8(what)?;
+            c.u8(what)?;
+            c.u32s::<8>(what)?;
+        }
+        ItemValue::Xperms(c.array(what)?)
     } else {
         let datum_at = c.offset();
         let data = c.u32(what)?;
@@ -403,13 +431,56 @@ pub(crate) fn read_item(
     )
 }
 
+/// A `specified` word (read at `at + 6`) that names no single known kind.
+#[cold]
+#[inline(never)]
+fn bad_specifier(
+    c: &Cursor<'_>,
+    at: usize,
+    what: &'static str,
+    specified: u16,
+    fault: &str,
+) -> PolicyError {
+    c.invalid_at(at + 6, what, format!("specifier {specified:#06x} {fault}"))
+}
+
+/// An extended-permission entry in a format version that cannot hold it.
+#[cold]
+#[inline(never)]
+fn xperms_too_new(
+    c: &Cursor<'_>,
+    at: usize,
+    what: &'static str,
+    kind: AvtabKind,
+    policy_version: u32,
+    conditional: bool,
+) -> PolicyError {
+    let detail = if conditional {
+        format!(
+            "{} rule inside a conditional needs format version {} (policy is version {})",
+            kind.name(),
+            version::COND_XPERMS,
+            policy_version
+        )
+    } else {
+        format!(
+            "{} rule needs format version {} (policy is version {})",
+            kind.name(),
+            version::XPERMS_IOCTL,
+            policy_version
+        )
+    };
+    c.invalid_at(at + 6, what, detail)
+}
+
 /// The format before version 20: a word count (5 to 8), source, target, class, a 32-bit
 /// kind word, then one datum per kind bit in [`SPEC_ORDER`].
-fn read_item_old(
-    c: &mut Cursor<'_>,
+#[inline(never)]
+fn read_item_old<'a>(
+    c: &mut Cursor<'a>,
     counts: &Counts,
     what: &'static str,
-    mut insert: impl FnMut(&Cursor<'_>, Item) -> Result<()>,
+    mut insert: impl FnMut(&Cursor<'a>, Item<'a>) -> Result<()>,
 ) -> Result<()> {
     let at = c.offset();
     let nwords = c.u32(what)?;
@@ -526,7 +597,10 @@ fn read_item_old(
 /// conditional "enabled" flag is refused: the kernel loads it but, comparing the whole
 /// specifier word, never applies it, and the model keeps no flag to say so. No compiler
 /// writes such an entry.
-pub(crate) fn read(c: &mut Cursor<'_>, counts: &Counts) -> Result<Avtab> {
+///
+/// Returns with the table the set of its keys (all but extended-permission ones), which
+/// the conditional rules are checked against.
+pub(crate) fn read(c: &mut Cursor<'_>, counts: &Counts) -> Result<(Avtab, AvtabKeys)> {
     const WHAT: &str = "access vector table";
     let count_at = c.offset();
     let nel = c.u32(WHAT)?;
@@ -542,35 +616,181 @@ pub(crate) fn read(c: &mut Cursor<'_>, counts: &Counts) -> Result<Avtab> {
         entries: Vec::with_capacity(n),
         xperms: Vec::new(),
     };
-    let mut seen: HashSet<u64> = HashSet::with_capacity(n);
+    // Duplicates are found in two steps (see the keytab module): a filter says which keys
+    // may repeat an earlier one, and those candidates are checked exactly at the end, or
+    // before any other error is returned, so that the error is the one reading entry by
+    // entry would give: the first entry that repeats a key, unless an earlier fault.
+    let mut filter = Bloom::with_capacity(n);
+    let mut candidates: Vec<Candidate> = Vec::new();
+    // Type-rule keys, for the conditional rules' checks: a tenth of the entries or so, so
+    // 8 bits of filter per entry of the table makes a "may be present" rare (about 1 in
+    // 50,000 lookups; it is then settled exactly).
+    let mut type_rules = Bloom::with_capacity(n / 2);
     for i in 0..n {
-        read_item(c, counts, false, ENTRY, |c, item| {
-            let kind = item.key.kind;
-            if item.enabled && !kind.is_xperms() && !kind.is_type_rule() {
-                return Err(c.invalid_at(
-                    item.offset,
-                    ENTRY,
-                    format!(
-                        "unconditional {} carries the conditional enabled flag",
-                        describe(&item.key)
-                    ),
-                ));
-            }
-            if !kind.is_xperms() && !seen.insert(key_word(&item.key)) {
-                return Err(c.invalid_at(
-                    item.offset,
-                    ENTRY,
-                    format!("duplicate {}", describe(&item.key)),
-                ));
-            }
-            table.push(item.key, item.value);
-            Ok(())
-        })
-        .map_err(|e| in_entry(e, i, n))?;
+        let r = read_item(
+            c,
+            counts,
+            false,
+            ENTRY,
+            #[inline(always)]
+            |c, item| {
+                let kind = item.key.kind;
+                if item.enabled && !kind.is_xperms() && !kind.is_type_rule() {
+                    return Err(entry_error(
+                        c,
+                        &item,
+                        "unconditional ",
+                        " carries the conditional enabled flag",
+                    ));
+                }
+                if !kind.is_xperms() && filter.insert(key_word(&item.key)) {
+                    candidates.push(Candidate {
+                        index: table.entries.len(),
+                        offset: item.offset,
+                        entry: i,
+                    });
+                }
+                if kind.is_type_rule() {
+                    type_rules.insert(key_word(&item.key));
+                }
+                table.push(item.key, item.value);
+                Ok(())
+            },
+        );
+        if let Err(e) = r {
+            first_duplicate(&table, &candidates).map_err(|d| d.error(c, &table, n))?;
+            return Err(in_entry(e, i, n));
+        }
     }
+    drop(filter);
+    first_duplicate(&table, &candidates).map_err(|d| d.error(c, &table, n))?;
     table.entries.shrink_to_fit();
     table.xperms.shrink_to_fit();
-    Ok(table)
+    let keys = AvtabKeys {
+        type_rules,
+        exact: OnceCell::new(),
+    };
+    Ok((table, keys))
+}
+
+/// An entry whose key may repeat an earlier entry's.
+struct Candidate {
+    /// Index in the table.
+    index: usize,
+    /// Offset in the file and entry number there, for the error.
+    offset: usize,
+    entry: usize,
+}
+
+impl Candidate {
+    /// The error for this entry if it does repeat a key.
+    #[cold]
+    #[inline(never)]
+    fn error(&self, c: &Cursor<'_>, table: &Avtab, count: usize) -> PolicyError {
+        let key = &table.entries[self.index].key;
+        in_entry(
+            c.invalid_at(self.offset, ENTRY, format!("duplicate {}", describe(key))),
+            self.entry,
+            count,
+        )
+    }
+}
+
+/// The first candidate that repeats the key of an earlier entry of the table, found in
+/// one pass over the table.
+fn first_duplicate<'c>(
+    table: &Avtab,
+    candidates: &'c [Candidate],
+) -> std::result::Result<(), &'c Candidate> {
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    // Each candidate key with the index of its first entry + 1 (0 while not met).
+    let mut first: FewKeys<u32> = FewKeys::new(
+        candidates
+            .iter()
+            .map(|cand| key_word(&table.entries[cand.index].key)),
+    );
+    for (i, e) in table.entries.iter().enumerate() {
+        if e.key.kind.is_xperms() {
+            continue;
+        }
+        if let Some(f) = first.get_mut(key_word(&e.key)) {
+            if *f == 0 {
+                // Entries are bounded by the input size (12 bytes each at least).
+                *f = i as u32 + 1;
+            }
+        }
+    }
+    for cand in candidates {
+        let f = *first
+            .get_mut(key_word(&table.entries[cand.index].key))
+            .expect("every candidate key is in the set");
+        if (f - 1) as usize != cand.index {
+            return Err(cand);
+        }
+    }
+    Ok(())
+}
+
+/// An [`PolicyError::Invalid`] about an unconditional entry: `{before}{rule}{after}`.
+#[cold]
+#[inline(never)]
+fn entry_error(c: &Cursor<'_>, item: &Item<'_>, before: &str, after: &str) -> PolicyError {
+    c.invalid_at(
+        item.offset,
+        ENTRY,
+        format!("{before}{}{after}", describe(&item.key)),
+    )
+}
+
+/// What the conditional rules are checked against: the keys of the unconditional table's
+/// type rules, as [`read`] collects them.
+pub(crate) struct AvtabKeys {
+    /// A filter of the keys.
+    type_rules: Bloom,
+    /// The keys exactly, collected from the table when the filter first cannot rule a key
+    /// out.
+    exact: OnceCell<KeyMap<()>>,
+}
+
+impl AvtabKeys {
+    /// Collects the type-rule keys of `table`.
+    #[cfg(test)]
+    pub fn of(table: &Avtab) -> Self {
+        let mut type_rules = Bloom::with_capacity(table.len());
+        for e in table.entries.iter().filter(|e| e.key.kind.is_type_rule()) {
+            type_rules.insert(key_word(&e.key));
+        }
+        AvtabKeys {
+            type_rules,
+            exact: OnceCell::new(),
+        }
+    }
+
+    /// Whether `table`, the unconditional table these keys come from, has a type rule with
+    /// `key` (a type rule's key).
+    pub fn has_type_rule(&self, table: &Avtab, key: &AvtabKey) -> bool {
+        let word = key_word(key);
+        if !self.type_rules.may_contain(word) {
+            return false;
+        }
+        self.exact
+            .get_or_init(|| {
+                let keys: Vec<u64> = table
+                    .entries
+                    .iter()
+                    .filter(|e| e.key.kind.is_type_rule())
+                    .map(|e| key_word(&e.key))
+                    .collect();
+                let mut exact = KeyMap::with_capacity(keys.len());
+                for k in keys {
+                    exact.entry(k);
+                }
+                exact
+            })
+            .contains(word)
+    }
 }
 
 #[cfg(test)]
@@ -608,7 +828,7 @@ mod tests {
 
     fn read_at(version: u32, bytes: &[u8]) -> Result<Avtab> {
         let mut c = Cursor::new(bytes);
-        let t = read(&mut c, &counts(version))?;
+        let (t, _) = read(&mut c, &counts(version))?;
         assert_eq!(c.remaining(), 0, "table not read to its end");
         Ok(t)
     }
@@ -901,6 +1121,176 @@ mod tests {
                 ..
             }) => assert_eq!((offset, needed, available), (26, 32, 4)),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn kinds_round_trip_through_their_bits() {
+        let mut known = 0;
+        for bits in 0..=u16::MAX {
+            if let Some(k) = AvtabKind::from_bits(bits) {
+                assert_eq!(k.bits(), bits);
+                known += 1;
+            }
+        }
+        assert_eq!(known, 9);
+    }
+
+    /// Symbol counts big enough for tables of many distinct keys.
+    fn big_counts() -> Counts {
+        Counts {
+            types: 3000,
+            classes: 200,
+            ..counts(33)
+        }
+    }
+
+    /// `n` distinct pseudo-random keys (source, target, class, specifier, datum), a tenth of
+    /// them type rules.
+    fn distinct_keys(n: usize) -> Vec<(u16, u16, u16, u16, u32)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = x >> 16;
+            let s = (r % 3000) as u16 + 1;
+            let t = ((r >> 12) % 3000) as u16 + 1;
+            let c = ((r >> 24) % 200) as u16 + 1;
+            let spec = [0x0001, 0x0002, 0x0004, 0x0010][((r >> 32) % 10).min(3) as usize];
+            if seen.insert((s, t, c, spec)) {
+                out.push((s, t, c, spec, (r >> 40) as u32 % 3000 + 1));
+            }
+        }
+        out
+    }
+
+    fn encode(keys: &[(u16, u16, u16, u16, u32)]) -> Vec<u8> {
+        let mut w = W::new();
+        w.u32(keys.len() as u32);
+        for &(s, t, c, spec, d) in keys {
+            entry(&mut w, s, t, c, spec, d);
+        }
+        w.0
+    }
+
+    #[test]
+    fn duplicate_check_is_exact_on_large_tables() {
+        // Enough keys that the filter has false positives, which must not be reported;
+        // every true duplicate must be, and the first one in file order.
+        let keys = distinct_keys(60_000);
+        let (t, _) = read(&mut Cursor::new(&encode(&keys)), &big_counts()).unwrap();
+        assert_eq!(t.len(), keys.len());
+        for (dup_at, of) in [
+            (1, 0),
+            (777, 776),
+            (30_000, 12),
+            (59_999, 59_998),
+            (59_999, 0),
+        ] {
+            let mut k = keys.clone();
+            k[dup_at] = k[of];
+            // A later duplicate too: the first one is reported.
+            if dup_at + 10 < k.len() {
+                k[dup_at + 10] = k[of];
+            }
+            match read(&mut Cursor::new(&encode(&k)), &big_counts()) {
+                Err(PolicyError::Invalid { detail, .. }) => assert!(
+                    detail.starts_with(&format!("entry {dup_at} of 60000: duplicate ")),
+                    "{detail}"
+                ),
+                other => panic!("{dup_at}: {:?}", other.map(|(t, _)| t.len())),
+            }
+        }
+    }
+
+    #[test]
+    fn a_duplicate_is_reported_before_a_later_fault_and_after_an_earlier_one() {
+        let keys = distinct_keys(5_000);
+        let bad_class = |k: &mut Vec<(u16, u16, u16, u16, u32)>, i: usize| k[i].2 = 999;
+        let bad_flag = |k: &mut Vec<(u16, u16, u16, u16, u32)>, i: usize| {
+            k[i].3 = 0x8001;
+        };
+        for fault in [bad_class, bad_flag] {
+            // Duplicate at 3000, fault at 3001: the duplicate.
+            let mut k = keys.clone();
+            k[3000] = k[100];
+            fault(&mut k, 3001);
+            let d =
+                invalid_detail(read(&mut Cursor::new(&encode(&k)), &big_counts()).map(|(t, _)| t));
+            assert!(d.starts_with("entry 3000 of 5000: duplicate"), "{d}");
+            // Fault at 2999: the fault.
+            let mut k = keys.clone();
+            k[3000] = k[100];
+            fault(&mut k, 2999);
+            let d =
+                invalid_detail(read(&mut Cursor::new(&encode(&k)), &big_counts()).map(|(t, _)| t));
+            assert!(d.starts_with("entry 2999 of 5000: "), "{d}");
+            assert!(!d.contains("duplicate"), "{d}");
+        }
+        // A table cut short (inside a last, extended-permission entry) after a duplicate:
+        // the duplicate.
+        let mut k = keys.clone();
+        k[10] = k[3];
+        let mut bytes = encode(&k);
+        bytes[..4].copy_from_slice(&5001u32.to_le_bytes());
+        let mut w = W::new();
+        xentry(&mut w, 1, 2, 0x0100, 1, 0x89);
+        bytes.extend_from_slice(&w.0[..w.0.len() - 6]);
+        match read(&mut Cursor::new(&bytes), &big_counts()) {
+            Err(PolicyError::Invalid { detail, .. }) => {
+                assert!(
+                    detail.starts_with("entry 10 of 5001: duplicate"),
+                    "{detail}"
+                )
+            }
+            other => panic!("{:?}", other.map(|(t, _)| t.len())),
+        }
+        // Without the duplicate: the truncation.
+        bytes[4 + 10 * 12..4 + 11 * 12].copy_from_slice(&encode(&keys)[4 + 10 * 12..4 + 11 * 12]);
+        assert!(matches!(
+            read(&mut Cursor::new(&bytes), &big_counts()),
+            Err(PolicyError::Truncated { .. })
+        ));
+    }
+
+    #[test]
+    fn old_format_duplicate_within_a_record_is_found() {
+        // Record 1 repeats record 0's allow rule alongside a new dontaudit.
+        let r = table(19, 2, |w| {
+            w.u32s(&[5, 1, 2, 3, 0x0001, 0x11]);
+            w.u32s(&[6, 1, 2, 3, 0x0005, 0x11, 0x22]);
+        });
+        assert_eq!(
+            invalid_detail(r),
+            "entry 1 of 2: duplicate allow rule (source type 1, target type 2, class 3)"
+        );
+    }
+
+    #[test]
+    fn type_rule_keys_answer_exactly_when_the_filter_cannot() {
+        let keys = distinct_keys(20_000);
+        let (t, _) = read(&mut Cursor::new(&encode(&keys)), &big_counts()).unwrap();
+        // A filter far too small: it rules nothing out, so every answer is exact.
+        let mut type_rules = Bloom::with_capacity(0);
+        for e in t.entries.iter().filter(|e| e.key.kind.is_type_rule()) {
+            type_rules.insert(key_word(&e.key));
+        }
+        let tiny = AvtabKeys {
+            type_rules,
+            exact: OnceCell::new(),
+        };
+        let full = AvtabKeys::of(&t);
+        for e in &t.entries {
+            let mut k = e.key;
+            for kind in [AvtabKind::Transition, AvtabKind::Member] {
+                k.kind = kind;
+                let expected = t.entries.iter().any(|x| x.key == k);
+                assert_eq!(tiny.has_type_rule(&t, &k), expected, "{k:?}");
+                assert_eq!(full.has_type_rule(&t, &k), expected, "{k:?}");
+            }
         }
     }
 }

@@ -26,11 +26,10 @@ pub struct CondNode {
     pub false_list: Range<u32>,
 }
 
-use std::collections::{HashMap, HashSet};
-
-use crate::avtab::{self, Avtab, Item};
+use crate::avtab::{self, Avtab, AvtabKeys, Item};
 use crate::cursor::Cursor;
-use crate::error::Result;
+use crate::error::{PolicyError, Result};
+use crate::keytab::KeyMap;
 use crate::read::Counts;
 
 /// Expression node types as stored (the kernel's `COND_BOOL` .. `COND_NEQ`).
@@ -56,12 +55,12 @@ const MIN_NODE_SIZE: usize = 16;
 /// What the kernel's `cond_insertf` needs to know about the rules read so far: type rules may
 /// not repeat an unconditional one, nor one in another conditional list, except that a
 /// node's false list may repeat (once) a rule of its own true list.
-struct TypeRuleCheck {
-    /// Keys of the unconditional type rules.
-    unconditional: HashSet<u64>,
+struct TypeRuleCheck<'a> {
+    /// The unconditional table and the keys of its type rules.
+    unconditional: (&'a Avtab, &'a AvtabKeys),
     /// For each conditional type-rule key: how many entries have it, and the last one's
-    /// index in the shared table.
-    conditional: HashMap<u64, (u32, u32)>,
+    /// index in the shared table (a count of 0 means not seen yet).
+    conditional: KeyMap<(u32, u32)>,
 }
 
 /// Reads the conditional policy (the kernel's `cond_read_list`): the `if` nodes, with the
@@ -80,22 +79,20 @@ struct TypeRuleCheck {
 /// exactly when it is false). The kernel applies the flags as stored until a boolean
 /// changes; libsepol and the kernel always write them so, and the model keeps only the
 /// node's state, which therefore says exactly which rules the loaded policy applies.
+///
+/// `unconditional` is the unconditional table and the keys of its type rules, as
+/// [`avtab::read`] returns them.
 pub(crate) fn read(
     c: &mut Cursor<'_>,
     counts: &Counts,
-    unconditional: &Avtab,
+    unconditional: (&Avtab, &AvtabKeys),
 ) -> Result<(Vec<CondNode>, Avtab)> {
     let n = c.count(MIN_NODE_SIZE, NODE)?;
     let mut nodes = Vec::with_capacity(n);
     let mut table = Avtab::default();
     let mut check = TypeRuleCheck {
-        unconditional: unconditional
-            .entries
-            .iter()
-            .filter(|e| e.key.kind.is_type_rule())
-            .map(|e| avtab::key_word(&e.key))
-            .collect(),
-        conditional: HashMap::new(),
+        unconditional,
+        conditional: KeyMap::with_capacity(0),
     };
     for i in 0..n {
         let in_node = |e| avtab::annotate(e, || format!("node {i} of {n}"));
@@ -199,7 +196,7 @@ fn read_list(
     c: &mut Cursor<'_>,
     counts: &Counts,
     table: &mut Avtab,
-    check: &mut TypeRuleCheck,
+    check: &mut TypeRuleCheck<'_>,
     active: bool,
     true_list: Option<Range<u32>>,
 ) -> Result<Range<u32>> {
@@ -208,70 +205,100 @@ fn read_list(
     let start = table.entries.len() as u32;
     table.entries.reserve(n);
     for i in 0..n {
-        avtab::read_item(c, counts, true, RULE, |c, item| {
-            if item.enabled != active {
-                return Err(c.invalid_at(
-                    item.offset,
-                    RULE,
-                    format!(
-                        "{} is stored {} in the {} list of a node whose state is {}",
-                        avtab::describe(&item.key),
-                        if item.enabled { "enabled" } else { "disabled" },
-                        if true_list.is_none() { "true" } else { "false" },
-                        active == true_list.is_none(),
-                    ),
-                ));
-            }
-            insert(c, table, check, true_list.as_ref(), item)
-        })
+        avtab::read_item(
+            c,
+            counts,
+            true,
+            RULE,
+            #[inline(always)]
+            |c, item| {
+                if item.enabled != active {
+                    return Err(flag_error(c, &item, active, true_list.is_none()));
+                }
+                insert(c, table, check, true_list.as_ref(), item)
+            },
+        )
         .map_err(|e| avtab::in_entry(e, i, n))?;
     }
     Ok(start..table.entries.len() as u32)
 }
 
+/// The error for a rule whose stored enabled flag disagrees with its node's state.
+#[cold]
+#[inline(never)]
+fn flag_error(c: &Cursor<'_>, item: &Item<'_>, active: bool, in_true_list: bool) -> PolicyError {
+    c.invalid_at(
+        item.offset,
+        RULE,
+        format!(
+            "{} is stored {} in the {} list of a node whose state is {}",
+            avtab::describe(&item.key),
+            if item.enabled { "enabled" } else { "disabled" },
+            if in_true_list { "true" } else { "false" },
+            active == in_true_list,
+        ),
+    )
+}
+
+/// An error about a conditional rule: `{rule}{fault}`.
+#[cold]
+#[inline(never)]
+fn rule_error(c: &Cursor<'_>, item: &Item<'_>, fault: &str) -> PolicyError {
+    c.invalid_at(
+        item.offset,
+        RULE,
+        format!("{}{fault}", avtab::describe(&item.key)),
+    )
+}
+
 /// The kernel's `cond_insertf`: checks a conditional type rule against those already read,
 /// then appends the entry. Other kinds may repeat freely.
+#[inline(always)]
 fn insert(
     c: &Cursor<'_>,
     table: &mut Avtab,
-    check: &mut TypeRuleCheck,
+    check: &mut TypeRuleCheck<'_>,
     true_list: Option<&Range<u32>>,
-    item: Item,
+    item: Item<'_>,
 ) -> Result<()> {
-    let index = table.entries.len() as u32;
     if item.key.kind.is_type_rule() {
-        let word = avtab::key_word(&item.key);
-        if check.unconditional.contains(&word) {
-            return Err(c.invalid_at(
-                item.offset,
-                RULE,
-                format!(
-                    "{} is also an unconditional rule",
-                    avtab::describe(&item.key)
-                ),
-            ));
-        }
-        let slot = check.conditional.entry(word).or_insert((0, index));
-        let (count, last) = *slot;
-        let allowed = match true_list {
-            // A true list may not repeat any conditional type rule.
-            None => count == 0,
-            // A false list may repeat one, if it is in this node's true list.
-            Some(range) => count == 0 || (count == 1 && range.contains(&last)),
-        };
-        if !allowed {
-            return Err(c.invalid_at(
-                item.offset,
-                RULE,
-                format!(
-                    "{} conflicts with another conditional type rule",
-                    avtab::describe(&item.key)
-                ),
-            ));
-        }
-        *slot = (count + 1, index);
+        check_type_rule(c, table, check, true_list, &item)?;
     }
     table.push(item.key, item.value);
+    Ok(())
+}
+
+/// [`insert`]'s check of a type rule, about to be appended to `table`.
+#[inline(never)]
+fn check_type_rule(
+    c: &Cursor<'_>,
+    table: &Avtab,
+    check: &mut TypeRuleCheck<'_>,
+    true_list: Option<&Range<u32>>,
+    item: &Item<'_>,
+) -> Result<()> {
+    let index = table.entries.len() as u32;
+    let word = avtab::key_word(&item.key);
+    let (unconditional, keys) = check.unconditional;
+    if keys.has_type_rule(unconditional, &item.key) {
+        return Err(rule_error(c, item, " is also an unconditional rule"));
+    }
+    let slot = check.conditional.entry(word);
+    let (count, last) = *slot;
+    let allowed = match true_list {
+        // A true list may not repeat any conditional type rule.
+        None => count == 0,
+        // A false list may repeat one, if it is in this node's true list.
+        Some(range) => count == 0 || (count == 1 && range.contains(&last)),
+    };
+    if !allowed {
+        return Err(rule_error(
+            c,
+            item,
+            " conflicts with another conditional type rule",
+        ));
+    }
+    *slot = (count + 1, index);
     Ok(())
 }
 
@@ -279,7 +306,6 @@ fn insert(
 mod tests {
     use super::*;
     use crate::avtab::{AvtabDatum, AvtabEntry, AvtabKey, AvtabKind};
-    use crate::error::PolicyError;
     use crate::ids::{ClassId, TypeId};
     use crate::testbytes::{counts, W};
 
@@ -355,7 +381,8 @@ mod tests {
         w.u32(n);
         body(&mut w);
         let mut c = Cursor::new(&w.0);
-        let r = read(&mut c, &counts(version), uncond)?;
+        let keys = AvtabKeys::of(uncond);
+        let r = read(&mut c, &counts(version), (uncond, &keys))?;
         assert_eq!(c.remaining(), 0, "conditionals not read to their end");
         Ok(r)
     }

@@ -20,57 +20,75 @@ impl<'a> Cursor<'a> {
     }
 
     /// Current offset from the start of the image.
+    #[inline]
     pub fn offset(&self) -> usize {
         self.pos
     }
 
     /// Bytes not yet consumed.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
 
     /// Takes the next `n` bytes.
+    #[inline]
     pub fn bytes(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
-        if n > self.remaining() {
-            return Err(PolicyError::Truncated {
-                what,
-                offset: self.pos,
-                needed: n,
-                available: self.remaining(),
-            });
+        match self.buf.get(self.pos..).and_then(|rest| rest.get(..n)) {
+            Some(s) => {
+                self.pos += n;
+                Ok(s)
+            }
+            None => Err(self.truncated(n, what)),
         }
-        let s = &self.buf[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
     }
 
+    /// Takes the next `N` bytes as an array.
+    #[inline]
+    pub fn array<const N: usize>(&mut self, what: &'static str) -> Result<&'a [u8; N]> {
+        let b = self.bytes(N, what)?;
+        Ok(b.try_into().expect("bytes returned N bytes"))
+    }
+
+    /// The error for `n` bytes wanted at the current offset.
+    #[cold]
+    #[inline(never)]
+    fn truncated(&self, n: usize, what: &'static str) -> PolicyError {
+        PolicyError::Truncated {
+            what,
+            offset: self.pos,
+            needed: n,
+            available: self.remaining(),
+        }
+    }
+
+    #[inline]
     pub fn u8(&mut self, what: &'static str) -> Result<u8> {
-        Ok(self.bytes(1, what)?[0])
+        Ok(self.array::<1>(what)?[0])
     }
 
+    #[inline]
     pub fn u16(&mut self, what: &'static str) -> Result<u16> {
-        let b = self.bytes(2, what)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
+        Ok(u16::from_le_bytes(*self.array(what)?))
     }
 
+    #[inline]
     pub fn u32(&mut self, what: &'static str) -> Result<u32> {
-        let b = self.bytes(4, what)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(u32::from_le_bytes(*self.array(what)?))
     }
 
+    #[inline]
     pub fn u64(&mut self, what: &'static str) -> Result<u64> {
-        let b = self.bytes(8, what)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_le_bytes(a))
+        Ok(u64::from_le_bytes(*self.array(what)?))
     }
 
     /// Reads `N` consecutive u32 words (the kernel's `next_entry(buf, fp, N * 4)`).
+    #[inline]
     pub fn u32s<const N: usize>(&mut self, what: &'static str) -> Result<[u32; N]> {
         let b = self.bytes(4 * N, what)?;
         let mut out = [0u32; N];
-        for (i, w) in out.iter_mut().enumerate() {
-            *w = u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
+        for (w, chunk) in out.iter_mut().zip(b.chunks_exact(4)) {
+            *w = u32::from_le_bytes(chunk.try_into().expect("4-byte chunk"));
         }
         Ok(out)
     }
@@ -78,6 +96,7 @@ impl<'a> Cursor<'a> {
     /// Validates a count of records read from the file (its u32 must already be consumed)
     /// against the bytes left: `count * min_size` must fit. `min_size` is the smallest
     /// possible encoding of one record, so this bounds every allocation by the input size.
+    #[inline]
     pub fn check_count(&self, count: u32, min_size: usize, what: &'static str) -> Result<usize> {
         let need = (count as u64).saturating_mul(min_size.max(1) as u64);
         if need > self.remaining() as u64 {
@@ -101,13 +120,24 @@ impl<'a> Cursor<'a> {
     /// Reads a string of `len` bytes (lengths are stored separately, before other fields).
     /// Symbol names must be valid UTF-8 without NUL bytes.
     pub fn string(&mut self, len: u32, what: &'static str) -> Result<Box<str>> {
+        self.str(len, what).map(Box::from)
+    }
+
+    /// [`Cursor::string`] borrowed from the image, with the same checks.
+    #[inline]
+    pub fn str(&mut self, len: u32, what: &'static str) -> Result<&'a str> {
         let at = self.pos;
         let b = self.bytes(len as usize, what)?;
+        // Names are ASCII: bytes 1 to 127 are valid UTF-8 and no NUL, checked in one pass.
+        if b.iter().all(|&x| x.wrapping_sub(1) < 0x7f) {
+            // SAFETY: every byte was just checked to be ASCII, and ASCII is valid UTF-8.
+            return Ok(unsafe { std::str::from_utf8_unchecked(b) });
+        }
         if b.contains(&0) {
             return Err(self.invalid_at(at, what, "name contains a NUL byte".into()));
         }
         match std::str::from_utf8(b) {
-            Ok(s) => Ok(s.into()),
+            Ok(s) => Ok(s),
             Err(e) => Err(self.invalid_at(at, what, format!("name is not UTF-8: {e}"))),
         }
     }

@@ -5,9 +5,20 @@
 //! security server builds dense bitsets from these where it needs O(1) membership.
 
 use crate::cursor::Cursor;
-use crate::error::Result;
+use crate::error::{PolicyError, Result};
 
 const MAPUNIT: u32 = 64;
+
+/// A [`PolicyError::Invalid`] about a bitmap (kept out of line: reading is the hot path).
+#[cold]
+#[inline(never)]
+fn c_invalid(offset: usize, what: &'static str, detail: String) -> PolicyError {
+    PolicyError::Invalid {
+        what,
+        offset,
+        detail,
+    }
+}
 
 /// A set of bit positions (0-based; policy values are `bit + 1`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -38,19 +49,16 @@ impl Ebitmap {
         let count = c.check_count(count, 12, what)?;
         let mut nodes = Vec::with_capacity(count);
         let mut last: Option<u32> = None;
-        for _ in 0..count {
-            let node_at = c.offset();
-            let start = c.u32(what)?;
-            let map = c.u64(what)?;
+        let mut node = |node_at: usize, start: u32, map: u64| -> Result<()> {
             if start & (MAPUNIT - 1) != 0 {
-                return Err(c.invalid_at(
+                return Err(c_invalid(
                     node_at,
                     what,
                     format!("ebitmap node start {start} is not a multiple of 64"),
                 ));
             }
             if highbit < MAPUNIT || start > highbit - MAPUNIT {
-                return Err(c.invalid_at(
+                return Err(c_invalid(
                     node_at,
                     what,
                     format!("ebitmap node start {start} beyond high bit {highbit}"),
@@ -58,7 +66,7 @@ impl Ebitmap {
             }
             if let Some(prev) = last {
                 if start <= prev {
-                    return Err(c.invalid_at(
+                    return Err(c_invalid(
                         node_at,
                         what,
                         format!("ebitmap nodes out of order ({start} after {prev})"),
@@ -66,7 +74,7 @@ impl Ebitmap {
                 }
             }
             if map == 0 {
-                return Err(c.invalid_at(
+                return Err(c_invalid(
                     node_at,
                     what,
                     format!("ebitmap node at bit {start} is empty"),
@@ -74,6 +82,15 @@ impl Ebitmap {
             }
             last = Some(start);
             nodes.push((start, map));
+            Ok(())
+        };
+        // `check_count` made sure all the nodes are there: one bounds check for the lot.
+        let base = c.offset();
+        let raw = c.bytes(count * 12, what)?;
+        for (i, n) in raw.chunks_exact(12).enumerate() {
+            let start = u32::from_le_bytes(n[..4].try_into().expect("4 bytes"));
+            let map = u64::from_le_bytes(n[4..].try_into().expect("8 bytes"));
+            node(base + 12 * i, start, map)?;
         }
         Ok(Ebitmap {
             nodes: nodes.into_boxed_slice(),

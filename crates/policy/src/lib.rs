@@ -6,6 +6,9 @@
 //! anything is allocated, every value against the table it indexes, and every failure is a
 //! [`PolicyError`] naming what was being read and at which byte offset.
 //!
+//! [`write_policy`] writes a model back out, at its own or another format version (see
+//! [`mod@write`]), so policies can be converted between versions.
+//!
 //! ```no_run
 //! let policy = arbiter_policy::Policy::open("/etc/selinux/default/policy/policy.33")?;
 //! println!("{} types", policy.types.len());
@@ -20,6 +23,7 @@ pub mod ebitmap;
 pub mod error;
 mod header;
 pub mod ids;
+mod keytab;
 pub mod mls;
 pub mod ocontext;
 mod policy;
@@ -30,12 +34,14 @@ pub mod symbols;
 mod testbytes;
 pub mod transitions;
 mod validate;
+pub mod write;
 
 pub use ebitmap::Ebitmap;
 pub use error::{PolicyError, Result};
 pub use ids::{BoolId, CatId, ClassId, CommonId, RoleId, SensId, TypeId, UserId};
 pub use policy::{version, HandleUnknown, Policy, MAX_VERSION, MIN_VERSION};
 pub use symbols::TypeFlavor;
+pub use write::{write_policy, write_policy_with, WriteError, WriteOptions};
 
 impl Policy {
     /// Reads a policy from its binary image.

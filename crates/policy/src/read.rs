@@ -24,30 +24,43 @@ macro_rules! checked_id {
     ($fn:ident, $ty:ty, $field:ident, $label:literal) => {
         /// Checks a raw 1-based value against the table size; the error names the field
         /// and the offset at which the value was read.
+        #[inline]
         pub fn $fn(&self, c: &Cursor<'_>, at: usize, raw: u32, what: &'static str) -> Result<$ty> {
-            if raw == 0 || raw > self.$field {
-                return Err(c.invalid_at(
-                    at,
-                    what,
-                    format!(
-                        concat!($label, " value {} out of range 1..={}"),
-                        raw, self.$field
-                    ),
-                ));
+            if raw != 0 && raw <= self.$field {
+                if let Some(id) = raw.try_into().ok().and_then(<$ty>::new) {
+                    return Ok(id);
+                }
             }
-            <$ty>::new(raw.try_into().map_err(|_| {
-                c.invalid_at(
-                    at,
-                    what,
-                    format!(concat!($label, " value {} too large"), raw),
-                )
-            })?)
-            .ok_or_else(|| c.invalid_at(at, what, concat!($label, " value 0").into()))
+            Err(self.bad_id(c, at, raw, self.$field, $label, what))
         }
     };
 }
 
 impl Counts {
+    /// The error for a value that [`checked_id`] refused (kept out of line: the hot path
+    /// is the accepted value).
+    #[cold]
+    #[inline(never)]
+    fn bad_id(
+        &self,
+        c: &Cursor<'_>,
+        at: usize,
+        raw: u32,
+        count: u32,
+        label: &str,
+        what: &'static str,
+    ) -> PolicyError {
+        if raw == 0 || raw > count {
+            c.invalid_at(
+                at,
+                what,
+                format!("{label} value {raw} out of range 1..={count}"),
+            )
+        } else {
+            c.invalid_at(at, what, format!("{label} value {raw} too large"))
+        }
+    }
+
     checked_id!(type_id, TypeId, types, "type");
     checked_id!(class_id, ClassId, classes, "class");
     checked_id!(role_id, RoleId, roles, "role");
@@ -63,12 +76,13 @@ pub(crate) fn read_policy(bytes: &[u8]) -> Result<Policy> {
     let counts = syms.counts(hdr.version);
     let process_class = syms.class_by_name("process");
 
-    let avtab = avtab::read(&mut c, &counts)?;
+    let (avtab, avtab_keys) = avtab::read(&mut c, &counts)?;
     let (cond_nodes, cond_avtab) = if hdr.version >= version::BOOL {
-        cond::read(&mut c, &counts, &avtab)?
+        cond::read(&mut c, &counts, (&avtab, &avtab_keys))?
     } else {
         Default::default()
     };
+    drop(avtab_keys);
     let role_trans = transitions::read_role_trans(&mut c, &counts, process_class)?;
     let role_allow = transitions::read_role_allow(&mut c, &counts)?;
     let filename_trans = if hdr.version >= version::FILENAME_TRANS {

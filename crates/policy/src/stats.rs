@@ -99,7 +99,10 @@ pub fn statistics(p: &Policy) -> Vec<(&'static str, StatValue)> {
         ),
         ("Classes", n(named(p.classes.iter().map(|c| &c.name)))),
         ("Permissions", n(perms)),
-        ("Sensitivities", n(named(p.sensitivities.iter().map(|s| &s.name)))),
+        (
+            "Sensitivities",
+            n(named(p.sensitivities.iter().map(|s| &s.name))),
+        ),
         ("Categories", n(named(p.categories.iter().map(|c| &c.name)))),
         ("Types", n(types)),
         ("Attributes", n(attributes)),

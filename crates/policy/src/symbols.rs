@@ -154,6 +154,7 @@ use crate::cursor::Cursor;
 use crate::error::Result;
 use crate::header::Header;
 use crate::ids::ClassId;
+use crate::keytab::NameHash;
 use crate::policy::version;
 use crate::read::Counts;
 use std::collections::{HashMap, HashSet};
@@ -297,15 +298,16 @@ fn user_min_bytes(v: u32) -> usize {
     fixed + 1 + 12 + mls
 }
 
-/// One symbol table being filled: slots indexed by value - 1, and the names seen so far.
-struct Table<T> {
+/// One symbol table being filled: slots indexed by value - 1, and the names seen so far
+/// (borrowed from the image being read).
+struct Table<'a, T> {
     /// Singular noun for errors: "type", "role", ...
     kind: &'static str,
     slots: Vec<Option<T>>,
-    names: HashSet<Box<str>>,
+    names: HashSet<&'a str, NameHash>,
 }
 
-impl<T> Table<T> {
+impl<'a, T> Table<'a, T> {
     /// Reads `nprim` and `nel`, bounding both by the bytes left: `nprim` by
     /// [`SLOT_MIN_BYTES`] per value, `nel` by the table's smallest record. `max_nprim` is
     /// the width of the id type the values must fit.
@@ -333,7 +335,7 @@ impl<T> Table<T> {
             Table {
                 kind,
                 slots,
-                names: HashSet::with_capacity(nel),
+                names: HashSet::with_capacity_and_hasher(nel, NameHash::new()),
             },
             nel,
         ))
@@ -344,20 +346,20 @@ impl<T> Table<T> {
     }
 
     /// Reads a record's name (`len` bytes), refusing empty and duplicate names.
-    fn name(&mut self, c: &mut Cursor<'_>, len: u32, what: &'static str) -> Result<Box<str>> {
+    fn name(&mut self, c: &mut Cursor<'a>, len: u32, what: &'static str) -> Result<Box<str>> {
         let at = c.offset();
         if len == 0 {
             return Err(c.invalid_at(at, what, format!("{} with an empty name", self.kind)));
         }
-        let name = c.string(len, what)?;
-        if !self.names.insert(name.clone()) {
+        let name = c.str(len, what)?;
+        if !self.names.insert(name) {
             return Err(c.invalid_at(
                 at,
                 what,
                 format!("{} `{name}` is declared twice", self.kind),
             ));
         }
-        Ok(name)
+        Ok(name.into())
     }
 
     /// Checks a value read at `at` for the datum called `name`: in `1..=nprim`.
@@ -389,13 +391,13 @@ impl<T> Table<T> {
         c: &Cursor<'_>,
         at: usize,
         what: &'static str,
-        name: &str,
         value: u32,
         datum: T,
     ) -> Result<()>
     where
         T: Named,
     {
+        let name = datum.name();
         self.check_value(c, at, what, name, value)?;
         let slot = &mut self.slots[value as usize - 1];
         if let Some(other) = slot {
@@ -494,7 +496,6 @@ fn read_perms(
     let nel = c.check_count(nel, PERM_MIN_BYTES, WHAT)?;
     let mut perms: Vec<Perm> = Vec::with_capacity(nel);
     let mut used = 0u32;
-    let mut names = HashSet::with_capacity(nel);
     for _ in 0..nel {
         let at = c.offset();
         let [len, value] = c.u32s::<2>(WHAT)?;
@@ -515,7 +516,8 @@ fn read_perms(
             ));
         }
         let bit = 1u32 << (value - 1);
-        if used & bit != 0 || !names.insert(name.clone()) {
+        // At most 32 names: a hash set would cost more than comparing.
+        if used & bit != 0 || perms.iter().any(|p| p.name == name) {
             return Err(c.invalid_at(
                 at,
                 WHAT,
@@ -560,12 +562,8 @@ fn read_commons(c: &mut Cursor<'_>) -> Result<(Vec<Common>, CommonIds)> {
         let name = t.name(c, len, WHAT)?;
         check_perm_nprim(c, at + 8, WHAT, &name, nprim)?;
         let perms = read_perms(c, &name, nprim, 1, perm_nel)?;
-        let common = Common {
-            name: name.clone(),
-            nprim,
-            perms,
-        };
-        t.place(c, at + 4, WHAT, &name, value, common)?;
+        let common = Common { name, nprim, perms };
+        t.place(c, at + 4, WHAT, value, common)?;
     }
     let commons = t.finish(|_| Common {
         name: "".into(),
@@ -684,7 +682,7 @@ fn read_classes(
                 )
             })?;
         }
-        t.place(c, at + 8, WHAT, &name, value, class)?;
+        t.place(c, at + 8, WHAT, value, class)?;
     }
     Ok(t.finish(|_| Class {
         name: "".into(),
@@ -737,17 +735,17 @@ fn read_roles(c: &mut Cursor<'_>, v: u32) -> Result<Vec<Role>> {
                     format!("role `{OBJECT_R}` has value {value}; the kernel reserves 1 for it"),
                 ));
             }
-            t.place(c, at + 4, WHAT, &name, value, object_r())?;
+            t.place(c, at + 4, WHAT, value, object_r())?;
             continue;
         }
         let bounds = t.bound(c, at + 8, WHAT, &name, bounds, RoleId::new)?;
         let role = Role {
-            name: name.clone(),
+            name,
             bounds,
             dominates,
             types,
         };
-        t.place(c, at + 4, WHAT, &name, value, role)?;
+        t.place(c, at + 4, WHAT, value, role)?;
     }
     match t.get(1) {
         Some(r) if &*r.name != OBJECT_R => {
@@ -810,7 +808,7 @@ fn read_types(c: &mut Cursor<'_>, v: u32) -> Result<(Vec<TypeDatum>, Vec<TypeAli
         }
         let bounds = t.bound(c, at + 12, WHAT, &name, bounds, |b| TypeId::new(b as u16))?;
         let datum = TypeDatum {
-            name: name.clone(),
+            name,
             flavor: if attribute {
                 TypeFlavor::Attribute
             } else {
@@ -818,7 +816,7 @@ fn read_types(c: &mut Cursor<'_>, v: u32) -> Result<(Vec<TypeDatum>, Vec<TypeAli
             },
             bounds,
         };
-        t.place(c, at + 4, WHAT, &name, value, datum)?;
+        t.place(c, at + 4, WHAT, value, datum)?;
     }
     let mut type_aliases = Vec::with_capacity(aliases.len());
     for (name, value, at) in aliases {
@@ -874,13 +872,13 @@ fn read_users(c: &mut Cursor<'_>, v: u32) -> Result<Vec<User>> {
         };
         let bounds = t.bound(c, at + 8, WHAT, &name, bounds, UserId::new)?;
         let user = User {
-            name: name.clone(),
+            name,
             bounds,
             roles,
             range,
             default_level,
         };
-        t.place(c, at + 4, WHAT, &name, value, user)?;
+        t.place(c, at + 4, WHAT, value, user)?;
     }
     Ok(t.finish(|_| User {
         name: "".into(),
@@ -909,17 +907,7 @@ fn read_bools(c: &mut Cursor<'_>) -> Result<Vec<Bool>> {
                 ))
             }
         };
-        t.place(
-            c,
-            at,
-            WHAT,
-            &name,
-            value,
-            Bool {
-                name: name.clone(),
-                state,
-            },
-        )?;
+        t.place(c, at, WHAT, value, Bool { name, state })?;
     }
     Ok(t.finish(|_| Bool {
         name: "".into(),
@@ -943,7 +931,7 @@ fn is_alias(c: &Cursor<'_>, at: usize, what: &'static str, name: &str, raw: u32)
 /// Checks that every alias names a value some primary symbol has.
 fn check_mls_aliases<T: Named>(
     c: &Cursor<'_>,
-    t: &Table<T>,
+    t: &Table<'_, T>,
     aliases: &[(MlsAlias, usize)],
     what: &'static str,
 ) -> Result<()> {
@@ -987,17 +975,7 @@ fn read_sensitivities(c: &mut Cursor<'_>) -> Result<(Vec<Sensitivity>, Vec<MlsAl
             continue;
         }
         let value = level.sens;
-        t.place(
-            c,
-            level_at,
-            WHAT,
-            &name,
-            value,
-            Sensitivity {
-                name: name.clone(),
-                level,
-            },
-        )?;
+        t.place(c, level_at, WHAT, value, Sensitivity { name, level })?;
     }
     check_mls_aliases(c, &t, &aliases, WHAT)?;
     let sens = t.finish(|value| Sensitivity {
@@ -1024,14 +1002,7 @@ fn read_categories(c: &mut Cursor<'_>) -> Result<(Vec<Category>, Vec<MlsAlias>)>
             aliases.push((MlsAlias { name, value }, at + 4));
             continue;
         }
-        t.place(
-            c,
-            at + 4,
-            WHAT,
-            &name,
-            value,
-            Category { name: name.clone() },
-        )?;
+        t.place(c, at + 4, WHAT, value, Category { name })?;
     }
     check_mls_aliases(c, &t, &aliases, WHAT)?;
     let cats = t.finish(|_| Category { name: "".into() });

@@ -22,7 +22,8 @@ fn heap_in_use_sees_a_loaded_policydb_and_its_release() {
 
     // Rust allocations go through the same malloc.
     let before = heap_in_use();
-    let v = vec![1u8; 8 << 20];
+    // black_box: an optimised build may otherwise elide the unused allocation.
+    let v = std::hint::black_box(vec![1u8; 8 << 20]);
     assert!(heap_in_use() >= before + (8 << 20));
     drop(v);
 }

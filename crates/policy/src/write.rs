@@ -1,0 +1,1613 @@
+//! Writes a [`Policy`] as a binary kernel policy of a chosen format version (15 to 35).
+//!
+//! Sections are written in the kernel's order, with the layout libsepol's `policydb_write`
+//! uses for kernel policies of that version, so that the kernel, libsepol and this crate's
+//! reader all load the result. Symbols are written in value order (libsepol writes its hash
+//! tables' order), so the bytes need not equal checkpolicy's; what is guaranteed is that
+//! reading the output gives back the same model.
+//!
+//! This makes the writer a converter between versions:
+//!
+//! ```no_run
+//! use arbiter_policy::{write::write_policy, Policy};
+//! let p = Policy::open("/etc/selinux/default/policy/policy.33")?;
+//! // Up-convert for a kernel that reads version 35, or down-convert for an old one.
+//! std::fs::write("policy.35", write_policy(&p, 35)?)?;
+//! std::fs::write("policy.30", write_policy(&p, 30)?)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`write_policy`] refuses, with [`WriteError::Unsupported`], to write anything the target
+//! version cannot express (extended permissions in conditional rules below version 34,
+//! `neveraudit` types below 35, filename transitions below 25, MLS below 19, ...): the
+//! policy read back would differ from the one written, and silently losing rules changes
+//! decisions. [`write_policy_with`] and [`WriteOptions::drop_unsupported`] ask for the
+//! conversion anyway, as `checkpolicy -c` does: what the version cannot hold is left out
+//! (or, for rules on attributes below version 20, expanded to the attributes' types as
+//! libsepol does), and every such loss is listed in [`Written::dropped`].
+//!
+//! Nothing here validates the model beyond what the layout needs: a [`Policy`] from
+//! [`Policy::from_bytes`] is valid, and one changed by hand should be read back
+//! ([`Policy::from_bytes`] on the output) to have it checked.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind};
+use crate::cond::{CondExpr, CondNode};
+use crate::constraint::{Constraint, ConstraintExpr, ConstraintOp, TypeSet};
+use crate::ebitmap::Ebitmap;
+use crate::header::compat_table_sizes;
+use crate::ids::{ClassId, TypeId};
+use crate::mls::{Context, MlsLevel, MlsRange};
+use crate::policy::{version, HandleUnknown, Policy, MAX_VERSION, MIN_VERSION};
+use crate::symbols::{DefaultRange, DefaultSide, Perm, TypeFlavor, OBJECT_R};
+use crate::transitions::FilenameTrans;
+
+/// `POLICYDB_MAGIC`.
+const MAGIC: u32 = 0xf97c_ff8c;
+/// `POLICYDB_STRING`.
+const TARGET: &[u8] = b"SE Linux";
+/// Configuration word bits.
+const CONFIG_MLS: u32 = 0x1;
+const CONFIG_REJECT_UNKNOWN: u32 = 0x2;
+const CONFIG_ALLOW_UNKNOWN: u32 = 0x4;
+/// `TYPEDATUM_PROPERTY_*`.
+const TYPE_PROPERTY_PRIMARY: u32 = 1;
+const TYPE_PROPERTY_ATTRIBUTE: u32 = 2;
+/// The conditional "enabled" flag of the `specified` word, and of the old 32-bit kind word.
+const AVTAB_ENABLED: u16 = 0x8000;
+const AVTAB_ENABLED_OLD: u32 = 0x8000_0000;
+/// Kind groups of the old format: one item holds kinds of one group only.
+const AVTAB_AV: u16 = 0x0007;
+/// The order of the data of the old format's multi-kind items (the kernel's `spec_order`).
+const SPEC_ORDER: [AvtabKind; 6] = [
+    AvtabKind::Allowed,
+    AvtabKind::AuditDeny,
+    AvtabKind::AuditAllow,
+    AvtabKind::Transition,
+    AvtabKind::Change,
+    AvtabKind::Member,
+];
+
+/// How to treat content the target version cannot hold.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Leave such content out (listing it in [`Written::dropped`]) instead of failing with
+    /// [`WriteError::Unsupported`].
+    pub drop_unsupported: bool,
+}
+
+/// The output of [`write_policy_with`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The binary policy.
+    pub bytes: Vec<u8>,
+    /// What the target version could not hold and was left out (empty unless
+    /// [`WriteOptions::drop_unsupported`] was set).
+    pub dropped: Vec<Unsupported>,
+}
+
+/// Content that a format version cannot express, with how much of it there is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Unsupported {
+    /// Booleans and conditional rules (version 16).
+    Booleans { bools: usize, cond_nodes: usize },
+    /// IPv6 `nodecon`s (version 17).
+    Ipv6NodeContexts(usize),
+    /// MLS: the MLS flag, sensitivities, categories, or MLS levels in users and contexts
+    /// (version 19).
+    Mls,
+    /// `validatetrans` rules (version 19).
+    ValidateTrans(usize),
+    /// Range transitions (version 19).
+    RangeTransitions(usize),
+    /// Rules on attributes, or types with attributes (version 20). The older format has no
+    /// type→attribute map: rules must name types. Dropping expands them to their types.
+    AttributeRules(usize),
+    /// Range transitions for classes other than `process` (version 21).
+    RangeTransitionClasses(usize),
+    /// Policy capabilities (version 22).
+    PolicyCapabilities(usize),
+    /// Permissive types (version 23).
+    PermissiveTypes(usize),
+    /// Type, role and user bounds (version 24).
+    Bounds(usize),
+    /// Attribute names (version 24): older kernel policies leave attributes unnamed.
+    AttributeNames(usize),
+    /// Filename type transitions (version 25).
+    FilenameTransitions(usize),
+    /// Role transitions for classes other than `process` (version 26).
+    RoleTransitionClasses(usize),
+    /// `default_user`, `default_role` and `default_range` (version 27).
+    ClassDefaults(usize),
+    /// `default_type` (version 28).
+    DefaultType(usize),
+    /// The source-level type sets of constraint terms (version 29).
+    ConstraintTypeNames(usize),
+    /// Extended-permission rules (version 30).
+    Xperms(usize),
+    /// InfiniBand partition key and end port contexts (version 31).
+    InfinibandContexts(usize),
+    /// `default_range glblub` (version 32).
+    Glblub(usize),
+    /// Filename transition groups whose outcomes the per-rule format cannot reproduce
+    /// (version 33): a source listed under two outcomes, or outcomes sharing a new type.
+    /// Dropping writes the rules that apply, the same decisions in another grouping.
+    FilenameTransitionGrouping(usize),
+    /// Extended-permission rules inside conditionals (version 34).
+    ConditionalXperms(usize),
+    /// `neveraudit` types (version 35).
+    NeverAuditTypes(usize),
+    /// Type values no symbol names (attributes of policies before version 24, which did
+    /// not write them): from version 24 every value must be named, and libsepol refuses
+    /// the gaps. Dropping names them as attributes `attribute_VALUE`.
+    UnnamedTypes(usize),
+}
+
+impl Unsupported {
+    /// The format versions that can express this content.
+    pub fn versions(&self) -> std::ops::RangeInclusive<u32> {
+        match self {
+            Unsupported::UnnamedTypes(_) => MIN_VERSION..=version::BOUNDARY - 1,
+            other => other.min_version()..=MAX_VERSION,
+        }
+    }
+
+    fn min_version(&self) -> u32 {
+        use Unsupported::*;
+        match self {
+            Booleans { .. } => version::BOOL,
+            Ipv6NodeContexts(_) => version::IPV6,
+            Mls | ValidateTrans(_) | RangeTransitions(_) => version::MLS,
+            AttributeRules(_) => version::AVTAB,
+            RangeTransitionClasses(_) => version::RANGETRANS,
+            PolicyCapabilities(_) => version::POLCAP,
+            PermissiveTypes(_) => version::PERMISSIVE,
+            Bounds(_) | AttributeNames(_) => version::BOUNDARY,
+            FilenameTransitions(_) => version::FILENAME_TRANS,
+            RoleTransitionClasses(_) => version::ROLETRANS,
+            ClassDefaults(_) => version::NEW_OBJECT_DEFAULTS,
+            DefaultType(_) => version::DEFAULT_TYPE,
+            ConstraintTypeNames(_) => version::CONSTRAINT_NAMES,
+            Xperms(_) => version::XPERMS_IOCTL,
+            InfinibandContexts(_) => version::INFINIBAND,
+            Glblub(_) => version::GLBLUB,
+            FilenameTransitionGrouping(_) => version::COMP_FTRANS,
+            ConditionalXperms(_) => version::COND_XPERMS,
+            NeverAuditTypes(_) => version::NEVERAUDIT,
+            UnnamedTypes(_) => MIN_VERSION,
+        }
+    }
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Unsupported::*;
+        match self {
+            Booleans { bools, cond_nodes } => {
+                write!(f, "{bools} booleans and {cond_nodes} conditional blocks")
+            }
+            Ipv6NodeContexts(n) => write!(f, "{n} IPv6 node contexts"),
+            Mls => write!(f, "MLS (sensitivities, categories and levels)"),
+            ValidateTrans(n) => write!(f, "{n} validatetrans rules"),
+            RangeTransitions(n) => write!(f, "{n} range transitions"),
+            AttributeRules(n) => write!(
+                f,
+                "{n} rules or type attribute maps involving attributes (rules must name types)"
+            ),
+            RangeTransitionClasses(n) => {
+                write!(f, "{n} range transitions for classes other than process")
+            }
+            PolicyCapabilities(n) => write!(f, "{n} policy capabilities"),
+            PermissiveTypes(n) => write!(f, "{n} permissive types"),
+            Bounds(n) => write!(f, "{n} type, role or user bounds"),
+            AttributeNames(n) => write!(f, "the names of {n} attributes"),
+            FilenameTransitions(n) => write!(f, "{n} filename transition groups"),
+            RoleTransitionClasses(n) => {
+                write!(f, "{n} role transitions for classes other than process")
+            }
+            ClassDefaults(n) => write!(f, "{n} default_user/default_role/default_range rules"),
+            DefaultType(n) => write!(f, "{n} default_type rules"),
+            ConstraintTypeNames(n) => write!(f, "the type names of {n} constraint terms"),
+            Xperms(n) => write!(f, "{n} extended-permission rules"),
+            InfinibandContexts(n) => write!(f, "{n} InfiniBand contexts"),
+            Glblub(n) => write!(f, "{n} default_range glblub rules"),
+            FilenameTransitionGrouping(n) => write!(
+                f,
+                "the grouping of {n} filename transition groups (not reproducible rule by rule)"
+            ),
+            ConditionalXperms(n) => {
+                write!(f, "{n} extended-permission rules inside conditionals")
+            }
+            NeverAuditTypes(n) => write!(f, "{n} neveraudit types"),
+            UnnamedTypes(n) => write!(f, "{n} unnamed type values"),
+        }
+    }
+}
+
+/// Why a policy could not be written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// The target version is outside what the format defines.
+    #[error("cannot write policy version {version} (writable: {min} to {max})")]
+    UnsupportedVersion { version: u32, min: u32, max: u32 },
+
+    /// The policy holds something the target version cannot express.
+    #[error(
+        "a version {version} policy cannot hold {what} ({})",
+        versions_text(what)
+    )]
+    Unsupported { version: u32, what: Unsupported },
+
+    /// The model cannot be laid out at all (for example two type rules that conflict once
+    /// attributes are expanded, or a table too large for the format's counts).
+    #[error("cannot write the policy: {0}")]
+    Invalid(String),
+}
+
+/// "needs version 35", "only versions 15 to 23".
+fn versions_text(u: &Unsupported) -> String {
+    let v = u.versions();
+    if *v.end() == MAX_VERSION {
+        format!("needs version {}", v.start())
+    } else {
+        format!("only versions {} to {}", v.start(), v.end())
+    }
+}
+
+/// Writes `p` as a binary policy of format `version`, failing on anything that version
+/// cannot express (see the [module documentation](self)).
+pub fn write_policy(p: &Policy, version: u32) -> Result<Vec<u8>, WriteError> {
+    write_policy_with(p, version, &WriteOptions::default()).map(|w| w.bytes)
+}
+
+/// Writes `p` as a binary policy of format `version`, with `opts` deciding what happens to
+/// content the version cannot express.
+pub fn write_policy_with(
+    p: &Policy,
+    version: u32,
+    opts: &WriteOptions,
+) -> Result<Written, WriteError> {
+    if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
+        return Err(WriteError::UnsupportedVersion {
+            version,
+            min: MIN_VERSION,
+            max: MAX_VERSION,
+        });
+    }
+    let mut w = Writer {
+        p,
+        v: version,
+        drop: opts.drop_unsupported,
+        dropped: Vec::new(),
+        out: Out::default(),
+        mls: p.mls,
+    };
+    w.policy()?;
+    Ok(Written {
+        bytes: w.out.0,
+        dropped: w.dropped,
+    })
+}
+
+/// Little-endian output.
+#[derive(Default)]
+struct Out(Vec<u8>);
+
+impl Out {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u16(&mut self, v: u16) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u32s(&mut self, vs: &[u32]) {
+        for &v in vs {
+            self.u32(v);
+        }
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(b);
+    }
+    /// A length word and the bytes.
+    fn name(&mut self, s: &str) -> Result<(), WriteError> {
+        self.u32(len32(s.len(), "name")?);
+        self.bytes(s.as_bytes());
+        Ok(())
+    }
+    /// The kernel's `ebitmap_write`: map unit, high bit, node count, then (start, map) pairs.
+    fn ebitmap(&mut self, e: &Ebitmap) {
+        let nodes = e.nodes();
+        let highbit = nodes.last().map_or(0, |&(start, _)| start + 64);
+        self.u32s(&[64, highbit, nodes.len() as u32]);
+        for &(start, map) in nodes {
+            self.u32(start);
+            self.0.extend_from_slice(&map.to_le_bytes());
+        }
+    }
+}
+
+/// A count or length as the format's u32.
+fn len32(n: usize, what: &str) -> Result<u32, WriteError> {
+    u32::try_from(n).map_err(|_| WriteError::Invalid(format!("{n} {what}s do not fit a u32")))
+}
+
+struct Writer<'a> {
+    p: &'a Policy,
+    v: u32,
+    drop: bool,
+    dropped: Vec<Unsupported>,
+    out: Out,
+    /// Whether the MLS flag is written (cleared when MLS is dropped below version 19).
+    mls: bool,
+}
+
+/// One entry to write: a key and its datum, resolved out of the table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Item {
+    key: AvtabKey,
+    datum: Datum,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Datum {
+    Word(u32),
+    Xperms(crate::avtab::Xperms),
+}
+
+impl<'a> Writer<'a> {
+    /// Refuses `what`, or notes it as dropped.
+    fn unsupported(&mut self, what: Unsupported) -> Result<(), WriteError> {
+        if self.drop {
+            self.dropped.push(what);
+            Ok(())
+        } else {
+            Err(WriteError::Unsupported {
+                version: self.v,
+                what,
+            })
+        }
+    }
+
+    /// Calls [`Writer::unsupported`] when `count` items of a feature exist below `since`.
+    fn needs(
+        &mut self,
+        since: u32,
+        count: usize,
+        what: impl FnOnce(usize) -> Unsupported,
+    ) -> Result<bool, WriteError> {
+        if self.v < since && count > 0 {
+            self.unsupported(what(count))?;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn policy(&mut self) -> Result<(), WriteError> {
+        self.check_mls()?;
+        self.header()?;
+        self.symbols()?;
+        let attr_types = self.attribute_expansion()?;
+        self.avtab(attr_types.as_deref())?;
+        if self.v >= version::BOOL {
+            self.conditionals(attr_types.as_deref())?;
+        } else {
+            let (bools, cond_nodes) = (self.p.bools.len(), self.p.cond_nodes.len());
+            if bools + cond_nodes > 0 {
+                self.unsupported(Unsupported::Booleans { bools, cond_nodes })?;
+            }
+        }
+        self.role_trans()?;
+        self.role_allow()?;
+        if self.v >= version::FILENAME_TRANS {
+            self.filename_trans()?;
+        } else {
+            self.needs(
+                version::FILENAME_TRANS,
+                self.p.filename_trans.len(),
+                Unsupported::FilenameTransitions,
+            )?;
+        }
+        self.ocontexts()?;
+        self.genfs()?;
+        if self.v >= version::MLS {
+            self.range_trans()?;
+        } else {
+            self.needs(
+                version::MLS,
+                self.p.range_trans.len(),
+                Unsupported::RangeTransitions,
+            )?;
+        }
+        if self.v >= version::AVTAB {
+            for map in &self.p.type_attr_map {
+                self.out.ebitmap(map);
+            }
+        }
+        Ok(())
+    }
+
+    /// Below version 19 there is no MLS: refuse (or drop) the flag, the MLS symbols and
+    /// any level stored in users and contexts.
+    fn check_mls(&mut self) -> Result<(), WriteError> {
+        if self.v >= version::MLS {
+            return Ok(());
+        }
+        let p = self.p;
+        let default = MlsRange::default();
+        let ranged = |r: &MlsRange| *r != default;
+        let o = &p.ocontexts;
+        let contexts = o
+            .initial_sids
+            .iter()
+            .map(|s| &s.context)
+            .chain(o.fs.iter().flat_map(|f| [&f.context, &f.file_context]))
+            .chain(o.ports.iter().map(|c| &c.context))
+            .chain(
+                o.netifs
+                    .iter()
+                    .flat_map(|n| [&n.if_context, &n.msg_context]),
+            )
+            .chain(o.nodes.iter().map(|c| &c.context))
+            .chain(o.fs_use.iter().map(|c| &c.context))
+            .chain(o.nodes6.iter().map(|c| &c.context))
+            .chain(o.ibpkeys.iter().map(|c| &c.context))
+            .chain(o.ibendports.iter().map(|c| &c.context))
+            .chain(p.genfs.iter().map(|g| &g.context));
+        let any = p.mls
+            || !p.sensitivities.is_empty()
+            || !p.categories.is_empty()
+            || p.users
+                .iter()
+                .any(|u| ranged(&u.range) || u.default_level != MlsLevel::default())
+            || contexts.into_iter().any(|c| ranged(&c.range));
+        if any {
+            self.unsupported(Unsupported::Mls)?;
+            self.mls = false;
+        }
+        Ok(())
+    }
+
+    fn header(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let (sym_num, ocon_num) = compat_table_sizes(self.v);
+        let mut config = if self.mls { CONFIG_MLS } else { 0 };
+        config |= match p.handle_unknown {
+            HandleUnknown::Deny => 0,
+            HandleUnknown::Reject => CONFIG_REJECT_UNKNOWN,
+            HandleUnknown::Allow => CONFIG_ALLOW_UNKNOWN,
+        };
+        self.out.u32(MAGIC);
+        self.out.u32(TARGET.len() as u32);
+        self.out.bytes(TARGET);
+        self.out.u32s(&[self.v, config, sym_num, ocon_num]);
+        if self.needs(
+            version::POLCAP,
+            p.policycaps.len(),
+            Unsupported::PolicyCapabilities,
+        )? && self.v >= version::POLCAP
+        {
+            self.out.ebitmap(&p.policycaps);
+        }
+        if self.needs(
+            version::PERMISSIVE,
+            p.permissive.len(),
+            Unsupported::PermissiveTypes,
+        )? && self.v >= version::PERMISSIVE
+        {
+            self.out.ebitmap(&p.permissive);
+        }
+        if self.needs(
+            version::NEVERAUDIT,
+            p.neveraudit.len(),
+            Unsupported::NeverAuditTypes,
+        )? && self.v >= version::NEVERAUDIT
+        {
+            self.out.ebitmap(&p.neveraudit);
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- symbol tables
+
+    fn symbols(&mut self) -> Result<(), WriteError> {
+        let (sym_num, _) = compat_table_sizes(self.v);
+        self.check_symbol_features()?;
+        self.commons()?;
+        self.classes()?;
+        self.roles()?;
+        self.types()?;
+        self.users()?;
+        if sym_num > 5 {
+            self.bools()?;
+        }
+        if sym_num > 6 {
+            self.sensitivities()?;
+            self.categories()?;
+        }
+        Ok(())
+    }
+
+    /// The per-symbol features newer versions added: bounds, class defaults, constraint
+    /// type names, validatetrans.
+    fn check_symbol_features(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let bounds = p.types.iter().filter(|t| t.bounds.is_some()).count()
+            + p.roles.iter().filter(|r| r.bounds.is_some()).count()
+            + p.users.iter().filter(|u| u.bounds.is_some()).count();
+        self.needs(version::BOUNDARY, bounds, Unsupported::Bounds)?;
+        let attributes = p
+            .types
+            .iter()
+            .filter(|t| t.flavor == TypeFlavor::Attribute)
+            .count();
+        self.needs(version::BOUNDARY, attributes, Unsupported::AttributeNames)?;
+        let validatetrans = p.classes.iter().map(|c| c.validatetrans.len()).sum();
+        self.needs(version::MLS, validatetrans, Unsupported::ValidateTrans)?;
+        let defaults = p
+            .classes
+            .iter()
+            .map(|c| {
+                usize::from(c.default_user != DefaultSide::None)
+                    + usize::from(c.default_role != DefaultSide::None)
+                    + usize::from(c.default_range != DefaultRange::None)
+            })
+            .sum();
+        self.needs(
+            version::NEW_OBJECT_DEFAULTS,
+            defaults,
+            Unsupported::ClassDefaults,
+        )?;
+        let default_type = p
+            .classes
+            .iter()
+            .filter(|c| c.default_type != DefaultSide::None)
+            .count();
+        self.needs(
+            version::DEFAULT_TYPE,
+            default_type,
+            Unsupported::DefaultType,
+        )?;
+        if self.v >= version::NEW_OBJECT_DEFAULTS {
+            let glblub = p
+                .classes
+                .iter()
+                .filter(|c| c.default_range == DefaultRange::Glblub)
+                .count();
+            self.needs(version::GLBLUB, glblub, Unsupported::Glblub)?;
+        }
+        let type_names = p
+            .classes
+            .iter()
+            .flat_map(|c| c.constraints.iter().chain(c.validatetrans.iter()))
+            .flat_map(|c| c.expr.iter())
+            .filter(|e| {
+                matches!(e, ConstraintExpr::Names { type_names: Some(ts), .. } if **ts != TypeSet::default())
+            })
+            .count();
+        self.needs(
+            version::CONSTRAINT_NAMES,
+            type_names,
+            Unsupported::ConstraintTypeNames,
+        )?;
+        Ok(())
+    }
+
+    /// A table's `nprim` and `nel`.
+    fn table_header(&mut self, nprim: usize, nel: usize) -> Result<(), WriteError> {
+        self.out.u32(len32(nprim, "symbol")?);
+        self.out.u32(len32(nel, "symbol")?);
+        Ok(())
+    }
+
+    fn perms(&mut self, perms: &[Perm]) -> Result<(), WriteError> {
+        for perm in perms {
+            self.out.u32(len32(perm.name.len(), "name byte")?);
+            self.out.u32(perm.value);
+            self.out.bytes(perm.name.as_bytes());
+        }
+        Ok(())
+    }
+
+    fn commons(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let named = p.commons.iter().filter(|c| !c.name.is_empty()).count();
+        self.table_header(p.commons.len(), named)?;
+        for (value, c) in (1u32..).zip(&p.commons) {
+            if c.name.is_empty() {
+                continue;
+            }
+            self.out.u32s(&[
+                len32(c.name.len(), "name byte")?,
+                value,
+                c.nprim,
+                len32(c.perms.len(), "permission")?,
+            ]);
+            self.out.bytes(c.name.as_bytes());
+            self.perms(&c.perms)?;
+        }
+        Ok(())
+    }
+
+    fn classes(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let v = self.v;
+        let named = p.classes.iter().filter(|c| !c.name.is_empty()).count();
+        self.table_header(p.classes.len(), named)?;
+        for (value, c) in (1u32..).zip(&p.classes) {
+            if c.name.is_empty() {
+                continue;
+            }
+            let common = c
+                .common
+                .map(|id| p.commons.get(id.index()).map(|cm| &*cm.name).unwrap_or(""))
+                .unwrap_or("");
+            self.out.u32s(&[
+                len32(c.name.len(), "name byte")?,
+                len32(common.len(), "name byte")?,
+                value,
+                c.nprim,
+                len32(c.perms.len(), "permission")?,
+                len32(c.constraints.len(), "constraint")?,
+            ]);
+            self.out.bytes(c.name.as_bytes());
+            self.out.bytes(common.as_bytes());
+            self.perms(&c.perms)?;
+            self.constraints(&c.constraints)?;
+            if v >= version::VALIDATETRANS {
+                self.out.u32(len32(c.validatetrans.len(), "validatetrans")?);
+                self.constraints(&c.validatetrans)?;
+            }
+            if v >= version::NEW_OBJECT_DEFAULTS {
+                let range = match c.default_range {
+                    DefaultRange::Glblub if v < version::GLBLUB => 0,
+                    r => default_range(r),
+                };
+                self.out.u32s(&[
+                    default_side(c.default_user),
+                    default_side(c.default_role),
+                    range,
+                ]);
+            }
+            if v >= version::DEFAULT_TYPE {
+                self.out.u32(default_side(c.default_type));
+            }
+        }
+        Ok(())
+    }
+
+    fn constraints(&mut self, list: &[Constraint]) -> Result<(), WriteError> {
+        for c in list {
+            self.out.u32(c.perms);
+            self.out.u32(len32(c.expr.len(), "constraint term")?);
+            for e in c.expr.iter() {
+                match e {
+                    ConstraintExpr::Not => self.out.u32s(&[1, 0, 0]),
+                    ConstraintExpr::And => self.out.u32s(&[2, 0, 0]),
+                    ConstraintExpr::Or => self.out.u32s(&[3, 0, 0]),
+                    ConstraintExpr::Attr { attr, op } => self.out.u32s(&[4, *attr, op_raw(*op)]),
+                    ConstraintExpr::Names {
+                        attr,
+                        op,
+                        names,
+                        type_names,
+                    } => {
+                        self.out.u32s(&[5, *attr, op_raw(*op)]);
+                        self.out.ebitmap(names);
+                        if self.v >= version::CONSTRAINT_NAMES {
+                            // libsepol writes an empty set where none was read.
+                            let empty = TypeSet::default();
+                            let ts = type_names.as_deref().unwrap_or(&empty);
+                            self.out.ebitmap(&ts.types);
+                            self.out.ebitmap(&ts.negset);
+                            self.out.u32(ts.flags);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn roles(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let named = p.roles.iter().filter(|r| !r.name.is_empty()).count();
+        self.table_header(p.roles.len(), named)?;
+        for (value, r) in (1u32..).zip(&p.roles) {
+            if r.name.is_empty() {
+                continue;
+            }
+            self.out.u32(len32(r.name.len(), "name byte")?);
+            self.out.u32(value);
+            if self.v >= version::BOUNDARY {
+                self.out.u32(r.bounds.map_or(0, |b| b.value()));
+            }
+            self.out.bytes(r.name.as_bytes());
+            if &*r.name == OBJECT_R && value == 1 {
+                // The kernel replaces object_r's record with its own (the model keeps that
+                // one); checkpolicy writes it with both bitmaps empty.
+                self.out.ebitmap(&Ebitmap::default());
+                self.out.ebitmap(&Ebitmap::default());
+            } else {
+                self.out.ebitmap(&r.dominates);
+                self.out.ebitmap(&r.types);
+            }
+        }
+        Ok(())
+    }
+
+    fn types(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let bounded = self.v >= version::BOUNDARY;
+        // From version 24 every value is named: unnamed ones (attributes of older files)
+        // are refused, or named as attributes.
+        let unnamed = p
+            .types
+            .iter()
+            .filter(|t| t.flavor == TypeFlavor::Unnamed)
+            .count();
+        let mut taken = HashSet::new();
+        if bounded && unnamed > 0 {
+            self.unsupported(Unsupported::UnnamedTypes(unnamed))?;
+            taken.extend(p.types.iter().map(|t| &*t.name));
+            taken.extend(p.type_aliases.iter().map(|a| &*a.name));
+        }
+        // The name each value is written under; `None`: not written.
+        let names: Vec<Option<std::borrow::Cow<'_, str>>> = (1u32..)
+            .zip(&p.types)
+            .map(|(value, t)| match t.flavor {
+                TypeFlavor::Type => Some((&*t.name).into()),
+                TypeFlavor::Attribute if bounded => Some((&*t.name).into()),
+                TypeFlavor::Unnamed if bounded => {
+                    let mut name = format!("attribute_{value}");
+                    while taken.contains(&*name) {
+                        name.push('_');
+                    }
+                    Some(name.into())
+                }
+                _ => None,
+            })
+            .collect();
+        let nel = names.iter().flatten().count() + p.type_aliases.len();
+        self.table_header(p.types.len(), nel)?;
+        for ((value, t), name) in (1u32..).zip(&p.types).zip(&names) {
+            let Some(name) = name else {
+                continue;
+            };
+            self.out.u32(len32(name.len(), "name byte")?);
+            self.out.u32(value);
+            if bounded {
+                let mut props = TYPE_PROPERTY_PRIMARY;
+                if t.flavor != TypeFlavor::Type {
+                    props |= TYPE_PROPERTY_ATTRIBUTE;
+                }
+                self.out.u32(props);
+                self.out.u32(t.bounds.map_or(0, |b| u32::from(b.value())));
+            } else {
+                self.out.u32(1);
+            }
+            self.out.bytes(name.as_bytes());
+        }
+        for a in &p.type_aliases {
+            self.out.u32(len32(a.name.len(), "name byte")?);
+            self.out.u32(u32::from(a.target.value()));
+            if bounded {
+                self.out.u32s(&[0, 0]);
+            } else {
+                self.out.u32(0);
+            }
+            self.out.bytes(a.name.as_bytes());
+        }
+        Ok(())
+    }
+
+    fn users(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let named = p.users.iter().filter(|u| !u.name.is_empty()).count();
+        self.table_header(p.users.len(), named)?;
+        for (value, u) in (1u32..).zip(&p.users) {
+            if u.name.is_empty() {
+                continue;
+            }
+            self.out.u32(len32(u.name.len(), "name byte")?);
+            self.out.u32(value);
+            if self.v >= version::BOUNDARY {
+                self.out.u32(u.bounds.map_or(0, |b| b.value()));
+            }
+            self.out.bytes(u.name.as_bytes());
+            self.out.ebitmap(&u.roles);
+            if self.v >= version::MLS {
+                self.range(&u.range);
+                self.level(&u.default_level);
+            }
+        }
+        Ok(())
+    }
+
+    fn bools(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let named = p.bools.iter().filter(|b| !b.name.is_empty()).count();
+        self.table_header(p.bools.len(), named)?;
+        for (value, b) in (1u32..).zip(&p.bools) {
+            if b.name.is_empty() {
+                continue;
+            }
+            self.out
+                .u32s(&[value, u32::from(b.state), len32(b.name.len(), "name byte")?]);
+            self.out.bytes(b.name.as_bytes());
+        }
+        Ok(())
+    }
+
+    fn sensitivities(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let named = p
+            .sensitivities
+            .iter()
+            .filter(|s| !s.name.is_empty())
+            .count();
+        self.table_header(p.sensitivities.len(), named + p.sensitivity_aliases.len())?;
+        for s in p.sensitivities.iter().filter(|s| !s.name.is_empty()) {
+            self.out.u32s(&[len32(s.name.len(), "name byte")?, 0]);
+            self.out.bytes(s.name.as_bytes());
+            self.level(&s.level);
+        }
+        for a in &p.sensitivity_aliases {
+            // An alias shares its sensitivity's level.
+            let level = p
+                .sensitivities
+                .get((a.value as usize).wrapping_sub(1))
+                .map(|s| s.level.clone())
+                .unwrap_or(MlsLevel {
+                    sens: a.value,
+                    cats: Ebitmap::default(),
+                });
+            self.out.u32s(&[len32(a.name.len(), "name byte")?, 1]);
+            self.out.bytes(a.name.as_bytes());
+            self.level(&level);
+        }
+        Ok(())
+    }
+
+    fn categories(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let named = p.categories.iter().filter(|c| !c.name.is_empty()).count();
+        self.table_header(p.categories.len(), named + p.category_aliases.len())?;
+        for (value, c) in (1u32..).zip(&p.categories) {
+            if c.name.is_empty() {
+                continue;
+            }
+            self.out
+                .u32s(&[len32(c.name.len(), "name byte")?, value, 0]);
+            self.out.bytes(c.name.as_bytes());
+        }
+        for a in &p.category_aliases {
+            self.out
+                .u32s(&[len32(a.name.len(), "name byte")?, a.value, 1]);
+            self.out.bytes(a.name.as_bytes());
+        }
+        Ok(())
+    }
+
+    /// The kernel's `mls_write_level`: the sensitivity and the category bitmap.
+    fn level(&mut self, l: &MlsLevel) {
+        self.out.u32(l.sens);
+        self.out.ebitmap(&l.cats);
+    }
+
+    /// `mls_write_range_helper`: one level when low equals high, else two.
+    fn range(&mut self, r: &MlsRange) {
+        if r.low == r.high {
+            self.out.u32s(&[1, r.low.sens]);
+            self.out.ebitmap(&r.low.cats);
+        } else {
+            self.out.u32s(&[2, r.low.sens, r.high.sens]);
+            self.out.ebitmap(&r.low.cats);
+            self.out.ebitmap(&r.high.cats);
+        }
+    }
+
+    fn context(&mut self, c: &Context) {
+        self.out
+            .u32s(&[c.user.value(), c.role.value(), u32::from(c.ty.value())]);
+        if self.v >= version::MLS {
+            self.range(&c.range);
+        }
+    }
+
+    // ---------------------------------------------------------------- rules
+
+    /// Below version 20 rules must name types: decides whether attributes are involved, and
+    /// if they are (and may be dropped), returns for each type value the types it stands
+    /// for, to expand rules with.
+    fn attribute_expansion(&mut self) -> Result<Option<Vec<Vec<TypeId>>>, WriteError> {
+        if self.v >= version::AVTAB {
+            return Ok(None);
+        }
+        let p = self.p;
+        let is_type =
+            |t: TypeId| p.types.get(t.index()).map(|d| d.flavor) == Some(TypeFlavor::Type);
+        let rules = p
+            .avtab
+            .entries
+            .iter()
+            .chain(p.cond_avtab.entries.iter())
+            .filter(|e| !is_type(e.key.source) || !is_type(e.key.target))
+            .count();
+        let maps = p
+            .type_attr_map
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| m.len() != 1 || !m.contains(*i as u32))
+            .count();
+        if rules + maps == 0 {
+            return Ok(None);
+        }
+        self.unsupported(Unsupported::AttributeRules(rules + maps))?;
+        // libsepol's expand_avtab: an attribute stands for the types whose map lists it.
+        let mut of: Vec<Vec<TypeId>> = vec![Vec::new(); p.types.len()];
+        for (i, (map, t)) in p.type_attr_map.iter().zip(&p.types).enumerate() {
+            if t.flavor != TypeFlavor::Type {
+                continue;
+            }
+            let Some(id) = TypeId::from_index(i) else {
+                continue;
+            };
+            for bit in map.iter() {
+                if let Some(list) = of.get_mut(bit as usize) {
+                    list.push(id);
+                }
+            }
+        }
+        Ok(Some(of))
+    }
+
+    /// Resolves a table's entries `range` into items.
+    fn items(&self, table: &Avtab, range: std::ops::Range<usize>) -> Result<Vec<Item>, WriteError> {
+        let entries = table.entries.get(range).ok_or_else(|| {
+            WriteError::Invalid("a conditional list lies outside the conditional rule table".into())
+        })?;
+        entries
+            .iter()
+            .map(|e| {
+                let datum = match e.datum {
+                    AvtabDatum::Perms(p) => Datum::Word(p),
+                    AvtabDatum::Type(t) => Datum::Word(u32::from(t.value())),
+                    AvtabDatum::Xperms(_) => {
+                        Datum::Xperms(*table.xperms_of(e.datum).ok_or_else(|| {
+                            WriteError::Invalid(format!(
+                                "{} has no extended permissions",
+                                crate::avtab::describe(&e.key)
+                            ))
+                        })?)
+                    }
+                };
+                Ok(Item { key: e.key, datum })
+            })
+            .collect()
+    }
+
+    /// Applies the version's limit on extended permissions to the unconditional table: none
+    /// below 30.
+    fn filter_xperms(&mut self, items: Vec<Item>) -> Result<Vec<Item>, WriteError> {
+        let n = items
+            .iter()
+            .filter(|i| matches!(i.datum, Datum::Xperms(_)))
+            .count();
+        if self.needs(version::XPERMS_IOCTL, n, Unsupported::Xperms)? {
+            return Ok(items);
+        }
+        Ok(items
+            .into_iter()
+            .filter(|i| !matches!(i.datum, Datum::Xperms(_)))
+            .collect())
+    }
+
+    fn avtab(&mut self, expand: Option<&[Vec<TypeId>]>) -> Result<(), WriteError> {
+        let p = self.p;
+        let items = self.items(&p.avtab, 0..p.avtab.entries.len())?;
+        let mut items = self.filter_xperms(items)?;
+        if let Some(of) = expand {
+            items = expand_attributes(items, of)?;
+        }
+        self.item_list(&items, None)
+    }
+
+    /// Writes a count and the items; `enabled` is `Some` in conditional lists.
+    fn item_list(&mut self, items: &[Item], enabled: Option<bool>) -> Result<(), WriteError> {
+        if self.v >= version::AVTAB {
+            self.out.u32(len32(items.len(), "rule")?);
+            for item in items {
+                self.item(item, enabled.unwrap_or(false));
+            }
+            return Ok(());
+        }
+        // The old format: one item per key and kind group, kinds in `SPEC_ORDER`. Runs of
+        // consecutive entries with one key are merged (as libsepol merges all entries of a
+        // key), which keeps their order when read back.
+        let mut groups: Vec<(AvtabKey, u32, Vec<u32>)> = Vec::new();
+        for item in items {
+            let Datum::Word(word) = item.datum else {
+                continue; // refused or dropped before
+            };
+            let pos = spec_pos(item.key.kind);
+            let bit = u32::from(item.key.kind.bits());
+            let group = |k: u16| k & AVTAB_AV != 0;
+            if let Some((key, kinds, data)) = groups.last_mut() {
+                let last_pos = SPEC_ORDER
+                    .iter()
+                    .rposition(|k| *kinds & u32::from(k.bits()) != 0)
+                    .unwrap_or(0);
+                if key.source == item.key.source
+                    && key.target == item.key.target
+                    && key.class == item.key.class
+                    && group(key.kind.bits()) == group(item.key.kind.bits())
+                    && pos > last_pos
+                {
+                    *kinds |= bit;
+                    data.push(word);
+                    continue;
+                }
+            }
+            groups.push((item.key, bit, vec![word]));
+        }
+        self.out.u32(len32(groups.len(), "rule")?);
+        let flag = if enabled == Some(true) {
+            AVTAB_ENABLED_OLD
+        } else {
+            0
+        };
+        for (key, kinds, data) in groups {
+            self.out.u32(4 + data.len() as u32);
+            self.out.u32s(&[
+                u32::from(key.source.value()),
+                u32::from(key.target.value()),
+                u32::from(key.class.value()),
+                kinds | flag,
+            ]);
+            self.out.u32s(&data);
+        }
+        Ok(())
+    }
+
+    /// One entry in the format of version 20 and later.
+    fn item(&mut self, item: &Item, enabled: bool) {
+        let k = item.key;
+        self.out.u16(k.source.value());
+        self.out.u16(k.target.value());
+        self.out.u16(k.class.value());
+        self.out
+            .u16(k.kind.bits() | if enabled { AVTAB_ENABLED } else { 0 });
+        match item.datum {
+            Datum::Word(w) => self.out.u32(w),
+            Datum::Xperms(x) => {
+                self.out.u8(x.kind.value());
+                self.out.u8(x.driver);
+                self.out.u32s(&x.perms);
+            }
+        }
+    }
+
+    fn conditionals(&mut self, expand: Option<&[Vec<TypeId>]>) -> Result<(), WriteError> {
+        let p = self.p;
+        self.out.u32(len32(p.cond_nodes.len(), "conditional")?);
+        // Extended permissions of all lists are counted together for one report (below
+        // version 30 too: they are conditional ones, which need 34).
+        let mut lists: Vec<(&CondNode, Vec<Item>, Vec<Item>)> = Vec::new();
+        for node in &p.cond_nodes {
+            let range = |r: &std::ops::Range<u32>| r.start as usize..r.end as usize;
+            let t = self.items(&p.cond_avtab, range(&node.true_list))?;
+            let f = self.items(&p.cond_avtab, range(&node.false_list))?;
+            lists.push((node, t, f));
+        }
+        let xperms = lists
+            .iter()
+            .flat_map(|(_, t, f)| t.iter().chain(f.iter()))
+            .filter(|i| matches!(i.datum, Datum::Xperms(_)))
+            .count();
+        let keep_xperms =
+            self.needs(version::COND_XPERMS, xperms, Unsupported::ConditionalXperms)?;
+        for (node, t, f) in lists {
+            self.out.u32(u32::from(node.cur_state));
+            self.out.u32(len32(node.expr.len(), "expression node")?);
+            for e in node.expr.iter() {
+                let (ty, b) = match e {
+                    CondExpr::Bool(b) => (1, b.value()),
+                    CondExpr::Not => (2, 0),
+                    CondExpr::Or => (3, 0),
+                    CondExpr::And => (4, 0),
+                    CondExpr::Xor => (5, 0),
+                    CondExpr::Eq => (6, 0),
+                    CondExpr::Neq => (7, 0),
+                };
+                self.out.u32s(&[ty, b]);
+            }
+            for (list, active) in [(t, node.cur_state), (f, !node.cur_state)] {
+                let mut list: Vec<Item> = if keep_xperms {
+                    list
+                } else {
+                    list.into_iter()
+                        .filter(|i| !matches!(i.datum, Datum::Xperms(_)))
+                        .collect()
+                };
+                if let Some(of) = expand {
+                    list = expand_attributes(list, of)?;
+                }
+                self.item_list(&list, Some(active))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Role transitions; below version 26 only those for `process`, which is implied.
+    fn role_trans(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let process = self.process_class();
+        let keep: Vec<_> = if self.v >= version::ROLETRANS {
+            p.role_trans.iter().collect()
+        } else {
+            let (keep, other): (Vec<_>, Vec<_>) =
+                p.role_trans.iter().partition(|r| Some(r.class) == process);
+            self.needs(
+                version::ROLETRANS,
+                other.len(),
+                Unsupported::RoleTransitionClasses,
+            )?;
+            keep
+        };
+        self.out.u32(len32(keep.len(), "role transition")?);
+        for r in keep {
+            self.out
+                .u32s(&[r.role.value(), u32::from(r.ty.value()), r.new_role.value()]);
+            if self.v >= version::ROLETRANS {
+                self.out.u32(u32::from(r.class.value()));
+            }
+        }
+        Ok(())
+    }
+
+    fn process_class(&self) -> Option<ClassId> {
+        self.p
+            .classes
+            .iter()
+            .position(|c| &*c.name == "process")
+            .and_then(ClassId::from_index)
+    }
+
+    fn role_allow(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        self.out.u32(len32(p.role_allow.len(), "role allow rule")?);
+        for r in &p.role_allow {
+            self.out.u32s(&[r.role.value(), r.new_role.value()]);
+        }
+        Ok(())
+    }
+
+    fn filename_trans(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        if self.v >= version::COMP_FTRANS {
+            self.out
+                .u32(len32(p.filename_trans.len(), "filename transition")?);
+            for f in &p.filename_trans {
+                self.out.name(&f.name)?;
+                self.out.u32s(&[
+                    u32::from(f.target.value()),
+                    u32::from(f.class.value()),
+                    len32(f.outcomes.len(), "filename transition outcome")?,
+                ]);
+                for (sources, new_type) in f.outcomes.iter() {
+                    self.out.ebitmap(sources);
+                    self.out.u32(u32::from(new_type.value()));
+                }
+            }
+            return Ok(());
+        }
+        let mut rules: Vec<(&FilenameTrans, u32, TypeId)> = Vec::new();
+        let mut regrouped = 0;
+        for f in &p.filename_trans {
+            match per_rule(f) {
+                Ok(r) => rules.extend(r.into_iter().map(|(s, o)| (f, s, o))),
+                Err(r) => {
+                    regrouped += 1;
+                    rules.extend(r.into_iter().map(|(s, o)| (f, s, o)));
+                }
+            }
+        }
+        self.needs(
+            version::COMP_FTRANS,
+            regrouped,
+            Unsupported::FilenameTransitionGrouping,
+        )?;
+        self.out.u32(len32(rules.len(), "filename transition")?);
+        for (f, source, new_type) in rules {
+            self.out.name(&f.name)?;
+            self.out.u32s(&[
+                source,
+                u32::from(f.target.value()),
+                u32::from(f.class.value()),
+                u32::from(new_type.value()),
+            ]);
+        }
+        Ok(())
+    }
+
+    fn ocontexts(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let o = &p.ocontexts;
+        let (_, ocon_num) = compat_table_sizes(self.v);
+        self.needs(version::IPV6, o.nodes6.len(), Unsupported::Ipv6NodeContexts)?;
+        self.needs(
+            version::INFINIBAND,
+            o.ibpkeys.len() + o.ibendports.len(),
+            Unsupported::InfinibandContexts,
+        )?;
+
+        self.out.u32(len32(o.initial_sids.len(), "initial SID")?);
+        for s in &o.initial_sids {
+            self.out.u32(s.sid);
+            self.context(&s.context);
+        }
+        self.out.u32(len32(o.fs.len(), "filesystem context")?);
+        for f in &o.fs {
+            self.out.name(&f.name)?;
+            self.context(&f.context);
+            self.context(&f.file_context);
+        }
+        self.out.u32(len32(o.ports.len(), "port context")?);
+        for c in &o.ports {
+            self.out.u32s(&[c.protocol, c.low, c.high]);
+            self.context(&c.context);
+        }
+        self.out.u32(len32(o.netifs.len(), "interface context")?);
+        for n in &o.netifs {
+            self.out.name(&n.name)?;
+            self.context(&n.if_context);
+            self.context(&n.msg_context);
+        }
+        self.out.u32(len32(o.nodes.len(), "node context")?);
+        for n in &o.nodes {
+            self.out.bytes(&n.addr);
+            self.out.bytes(&n.mask);
+            self.context(&n.context);
+        }
+        self.out.u32(len32(o.fs_use.len(), "fs_use context")?);
+        for f in &o.fs_use {
+            self.out.u32(fs_use_raw(f.behavior));
+            self.out.name(&f.fstype)?;
+            self.context(&f.context);
+        }
+        if ocon_num > 6 {
+            self.out.u32(len32(o.nodes6.len(), "node context")?);
+            for n in &o.nodes6 {
+                self.out.bytes(&n.addr);
+                self.out.bytes(&n.mask);
+                self.context(&n.context);
+            }
+        }
+        if ocon_num > 7 {
+            self.out.u32(len32(o.ibpkeys.len(), "pkey context")?);
+            for k in &o.ibpkeys {
+                self.out.bytes(&k.subnet_prefix);
+                self.out.u32s(&[u32::from(k.low), u32::from(k.high)]);
+                self.context(&k.context);
+            }
+            self.out.u32(len32(o.ibendports.len(), "end port context")?);
+            for e in &o.ibendports {
+                self.out
+                    .u32s(&[len32(e.device.len(), "name byte")?, u32::from(e.port)]);
+                self.out.bytes(e.device.as_bytes());
+                self.context(&e.context);
+            }
+        }
+        Ok(())
+    }
+
+    /// genfscon, grouped by filesystem in order of first appearance (the model keeps the
+    /// kernel's lookup order, which the reader restores from any grouping).
+    fn genfs(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let mut order: Vec<&str> = Vec::new();
+        let mut by_fs: HashMap<&str, Vec<&crate::ocontext::GenfsCon>> = HashMap::new();
+        for g in &p.genfs {
+            by_fs
+                .entry(&g.fstype)
+                .or_insert_with(|| {
+                    order.push(&g.fstype);
+                    Vec::new()
+                })
+                .push(g);
+        }
+        self.out.u32(len32(order.len(), "genfs filesystem")?);
+        for fs in order {
+            let entries = &by_fs[fs];
+            self.out.name(fs)?;
+            self.out.u32(len32(entries.len(), "genfs entry")?);
+            for g in entries {
+                self.out.name(&g.path)?;
+                self.out.u32(g.class);
+                self.context(&g.context);
+            }
+        }
+        Ok(())
+    }
+
+    /// Range transitions (version 19 on); below 21 only those for `process`.
+    fn range_trans(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let process = self.process_class();
+        let keep: Vec<_> = if self.v >= version::RANGETRANS {
+            p.range_trans.iter().collect()
+        } else {
+            let (keep, other): (Vec<_>, Vec<_>) =
+                p.range_trans.iter().partition(|r| Some(r.class) == process);
+            self.needs(
+                version::RANGETRANS,
+                other.len(),
+                Unsupported::RangeTransitionClasses,
+            )?;
+            keep
+        };
+        self.out.u32(len32(keep.len(), "range transition")?);
+        for r in keep {
+            self.out
+                .u32s(&[u32::from(r.source.value()), u32::from(r.target.value())]);
+            if self.v >= version::RANGETRANS {
+                self.out.u32(u32::from(r.class.value()));
+            }
+            self.range(&r.range);
+        }
+        Ok(())
+    }
+}
+
+/// Expands rules on attributes to their types, as libsepol's `expand_avtab` does for the
+/// format before version 20: `of[v - 1]` lists the types type value `v` stands for. Entries
+/// landing on one key merge: granted and audited bits are OR-ed, the audit-on-denial mask
+/// AND-ed; type rules must agree. (Extended permissions do not exist in that format and are
+/// gone by now.)
+fn expand_attributes(items: Vec<Item>, of: &[Vec<TypeId>]) -> Result<Vec<Item>, WriteError> {
+    let mut out: Vec<Item> = Vec::new();
+    let mut at: HashMap<AvtabKey, usize> = HashMap::new();
+    for item in items {
+        let Datum::Word(new) = item.datum else {
+            continue;
+        };
+        let sources = of.get(item.key.source.index()).map_or(&[][..], |v| v);
+        let targets = of.get(item.key.target.index()).map_or(&[][..], |v| v);
+        for &source in sources {
+            for &target in targets {
+                let key = AvtabKey {
+                    source,
+                    target,
+                    ..item.key
+                };
+                let Some(&i) = at.get(&key) else {
+                    at.insert(key, out.len());
+                    out.push(Item { key, ..item });
+                    continue;
+                };
+                let Datum::Word(old) = out[i].datum else {
+                    continue;
+                };
+                let merged = match key.kind {
+                    AvtabKind::Allowed | AvtabKind::AuditAllow => old | new,
+                    AvtabKind::AuditDeny => old & new,
+                    _ if old == new => old,
+                    _ => {
+                        return Err(WriteError::Invalid(format!(
+                            "expanding attributes makes {} conflict (new types {old} and {new})",
+                            crate::avtab::describe(&key)
+                        )))
+                    }
+                };
+                out[i].datum = Datum::Word(merged);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The position of a kind in the old format's data order.
+fn spec_pos(kind: AvtabKind) -> usize {
+    SPEC_ORDER.iter().position(|k| *k == kind).unwrap_or(0)
+}
+
+fn default_side(d: DefaultSide) -> u32 {
+    match d {
+        DefaultSide::None => 0,
+        DefaultSide::Source => 1,
+        DefaultSide::Target => 2,
+    }
+}
+
+fn default_range(d: DefaultRange) -> u32 {
+    match d {
+        DefaultRange::None => 0,
+        DefaultRange::SourceLow => 1,
+        DefaultRange::SourceHigh => 2,
+        DefaultRange::SourceLowHigh => 3,
+        DefaultRange::TargetLow => 4,
+        DefaultRange::TargetHigh => 5,
+        DefaultRange::TargetLowHigh => 6,
+        DefaultRange::Glblub => 7,
+    }
+}
+
+fn op_raw(op: ConstraintOp) -> u32 {
+    match op {
+        ConstraintOp::Eq => 1,
+        ConstraintOp::Neq => 2,
+        ConstraintOp::Dom => 3,
+        ConstraintOp::Domby => 4,
+        ConstraintOp::Incomp => 5,
+    }
+}
+
+fn fs_use_raw(b: crate::ocontext::FsUseBehavior) -> u32 {
+    use crate::ocontext::FsUseBehavior::*;
+    match b {
+        Xattr => 1,
+        Trans => 2,
+        Task => 3,
+        Genfs => 4,
+        Mntpoint => 6,
+        Other(v) => v,
+    }
+}
+
+/// Per-rule filename transitions of one group: (source type value, new type).
+type Rules = Vec<(u32, TypeId)>;
+
+/// The per-rule form (before version 33) of a filename transition group: (source type
+/// value, new type) rules in an order from which the kernel's grouping (see
+/// `read_filename_trans`) rebuilds exactly the group's outcomes. `Err` holds the rules that
+/// apply instead (each source with the first outcome listing it) when no order can.
+fn per_rule(f: &FilenameTrans) -> Result<Rules, Rules> {
+    let outcomes: Vec<(Vec<u32>, TypeId)> = f
+        .outcomes
+        .iter()
+        .map(|(bits, t)| (bits.iter().map(|b| b + 1).collect(), *t))
+        .collect();
+    // The last outcome listing each source.
+    let mut last: HashMap<u32, usize> = HashMap::new();
+    for (j, (sources, _)) in outcomes.iter().enumerate() {
+        for &s in sources {
+            last.insert(s, j);
+        }
+    }
+    // Each outcome is created by a source no later outcome lists (so that it can still be
+    // added there); the other sources follow, latest outcome first, so that a source
+    // listed twice reaches the later outcome before the earlier one holds it.
+    let mut rules = Vec::new();
+    let mut creator = Vec::with_capacity(outcomes.len());
+    for (j, (sources, t)) in outcomes.iter().enumerate() {
+        let c = sources
+            .iter()
+            .copied()
+            .find(|s| last[s] == j)
+            .or_else(|| sources.first().copied());
+        if let Some(c) = c {
+            rules.push((c, *t));
+        }
+        creator.push(c);
+    }
+    for (j, (sources, t)) in outcomes.iter().enumerate().rev() {
+        rules.extend(
+            sources
+                .iter()
+                .filter(|&&s| Some(s) != creator[j])
+                .map(|&s| (s, *t)),
+        );
+    }
+    if regroup(&rules) == outcomes {
+        return Ok(rules);
+    }
+    let mut seen = HashSet::new();
+    let mut effective = Vec::new();
+    for (sources, t) in &outcomes {
+        for &s in sources {
+            if seen.insert(s) {
+                effective.push((s, *t));
+            }
+        }
+    }
+    Err(effective)
+}
+
+/// The kernel's `filename_trans_read_helper_compat` grouping of one key's rules.
+fn regroup(rules: &[(u32, TypeId)]) -> Vec<(Vec<u32>, TypeId)> {
+    let mut outcomes: Vec<(Vec<u32>, TypeId)> = Vec::new();
+    'rules: for &(s, t) in rules {
+        for o in outcomes.iter_mut() {
+            if o.0.contains(&s) {
+                continue 'rules;
+            }
+            if o.1 == t {
+                o.0.push(s);
+                continue 'rules;
+            }
+        }
+        outcomes.push((vec![s], t));
+    }
+    for o in &mut outcomes {
+        o.0.sort_unstable();
+    }
+    outcomes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tid(v: u16) -> TypeId {
+        TypeId::new(v).unwrap()
+    }
+
+    fn group(outcomes: &[(&[u32], u16)]) -> FilenameTrans {
+        FilenameTrans {
+            target: tid(1),
+            class: ClassId::new(1).unwrap(),
+            name: "f".into(),
+            outcomes: outcomes
+                .iter()
+                .map(|(bits, t)| (Ebitmap::from_bits(bits.iter().copied()), tid(*t)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn per_rule_order_rebuilds_disjoint_groups() {
+        let f = group(&[(&[0, 2], 7), (&[1, 5], 8)]);
+        let rules = per_rule(&f).unwrap();
+        assert_eq!(
+            regroup(&rules),
+            vec![(vec![1, 3], tid(7)), (vec![2, 6], tid(8))]
+        );
+    }
+
+    #[test]
+    fn per_rule_order_rebuilds_a_source_under_two_outcomes() {
+        // What the kernel builds from (1→7), (2→8), (2→7): source 2 under both.
+        let f = group(&[(&[0, 1], 7), (&[1], 8)]);
+        let rules = per_rule(&f).unwrap();
+        assert_eq!(
+            regroup(&rules),
+            vec![(vec![1, 2], tid(7)), (vec![2], tid(8))]
+        );
+    }
+
+    #[test]
+    fn unreproducible_groups_fall_back_to_the_rules_that_apply() {
+        // Two outcomes with the same new type cannot come out of the per-rule format.
+        let f = group(&[(&[0], 7), (&[1], 8), (&[2], 7)]);
+        let rules = per_rule(&f).unwrap_err();
+        assert_eq!(rules, vec![(1, tid(7)), (2, tid(8)), (3, tid(7))]);
+        // A source only under outcomes that all list it cannot create the later one.
+        let f = group(&[(&[0], 7), (&[0], 8)]);
+        assert_eq!(per_rule(&f).unwrap_err(), vec![(1, tid(7))]);
+    }
+
+    #[test]
+    fn errors_name_the_version_needed() {
+        let err = WriteError::UnsupportedVersion {
+            version: 36,
+            min: MIN_VERSION,
+            max: MAX_VERSION,
+        };
+        assert!(err.to_string().contains("15 to 35"));
+        let e = WriteError::Unsupported {
+            version: 33,
+            what: Unsupported::NeverAuditTypes(2),
+        };
+        assert_eq!(
+            e.to_string(),
+            "a version 33 policy cannot hold 2 neveraudit types (needs version 35)"
+        );
+    }
+}

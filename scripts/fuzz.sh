@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Fuzzes the parsers with cargo-fuzz (libFuzzer + AddressSanitizer).
+#
+#   scripts/fuzz.sh                  # every target, ${FUZZ_SECONDS:-60} s each
+#   FUZZ_SECONDS=600 scripts/fuzz.sh policy_read
+#
+# Targets (fuzz/fuzz_targets/):
+#   policy_read    Policy::from_bytes on arbitrary bytes; on Ok, stats::statistics and
+#                  SecurityServer::new (name tables, SID table, decision index).
+#   context_parse  parse_context_bytes against policies/bin/default.33; an accepted context
+#                  must format and parse back to itself.
+#
+# Works on a stable toolchain: RUSTC_BOOTSTRAP=1 lets stable rustc and cargo accept the -Z
+# flags cargo-fuzz passes (-Zsanitizer=address ...); stable ships the ASan runtime. Installs
+# cargo-fuzz with `cargo install cargo-fuzz --locked` if it is missing. Needs a C++ compiler
+# (libfuzzer-sys builds libFuzzer).
+#
+# Corpora: fuzz/corpus/TARGET (git-ignored, kept between runs). policy_read is seeded with a
+# copy of policies/bin/*; context_parse reads the committed seeds in fuzz/seeds/context_parse
+# (and its dictionary fuzz/seeds/context_parse.dict) as a second, read-only corpus.
+#
+# Limits: -rss_limit_mb=2048, and -malloc_limit_mb=512: the reader must never allocate more
+# than its input justifies, so a single huge allocation is reported as a crash (oom-*).
+#
+# Exits non-zero if any target crashed, panicked or hit a limit, after printing each new
+# artifact (fuzz/artifacts/TARGET/...). To reproduce and minimise one:
+#   RUSTC_BOOTSTRAP=1 cargo fuzz run TARGET fuzz/artifacts/TARGET/crash-...
+#   RUSTC_BOOTSTRAP=1 cargo fuzz tmin TARGET fuzz/artifacts/TARGET/crash-...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${FUZZ_SECONDS:-60}
+all_targets=(policy_read context_parse)
+if [ $# -gt 0 ]; then
+    targets=("$@")
+else
+    targets=("${all_targets[@]}")
+fi
+
+export RUSTC_BOOTSTRAP=1
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "== installing cargo-fuzz"
+    cargo install cargo-fuzz --locked
+fi
+
+mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse
+cp policies/bin/* fuzz/corpus/policy_read/
+
+stamp=$(mktemp)
+trap 'rm -f "$stamp"' EXIT
+
+failed=()
+for target in "${targets[@]}"; do
+    case "$target" in
+        policy_read)
+            extra=(-max_len=65536)
+            corpora=(fuzz/corpus/policy_read)
+            ;;
+        context_parse)
+            extra=(-max_len=256 -dict=fuzz/seeds/context_parse.dict)
+            corpora=(fuzz/corpus/context_parse fuzz/seeds/context_parse)
+            ;;
+        *)
+            echo "fuzz.sh: unknown target $target (known: ${all_targets[*]})" >&2
+            exit 2
+            ;;
+    esac
+    echo "== fuzzing $target for ${seconds}s"
+    touch "$stamp"
+    rc=0
+    cargo fuzz run "$target" "${corpora[@]}" -- \
+        -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 \
+        -print_final_stats=1 "${extra[@]}" || rc=$?
+    new=$(find "fuzz/artifacts/$target" -type f -newer "$stamp" 2>/dev/null || true)
+    if [ "$rc" != 0 ] || [ -n "$new" ]; then
+        echo "fuzz.sh: $target FAILED (exit $rc)" >&2
+        for a in $new; do
+            echo "fuzz.sh: artifact $a" >&2
+        done
+        failed+=("$target")
+    fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzz.sh: failures in: ${failed[*]}" >&2
+    exit 1
+fi
+echo "== fuzzing: no crashes (${targets[*]}, ${seconds}s each)"
