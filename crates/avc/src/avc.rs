@@ -43,7 +43,7 @@ use crate::source::{
     CreateDecision, Decision, DecisionSource, SourceError, XpermBase, XpermBitmaps, XpermDecision,
     XpermRule, XPERMS_ALLOWED,
 };
-use crate::stats::{CacheStats, Counter, HashStats, Registry};
+use crate::stats::{CacheStats, Count, Counter, HashStats, Registry};
 use crate::sync::{lock, AtomicBool, AtomicU64, CachePadded, Mutex};
 #[cfg(all(test, not(loom)))]
 use crate::table::Inserted;
@@ -190,7 +190,7 @@ impl<S: DecisionSource> Avc<S> {
             old_gen + 1
         };
         self.state.store(state_of(seqno, gen), Release);
-        self.stats.with(|b| b.add(Counter::Frees, dropped as u64));
+        self.stats.add(Counter::Frees, dropped as u64);
         gen
     }
 
@@ -246,20 +246,18 @@ impl<S: DecisionSource> Avc<S> {
     /// The cached decision, if any — the hit path: only loads on shared memory, plus one
     /// counter in this thread's own statistics block. Counts a lookup, and a miss if
     /// absent.
-    #[inline]
+    #[inline(always)]
     pub fn lookup(&self, ssid: u32, tsid: u32, tclass: u16) -> Option<Decision> {
-        self.stats.with(|b| {
-            b.inc(Counter::Lookups);
-            let d = self.probe_av(ssid, tsid, tclass);
-            if d.is_none() {
-                b.inc(Counter::Misses);
-            }
-            d
-        })
+        let d = self.probe_av(ssid, tsid, tclass);
+        self.stats.inc(Counter::Lookups);
+        if d.is_none() {
+            self.stats.inc(Counter::Misses);
+        }
+        d
     }
 
     /// The full decision for the triple: cached, or computed by the source and cached.
-    #[inline]
+    #[inline(always)]
     pub fn decision(&self, ssid: u32, tsid: u32, tclass: u16) -> Result<Decision, SourceError> {
         match self.lookup(ssid, tsid, tclass) {
             Some(d) => Ok(d),
@@ -285,8 +283,7 @@ impl<S: DecisionSource> Avc<S> {
                     (d.allowed as u64) << 32,
                     d.auditallow as u64 | (d.auditdeny as u64) << 32,
                 ];
-                self.stats
-                    .with(|b| self.av.insert(gen, ssid, tsid, hi, words, b));
+                self.av.insert(gen, ssid, tsid, hi, words, &self.stats);
             }
         }
         Ok(d)
@@ -295,7 +292,7 @@ impl<S: DecisionSource> Avc<S> {
     /// The kernel's `avc_has_perm_noaudit`: `Ok` if every requested permission is granted
     /// — or denied but not enforced (permissive mode or permissive domain; then
     /// `requested & !decision.allowed != 0`) — with the full decision either way.
-    #[inline]
+    #[inline(always)]
     pub fn has_perm_noaudit(
         &self,
         ssid: u32,
@@ -465,16 +462,13 @@ impl<S: DecisionSource> Avc<S> {
         driver: u8,
     ) -> Result<XpermDecision, SourceError> {
         let k = xp_key(tclass, base, driver);
-        let hit = self.stats.with(|b| {
-            b.inc(Counter::XpermLookups);
-            let r = self
-                .current()
-                .and_then(|(seqno, gen)| self.xp.lookup(gen, ssid, tsid, k).map(|x| (seqno, x)));
-            if r.is_none() {
-                b.inc(Counter::XpermMisses);
-            }
-            r
-        });
+        self.stats.inc(Counter::XpermLookups);
+        let hit = self
+            .current()
+            .and_then(|(seqno, gen)| self.xp.lookup(gen, ssid, tsid, k).map(|x| (seqno, x)));
+        if hit.is_none() {
+            self.stats.inc(Counter::XpermMisses);
+        }
         if let Some((seqno, (_, w))) = hit {
             let rule = match (w[1] >> 32) as u8 {
                 0 => XpermRule::Unrestricted,
@@ -505,8 +499,7 @@ impl<S: DecisionSource> Avc<S> {
                     }
                 };
                 words[1] = kind << 32 | used << 40;
-                self.stats
-                    .with(|b| self.xp.insert(gen, ssid, tsid, k, words, b));
+                self.xp.insert(gen, ssid, tsid, k, words, &self.stats);
             }
         }
         Ok(x)
@@ -588,16 +581,13 @@ impl<S: DecisionSource> Avc<S> {
     /// The SID of a new object of class `tclass` created by `ssid` under `tsid`: cached,
     /// or computed by the source and cached.
     pub fn compute_create(&self, ssid: u32, tsid: u32, tclass: u16) -> Result<u32, SourceError> {
-        let hit = self.stats.with(|b| {
-            b.inc(Counter::CreateLookups);
-            let r = self
-                .current()
-                .and_then(|(_, gen)| self.cr.lookup(gen, ssid, tsid, tclass as u32));
-            if r.is_none() {
-                b.inc(Counter::CreateMisses);
-            }
-            r
-        });
+        self.stats.inc(Counter::CreateLookups);
+        let hit = self
+            .current()
+            .and_then(|(_, gen)| self.cr.lookup(gen, ssid, tsid, tclass as u32));
+        if hit.is_none() {
+            self.stats.inc(Counter::CreateMisses);
+        }
         if let Some((_, w)) = hit {
             return Ok((w[1] >> 32) as u32);
         }
@@ -605,8 +595,8 @@ impl<S: DecisionSource> Avc<S> {
         if tclass != 0 {
             if let Some(gen) = self.gen_for(seqno) {
                 let words = [0, (sid as u64) << 32, 0];
-                self.stats
-                    .with(|b| self.cr.insert(gen, ssid, tsid, tclass as u32, words, b));
+                self.cr
+                    .insert(gen, ssid, tsid, tclass as u32, words, &self.stats);
             }
         }
         Ok(sid)
@@ -658,10 +648,7 @@ impl<S: DecisionSource> Avc<S> {
             (d.allowed as u64) << 32,
             d.auditallow as u64 | (d.auditdeny as u64) << 32,
         ];
-        Some(
-            self.stats
-                .with(|b| self.av.insert(gen, ssid, tsid, hi, words, b)),
-        )
+        Some(self.av.insert(gen, ssid, tsid, hi, words, &self.stats))
     }
 }
 

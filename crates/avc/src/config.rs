@@ -62,19 +62,24 @@ impl AvcConfig {
         threshold.max(1).next_power_of_two()
     }
 
-    /// arbiter's default layout for `threshold` access-vector entries, with side tables
-    /// sized at a quarter of it (extended permissions and create labels are queried far
-    /// less often than plain permissions).
+    /// arbiter's default layout for `threshold` access-vector entries. The side tables are
+    /// smaller because they are queried far less: extended permissions (ioctl/netlink
+    /// commands, 128-byte cells) get `threshold / 16` entries, create labels
+    /// `threshold / 4`, each at least 16, in half as many buckets as the access-vector
+    /// rule would give (at most two entries per four-entry bucket). At the kernel's default
+    /// of 512 entries the three tables take 64 + 8 + 8 KiB; at 8192, 1 MiB + 128 + 128 KiB.
     pub fn for_threshold(threshold: usize) -> AvcConfig {
-        let side = (threshold / 4).max(16);
+        let xperm = (threshold / 16).max(16);
+        let create = (threshold / 4).max(16);
+        let side_slots = |n: usize| (Self::default_slots(n) / 2).max(1);
         AvcConfig {
             slots: Self::default_slots(threshold),
             threshold,
             hash: HashKind::Arbiter,
-            xperm_slots: Self::default_slots(side),
-            xperm_threshold: side,
-            create_slots: Self::default_slots(side),
-            create_threshold: side,
+            xperm_slots: side_slots(xperm),
+            xperm_threshold: xperm,
+            create_slots: side_slots(create),
+            create_threshold: create,
             enforcing: true,
         }
     }
@@ -157,6 +162,17 @@ mod tests {
         for t in [1, 2, 3, 512, 1000, 8192, 100_000] {
             AvcConfig::for_threshold(t).validate().unwrap();
         }
+    }
+
+    #[test]
+    fn default_footprint() {
+        // Bytes per bucket: 4 cells of 32 (access vectors, create labels) or 128 (xperms).
+        let bytes = |c: &AvcConfig| c.slots * 128 + c.xperm_slots * 512 + c.create_slots * 128;
+        assert_eq!(bytes(&AvcConfig::for_threshold(512)), (64 + 8 + 8) << 10);
+        assert_eq!(
+            bytes(&AvcConfig::for_threshold(8192)),
+            (1024 + 128 + 128) << 10
+        );
     }
 
     #[test]

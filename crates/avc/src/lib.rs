@@ -11,6 +11,14 @@
 //! * [`bench`](mod@bench) — the benchmark reproducing the 2025 kernel hash-slot study;
 //! * [`fake`] — a deterministic source for tests and benchmarks.
 //!
+//! Checks: `cargo test -p arbiter-avc` (unit and property tests, and `tests/stress.rs`:
+//! readers racing a writer that inserts, evicts, resets and bumps the policy sequence
+//! number, every answer checked against the source); model checking of the slot protocol,
+//! generations and `setenforce` with
+//! `RUSTFLAGS="--cfg loom" cargo test -p arbiter-avc --release --lib loom`; the benchmark
+//! on a synthetic trace and the fake source with
+//! `cargo run -p arbiter-avc --release --example avc_bench -- [--quick] [--json]`.
+//!
 //! ```
 //! use arbiter_avc::{Avc, AvcConfig, AuditField, fake::FakeSource};
 //! use std::sync::{Arc, Mutex};

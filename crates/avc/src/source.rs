@@ -19,18 +19,24 @@ pub const AVD_FLAGS_NEVERAUDIT: u32 = 0x0002;
 /// Only the low 16 bits of `flags` are cached (the kernel defines two flags); a source
 /// returning higher bits gets them on the miss that computed the decision and loses them
 /// on later hits.
+///
+/// The memory order (`repr(C)`, pairs of 32-bit fields as in the cache's cell words) lets
+/// a hit assemble the value with whole-word stores: built field by field, then copied with
+/// wide loads, it stalled on failed store-to-load forwarding and cost a granted check
+/// about 9 ns (measured: 12.5 ns against 3.9 ns for the lookup alone).
+#[repr(C)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Decision {
-    /// Granted permission bits.
-    pub allowed: u32,
     /// Granted bits to audit (`auditallow` rules).
     pub auditallow: u32,
     /// Denied bits to audit: the complement of `dontaudit` rules.
     pub auditdeny: u32,
-    /// Policy sequence number the decision was computed under.
-    pub seqno: u64,
+    /// Granted permission bits.
+    pub allowed: u32,
     /// [`AVD_FLAGS_PERMISSIVE`], [`AVD_FLAGS_NEVERAUDIT`].
     pub flags: u32,
+    /// Policy sequence number the decision was computed under.
+    pub seqno: u64,
 }
 
 impl Decision {

@@ -46,15 +46,21 @@ pub(crate) struct StatBlock {
     c: [AtomicU64; NCOUNTERS],
 }
 
-impl StatBlock {
-    /// Owner-only increment: load + store, not `fetch_add` (see the module header).
-    #[inline(always)]
-    pub(crate) fn inc(&self, c: Counter) {
-        self.add(c, 1);
-    }
+/// Something counters can be added to: a thread's own block, or a cache's registry (which
+/// finds the calling thread's block).
+pub(crate) trait Count {
+    fn add(&self, c: Counter, n: u64);
 
     #[inline(always)]
-    pub(crate) fn add(&self, c: Counter, n: u64) {
+    fn inc(&self, c: Counter) {
+        self.add(c, 1);
+    }
+}
+
+impl Count for StatBlock {
+    /// Owner-only increment: load + store, not `fetch_add` (see the module header).
+    #[inline(always)]
+    fn add(&self, c: Counter, n: u64) {
         let a = &self.c[c as usize];
         a.store(a.load(Relaxed).wrapping_add(n), Relaxed);
     }
@@ -102,19 +108,11 @@ impl Registry {
         }
     }
 
-    /// Runs `f` on the calling thread's block for this cache.
-    #[inline(always)]
-    pub(crate) fn with<R>(&self, f: impl FnOnce(&StatBlock) -> R) -> R {
-        let (id, slot) = LAST.with(Cell::get);
-        if id == self.id {
-            return f(&self.fast[slot]);
-        }
-        self.with_slow(f)
-    }
-
+    /// The calling thread's block when it is not the one its `LAST` cell remembers: looked
+    /// up in (or added to) the thread's list, and remembered if it is a fast slot.
     #[cold]
     #[inline(never)]
-    fn with_slow<R>(&self, f: impl FnOnce(&StatBlock) -> R) -> R {
+    fn add_slow(&self, c: Counter, n: u64) {
         let slot = LOCAL.with(|l| {
             let mut v = l.borrow_mut();
             if let Some((_, _, slot)) = v.iter().find(|(id, _, _)| *id == self.id) {
@@ -145,10 +143,10 @@ impl Registry {
         });
         match slot {
             Slot::Fast(i) => {
-                LAST.with(|c| c.set((self.id, i)));
-                f(&self.fast[i])
+                LAST.with(|cell| cell.set((self.id, i)));
+                self.fast[i].add(c, n);
             }
-            Slot::Shared(b) => f(&b),
+            Slot::Shared(b) => b.add(c, n),
         }
     }
 
@@ -178,6 +176,19 @@ impl Registry {
             xperm_misses: get(Counter::XpermMisses),
             create_lookups: get(Counter::CreateLookups),
             create_misses: get(Counter::CreateMisses),
+        }
+    }
+}
+
+impl Count for Registry {
+    /// The fast path: one thread-local load, one compare, the owner-only increment.
+    #[inline(always)]
+    fn add(&self, c: Counter, n: u64) {
+        let (id, slot) = LAST.with(Cell::get);
+        if id == self.id {
+            self.fast[slot].add(c, n);
+        } else {
+            self.add_slow(c, n);
         }
     }
 }
@@ -231,15 +242,15 @@ mod tests {
     #[test]
     fn per_thread_blocks_sum() {
         let r = Arc::new(Registry::new());
-        r.with(|b| b.inc(Counter::Lookups));
+        r.inc(Counter::Lookups);
         std::thread::scope(|s| {
             for _ in 0..3 {
                 let r = &r;
                 s.spawn(move || {
                     for _ in 0..1000 {
-                        r.with(|b| b.inc(Counter::Lookups));
+                        r.inc(Counter::Lookups);
                     }
-                    r.with(|b| b.inc(Counter::Misses));
+                    r.inc(Counter::Misses);
                 });
             }
         });
@@ -257,7 +268,7 @@ mod tests {
             for _ in 0..FAST_SLOTS + 5 {
                 s.spawn(|| {
                     for _ in 0..10 {
-                        r.with(|b| b.inc(Counter::Lookups));
+                        r.inc(Counter::Lookups);
                     }
                 });
             }
@@ -271,9 +282,9 @@ mod tests {
         let a = Registry::new();
         let b = Registry::new();
         for i in 0..10 {
-            a.with(|x| x.inc(Counter::Lookups));
+            a.inc(Counter::Lookups);
             if i % 2 == 0 {
-                b.with(|x| x.inc(Counter::Lookups));
+                b.inc(Counter::Lookups);
             }
         }
         assert_eq!(a.snapshot().lookups, 10);

@@ -90,7 +90,9 @@
 //! just inserted.
 
 use crate::hash::HashKind;
-use crate::stats::{Counter, StatBlock};
+#[cfg(all(test, not(loom)))]
+use crate::stats::StatBlock;
+use crate::stats::{Count, Counter};
 use crate::sync::{fence, lock, AtomicU64, CachePadded, Mutex};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
@@ -370,7 +372,7 @@ impl<const N: usize> Table<N> {
         tsid: u32,
         hi: u32,
         mut payload: [u64; N],
-        stats: &StatBlock,
+        stats: &impl Count,
     ) -> Inserted {
         let k = hi & self.key_mask;
         let kw = pack(ssid, tsid);
@@ -460,7 +462,7 @@ impl<const N: usize> Table<N> {
         false
     }
 
-    fn free_cell(&self, w: &mut Writer, idx: usize, stats: &StatBlock, repair: bool) {
+    fn free_cell(&self, w: &mut Writer, idx: usize, stats: &impl Count, repair: bool) {
         self.cell(idx).write(0, &[0; N]);
         w.stamp[idx] = 0;
         w.live -= 1;
@@ -472,7 +474,7 @@ impl<const N: usize> Table<N> {
     }
 
     /// Evicts the oldest live entry; returns how many were evicted (0 or 1).
-    fn evict_oldest(&self, w: &mut Writer, stats: &StatBlock) -> usize {
+    fn evict_oldest(&self, w: &mut Writer, stats: &impl Count) -> usize {
         while w.head < w.next_stamp {
             let s = w.head;
             w.head += 1;
@@ -641,6 +643,14 @@ mod tests {
 
     fn words(a: u64) -> [u64; 3] {
         [0, a << 32, a]
+    }
+
+    #[test]
+    fn cell_and_bucket_sizes() {
+        assert_eq!(std::mem::size_of::<Cell<3>>(), 32);
+        assert_eq!(std::mem::size_of::<Bucket<3>>(), 128);
+        assert_eq!(std::mem::align_of::<Bucket<3>>(), 128);
+        assert_eq!(std::mem::size_of::<Bucket<15>>(), 512);
     }
 
     #[test]

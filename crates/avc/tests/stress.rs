@@ -100,15 +100,16 @@ fn hammer(cfg: AvcConfig, keys: u64, readers: usize, iters: usize) {
 
 #[test]
 fn stress_default_layout() {
-    hammer(AvcConfig::for_threshold(128), 2000, 3, 150_000);
+    hammer(AvcConfig::for_threshold(128), 160, 3, 150_000);
 }
 
 #[test]
 fn stress_tiny_table_constant_eviction() {
-    // One bucket of four entries for dozens of keys: every cell is rewritten constantly.
+    // One bucket of four entries for eight keys: every cell is rewritten constantly while
+    // half the lookups hit.
     hammer(
         AvcConfig::for_threshold(4).with_layout(4, 1, HashKind::Original),
-        40,
+        8,
         3,
         150_000,
     );
@@ -119,7 +120,7 @@ fn stress_each_hash() {
     for h in HashKind::ALL {
         hammer(
             AvcConfig::for_threshold(64).with_layout(64, 16, h),
-            500,
+            80,
             2,
             40_000,
         );

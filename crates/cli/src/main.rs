@@ -5,6 +5,7 @@
 
 mod cmd;
 mod load;
+mod source;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -34,6 +35,9 @@ enum Command {
     Bools(cmd::bools::Args),
     /// Walk through arbiter's main job on the embedded default policy.
     Demo,
+    /// Benchmarks (the access vector cache study).
+    #[command(subcommand)]
+    Bench(cmd::bench::Which),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         Command::Label(a) => cmd::label::run(a),
         Command::Bools(a) => cmd::bools::run(a),
         Command::Demo => cmd::demo::run(),
+        Command::Bench(w) => cmd::bench::run(w),
     };
     match result {
         Ok(code) => code,

@@ -9,15 +9,18 @@
 //! buckets, tagged with the conditional list they belong to, so a boolean change never
 //! rebuilds the index: a snapshot only carries which lists are enabled.
 //!
-//! On top of the buckets, each (source type, class) gets a *plan*: the rules of all the
-//! type's attributes for that class, merged into one contiguous list, so a query makes one
-//! probe instead of one per attribute. Rules with the same (target, kind, conditional list)
-//! are folded into one (their permissions OR-ed, or AND-ed for auditdeny), which gives the
-//! same decision since they apply under identical conditions. A plan's rules are split by
-//! target: targets that some type other than themselves can match (attributes) are tested
-//! one by one against the target's membership row; the rest ("solo" targets, matched only
-//! by the type of the same value) are sorted, so the rules for the query's target type
-//! are found by binary search.
+//! Queries do not walk the buckets, though: each (source type, class) gets a *plan*, the
+//! rules of all the type's attributes for that class merged into one contiguous list, found
+//! with one probe of an open-addressing table (instead of one hash probe per attribute).
+//! Rules with the same (target, kind, conditional list) are folded into one (permissions
+//! OR-ed, or AND-ed for auditdeny): they apply under identical conditions, so the decision
+//! is the same. A plan's rules are split by target. Targets that some type other than
+//! themselves can match (attributes) are few; each is tested against the target type's
+//! row of a small bitmap over those values only (a few words, not one per 64 types). The
+//! others ("solo" targets, matched only by the type of the same value, most rules) are
+//! sorted, and the rules for the query's target type are found by binary search, or for
+//! long lists by one probe of a (plan, target) table. The buckets stay for tools and as
+//! the reference the plans are tested against.
 
 use arbiter_policy::avtab::{Avtab, AvtabDatum, AvtabKind, Xperms};
 use arbiter_policy::mls::MlsRange;
@@ -65,6 +68,13 @@ impl Hasher for FxHasher {
 
 pub type FxBuild = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
+
+/// (target, class, name) → outcomes (source types, new type), for filename transitions.
+pub type FilenameTrans =
+    HashMap<(TypeId, ClassId, Box<str>), Vec<(arbiter_policy::Ebitmap, TypeId)>, FxBuild>;
+
+/// Bucket key → range of a rule array.
+type Buckets = FxHashMap<u32, (u32, u32)>;
 
 /// Marks a rule that is not under any conditional.
 pub const UNCONDITIONAL: u32 = u32::MAX;
@@ -120,9 +130,9 @@ pub struct PolicyIndex {
     attrs_off: Box<[u32]>,
     attrs: Box<[u16]>,
     /// (source value << 16 | class) → range of `av_rules`.
-    av_buckets: FxHashMap<u32, (u32, u32)>,
+    av_buckets: Buckets,
     av_rules: Box<[AvRule]>,
-    xp_buckets: FxHashMap<u32, (u32, u32)>,
+    xp_buckets: Buckets,
     xp_rules: Box<[XpRule]>,
     /// (source type << 16 | class) → plan; see the module documentation.
     plans: PlanTable,
@@ -150,8 +160,7 @@ pub struct PolicyIndex {
     /// (source, target, class) → range.
     pub range_trans: FxHashMap<(TypeId, TypeId, ClassId), MlsRange>,
     /// (target, class, name) → outcomes, for filename transitions.
-    pub filename_trans:
-        HashMap<(TypeId, ClassId, Box<str>), Vec<(arbiter_policy::Ebitmap, TypeId)>, FxBuild>,
+    pub filename_trans: FilenameTrans,
     /// Number of conditional nodes (two lists each).
     pub cond_nodes: usize,
     /// The `process` class, if defined, and its transition|dyntransition bits.
@@ -166,6 +175,12 @@ fn bucket_key(source: u16, class: u16) -> u32 {
 
 impl PolicyIndex {
     pub fn build(policy: &Policy) -> PolicyIndex {
+        Self::build_with(policy, false)
+    }
+
+    /// [`PolicyIndex::build`]; `wide_keys` forces the plan builder's general (128-bit key)
+    /// path, which real policies never need, so tests can check it.
+    fn build_with(policy: &Policy, wide_keys: bool) -> PolicyIndex {
         let ntypes = policy.types.len();
         let words = ntypes.div_ceil(64).max(1);
         let mut member = vec![0u64; ntypes * words];
@@ -276,7 +291,8 @@ impl PolicyIndex {
         }
         add_table(&policy.cond_avtab, &|i| tags[i]);
 
-        let plans = build_plans(&av, &attrs_off, &attrs, &member, words, ntypes);
+        av.sort_by_key(|&(k, _)| k); // stable: file order kept within a key
+        let plans = build_plans(&av, &attrs_off, &attrs, &member, words, ntypes, wide_keys);
         let (av_buckets, av_rules) = bucketize(av);
         let (xp_buckets, xp_rules) = bucketize(xp);
         let mut type_flags = vec![0u8; ntypes + 1];
@@ -428,7 +444,7 @@ impl PolicyIndex {
         &rest[..n]
     }
 
-    /// The shared-value membership row of a type (see [`AvPlan::shared_index`]).
+    /// The shared-value membership row of a type (see [`AvPlan::shared`]).
     #[inline]
     pub fn shared_row(&self, t: TypeId) -> &[u64] {
         let i = t.index();
@@ -523,7 +539,7 @@ pub fn row_has(row: &[u64], value: u16) -> bool {
 
 /// Groups (bucket key, item) pairs into contiguous runs and a key → range map, keeping file
 /// order inside each bucket.
-fn bucketize<T: Copy>(mut items: Vec<(u32, T)>) -> (FxHashMap<u32, (u32, u32)>, Box<[T]>) {
+fn bucketize<T: Copy>(mut items: Vec<(u32, T)>) -> (Buckets, Box<[T]>) {
     items.sort_by_key(|&(k, _)| k); // stable: file order kept within a key
     let mut map = FxHashMap::default();
     let mut out = Vec::with_capacity(items.len());
@@ -556,7 +572,7 @@ pub struct AvPlan<'a> {
 
 /// Plans with at most this many solo-target rules binary search them (a few cache lines);
 /// longer ones go through the solo index.
-pub const SOLO_SEARCH_MAX: usize = 16;
+pub const SOLO_SEARCH_MAX: usize = 32;
 
 /// Open addressing over (plan key, target) → index of the first rule of that target.
 struct SoloTable {
@@ -773,6 +789,7 @@ fn build_plans(
     member: &[u64],
     words: usize,
     ntypes: usize,
+    wide_keys: bool,
 ) -> Plans {
     // Solo values: the only membership row with bit v-1 is row v-1.
     let mut rows_with = vec![0u32; ntypes];
@@ -784,9 +801,10 @@ fn build_plans(
     let solo: Vec<bool> = (0..ntypes)
         .map(|v| rows_with[v] == 1 && member[v * words + v / 64] & (1 << (v % 64)) != 0)
         .collect();
-    let narrow = av
-        .iter()
-        .all(|(_, r)| r.cond == UNCONDITIONAL || (r.cond as u64) < NARROW_COND_LIMIT);
+    let narrow = !wide_keys
+        && av
+            .iter()
+            .all(|(_, r)| r.cond == UNCONDITIONAL || (r.cond as u64) < NARROW_COND_LIMIT);
     let (slots, mut rules) = if narrow {
         merge_rules::<u64>(av, attrs_off, attrs, &solo, ntypes)
     } else {
@@ -844,16 +862,27 @@ fn merge_rules<K: PlanKey>(
     solo: &[bool],
     ntypes: usize,
 ) -> (Vec<PlanSlot>, Vec<AvRule>) {
-    // Every rule keyed, sorted by (source, key) once; a source value's rules are a run.
-    let mut keyed: Vec<(u16, K, u32)> = av
-        .iter()
-        .filter_map(|&(k, r)| {
+    // Every rule keyed; `av` is sorted by bucket key, so sorting each bucket by key sorts
+    // the whole by (source, key), and a source value's rules are a sorted run.
+    let mut keyed: Vec<(u16, K, u32)> = Vec::with_capacity(av.len());
+    let mut i = 0;
+    while i < av.len() {
+        let bucket = av[i].0;
+        let start = keyed.len();
+        while i < av.len() && av[i].0 == bucket {
+            let r = &av[i].1;
+            i += 1;
             // A target beyond the types is in no row: the rule never applies.
-            let is_solo = *solo.get((r.target as usize).wrapping_sub(1))?;
-            Some(((k >> 16) as u16, K::pack(k as u16, is_solo, &r), r.perms))
-        })
-        .collect();
-    keyed.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+            if let Some(&is_solo) = solo.get((r.target as usize).wrapping_sub(1)) {
+                keyed.push((
+                    (bucket >> 16) as u16,
+                    K::pack(bucket as u16, is_solo, r),
+                    r.perms,
+                ));
+            }
+        }
+        keyed[start..].sort_unstable_by_key(|&(_, k, _)| k);
+    }
     let mut run = vec![(0usize, 0usize); ntypes + 1];
     let mut i = 0;
     while i < keyed.len() {
@@ -1016,6 +1045,46 @@ mod tests {
     }
 
     #[test]
+    fn plan_keys_round_trip() {
+        let rules = [
+            (
+                7u16,
+                false,
+                1u16,
+                AvKind::Allowed,
+                UNCONDITIONAL,
+                0xdead_beef_u32,
+            ),
+            (65535, true, 65535, AvKind::AuditDeny, 0, 0),
+            (
+                1,
+                true,
+                42,
+                AvKind::AuditAllow,
+                (NARROW_COND_LIMIT - 1) as u32,
+                u32::MAX,
+            ),
+        ];
+        for (class, solo, target, kind, cond, perms) in rules {
+            let r = AvRule {
+                target,
+                kind,
+                cond,
+                perms,
+            };
+            assert_eq!(u64::pack(class, solo, &r).unpack(perms), (class, solo, r));
+            assert_eq!(u128::pack(class, solo, &r).unpack(perms), (class, solo, r));
+        }
+        let wide = AvRule {
+            target: 3,
+            kind: AvKind::Allowed,
+            cond: u32::MAX - 1,
+            perms: 5,
+        };
+        assert_eq!(u128::pack(2, false, &wide).unpack(5), (2, false, wide));
+    }
+
+    #[test]
     fn plans_match_the_per_attribute_walk() {
         let paths = policies();
         assert!(!paths.is_empty());
@@ -1025,6 +1094,7 @@ mod tests {
             };
             let p = Arc::new(p);
             let idx = Arc::new(PolicyIndex::build(&p));
+            let wide = Arc::new(PolicyIndex::build_with(&p, true));
             let nt = p.types.len();
             let nc = p.classes.len();
             // Concrete members of each type or attribute.
@@ -1057,9 +1127,17 @@ mod tests {
                         }
                     })
                     .collect();
-                let snap = Snapshot::new(p.clone(), idx.clone(), bools, 1);
+                let snap = Snapshot::new(p.clone(), idx.clone(), bools.clone(), 1);
+                let snap_wide = Snapshot::new(p.clone(), wide.clone(), bools, 1);
                 let check = |s: TypeId, t: TypeId, c: ClassId| {
                     let got = crate::av::te_av(&snap, &ctx(s), &ctx(t), c);
+                    let got_wide = crate::av::te_av(&snap_wide, &ctx(s), &ctx(t), c);
+                    assert_eq!(
+                        got,
+                        got_wide,
+                        "{}: 64- and 128-bit plan keys",
+                        path.display()
+                    );
                     assert_eq!(
                         got,
                         walk(&snap, s, t, c),

@@ -330,6 +330,8 @@ pub(crate) fn annotate(e: PolicyError, subject: impl FnOnce() -> String) -> Poli
 }
 
 /// [`annotate`] with an entry's position in its table.
+#[cold]
+#[inline(never)]
 pub(crate) fn in_entry(e: PolicyError, index: usize, count: usize) -> PolicyError {
     annotate(e, || format!("entry {index} of {count}"))
 }
@@ -598,8 +600,8 @@ fn read_item_old<'a>(
 /// specifier word, never applies it, and the model keeps no flag to say so. No compiler
 /// writes such an entry.
 ///
-/// Returns with the table the set of its keys (all but extended-permission ones), which
-/// the conditional rules are checked against.
+/// Returns with the table the keys of its type rules, which the conditional rules are
+/// checked against.
 pub(crate) fn read(c: &mut Cursor<'_>, counts: &Counts) -> Result<(Avtab, AvtabKeys)> {
     const WHAT: &str = "access vector table";
     let count_at = c.offset();
@@ -638,7 +640,8 @@ pub(crate) fn read(c: &mut Cursor<'_>, counts: &Counts) -> Result<(Avtab, AvtabK
                 if item.enabled && !kind.is_xperms() && !kind.is_type_rule() {
                     return Err(entry_error(
                         c,
-                        &item,
+                        item.key,
+                        item.offset,
                         "unconditional ",
                         " carries the conditional enabled flag",
                     ));
@@ -674,6 +677,7 @@ pub(crate) fn read(c: &mut Cursor<'_>, counts: &Counts) -> Result<(Avtab, AvtabK
 }
 
 /// An entry whose key may repeat an earlier entry's.
+#[derive(Copy, Clone)]
 struct Candidate {
     /// Index in the table.
     index: usize,
@@ -733,15 +737,19 @@ fn first_duplicate<'c>(
     Ok(())
 }
 
-/// An [`PolicyError::Invalid`] about an unconditional entry: `{before}{rule}{after}`.
+/// An [`PolicyError::Invalid`] about the unconditional entry with `key` at `offset`:
+/// `{before}{rule}{after}`. (Errors take the entry's fields by value, never the entry's
+/// address, which would keep the optimiser from holding entries in registers.)
 #[cold]
 #[inline(never)]
-fn entry_error(c: &Cursor<'_>, item: &Item<'_>, before: &str, after: &str) -> PolicyError {
-    c.invalid_at(
-        item.offset,
-        ENTRY,
-        format!("{before}{}{after}", describe(&item.key)),
-    )
+fn entry_error(
+    c: &Cursor<'_>,
+    key: AvtabKey,
+    offset: usize,
+    before: &str,
+    after: &str,
+) -> PolicyError {
+    c.invalid_at(offset, ENTRY, format!("{before}{}{after}", describe(&key)))
 }
 
 /// What the conditional rules are checked against: the keys of the unconditional table's

@@ -26,7 +26,7 @@ pub struct CondNode {
     pub false_list: Range<u32>,
 }
 
-use crate::avtab::{self, Avtab, AvtabKeys, Item};
+use crate::avtab::{self, Avtab, AvtabKey, AvtabKeys, Item};
 use crate::cursor::Cursor;
 use crate::error::{PolicyError, Result};
 use crate::keytab::KeyMap;
@@ -205,7 +205,7 @@ fn read_list(
     let start = table.entries.len() as u32;
     table.entries.reserve(n);
     for i in 0..n {
-        avtab::read_item(
+        let r = avtab::read_item(
             c,
             counts,
             true,
@@ -213,27 +213,45 @@ fn read_list(
             #[inline(always)]
             |c, item| {
                 if item.enabled != active {
-                    return Err(flag_error(c, &item, active, true_list.is_none()));
+                    return Err(flag_error(
+                        c,
+                        item.key,
+                        item.offset,
+                        item.enabled,
+                        true_list.is_none(),
+                    ));
                 }
                 insert(c, table, check, true_list.as_ref(), item)
             },
-        )
-        .map_err(|e| avtab::in_entry(e, i, n))?;
+        );
+        if let Err(e) = r {
+            return Err(avtab::in_entry(e, i, n));
+        }
     }
     Ok(start..table.entries.len() as u32)
 }
 
-/// The error for a rule whose stored enabled flag disagrees with its node's state.
+/// The error for a rule whose stored enabled flag disagrees with its node's state. (Errors
+/// take the rule's fields by value, never the rule's address, which would keep the
+/// optimiser from holding rules in registers.)
 #[cold]
 #[inline(never)]
-fn flag_error(c: &Cursor<'_>, item: &Item<'_>, active: bool, in_true_list: bool) -> PolicyError {
+fn flag_error(
+    c: &Cursor<'_>,
+    key: AvtabKey,
+    offset: usize,
+    enabled: bool,
+    in_true_list: bool,
+) -> PolicyError {
+    // The list is active exactly when the flag should have been set.
+    let active = !enabled;
     c.invalid_at(
-        item.offset,
+        offset,
         RULE,
         format!(
             "{} is stored {} in the {} list of a node whose state is {}",
-            avtab::describe(&item.key),
-            if item.enabled { "enabled" } else { "disabled" },
+            avtab::describe(&key),
+            if enabled { "enabled" } else { "disabled" },
             if in_true_list { "true" } else { "false" },
             active == in_true_list,
         ),
@@ -243,12 +261,8 @@ fn flag_error(c: &Cursor<'_>, item: &Item<'_>, active: bool, in_true_list: bool)
 /// An error about a conditional rule: `{rule}{fault}`.
 #[cold]
 #[inline(never)]
-fn rule_error(c: &Cursor<'_>, item: &Item<'_>, fault: &str) -> PolicyError {
-    c.invalid_at(
-        item.offset,
-        RULE,
-        format!("{}{fault}", avtab::describe(&item.key)),
-    )
+fn rule_error(c: &Cursor<'_>, key: AvtabKey, offset: usize, fault: &str) -> PolicyError {
+    c.invalid_at(offset, RULE, format!("{}{fault}", avtab::describe(&key)))
 }
 
 /// The kernel's `cond_insertf`: checks a conditional type rule against those already read,
@@ -262,7 +276,7 @@ fn insert(
     item: Item<'_>,
 ) -> Result<()> {
     if item.key.kind.is_type_rule() {
-        check_type_rule(c, table, check, true_list, &item)?;
+        check_type_rule(c, table, check, true_list, item.key, item.offset)?;
     }
     table.push(item.key, item.value);
     Ok(())
@@ -275,13 +289,14 @@ fn check_type_rule(
     table: &Avtab,
     check: &mut TypeRuleCheck<'_>,
     true_list: Option<&Range<u32>>,
-    item: &Item<'_>,
+    key: AvtabKey,
+    offset: usize,
 ) -> Result<()> {
     let index = table.entries.len() as u32;
-    let word = avtab::key_word(&item.key);
+    let word = avtab::key_word(&key);
     let (unconditional, keys) = check.unconditional;
-    if keys.has_type_rule(unconditional, &item.key) {
-        return Err(rule_error(c, item, " is also an unconditional rule"));
+    if keys.has_type_rule(unconditional, &key) {
+        return Err(rule_error(c, key, offset, " is also an unconditional rule"));
     }
     let slot = check.conditional.entry(word);
     let (count, last) = *slot;
@@ -294,7 +309,8 @@ fn check_type_rule(
     if !allowed {
         return Err(rule_error(
             c,
-            item,
+            key,
+            offset,
             " conflicts with another conditional type rule",
         ));
     }

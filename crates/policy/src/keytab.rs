@@ -1,4 +1,5 @@
-//! Hash tables of packed 64-bit rule keys, for the reader's duplicate checks.
+//! Hash tables for the reader's duplicate checks: of packed 64-bit rule keys, and a hasher
+//! for names.
 //!
 //! The access vector table alone has some 100,000 entries in a distribution policy, each
 //! to be checked against all others. An exact set of them (a `HashSet<u64>`, or any table
@@ -34,7 +35,7 @@ fn mix(key: u64, seed: u64) -> u64 {
 }
 
 /// Hashes names (and other byte strings) for the reader's hash sets: 8 bytes at a time
-/// through [`mix`], seeded like the tables above. SipHash, the standard library's, costs
+/// through [`mix`], seeded like the tables below. SipHash, the standard library's, costs
 /// several times more on the short names of a policy's thousands of symbols.
 #[derive(Clone)]
 pub(crate) struct NameHash {
@@ -105,9 +106,9 @@ impl Bloom {
     #[inline]
     fn locate(&self, key: u64) -> (usize, u64) {
         let h = mix(key, self.seed);
-        // The word from the high half of the hash (as a fraction of the table), the four
-        // bits from the low one.
-        let word = (((h >> 32) * self.words.len() as u64) >> 32) as usize;
+        // The word from the high 40 bits of the hash (as a fraction of the table), the four
+        // bits from the low 24.
+        let word = ((u128::from(h >> 24) * self.words.len() as u128) >> 40) as usize;
         let bits = (1u64 << (h & 63))
             | (1u64 << ((h >> 6) & 63))
             | (1u64 << ((h >> 12) & 63))
@@ -136,7 +137,7 @@ impl Bloom {
 /// A set of a few keys for testing many others against: a bitmap indexed by a cheap hash
 /// answers "certainly not" for most, and only the rest are looked up in a [`KeyMap`].
 pub(crate) struct FewKeys<V: Copy + Default> {
-    /// 16 bits per key, a power of two.
+    /// 64 bits per key or more (a power of two): few keys are let through in error.
     bits: Box<[u64]>,
     /// `64 - log2(bits)`.
     shift: u32,
@@ -146,7 +147,7 @@ pub(crate) struct FewKeys<V: Copy + Default> {
 
 impl<V: Copy + Default> FewKeys<V> {
     pub fn new(keys: impl ExactSizeIterator<Item = u64>) -> Self {
-        let nbits = (keys.len().saturating_mul(16)).max(512).next_power_of_two();
+        let nbits = (keys.len().saturating_mul(64)).max(512).next_power_of_two();
         let mut few = FewKeys {
             bits: vec![0; nbits / 64].into_boxed_slice(),
             shift: 64 - nbits.trailing_zeros(),

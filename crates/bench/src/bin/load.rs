@@ -15,6 +15,11 @@
 //! object alive, minus the same figure just before the load. Rust's default global
 //! allocator is the system malloc, so one counter measures both engines.
 //!
+//! `faults` is the mean number of minor page faults per timed load: memory the allocator
+//! takes fresh from the kernel (each engine's frees let glibc trim its heap, so the other
+//! engine's next load often starts on new pages). In a virtual machine a fault costs a
+//! microsecond or more, so this is a good part of each engine's time.
+//!
 //! The targets of the issue: arbiter's median load time at most 1/4 of libsepol's
 //! (`time ratio <= 0.25`) and its heap at most 1/2 of libsepol's (`heap ratio <= 0.50`).
 //!

@@ -5,8 +5,15 @@
 //! bit i = the class's permission with value i+1; a line that cannot be answered prints
 //! `error` (so output lines stay aligned with queries) and the reason goes to stderr with
 //! the line number. Exit status 0 when every line was answered, 1 otherwise.
+//!
+//! Decisions go through the access vector cache unless `--no-cache` is given; `--stats`
+//! prints the cache's statistics (the kernel's `cache_stats` and `hash_stats`) to stderr
+//! after the run.
 
 use crate::load;
+use crate::source::ServerSource;
+use arbiter_avc::{Avc, AvcConfig, HashKind};
+use arbiter_decide::security::ClassRef;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
@@ -17,13 +24,47 @@ pub struct Args {
     /// Compute every query in the security server, bypassing the access vector cache.
     #[arg(long)]
     no_cache: bool,
+    /// Print the cache statistics to stderr after the run.
+    #[arg(long)]
+    stats: bool,
+    /// Cache slots (power of two).
+    #[arg(long, default_value_t = 8192)]
+    slots: usize,
+    /// Most cached entries.
+    #[arg(long, default_value_t = 8192)]
+    threshold: usize,
+    /// Cache hash: original, muladd, murmur3 or arbiter.
+    #[arg(long, default_value = "arbiter")]
+    hash: String,
     /// Set a boolean before deciding (NAME=VALUE, repeatable).
     #[arg(long = "bool", value_name = "NAME=VALUE")]
     bools: Vec<String>,
 }
 
+pub fn parse_hash(name: &str) -> Result<HashKind, String> {
+    Ok(match name {
+        "original" => HashKind::Original,
+        "muladd" => HashKind::MulAdd,
+        "murmur3" => HashKind::Murmur3,
+        "arbiter" => HashKind::Arbiter,
+        other => {
+            return Err(format!(
+                "unknown hash {other:?} (original, muladd, murmur3, arbiter)"
+            ))
+        }
+    })
+}
+
 pub fn run(a: Args) -> Result<ExitCode, String> {
     let server = load::server(&a.policy, &a.bools)?;
+    let config = AvcConfig {
+        slots: a.slots,
+        threshold: a.threshold,
+        hash: parse_hash(&a.hash)?,
+        ..AvcConfig::default()
+    };
+    let avc = Avc::new(ServerSource { server: &server }, config)
+        .map_err(|e| format!("cache configuration: {e}"))?;
     let mut q = server.query();
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
@@ -45,8 +86,16 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
                     .context_to_sid(tc)
                     .map_err(|e| format!("target context: {e}"))?;
                 let class = server.class(c).map_err(|e| e.to_string())?;
-                q.compute_av_ref(ssid, tsid, class)
-                    .map_err(|e| e.to_string())
+                match (class, a.no_cache) {
+                    (ClassRef::Known(c), false) => avc
+                        .decision(ssid.get(), tsid.get(), c.value())
+                        .map(|d| (d.allowed, d.auditallow, d.auditdeny))
+                        .map_err(|e| e.to_string()),
+                    _ => q
+                        .compute_av_ref(ssid, tsid, class)
+                        .map(|d| (d.allowed, d.auditallow, d.auditdeny))
+                        .map_err(|e| e.to_string()),
+                }
             })(),
             _ => Err(format!(
                 "expected 3 fields `SCONTEXT TCONTEXT TCLASS`, got {}",
@@ -54,11 +103,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             )),
         };
         let w = match answer {
-            Ok(d) => writeln!(
-                out,
-                "{:08x} {:08x} {:08x}",
-                d.allowed, d.auditallow, d.auditdeny
-            ),
+            Ok((allowed, auditallow, auditdeny)) => {
+                writeln!(out, "{allowed:08x} {auditallow:08x} {auditdeny:08x}")
+            }
             Err(e) => {
                 failed += 1;
                 eprintln!("arbiter av: line {}: {e}", n + 1);
@@ -68,7 +115,16 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         w.map_err(|e| format!("writing stdout: {e}"))?;
     }
     out.flush().map_err(|e| format!("writing stdout: {e}"))?;
-    let _ = a.no_cache; // the cache is wired in by the AVC front end
+    if a.stats {
+        if a.no_cache {
+            eprintln!("arbiter av: --stats: no cache was used (--no-cache)");
+        } else {
+            let s = avc.stats();
+            let h = avc.hash_stats();
+            eprintln!("{s}");
+            eprintln!("{h}");
+        }
+    }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {

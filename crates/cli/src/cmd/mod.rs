@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod av;
+pub mod bench;
 pub mod bools;
 pub mod check;
 pub mod demo;

@@ -1,0 +1,225 @@
+//! `arbiter bench avc`: the access vector cache study, side by side in one run.
+//!
+//! Reproduces the 2025 hash-slot study's tables (bucket utilization and longest chain, ns
+//! per lookup) for 512/512, 1024/512, 2048/512, 8192/8192 and 8192/4096 entries/slots, for
+//! each hash function, in a kernel-style chained cache and in arbiter's cache, plus
+//! arbiter's default layout, hit ratio, miss cost and 1- and 2-thread hit throughput.
+//!
+//! The trace comes from a real policy: (source, target, class) triples of its allow rules
+//! with concrete member types, queried with Zipf-skewed popularity; contexts get SIDs in
+//! first-seen order, as the kernel allocates them. `--trace FILE` replays any workload of
+//! `SCONTEXT TCONTEXT TCLASS` lines instead. Decisions on misses come from the real
+//! security server.
+
+use crate::load;
+use crate::source::ServerSource;
+use arbiter_avc::bench::{self, BenchOptions, Query, TraceOptions};
+use arbiter_decide::security::SecurityServer;
+use arbiter_policy::avtab::AvtabKind;
+use arbiter_policy::mls::{Context, MlsRange};
+use arbiter_policy::{RoleId, TypeFlavor, TypeId};
+use std::process::ExitCode;
+
+#[derive(clap::Subcommand)]
+pub enum Which {
+    /// The access vector cache study.
+    Avc(AvcArgs),
+}
+
+#[derive(clap::Args)]
+pub struct AvcArgs {
+    /// Policy to build the trace from and decide with (default: the embedded one).
+    #[arg(long, default_value = load::BUILTIN_NAME)]
+    policy: String,
+    /// Replay this workload (lines `SCONTEXT TCONTEXT TCLASS`) instead of a synthetic trace.
+    #[arg(long)]
+    trace: Option<String>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Queries in the synthetic trace.
+    #[arg(long, default_value_t = 400_000)]
+    queries: usize,
+    /// Distinct (source, target, class) entries in the synthetic trace.
+    #[arg(long, default_value_t = 12_000)]
+    distinct: usize,
+    /// Zipf exponent of entry popularity.
+    #[arg(long, default_value_t = 1.0)]
+    zipf: f64,
+    /// Timed repetitions (medians are reported).
+    #[arg(long, default_value_t = 7)]
+    repetitions: usize,
+    /// A shorter run (fewer queries, repetitions and throughput lookups).
+    #[arg(long)]
+    quick: bool,
+}
+
+pub fn run(w: Which) -> Result<ExitCode, String> {
+    let Which::Avc(a) = w;
+    let server = SecurityServer::new(load::policy(&a.policy)?);
+    let mut opts = BenchOptions {
+        repetitions: a.repetitions,
+        ..BenchOptions::default()
+    };
+    let trace = match &a.trace {
+        Some(path) => read_trace(&server, path)?,
+        None => {
+            let mut topts = TraceOptions {
+                distinct: a.distinct,
+                queries: a.queries,
+                zipf: a.zipf,
+                ..TraceOptions::default()
+            };
+            if a.quick {
+                topts.queries = topts.queries.min(100_000);
+            }
+            policy_trace(&server, &topts)?
+        }
+    };
+    if a.quick {
+        opts.repetitions = opts.repetitions.min(3);
+        opts.throughput_lookups = 500_000;
+    }
+    if trace.is_empty() {
+        return Err("the trace is empty".into());
+    }
+    eprintln!("arbiter bench avc: {} queries on {}", trace.len(), a.policy);
+    let report = bench::run(&trace, &ServerSource { server: &server }, &opts);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report.to_json()).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", report.to_text());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A valid context for each concrete type: the first user's low level, role object_r
+/// (which the kernel exempts from role checks), so every type of the policy can appear.
+fn type_contexts(server: &SecurityServer) -> Vec<Option<Context>> {
+    let p = server.policy();
+    let user = server
+        .names()
+        .user("system_u")
+        .or_else(|| arbiter_policy::UserId::from_index(0))
+        .filter(|u| u.index() < p.users.len());
+    p.types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let user = user?;
+            if t.flavor != TypeFlavor::Type {
+                return None;
+            }
+            let low = p.users[user.index()].range.low.clone();
+            let c = Context {
+                user,
+                role: RoleId::new(1)?,
+                ty: TypeId::from_index(i)?,
+                range: MlsRange {
+                    low: low.clone(),
+                    high: low,
+                },
+            };
+            p.context_is_valid(&c).ok().map(|_| c)
+        })
+        .collect()
+}
+
+/// Triples of (source type, target type, class) from the policy's allow rules, expanded
+/// to member types, turned into a Zipf trace whose SIDs are interned in first-seen order.
+fn policy_trace(server: &SecurityServer, topts: &TraceOptions) -> Result<Vec<Query>, String> {
+    let p = server.policy();
+    let contexts = type_contexts(server);
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); p.types.len()];
+    for (t, map) in p.type_attr_map.iter().enumerate() {
+        if contexts.get(t).is_some_and(|c| c.is_some()) {
+            for a in map.iter() {
+                if let Some(m) = members.get_mut(a as usize) {
+                    m.push(t as u32);
+                }
+            }
+        }
+    }
+    let mut triples = Vec::new();
+    let mut k = 0usize;
+    for e in p.avtab.entries.iter().chain(p.cond_avtab.entries.iter()) {
+        if e.key.kind != AvtabKind::Allowed {
+            continue;
+        }
+        let (ms, mt) = (
+            &members[e.key.source.index()],
+            &members[e.key.target.index()],
+        );
+        if ms.is_empty() || mt.is_empty() {
+            continue;
+        }
+        // A few deterministic member pairs per rule.
+        for j in 0..3 {
+            k = k
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let s = ms[(k >> 33) as usize % ms.len()];
+            let t = mt[((k >> 17) as usize + j) % mt.len()];
+            triples.push((s, t, e.key.class.value()));
+        }
+    }
+    let (trace, raws) = bench::synthetic_trace_with_sids(&triples, topts);
+    // Intern contexts in first-seen order and map the trace's SIDs to the server's.
+    let mut sid_of = Vec::with_capacity(raws.len());
+    for raw in raws {
+        let ctx = contexts[raw as usize]
+            .clone()
+            .ok_or("internal: a trace type has no context")?;
+        sid_of.push(
+            server
+                .context_struct_to_sid(ctx)
+                .map_err(|e| e.to_string())?
+                .get(),
+        );
+    }
+    Ok(trace
+        .into_iter()
+        .map(|q| Query {
+            ssid: sid_of[q.ssid as usize - 1],
+            tsid: sid_of[q.tsid as usize - 1],
+            ..q
+        })
+        .collect())
+}
+
+/// Reads `SCONTEXT TCONTEXT TCLASS` lines; each query requests every permission.
+fn read_trace(server: &SecurityServer, path: &str) -> Result<Vec<Query>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = t.split_ascii_whitespace().collect();
+        let err = |e: String| format!("{path}:{}: {e}", n + 1);
+        if f.len() != 3 {
+            return Err(err(format!(
+                "expected `SCONTEXT TCONTEXT TCLASS`, got {} fields",
+                f.len()
+            )));
+        }
+        let s = server
+            .context_to_sid(f[0])
+            .map_err(|e| err(e.to_string()))?;
+        let tt = server
+            .context_to_sid(f[1])
+            .map_err(|e| err(e.to_string()))?;
+        let c = server.known_class(f[2]).map_err(|e| err(e.to_string()))?;
+        out.push(Query {
+            ssid: s.get(),
+            tsid: tt.get(),
+            tclass: c.value(),
+            requested: u32::MAX,
+        });
+    }
+    Ok(out)
+}
