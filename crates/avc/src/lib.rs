@@ -43,6 +43,7 @@ pub mod bench;
 pub mod config;
 pub mod fake;
 pub mod hash;
+pub mod server;
 pub mod source;
 pub mod stats;
 pub(crate) mod sync;

@@ -5,7 +5,6 @@
 
 mod cmd;
 mod load;
-mod source;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

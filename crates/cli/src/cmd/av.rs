@@ -11,7 +11,7 @@
 //! after the run.
 
 use crate::load;
-use crate::source::ServerSource;
+use arbiter_avc::server::ServerSource;
 use arbiter_avc::{Avc, AvcConfig, HashKind};
 use arbiter_decide::security::ClassRef;
 use std::io::{BufRead, Write};

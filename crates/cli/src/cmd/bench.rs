@@ -12,8 +12,8 @@
 //! security server.
 
 use crate::load;
-use crate::source::ServerSource;
 use arbiter_avc::bench::{self, BenchOptions, Query, TraceOptions};
+use arbiter_avc::server::ServerSource;
 use arbiter_decide::security::SecurityServer;
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::mls::{Context, MlsRange};

@@ -1,11 +1,11 @@
-//! The security server as the access vector cache's decision source.
+//! The security server (`arbiter-decide`) as the access vector cache's decision source.
 //!
 //! The cache calls into the server only on misses, from any thread. Each thread keeps the
 //! snapshot it last used in a thread-local slot and swaps it only when the published
 //! sequence number moved, so a miss costs the computation and one atomic load — no lock,
 //! no shared reference count — exactly like a [`Query`](arbiter_decide::security::Query).
 
-use arbiter_avc::source::{
+use crate::source::{
     CreateDecision, Decision, DecisionSource, SourceError, XpermBase, XpermBitmaps, XpermDecision,
     XpermRule,
 };
