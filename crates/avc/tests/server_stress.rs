@@ -63,7 +63,8 @@ fn cached_answers_equal_uncached_server_across_boolean_commits() {
         let writer = scope.spawn(|| {
             let mut x = 0x2545_f491_4f6c_dd1du64;
             let mut commits = 0u64;
-            while !stop.load(Ordering::Relaxed) {
+            // Some commits even if the readers finish before this thread runs.
+            while !stop.load(Ordering::Relaxed) || commits < 100 {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;

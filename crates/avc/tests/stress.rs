@@ -26,7 +26,9 @@ fn hammer(cfg: AvcConfig, keys: u64, readers: usize, iters: usize) {
         let writer = s.spawn(|| {
             let mut i = 0u64;
             let mut bumps = 0u64;
-            while !stop.load(Relaxed) {
+            // At least 2000 writes even if the readers finish before this thread is
+            // scheduled (the machine may be busy), so the assertion below cannot flake.
+            while !stop.load(Relaxed) || i < 2000 {
                 i += 1;
                 let (a, b, c) = key(i.wrapping_mul(7919) % keys);
                 avc.decision(a, b, c).unwrap();

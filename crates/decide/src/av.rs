@@ -8,6 +8,7 @@
 
 use crate::index::{
     bit_has, row_has, AvKind, AvRule, FLAG_BOUNDED, FLAG_NEVERAUDIT, FLAG_PERMISSIVE,
+    FLAG_UNPLANNED,
 };
 use crate::server::Snapshot;
 use arbiter_policy::avtab::{AvtabKind, XpermsKind};
@@ -66,7 +67,10 @@ pub fn compute_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> 
         d.flags |= AVD_FLAGS_PERMISSIVE;
     }
     if f & FLAG_NEVERAUDIT != 0 {
+        // The kernel (6.16, format 35) audits nothing for a neveraudit source.
         d.flags |= AVD_FLAGS_NEVERAUDIT;
+        d.auditallow = 0;
+        d.auditdeny = 0;
     }
     d
 }
@@ -75,6 +79,9 @@ pub fn compute_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> 
 #[inline]
 pub fn te_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> (u32, u32, u32) {
     let idx = &*snap.index;
+    if idx.type_flags(s.ty) & FLAG_UNPLANNED != 0 {
+        return te_av_buckets(snap, s, t, class);
+    }
     let plan = idx.av_plan(s.ty, class);
     let mut acc = [0u32, 0, u32::MAX];
     let mut apply = |r: &AvRule| match r.kind {
@@ -96,6 +103,27 @@ pub fn te_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> (u32,
         }
     }
     (acc[0], acc[1], acc[2])
+}
+
+/// TE rules by walking the source type's attributes' buckets: the reference the plans are
+/// tested against, and the path for types the plan budget left out.
+pub fn te_av_buckets(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> (u32, u32, u32) {
+    let idx = &*snap.index;
+    let row = idx.member_row(t.ty);
+    let (mut allowed, mut auditallow, mut auditdeny) = (0u32, 0u32, u32::MAX);
+    for &sa in idx.attrs_of(s.ty) {
+        for r in idx.av_bucket(sa, class) {
+            if !row_has(row, r.target) || !snap.cond_enabled(r.cond) {
+                continue;
+            }
+            match r.kind {
+                AvKind::Allowed => allowed |= r.perms,
+                AvKind::AuditAllow => auditallow |= r.perms,
+                AvKind::AuditDeny => auditdeny &= r.perms,
+            }
+        }
+    }
+    (allowed, auditallow, auditdeny)
 }
 
 fn context_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId, depth: u32) -> AvDecision {

@@ -175,12 +175,13 @@ fn bucket_key(source: u16, class: u16) -> u32 {
 
 impl PolicyIndex {
     pub fn build(policy: &Policy) -> PolicyIndex {
-        Self::build_with(policy, false)
+        Self::build_with(policy, false, None)
     }
 
     /// [`PolicyIndex::build`]; `wide_keys` forces the plan builder's general (128-bit key)
-    /// path, which real policies never need, so tests can check it.
-    fn build_with(policy: &Policy, wide_keys: bool) -> PolicyIndex {
+    /// path, which real policies never need, and `budget` overrides the plan budget, so
+    /// tests can check both.
+    fn build_with(policy: &Policy, wide_keys: bool, budget: Option<usize>) -> PolicyIndex {
         let ntypes = policy.types.len();
         let words = ntypes.div_ceil(64).max(1);
         let mut member = vec![0u64; ntypes * words];
@@ -292,7 +293,10 @@ impl PolicyIndex {
         add_table(&policy.cond_avtab, &|i| tags[i]);
 
         av.sort_by_key(|&(k, _)| k); // stable: file order kept within a key
-        let plans = build_plans(&av, &attrs_off, &attrs, &member, words, ntypes, wide_keys);
+        let plans = build_plans(
+            &av, &attrs_off, &attrs, &member, words, ntypes, wide_keys, budget,
+        );
+        let unplanned = plans.unplanned.clone();
         let (av_buckets, av_rules) = bucketize(av);
         let (xp_buckets, xp_rules) = bucketize(xp);
         let mut type_flags = vec![0u8; ntypes + 1];
@@ -305,6 +309,11 @@ impl PolicyIndex {
             }
             if v > 0 && policy.types.get(v - 1).is_some_and(|d| d.bounds.is_some()) {
                 *f |= FLAG_BOUNDED;
+            }
+        }
+        for t in unplanned {
+            if let Some(f) = type_flags.get_mut(t + 1) {
+                *f |= FLAG_UNPLANNED;
             }
         }
 
@@ -636,6 +645,17 @@ pub const FLAG_PERMISSIVE: u8 = 1;
 pub const FLAG_NEVERAUDIT: u8 = 2;
 /// The type has a `typebounds` bound.
 pub const FLAG_BOUNDED: u8 = 4;
+/// The type got no plans (the plan budget ran out): queries walk its attributes' buckets.
+pub const FLAG_UNPLANNED: u8 = 8;
+
+/// Plans copy each attribute's rules into every member type's plans, so their size grows
+/// with (types x rules per attribute): fine for real policies (the Debian policy's plans
+/// hold about 3 rules per table entry), quadratic for adversarial ones (T types in one
+/// attribute with T rules on it). Merged rules are capped at this many per table entry (or
+/// [`PLAN_BUDGET_MIN`], whichever is larger); types beyond the budget are marked
+/// [`FLAG_UNPLANNED`] and answered from the buckets — same answers, slower.
+pub const PLAN_BUDGET_PER_RULE: usize = 16;
+pub const PLAN_BUDGET_MIN: usize = 1 << 20;
 
 /// Where a plan's rules are in `plan_rules`.
 #[derive(Copy, Clone, Default)]
@@ -698,6 +718,8 @@ impl PlanTable {
 }
 
 struct Plans {
+    /// Type indexes left without plans by the budget.
+    unplanned: Vec<usize>,
     table: PlanTable,
     rules: Box<[AvRule]>,
     solo_index: SoloTable,
@@ -790,6 +812,7 @@ fn build_plans(
     words: usize,
     ntypes: usize,
     wide_keys: bool,
+    budget: Option<usize>,
 ) -> Plans {
     // Solo values: the only membership row with bit v-1 is row v-1.
     let mut rows_with = vec![0u32; ntypes];
@@ -805,10 +828,11 @@ fn build_plans(
         && av
             .iter()
             .all(|(_, r)| r.cond == UNCONDITIONAL || (r.cond as u64) < NARROW_COND_LIMIT);
-    let (slots, mut rules) = if narrow {
-        merge_rules::<u64>(av, attrs_off, attrs, &solo, ntypes)
+    let budget = budget.unwrap_or((av.len() * PLAN_BUDGET_PER_RULE).max(PLAN_BUDGET_MIN));
+    let (slots, mut rules, unplanned) = if narrow {
+        merge_rules::<u64>(av, attrs_off, attrs, &solo, ntypes, budget)
     } else {
-        merge_rules::<u128>(av, attrs_off, attrs, &solo, ntypes)
+        merge_rules::<u128>(av, attrs_off, attrs, &solo, ntypes, budget)
     };
     // Dense numbers for the other values, and each type's row over them.
     let mut shared_ix = vec![u16::MAX; ntypes];
@@ -845,6 +869,7 @@ fn build_plans(
         }
     }
     Plans {
+        unplanned,
         table: PlanTable::new(&slots),
         rules: rules.into_boxed_slice(),
         solo_index: SoloTable::new(&solo_entries),
@@ -861,7 +886,8 @@ fn merge_rules<K: PlanKey>(
     attrs: &[u16],
     solo: &[bool],
     ntypes: usize,
-) -> (Vec<PlanSlot>, Vec<AvRule>) {
+    budget: usize,
+) -> (Vec<PlanSlot>, Vec<AvRule>, Vec<usize>) {
     // Every rule keyed; `av` is sorted by bucket key, so sorting each bucket by key sorts
     // the whole by (source, key), and a source value's rules are a sorted run.
     let mut keyed: Vec<(u16, K, u32)> = Vec::with_capacity(av.len());
@@ -900,7 +926,17 @@ fn merge_rules<K: PlanKey>(
     let mut rules: Vec<AvRule> = Vec::with_capacity(av.len() * 2);
     let mut tmp: Vec<(K, u32)> = Vec::new();
     let mut buf: Vec<(K, u32)> = Vec::new();
+    let mut unplanned = Vec::new();
     for t in 0..ntypes {
+        // The merged plans hold at most the sum of the attributes' runs.
+        let bound: usize = attrs[attrs_off[t] as usize..attrs_off[t + 1] as usize]
+            .iter()
+            .map(|&a| run[a as usize].1 - run[a as usize].0)
+            .sum();
+        if bound > 0 && rules.len() + bound > budget {
+            unplanned.push(t);
+            continue;
+        }
         // Merge the attributes' sorted runs (few per type) two at a time.
         tmp.clear();
         for &a in &attrs[attrs_off[t] as usize..attrs_off[t + 1] as usize] {
@@ -960,7 +996,7 @@ fn merge_rules<K: PlanKey>(
             });
         }
     }
-    (slots, rules)
+    (slots, rules, unplanned)
 }
 
 /// The access-vector bits of the named permissions of a class (common permissions
@@ -1094,7 +1130,10 @@ mod tests {
             };
             let p = Arc::new(p);
             let idx = Arc::new(PolicyIndex::build(&p));
-            let wide = Arc::new(PolicyIndex::build_with(&p, true));
+            let wide = Arc::new(PolicyIndex::build_with(&p, true, None));
+            // Half the plans the policy needs: some types planned, the rest walk buckets.
+            let (_, planned, _) = idx.plan_stats();
+            let half = Arc::new(PolicyIndex::build_with(&p, false, Some(planned / 2)));
             let nt = p.types.len();
             let nc = p.classes.len();
             // Concrete members of each type or attribute.
@@ -1114,7 +1153,13 @@ mod tests {
                 .chain(p.cond_avtab.entries.iter())
                 .map(|e| e.key)
                 .collect();
-            let step = (keys.len() / 20_000).max(1);
+            // Fewer queries in debug builds, where the walk is slow.
+            let per_round = if cfg!(debug_assertions) {
+                4_000
+            } else {
+                20_000
+            };
+            let step = (keys.len() / per_round).max(1);
             for round in 0..3 {
                 let bools: Box<[bool]> = p
                     .bools
@@ -1128,10 +1173,18 @@ mod tests {
                     })
                     .collect();
                 let snap = Snapshot::new(p.clone(), idx.clone(), bools.clone(), 1);
-                let snap_wide = Snapshot::new(p.clone(), wide.clone(), bools, 1);
+                let snap_wide = Snapshot::new(p.clone(), wide.clone(), bools.clone(), 1);
+                let snap_half = Snapshot::new(p.clone(), half.clone(), bools, 1);
                 let check = |s: TypeId, t: TypeId, c: ClassId| {
                     let got = crate::av::te_av(&snap, &ctx(s), &ctx(t), c);
                     let got_wide = crate::av::te_av(&snap_wide, &ctx(s), &ctx(t), c);
+                    let got_half = crate::av::te_av(&snap_half, &ctx(s), &ctx(t), c);
+                    assert_eq!(
+                        got,
+                        got_half,
+                        "{}: plans cut short by the budget",
+                        path.display()
+                    );
                     assert_eq!(
                         got,
                         got_wide,
@@ -1156,7 +1209,7 @@ mod tests {
                     check(ms[rng.below(ms.len())], mt[rng.below(mt.len())], k.class);
                     check(ms[rng.below(ms.len())], k.target, k.class);
                 }
-                for _ in 0..20_000 {
+                for _ in 0..per_round {
                     let s = TypeId::from_index(rng.below(nt)).unwrap();
                     let t = TypeId::from_index(rng.below(nt)).unwrap();
                     let c = ClassId::from_index(rng.below(nc)).unwrap();

@@ -217,6 +217,10 @@ impl<'a> Query<'a> {
                 if snap.policy.permissive.contains(s.ty.value() as u32) {
                     d.flags |= av::AVD_FLAGS_PERMISSIVE;
                 }
+                if snap.policy.neveraudit.contains(s.ty.value() as u32) {
+                    d.flags |= av::AVD_FLAGS_NEVERAUDIT;
+                    d.auditdeny = 0;
+                }
                 Ok(d)
             }
         }

@@ -229,7 +229,6 @@ fn neveraudit_flag_is_set_for_its_source_type_only() {
 /// kernel's answer for sysadm_t -> secret_t:file, whose `auditallow sysadm_t secret_t:file
 /// { read write }` would otherwise be reported.
 #[test]
-#[ignore = "compute_av does not yet clear auditallow/auditdeny for neveraudit sources (kernel 6.16 does)"]
 fn neveraudit_decisions_carry_no_audit_bits_as_in_the_kernel() {
     let s = server("features.35");
     let d = av(&s, SYSADM_HIGH, SECRET, "file");

@@ -161,8 +161,8 @@ fn policy_trace(server: &SecurityServer, topts: &TraceOptions) -> Result<Vec<Que
             k = k
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            let s = ms[(k >> 33) as usize % ms.len()];
-            let t = mt[((k >> 17) as usize + j) % mt.len()];
+            let s = ms[(k >> 33) % ms.len()];
+            let t = mt[((k >> 17) + j) % mt.len()];
             triples.push((s, t, e.key.class.value()));
         }
     }
