@@ -804,6 +804,7 @@ impl PlanKey for u128 {
 }
 
 /// Builds every (source type, class) plan from the access-vector rules (bucket key, rule).
+#[allow(clippy::too_many_arguments)] // the index's parts, built once by `build_with`
 fn build_plans(
     av: &[(u32, AvRule)],
     attrs_off: &[u32],
