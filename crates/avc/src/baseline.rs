@@ -16,7 +16,7 @@
 
 use std::sync::Mutex;
 
-use crate::config::{ConfigError, AVC_CACHE_RECLAIM, MAX_SLOTS};
+use crate::config::{check_slots, ConfigError, AVC_CACHE_RECLAIM};
 use crate::hash::HashKind;
 use crate::source::{Decision, DecisionSource, SourceError};
 use crate::stats::{CacheStats, HashStats};
@@ -30,24 +30,7 @@ struct Node {
 }
 
 fn validate(slots: usize, threshold: usize) -> Result<(), ConfigError> {
-    let table = "baseline";
-    if slots == 0 {
-        return Err(ConfigError::ZeroSlots { table });
-    }
-    if !slots.is_power_of_two() {
-        return Err(ConfigError::SlotsNotPowerOfTwo { table, slots });
-    }
-    if slots > MAX_SLOTS {
-        return Err(ConfigError::TooManySlots {
-            table,
-            slots,
-            max: MAX_SLOTS,
-        });
-    }
-    if threshold == 0 {
-        return Err(ConfigError::ZeroThreshold { table });
-    }
-    Ok(())
+    check_slots("baseline", slots, threshold)
 }
 
 /// Drops a chain iteratively (a recursive drop of a long chain could exhaust the stack).

@@ -102,6 +102,26 @@ impl AvcConfig {
 }
 
 fn check(table: &'static str, slots: usize, threshold: usize) -> Result<(), ConfigError> {
+    check_slots(table, slots, threshold)?;
+    let capacity = slots * ENTRIES_PER_SLOT;
+    if threshold > capacity {
+        return Err(ConfigError::ThresholdExceedsCapacity {
+            table,
+            threshold,
+            capacity,
+        });
+    }
+    Ok(())
+}
+
+/// The checks every hash table of `slots` chains or sets shares (the caches here and the
+/// kernel and libselinux models in `baseline`): a power-of-two slot count in
+/// `1..=MAX_SLOTS`, and a nonzero reclaim threshold.
+pub(crate) fn check_slots(
+    table: &'static str,
+    slots: usize,
+    threshold: usize,
+) -> Result<(), ConfigError> {
     if slots == 0 {
         return Err(ConfigError::ZeroSlots { table });
     }
@@ -117,14 +137,6 @@ fn check(table: &'static str, slots: usize, threshold: usize) -> Result<(), Conf
     }
     if threshold == 0 {
         return Err(ConfigError::ZeroThreshold { table });
-    }
-    let capacity = slots * ENTRIES_PER_SLOT;
-    if threshold > capacity {
-        return Err(ConfigError::ThresholdExceedsCapacity {
-            table,
-            threshold,
-            capacity,
-        });
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 
 use arbiter_policy::constraint::{attr, ConstraintExpr, ConstraintOp};
 use arbiter_policy::mls::{Context, MlsLevel};
-use arbiter_policy::Policy;
+use arbiter_policy::{Ebitmap, Policy};
 
 /// Expressions are checked for depth at load; this bounds the evaluation stack.
 const MAX_DEPTH: usize = 32;
@@ -46,12 +46,13 @@ pub fn eval(
     let mut stack = [false; MAX_DEPTH];
     let mut sp = 0usize;
     for (index, e) in expr.iter().enumerate() {
-        match e {
+        let v = match e {
             ConstraintExpr::Not => {
                 if sp == 0 {
                     return false;
                 }
                 stack[sp - 1] = !stack[sp - 1];
+                continue;
             }
             ConstraintExpr::And | ConstraintExpr::Or => {
                 if sp < 2 {
@@ -65,64 +66,67 @@ pub fn eval(
                 } else {
                     a || b
                 };
+                continue;
             }
-            ConstraintExpr::Attr { attr: a, op } => {
-                let v = eval_attr(policy, *a, *op, s, t);
-                if sp >= MAX_DEPTH {
-                    return false;
-                }
-                stack[sp] = v;
-                sp += 1;
-                if let Some(tr) = trace.as_deref_mut() {
-                    tr.push(TermResult { index, value: v });
-                }
-            }
+            ConstraintExpr::Attr { attr: a, op } => eval_attr(policy, *a, *op, s, t),
             ConstraintExpr::Names {
                 attr: a, op, names, ..
-            } => {
-                let c = if a & attr::TARGET != 0 {
-                    Some(t)
-                } else if a & attr::XTARGET != 0 {
-                    x
-                } else {
-                    Some(s)
-                };
-                let v = match c {
-                    None => false,
-                    Some(c) => {
-                        let val = if a & attr::USER != 0 {
-                            c.user.value()
-                        } else if a & attr::ROLE != 0 {
-                            c.role.value()
-                        } else if a & attr::TYPE != 0 {
-                            c.ty.value() as u32
-                        } else {
-                            0
-                        };
-                        if val == 0 {
-                            false
-                        } else {
-                            let has = names.contains(val - 1);
-                            match op {
-                                ConstraintOp::Eq => has,
-                                ConstraintOp::Neq => !has,
-                                _ => false,
-                            }
-                        }
-                    }
-                };
-                if sp >= MAX_DEPTH {
-                    return false;
-                }
-                stack[sp] = v;
-                sp += 1;
-                if let Some(tr) = trace.as_deref_mut() {
-                    tr.push(TermResult { index, value: v });
+            } => eval_names(*a, *op, names, s, t, x),
+        };
+        // A leaf term: push its value.
+        if sp >= MAX_DEPTH {
+            return false;
+        }
+        stack[sp] = v;
+        sp += 1;
+        if let Some(tr) = trace.as_deref_mut() {
+            tr.push(TermResult { index, value: v });
+        }
+    }
+    sp == 1 && stack[0]
+}
+
+/// A names term: whether the user, role or type of the context `a` selects (source,
+/// target or, for validatetrans, the task `x`) is in (`Eq`) or not in (`Neq`) `names`.
+fn eval_names(
+    a: u32,
+    op: ConstraintOp,
+    names: &Ebitmap,
+    s: &Context,
+    t: &Context,
+    x: Option<&Context>,
+) -> bool {
+    let c = if a & attr::TARGET != 0 {
+        Some(t)
+    } else if a & attr::XTARGET != 0 {
+        x
+    } else {
+        Some(s)
+    };
+    match c {
+        None => false,
+        Some(c) => {
+            let val = if a & attr::USER != 0 {
+                c.user.value()
+            } else if a & attr::ROLE != 0 {
+                c.role.value()
+            } else if a & attr::TYPE != 0 {
+                c.ty.value() as u32
+            } else {
+                0
+            };
+            if val == 0 {
+                false
+            } else {
+                let has = names.contains(val - 1);
+                match op {
+                    ConstraintOp::Eq => has,
+                    ConstraintOp::Neq => !has,
+                    _ => false,
                 }
             }
         }
     }
-    sp == 1 && stack[0]
 }
 
 fn eval_attr(policy: &Policy, a: u32, op: ConstraintOp, s: &Context, t: &Context) -> bool {

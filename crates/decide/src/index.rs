@@ -26,48 +26,10 @@ use arbiter_policy::avtab::{Avtab, AvtabDatum, AvtabKind, Xperms};
 use arbiter_policy::mls::MlsRange;
 use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
-/// A fast, non-cryptographic hasher for small integer keys (FxHash's multiply-rotate). The
-/// keys are policy ids chosen by the policy author, not attacker-controlled at query time.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64)
-    }
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.write_u64(i as u64)
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i as u64)
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64)
-    }
-}
-
-pub type FxBuild = BuildHasherDefault<FxHasher>;
-pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
+pub use crate::hash::{FxHashMap, FxHasher};
+/// `BuildHasher` for [`FxHasher`].
+pub type FxBuild = crate::hash::FxBuildHasher;
 
 /// (target, class, name) → outcomes (source types, new type), for filename transitions.
 pub type FilenameTrans =

@@ -12,6 +12,7 @@ pub mod constraint;
 pub mod context;
 pub mod error;
 pub mod explain;
+pub mod hash;
 pub mod index;
 pub mod labeling;
 pub mod names;

@@ -203,7 +203,7 @@ impl std::fmt::Display for Sid {
 
 /// A keyed hash (foldhash-style folded multiplies) with a per-table random key. Contexts
 /// and strings here come from clients, so unlike the policy's own names (see
-/// [`crate::names::FxHasher`]) they must not be able to pick colliding keys offline.
+/// [`crate::hash::FxHasher`]) they must not be able to pick colliding keys offline.
 #[derive(Clone, Copy)]
 struct Keys(u64, u64);
 

@@ -713,17 +713,24 @@ fn object_r() -> Role {
     }
 }
 
+/// The start of a role or user record: name length, value and bounds (from version
+/// [`version::BOUNDARY`] on; 0 before).
+fn bounded_record_start(c: &mut Cursor<'_>, v: u32, what: &'static str) -> Result<[u32; 3]> {
+    let [len, value] = c.u32s::<2>(what)?;
+    let bounds = if v >= version::BOUNDARY {
+        c.u32(what)?
+    } else {
+        0
+    };
+    Ok([len, value, bounds])
+}
+
 fn read_roles(c: &mut Cursor<'_>, v: u32) -> Result<Vec<Role>> {
     const WHAT: &str = "role";
     let (mut t, nel) = Table::start(c, "role", "role table", role_min_bytes(v), u32::MAX)?;
     for _ in 0..nel {
         let at = c.offset();
-        let [len, value] = c.u32s::<2>(WHAT)?;
-        let bounds = if v >= version::BOUNDARY {
-            c.u32(WHAT)?
-        } else {
-            0
-        };
+        let [len, value, bounds] = bounded_record_start(c, v, WHAT)?;
         let name = t.name(c, len, WHAT)?;
         let dominates = Ebitmap::read(c, "role dominates")?;
         let types = Ebitmap::read(c, "role types")?;
@@ -854,12 +861,7 @@ fn read_users(c: &mut Cursor<'_>, v: u32) -> Result<Vec<User>> {
     let (mut t, nel) = Table::start(c, "user", "user table", user_min_bytes(v), u32::MAX)?;
     for _ in 0..nel {
         let at = c.offset();
-        let [len, value] = c.u32s::<2>(WHAT)?;
-        let bounds = if v >= version::BOUNDARY {
-            c.u32(WHAT)?
-        } else {
-            0
-        };
+        let [len, value, bounds] = bounded_record_start(c, v, WHAT)?;
         let name = t.name(c, len, WHAT)?;
         let roles = Ebitmap::read(c, "user roles")?;
         let (range, default_level) = if v >= version::MLS {

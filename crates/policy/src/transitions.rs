@@ -64,6 +64,30 @@ fn class_word(c: &mut Cursor<'_>, counts: &Counts, what: &'static str) -> Result
     counts.class_id(c, at, raw, what)
 }
 
+/// The class of transition rule `i` (a `what`, at `at`) in a format before version
+/// `since`, which has no class word: `process`, which the policy must define.
+fn implied_process_class(
+    c: &Cursor<'_>,
+    counts: &Counts,
+    process_class: Option<ClassId>,
+    at: usize,
+    what: &'static str,
+    i: usize,
+    since: u32,
+) -> Result<ClassId> {
+    process_class.ok_or_else(|| {
+        c.invalid_at(
+            at,
+            what,
+            format!(
+                "{what} {i} implies class `process` (format version {} < {since}), \
+                 which the policy does not define",
+                counts.version
+            ),
+        )
+    })
+}
+
 /// Reads role transitions (`role_trans` in the kernel's `policydb_read`): role, type, new
 /// role and, from version 26, a class; before that the class is `process`, which the policy
 /// must then define. A (role, type, class) key may occur once, as the kernel's hash table
@@ -85,18 +109,7 @@ pub(crate) fn read_role_trans(
             class_word(c, counts, WHAT)
                 .map_err(|e| annotate(e, || format!("role transition {i}")))?
         } else {
-            process_class.ok_or_else(|| {
-                c.invalid_at(
-                    at,
-                    WHAT,
-                    format!(
-                        "role transition {i} implies class `process` (format version {} < {}), \
-                         which the policy does not define",
-                        counts.version,
-                        version::ROLETRANS
-                    ),
-                )
-            })?
+            implied_process_class(c, counts, process_class, at, WHAT, i, version::ROLETRANS)?
         };
         let in_rule = |e| annotate(e, || format!("role transition {i}"));
         let role = counts.role_id(c, at, role, WHAT).map_err(in_rule)?;
@@ -344,18 +357,7 @@ pub(crate) fn read_range_trans(
             class_word(c, counts, WHAT)
                 .map_err(|e| annotate(e, || format!("range transition {i}")))?
         } else {
-            process_class.ok_or_else(|| {
-                c.invalid_at(
-                    at,
-                    WHAT,
-                    format!(
-                        "range transition {i} implies class `process` (format version {} < {}), \
-                         which the policy does not define",
-                        counts.version,
-                        version::RANGETRANS
-                    ),
-                )
-            })?
+            implied_process_class(c, counts, process_class, at, WHAT, i, version::RANGETRANS)?
         };
         let in_rule = |e| annotate(e, || format!("range transition {i}"));
         let source = counts.type_id(c, at, source, WHAT).map_err(in_rule)?;

@@ -39,14 +39,12 @@
 //! `sepol_context_to_sid`, which parses and then scans its SID table linearly, so its cost
 //! grows with the number of SIDs: reported for a small table and for the full one).
 
+use arbiter_bench::workload::{av_rule_keys, Rng, Sids, Universe};
 use arbiter_decide::security::SecurityServer;
 use arbiter_decide::sidtab::Sid;
-use arbiter_policy::avtab::AvtabKind;
-use arbiter_policy::mls::{Context, MlsLevel, MlsRange};
-use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId, UserId};
+use arbiter_policy::{ClassId, Policy};
 use sepol_oracle::Oracle;
 use serde_json::json;
-use std::collections::HashMap;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Barrier;
@@ -94,145 +92,6 @@ fn opts() -> Opts {
     o
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
-        &v[self.below(v.len())]
-    }
-}
-
-/// Valid contexts per type (as in the differential test).
-struct Universe {
-    subject: Vec<Vec<String>>,
-    object: Vec<Vec<String>>,
-    domains: Vec<TypeId>,
-    concrete: Vec<TypeId>,
-    members: Vec<Vec<TypeId>>,
-}
-
-fn levels_for(p: &Policy, u: UserId) -> Vec<MlsRange> {
-    let ur = &p.users[u.index()].range;
-    if !p.mls {
-        return vec![ur.clone()];
-    }
-    let lo = MlsRange {
-        low: ur.low.clone(),
-        high: ur.low.clone(),
-    };
-    let hi = MlsRange {
-        low: ur.high.clone(),
-        high: ur.high.clone(),
-    };
-    let mut v = vec![lo, hi, ur.clone()];
-    if ur.high.sens > ur.low.sens + 1 {
-        let mid = MlsLevel {
-            sens: (ur.low.sens + ur.high.sens) / 2,
-            cats: Default::default(),
-        };
-        v.push(MlsRange {
-            low: mid.clone(),
-            high: mid,
-        });
-    }
-    v
-}
-
-fn spread(v: &mut Vec<String>) {
-    if v.len() > PER_TYPE {
-        let n = v.len();
-        *v = (0..PER_TYPE)
-            .map(|i| v[i * (n - 1) / (PER_TYPE - 1)].clone())
-            .collect();
-    }
-}
-
-fn universe(server: &SecurityServer) -> Universe {
-    let p = &**server.policy();
-    let names = server.names();
-    let nt = p.types.len();
-    let concrete: Vec<TypeId> = (0..nt)
-        .filter(|&i| p.types[i].flavor == TypeFlavor::Type)
-        .filter_map(TypeId::from_index)
-        .collect();
-    let mut members = vec![Vec::new(); nt];
-    for &t in &concrete {
-        for a in p.type_attr_map[t.index()].iter() {
-            if let Some(m) = members.get_mut(a as usize) {
-                m.push(t);
-            }
-        }
-    }
-    let fmt = |c: &Context| arbiter_decide::context::format_context(names, c);
-    let mut subject = vec![Vec::new(); nt];
-    let mut object = vec![Vec::new(); nt];
-    let object_r = RoleId::new(1).expect("role value 1");
-    let mut domains = Vec::new();
-    for &t in &concrete {
-        for (ri, role) in p.roles.iter().enumerate() {
-            let r = RoleId::from_index(ri).expect("role index");
-            if r == object_r || !role.types.contains(t.value() as u32 - 1) {
-                continue;
-            }
-            for (ui, user) in p.users.iter().enumerate() {
-                if !user.roles.contains(ri as u32) {
-                    continue;
-                }
-                let u = UserId::from_index(ui).expect("user index");
-                for range in levels_for(p, u) {
-                    let c = Context {
-                        user: u,
-                        role: r,
-                        ty: t,
-                        range,
-                    };
-                    if p.context_is_valid(&c).is_ok() {
-                        subject[t.index()].push(fmt(&c));
-                    }
-                }
-            }
-        }
-        if !subject[t.index()].is_empty() {
-            domains.push(t);
-        }
-        for ui in 0..p.users.len() {
-            let u = UserId::from_index(ui).expect("user index");
-            for range in levels_for(p, u) {
-                let c = Context {
-                    user: u,
-                    role: object_r,
-                    ty: t,
-                    range,
-                };
-                if p.context_is_valid(&c).is_ok() {
-                    object[t.index()].push(fmt(&c));
-                }
-            }
-        }
-        if subject[t.index()].is_empty() {
-            subject[t.index()] = object[t.index()].clone();
-        }
-        for v in [&mut subject[t.index()], &mut object[t.index()]] {
-            spread(v);
-        }
-    }
-    Universe {
-        subject,
-        object,
-        domains,
-        concrete,
-        members,
-    }
-}
-
 /// One query, with its SIDs in both engines.
 #[derive(Copy, Clone)]
 struct Q {
@@ -241,35 +100,6 @@ struct Q {
     o_s: u32,
     o_t: u32,
     class: ClassId,
-}
-
-/// Context strings with their SIDs in both engines.
-struct Sids {
-    strings: Vec<String>,
-    by_str: HashMap<String, u32>,
-    a: Vec<Sid>,
-    o: Vec<u32>,
-}
-
-impl Sids {
-    fn get(&mut self, server: &SecurityServer, oracle: &Oracle, ctx: &str) -> u32 {
-        if let Some(&i) = self.by_str.get(ctx) {
-            return i;
-        }
-        let a = server.context_to_sid(ctx);
-        let o = oracle.context_to_sid(ctx);
-        match (a, o) {
-            (Ok(a), Ok(o)) => {
-                let i = self.strings.len() as u32;
-                self.strings.push(ctx.to_string());
-                self.by_str.insert(ctx.to_string(), i);
-                self.a.push(a);
-                self.o.push(o);
-                i
-            }
-            (a, o) => panic!("context {ctx}: arbiter {a:?} libsepol {o:?}"),
-        }
-    }
 }
 
 fn build_queries(
@@ -281,48 +111,19 @@ fn build_queries(
 ) -> Vec<Q> {
     let p = server.policy().clone();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let av_keys: Vec<_> = p
-        .avtab
-        .entries
-        .iter()
-        .chain(p.cond_avtab.entries.iter())
-        .filter(|e| {
-            matches!(
-                e.key.kind,
-                AvtabKind::Allowed | AvtabKind::AuditAllow | AvtabKind::AuditDeny
-            )
-        })
-        .map(|e| e.key)
-        .collect();
+    let av_keys = av_rule_keys(&p);
     let nclasses = p.classes.len();
-    let pick_member = |rng: &mut Rng, v: TypeId| -> Option<TypeId> {
-        let m = &u.members[v.index()];
-        (!m.is_empty()).then(|| *rng.pick(m))
-    };
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         let i = rng.next();
         let (s, t, class) = if i & 1 == 0 && !av_keys.is_empty() {
             let k = rng.pick(&av_keys);
-            match (
-                pick_member(&mut rng, k.source),
-                pick_member(&mut rng, k.target),
-            ) {
-                (Some(s), Some(t)) => (s, t, k.class),
-                _ => continue,
+            match u.rule_pair(&mut rng, k) {
+                Some((s, t)) => (s, t, k.class),
+                None => continue,
             }
         } else {
-            let s = if u.domains.is_empty() {
-                *rng.pick(&u.concrete)
-            } else {
-                *rng.pick(&u.domains)
-            };
-            let t = *rng.pick(&u.concrete);
-            (
-                s,
-                t,
-                ClassId::from_index(rng.below(nclasses)).expect("class"),
-            )
+            u.uniform(&mut rng, nclasses)
         };
         let sc = rng.pick(&u.subject[s.index()]).clone();
         let tc = if rng.below(10) == 0 {
@@ -330,13 +131,13 @@ fn build_queries(
         } else {
             rng.pick(&u.object[t.index()]).clone()
         };
-        let si = sids.get(server, oracle, &sc);
-        let ti = sids.get(server, oracle, &tc);
+        let (a_s, o_s) = sids.pair(server, oracle, &sc);
+        let (a_t, o_t) = sids.pair(server, oracle, &tc);
         out.push(Q {
-            a_s: sids.a[si as usize],
-            a_t: sids.a[ti as usize],
-            o_s: sids.o[si as usize],
-            o_t: sids.o[ti as usize],
+            a_s,
+            a_t,
+            o_s,
+            o_t,
             class,
         });
     }
@@ -561,15 +362,10 @@ fn main() {
         eprintln!("libsepol: {}: {e}", o.policy.display());
         std::process::exit(1)
     });
-    let u = universe(&server);
+    let u = Universe::new(&server, PER_TYPE);
 
     // Context-to-SID with a small table: a few contexts interned before the query set.
-    let mut sids = Sids {
-        strings: Vec::new(),
-        by_str: HashMap::new(),
-        a: Vec::new(),
-        o: Vec::new(),
-    };
+    let mut sids = Sids::default();
     let mut rng = Rng(0x1234_5678_9abc_def1);
     for _ in 0..64 {
         let t = *rng.pick(&u.concrete);

@@ -15,165 +15,17 @@
 //! policies. Labels are compared in libsepol semantics (no socket special case, see
 //! `labeling::Semantics`).
 
+use arbiter_bench::workload::{av_rule_keys, Rng, Sids, Universe};
 use arbiter_decide::labeling::{LabelKind, Semantics};
 use arbiter_decide::security::SecurityServer;
 use arbiter_decide::sidtab::Sid;
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
-use arbiter_policy::mls::{Context, MlsLevel, MlsRange};
-use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId, UserId};
+use arbiter_policy::{ClassId, Policy};
 use sepol_oracle::Oracle;
 use std::path::{Path, PathBuf};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
-        &v[self.below(v.len())]
-    }
-}
-
-/// Valid contexts to draw from, per type.
-struct Universe {
-    /// For each type index: contexts usable as a subject (a real role when one has the
-    /// type) and as an object (object_r), as strings.
-    subject: Vec<Vec<String>>,
-    object: Vec<Vec<String>>,
-    /// Types that some non-object_r role may have.
-    domains: Vec<TypeId>,
-    concrete: Vec<TypeId>,
-    /// For each type or attribute index: the concrete types that have it.
-    members: Vec<Vec<TypeId>>,
-}
-
-fn levels_for(p: &Policy, u: UserId) -> Vec<MlsRange> {
-    let ur = &p.users[u.index()].range;
-    if !p.mls {
-        return vec![ur.clone()];
-    }
-    let lo = MlsRange {
-        low: ur.low.clone(),
-        high: ur.low.clone(),
-    };
-    let hi = MlsRange {
-        low: ur.high.clone(),
-        high: ur.high.clone(),
-    };
-    let mut v = vec![lo, hi, ur.clone()];
-    // A middle sensitivity without categories, when there is one.
-    if ur.high.sens > ur.low.sens + 1 {
-        let mid = MlsLevel {
-            sens: (ur.low.sens + ur.high.sens) / 2,
-            cats: Default::default(),
-        };
-        v.push(MlsRange {
-            low: mid.clone(),
-            high: mid,
-        });
-    }
-    v
-}
-
+/// Contexts kept per type and role kind.
 const PER_TYPE: usize = 4;
-
-fn spread(v: &mut Vec<String>) {
-    if v.len() > PER_TYPE {
-        let n = v.len();
-        let keep: Vec<String> = (0..PER_TYPE)
-            .map(|i| v[i * (n - 1) / (PER_TYPE - 1)].clone())
-            .collect();
-        *v = keep;
-    }
-}
-
-fn universe(server: &SecurityServer) -> Universe {
-    let p = &**server.policy();
-    let names = server.names();
-    let nt = p.types.len();
-    let concrete: Vec<TypeId> = (0..nt)
-        .filter(|&i| p.types[i].flavor == TypeFlavor::Type)
-        .filter_map(TypeId::from_index)
-        .collect();
-    let mut members = vec![Vec::new(); nt];
-    for &t in &concrete {
-        for a in p.type_attr_map[t.index()].iter() {
-            if let Some(m) = members.get_mut(a as usize) {
-                m.push(t);
-            }
-        }
-    }
-    let fmt = |c: &Context| arbiter_decide::context::format_context(names, c);
-    let mut subject = vec![Vec::new(); nt];
-    let mut object = vec![Vec::new(); nt];
-    let object_r = RoleId::new(1).unwrap();
-    let mut domains = Vec::new();
-    for &t in &concrete {
-        // Subjects: each (user, role) pair where the role has the type, a few levels.
-        for (ri, role) in p.roles.iter().enumerate() {
-            let r = RoleId::from_index(ri).unwrap();
-            if r == object_r || !role.types.contains(t.value() as u32 - 1) {
-                continue;
-            }
-            for (ui, user) in p.users.iter().enumerate() {
-                if !user.roles.contains(ri as u32) {
-                    continue;
-                }
-                let u = UserId::from_index(ui).unwrap();
-                for range in levels_for(p, u) {
-                    let c = Context {
-                        user: u,
-                        role: r,
-                        ty: t,
-                        range,
-                    };
-                    if p.context_is_valid(&c).is_ok() {
-                        subject[t.index()].push(fmt(&c));
-                    }
-                }
-            }
-        }
-        if !subject[t.index()].is_empty() {
-            domains.push(t);
-        }
-        for (ui, _) in p.users.iter().enumerate() {
-            let u = UserId::from_index(ui).unwrap();
-            for range in levels_for(p, u) {
-                let c = Context {
-                    user: u,
-                    role: object_r,
-                    ty: t,
-                    range,
-                };
-                if p.context_is_valid(&c).is_ok() {
-                    object[t.index()].push(fmt(&c));
-                }
-            }
-        }
-        if subject[t.index()].is_empty() {
-            subject[t.index()] = object[t.index()].clone();
-        }
-        // Keep a spread of at most PER_TYPE contexts: libsepol's context-to-SID is a
-        // linear scan of its SID table, so the number of distinct contexts bounds the
-        // test's running time.
-        for v in [&mut subject[t.index()], &mut object[t.index()]] {
-            spread(v);
-        }
-    }
-    Universe {
-        subject,
-        object,
-        domains,
-        concrete,
-        members,
-    }
-}
 
 #[derive(Default)]
 struct Tally {
@@ -196,29 +48,16 @@ impl Tally {
 struct Pair<'a> {
     server: &'a SecurityServer,
     oracle: Oracle,
-    sids: std::collections::HashMap<String, (Sid, u32)>,
+    sids: Sids,
 }
 
 impl Pair<'_> {
-    fn sid(&mut self, ctx: &str) -> Option<(Sid, u32)> {
-        if let Some(&s) = self.sids.get(ctx) {
-            return Some(s);
-        }
-        let a = self.server.context_to_sid(ctx);
-        let o = self.oracle.context_to_sid(ctx);
-        match (a, o) {
-            (Ok(a), Ok(o)) => {
-                self.sids.insert(ctx.to_string(), (a, o));
-                Some((a, o))
-            }
-            (a, o) => panic!("context {ctx}: arbiter {a:?} libsepol {o:?}"),
-        }
+    fn sid(&mut self, ctx: &str) -> (Sid, u32) {
+        self.sids.pair(self.server, &self.oracle, ctx)
     }
 
     fn av(&mut self, t: &mut Tally, s: &str, tc: &str, class: ClassId) {
-        let (Some((sa, so)), Some((ta, to))) = (self.sid(s), self.sid(tc)) else {
-            return;
-        };
+        let ((sa, so), (ta, to)) = (self.sid(s), self.sid(tc));
         let a = self
             .server
             .query()
@@ -244,9 +83,7 @@ impl Pair<'_> {
     }
 
     fn label(&mut self, t: &mut Tally, s: &str, tc: &str, class: ClassId, kind: LabelKind) {
-        let (Some((sa, so)), Some((ta, to))) = (self.sid(s), self.sid(tc)) else {
-            return;
-        };
+        let ((sa, so), (ta, to)) = (self.sid(s), self.sid(tc));
         let a = self
             .server
             .query()
@@ -283,7 +120,7 @@ fn run_policy(path: &Path, queries: usize) -> Tally {
     let policy = Policy::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let server = SecurityServer::new(policy).with_semantics(Semantics::Libsepol);
     let oracle = Oracle::load(path).expect("libsepol loads the policy");
-    let u = universe(&server);
+    let u = Universe::new(&server, PER_TYPE);
     let p = server.policy().clone();
     let mut pair = Pair {
         server: &server,
@@ -294,28 +131,18 @@ fn run_policy(path: &Path, queries: usize) -> Tally {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ path.as_os_str().len() as u64);
     let nclasses = p.classes.len();
 
-    let pick_member = |rng: &mut Rng, v: TypeId| -> Option<TypeId> {
-        let m = &u.members[v.index()];
-        (!m.is_empty()).then(|| *rng.pick(m))
-    };
-
     // 1. Every access-vector rule key and every type rule key.
-    let mut av_keys = Vec::new();
-    let mut type_keys = Vec::new();
-    for e in p.avtab.entries.iter().chain(p.cond_avtab.entries.iter()) {
-        match (e.key.kind, e.datum) {
-            (AvtabKind::Allowed | AvtabKind::AuditAllow | AvtabKind::AuditDeny, _) => {
-                av_keys.push(e.key)
-            }
-            (k, AvtabDatum::Type(_)) if k.is_type_rule() => type_keys.push(e.key),
-            _ => {}
-        }
-    }
+    let av_keys = av_rule_keys(&p);
+    let type_keys: Vec<_> = p
+        .avtab
+        .entries
+        .iter()
+        .chain(p.cond_avtab.entries.iter())
+        .filter(|e| e.key.kind.is_type_rule() && matches!(e.datum, AvtabDatum::Type(_)))
+        .map(|e| e.key)
+        .collect();
     for k in &av_keys {
-        let (Some(s), Some(t)) = (
-            pick_member(&mut rng, k.source),
-            pick_member(&mut rng, k.target),
-        ) else {
+        let Some((s, t)) = u.rule_pair(&mut rng, k) else {
             continue;
         };
         let sc = rng.pick(&u.subject[s.index()]).clone();
@@ -353,22 +180,12 @@ fn run_policy(path: &Path, queries: usize) -> Tally {
             let (s, t, class) = if mode < 4 && !av_keys.is_empty() {
                 // Rule-driven: likely allowed.
                 let k = rng.pick(&av_keys);
-                match (
-                    pick_member(&mut rng, k.source),
-                    pick_member(&mut rng, k.target),
-                ) {
-                    (Some(s), Some(t)) => (s, t, k.class),
-                    _ => continue,
+                match u.rule_pair(&mut rng, k) {
+                    Some((s, t)) => (s, t, k.class),
+                    None => continue,
                 }
             } else {
-                let s = if u.domains.is_empty() {
-                    *rng.pick(&u.concrete)
-                } else {
-                    *rng.pick(&u.domains)
-                };
-                let t = *rng.pick(&u.concrete);
-                let class = ClassId::from_index(rng.below(nclasses)).unwrap();
-                (s, t, class)
+                u.uniform(&mut rng, nclasses)
             };
             // Mode 8-9: targets as subjects too (other users/roles), so role and user
             // constraints and process transitions are exercised.
@@ -469,7 +286,7 @@ fn own_policies_match_libsepol() {
     // type_attribute_bounds_av recursion); those decisions are pinned by hand in
     // policies/expect/bounds.txt instead. Versions above 33 (features.34/.35, written by
     // arbiter's own writer) are excluded too: libsepol 3.4 reads up to 33; they are
-    // checked by hand-derived expectations in tests/v34_v35.rs.
+    // checked by hand-derived expectations in crates/decide/tests/v34_v35.rs.
     let dir = repo("policies/bin");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
