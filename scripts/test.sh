@@ -47,4 +47,11 @@ echo "== loom model checks of the lock-free structures"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test --release -p arbiter-decide -p arbiter-avc --lib loom
 
+if cargo fuzz --version >/dev/null 2>&1; then
+    echo "== fuzzing smoke run (20 s per target; longer runs: scripts/fuzz.sh)"
+    FUZZ_SECONDS=20 bash scripts/fuzz.sh
+else
+    echo "== fuzzing smoke run skipped: cargo-fuzz is not installed (scripts/fuzz.sh installs it)"
+fi
+
 echo "== all tests passed"
