@@ -29,6 +29,7 @@ fi
 echo "== format and lint"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 echo "== older format versions of the Debian policies (checkpolicy -b -M -c N)"
 versions=$(mktemp -d)
