@@ -23,15 +23,13 @@
 //! it makes the explanation an independent second computation of the decision: the tests
 //! check that it grants exactly what [`crate::av::compute_av`] grants.
 
-use crate::av::{self, AvDecision};
+use crate::av;
+use crate::decision::AvDecision;
 use crate::constraint::{self, TermResult};
 use crate::context::{format_context, format_range};
 use crate::index::perm_bits;
 use crate::names::Names;
-use crate::security::{Query, SecurityServer};
-use crate::server::{eval_cond, Snapshot};
-use crate::sidtab::Sid;
-use crate::{DecideError, Result};
+use crate::state::{eval_cond, Snapshot};
 use arbiter_policy::avtab::{AvtabDatum, AvtabEntry, AvtabKind};
 use arbiter_policy::cond::CondExpr;
 use arbiter_policy::constraint::{attr, Constraint, ConstraintExpr, ConstraintOp, TypeSet};
@@ -317,27 +315,39 @@ pub struct BoundsCheck {
 /// The explanation of one access decision. See the module documentation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Explanation {
+    /// The source context.
     pub scontext: String,
+    /// The target context.
     pub tcontext: String,
+    /// The class.
     pub class: ClassId,
+    /// The class's name.
     pub class_name: String,
     /// The source and target type names.
     pub source_type: String,
+    /// The target type's name.
     pub target_type: String,
+    /// The requested permissions.
     pub requested: u32,
     /// What the TE rules alone allow (full access vector).
     pub te_allowed: u32,
     /// The final allowed access vector, as recomputed here.
     pub allowed: u32,
+    /// Granted permissions to audit.
     pub auditallow: u32,
+    /// Denied permissions to audit.
     pub auditdeny: u32,
+    /// The source type is permissive.
     pub permissive: bool,
+    /// The source type is never audited.
     pub neveraudit: bool,
     /// One entry per requested permission, in permission-value order.
     pub perms: Vec<PermExplanation>,
     /// The evaluated constraints that govern a requested permission.
     pub constraints: Vec<ConstraintExplanation>,
+    /// The role-transition check of a process transition, if one applies.
     pub rbac: Option<RoleCheck>,
+    /// The typebounds check, if the source type is bounded.
     pub bounds: Option<BoundsCheck>,
     /// The fast path's decision for the same query (top level only): the explanation
     /// reports a mismatch rather than hiding one.
@@ -360,9 +370,9 @@ impl Explanation {
         match self.decision {
             None => true,
             Some(d) => {
-                d.allowed == self.allowed
-                    && d.auditallow == self.auditallow
-                    && d.auditdeny == self.auditdeny
+                d.allowed.0 == self.allowed
+                    && d.auditallow.0 == self.auditallow
+                    && d.auditdeny.0 == self.auditdeny
             }
         }
     }
@@ -668,38 +678,19 @@ impl fmt::Display for Explanation {
     }
 }
 
-/// Explains the decision for (`ssid`, `tsid`, `class`) and the `requested` permissions.
-///
-/// The explanation is computed under the snapshot the query currently answers from, and
-/// carries that snapshot's [`AvDecision`] so a disagreement (a bug) shows.
-pub fn explain(
-    server: &SecurityServer,
-    q: &mut Query<'_>,
-    ssid: Sid,
-    tsid: Sid,
-    class: ClassId,
-    requested: u32,
-) -> Result<Explanation> {
-    let s = server.context(ssid)?;
-    let t = server.context(tsid)?;
-    if class.index() >= server.policy().classes.len() {
-        return Err(DecideError::UnknownClass(format!(
-            "class value {}",
-            class.value()
-        )));
-    }
-    // One snapshot for both computations, so a concurrent boolean commit cannot make them
-    // differ.
-    let snap = q.snapshot().clone();
-    let decision = av::compute_av(&snap, s, t, class);
+/// Explains the decision for contexts `s`, `t`, a class the policy defines, and the
+/// `requested` permissions, under one snapshot (so a concurrent commit cannot make the
+/// explanation and the decision it carries differ).
+pub(crate) fn explain(snap: &Snapshot, s: &Context, t: &Context, class: ClassId, requested: u32) -> Explanation {
+    let decision = av::compute_av(snap, s, t, class);
     let ex = Explainer {
-        snap: &snap,
+        snap,
         policy: &snap.policy,
-        names: server.names(),
+        names: snap.names(),
     };
     let mut e = ex.analyze(s, t, class, requested, 0);
     e.decision = Some(decision);
-    Ok(e)
+    e
 }
 
 /// The state one explanation reads.
@@ -1124,12 +1115,11 @@ impl Explainer<'_> {
                 *b = !*b;
             }
             let snap = Snapshot::new(
-                self.snap.policy.clone(),
-                self.snap.index.clone(),
+                self.snap.loaded.clone(),
                 bools.into_boxed_slice(),
                 self.snap.seqno,
             );
-            av::compute_av(&snap, s, t, class).allowed
+            av::compute_av(&snap, s, t, class).allowed.0
         })
     }
 
