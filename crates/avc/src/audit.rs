@@ -17,7 +17,9 @@
 
 use std::fmt::Write as _;
 
-use arbiter_decide::{AccessVector, AvDecision, AvdFlags, ClassRef, DecisionSource, Sid, XpermsDecision};
+use arbiter_decide::{
+    AccessVector, AvDecision, AvdFlags, ClassRef, DecisionSource, Sid, XpermsDecision,
+};
 
 /// How an [`AuditField`] value is printed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -297,20 +299,11 @@ mod tests {
     #[test]
     fn required_bits() {
         // Denied, audited.
-        assert_eq!(
-            ar(0b110, &d(0b010, 0, !0), true),
-            (0b100, 0b100)
-        );
+        assert_eq!(ar(0b110, &d(0b010, 0, !0), true), (0b100, 0b100));
         // Denied, dontaudit'ed.
-        assert_eq!(
-            ar(0b110, &d(0b010, 0, !0b100), true),
-            (0, 0b100)
-        );
+        assert_eq!(ar(0b110, &d(0b010, 0, !0b100), true), (0, 0b100));
         // Granted, auditallow'ed on one of two bits.
-        assert_eq!(
-            ar(0b011, &d(0b011, 0b001, !0), false),
-            (0b001, 0)
-        );
+        assert_eq!(ar(0b011, &d(0b011, 0b001, !0), false), (0b001, 0));
         // Granted, not audited.
         assert_eq!(ar(0b011, &d(0b011, 0, !0), false), (0, 0));
         // Failed without a missing bit: everything requested is audited as denied.
@@ -330,28 +323,13 @@ mod tests {
             ..Default::default()
         };
         // Denied function 0 is dontaudit'ed, function 1 is not.
-        assert_eq!(
-            xar(1, &d(0, 0, !0), Some(&x), 0, true),
-            (0, 1)
-        );
-        assert_eq!(
-            xar(1, &d(0, 0, !0), Some(&x), 1, true),
-            (1, 1)
-        );
+        assert_eq!(xar(1, &d(0, 0, !0), Some(&x), 0, true), (0, 1));
+        assert_eq!(xar(1, &d(0, 0, !0), Some(&x), 1, true), (1, 1));
         // Granted with auditallow on the base permission: only function 1 is audited.
-        assert_eq!(
-            xar(1, &d(1, 1, !0), Some(&x), 0, false),
-            (0, 0)
-        );
-        assert_eq!(
-            xar(1, &d(1, 1, !0), Some(&x), 1, false),
-            (1, 0)
-        );
+        assert_eq!(xar(1, &d(1, 1, !0), Some(&x), 0, false), (0, 0));
+        assert_eq!(xar(1, &d(1, 1, !0), Some(&x), 1, false), (1, 0));
         // Without per-function rules the base decision alone decides.
-        assert_eq!(
-            xar(1, &d(1, 1, !0), None, 0, false),
-            (1, 0)
-        );
+        assert_eq!(xar(1, &d(1, 1, !0), None, 0, false), (1, 0));
     }
 
     #[test]

@@ -39,16 +39,16 @@ use crate::audit::{
     audit_required, format_record, xperm_audit_required, AuditField, AuditHook, AuditRecord,
 };
 use crate::config::{AvcConfig, ConfigError};
-use arbiter_decide::{
-    AccessVector, AvDecision, AvdFlags, ClassRef, CreateDecision, DecideError, DecisionSource,
-    PermSet, Sid, Verdict, XpermBase, XpermDecision, XpermRule, XpermsDecision, XpermsUsed,
-};
-use arbiter_policy::ClassId;
 use crate::stats::{CacheStats, Count, Counter, HashStats, Registry};
 use crate::sync::{lock, AtomicBool, AtomicU64, CachePadded, Mutex};
 #[cfg(all(test, not(loom)))]
 use crate::table::Inserted;
 use crate::table::Table;
+use arbiter_decide::{
+    AccessVector, AvDecision, AvdFlags, ClassRef, CreateDecision, DecideError, DecisionSource,
+    PermSet, Sid, Verdict, XpermBase, XpermDecision, XpermRule, XpermsDecision, XpermsUsed,
+};
+use arbiter_policy::ClassId;
 
 /// A failed check: what was decided and which requested permissions are missing.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -270,7 +270,12 @@ impl<S: DecisionSource> Avc<S> {
     /// The full decision for the triple (`avc_compute_av`): cached, or computed by the
     /// source and cached. Unknown classes are cached like known ones.
     #[inline(always)]
-    pub fn compute_av(&self, ssid: Sid, tsid: Sid, class: impl Into<ClassRef>) -> Result<AvDecision, DecideError> {
+    pub fn compute_av(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: impl Into<ClassRef>,
+    ) -> Result<AvDecision, DecideError> {
         let class = class.into();
         match self.lookup_raw(ssid.get(), tsid.get(), class_key(class)) {
             Some(d) => Ok(d),
@@ -285,7 +290,8 @@ impl<S: DecisionSource> Avc<S> {
         let d = self.source.compute_av(ssid, tsid, class)?;
         if let Some(gen) = self.gen_for(d.seqno) {
             let (hi, words) = av_words(class_key(class), &d);
-            self.av.insert(gen, ssid.get(), tsid.get(), hi, words, &self.stats);
+            self.av
+                .insert(gen, ssid.get(), tsid.get(), hi, words, &self.stats);
         }
         Ok(d)
     }
@@ -314,7 +320,16 @@ impl<S: DecisionSource> Avc<S> {
         let (audited, denied) = audit_required(v.requested, &v.decision, failed);
         if !audited.is_empty() {
             let class = perms.class();
-            self.emit(ssid, tsid, class, v.requested, audited, !denied.is_empty(), failed, &[]);
+            self.emit(
+                ssid,
+                tsid,
+                class,
+                v.requested,
+                audited,
+                !denied.is_empty(),
+                failed,
+                &[],
+            );
         }
     }
 

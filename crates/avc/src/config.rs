@@ -117,11 +117,7 @@ fn check(table: &'static str, slots: usize, threshold: usize) -> Result<(), Conf
 /// The checks every hash table of `slots` chains or sets shares (the caches here and the
 /// kernel and libselinux models in `baseline`): a power-of-two slot count in
 /// `1..=MAX_SLOTS`, and a nonzero reclaim threshold.
-pub fn check_slots(
-    table: &'static str,
-    slots: usize,
-    threshold: usize,
-) -> Result<(), ConfigError> {
+pub fn check_slots(table: &'static str, slots: usize, threshold: usize) -> Result<(), ConfigError> {
     if slots == 0 {
         return Err(ConfigError::ZeroSlots { table });
     }

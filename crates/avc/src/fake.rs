@@ -6,6 +6,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
 
+use crate::{AuditField, Denied};
 use arbiter_decide::{
     AccessVector, AvDecision, AvdFlags, ClassRef, CreateDecision, DecideError, DecisionSource,
     Result, Sid, XpermBase, XpermDecision, XpermRule, XpermsDecision, XpermsUsed,
@@ -237,7 +238,14 @@ impl DecisionSource for FakeSource {
     ) -> Result<XpermDecision> {
         self.xperm_computes.fetch_add(1, Relaxed);
         self.known(ssid, tsid)?;
-        Ok(self.expected_xperms(ssid.get(), tsid.get(), class.value(), base, driver, self.seqno()))
+        Ok(self.expected_xperms(
+            ssid.get(),
+            tsid.get(),
+            class.value(),
+            base,
+            driver,
+            self.seqno(),
+        ))
     }
 
     fn compute_create(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<CreateDecision> {
@@ -267,5 +275,112 @@ impl DecisionSource for FakeSource {
             1 => FILE_PERMS.get(bit as usize).map(|s| s.to_string()),
             _ => (bit < 16).then(|| format!("perm{bit}")),
         }
+    }
+}
+
+/// Raw-number spellings of the cache's typed API, so tests read as the kernel's
+/// (`has_perm_r(7, 9, 1, READ, ..)`). Panics on SID or class 0.
+pub trait RawAvc {
+    /// The typed method of the same name without `_r`.
+    fn has_perm_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        req: u32,
+        f: &[AuditField<'_>],
+    ) -> Result<AvDecision, Denied>;
+    /// The typed method of the same name without `_r`.
+    fn has_perm_noaudit_r(&self, s: u32, t: u32, c: u16, req: u32) -> Result<AvDecision, Denied>;
+    /// The typed method of the same name without `_r`.
+    fn lookup_r(&self, s: u32, t: u32, c: u16) -> Option<AvDecision>;
+    /// The typed method of the same name without `_r`.
+    fn decision_r(&self, s: u32, t: u32, c: u16) -> Result<AvDecision, DecideError>;
+    /// The typed method of the same name without `_r`.
+    fn compute_create_r(&self, s: u32, t: u32, c: u16) -> Result<u32, DecideError>;
+    /// The typed method of the same name without `_r`.
+    fn xperm_decision_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        b: XpermBase,
+        d: u8,
+    ) -> Result<XpermDecision, DecideError>;
+    #[allow(clippy::too_many_arguments)]
+    /// The typed method of the same name without `_r`.
+    fn has_extended_perm_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        req: u32,
+        b: XpermBase,
+        x: u16,
+        f: &[AuditField<'_>],
+    ) -> Result<AvDecision, Denied>;
+}
+
+/// `Sid::new(n).unwrap()`.
+pub fn sid(n: u32) -> Sid {
+    Sid::new(n).unwrap()
+}
+
+/// `ClassId::new(n).unwrap()`.
+pub fn cls(n: u16) -> ClassId {
+    ClassId::new(n).unwrap()
+}
+
+impl<S: DecisionSource> RawAvc for crate::Avc<S> {
+    /// The typed method of the same name without `_r`.
+    fn has_perm_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        req: u32,
+        f: &[AuditField<'_>],
+    ) -> Result<AvDecision, Denied> {
+        self.has_perm(sid(s), sid(t), cls(c), AccessVector(req), f)
+    }
+    /// The typed method of the same name without `_r`.
+    fn has_perm_noaudit_r(&self, s: u32, t: u32, c: u16, req: u32) -> Result<AvDecision, Denied> {
+        self.has_perm_noaudit(sid(s), sid(t), cls(c), AccessVector(req))
+    }
+    /// The typed method of the same name without `_r`.
+    fn lookup_r(&self, s: u32, t: u32, c: u16) -> Option<AvDecision> {
+        self.lookup(sid(s), sid(t), cls(c))
+    }
+    /// The typed method of the same name without `_r`.
+    fn decision_r(&self, s: u32, t: u32, c: u16) -> Result<AvDecision, DecideError> {
+        self.compute_av(sid(s), sid(t), cls(c))
+    }
+    /// The typed method of the same name without `_r`.
+    fn compute_create_r(&self, s: u32, t: u32, c: u16) -> Result<u32, DecideError> {
+        self.compute_create(sid(s), sid(t), cls(c)).map(Sid::get)
+    }
+    /// The typed method of the same name without `_r`.
+    fn xperm_decision_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        b: XpermBase,
+        d: u8,
+    ) -> Result<XpermDecision, DecideError> {
+        self.xperm_decision(sid(s), sid(t), cls(c), b, d)
+    }
+    /// The typed method of the same name without `_r`.
+    fn has_extended_perm_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        req: u32,
+        b: XpermBase,
+        x: u16,
+        f: &[AuditField<'_>],
+    ) -> Result<AvDecision, Denied> {
+        self.has_extended_perm(sid(s), sid(t), cls(c), AccessVector(req), b, x, f)
     }
 }

@@ -16,20 +16,20 @@
 //! let sink = log.clone();
 //! avc.set_audit_hook(move |r| sink.lock().unwrap().push(r.text.clone()));
 //!
-//! let httpd = server.context_to_sid("system_u:system_r:httpd_t:s0").unwrap();
+//! let user = server.context_to_sid("user_u:user_r:user_t:s0").unwrap();
 //! let shadow = server.context_to_sid("system_u:object_r:shadow_t:s0").unwrap();
-//! let read = server.perm_set("file", &["read"]).unwrap();
-//! let verdict = avc.check(httpd, shadow, &read).unwrap();   // computed, then cached
+//! let write = server.perm_set("file", &["write"]).unwrap();
+//! let verdict = avc.check(user, shadow, &write).unwrap(); // computed, then cached
 //! assert!(!verdict.allowed());
-//! assert!(!avc.check(httpd, shadow, &read).unwrap().allowed()); // a cache hit
-//! assert!(log.lock().unwrap()[0].starts_with("avc:  denied  { read } for "));
+//! assert!(!avc.check(user, shadow, &write).unwrap().allowed()); // a cache hit
+//! assert!(log.lock().unwrap()[0].starts_with("avc:  denied  { write } for "));
 //!
 //! // The kernel-style entry point, with audit fields:
 //! let file = server.known_class("file").unwrap();
 //! let denied = avc
-//!     .has_perm(httpd, shadow, file, read.bits(), &[AuditField::pid(42), AuditField::comm("httpd")])
+//!     .has_perm(user, shadow, file, write.bits(), &[AuditField::pid(42), AuditField::comm("cat")])
 //!     .unwrap_err();
-//! assert_eq!(denied.denied, read.bits());
+//! assert_eq!(denied.denied, write.bits());
 //! # let _ = AccessVector::NONE;
 //! ```
 //!
@@ -56,7 +56,9 @@ mod table;
 
 pub use audit::{AuditField, AuditHook, AuditRecord, AuditValue};
 pub use avc::{Avc, Denied, TableKind};
-pub use config::{AvcConfig, ConfigError, AVC_CACHE_RECLAIM, AVC_CACHE_SLOTS, AVC_DEF_CACHE_THRESHOLD};
+pub use config::{
+    AvcConfig, ConfigError, AVC_CACHE_RECLAIM, AVC_CACHE_SLOTS, AVC_DEF_CACHE_THRESHOLD,
+};
 pub use hash::HashKind;
 pub use stats::{CacheStats, HashStats};
 

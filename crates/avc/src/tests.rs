@@ -5,75 +5,13 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 
-use crate::fake::FakeSource;
+use crate::fake::{cls, sid, FakeSource, RawAvc};
 use crate::*;
 use arbiter_decide::{
     AccessVector, AvDecision, AvdFlags, ClassRef, DecideError, DecisionSource, Sid, XpermBase,
     XpermDecision, XpermRule,
 };
 use arbiter_policy::ClassId;
-
-/// Raw-number spellings of the typed API, so the tests below read as the kernel's.
-trait RawAvc {
-    fn has_perm_r(&self, s: u32, t: u32, c: u16, req: u32, f: &[AuditField<'_>]) -> Result<AvDecision, Denied>;
-    fn has_perm_noaudit_r(&self, s: u32, t: u32, c: u16, req: u32) -> Result<AvDecision, Denied>;
-    fn lookup_r(&self, s: u32, t: u32, c: u16) -> Option<AvDecision>;
-    fn decision_r(&self, s: u32, t: u32, c: u16) -> Result<AvDecision, DecideError>;
-    fn compute_create_r(&self, s: u32, t: u32, c: u16) -> Result<u32, DecideError>;
-    fn xperm_decision_r(&self, s: u32, t: u32, c: u16, b: XpermBase, d: u8) -> Result<XpermDecision, DecideError>;
-    #[allow(clippy::too_many_arguments)]
-    fn has_extended_perm_r(
-        &self,
-        s: u32,
-        t: u32,
-        c: u16,
-        req: u32,
-        b: XpermBase,
-        x: u16,
-        f: &[AuditField<'_>],
-    ) -> Result<AvDecision, Denied>;
-}
-
-pub(crate) fn sid(n: u32) -> Sid {
-    Sid::new(n).unwrap()
-}
-
-pub(crate) fn cls(n: u16) -> ClassId {
-    ClassId::new(n).unwrap()
-}
-
-impl<S: DecisionSource> RawAvc for Avc<S> {
-    fn has_perm_r(&self, s: u32, t: u32, c: u16, req: u32, f: &[AuditField<'_>]) -> Result<AvDecision, Denied> {
-        self.has_perm(sid(s), sid(t), cls(c), AccessVector(req), f)
-    }
-    fn has_perm_noaudit_r(&self, s: u32, t: u32, c: u16, req: u32) -> Result<AvDecision, Denied> {
-        self.has_perm_noaudit(sid(s), sid(t), cls(c), AccessVector(req))
-    }
-    fn lookup_r(&self, s: u32, t: u32, c: u16) -> Option<AvDecision> {
-        self.lookup(sid(s), sid(t), cls(c))
-    }
-    fn decision_r(&self, s: u32, t: u32, c: u16) -> Result<AvDecision, DecideError> {
-        self.compute_av(sid(s), sid(t), cls(c))
-    }
-    fn compute_create_r(&self, s: u32, t: u32, c: u16) -> Result<u32, DecideError> {
-        self.compute_create(sid(s), sid(t), cls(c)).map(Sid::get)
-    }
-    fn xperm_decision_r(&self, s: u32, t: u32, c: u16, b: XpermBase, d: u8) -> Result<XpermDecision, DecideError> {
-        self.xperm_decision(sid(s), sid(t), cls(c), b, d)
-    }
-    fn has_extended_perm_r(
-        &self,
-        s: u32,
-        t: u32,
-        c: u16,
-        req: u32,
-        b: XpermBase,
-        x: u16,
-        f: &[AuditField<'_>],
-    ) -> Result<AvDecision, Denied> {
-        self.has_extended_perm(sid(s), sid(t), cls(c), AccessVector(req), b, x, f)
-    }
-}
 
 /// A source with hand-written decisions (names from [`FakeSource`]).
 struct Fixed {
@@ -204,7 +142,9 @@ fn denial_record_text() {
     let (avc, src, log) = fixed_avc();
     src.set((7, 9, FILE), GETATTR, 0, u32::MAX, 0);
     let fields = [AuditField::pid(123), AuditField::comm("cat")];
-    let e = avc.has_perm_r(7, 9, FILE, READ | WRITE, &fields).unwrap_err();
+    let e = avc
+        .has_perm_r(7, 9, FILE, READ | WRITE, &fields)
+        .unwrap_err();
     assert_eq!(
         (e.requested, e.denied, e.error.clone()),
         (AccessVector(READ | WRITE), AccessVector(READ | WRITE), None)
@@ -294,7 +234,11 @@ fn enforcing_vs_permissive_mode() {
     avc.set_enforcing(false);
     // Passes, audited as a permissive denial, and the grant is remembered: audited once.
     let d = avc.has_perm_r(7, 9, FILE, READ, &[]).unwrap();
-    assert_eq!(d.allowed.0 & READ, 0, "the returned decision is the policy's");
+    assert_eq!(
+        d.allowed.0 & READ,
+        0,
+        "the returned decision is the policy's"
+    );
     let d2 = avc.has_perm_r(7, 9, FILE, READ, &[]).unwrap();
     assert_ne!(d2.allowed.0 & READ, 0, "the cached entry now grants it");
     assert_eq!(
@@ -409,7 +353,8 @@ fn reclaim_keeps_entries_at_or_below_threshold() {
     let cfg = AvcConfig::for_threshold(64).with_layout(64, 32, HashKind::Arbiter);
     let avc = Avc::new(&src, cfg).unwrap();
     for i in 0..1000u32 {
-        avc.decision_r(i + 1, i / 3 + 1, (i % 7) as u16 + 1).unwrap();
+        avc.decision_r(i + 1, i / 3 + 1, (i % 7) as u16 + 1)
+            .unwrap();
         assert!(avc.len() <= 64);
         assert!(avc.hash_stats().entries <= 64);
     }
@@ -419,7 +364,7 @@ fn reclaim_keeps_entries_at_or_below_threshold() {
     assert!(st.reclaims >= 1000 - 64);
     assert_eq!(st.frees, st.reclaims);
     // The newest entry survives (FIFO evicts the oldest).
-    assert!(avc.lookup_r(999, 333, 999 % 7 + 1).is_some());
+    assert!(avc.lookup_r(1000, 334, 999 % 7 + 1).is_some());
 }
 
 #[test]

@@ -6,11 +6,11 @@
 //! process transition that changes role needs a `role allow`; a bounded source type is
 //! cut down to what its bound would be allowed.
 
+use crate::decision::{AccessVector, AvDecision, AvdFlags, XpermBase, XpermsDecision, XpermsUsed};
 use crate::index::{
     bit_has, row_has, AvKind, AvRule, FLAG_BOUNDED, FLAG_NEVERAUDIT, FLAG_PERMISSIVE,
     FLAG_UNPLANNED,
 };
-use crate::decision::{AccessVector, AvDecision, AvdFlags, XpermBase, XpermsDecision, XpermsUsed};
 use crate::state::Snapshot;
 use arbiter_policy::avtab::{AvtabKind, XpermsKind};
 use arbiter_policy::mls::Context;

@@ -51,7 +51,12 @@ fn map_ids<Old, New>(
 }
 
 impl IdMaps {
-    pub(crate) fn new(old: &Names, old_policy: &Policy, new: &Names, new_policy: &Policy) -> IdMaps {
+    pub(crate) fn new(
+        old: &Names,
+        old_policy: &Policy,
+        new: &Names,
+        new_policy: &Policy,
+    ) -> IdMaps {
         let users = map_ids(
             old_policy.users.len(),
             |id| old.user_name(id).map(String::from),
@@ -82,10 +87,7 @@ impl IdMaps {
             CatId::from_index,
             |n| new.category(n).map(|c| c.value() - 1),
         );
-        let cats_identity = cats
-            .iter()
-            .enumerate()
-            .all(|(i, c)| *c == Some(i as u32));
+        let cats_identity = cats.iter().enumerate().all(|(i, c)| *c == Some(i as u32));
         IdMaps {
             users,
             roles,
@@ -176,7 +178,16 @@ pub(crate) fn convert_sids(
     let table = SidTable::with_initial_from(initial, first_dynamic);
     let unlabeled = unlabeled_context(new_policy);
     let mut stats = ConvertStats::default();
-    append_converted(old, 0, &table, new_policy, new_names, maps, unlabeled.as_ref(), &mut stats)?;
+    append_converted(
+        old,
+        0,
+        &table,
+        new_policy,
+        new_names,
+        maps,
+        unlabeled.as_ref(),
+        &mut stats,
+    )?;
     Ok((table, stats))
 }
 

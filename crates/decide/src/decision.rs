@@ -63,6 +63,13 @@ impl fmt::LowerHex for AccessVector {
     }
 }
 
+/// Comparison with raw kernel bits (`d.allowed == 0x40412`).
+impl PartialEq<u32> for AccessVector {
+    fn eq(&self, other: &u32) -> bool {
+        self.0 == *other
+    }
+}
+
 impl From<u32> for AccessVector {
     fn from(v: u32) -> Self {
         AccessVector(v)

@@ -24,9 +24,9 @@
 //! check that it grants exactly what [`crate::av::compute_av`] grants.
 
 use crate::av;
-use crate::decision::AvDecision;
 use crate::constraint::{self, TermResult};
 use crate::context::{format_context, format_range};
+use crate::decision::AvDecision;
 use crate::index::perm_bits;
 use crate::names::Names;
 use crate::state::{eval_cond, Snapshot};
@@ -681,7 +681,13 @@ impl fmt::Display for Explanation {
 /// Explains the decision for contexts `s`, `t`, a class the policy defines, and the
 /// `requested` permissions, under one snapshot (so a concurrent commit cannot make the
 /// explanation and the decision it carries differ).
-pub(crate) fn explain(snap: &Snapshot, s: &Context, t: &Context, class: ClassId, requested: u32) -> Explanation {
+pub(crate) fn explain(
+    snap: &Snapshot,
+    s: &Context,
+    t: &Context,
+    class: ClassId,
+    requested: u32,
+) -> Explanation {
     let decision = av::compute_av(snap, s, t, class);
     let ex = Explainer {
         snap,

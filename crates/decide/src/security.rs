@@ -29,7 +29,9 @@
 //!
 //! Checks in flight finish on the snapshot they started with.
 
-use crate::convert::{append_converted, convert_sids, unlabeled_context, ConvertStats, IdMaps, Side};
+use crate::convert::{
+    append_converted, convert_sids, unlabeled_context, ConvertStats, IdMaps, Side,
+};
 use crate::decision::{
     AccessVector, AvDecision, AvdFlags, CreateDecision, XpermBase, XpermDecision, XpermRule,
 };
@@ -185,7 +187,11 @@ impl SecurityServer {
         let bools = preserve_bools(&old, &policy);
         let loaded = Arc::new(loaded);
         let load_id = loaded.load_id;
-        let snap = Arc::new(Snapshot::new(loaded, bools.clone().into_boxed_slice(), seqno));
+        let snap = Arc::new(Snapshot::new(
+            loaded,
+            bools.clone().into_boxed_slice(),
+            seqno,
+        ));
         let build_us = started.elapsed().as_micros() as u64;
         // Publication: load identity, snapshot, sequence number (module docs).
         self.current_load.store(load_id, Ordering::Release);
@@ -368,7 +374,12 @@ impl SecurityServer {
 
     /// `security_compute_av` for SIDs and a class (unknown classes per `handle_unknown`).
     #[inline]
-    pub fn compute_av(&self, ssid: Sid, tsid: Sid, class: impl Into<ClassRef>) -> Result<AvDecision> {
+    pub fn compute_av(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: impl Into<ClassRef>,
+    ) -> Result<AvDecision> {
         av_in(&self.state(), ssid, tsid, class.into())
     }
 
@@ -430,7 +441,13 @@ impl SecurityServer {
 
     /// `security_validate_transition`: may an object of `class` go from `old` to `new`
     /// when `task` relabels it?
-    pub fn validate_transition(&self, old: Sid, new: Sid, task: Sid, class: ClassId) -> Result<bool> {
+    pub fn validate_transition(
+        &self,
+        old: Sid,
+        new: Sid,
+        task: Sid,
+        class: ClassId,
+    ) -> Result<bool> {
         let st = self.state();
         let (o, n) = contexts(&st, old, new)?;
         let t = context_of(&st, task)?;
@@ -439,7 +456,13 @@ impl SecurityServer {
 
     /// Explains the decision for (`ssid`, `tsid`, `class`) and the `requested` permissions:
     /// the rules, booleans, constraints, role transitions and bounds behind each answer.
-    pub fn explain(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector) -> Result<Explanation> {
+    pub fn explain(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+    ) -> Result<Explanation> {
         let st = self.state();
         let (s, t) = contexts(&st, ssid, tsid)?;
         check_class(&st, class)?;
@@ -483,7 +506,10 @@ fn contexts(st: &Snapshot, a: Sid, b: Sid) -> Result<(&Context, &Context)> {
 
 fn check_class(st: &Snapshot, class: ClassId) -> Result<()> {
     if class.index() >= st.policy.classes.len() {
-        return Err(DecideError::UnknownClass(format!("class value {}", class.value())));
+        return Err(DecideError::UnknownClass(format!(
+            "class value {}",
+            class.value()
+        )));
     }
     Ok(())
 }
@@ -498,7 +524,11 @@ fn resolve_class(st: &Snapshot, name: &str) -> Result<ClassRef> {
     }
 }
 
-fn resolve_perm_set<'p>(st: &Snapshot, class: &str, perms: impl Iterator<Item = &'p str>) -> Result<PermSet> {
+fn resolve_perm_set<'p>(
+    st: &Snapshot,
+    class: &str,
+    perms: impl Iterator<Item = &'p str>,
+) -> Result<PermSet> {
     let cref = resolve_class(st, class)?;
     let hu = st.policy.handle_unknown;
     let mut bits = AccessVector::NONE;
@@ -610,7 +640,11 @@ fn label_in(
 ) -> Result<Context> {
     let (s, t) = contexts(st, ssid, tsid)?;
     check_class(st, class)?;
-    let name = if kind == LabelKind::Create { name } else { None };
+    let name = if kind == LabelKind::Create {
+        name
+    } else {
+        None
+    };
     let ctx = labeling::compute_label(st, s, t, class, kind, name, semantics).ok_or_else(|| {
         DecideError::InvalidComputedContext {
             context: "(no common sensitivity for glblub)".into(),
@@ -696,7 +730,12 @@ impl Query<'_> {
 
     /// [`SecurityServer::compute_av`].
     #[inline]
-    pub fn compute_av(&mut self, ssid: Sid, tsid: Sid, class: impl Into<ClassRef>) -> Result<AvDecision> {
+    pub fn compute_av(
+        &mut self,
+        ssid: Sid,
+        tsid: Sid,
+        class: impl Into<ClassRef>,
+    ) -> Result<AvDecision> {
         av_in(self.handle.load(), ssid, tsid, class.into())
     }
 
@@ -747,7 +786,13 @@ impl Query<'_> {
     }
 
     /// [`SecurityServer::validate_transition`].
-    pub fn validate_transition(&mut self, old: Sid, new: Sid, task: Sid, class: ClassId) -> Result<bool> {
+    pub fn validate_transition(
+        &mut self,
+        old: Sid,
+        new: Sid,
+        task: Sid,
+        class: ClassId,
+    ) -> Result<bool> {
         let st = self.handle.load();
         let (o, n) = contexts(st, old, new)?;
         let t = context_of(st, task)?;

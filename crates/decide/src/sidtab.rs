@@ -1007,7 +1007,10 @@ impl SidTable {
     /// The initial SIDs, ascending.
     pub fn initial_sids(&self) -> impl Iterator<Item = (Sid, &Context)> + '_ {
         self.initial.iter().filter_map(|&(sid, idx)| {
-            Some((Sid::new(sid)?, self.entries.get(idx as usize)?.context.as_ref()?))
+            Some((
+                Sid::new(sid)?,
+                self.entries.get(idx as usize)?.context.as_ref()?,
+            ))
         })
     }
 }
