@@ -46,12 +46,16 @@ const MAX_BOUNDS_DEPTH: u32 = 32;
 /// The kind of a TE access-vector rule.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RuleKind {
+    /// An `allow` rule.
     Allow,
+    /// An `auditallow` rule.
     AuditAllow,
+    /// A `dontaudit` rule.
     DontAudit,
 }
 
 impl RuleKind {
+    /// The policy-language keyword.
     pub fn keyword(self) -> &'static str {
         match self {
             RuleKind::Allow => "allow",
@@ -82,25 +86,33 @@ pub struct CondRef {
 /// One access vector table entry that applies to the query.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TeRule {
+    /// The rule kind.
     pub kind: RuleKind,
     /// The rule's source and target as stored: a type, or an attribute of the query's type.
     pub source: TypeId,
+    /// The rule's target as stored.
     pub target: TypeId,
+    /// The class.
     pub class: ClassId,
     /// For allow / auditallow the bits the rule grants / audits; for dontaudit the bits it
     /// silences (the complement of the stored audit-deny mask, within the class).
     pub perms: u32,
+    /// The source's name.
     pub source_name: String,
+    /// The target's name.
     pub target_name: String,
+    /// The class's name.
     pub class_name: String,
     /// [`TeRule::perms`] by name, alphabetical.
     pub perm_names: Vec<String>,
     /// Whether the source / target is not the query's type itself (then it is one of its
     /// attributes).
     pub source_attribute: bool,
+    /// Whether the target is an attribute of the query's type.
     pub target_attribute: bool,
     /// Through which attributes the rule matched, e.g. `user_t has attribute userdomain`.
     pub via: Option<String>,
+    /// The `if` block, for a conditional rule.
     pub cond: Option<CondRef>,
 }
 
@@ -173,8 +185,11 @@ impl TeRule {
 /// Setting one boolean to `value`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoolFlip {
+    /// The boolean.
     pub boolean: BoolId,
+    /// Its name.
     pub name: String,
+    /// The value.
     pub value: bool,
     /// Whether the whole decision (constraints, role check and bounds included) would then
     /// grant the permission, not only the TE rule.
@@ -184,6 +199,7 @@ pub struct BoolFlip {
 /// A conditional allow rule that would grant a denied permission if its list were enabled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WouldAllow {
+    /// The rule that would apply.
     pub rule: TeRule,
     /// The single boolean changes that enable the rule's list (empty: none does alone).
     pub flips: Vec<BoolFlip>,
@@ -203,6 +219,7 @@ pub enum Removal {
 /// Everything known about one requested permission.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PermExplanation {
+    /// Its name.
     pub name: String,
     /// The permission's access-vector bit (`1 << (value - 1)`).
     pub bit: u32,
@@ -230,6 +247,7 @@ pub struct PermExplanation {
 pub struct TermValue {
     /// The term, e.g. `u1 == u2` or `t1 == ubac_exempt`.
     pub term: String,
+    /// The value.
     pub value: bool,
 }
 
@@ -242,6 +260,7 @@ pub struct ConstraintExplanation {
     pub mls: bool,
     /// The permissions the constraint governs.
     pub perms: u32,
+    /// The permissions by name.
     pub perm_names: Vec<String>,
     /// The expression, infix, each term followed by `[pass]` or `[fail]`.
     pub expr: String,
@@ -249,13 +268,16 @@ pub struct ConstraintExplanation {
     pub terms: Vec<TermValue>,
     /// The operand values the terms read, e.g. `("u1", "user_u")`.
     pub operands: Vec<(String, String)>,
+    /// Whether the expression holds.
     pub result: bool,
     /// Requested permissions this constraint removed.
     pub removes: u32,
+    /// The requested permissions it removes, by name.
     pub removes_names: Vec<String>,
     /// The permissions still allowed when it was evaluated that it governs: what it
     /// decided. When none of them was requested, the kernel evaluated it for others.
     pub decides: u32,
+    /// The requested permissions it decides, by name.
     pub decides_names: Vec<String>,
     class_name: String,
 }
@@ -281,7 +303,9 @@ impl ConstraintExplanation {
 /// The role check of a process transition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoleCheck {
+    /// The old role.
     pub from: String,
+    /// The new role.
     pub to: String,
     /// Whether `allow FROM TO;` exists.
     pub allowed: bool,
@@ -289,6 +313,7 @@ pub struct RoleCheck {
     pub governs: u32,
     /// Requested permissions it removed.
     pub removes: u32,
+    /// The requested permissions it removes, by name.
     pub removes_names: Vec<String>,
 }
 
@@ -297,6 +322,7 @@ pub struct RoleCheck {
 pub struct BoundsCheck {
     /// The bounded source type and its bound.
     pub source: String,
+    /// The bounding type.
     pub bound: String,
     /// The target's bound, when the target type is bounded too (the kernel then checks the
     /// bound against the target's bound).
@@ -305,6 +331,7 @@ pub struct BoundsCheck {
     pub bound_allowed: u32,
     /// Requested permissions the check removed.
     pub removes: u32,
+    /// The requested permissions it removes, by name.
     pub removes_names: Vec<String>,
     /// The bounds chain was too deep: everything denied.
     pub depth_exceeded: bool,
@@ -681,7 +708,7 @@ impl fmt::Display for Explanation {
 /// Explains the decision for contexts `s`, `t`, a class the policy defines, and the
 /// `requested` permissions, under one snapshot (so a concurrent commit cannot make the
 /// explanation and the decision it carries differ).
-pub(crate) fn explain(
+pub fn explain(
     snap: &Snapshot,
     s: &Context,
     t: &Context,

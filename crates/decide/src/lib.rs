@@ -53,7 +53,10 @@ pub use decision::{
     XpermsDecision, XpermsUsed,
 };
 pub use error::{DecideError, Result};
-pub use explain::Explanation;
+pub use explain::{
+    BoolFlip, BoundsCheck, CondRef, ConstraintExplanation, Explanation, PermExplanation, Removal,
+    RoleCheck, RuleKind, TeRule, TermValue, WouldAllow,
+};
 pub use labeling::{LabelKind, Semantics};
 pub use names::Names;
 pub use perms::{ClassRef, PermSet, Verdict};
@@ -69,6 +72,7 @@ pub use arbiter_policy::BUILTIN_POLICY;
 pub mod internals {
     pub use crate::av::{compute_av, te_av, te_av_buckets};
     pub use crate::context::{parse_context_bytes, validate_context};
+    pub use crate::explain::explain as explain_contexts;
     pub use crate::hash::FxHasher;
     pub use crate::index::PolicyIndex;
     pub use crate::labeling::{compute_label, is_socket_class, validate_transition};

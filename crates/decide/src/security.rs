@@ -313,6 +313,19 @@ impl SecurityServer {
         st.sids().insert(ctx).map(Some)
     }
 
+    /// The SID of a context given as a structure in the current policy's values
+    /// (`server.policy()`), after validating it as [`SecurityServer::context_to_sid`]
+    /// validates a string: an invalid context is an error, never a SID.
+    pub fn context_struct_to_sid(&self, ctx: Context) -> Result<Sid> {
+        loop {
+            let st = self.state();
+            context::validate_context(&st.policy, st.names(), &ctx)?;
+            if let Some(sid) = self.intern(&st, ctx.clone())? {
+                return Ok(sid);
+            }
+        }
+    }
+
     /// The context of a SID as text: canonical as the kernel prints it; for a SID whose
     /// context the current policy does not define, the text it had when issued (the
     /// kernel's `security_sid_to_context_force`).
