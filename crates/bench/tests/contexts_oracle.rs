@@ -8,9 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use arbiter_decide::internals::SidTable;
-use arbiter_decide::{format_context, parse_context, Names, Sid};
-use arbiter_policy::Policy;
+use arbiter_decide::{format_context, parse_context, Names, SecurityServer, Sid};
+use arbiter_policy::{Ebitmap, Policy};
 
 const DEBIAN_DEFAULT: &str = arbiter_testkit::DEBIAN_DEFAULT;
 const DEBIAN_MLS: &str = arbiter_testkit::DEBIAN_MLS;
@@ -145,11 +144,10 @@ fn differential(path: impl AsRef<Path>, seed: u64, count: usize) {
             return;
         }
     };
-    let sids = SidTable::new(&p);
+    let sids = SecurityServer::new(p.clone());
     // Initial SIDs: same numbers, same strings.
     for (sid, text) in oracle.initial_sids() {
-        let ours = sids.context(Sid::new(sid).unwrap());
-        let ours = ours.map(|c| format_context(&n, c));
+        let ours = sids.sid_to_context(Sid::new(sid).unwrap()).ok();
         assert_eq!(ours.as_deref(), Some(&*text), "initial SID {sid}");
     }
     let users: Vec<&str> = p
@@ -184,7 +182,7 @@ fn differential(path: impl AsRef<Path>, seed: u64, count: usize) {
         match (&ours, &theirs) {
             (Ok(c), Ok(sid)) => {
                 accepted += 1;
-                let our_sid = sids.insert(c.clone()).unwrap();
+                let our_sid = sids.context_struct_to_sid(c.clone()).unwrap();
                 assert_eq!(our_sid.get(), *sid, "{s}: SID numbering");
                 let text = format_context(&n, c);
                 let their_text = oracle.sid_to_context(*sid).unwrap();

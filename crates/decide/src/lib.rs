@@ -25,7 +25,7 @@
 //! bucketed by source and class) → [`Snapshot`] (index, names, SIDs, one set of boolean
 //! values and a sequence number) → decisions. Reloads and boolean commits publish a new
 //! snapshot; readers follow with one atomic load and never touch a shared reference count
-//! ([`security`] explains the protocol, [`convert`] how SIDs survive a reload).
+//! ([`SecurityServer`] explains the protocol and how SIDs survive a reload).
 #![deny(missing_docs)]
 
 mod av;

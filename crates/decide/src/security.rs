@@ -1,33 +1,4 @@
-//! The security server: one long-lived, reloadable object answering every question.
-//!
-//! [`SecurityServer`] is `Send + Sync`; share it as `Arc<SecurityServer>` and call it from
-//! any thread — every query takes `&self`. It owns the policy state behind one publication
-//! point ([`crate::publish`]): a [`Snapshot`] of the policy, its index, names, SID table and
-//! booleans, numbered by a sequence number. [`SecurityServer::load_policy`] and boolean
-//! commits each publish a new snapshot with `seqno + 1`; the number never decreases for the
-//! life of the server, so a cache in front of it (which compares numbers) can never serve a
-//! decision from an older state, and two servers never share anything a cache could mix up.
-//!
-//! # Publication protocol
-//!
-//! Writers (reloads and commits) serialise on `reload_lock`. A writer builds the whole new
-//! snapshot first, then: (1) for a reload, stores the new load identity in `current_load`
-//! (Release); (2) stores the snapshot in the cell; (3) stores its sequence number in
-//! `seqno` (Release). A reader that loads `seqno` (Acquire) and sees `n` therefore finds a
-//! snapshot numbered `n` or newer in the cell, and a `current_load` at least as new as the
-//! load of snapshot `n` — which is what lets a cache check a [`PermSet`] against a cached
-//! decision with two loads (see [`DecisionSource::perm_set_matches`]).
-//!
-//! # SIDs across reloads
-//!
-//! A reload converts the SID table in two passes (see [`crate::convert`]): first every SID
-//! issued so far, without blocking anyone; then, holding `sid_lock` (which new SIDs are
-//! issued under), the few issued meanwhile, and publishes. Checks never wait; only the
-//! issuing of a *new* SID can wait, for the second pass. A SID issued from a snapshot that
-//! a reload has replaced is re-issued from the new one (the insert sees the state changed
-//! and retries).
-//!
-//! Checks in flight finish on the snapshot they started with.
+//! The security server (documented on [`SecurityServer`]).
 
 use crate::convert::{
     append_converted, convert_sids, unlabeled_context, ConvertStats, IdMaps, Side,
@@ -63,7 +34,36 @@ pub struct Reload {
     pub build_us: u64,
 }
 
-/// The security server (see the module documentation).
+/// The security server: one long-lived, reloadable object answering every question.
+///
+/// [`SecurityServer`] is `Send + Sync`; share it as `Arc<SecurityServer>` and call it from
+/// any thread — every query takes `&self`. It owns the policy state behind one publication
+/// point ([`crate::publish`]): a [`Snapshot`] of the policy, its index, names, SID table and
+/// booleans, numbered by a sequence number. [`SecurityServer::load_policy`] and boolean
+/// commits each publish a new snapshot with `seqno + 1`; the number never decreases for the
+/// life of the server, so a cache in front of it (which compares numbers) can never serve a
+/// decision from an older state, and two servers never share anything a cache could mix up.
+///
+/// # Publication protocol
+///
+/// Writers (reloads and commits) serialise on `reload_lock`. A writer builds the whole new
+/// snapshot first, then: (1) for a reload, stores the new load identity in `current_load`
+/// (Release); (2) stores the snapshot in the cell; (3) stores its sequence number in
+/// `seqno` (Release). A reader that loads `seqno` (Acquire) and sees `n` therefore finds a
+/// snapshot numbered `n` or newer in the cell, and a `current_load` at least as new as the
+/// load of snapshot `n` — which is what lets a cache check a [`PermSet`] against a cached
+/// decision with two loads (see [`DecisionSource::perm_set_matches`]).
+///
+/// # SIDs across reloads
+///
+/// A reload converts the SID table in two passes (see [`crate::convert`]): first every SID
+/// issued so far, without blocking anyone; then, holding `sid_lock` (which new SIDs are
+/// issued under), the few issued meanwhile, and publishes. Checks never wait; only the
+/// issuing of a *new* SID can wait, for the second pass. A SID issued from a snapshot that
+/// a reload has replaced is re-issued from the new one (the insert sees the state changed
+/// and retries).
+///
+/// Checks in flight finish on the snapshot they started with.
 pub struct SecurityServer {
     cell: Cell<Snapshot>,
     /// The published sequence number (see the publication protocol).
@@ -154,6 +154,23 @@ impl SecurityServer {
     ///
     /// Fails, leaving the current policy in force, only when the new policy numbers an
     /// initial SID where this server already issued a dynamic one.
+    ///
+    /// # SID conversion
+    ///
+    /// Carrying SIDs across a policy reload: the kernel's `sidtab_convert` / `convert_context`.
+    ///
+    /// Every SID keeps its number and, when the new policy can express it, its context: users,
+    /// roles, types, sensitivities and categories are mapped by name (an old type's name may
+    /// be an alias in the new policy; it maps to the alias's type, as the kernel's name lookup
+    /// does), then the result is validated against the new policy. A context the new policy
+    /// cannot express or forbids stays attached to its SID as text, and decisions on that SID
+    /// use the new policy's `unlabeled` initial SID instead (the kernel's `sidtab_search` of an
+    /// invalid entry); the next reload tries the text again, so a context a later policy defines
+    /// again becomes valid again under the same SID. Initial SIDs take the new policy's
+    /// contexts.
+    ///
+    /// Name lookups are done once per reload into dense id maps, so converting a context is a
+    /// few array reads plus the validity check.
     pub fn load_policy(&self, policy: Policy) -> Result<Reload> {
         let started = Instant::now();
         let mut pending = lock(&self.reload_lock);
@@ -363,7 +380,7 @@ impl SecurityServer {
     }
 
     /// Resolves a class and permission names into a [`PermSet`] under the current policy,
-    /// with `handle_unknown` applied (module docs of [`crate::perms`]).
+    /// with `handle_unknown` applied (see [`PermSet`]).
     pub fn perm_set(&self, class: &str, perms: &[&str]) -> Result<PermSet> {
         resolve_perm_set(&self.state(), class, perms.iter().copied())
     }

@@ -638,7 +638,7 @@ struct Writer {
 /// between that store and other threads' earlier probes.
 const LOCK_FREE_PRECHECK: bool = !cfg!(loom);
 
-/// Most strings [`SidTable::insert_str`] caches. Strings are a cache (the context table is
+/// Most strings a SID table caches. Strings are a cache (the context table is
 /// the truth) and clients can spell one context many ways (`c0,c1,c2` and `c0.c2`, aliases),
 /// so the cache is bounded; past the bound strings are simply parsed again.
 pub const MAX_CACHED_STRINGS: usize = 1 << 20;
