@@ -38,7 +38,7 @@ pub struct Reload {
 ///
 /// [`SecurityServer`] is `Send + Sync`; share it as `Arc<SecurityServer>` and call it from
 /// any thread — every query takes `&self`. It owns the policy state behind one publication
-/// point ([`crate::publish`]): a [`Snapshot`] of the policy, its index, names, SID table and
+/// point (an `arc-swap` cell, `src/publish.rs`): a [`Snapshot`] of the policy, its index, names, SID table and
 /// booleans, numbered by a sequence number. [`SecurityServer::load_policy`] and boolean
 /// commits each publish a new snapshot with `seqno + 1`; the number never decreases for the
 /// life of the server, so a cache in front of it (which compares numbers) can never serve a
@@ -56,7 +56,7 @@ pub struct Reload {
 ///
 /// # SIDs across reloads
 ///
-/// A reload converts the SID table in two passes (see [`crate::convert`]): first every SID
+/// A reload converts the SID table in two passes (see [`SecurityServer::load_policy`]): first every SID
 /// issued so far, without blocking anyone; then, holding `sid_lock` (which new SIDs are
 /// issued under), the few issued meanwhile, and publishes. Checks never wait; only the
 /// issuing of a *new* SID can wait, for the second pass. A SID issued from a snapshot that
