@@ -45,6 +45,7 @@ mod security;
 mod sidtab;
 mod source;
 mod state;
+mod sync;
 
 pub use context::{format_context, parse_context};
 pub use convert::ConvertStats;

@@ -15,12 +15,12 @@ use crate::publish::{Cell, Guard, Handle};
 use crate::sidtab::{Sid, SidEntry};
 use crate::source::DecisionSource;
 use crate::state::{Loaded, Snapshot};
+use crate::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
 use crate::{av, context};
 use crate::{DecideError, Result};
 use arbiter_policy::mls::Context;
 use arbiter_policy::{ClassId, HandleUnknown, Policy};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What a policy reload did.
@@ -834,4 +834,84 @@ impl Query<'_> {
 fn assert_send_sync() {
     fn is<T: Send + Sync>() {}
     is::<SecurityServer>();
+}
+
+/// Model checks of the publication protocol (run with `RUSTFLAGS="--cfg loom"`).
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use arbiter_policy::BUILTIN_POLICY;
+    use loom::thread;
+
+    fn policy() -> Policy {
+        Policy::from_bytes(BUILTIN_POLICY).unwrap()
+    }
+
+    /// A reader that has seen sequence number `n` finds a snapshot numbered `n` or newer,
+    /// through the server and through a handle, whatever the interleaving with a commit.
+    #[test]
+    fn loom_seqno_is_published_after_its_snapshot() {
+        let p = policy();
+        loom::model(move || {
+            let server = Arc::new(SecurityServer::new(p.clone()));
+            let w = {
+                let s = server.clone();
+                thread::spawn(move || {
+                    s.commit_booleans();
+                })
+            };
+            let mut q = server.query();
+            let seen = server.seqno();
+            assert!(q.snapshot().seqno >= seen);
+            assert!(server.snapshot().seqno >= seen);
+            w.join().unwrap();
+            assert_eq!(server.seqno(), 2);
+            assert_eq!(q.snapshot().seqno, 2);
+        });
+    }
+
+    /// A SID issued while a reload converts the table is never lost: after both finish it
+    /// names its context under the new policy.
+    #[test]
+    fn loom_sid_issued_during_a_reload_survives_it() {
+        let p = policy();
+        loom::model(move || {
+            let server = Arc::new(SecurityServer::new(p.clone()));
+            let w = {
+                let (s, p) = (server.clone(), p.clone());
+                thread::spawn(move || {
+                    s.load_policy(p).unwrap();
+                })
+            };
+            let ctx = "system_u:object_r:etc_t:s0";
+            let sid = server.context_to_sid(ctx).unwrap();
+            w.join().unwrap();
+            assert!(server.sid_is_valid(sid));
+            assert_eq!(server.sid_to_context(sid).unwrap(), ctx);
+            assert_eq!(server.context_to_sid(ctx).unwrap(), sid);
+        });
+    }
+
+    /// A permission set resolved before a reload is never matched to a decision made
+    /// after it (the cache's two-load check).
+    #[test]
+    fn loom_perm_set_check_sees_the_reload() {
+        let p = policy();
+        loom::model(move || {
+            let server = Arc::new(SecurityServer::new(p.clone()));
+            let ps = server.perm_set("file", &["read"]).unwrap();
+            let w = {
+                let (s, p) = (server.clone(), p.clone());
+                thread::spawn(move || {
+                    s.load_policy(p).unwrap();
+                })
+            };
+            let seq = server.seqno();
+            if seq >= 2 {
+                assert!(!server.perm_set_matches(&ps, seq));
+            }
+            w.join().unwrap();
+            assert!(!server.perm_set_matches(&ps, server.seqno()));
+        });
+    }
 }
