@@ -1095,7 +1095,7 @@ mod tests {
             };
             let p = Arc::new(p);
             let loaded = |index| {
-                Arc::new(crate::state::Loaded::new(
+                crate::sync::Arc::new(crate::state::Loaded::new(
                     p.clone(),
                     index,
                     crate::sidtab::SidTable::new(&p),

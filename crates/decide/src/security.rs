@@ -15,12 +15,11 @@ use crate::publish::{Cell, Guard, Handle};
 use crate::sidtab::{Sid, SidEntry};
 use crate::source::DecisionSource;
 use crate::state::{Loaded, Snapshot};
-use crate::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
+use crate::sync::{Arc, AtomicU64, Mutex, MutexGuard, Ordering};
 use crate::{av, context};
 use crate::{DecideError, Result};
 use arbiter_policy::mls::Context;
 use arbiter_policy::{ClassId, HandleUnknown, Policy};
-use std::sync::Arc;
 use std::time::Instant;
 
 /// What a policy reload did.
@@ -93,7 +92,7 @@ impl SecurityServer {
     /// Like [`SecurityServer::new`], reproducing libsepol's labeling where it differs from
     /// the kernel (for differential tests against libsepol).
     pub fn with_semantics(policy: Policy, semantics: Semantics) -> SecurityServer {
-        let policy = Arc::new(policy);
+        let policy = std::sync::Arc::new(policy);
         let index = PolicyIndex::build(&policy);
         let sids = crate::sidtab::SidTable::new(&policy);
         let loaded = Arc::new(Loaded::new(policy.clone(), index, sids, 1));
@@ -132,7 +131,7 @@ impl SecurityServer {
     }
 
     /// The current policy.
-    pub fn policy(&self) -> Arc<Policy> {
+    pub fn policy(&self) -> std::sync::Arc<Policy> {
         self.state().policy.clone()
     }
 
@@ -175,7 +174,7 @@ impl SecurityServer {
         let started = Instant::now();
         let mut pending = lock(&self.reload_lock);
         let old = self.cell.load_full();
-        let policy = Arc::new(policy);
+        let policy = std::sync::Arc::new(policy);
         let index = PolicyIndex::build(&policy);
         let names = Names::new(&policy);
         let maps = IdMaps::new(old.names(), &old.policy, &names, &policy);
