@@ -6,6 +6,7 @@
 //!
 //! Policies that are not installed are skipped with a note (CI installs them).
 
+use arbiter_testkit::Rng;
 use std::path::{Path, PathBuf};
 
 use arbiter_decide::{format_context, parse_context, Names, SecurityServer, Sid};
@@ -29,24 +30,6 @@ fn load(path: impl AsRef<Path>) -> Option<(Policy, Names)> {
     Some((policy, names))
 }
 
-/// A fixed-seed generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
-        v[self.below(v.len())]
-    }
-}
-
 /// Strings built from the policy's own names and separators, so most reach deep into the
 /// parser and a good share are valid.
 fn random_context(
@@ -63,15 +46,15 @@ fn random_context(
         let bits: Vec<u32> = set.iter().collect();
         (!bits.is_empty()).then(|| bits[rng.below(bits.len())] as usize)
     };
-    let user = rng.pick(users);
+    let user = *rng.pick(users).unwrap();
     let coherent = rng.below(2) == 0;
     let role = match (coherent, p.users.iter().find(|u| &*u.name == user)) {
         (true, Some(u)) => pick_bit(rng, &u.roles).map_or("x_r", |r| &*p.roles[r].name),
-        _ => rng.pick(roles),
+        _ => *rng.pick(roles).unwrap(),
     };
     let ty = match (coherent, p.roles.iter().find(|r| &*r.name == role)) {
         (true, Some(r)) => pick_bit(rng, &r.types).map_or("nothing_t", |t| &*p.types[t].name),
-        _ => rng.pick(types),
+        _ => *rng.pick(types).unwrap(),
     };
     let mut s = format!("{user}:{role}:{ty}");
     if !n.mls() && rng.below(10) != 0 {
@@ -165,7 +148,7 @@ fn differential(path: impl AsRef<Path>, seed: u64, count: usize) {
         .chain(p.type_aliases.iter().map(|a| &*a.name))
         .chain(["nothing_t"])
         .collect();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let (mut accepted, mut rejected, mut gap_prints, mut tolerated) = (0, 0, 0, 0);
     for _ in 0..count {
         let s = random_context(&mut rng, &p, &n, &users, &roles, &types);

@@ -990,18 +990,9 @@ mod tests {
     use crate::state::Snapshot;
     use arbiter_policy::mls::Context;
     use arbiter_policy::UserId;
+    use arbiter_testkit::Rng;
     use std::path::PathBuf;
     use std::sync::Arc;
-
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n.max(1) as u64) as usize
-        }
-    }
 
     fn policies() -> Vec<PathBuf> {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../policies/bin");
@@ -1118,7 +1109,7 @@ mod tests {
                     }
                 }
             }
-            let mut rng = Rng(0x2545_f491_4f6c_dd1d ^ nt as u64);
+            let mut rng = Rng::new(0x2545_f491_4f6c_dd1d ^ nt as u64);
             let keys: Vec<_> = p
                 .avtab
                 .entries

@@ -7,6 +7,7 @@
 //!
 //! Policies that are not installed are skipped with a note (CI installs them).
 
+use arbiter_testkit::Rng;
 use std::path::{Path, PathBuf};
 
 use arbiter_decide::internals::parse_context_bytes;
@@ -274,34 +275,19 @@ fn input_ends_at_the_first_nul_like_a_c_string() {
     assert!(parse_context(&p, &n, "system_u:system_r:init_t\0:s0").is_err());
 }
 
-/// A fixed-seed generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 #[test]
 fn random_bytes_never_panic() {
     let Some((p, n)) = load(DEBIAN_MLS) else {
         return;
     };
-    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let mut rng = Rng::new(0x5eed_1234_abcd_0001);
     let alphabet = b"sc0123456789:-.,_ux\0\xff\xc3";
     for _ in 0..200_000 {
         let len = rng.below(40);
         let bytes: Vec<u8> = (0..len)
             .map(|_| {
                 if rng.below(4) == 0 {
-                    rng.next() as u8
+                    rng.next_u64() as u8
                 } else {
                     alphabet[rng.below(alphabet.len())]
                 }

@@ -13,6 +13,7 @@ use arbiter_decide::{
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
 use arbiter_policy::mls::Context;
 use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId, UserId};
+use arbiter_testkit::Rng;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -610,17 +611,6 @@ fn json_carries_the_same_facts() {
     assert_eq!(read["dontaudit_rules"][0]["kind"], "dontaudit");
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
-}
-
 #[test]
 fn debian_explanations_agree_with_compute_av() {
     if !Path::new(DEBIAN).exists() {
@@ -646,7 +636,7 @@ fn debian_explanations_agree_with_compute_av() {
     // Users and roles to draw from, so that user, role and MLS constraints fire.
     let users: Vec<UserId> = (0..p.users.len()).filter_map(UserId::from_index).collect();
     let roles: Vec<RoleId> = (0..p.roles.len()).filter_map(RoleId::from_index).collect();
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let ctx = |ty: TypeId, rng: &mut Rng| {
         let u = users[rng.below(users.len())];
         let range = p.users[u.index()].range.clone();
