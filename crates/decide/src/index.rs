@@ -281,11 +281,7 @@ impl PolicyIndex {
             }
         }
 
-        let process_class = policy
-            .classes
-            .iter()
-            .position(|c| &*c.name == "process")
-            .and_then(ClassId::from_index);
+        let process_class = policy.process_class();
         let process_trans_perms = process_class
             .map(|c| perm_bits(policy, c, &["transition", "dyntransition"]))
             .unwrap_or(0);

@@ -101,6 +101,15 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// The `process` class, if the policy defines one (role transitions, range transitions
+    /// of older formats and the role check of process transitions refer to it).
+    pub fn process_class(&self) -> Option<ClassId> {
+        self.classes
+            .iter()
+            .position(|c| &*c.name == "process")
+            .and_then(ClassId::from_index)
+    }
+
     pub fn common(&self, id: CommonId) -> &Common {
         &self.commons[id.index()]
     }

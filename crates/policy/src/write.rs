@@ -1173,11 +1173,7 @@ impl<'a> Writer<'a> {
     }
 
     fn process_class(&self) -> Option<ClassId> {
-        self.p
-            .classes
-            .iter()
-            .position(|c| &*c.name == "process")
-            .and_then(ClassId::from_index)
+        self.p.process_class()
     }
 
     fn role_allow(&mut self) -> Result<(), WriteError> {
