@@ -391,7 +391,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn policy() -> Policy {
-        let debian = PathBuf::from("/etc/selinux/default/policy/policy.33");
+        let debian = PathBuf::from(arbiter_testkit::DEBIAN_DEFAULT);
         let path = if debian.exists() {
             debian
         } else {

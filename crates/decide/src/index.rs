@@ -996,7 +996,7 @@ mod tests {
             .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
         v.sort();
-        let debian = PathBuf::from("/etc/selinux/default/policy/policy.33");
+        let debian = PathBuf::from(arbiter_testkit::DEBIAN_DEFAULT);
         if debian.exists() {
             v.push(debian);
         }

@@ -17,7 +17,7 @@ use arbiter_testkit::Rng;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-const DEBIAN: &str = "/etc/selinux/default/policy/policy.33";
+const DEBIAN: &str = arbiter_testkit::DEBIAN_DEFAULT;
 
 fn repo_policy(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
