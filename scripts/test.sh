@@ -37,6 +37,14 @@ trap 'rm -rf "$versions"' EXIT
 bash tests/versions.sh "$versions" >/dev/null
 export ARBITER_VERSIONS_DIR="$versions"
 
+echo "== the engine crates build without libsepol (oracle tests live in crates/bench)"
+for c in arbiter-policy arbiter-decide arbiter-avc; do
+    if cargo tree -q -p "$c" -e normal,dev,build | grep -q sepol-oracle; then
+        echo "test.sh: $c depends on sepol-oracle" >&2
+        exit 1
+    fi
+done
+
 echo "== tests (release)"
 cargo test --workspace --release
 
