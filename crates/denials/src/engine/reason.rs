@@ -73,9 +73,9 @@ pub(super) fn eval_with_reason(
                 let ctx = if a & attr::TARGET != 0 { t } else { s };
                 let side = if a & attr::TARGET != 0 { 2 } else { 1 };
                 let (letter, val, shown): (char, u32, &Ebitmap) = if a & attr::USER != 0 {
-                    ('u', u32::from(ctx.user.value()), set)
+                    ('u', ctx.user.value(), set)
                 } else if a & attr::ROLE != 0 {
-                    ('r', u32::from(ctx.role.value()), set)
+                    ('r', ctx.role.value(), set)
                 } else {
                     let shown = match type_names {
                         Some(ts) if policy.version >= 29 => &ts.types,
@@ -151,18 +151,8 @@ fn attr_term(
         };
     }
     let (v1, v2, src, tgt) = match a {
-        attr::USER => (
-            u32::from(s.user.value()),
-            u32::from(t.user.value()),
-            "u1",
-            "u2",
-        ),
-        attr::ROLE => (
-            u32::from(s.role.value()),
-            u32::from(t.role.value()),
-            "r1",
-            "r2",
-        ),
+        attr::USER => (s.user.value(), t.user.value(), "u1", "u2"),
+        attr::ROLE => (s.role.value(), t.role.value(), "r1", "r2"),
         _ => (u32::from(s.ty.value()), u32::from(t.ty.value()), "t1", "t2"),
     };
     if a == attr::ROLE {
