@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod allow;
+pub mod corpus;
 pub mod engine;
 pub mod error;
 pub mod parse;
