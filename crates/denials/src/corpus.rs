@@ -228,7 +228,7 @@ fn members_of(p: &Policy) -> Vec<Vec<usize>> {
 pub fn render(a: &Access, format: Format, i: usize) -> String {
     let perms = a.perms.join(" ");
     let comm = ["bash", "httpd", "sshd", "python3", "systemd"][i % 5];
-    let mut fields = vec![
+    let mut fields = [
         format!("scontext={}", a.scontext),
         format!("tcontext={}", a.tcontext),
         format!("tclass={}", a.tclass),
