@@ -9,6 +9,8 @@
 #                  SecurityServer::new (name tables, SID table, decision index).
 #   context_parse  parse_context_bytes against policies/bin/default.33; an accepted context
 #                  must format and parse back to itself.
+#   denial_parse   arbiter-denials' line reader and AVC parser on arbitrary bytes; accepted
+#                  records carry permissions and user:role:type contexts.
 #
 # Works on a stable toolchain: RUSTC_BOOTSTRAP=1 lets stable rustc and cargo accept the -Z
 # flags cargo-fuzz passes (-Zsanitizer=address ...); stable ships the ASan runtime. Installs
@@ -30,7 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-all_targets=(policy_read context_parse)
+all_targets=(policy_read context_parse denial_parse)
 if [ $# -gt 0 ]; then
     targets=("$@")
 else
