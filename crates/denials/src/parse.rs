@@ -113,7 +113,8 @@ pub fn parse_line(line: &str) -> Line<'_> {
             None => continue,
             Some(Trigger::Avc(source)) => {
                 return match parse_avc(&toks, source) {
-                    Ok(r) => Line::Avc(r),
+                    Ok(Some(r)) => Line::Avc(r),
+                    Ok(None) => Line::Notice,
                     Err(m) => Line::Malformed(m),
                 }
             }
@@ -162,7 +163,9 @@ fn unquote(v: &str) -> &str {
     v
 }
 
-fn parse_avc<'a>(toks: &[&'a str], source: AvcSource) -> Result<AvcRecord<'a>, Malformed> {
+/// `Ok(None)`: an `avc:` notice that asks about no access (`received policyload notice`,
+/// `op=setenforce`): no permission list and no contexts. sepolgen drops it as invalid.
+fn parse_avc<'a>(toks: &[&'a str], source: AvcSource) -> Result<Option<AvcRecord<'a>>, Malformed> {
     let mut rec = AvcRecord {
         source,
         denied: true,
@@ -238,6 +241,9 @@ fn parse_avc<'a>(toks: &[&'a str], source: AvcSource) -> Result<AvcRecord<'a>, M
             _ => {}
         }
     }
+    if !src && !tgt && !access {
+        return Ok(None);
+    }
     if !src {
         return Err(Malformed::Missing("scontext"));
     }
@@ -253,7 +259,7 @@ fn parse_avc<'a>(toks: &[&'a str], source: AvcSource) -> Result<AvcRecord<'a>, M
     if rec.perms.is_empty() {
         return Err(Malformed::NoPermissions);
     }
-    Ok(rec)
+    Ok(Some(rec))
 }
 
 fn parse_compute_sid<'a>(toks: &[&'a str]) -> Option<ComputeSid<'a>> {
@@ -391,6 +397,20 @@ mod tests {
         assert_eq!(
             parse_line("type=MAC_POLICY_LOAD msg=audit(1:2): policy loaded"),
             Line::Notice
+        );
+    }
+
+    #[test]
+    fn avc_notices_without_access_are_not_malformed() {
+        let l = "type=USER_AVC msg=audit(1.0:2): pid=1 uid=0 msg='avc:  received policyload notice (seqno=2)  exe=\"/usr/lib/systemd/systemd\" sauid=0 hostname=? addr=? terminal=?'";
+        assert_eq!(parse_line(l), Line::Notice);
+    }
+
+    #[test]
+    fn empty_permission_list_is_malformed_not_fatal() {
+        assert_eq!(
+            parse_line("avc: denied { } for scontext=a:b:c tcontext=a:b:c tclass=file"),
+            Line::Malformed(Malformed::NoPermissions)
         );
     }
 
