@@ -102,8 +102,85 @@ impl AllowGenerator {
         self.access.is_empty() && self.roles.is_empty()
     }
 
+    /// The generated rules as JSON, in audit2allow's order: source, target (`self` when
+    /// equal), class, permissions, verdict name (`null` for an unknown class), booleans.
+    pub fn to_json(&self) -> serde_json::Value {
+        let rules: Vec<serde_json::Value> = self
+            .ordered()
+            .into_iter()
+            .map(|(i, tgt)| {
+                let a = &self.access[i];
+                let booleans: Vec<serde_json::Value> = match &a.verdict {
+                    Some(Verdict::Boolean(f)) => f
+                        .iter()
+                        .map(|b| serde_json::json!({"name": b.name, "value": b.value}))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                serde_json::json!({
+                    "source": a.src,
+                    "target": tgt,
+                    "class": a.class,
+                    "perms": a.perms,
+                    "verdict": a.verdict.as_ref().map(Verdict::name),
+                    "booleans": booleans,
+                })
+            })
+            .collect();
+        let roles: Vec<serde_json::Value> = self
+            .roles
+            .iter()
+            .map(|(r, t)| serde_json::json!({"role": r, "types": t}))
+            .collect();
+        serde_json::json!({ "rules": rules, "roles": roles })
+    }
+
     /// audit2allow's output.
     pub fn render(&self) -> String {
+        let rules = self.ordered();
+        let mut out = String::from("\n\n");
+        let mut cur: Option<&str> = None;
+        for (i, tgt) in &rules {
+            let a = &self.access[*i];
+            if cur != Some(a.src.as_str()) {
+                if cur.is_some() {
+                    out.push('\n');
+                }
+                cur = Some(&a.src);
+                let _ = writeln!(out, "#============= {} ==============", a.src);
+            }
+            let comment = self.comment(*i);
+            if !comment.is_empty() {
+                out.push_str(&comment);
+                out.push('\n');
+            }
+            let perms: Vec<&str> = a.perms.iter().map(String::as_str).collect();
+            let _ = writeln!(
+                out,
+                "allow {} {}:{} {};",
+                a.src,
+                tgt,
+                a.class,
+                space_set(&perms)
+            );
+        }
+        if !self.roles.is_empty() {
+            out.push_str("#============= ROLES ==============\n");
+            let mut roles: Vec<&(String, BTreeSet<String>)> = self.roles.iter().collect();
+            roles.sort_by(|a, b| a.0.cmp(&b.0));
+            for (role, types) in roles {
+                for t in types {
+                    let _ = writeln!(out, "role {role} types {t};");
+                }
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// Rule order: sepolgen's dict iteration (source, target, (class, verdict), each in
+    /// first-seen order) stably sorted by source, target as written, class.
+    fn ordered(&self) -> Vec<(usize, String)> {
         // sepolgen iterates its nested dicts: source, then target, then (class, verdict),
         // each in first-seen order.
         let mut src_order: Vec<&str> = Vec::new();
@@ -146,44 +223,7 @@ impl AllowGenerator {
             (&a.src, at, &a.class).cmp(&(&b.src, bt, &b.class))
         });
 
-        let mut out = String::from("\n\n");
-        let mut cur: Option<&str> = None;
-        for (i, tgt) in &rules {
-            let a = &self.access[*i];
-            if cur != Some(a.src.as_str()) {
-                if cur.is_some() {
-                    out.push('\n');
-                }
-                cur = Some(&a.src);
-                let _ = writeln!(out, "#============= {} ==============", a.src);
-            }
-            let comment = self.comment(*i);
-            if !comment.is_empty() {
-                out.push_str(&comment);
-                out.push('\n');
-            }
-            let perms: Vec<&str> = a.perms.iter().map(String::as_str).collect();
-            let _ = writeln!(
-                out,
-                "allow {} {}:{} {};",
-                a.src,
-                tgt,
-                a.class,
-                space_set(&perms)
-            );
-        }
-        if !self.roles.is_empty() {
-            out.push_str("#============= ROLES ==============\n");
-            let mut roles: Vec<&(String, BTreeSet<String>)> = self.roles.iter().collect();
-            roles.sort_by(|a, b| a.0.cmp(&b.0));
-            for (role, types) in roles {
-                for t in types {
-                    let _ = writeln!(out, "role {role} types {t};");
-                }
-                out.push('\n');
-            }
-        }
-        out
+        rules
     }
 
     fn comment(&self, i: usize) -> String {

@@ -154,7 +154,7 @@ impl<'e> Session<'e> {
     pub fn finish<W: Write>(self, w: &mut W) -> io::Result<Summary> {
         if self.opts.mode == Mode::Allow && self.summary.selinux_seen {
             if self.opts.json {
-                let v = json!({ "allow": self.allow.render(), "rules": self.allow.len() });
+                let v = self.allow.to_json();
                 writeln!(w, "{v}")?;
             } else {
                 w.write_all(self.allow.render().as_bytes())?;
