@@ -1,6 +1,7 @@
 //! `arbiter why`: audit2why / audit2allow over AVC denial logs (the work is in
 //! `arbiter-denials`).
 
+use crate::load;
 use arbiter_denials::{Engine, Mode, Options, Session};
 use std::io::{self, BufReader, Write};
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ const SHOWN_PROBLEMS: usize = 50;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Binary policy file (policy.NN).
+    /// Binary policy file (policy.NN), or `builtin`.
     policy: String,
     /// Logs to read: audit.log, `ausearch -i` output, journal / dmesg text, Android logcat.
     /// Standard input when none is given (or for `-`).
@@ -28,7 +29,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode, String> {
-    let engine = Engine::open(&a.policy).map_err(|e| e.to_string())?;
+    let engine = Engine::new(load::policy(&a.policy)?);
     let opts = Options {
         mode: if a.allow { Mode::Allow } else { Mode::Why },
         explain: a.explain,
