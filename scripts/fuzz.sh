@@ -46,7 +46,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 
-mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse
+mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse fuzz/corpus/denial_parse
 cp policies/bin/* fuzz/corpus/policy_read/
 
 stamp=$(mktemp)
@@ -62,6 +62,10 @@ for target in "${targets[@]}"; do
         context_parse)
             extra=(-max_len=256 -dict=fuzz/seeds/context_parse.dict)
             corpora=(fuzz/corpus/context_parse fuzz/seeds/context_parse)
+            ;;
+        denial_parse)
+            extra=(-max_len=8192)
+            corpora=(fuzz/corpus/denial_parse crates/denials/tests/data)
             ;;
         *)
             echo "fuzz.sh: unknown target $target (known: ${all_targets[*]})" >&2

@@ -41,13 +41,18 @@ echo "== why: audit2why / audit2allow oracle (policycoreutils-python-utils) and 
 # The differential test in crates/denials/tests/oracle.rs (run by the tests below) needs the
 # oracle; ARBITER_WHY_LINES sets its lines per log format (default 1000). Here: the CLI end
 # to end on a mixed-format log, byte-compared with both tools.
-if ! dpkg -s policycoreutils-python-utils >/dev/null 2>&1; then
+# selinux-policy-dev provides policy.xml, whose boolean descriptions audit2why prints.
+why_missing=()
+for p in policycoreutils-python-utils selinux-policy-dev; do
+    dpkg -s "$p" >/dev/null 2>&1 || why_missing+=("$p")
+done
+if [ ${#why_missing[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then
-        echo "test.sh: missing Debian package policycoreutils-python-utils (run as root)" >&2
+        echo "test.sh: missing Debian packages: ${why_missing[*]} (run as root)" >&2
         exit 1
     fi
     apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends policycoreutils-python-utils
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${why_missing[@]}"
 fi
 cargo build --release -q -p arbiter -p arbiter-denials --examples
 why_dir=$(mktemp -d)

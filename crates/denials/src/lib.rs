@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod allow;
+pub mod booldesc;
 pub mod corpus;
 pub mod engine;
 pub mod error;
@@ -25,6 +26,7 @@ pub mod session;
 pub mod why;
 
 pub use allow::AllowGenerator;
+pub use booldesc::BoolDescriptions;
 pub use engine::{BoolFix, Engine, Verdict};
 pub use error::{Malformed, Unknown, WhyError};
 pub use parse::{parse_line, AvcRecord, AvcSource, ComputeSid, Line};

@@ -6,6 +6,7 @@
 //! number for the caller to report; a run never stops on them.
 
 use crate::allow::AllowGenerator;
+use crate::booldesc::BoolDescriptions;
 use crate::engine::{Engine, Verdict};
 use crate::error::{Malformed, Unknown};
 use crate::parse::{parse_line, AvcRecord, AvcSource, Line};
@@ -102,6 +103,7 @@ pub struct Session<'e> {
     summary: Summary,
     key: String,
     out: String,
+    descriptions: BoolDescriptions,
 }
 
 impl<'e> Session<'e> {
@@ -115,7 +117,15 @@ impl<'e> Session<'e> {
             summary: Summary::default(),
             key: String::new(),
             out: String::new(),
+            descriptions: BoolDescriptions::none(),
         }
+    }
+
+    /// Uses these boolean descriptions (audit2why reads the system's `policy.xml`:
+    /// [`BoolDescriptions::system`]); without, descriptions derive from the names.
+    pub fn with_descriptions(mut self, descriptions: BoolDescriptions) -> Session<'e> {
+        self.descriptions = descriptions;
+        self
     }
 
     /// Reads one input to its end, writing reports to `w` as they come.
@@ -272,7 +282,14 @@ impl<'e> Session<'e> {
                     text.to_string()
                 };
                 match &verdict {
-                    Ok(v) => why::write_report(&mut self.out, &raw, v, rec.scontext, rec.tcontext),
+                    Ok(v) => why::write_report(
+                        &mut self.out,
+                        &raw,
+                        v,
+                        rec.scontext,
+                        rec.tcontext,
+                        &self.descriptions,
+                    ),
                     Err(u) if self.opts.explain => {
                         self.out.push_str(&raw);
                         self.out.push_str(&format!("\n\tNot explained: {u}\n\n"));

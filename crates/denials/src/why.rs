@@ -1,6 +1,7 @@
 //! The audit2why report of one denial, byte for byte as `audit2why` (audit2allow `-w`,
 //! policycoreutils 3.4) prints it.
 
+use crate::booldesc::BoolDescriptions;
 use crate::engine::Verdict;
 use std::fmt::Write as _;
 
@@ -12,15 +13,6 @@ pub fn split_context(ctx: &str) -> (&str, &str, &str, Option<&str>) {
     let role = it.next().unwrap_or("");
     let ty = it.next().unwrap_or("");
     (user, role, ty, it.next())
-}
-
-/// `sepolicy.boolean_desc` without `policy.xml` (which Debian does not install): "Allow
-/// FIRST to REST", the name split on `_`.
-pub fn boolean_description(name: &str) -> String {
-    let mut parts = name.split('_');
-    let first = parts.next().unwrap_or("");
-    let rest: Vec<&str> = parts.collect();
-    format!("Allow {first} to {}", rest.join(" "))
 }
 
 /// The "Possible cause" pairs sepolgen adds to a constraint verdict: user, role (unless the
@@ -53,6 +45,7 @@ pub fn write_report(
     verdict: &Verdict,
     scontext: &str,
     tcontext: &str,
+    descriptions: &BoolDescriptions,
 ) {
     let _ = write!(out, "{raw}\n\tWas caused by:\n");
     const MISMATCH: &str = "\t\tPossible mismatch between this policy and the one under which the audit message was generated.\n\n\t\tPossible mismatch between current in-memory boolean settings vs. permanent ones.\n\n";
@@ -75,7 +68,7 @@ pub fn write_report(
                 let _ = write!(
                     out,
                     "\tDescription:\n\t{}\n\n\tAllow access by executing:\n\t# setsebool -P {} {}\n",
-                    boolean_description(&f.name),
+                    descriptions.describe(&f.name),
                     f.name,
                     u8::from(f.value)
                 );
@@ -108,15 +101,6 @@ mod tests {
     use crate::engine::BoolFix;
 
     #[test]
-    fn boolean_description_splits_on_underscores() {
-        assert_eq!(
-            boolean_description("httpd_can_network_connect"),
-            "Allow httpd to can network connect"
-        );
-        assert_eq!(boolean_description("nis"), "Allow nis to ");
-    }
-
-    #[test]
     fn constraint_causes_skip_object_r_and_equal_fields() {
         let c = constraint_causes("user_u:user_r:user_t:s0", "system_u:object_r:file_t:s0");
         assert_eq!(
@@ -135,7 +119,14 @@ mod tests {
             name: "a_b".into(),
             value: true,
         }]);
-        write_report(&mut s, "L\n", &v, "u:r:t", "u:r:t");
+        write_report(
+            &mut s,
+            "L\n",
+            &v,
+            "u:r:t",
+            "u:r:t",
+            &BoolDescriptions::none(),
+        );
         assert_eq!(
             s,
             "L\n\n\tWas caused by:\n\tThe boolean a_b was set incorrectly. \n\tDescription:\n\tAllow a to b\n\n\tAllow access by executing:\n\t# setsebool -P a_b 1\n"

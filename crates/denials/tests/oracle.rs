@@ -8,7 +8,7 @@
 //! without them.
 
 use arbiter_denials::corpus::{self, Format};
-use arbiter_denials::{Engine, Mode, Options, Session};
+use arbiter_denials::{BoolDescriptions, Engine, Mode, Options, Session};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -40,7 +40,8 @@ fn ours(engine: &Engine, log: &str, mode: Mode) -> (String, arbiter_denials::Sum
             mode,
             ..Options::default()
         },
-    );
+    )
+    .with_descriptions(BoolDescriptions::system());
     let mut out = Vec::new();
     s.feed("log", log.as_bytes(), &mut out).unwrap();
     let summary = s.finish(&mut out).unwrap();

@@ -2,7 +2,7 @@
 //! `arbiter-denials`).
 
 use crate::load;
-use arbiter_denials::{Engine, Mode, Options, Session};
+use arbiter_denials::{BoolDescriptions, Engine, Mode, Options, Session};
 use std::io::{self, BufReader, Write};
 use std::process::ExitCode;
 
@@ -35,7 +35,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         explain: a.explain,
         json: a.json,
     };
-    let mut session = Session::new(&engine, opts);
+    let mut session = Session::new(&engine, opts).with_descriptions(BoolDescriptions::system());
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let files = if a.files.is_empty() {
