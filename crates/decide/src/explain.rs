@@ -23,15 +23,13 @@
 //! it makes the explanation an independent second computation of the decision: the tests
 //! check that it grants exactly what [`crate::av::compute_av`] grants.
 
-use crate::av::{self, AvDecision};
+use crate::av;
 use crate::constraint::{self, TermResult};
 use crate::context::{format_context, format_range};
+use crate::decision::AvDecision;
 use crate::index::perm_bits;
 use crate::names::Names;
-use crate::security::{Query, SecurityServer};
-use crate::server::{eval_cond, Snapshot};
-use crate::sidtab::Sid;
-use crate::{DecideError, Result};
+use crate::state::{eval_cond, Snapshot};
 use arbiter_policy::avtab::{AvtabDatum, AvtabEntry, AvtabKind};
 use arbiter_policy::cond::CondExpr;
 use arbiter_policy::constraint::{attr, Constraint, ConstraintExpr, ConstraintOp, TypeSet};
@@ -48,12 +46,16 @@ const MAX_BOUNDS_DEPTH: u32 = 32;
 /// The kind of a TE access-vector rule.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RuleKind {
+    /// An `allow` rule.
     Allow,
+    /// An `auditallow` rule.
     AuditAllow,
+    /// A `dontaudit` rule.
     DontAudit,
 }
 
 impl RuleKind {
+    /// The policy-language keyword.
     pub fn keyword(self) -> &'static str {
         match self {
             RuleKind::Allow => "allow",
@@ -84,25 +86,33 @@ pub struct CondRef {
 /// One access vector table entry that applies to the query.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TeRule {
+    /// The rule kind.
     pub kind: RuleKind,
     /// The rule's source and target as stored: a type, or an attribute of the query's type.
     pub source: TypeId,
+    /// The rule's target as stored.
     pub target: TypeId,
+    /// The class.
     pub class: ClassId,
     /// For allow / auditallow the bits the rule grants / audits; for dontaudit the bits it
     /// silences (the complement of the stored audit-deny mask, within the class).
     pub perms: u32,
+    /// The source's name.
     pub source_name: String,
+    /// The target's name.
     pub target_name: String,
+    /// The class's name.
     pub class_name: String,
     /// [`TeRule::perms`] by name, alphabetical.
     pub perm_names: Vec<String>,
     /// Whether the source / target is not the query's type itself (then it is one of its
     /// attributes).
     pub source_attribute: bool,
+    /// Whether the target is an attribute of the query's type.
     pub target_attribute: bool,
     /// Through which attributes the rule matched, e.g. `user_t has attribute userdomain`.
     pub via: Option<String>,
+    /// The `if` block, for a conditional rule.
     pub cond: Option<CondRef>,
 }
 
@@ -175,8 +185,11 @@ impl TeRule {
 /// Setting one boolean to `value`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoolFlip {
+    /// The boolean.
     pub boolean: BoolId,
+    /// Its name.
     pub name: String,
+    /// The value.
     pub value: bool,
     /// Whether the whole decision (constraints, role check and bounds included) would then
     /// grant the permission, not only the TE rule.
@@ -186,6 +199,7 @@ pub struct BoolFlip {
 /// A conditional allow rule that would grant a denied permission if its list were enabled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WouldAllow {
+    /// The rule that would apply.
     pub rule: TeRule,
     /// The single boolean changes that enable the rule's list (empty: none does alone).
     pub flips: Vec<BoolFlip>,
@@ -205,6 +219,7 @@ pub enum Removal {
 /// Everything known about one requested permission.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PermExplanation {
+    /// Its name.
     pub name: String,
     /// The permission's access-vector bit (`1 << (value - 1)`).
     pub bit: u32,
@@ -232,6 +247,7 @@ pub struct PermExplanation {
 pub struct TermValue {
     /// The term, e.g. `u1 == u2` or `t1 == ubac_exempt`.
     pub term: String,
+    /// The value.
     pub value: bool,
 }
 
@@ -244,6 +260,7 @@ pub struct ConstraintExplanation {
     pub mls: bool,
     /// The permissions the constraint governs.
     pub perms: u32,
+    /// The permissions by name.
     pub perm_names: Vec<String>,
     /// The expression, infix, each term followed by `[pass]` or `[fail]`.
     pub expr: String,
@@ -251,13 +268,16 @@ pub struct ConstraintExplanation {
     pub terms: Vec<TermValue>,
     /// The operand values the terms read, e.g. `("u1", "user_u")`.
     pub operands: Vec<(String, String)>,
+    /// Whether the expression holds.
     pub result: bool,
     /// Requested permissions this constraint removed.
     pub removes: u32,
+    /// The requested permissions it removes, by name.
     pub removes_names: Vec<String>,
     /// The permissions still allowed when it was evaluated that it governs: what it
     /// decided. When none of them was requested, the kernel evaluated it for others.
     pub decides: u32,
+    /// The requested permissions it decides, by name.
     pub decides_names: Vec<String>,
     class_name: String,
 }
@@ -283,7 +303,9 @@ impl ConstraintExplanation {
 /// The role check of a process transition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoleCheck {
+    /// The old role.
     pub from: String,
+    /// The new role.
     pub to: String,
     /// Whether `allow FROM TO;` exists.
     pub allowed: bool,
@@ -291,6 +313,7 @@ pub struct RoleCheck {
     pub governs: u32,
     /// Requested permissions it removed.
     pub removes: u32,
+    /// The requested permissions it removes, by name.
     pub removes_names: Vec<String>,
 }
 
@@ -299,6 +322,7 @@ pub struct RoleCheck {
 pub struct BoundsCheck {
     /// The bounded source type and its bound.
     pub source: String,
+    /// The bounding type.
     pub bound: String,
     /// The target's bound, when the target type is bounded too (the kernel then checks the
     /// bound against the target's bound).
@@ -307,6 +331,7 @@ pub struct BoundsCheck {
     pub bound_allowed: u32,
     /// Requested permissions the check removed.
     pub removes: u32,
+    /// The requested permissions it removes, by name.
     pub removes_names: Vec<String>,
     /// The bounds chain was too deep: everything denied.
     pub depth_exceeded: bool,
@@ -317,27 +342,39 @@ pub struct BoundsCheck {
 /// The explanation of one access decision. See the module documentation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Explanation {
+    /// The source context.
     pub scontext: String,
+    /// The target context.
     pub tcontext: String,
+    /// The class.
     pub class: ClassId,
+    /// The class's name.
     pub class_name: String,
     /// The source and target type names.
     pub source_type: String,
+    /// The target type's name.
     pub target_type: String,
+    /// The requested permissions.
     pub requested: u32,
     /// What the TE rules alone allow (full access vector).
     pub te_allowed: u32,
     /// The final allowed access vector, as recomputed here.
     pub allowed: u32,
+    /// Granted permissions to audit.
     pub auditallow: u32,
+    /// Denied permissions to audit.
     pub auditdeny: u32,
+    /// The source type is permissive.
     pub permissive: bool,
+    /// The source type is never audited.
     pub neveraudit: bool,
     /// One entry per requested permission, in permission-value order.
     pub perms: Vec<PermExplanation>,
     /// The evaluated constraints that govern a requested permission.
     pub constraints: Vec<ConstraintExplanation>,
+    /// The role-transition check of a process transition, if one applies.
     pub rbac: Option<RoleCheck>,
+    /// The typebounds check, if the source type is bounded.
     pub bounds: Option<BoundsCheck>,
     /// The fast path's decision for the same query (top level only): the explanation
     /// reports a mismatch rather than hiding one.
@@ -360,9 +397,9 @@ impl Explanation {
         match self.decision {
             None => true,
             Some(d) => {
-                d.allowed == self.allowed
-                    && d.auditallow == self.auditallow
-                    && d.auditdeny == self.auditdeny
+                d.allowed.0 == self.allowed
+                    && d.auditallow.0 == self.auditallow
+                    && d.auditdeny.0 == self.auditdeny
             }
         }
     }
@@ -668,38 +705,25 @@ impl fmt::Display for Explanation {
     }
 }
 
-/// Explains the decision for (`ssid`, `tsid`, `class`) and the `requested` permissions.
-///
-/// The explanation is computed under the snapshot the query currently answers from, and
-/// carries that snapshot's [`AvDecision`] so a disagreement (a bug) shows.
+/// Explains the decision for contexts `s`, `t`, a class the policy defines, and the
+/// `requested` permissions, under one snapshot (so a concurrent commit cannot make the
+/// explanation and the decision it carries differ).
 pub fn explain(
-    server: &SecurityServer,
-    q: &mut Query<'_>,
-    ssid: Sid,
-    tsid: Sid,
+    snap: &Snapshot,
+    s: &Context,
+    t: &Context,
     class: ClassId,
     requested: u32,
-) -> Result<Explanation> {
-    let s = server.context(ssid)?;
-    let t = server.context(tsid)?;
-    if class.index() >= server.policy().classes.len() {
-        return Err(DecideError::UnknownClass(format!(
-            "class value {}",
-            class.value()
-        )));
-    }
-    // One snapshot for both computations, so a concurrent boolean commit cannot make them
-    // differ.
-    let snap = q.snapshot().clone();
-    let decision = av::compute_av(&snap, s, t, class);
+) -> Explanation {
+    let decision = av::compute_av(snap, s, t, class);
     let ex = Explainer {
-        snap: &snap,
+        snap,
         policy: &snap.policy,
-        names: server.names(),
+        names: snap.names(),
     };
     let mut e = ex.analyze(s, t, class, requested, 0);
     e.decision = Some(decision);
-    Ok(e)
+    e
 }
 
 /// The state one explanation reads.
@@ -1124,12 +1148,11 @@ impl Explainer<'_> {
                 *b = !*b;
             }
             let snap = Snapshot::new(
-                self.snap.policy.clone(),
-                self.snap.index.clone(),
+                self.snap.loaded.clone(),
                 bools.into_boxed_slice(),
                 self.snap.seqno,
             );
-            av::compute_av(&snap, s, t, class).allowed
+            av::compute_av(&snap, s, t, class).allowed.0
         })
     }
 

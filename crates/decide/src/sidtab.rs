@@ -595,8 +595,30 @@ impl Drop for Index {
 // The SID table
 
 struct CtxEntry {
-    context: Context,
+    /// The context decisions use. For an entry invalid under this table's policy it is the
+    /// `unlabeled` initial SID's context (or `None` without one), as the kernel's
+    /// `sidtab_search` answers for a context a reload invalidated.
+    context: Option<Context>,
     sid: Sid,
+    /// Set when the SID's context is not valid under this table's policy: its text from
+    /// the policy that issued it, kept so a later policy that defines it again can revive
+    /// it (the kernel's `context.str`).
+    invalid: Option<Box<str>>,
+}
+
+/// What a SID denotes under one policy (see [`SidTable::entry`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SidEntry<'a> {
+    /// A context valid under the table's policy.
+    Valid(&'a Context),
+    /// A context a policy reload invalidated: its text under the policy that issued it,
+    /// and the context decisions use instead (the `unlabeled` initial SID's, if any).
+    Invalid {
+        /// The context's text under the policy that issued the SID.
+        text: &'a str,
+        /// What decisions use in its place.
+        stand_in: Option<&'a Context>,
+    },
 }
 
 struct StrEntry {
@@ -616,7 +638,7 @@ struct Writer {
 /// between that store and other threads' earlier probes.
 const LOCK_FREE_PRECHECK: bool = !cfg!(loom);
 
-/// Most strings [`SidTable::insert_str`] caches. Strings are a cache (the context table is
+/// Most strings a SID table caches. Strings are a cache (the context table is
 /// the truth) and clients can spell one context many ways (`c0,c1,c2` and `c0.c2`, aliases),
 /// so the cache is bounded; past the bound strings are simply parsed again.
 pub const MAX_CACHED_STRINGS: usize = 1 << 20;
@@ -652,6 +674,16 @@ impl SidTable {
     /// A table holding the given initial SIDs (for tests and tools; [`SidTable::new`]
     /// takes them from a policy). A SID listed twice keeps its first context.
     pub fn with_initial(initial: impl IntoIterator<Item = (Sid, Context)>) -> SidTable {
+        SidTable::with_initial_from(initial, 0)
+    }
+
+    /// A table holding the given initial SIDs whose dynamic SIDs start at
+    /// `first_dynamic` or just above the highest initial SID, whichever is higher (a reload
+    /// keeps the numbering of the table it replaces).
+    pub(crate) fn with_initial_from(
+        initial: impl IntoIterator<Item = (Sid, Context)>,
+        first_dynamic: u64,
+    ) -> SidTable {
         let mut list: Vec<(Sid, Context)> = initial.into_iter().collect();
         list.sort_by_key(|(sid, _)| *sid); // stable: the first of duplicates stays first
         list.dedup_by_key(|(sid, _)| *sid);
@@ -668,12 +700,18 @@ impl SidTable {
             // from the index, which only names published entries.
             let known = unsafe {
                 by_context.find_locked(tag(hash), |i| {
-                    entries.get_published(i as usize).context == context
+                    entries.get_published(i as usize).context.as_ref() == Some(&context)
                 })
             }
             .is_some();
             // SAFETY: the table is not shared yet: we are the only writer.
-            let idx = unsafe { entries.push(CtxEntry { context, sid }) };
+            let idx = unsafe {
+                entries.push(CtxEntry {
+                    context: Some(context),
+                    sid,
+                    invalid: None,
+                })
+            };
             initial.push((sid.get(), idx as u32));
             if !known {
                 // SAFETY: only writer (not shared yet); entry `idx` is published.
@@ -682,7 +720,7 @@ impl SidTable {
         }
         SidTable {
             initial: initial.into_boxed_slice(),
-            first_dynamic: u64::from(max) + 1,
+            first_dynamic: (u64::from(max) + 1).max(first_dynamic),
             keys,
             entries,
             by_context,
@@ -708,7 +746,111 @@ impl SidTable {
         } else {
             self.initial.len() + usize::try_from(v - self.first_dynamic).ok()?
         };
-        self.entries.get(idx).map(|e| &e.context)
+        self.entries.get(idx)?.context.as_ref()
+    }
+
+    fn entry_of(&self, sid: Sid) -> Option<&CtxEntry> {
+        let v = u64::from(sid.get());
+        let idx = if v < self.first_dynamic {
+            let at = self
+                .initial
+                .binary_search_by_key(&sid.get(), |e| e.0)
+                .ok()?;
+            self.initial[at].1 as usize
+        } else {
+            self.initial.len() + usize::try_from(v - self.first_dynamic).ok()?
+        };
+        self.entries.get(idx)
+    }
+
+    /// What `sid` denotes, if this table issued it.
+    pub fn entry(&self, sid: Sid) -> Option<SidEntry<'_>> {
+        let e = self.entry_of(sid)?;
+        Some(match &e.invalid {
+            None => SidEntry::Valid(e.context.as_ref()?),
+            Some(text) => SidEntry::Invalid {
+                text,
+                stand_in: e.context.as_ref(),
+            },
+        })
+    }
+
+    /// The number of the first SID that is not an initial SID.
+    pub fn first_dynamic(&self) -> u64 {
+        self.first_dynamic
+    }
+
+    /// The dynamic (non-initial) entries from the `skip`-th on, in SID order, as far as
+    /// they are published now.
+    pub(crate) fn dynamic_entries(&self, skip: usize) -> impl Iterator<Item = (Sid, SidEntry<'_>)> {
+        let start = self.initial.len() + skip;
+        (start..self.entries.len()).filter_map(move |i| {
+            let e = self.entries.get(i)?;
+            let entry = match &e.invalid {
+                None => SidEntry::Valid(e.context.as_ref()?),
+                Some(text) => SidEntry::Invalid {
+                    text,
+                    stand_in: e.context.as_ref(),
+                },
+            };
+            Some((e.sid, entry))
+        })
+    }
+
+    /// Number of dynamic (non-initial) entries.
+    pub(crate) fn dynamic_len(&self) -> usize {
+        self.entries.len() - self.initial.len()
+    }
+
+    /// Appends the next dynamic SID with a context converted from another policy's table:
+    /// `Ok(context)` for a context valid here, `Err(text)` for one that is not (then it
+    /// answers as `stand_in`). Used only while building a table for a reload, before it is
+    /// published; `sid` must be the next number in sequence.
+    pub(crate) fn push_converted(
+        &self,
+        sid: Sid,
+        converted: std::result::Result<Context, Box<str>>,
+        stand_in: Option<&Context>,
+    ) -> Result<()> {
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: we hold the writer lock.
+        let next = unsafe { self.entries.writer_len() };
+        let expected = self.first_dynamic + (next - self.initial.len()) as u64;
+        if u64::from(sid.get()) != expected {
+            return Err(DecideError::UnknownSid(sid.get()));
+        }
+        let (entry, hash) = match converted {
+            Ok(context) => {
+                let hash = self.keys.hash_context(&context);
+                // A context two old SIDs converge on keeps the first SID in the index.
+                // SAFETY: we hold the writer lock.
+                let known = unsafe { self.find_context_locked(hash, &context) }.is_some();
+                let entry = CtxEntry {
+                    context: Some(context),
+                    sid,
+                    invalid: None,
+                };
+                (entry, (!known).then_some(hash))
+            }
+            Err(text) => {
+                let entry = CtxEntry {
+                    context: stand_in.cloned(),
+                    sid,
+                    invalid: Some(text),
+                };
+                (entry, None)
+            }
+        };
+        // SAFETY: we hold the writer lock.
+        let idx = unsafe { self.entries.push(entry) };
+        if let Some(hash) = hash {
+            // SAFETY: we hold the writer lock; entry `idx` is published by `push`.
+            unsafe {
+                self.by_context
+                    .insert(&mut w.contexts, tag(hash), idx as u32)
+            };
+        }
+        Ok(())
     }
 
     /// The SID of `context`, if it has one.
@@ -721,7 +863,7 @@ impl SidTable {
         let idx = self.by_context.find(tag(hash), |i| {
             // SAFETY: `i` came from an index slot loaded with Acquire, stored (Release)
             // after entry `i` was published.
-            unsafe { &self.entries.get_published(i as usize).context == context }
+            unsafe { self.entries.get_published(i as usize).context.as_ref() == Some(context) }
         })?;
         // SAFETY: as above.
         Some(unsafe { self.entries.get_published(idx as usize).sid })
@@ -735,7 +877,7 @@ impl SidTable {
         // SAFETY: lock held (caller); entries named by the index are published.
         let idx = unsafe {
             self.by_context.find_locked(tag(hash), |i| {
-                &self.entries.get_published(i as usize).context == context
+                self.entries.get_published(i as usize).context.as_ref() == Some(context)
             })
         }?;
         // SAFETY: as above.
@@ -747,7 +889,7 @@ impl SidTable {
     ///
     /// Fails with [`DecideError::SidTableFull`] when no SID number is left (after
     /// `u32::MAX` SIDs, as the kernel's sidtab fails past `SIDTAB_MAX`).
-    pub fn insert(&self, context: Context) -> Result<Sid> {
+    pub(crate) fn insert(&self, context: Context) -> Result<Sid> {
         let hash = self.keys.hash_context(&context);
         if LOCK_FREE_PRECHECK {
             if let Some(sid) = self.find_context(hash, &context) {
@@ -767,7 +909,13 @@ impl SidTable {
             .and_then(Sid::new)
             .ok_or(DecideError::SidTableFull)?;
         // SAFETY: we hold the writer lock.
-        let idx = unsafe { self.entries.push(CtxEntry { context, sid }) };
+        let idx = unsafe {
+            self.entries.push(CtxEntry {
+                context: Some(context),
+                sid,
+                invalid: None,
+            })
+        };
         debug_assert_eq!(idx, next);
         // SAFETY: we hold the writer lock, and entry `idx` is published (by `push`), so
         // the index may name it.
@@ -798,9 +946,9 @@ impl SidTable {
     /// Returns the SID the string now maps to: `sid`, or the SID already cached for `s`.
     /// When [`MAX_CACHED_STRINGS`] strings are cached, `s` is not cached and `sid` is
     /// returned. Fails if this table did not issue `sid`.
-    pub fn insert_str(&self, s: String, sid: Sid) -> Result<Sid> {
+    pub(crate) fn insert_str(&self, s: String, sid: Sid) -> Result<Sid> {
         // Checked before publishing the string: whoever finds the string finds the context.
-        if self.context(sid).is_none() {
+        if !matches!(self.entry(sid), Some(SidEntry::Valid(_))) {
             return Err(DecideError::UnknownSid(sid.get()));
         }
         let hash = self.keys.hash_str(&s);
@@ -859,7 +1007,10 @@ impl SidTable {
     /// The initial SIDs, ascending.
     pub fn initial_sids(&self) -> impl Iterator<Item = (Sid, &Context)> + '_ {
         self.initial.iter().filter_map(|&(sid, idx)| {
-            Some((Sid::new(sid)?, &self.entries.get(idx as usize)?.context))
+            Some((
+                Sid::new(sid)?,
+                self.entries.get(idx as usize)?.context.as_ref()?,
+            ))
         })
     }
 }

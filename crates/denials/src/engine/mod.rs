@@ -12,10 +12,8 @@
 mod reason;
 
 use crate::error::{Unknown, WhyError};
-use arbiter_decide::av;
-use arbiter_decide::explain;
-use arbiter_decide::security::SecurityServer;
-use arbiter_decide::server::Snapshot;
+use arbiter_decide::internals::{compute_av, te_av};
+use arbiter_decide::{AccessVector, SecurityServer, Snapshot};
 use arbiter_policy::mls::Context;
 use arbiter_policy::{ClassId, Policy};
 use std::cell::OnceCell;
@@ -102,7 +100,7 @@ impl Engine {
     /// Builds the engine for a loaded policy (booleans at their default values).
     pub fn new(policy: Policy) -> Engine {
         let server = SecurityServer::new(policy);
-        let base = server.publisher().snapshot();
+        let base = server.snapshot();
         let n = base.policy.bools.len();
         let mut unused = vec![true; n];
         for node in &base.policy.cond_nodes {
@@ -114,7 +112,7 @@ impl Engine {
                 }
             }
         }
-        let names = server.names();
+        let names = base.names();
         let process = names.class("process").map(|c| {
             let bits = ["transition", "dyntransition"]
                 .iter()
@@ -140,17 +138,20 @@ impl Engine {
         tclass: &str,
         perms: &[&str],
     ) -> Result<(&Context, &Context, ClassId, u32), Unknown> {
+        let sids = self.base.sids();
         let s = self
             .server
             .context_to_sid(scon)
-            .and_then(|sid| self.server.context(sid))
-            .map_err(|_| Unknown::Scontext(scon.to_string()))?;
+            .ok()
+            .and_then(|sid| sids.context(sid))
+            .ok_or_else(|| Unknown::Scontext(scon.to_string()))?;
         let t = self
             .server
             .context_to_sid(tcon)
-            .and_then(|sid| self.server.context(sid))
-            .map_err(|_| Unknown::Tcontext(tcon.to_string()))?;
-        let names = self.server.names();
+            .ok()
+            .and_then(|sid| sids.context(sid))
+            .ok_or_else(|| Unknown::Tcontext(tcon.to_string()))?;
+        let names = self.base.names();
         let class = names
             .class(tclass)
             .ok_or_else(|| Unknown::Tclass(tclass.to_string()))?;
@@ -174,7 +175,7 @@ impl Engine {
     ) -> Result<Verdict, Unknown> {
         let (s, t, class, requested) = self.resolve(scon, tcon, tclass, perms)?;
         let snap = &*self.base;
-        let (te_allowed, _, auditdeny) = av::te_av(snap, s, t, class);
+        let (te_allowed, _, auditdeny) = te_av(snap, s, t, class);
         let mut allowed = te_allowed;
         let mut req = requested;
         let mut reason_te = false;
@@ -186,7 +187,7 @@ impl Engine {
         let policy = &*snap.policy;
         for c in policy.class(class).constraints.iter() {
             if c.perms & allowed != 0
-                && !reason::eval_with_reason(policy, self.server.names(), class, c, s, t, &mut buf)
+                && !reason::eval_with_reason(policy, snap.names(), class, c, s, t, &mut buf)
             {
                 allowed &= !c.perms;
             }
@@ -220,8 +221,8 @@ impl Engine {
                     },
                     None => t.clone(),
                 };
-                let lo = av::compute_av(snap, &lo_s, &lo_t, class);
-                req & !lo.allowed & allowed != 0
+                let lo = compute_av(snap, &lo_s, &lo_t, class);
+                req & !lo.allowed.0 & allowed != 0
             }
             None => false,
         };
@@ -268,13 +269,12 @@ impl Engine {
                 let mut bools = self.base.bools().to_vec();
                 bools[i] = !bools[i];
                 Snapshot::new(
-                    self.base.policy.clone(),
-                    self.base.index.clone(),
+                    self.base.loaded.clone(),
                     bools.into_boxed_slice(),
                     self.base.seqno,
                 )
             });
-            if av::compute_av(snap, s, t, class).allows(requested) {
+            if compute_av(snap, s, t, class).allows(AccessVector(requested)) {
                 out.push(BoolFix {
                     name: b.name.to_string(),
                     value: !self.base.bools()[i],
@@ -293,7 +293,7 @@ impl Engine {
         perms: &[&str],
     ) -> Result<(String, serde_json::Value), Unknown> {
         self.resolve(scon, tcon, tclass, perms)?;
-        let names = self.server.names();
+        let names = self.base.names();
         let class = names
             .class(tclass)
             .ok_or_else(|| Unknown::Tclass(tclass.to_string()))?;
@@ -307,8 +307,9 @@ impl Engine {
             .server
             .context_to_sid(tcon)
             .map_err(|_| Unknown::Tcontext(tcon.to_string()))?;
-        let mut q = self.server.query();
-        let e = explain::explain(&self.server, &mut q, ssid, tsid, class, requested)
+        let e = self
+            .server
+            .explain(ssid, tsid, class, AccessVector(requested))
             .map_err(|_| unknown())?;
         Ok((e.to_string(), e.to_json()))
     }
@@ -327,13 +328,13 @@ impl Engine {
     /// `None` when a name is unknown. Used to generate realistic denials.
     pub fn allowed_perms(&self, scon: &str, tcon: &str, tclass: &str) -> Option<Vec<String>> {
         let (s, t, class, _) = self.resolve(scon, tcon, tclass, &[]).ok()?;
-        let d = av::compute_av(&self.base, s, t, class);
-        Some(self.class_perm_names(class, d.allowed))
+        let d = compute_av(&self.base, s, t, class);
+        Some(self.class_perm_names(class, d.allowed.0))
     }
 
     /// Every permission name of a class, bit order.
     pub fn class_perms(&self, tclass: &str) -> Vec<String> {
-        let names = self.server.names();
+        let names = self.base.names();
         match names.class(tclass) {
             Some(c) => self.class_perm_names(c, names.defined_perms(c)),
             None => Vec::new(),
@@ -341,7 +342,7 @@ impl Engine {
     }
 
     fn class_perm_names(&self, class: ClassId, av: u32) -> Vec<String> {
-        self.server
+        self.base
             .names()
             .perms_to_names(class, av)
             .into_iter()

@@ -7,10 +7,9 @@
 //! double spaces (`-Fail-)  or (`). Type sets print as written in the policy source (the
 //! file keeps them from version 29 on), users and roles from the expanded set.
 
-use arbiter_decide::constraint::{level_dom, level_eq, level_incomp};
-use arbiter_decide::names::Names;
+use arbiter_decide::Names;
 use arbiter_policy::constraint::{attr, Constraint, ConstraintExpr, ConstraintOp};
-use arbiter_policy::mls::Context;
+use arbiter_policy::mls::{Context, MlsLevel};
 use arbiter_policy::{ClassId, Ebitmap, Policy, RoleId, TypeId, UserId};
 use std::fmt::Write as _;
 
@@ -113,6 +112,19 @@ pub(super) fn eval_with_reason(
         );
     }
     result
+}
+
+/// `l1 dom l2`: higher or equal sensitivity and a superset of the categories.
+fn level_dom(l1: &MlsLevel, l2: &MlsLevel) -> bool {
+    l1.sens >= l2.sens && l1.cats.contains_all(&l2.cats)
+}
+
+fn level_eq(l1: &MlsLevel, l2: &MlsLevel) -> bool {
+    l1.sens == l2.sens && l1.cats == l2.cats
+}
+
+fn level_incomp(l1: &MlsLevel, l2: &MlsLevel) -> bool {
+    !level_dom(l1, l2) && !level_dom(l2, l1)
 }
 
 /// A leaf's text: `(TEXT) ` or `(TEXT -Fail-) `.
