@@ -39,20 +39,26 @@ impl BoolDescriptions {
     pub fn from_xml(xml: &str) -> BoolDescriptions {
         let mut by_name = HashMap::new();
         let mut rest = xml;
-        while let Some(i) = find_open(rest) {
+        // One forward pass: every search below ends at the element it looks for.
+        while let Some(i) = rest.find('<') {
             rest = &rest[i..];
+            let close_tag = if rest.starts_with("<bool ") {
+                "</bool>"
+            } else if rest.starts_with("<tunable ") {
+                "</tunable>"
+            } else {
+                rest = &rest[1..];
+                continue;
+            };
             let Some(tag_end) = rest.find('>') else { break };
             let tag = &rest[..tag_end];
             rest = &rest[tag_end + 1..];
             let Some(name) = attribute(tag, "name") else {
                 continue;
             };
-            let close = rest
-                .find("</bool>")
-                .into_iter()
-                .chain(rest.find("</tunable>"))
-                .min();
-            let body = &rest[..close.unwrap_or(rest.len())];
+            let close = rest.find(close_tag).unwrap_or(rest.len());
+            let body = &rest[..close];
+            rest = &rest[close..];
             if let Some(text) = first_paragraph(body) {
                 let text = unescape(text.trim_matches('\n')).replace('\n', " ");
                 by_name.insert(name.to_string(), text);
@@ -80,16 +86,6 @@ impl BoolDescriptions {
         let first = parts.next().unwrap_or("");
         let rest: Vec<&str> = parts.collect();
         format!("Allow {first} to {}", rest.join(" "))
-    }
-}
-
-/// The next `<bool ` or `<tunable ` start tag.
-fn find_open(s: &str) -> Option<usize> {
-    let b = s.find("<bool ");
-    let t = s.find("<tunable ");
-    match (b, t) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, y) => x.or(y),
     }
 }
 

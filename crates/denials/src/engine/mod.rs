@@ -14,9 +14,12 @@ mod reason;
 use crate::error::{Unknown, WhyError};
 use arbiter_decide::internals::{compute_av, te_av};
 use arbiter_decide::{AccessVector, SecurityServer, Snapshot};
+use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
+use arbiter_policy::cond::CondExpr;
 use arbiter_policy::mls::Context;
-use arbiter_policy::{ClassId, Policy};
+use arbiter_policy::{ClassId, Policy, TypeId};
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// audit2why's verdict on one denial (its result codes `ALLOW` ... `BOUNDS`).
@@ -82,8 +85,9 @@ pub struct Engine {
     base: Arc<Snapshot>,
     /// `flipped[i]`: the base booleans with boolean `i` inverted (what audit2why tries).
     flipped: Vec<OnceCell<Snapshot>>,
-    /// Booleans no conditional expression reads: flipping them changes nothing.
-    unused: Vec<bool>,
+    /// Conditional allow rules by class: (source, target, permissions, `if` block). Only
+    /// the booleans of a block whose rule could grant a TE-denied permission are tried.
+    cond_allow: HashMap<ClassId, Vec<(TypeId, TypeId, u32, usize)>>,
     process: Option<(ClassId, u32)>,
 }
 
@@ -102,13 +106,19 @@ impl Engine {
         let server = SecurityServer::new(policy);
         let base = server.snapshot();
         let n = base.policy.bools.len();
-        let mut unused = vec![true; n];
-        for node in &base.policy.cond_nodes {
-            for e in node.expr.iter() {
-                if let arbiter_policy::cond::CondExpr::Bool(b) = e {
-                    if let Some(u) = unused.get_mut(b.index()) {
-                        *u = false;
-                    }
+        let mut cond_allow: HashMap<ClassId, Vec<(TypeId, TypeId, u32, usize)>> = HashMap::new();
+        for (ni, node) in base.policy.cond_nodes.iter().enumerate() {
+            for idx in node.true_list.clone().chain(node.false_list.clone()) {
+                let Some(e) = base.policy.cond_avtab.entries.get(idx as usize) else {
+                    continue;
+                };
+                if let (AvtabKind::Allowed, AvtabDatum::Perms(p)) = (e.key.kind, e.datum) {
+                    cond_allow.entry(e.key.class).or_default().push((
+                        e.key.source,
+                        e.key.target,
+                        p,
+                        ni,
+                    ));
                 }
             }
         }
@@ -122,7 +132,7 @@ impl Engine {
         });
         Engine {
             flipped: (0..n).map(|_| OnceCell::new()).collect(),
-            unused,
+            cond_allow,
             base,
             server,
             process,
@@ -231,7 +241,7 @@ impl Engine {
             return Ok(Verdict::Allow);
         }
         if reason_te {
-            let fixes = self.boolean_fixes(s, t, class, requested);
+            let fixes = self.boolean_fixes(s, t, class, requested, requested & !te_allowed);
             if !fixes.is_empty() {
                 return Ok(Verdict::Boolean(fixes));
             }
@@ -258,11 +268,33 @@ impl Engine {
         t: &Context,
         class: ClassId,
         requested: u32,
+        te_denied: u32,
     ) -> Vec<BoolFix> {
         let policy = &*self.base.policy;
+        // A flip can only help through a conditional allow rule for a TE-denied permission
+        // whose block reads the boolean; the candidates are then checked exactly.
+        let mut candidate = vec![false; policy.bools.len()];
+        let (sattr, tattr) = (
+            &policy.type_attr_map[s.ty.index()],
+            &policy.type_attr_map[t.ty.index()],
+        );
+        for &(src, tgt, perms, node) in self.cond_allow.get(&class).into_iter().flatten() {
+            if perms & te_denied != 0
+                && sattr.contains(src.index() as u32)
+                && tattr.contains(tgt.index() as u32)
+            {
+                for e in policy.cond_nodes[node].expr.iter() {
+                    if let CondExpr::Bool(b) = e {
+                        if let Some(c) = candidate.get_mut(b.index()) {
+                            *c = true;
+                        }
+                    }
+                }
+            }
+        }
         let mut out = Vec::new();
         for (i, b) in policy.bools.iter().enumerate() {
-            if self.unused[i] {
+            if !candidate[i] {
                 continue;
             }
             let snap = self.flipped[i].get_or_init(|| {
