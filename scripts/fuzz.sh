@@ -9,6 +9,8 @@
 #                  SecurityServer::new (name tables, SID table, decision index).
 #   context_parse  parse_context_bytes against policies/bin/default.33; an accepted context
 #                  must format and parse back to itself.
+#   denial_parse   arbiter-denials' line reader and AVC parser on arbitrary bytes; accepted
+#                  records carry permissions and user:role:type contexts.
 #
 # Works on a stable toolchain: RUSTC_BOOTSTRAP=1 lets stable rustc and cargo accept the -Z
 # flags cargo-fuzz passes (-Zsanitizer=address ...); stable ships the ASan runtime. Installs
@@ -30,7 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-all_targets=(policy_read context_parse)
+all_targets=(policy_read context_parse denial_parse)
 if [ $# -gt 0 ]; then
     targets=("$@")
 else
@@ -44,7 +46,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 
-mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse
+mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse fuzz/corpus/denial_parse
 cp policies/bin/* fuzz/corpus/policy_read/
 
 stamp=$(mktemp)
@@ -60,6 +62,10 @@ for target in "${targets[@]}"; do
         context_parse)
             extra=(-max_len=256 -dict=fuzz/seeds/context_parse.dict)
             corpora=(fuzz/corpus/context_parse fuzz/seeds/context_parse)
+            ;;
+        denial_parse)
+            extra=(-max_len=8192)
+            corpora=(fuzz/corpus/denial_parse crates/denials/tests/data)
             ;;
         *)
             echo "fuzz.sh: unknown target $target (known: ${all_targets[*]})" >&2
