@@ -34,6 +34,9 @@ enum Command {
     Bools(cmd::bools::Args),
     /// Walk through arbiter's main job on the embedded default policy.
     Demo,
+    /// BSM audit trails and preselection (praudit/auditreduce compatible).
+    #[command(subcommand)]
+    Bsm(cmd::bsm::Command),
     /// Benchmarks (the access vector cache study).
     #[command(subcommand)]
     Bench(cmd::bench::Which),
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Label(a) => cmd::label::run(a),
         Command::Bools(a) => cmd::bools::run(a),
         Command::Demo => cmd::demo::run(),
+        Command::Bsm(c) => cmd::bsm::run(c),
         Command::Bench(w) => cmd::bench::run(w),
     };
     match result {

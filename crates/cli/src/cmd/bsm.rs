@@ -1,0 +1,275 @@
+//! `arbiter bsm print|reduce|preselect`: praudit, auditreduce and au_preselect on the
+//! command line. Thin: the work is in `arbiter-bsm`.
+
+use arbiter_bsm::config::Config;
+use arbiter_bsm::print::{PrintOptions, Printer};
+use arbiter_bsm::reduce::{ReduceError, ReduceOptions, Reducer};
+use arbiter_bsm::{Mask, Outcome, Preselector};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Print trails like OpenBSM's praudit (stdin when no FILE is given).
+    Print(PrintArgs),
+    /// Select records like OpenBSM's auditreduce, writing them as a trail to stdout.
+    ///
+    /// Options as auditreduce: -A -a TIME -b TIME -c MASK -d DAY -e EUID -f EGID -g RGID
+    /// -j PID -m EVENT -o file=RE|pid=N|msgqid=N|semid=N|shmid=N -r RUID -u AUID -v -z GLOB,
+    /// plus --etc DIR and --extended (examine every header/subject/return form and never let
+    /// one undecodable record suppress the rest of its file, as auditreduce does).
+    Reduce(ReduceArgs),
+    /// Does MASK select EVENT? Prints `selected` (exit 0) or `not selected` (exit 1).
+    Preselect(PreselectArgs),
+}
+
+#[derive(clap::Args)]
+pub struct PrintArgs {
+    /// One record per line.
+    #[arg(short = 'l')]
+    oneline: bool,
+    /// Raw numbers (token ids, event numbers, epoch seconds).
+    #[arg(short = 'r', conflicts_with = "short")]
+    raw: bool,
+    /// Short event names (AUE_...).
+    #[arg(short = 's')]
+    short: bool,
+    /// XML output.
+    #[arg(short = 'x')]
+    xml: bool,
+    /// Do not resolve uids and gids to names.
+    #[arg(short = 'n')]
+    noresolve: bool,
+    /// Field delimiter.
+    #[arg(short = 'd', default_value = ",")]
+    delim: String,
+    /// Directory with audit_event and audit_class (default /etc/security, else built-in).
+    #[arg(long)]
+    etc: Option<PathBuf>,
+    /// Report framing and token errors (with byte offsets) on stderr.
+    #[arg(long)]
+    check: bool,
+    /// Trail files.
+    files: Vec<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct ReduceArgs {
+    /// auditreduce's options and trail files.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+#[derive(clap::Args)]
+pub struct PreselectArgs {
+    /// Directory with the audit_* files (default /etc/security, else built-in).
+    #[arg(long)]
+    etc: Option<PathBuf>,
+    /// Event name (AUE_OPEN_R) or number.
+    #[arg(long)]
+    event: String,
+    /// Mask in audit_control syntax (lo,+fr,-fw,^ex).
+    #[arg(long)]
+    mask: String,
+    /// Ask about a failed event (default: a successful one).
+    #[arg(long, conflicts_with = "both")]
+    failure: bool,
+    /// Ask about either outcome (the kernel's check at system call entry).
+    #[arg(long)]
+    both: bool,
+    /// Name the class bits involved.
+    #[arg(long)]
+    explain: bool,
+}
+
+pub fn run(c: Command) -> Result<ExitCode, String> {
+    match c {
+        Command::Print(a) => print(a),
+        Command::Reduce(a) => reduce(a),
+        Command::Preselect(a) => preselect(a),
+    }
+}
+
+fn config(etc: Option<&std::path::Path>) -> Result<Config, String> {
+    Config::locate(etc).map_err(|e| e.to_string())
+}
+
+fn print(a: PrintArgs) -> Result<ExitCode, String> {
+    let cfg = config(a.etc.as_deref())?;
+    let opts = PrintOptions {
+        oneline: a.oneline,
+        raw: a.raw,
+        short: a.short,
+        xml: a.xml,
+        noresolve: a.noresolve,
+        delim: a.delim.into_bytes(),
+    };
+    let printer = Printer::new(&cfg.events, opts);
+    let stdout = std::io::stdout();
+    let mut w = stdout.lock();
+    let mut head = Vec::new();
+    if a.xml {
+        printer.xml_header(&mut head);
+        w.write_all(&head).map_err(|e| e.to_string())?;
+    }
+    let report = |name: &str, s: &arbiter_bsm::PrintSummary| {
+        if a.check {
+            for e in &s.bad_tokens {
+                eprintln!("arbiter: {name}: {e}");
+            }
+            if let Some(f) = &s.framing {
+                eprintln!("arbiter: {name}: {f}; the rest of the file is not printed");
+            }
+        }
+    };
+    if a.files.is_empty() {
+        let mut data = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut data)
+            .map_err(|e| format!("stdin: {e}"))?;
+        let s = printer
+            .print_trail(&data, &mut w)
+            .map_err(|e| e.to_string())?;
+        report("stdin", &s);
+        // praudit returns 1 after reading standard input, without the XML footer.
+        return Ok(ExitCode::from(1));
+    }
+    for f in &a.files {
+        let data = match arbiter_bsm::read_file(f) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("{e}");
+                continue;
+            }
+        };
+        let s = printer
+            .print_trail(&data, &mut w)
+            .map_err(|e| e.to_string())?;
+        report(&f.display().to_string(), &s);
+    }
+    if a.xml {
+        let mut tail = Vec::new();
+        printer.xml_footer(&mut tail);
+        w.write_all(&tail).map_err(|e| e.to_string())?;
+    }
+    w.flush().map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn reduce(a: ReduceArgs) -> Result<ExitCode, String> {
+    let mut args = Vec::new();
+    let mut etc = None;
+    let mut it = a.args.into_iter();
+    while let Some(x) = it.next() {
+        if x == "--etc" {
+            etc = Some(PathBuf::from(it.next().ok_or("--etc needs a directory")?));
+        } else if let Some(d) = x.strip_prefix("--etc=") {
+            etc = Some(PathBuf::from(d));
+        } else {
+            args.push(x);
+        }
+    }
+    let cfg = config(etc.as_deref())?;
+    let (opts, files) = match ReduceOptions::parse(&args, &cfg) {
+        Ok(x) => x,
+        Err(e @ ReduceError::Usage(_)) => {
+            eprintln!("arbiter bsm reduce: {e}");
+            return Ok(ExitCode::from(64));
+        }
+        Err(e) => {
+            eprintln!("arbiter bsm reduce: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let reducer = Reducer::new(opts, &cfg);
+    let stdout = std::io::stdout();
+    let mut w = stdout.lock();
+    let mut out = Vec::new();
+    let inputs: Vec<Option<PathBuf>> = if files.is_empty() {
+        vec![None]
+    } else {
+        files.into_iter().map(|f| Some(PathBuf::from(f))).collect()
+    };
+    for f in inputs {
+        let data = match &f {
+            None => {
+                let mut d = Vec::new();
+                std::io::stdin()
+                    .read_to_end(&mut d)
+                    .map_err(|e| format!("stdin: {e}"))?;
+                d
+            }
+            Some(p) => match arbiter_bsm::read_file(p) {
+                Ok(d) => d,
+                Err(_) => {
+                    eprintln!("arbiter bsm reduce: Couldn't open {}", p.display());
+                    return Ok(ExitCode::from(1));
+                }
+            },
+        };
+        out.clear();
+        let s = reducer.reduce_trail(&data, &mut out);
+        w.write_all(&out).map_err(|e| e.to_string())?;
+        if s.suppressed_after_error > 0 {
+            eprintln!(
+                "arbiter bsm reduce: {} record(s) dropped only because an earlier record had an undecodable token (auditreduce's behaviour; --extended keeps them)",
+                s.suppressed_after_error
+            );
+        }
+    }
+    w.flush().map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn preselect(a: PreselectArgs) -> Result<ExitCode, String> {
+    let cfg = config(a.etc.as_deref())?;
+    let event = match a.event.parse::<u16>() {
+        Ok(n) => n,
+        Err(_) => {
+            cfg.events
+                .by_name(a.event.as_bytes())
+                .ok_or(format!("{}: no such event in audit_event", a.event))?
+                .number
+        }
+    };
+    let mask =
+        Mask::parse(&a.mask, &cfg.classes).map_err(|e| format!("--mask {:?}: {e}", a.mask))?;
+    let outcome = if a.both {
+        Outcome::Both
+    } else if a.failure {
+        Outcome::Failure
+    } else {
+        Outcome::Success
+    };
+    let pre = Preselector::new(&cfg.events);
+    let sel = pre.preselect(event, &mask, outcome);
+    let names = |bits: u32| {
+        let n = cfg.classes.names_of(bits);
+        if n.is_empty() {
+            "none".to_string()
+        } else {
+            n.join(",")
+        }
+    };
+    let selected = sel.is_some_and(|s| s.selected());
+    println!("{}", if selected { "selected" } else { "not selected" });
+    if a.explain {
+        match sel {
+            None => println!("event {event} is not in audit_event (au_preselect returns -1)"),
+            Some(s) => {
+                println!("event {event} class 0x{:08x} ({})", s.class, names(s.class));
+                println!(
+                    "mask success 0x{:08x} failure 0x{:08x}",
+                    mask.success, mask.failure
+                );
+                println!("matched 0x{:08x} ({})", s.matched, names(s.matched));
+            }
+        }
+    }
+    Ok(if selected {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
