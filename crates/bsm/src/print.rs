@@ -17,6 +17,9 @@ use crate::trail::{records, Record};
 use std::collections::HashMap;
 use std::io::Write;
 
+/// One named field and the function that writes its value.
+type Field<'f> = (&'f str, &'f dyn Fn(&mut Vec<u8>));
+
 /// praudit's options.
 #[derive(Clone, Debug)]
 pub struct PrintOptions {
@@ -808,7 +811,7 @@ impl<'e> Printer<'e> {
                 raddr,
             } => {
                 self.kind(out, id::SOCKET, "socket", "<socket ");
-                let fields: [(&str, &dyn Fn(&mut Vec<u8>)); 5] = [
+                let fields: [Field<'_>; 5] = [
                     ("sock_type", &|o| dec(o, stype as u64)),
                     ("lport", &|o| dec(o, u16::from_be_bytes(lport) as u64)),
                     ("laddr", &|o| ipv4(o, &laddr)),
@@ -829,7 +832,7 @@ impl<'e> Printer<'e> {
                 let lp = u16::from_be_bytes(lport) as u64;
                 let rp = u16::from_be_bytes(rport) as u64;
                 if x {
-                    let fields: [(&str, &dyn Fn(&mut Vec<u8>)); 6] = [
+                    let fields: [Field<'_>; 6] = [
                         ("sock_dom", &|o| alt_hex(o, domain as u64)),
                         ("sock_type", &|o| alt_hex(o, stype as u64)),
                         ("lport", &|o| alt_hex(o, lp)),
@@ -839,7 +842,7 @@ impl<'e> Printer<'e> {
                     ];
                     self.fields(out, &fields);
                 } else {
-                    let fields: [(&str, &dyn Fn(&mut Vec<u8>)); 6] = [
+                    let fields: [Field<'_>; 6] = [
                         ("", &|o| alt_hex(o, domain as u64)),
                         ("", &|o| alt_hex(o, stype as u64)),
                         ("", &|o| alt_hex(o, lp)),
@@ -852,7 +855,7 @@ impl<'e> Printer<'e> {
             }
             Token::SockInet32 { family, port, addr } => {
                 self.kind(out, id::SOCKINET32, "socket-inet", "<socket-inet ");
-                let fields: [(&str, &dyn Fn(&mut Vec<u8>)); 3] = [
+                let fields: [Field<'_>; 3] = [
                     ("type", &|o| dec(o, family as u64)),
                     ("port", &|o| dec(o, u16::from_be_bytes(port) as u64)),
                     ("addr", &|o| ipv4(o, &addr)),
@@ -861,7 +864,7 @@ impl<'e> Printer<'e> {
             }
             Token::SockInet128 { family, port, addr } => {
                 self.kind(out, id::SOCKINET128, "socket-inet6", "<socket-inet6 ");
-                let fields: [(&str, &dyn Fn(&mut Vec<u8>)); 3] = [
+                let fields: [Field<'_>; 3] = [
                     ("type", &|o| dec(o, family as u64)),
                     ("port", &|o| dec(o, u16::from_be_bytes(port) as u64)),
                     ("addr", &|o| ipv6(o, &addr)),
@@ -871,14 +874,14 @@ impl<'e> Printer<'e> {
             Token::SockUnix { family, path, .. } => {
                 self.kind(out, id::SOCKUNIX, "socket-unix", "<socket-unix ");
                 if x {
-                    let fields: [(&str, &dyn Fn(&mut Vec<u8>)); 3] = [
+                    let fields: [Field<'_>; 3] = [
                         ("type", &|o| dec(o, family as u64)),
                         ("port", &|_| {}),
                         ("addr", &|o| string(o, cstr(path))),
                     ];
                     self.fields(out, &fields);
                 } else {
-                    let fields: [(&str, &dyn Fn(&mut Vec<u8>)); 2] = [
+                    let fields: [Field<'_>; 2] = [
                         ("type", &|o| dec(o, family as u64)),
                         ("addr", &|o| string(o, cstr(path))),
                     ];
@@ -933,7 +936,7 @@ impl<'e> Printer<'e> {
     }
 
     /// Attribute form (XML, closing `/>`) or delimited form of simple fields.
-    fn fields(&self, out: &mut Vec<u8>, fields: &[(&str, &dyn Fn(&mut Vec<u8>))]) {
+    fn fields(&self, out: &mut Vec<u8>, fields: &[Field<'_>]) {
         if self.opts.xml {
             for (name, f) in fields {
                 self.open(out, name);
@@ -962,7 +965,7 @@ impl<'e> Printer<'e> {
 
     fn arg(&self, out: &mut Vec<u8>, id: u8, no: u8, value: u64, text: &[u8]) {
         self.kind(out, id, "argument", "<argument ");
-        let fields: [(&str, &dyn Fn(&mut Vec<u8>)); 3] = [
+        let fields: [Field<'_>; 3] = [
             ("arg-num", &|o| dec(o, no as u64)),
             ("value", &|o| {
                 o.extend_from_slice(b"0x");
@@ -1031,7 +1034,7 @@ impl<'e> Printer<'e> {
     fn ip(&self, out: &mut Vec<u8>, ip: &[u8; 20]) {
         self.kind(out, crate::token::id::IP, "ip", "<ip ");
         let be = |i: usize| u16::from_be_bytes([ip[i], ip[i + 1]]) as u64;
-        let fields: [(&str, &dyn Fn(&mut Vec<u8>)); 10] = [
+        let fields: [Field<'_>; 10] = [
             ("version", &|o| self.mem(o, &ip[0..1])),
             ("service_type", &|o| self.mem(o, &ip[1..2])),
             ("len", &|o| dec(o, be(2))),

@@ -504,16 +504,13 @@ impl Reducer {
                         } else {
                             h.sec as i64
                         };
-                        if !o.set(OPT_ALL)
+                        // -A overrides -a, -b and -d.
+                        let out_of_window = !o.set(OPT_ALL)
                             && (o.set(OPT_A_TIME) && sec < o.after
-                                || o.set(OPT_B_TIME) && sec > o.before)
-                        {
-                            selected = false;
-                        } else if o.set(OPT_C) && !self.class_ok(h.event, Outcome::Both) {
-                            selected = false;
-                        } else if o.set(OPT_M) && !o.events.contains(&h.event) {
-                            selected = false;
-                        }
+                                || o.set(OPT_B_TIME) && sec > o.before);
+                        let class_miss = o.set(OPT_C) && !self.class_ok(h.event, Outcome::Both);
+                        let event_miss = o.set(OPT_M) && !o.events.contains(&h.event);
+                        selected = !(out_of_window || class_miss || event_miss);
                     }
                     Token::Subject(s)
                         if !s.form.process && ((!s.form.wide && !s.form.ex) || ext) =>
