@@ -1,19 +1,23 @@
 //! Byte-level formatting helpers matching the C `printf` conversions praudit uses.
 
 /// Appends `v` in decimal (`%u`).
+///
+/// Digits are pushed one by one: for the short numbers of audit records this beats
+/// formatting into a buffer and copying it (a `memmove` call per number).
 #[inline]
-pub fn dec(out: &mut Vec<u8>, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+pub fn dec(out: &mut Vec<u8>, v: u64) {
+    if v < 10 {
+        out.push(b'0' + v as u8);
+        return;
     }
-    out.extend_from_slice(&buf[i..]);
+    let mut div = 10u64;
+    while v / div >= 10 {
+        div *= 10;
+    }
+    while div > 0 {
+        out.push(b'0' + (v / div % 10) as u8);
+        div /= 10;
+    }
 }
 
 /// Appends `v` in signed decimal (`%d`, `%lld`).
@@ -260,25 +264,49 @@ pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// `ctime` in UTC without the newline: `Fri Jan  1 00:00:00 2021`.
 pub fn ctime_utc(out: &mut Vec<u8>, secs: i64) {
+    ctime_utc_cached(out, secs, &mut DayCache::default());
+}
+
+/// The date parts of the last day formatted, so consecutive records of one day format
+/// only the time of day.
+#[derive(Clone, Debug, Default)]
+pub struct DayCache {
+    day: Option<i64>,
+    prefix: Vec<u8>,
+    year: Vec<u8>,
+}
+
+/// [`ctime_utc`] with a [`DayCache`].
+#[inline]
+pub fn ctime_utc_cached(out: &mut Vec<u8>, secs: i64, cache: &mut DayCache) {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil(days);
-    out.extend_from_slice(DAYS[days.rem_euclid(7) as usize]);
-    out.push(b' ');
-    out.extend_from_slice(MONTHS[m as usize - 1]);
-    out.push(b' ');
-    if d < 10 {
-        out.push(b' ');
+    if cache.day != Some(days) {
+        cache.prefix.clear();
+        cache.year.clear();
+        let (y, m, d) = civil(days);
+        cache
+            .prefix
+            .extend_from_slice(DAYS[days.rem_euclid(7) as usize]);
+        cache.prefix.push(b' ');
+        cache.prefix.extend_from_slice(MONTHS[m as usize - 1]);
+        cache.prefix.push(b' ');
+        if d < 10 {
+            cache.prefix.push(b' ');
+        }
+        dec(&mut cache.prefix, d as u64);
+        cache.prefix.push(b' ');
+        cache.year.push(b' ');
+        sdec(&mut cache.year, y);
+        cache.day = Some(days);
     }
-    dec(out, d as u64);
-    out.push(b' ');
+    out.extend_from_slice(&cache.prefix);
     two(out, (rem / 3600) as u32);
     out.push(b':');
     two(out, (rem / 60 % 60) as u32);
     out.push(b':');
     two(out, (rem % 60) as u32);
-    out.push(b' ');
-    sdec(out, y);
+    out.extend_from_slice(&cache.year);
 }
 
 #[inline]

@@ -10,7 +10,8 @@ use crate::config::EventDb;
 use crate::errno_text::RETURN_TEXT;
 use crate::error::FramingError;
 use crate::fmt::{
-    alt_hex, cstr, ctime_utc, dec, hex, hex2, ipv4, ipv6, oct, sdec, string, xml_string,
+    alt_hex, cstr, ctime_utc, ctime_utc_cached, dec, hex, hex2, ipv4, ipv6, oct, sdec, string,
+    xml_string,
 };
 use crate::token::{Addr, Header, Subject, Token, MAX_EXEC_STRINGS};
 use crate::trail::{records, Record};
@@ -99,6 +100,7 @@ pub struct Printer<'e> {
     opts: PrintOptions,
     events: &'e EventDb,
     names: Option<Names>,
+    day: std::cell::RefCell<crate::fmt::DayCache>,
 }
 
 impl<'e> Printer<'e> {
@@ -113,6 +115,7 @@ impl<'e> Printer<'e> {
             opts,
             events,
             names,
+            day: Default::default(),
         }
     }
 
@@ -164,7 +167,7 @@ impl<'e> Printer<'e> {
                     self.print_token(&t, out);
                     if self.opts.oneline {
                         if !self.opts.xml {
-                            out.extend_from_slice(&self.opts.delim);
+                            self.del(out);
                         }
                     } else {
                         out.push(b'\n');
@@ -182,24 +185,27 @@ impl<'e> Printer<'e> {
         bad
     }
 
-    #[inline]
+    #[inline(always)]
     fn del(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.opts.delim);
+        match self.opts.delim.as_slice() {
+            [b] => out.push(*b),
+            d => out.extend_from_slice(d),
+        }
     }
 
-    #[inline]
+    #[inline(always)]
     fn open(&self, out: &mut Vec<u8>, name: &str) {
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(b"=\"");
     }
 
-    #[inline]
+    #[inline(always)]
     fn close(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(b"\" ");
     }
 
     /// Token name (plain), id (raw) or XML opening.
-    #[inline]
+    #[inline(always)]
     fn kind(&self, out: &mut Vec<u8>, id: u8, name: &str, xml_open: &str) {
         if self.opts.xml {
             out.extend_from_slice(xml_open.as_bytes());
@@ -237,7 +243,10 @@ impl<'e> Printer<'e> {
         if self.opts.raw {
             dec(out, s as u32 as u64);
         } else {
-            ctime_utc(out, s as i64);
+            match self.day.try_borrow_mut() {
+                Ok(mut c) => ctime_utc_cached(out, s as i64, &mut c),
+                Err(_) => ctime_utc(out, s as i64),
+            }
         }
     }
 

@@ -24,6 +24,8 @@ use std::process::ExitCode;
 pub enum Which {
     /// The access vector cache study.
     Avc(AvcArgs),
+    /// BSM: event-class map designs, praudit-style printing, auditreduce-style selection.
+    Bsm(crate::cmd::bsm::BenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -55,7 +57,10 @@ pub struct AvcArgs {
 }
 
 pub fn run(w: Which) -> Result<ExitCode, String> {
-    let Which::Avc(a) = w;
+    let a = match w {
+        Which::Avc(a) => a,
+        Which::Bsm(b) => return crate::cmd::bsm::bench(b),
+    };
     let server = SecurityServer::new(load::policy(&a.policy)?);
     let mut opts = BenchOptions {
         repetitions: a.repetitions,

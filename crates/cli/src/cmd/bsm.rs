@@ -273,3 +273,153 @@ fn preselect(a: PreselectArgs) -> Result<ExitCode, String> {
         ExitCode::from(1)
     })
 }
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Records in the generated trail.
+    #[arg(long, default_value_t = 1_000_000)]
+    records: usize,
+    /// Seconds per lookup measurement (at least).
+    #[arg(long, default_value_t = 0.5)]
+    seconds: f64,
+    /// Timed repetitions (medians are reported).
+    #[arg(long, default_value_t = 5)]
+    repetitions: usize,
+    /// Also keep the generated trail in this file.
+    #[arg(long)]
+    save_trail: Option<PathBuf>,
+}
+
+/// OpenBSM praudit's speed on the reference machine (research brief: 204,000 records in
+/// about 31 s with `-n`).
+const PRAUDIT_RECORDS_PER_SECOND: f64 = 6_500.0;
+
+pub fn bench(a: BenchArgs) -> Result<ExitCode, String> {
+    use arbiter_bsm::bench as b;
+    let reps = a.repetitions.max(1);
+    let cfg = Config::builtin();
+    let maps = b::class_maps(&cfg, a.seconds, reps);
+    let trail = b::synthetic_trail(&cfg, a.records, 42);
+    let path = std::env::temp_dir().join(format!("arbiter-bsm-bench-{}.bsm", std::process::id()));
+    std::fs::write(&path, &trail).map_err(|e| format!("{}: {e}", path.display()))?;
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut cmd = std::process::Command::new(&exe);
+    cmd.args(["bsm", "print", "-l", "-n"])
+        .arg(&path)
+        .stdout(std::process::Stdio::null());
+    let whole = b::process_rate(&mut cmd, a.records, reps);
+    let mut rcmd = std::process::Command::new(&exe);
+    rcmd.args(["bsm", "reduce", "-c", "lo"])
+        .arg(&path)
+        .stdout(std::process::Stdio::null());
+    let whole_reduce = b::process_rate(&mut rcmd, a.records, reps);
+    match &a.save_trail {
+        Some(keep) => std::fs::rename(&path, keep)
+            .or_else(|_| std::fs::copy(&path, keep).map(|_| ()))
+            .map_err(|e| format!("{}: {e}", keep.display()))?,
+        None => {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+    let (whole, whole_reduce) = (whole?, whole_reduce?);
+    let lopts = PrintOptions {
+        oneline: true,
+        noresolve: true,
+        ..PrintOptions::default()
+    };
+    let print_l = b::print_rate(&cfg, &trail, lopts, reps);
+    let xopts = PrintOptions {
+        xml: true,
+        noresolve: true,
+        ..PrintOptions::default()
+    };
+    let print_x = b::print_rate(&cfg, &trail, xopts, reps);
+    let (reduce_c, sel_c) = b::reduce_rate(&cfg, &trail, &["-c", "lo"], reps);
+    let (reduce_m, sel_m) = b::reduce_rate(&cfg, &trail, &["-m", "AUE_EXECVE", "-u", "1001"], reps);
+    let base = maps.first().map(|m| m.one).unwrap_or_default();
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load = load.split_whitespace().next().unwrap_or("?").to_string();
+    let r = |x: b::Rate| serde_json::json!({"wall": x.wall, "cpu": x.cpu});
+    if a.json {
+        let rows: Vec<serde_json::Value> = maps
+            .iter()
+            .map(|m| {
+                serde_json::json!({"design": m.design, "lookups_per_s_1_thread": r(m.one),
+                    "lookups_per_s_2_threads": r(m.two),
+                    "scaling_2_threads": {"wall": m.two.wall / m.one.wall, "cpu": m.two.cpu / m.one.cpu},
+                    "vs_rwlock_1_thread": {"wall": m.one.wall / base.wall, "cpu": m.one.cpu / base.cpu}})
+            })
+            .collect();
+        let v = serde_json::json!({
+            "load_average_1min": load,
+            "class_maps": rows,
+            "trail_records": a.records,
+            "trail_bytes": trail.len(),
+            "print_whole_process_l_records_per_s": r(whole),
+            "print_whole_process_vs_praudit": {"wall": whole.wall / PRAUDIT_RECORDS_PER_SECOND, "cpu": whole.cpu / PRAUDIT_RECORDS_PER_SECOND},
+            "reduce_whole_process_c_lo_records_per_s": r(whole_reduce),
+            "print_in_process_l_records_per_s": r(print_l),
+            "print_in_process_x_records_per_s": r(print_x),
+            "reduce_in_process_c_lo_records_per_s": r(reduce_c),
+            "reduce_c_lo_selected": sel_c,
+            "reduce_in_process_m_u_records_per_s": r(reduce_m),
+            "reduce_m_u_selected": sel_m,
+            "repetitions": reps,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let m6 = |x: f64| x / 1e6;
+    println!("(1-minute load average at the end: {load}; per-CPU-second figures discount waiting for a CPU)");
+    println!(
+        "event -> class lookups, M/s (median of {reps}; {} s per measurement)",
+        a.seconds
+    );
+    println!(
+        "{:<14} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9}",
+        "design", "1t wall", "1t cpu", "2t wall", "2t cpu", "2t/1t cpu", "vs (a)"
+    );
+    for m in &maps {
+        println!(
+            "{:<14} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>8.2}x {:>8.1}x",
+            m.design,
+            m6(m.one.wall),
+            m6(m.one.cpu),
+            m6(m.two.wall),
+            m6(m.two.cpu),
+            m.two.cpu / m.one.cpu,
+            m.one.cpu / base.cpu
+        );
+    }
+    println!();
+    println!(
+        "trail: {} records, {} bytes (generated by the crate's writer)",
+        a.records,
+        trail.len()
+    );
+    println!(
+        "records/s, M           wall      cpu   vs praudit (~{PRAUDIT_RECORDS_PER_SECOND}/s, cpu)"
+    );
+    let line = |name: &str, x: b::Rate| {
+        println!(
+            "{name:<20} {:>8.2} {:>8.2} {:>10.0}x",
+            m6(x.wall),
+            m6(x.cpu),
+            x.cpu / PRAUDIT_RECORDS_PER_SECOND
+        )
+    };
+    line("print -l (process)", whole);
+    line("print -l (in proc)", print_l);
+    line("print -x (in proc)", print_x);
+    line("reduce -c lo (proc)", whole_reduce);
+    line("reduce -c lo", reduce_c);
+    line("reduce -m -u", reduce_m);
+    println!("(reduce -c lo selects {sel_c}; -m AUE_EXECVE -u 1001 selects {sel_m})");
+    Ok(ExitCode::SUCCESS)
+}
