@@ -643,9 +643,9 @@ impl<'e> Printer<'e> {
             }
             Token::ExecArgs(ref s) => self.exec(out, id::EXEC_ARGS, s, false),
             Token::ExecEnv(ref s) => self.exec(out, id::EXEC_ENV, s, true),
-            Token::Groups { count, list } => {
+            Token::Groups { list, .. } => {
                 self.kind(out, id::NEWGROUPS, "group", "<group>");
-                for g in list.chunks_exact(4).take(count as usize) {
+                for g in list.chunks_exact(4) {
                     let g = u32::from_be_bytes([g[0], g[1], g[2], g[3]]);
                     if x {
                         out.extend_from_slice(b"<gid>");

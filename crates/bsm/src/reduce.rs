@@ -595,7 +595,7 @@ impl Reducer {
             }
             let file_err = if o.extended { rec_err } else { err };
             let mut print = selected && !file_err && (o.opttochk & !chkd) == 0;
-            if sticky && !o.extended && selected && (o.opttochk & !chkd) == 0 {
+            if sticky && !o.extended && !o.set(OPT_V) && selected && (o.opttochk & !chkd) == 0 {
                 sum.suppressed_after_error += 1;
             }
             if o.set(OPT_V) {

@@ -299,7 +299,8 @@ pub enum Token<'a> {
         seq: u32,
         key: u32,
     },
-    /// Group list; `count` is the clamped count and `list` its raw big-endian ids.
+    /// Group list: `count` as written, `list` the big-endian ids read (at most
+    /// [`MAX_GROUPS`]; libbsm clamps and decodes whatever follows as further tokens).
     Groups { count: u16, list: &'a [u8] },
     /// Exec arguments.
     ExecArgs(ExecStrings<'a>),
@@ -612,10 +613,10 @@ pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
             key: c.u32()?,
         },
         id::NEWGROUPS => {
-            let count = c.u16()?.min(MAX_GROUPS);
+            let count = c.u16()?;
             Token::Groups {
                 count,
-                list: c.take(4 * count as usize)?,
+                list: c.take(4 * count.min(MAX_GROUPS) as usize)?,
             }
         }
         id::EXEC_ARGS | id::EXEC_ENV => {
