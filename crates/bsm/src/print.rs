@@ -36,6 +36,9 @@ pub struct PrintOptions {
     pub noresolve: bool,
     /// `-d DEL`: field delimiter (default `,`).
     pub delim: Vec<u8>,
+    /// JSON lines instead of praudit's layout (one object per record; tokens in the text
+    /// form the other options select).
+    pub json: bool,
 }
 
 impl Default for PrintOptions {
@@ -47,6 +50,7 @@ impl Default for PrintOptions {
             xml: false,
             noresolve: false,
             delim: b",".to_vec(),
+            json: false,
         }
     }
 }
@@ -136,7 +140,12 @@ impl<'e> Printer<'e> {
         for r in records(data) {
             match r {
                 Ok(rec) => {
-                    if let Some(e) = self.print_record(&rec, &mut out) {
+                    let bad = if self.opts.json {
+                        self.print_json_record(&rec, &mut out)
+                    } else {
+                        self.print_record(&rec, &mut out)
+                    };
+                    if let Some(e) = bad {
                         sum.bad_tokens.push(e);
                     }
                     sum.records += 1;
@@ -183,6 +192,41 @@ impl<'e> Printer<'e> {
             out.push(b'\n');
         }
         bad
+    }
+
+    /// Prints one record as a JSON object on one line: its trail offset, its tokens in
+    /// this printer's text form (one string each; bytes that are not UTF-8 become U+FFFD),
+    /// and the decoding error that cut it short, if any.
+    pub fn print_json_record(
+        &self,
+        rec: &Record<'_>,
+        out: &mut Vec<u8>,
+    ) -> Option<crate::error::DecodeError> {
+        out.extend_from_slice(b"{\"offset\":");
+        dec(out, rec.offset as u64);
+        out.extend_from_slice(b",\"tokens\":[");
+        let mut text = Vec::new();
+        let mut error = None;
+        for (i, t) in rec.tokens().enumerate() {
+            match t {
+                Ok(t) => {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    text.clear();
+                    self.print_token(&t, &mut text);
+                    json_string(out, &String::from_utf8_lossy(&text));
+                }
+                Err(e) => error = Some(e),
+            }
+        }
+        out.push(b']');
+        if let Some(e) = error {
+            out.extend_from_slice(b",\"error\":");
+            json_string(out, &e.to_string());
+        }
+        out.extend_from_slice(b"}\n");
+        error
     }
 
     #[inline(always)]
@@ -1057,4 +1101,25 @@ impl<'e> Printer<'e> {
         ];
         self.fields(out, &fields);
     }
+}
+
+/// A JSON string literal.
+fn json_string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    for c in s.chars() {
+        match c {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            c if (c as u32) < 0x20 => {
+                out.extend_from_slice(b"\\u00");
+                hex2(out, c as u8);
+            }
+            c => {
+                let mut b = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            }
+        }
+    }
+    out.push(b'"');
 }

@@ -50,6 +50,10 @@ pub struct PrintArgs {
     /// Report framing and token errors (with byte offsets) on stderr.
     #[arg(long)]
     check: bool,
+    /// JSON lines: one object per record with its offset, its tokens (as text) and any
+    /// decoding error.
+    #[arg(long, conflicts_with = "xml")]
+    json: bool,
     /// Trail files.
     files: Vec<PathBuf>,
 }
@@ -104,6 +108,7 @@ fn print(a: PrintArgs) -> Result<ExitCode, String> {
         xml: a.xml,
         noresolve: a.noresolve,
         delim: a.delim.into_bytes(),
+        json: a.json,
     };
     let printer = Printer::new(&cfg.events, opts);
     let stdout = std::io::stdout();
