@@ -39,6 +39,9 @@ pub struct PrintOptions {
     /// JSON lines instead of praudit's layout (one object per record; tokens in the text
     /// form the other options select).
     pub json: bool,
+    /// After a framing error, resume at the next plausible record instead of stopping (as
+    /// praudit does).
+    pub resync: bool,
 }
 
 impl Default for PrintOptions {
@@ -51,6 +54,7 @@ impl Default for PrintOptions {
             noresolve: false,
             delim: b",".to_vec(),
             json: false,
+            resync: false,
         }
     }
 }
@@ -62,8 +66,11 @@ pub struct PrintSummary {
     pub records: u64,
     /// Records whose tokens stopped decoding before the end (offset of the bad token).
     pub bad_tokens: Vec<crate::error::DecodeError>,
-    /// Where framing stopped before the end of the input, if it did.
-    pub framing: Option<FramingError>,
+    /// Where framing stopped before the end of the input (with `resync`, every place it
+    /// did, each followed by a jump to the next plausible record).
+    pub framing: Vec<FramingError>,
+    /// Bytes skipped by resynchronisation.
+    pub skipped: usize,
 }
 
 /// uid/gid → name tables from `/etc/passwd` and `/etc/group`.
@@ -137,7 +144,11 @@ impl<'e> Printer<'e> {
     pub fn print_trail<W: Write>(&self, data: &[u8], w: &mut W) -> std::io::Result<PrintSummary> {
         let mut out = Vec::with_capacity(1 << 17);
         let mut sum = PrintSummary::default();
-        for r in records(data) {
+        let mut it = records(data);
+        loop {
+            let Some(r) = it.next() else {
+                break;
+            };
             match r {
                 Ok(rec) => {
                     let bad = if self.opts.json {
@@ -155,7 +166,12 @@ impl<'e> Printer<'e> {
                     }
                 }
                 Err(e) => {
-                    sum.framing = Some(e);
+                    sum.framing.push(e);
+                    if self.opts.resync {
+                        if let Some(at) = it.resync() {
+                            sum.skipped += at - e.offset();
+                        }
+                    }
                 }
             }
         }

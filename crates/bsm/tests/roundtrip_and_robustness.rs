@@ -469,3 +469,53 @@ fn resync_finds_the_next_record_after_damage() {
     assert_eq!(rec.offset, at);
     assert!(matches!(rec.tokens().next(), Some(Ok(Token::Header(h))) if h.event == 3));
 }
+
+#[test]
+fn printing_with_resync_goes_on_after_a_damaged_header_and_reports_it() {
+    let mut w = RecordWriter::new();
+    for ev in [1u16, 2, 3] {
+        w.begin(Header {
+            id: 0x14,
+            size: 0,
+            version: 11,
+            event: ev,
+            modifier: 0,
+            host: None,
+            sec: 0,
+            msec: 0,
+        });
+        w.token(&Token::Text(b"hello"));
+        w.end();
+    }
+    let mut data = w.into_bytes();
+    let second = records(&data).nth(1).expect("second").expect("ok").offset;
+    data[second + 1] = 0xff; // the second record's size now runs past the end
+    let cfg = Config::builtin();
+    let print = |resync: bool| {
+        let opts = PrintOptions {
+            raw: true,
+            oneline: true,
+            resync,
+            ..PrintOptions::default()
+        };
+        let mut out = Vec::new();
+        let s = Printer::new(&cfg.events, opts)
+            .print_trail(&data, &mut out)
+            .expect("write");
+        (String::from_utf8(out).expect("utf8"), s)
+    };
+    let (plain, s) = print(false);
+    assert_eq!(plain.lines().count(), 1);
+    assert_eq!(s.framing.len(), 1);
+    assert_eq!(s.framing[0].offset(), second);
+    let (resynced, s) = print(true);
+    let lines: Vec<&str> = resynced.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(
+        lines[1].starts_with("20,") && lines[1].contains(",11,3,"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(s.framing.len(), 1);
+    assert_eq!(s.skipped, data.len() / 3);
+}

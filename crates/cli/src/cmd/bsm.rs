@@ -47,9 +47,14 @@ pub struct PrintArgs {
     /// Directory with audit_event and audit_class (default /etc/security, else built-in).
     #[arg(long)]
     etc: Option<PathBuf>,
-    /// Report framing and token errors (with byte offsets) on stderr.
+    /// Also report every undecodable token (with its byte offset) on stderr. Where a
+    /// trail stops being readable before its end is always reported.
     #[arg(long)]
     check: bool,
+    /// After a damaged record header, resume at the next plausible record (whose trailer
+    /// has the BSM magic) instead of stopping there as praudit does.
+    #[arg(long)]
+    resync: bool,
     /// JSON lines: one object per record with its offset, its tokens (as text) and any
     /// decoding error.
     #[arg(long, conflicts_with = "xml")]
@@ -109,6 +114,7 @@ fn print(a: PrintArgs) -> Result<ExitCode, String> {
         noresolve: a.noresolve,
         delim: a.delim.into_bytes(),
         json: a.json,
+        resync: a.resync,
     };
     let printer = Printer::new(&cfg.events, opts);
     let stdout = std::io::stdout();
@@ -123,8 +129,14 @@ fn print(a: PrintArgs) -> Result<ExitCode, String> {
             for e in &s.bad_tokens {
                 eprintln!("arbiter: {name}: {e}");
             }
-            if let Some(f) = &s.framing {
-                eprintln!("arbiter: {name}: {f}; the rest of the file is not printed");
+        }
+        for f in &s.framing {
+            if a.resync {
+                eprintln!("arbiter: {name}: {f}; resynchronised at the next record");
+            } else {
+                eprintln!(
+                    "arbiter: {name}: {f}; the rest of the file is not printed (--resync goes on)"
+                );
             }
         }
     };
