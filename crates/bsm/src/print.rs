@@ -145,10 +145,7 @@ impl<'e> Printer<'e> {
         let mut out = Vec::with_capacity(1 << 17);
         let mut sum = PrintSummary::default();
         let mut it = records(data);
-        loop {
-            let Some(r) = it.next() else {
-                break;
-            };
+        while let Some(r) = it.next() {
             match r {
                 Ok(rec) => {
                     let bad = if self.opts.json {
