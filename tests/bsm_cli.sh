@@ -67,5 +67,9 @@ rc=0
 "$bin" bsm preselect --event 6171 --mask lo --both > /dev/null || rc=$?
 [ "$rc" = 1 ] || { echo "FAIL: preselect 6171 lo exit $rc, want 1 (last duplicate is class ad)" >&2; fails=$((fails + 1)); }
 
+"$bin" bsm config --etc "$data/etc" > /dev/null 2>&1 || { echo "FAIL: bsm config on the stock files" >&2; fails=$((fails + 1)); }
+strict=$("$bin" bsm config --etc "$data/etc" --strict 2>/dev/null | grep -c "accepted silently" || true)
+[ "$strict" = 6 ] || { echo "FAIL: bsm config --strict found $strict, want 6 (4 duplicate numbers, 2 unknown classes)" >&2; fails=$((fails + 1)); }
+
 echo "bsm_cli.sh: $n EXPECTED.tsv rows checked through the binary, $fails failure(s)"
 [ "$fails" = 0 ]

@@ -340,6 +340,11 @@ impl EventDb {
         self.lookup.iter().find(|e| e.name == name)
     }
 
+    /// How many lines parse as events (comments included: lookups see them).
+    pub fn parsed_lines(&self) -> usize {
+        self.lookup.len()
+    }
+
     /// `getauevent` enumeration: non-comment entries up to the first rejected line.
     pub fn enumerate(&self) -> impl Iterator<Item = &EventEntry> {
         self.enumerated
@@ -504,6 +509,11 @@ impl UserDb {
     /// The embedded OpenBSM defaults.
     pub fn builtin(classes: &ClassDb) -> UserDb {
         UserDb::parse(defaults::AUDIT_USER, classes, "audit_user")
+    }
+
+    /// Entries in file order (up to the first rejected line).
+    pub fn entries(&self) -> &[UserEntry] {
+        &self.entries
     }
 
     /// `getauusernam`.

@@ -22,6 +22,20 @@ pub enum Command {
     Reduce(ReduceArgs),
     /// Does MASK select EVENT? Prints `selected` (exit 0) or `not selected` (exit 1).
     Preselect(PreselectArgs),
+    /// Check the audit_* files: what libbsm rejects (and, with --strict, what it silently
+    /// accepts), by file and line. Exit 1 if anything is reported.
+    Config(ConfigArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ConfigArgs {
+    /// Directory with the audit_* files (default /etc/security, else built-in).
+    #[arg(long)]
+    etc: Option<PathBuf>,
+    /// Also report what libbsm accepts silently (unknown classes, duplicate event numbers,
+    /// numbers that are not numbers, CR line ends, split long lines).
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(clap::Args)]
@@ -97,6 +111,7 @@ pub fn run(c: Command) -> Result<ExitCode, String> {
         Command::Print(a) => print(a),
         Command::Reduce(a) => reduce(a),
         Command::Preselect(a) => preselect(a),
+        Command::Config(a) => check_config(a),
     }
 }
 
@@ -237,6 +252,52 @@ fn reduce(a: ReduceArgs) -> Result<ExitCode, String> {
     }
     w.flush().map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn check_config(a: ConfigArgs) -> Result<ExitCode, String> {
+    let cfg = config(a.etc.as_deref())?;
+    let mut reported = 0;
+    let mut text = String::new();
+    let all = cfg
+        .classes
+        .diagnostics()
+        .iter()
+        .chain(cfg.events.diagnostics(a.strict))
+        .chain(cfg.users.diagnostics());
+    for d in all {
+        let kind = if d.rejected {
+            "rejected"
+        } else {
+            "accepted silently"
+        };
+        text.push_str(&format!("{}: {kind}\n", d.error));
+        reported += 1;
+    }
+    let flags = cfg.control.flags_mask(&cfg.classes);
+    let naflags = cfg.control.naflags_mask(&cfg.classes);
+    for (key, m) in [("flags", &flags), ("naflags", &naflags)] {
+        if let Err(e) = m {
+            text.push_str(&format!("audit_control: {key}: {e}: rejected\n"));
+            reported += 1;
+        }
+    }
+    let mut w = std::io::stdout().lock();
+    w.write_all(text.as_bytes())
+        .and_then(|_| w.flush())
+        .map_err(|e| e.to_string())?;
+    eprintln!(
+        "{} classes, {} event lines ({} enumerated), {} users; {} finding(s)",
+        cfg.classes.entries().len(),
+        cfg.events.parsed_lines(),
+        cfg.events.enumerate().count(),
+        cfg.users.entries().len(),
+        reported
+    );
+    Ok(if reported == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn preselect(a: PreselectArgs) -> Result<ExitCode, String> {
