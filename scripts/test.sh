@@ -82,9 +82,12 @@ echo "== seinfo comparison"
 cargo build --release -p arbiter
 ARBITER_BIN=target/release/arbiter bash tests/seinfo_all.sh "$versions"
 
+echo "== BSM audit: every ../shared/bsm/EXPECTED.tsv output through the arbiter binary"
+ARBITER_BIN=target/release/arbiter bash tests/bsm_cli.sh ../shared/bsm
+
 echo "== loom model checks of the lock-free structures"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test --release -p arbiter-decide -p arbiter-avc --lib loom
+    cargo test --release -p arbiter-decide -p arbiter-avc -p arbiter-bsm --lib loom
 
 if cargo fuzz --version >/dev/null 2>&1; then
     echo "== fuzzing smoke run (20 s per target; longer runs: scripts/fuzz.sh)"

@@ -36,6 +36,9 @@ enum Command {
     Why(cmd::why::Args),
     /// Walk through arbiter's main job on the embedded default policy.
     Demo,
+    /// BSM audit trails and preselection (praudit/auditreduce compatible).
+    #[command(subcommand)]
+    Bsm(cmd::bsm::Command),
     /// Benchmarks (the access vector cache study).
     #[command(subcommand)]
     Bench(cmd::bench::Which),
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Bools(a) => cmd::bools::run(a),
         Command::Why(a) => cmd::why::run(a),
         Command::Demo => cmd::demo::run(),
+        Command::Bsm(c) => cmd::bsm::run(c),
         Command::Bench(w) => cmd::bench::run(w),
     };
     match result {

@@ -24,6 +24,8 @@ use std::sync::Arc;
 pub enum Which {
     /// The access vector cache study.
     Avc(AvcArgs),
+    /// BSM: event-class map designs, praudit-style printing, auditreduce-style selection.
+    Bsm(crate::cmd::bsm::BenchArgs),
     /// Policy reload under load: readers check through the cache while a writer reloads
     /// policies and flips booleans; every answer verified; hit scaling with and without a
     /// shared reference count.
@@ -151,6 +153,7 @@ pub fn run(w: Which) -> Result<ExitCode, String> {
     match w {
         Which::Avc(a) => run_avc(a),
         Which::Reload(a) => run_reload(a),
+        Which::Bsm(b) => crate::cmd::bsm::bench(b),
     }
 }
 

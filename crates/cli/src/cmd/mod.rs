@@ -3,6 +3,7 @@
 pub mod av;
 pub mod bench;
 pub mod bools;
+pub mod bsm;
 pub mod check;
 pub mod demo;
 pub mod info;
