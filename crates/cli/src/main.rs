@@ -34,6 +34,9 @@ enum Command {
     Bools(cmd::bools::Args),
     /// Walk through arbiter's main job on the embedded default policy.
     Demo,
+    /// Landlock: check operations against layered rulesets, or run a command sandboxed.
+    #[command(subcommand)]
+    Landlock(cmd::landlock::Which),
     /// Benchmarks (the access vector cache study).
     #[command(subcommand)]
     Bench(cmd::bench::Which),
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Label(a) => cmd::label::run(a),
         Command::Bools(a) => cmd::bools::run(a),
         Command::Demo => cmd::demo::run(),
+        Command::Landlock(w) => cmd::landlock::run(w),
         Command::Bench(w) => cmd::bench::run(w),
     };
     match result {

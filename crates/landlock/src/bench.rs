@@ -1,0 +1,1 @@
+//! Benchmark (filled in below).
