@@ -19,7 +19,9 @@ pub enum Outcome {
     Allowed,
     /// Landlock denies it with this errno (EACCES, EXDEV or EPERM).
     Denied(Errno),
-    /// The operation fails before Landlock is asked (ENOENT, EEXIST, cross-mount EXDEV, …).
+    /// The operation fails for a reason other than Landlock: before Landlock is asked
+    /// (ENOENT, EEXIST, cross-mount EXDEV, …) or, where modelled, after it allowed the
+    /// operation (EPERM for a hard link to a directory).
     Fails(Errno),
 }
 
@@ -295,11 +297,16 @@ impl Sandbox {
                 }
                 request = if flags.read { fs::READ_DIR } else { 0 };
             }
-            0o140000 => return Ok((fails(Errno::ENXIO, "a socket cannot be opened"), None)),
             _ => {}
         }
         let walk = loc.objects(&self.registry);
         let (mut ev, access) = self.open_check(&loc, &walk, request, mode);
+        if ev.outcome == Outcome::Allowed && file_type(mode) == 0o140000 {
+            ev.outcome = Outcome::Fails(Errno::ENXIO);
+            ev.explanation
+                .push("Landlock allows it; a socket cannot be opened (ENXIO)".into());
+            return Ok((ev, None));
+        }
         if ev.outcome == Outcome::Allowed
             && flags.trunc
             && file_type(mode) == 0o100000
@@ -344,6 +351,15 @@ impl Sandbox {
             Op::Mknod(p, kind) => self.create(p, crate::access::make_right_for_mode(kind.mode())),
             Op::Symlink(p) => self.create(p, fs::MAKE_SYM),
             Op::Unlink(p) | Op::Rmdir(p) => {
+                if matches!(op, Op::Unlink(_)) && p.as_os_str().as_encoded_bytes().ends_with(b"/") {
+                    // do_unlinkat refuses a trailing slash before any security hook.
+                    let e = match walk::resolve(p, true) {
+                        Ok(l) if l.is_dir() => Errno::EISDIR,
+                        Ok(_) => Errno::ENOTDIR,
+                        Err(e) => e,
+                    };
+                    return Ok(fails(e, "unlink with a trailing slash"));
+                }
                 let e = walk::entry(p)?;
                 if e.existing.is_none() {
                     return Err(Errno::ENOENT);
@@ -483,6 +499,9 @@ impl Sandbox {
         }
         let old_st = old_st.ok_or(Errno::ENOENT)?;
         let Some(dom) = &self.domain else {
+            if link && old_st.mode & S_IFMT == 0o040000 {
+                return Ok(fails(Errno::EPERM, "hard link to a directory"));
+            }
             return Ok(allowed("no Landlock domain"));
         };
         let old_walk = old.dir.objects(&self.registry);
@@ -520,6 +539,11 @@ impl Sandbox {
             )],
         };
         let outcome = match check::check_refer(dom, &q) {
+            Ok(()) if link && old_st.mode & S_IFMT == 0o040000 => {
+                x.lines
+                    .push("Landlock allows it; the VFS refuses hard links to directories".into());
+                Outcome::Fails(Errno::EPERM)
+            }
             Ok(()) => Outcome::Allowed,
             Err(d) => {
                 x.lines

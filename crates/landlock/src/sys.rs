@@ -391,6 +391,35 @@ pub fn private_mount_namespace() -> io::Result<()> {
     Ok(())
 }
 
+/// `umount2(path, MNT_DETACH)`: 0 or the errno.
+pub fn umount(path: &Path) -> i32 {
+    let Ok(c) = cpath(path) else {
+        return libc::EINVAL;
+    };
+    // SAFETY: a NUL-terminated path and integer flags.
+    rc_errno(unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) })
+}
+
+/// `open(path, flags, 0o644)`: the descriptor or the errno.
+pub fn open(path: &Path, flags: i32) -> Result<OwnedFd, i32> {
+    let c = cpath(path).map_err(|_| libc::EINVAL)?;
+    // SAFETY: a NUL-terminated path; the mode argument is read only with O_CREAT.
+    let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o644 as libc::c_uint) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO));
+    }
+    // SAFETY: open returned a fresh descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `kill(pid, 0)`: 0 or the errno (a signal-scope probe without side effects).
+pub fn kill0(pid: i32) -> i32 {
+    // SAFETY: signal 0 only checks permission.
+    rc_errno(unsafe { libc::kill(pid, 0) })
+}
+
 /// `ioctl(fd, cmd, buf)` with a zeroed 256-byte buffer: 0 or the errno.
 pub fn ioctl(fd: RawFd, cmd: u32) -> i32 {
     let mut buf = [0u8; 256];

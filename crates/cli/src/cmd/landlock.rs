@@ -161,6 +161,9 @@ fn check(a: CheckArgs) -> Result<ExitCode, String> {
     })
 }
 
+/// One layer's path and port rules, masked to the kernel's ABI.
+type MaskedRules = (Vec<(PathBuf, u16)>, Vec<(u64, u8)>);
+
 fn sandbox(a: RunArgs) -> Result<ExitCode, String> {
     let layers = load(&a.layers, Layout::Sorted)?;
     let abi = match sys::landlock_abi() {
@@ -176,7 +179,7 @@ fn sandbox(a: RunArgs) -> Result<ExitCode, String> {
             net_rights_of_abi(abi),
             scopes_of_abi(abi),
         );
-        let masked: Vec<(Vec<(PathBuf, u16)>, Vec<(u64, u8)>)> = layers
+        let masked: Vec<MaskedRules> = layers
             .resolved
             .iter()
             .map(|r| {
