@@ -131,12 +131,40 @@ fn at(root: &Path, rel: &str) -> PathBuf {
 }
 
 fn random_rights(rng: &mut Rng, all: u64) -> u64 {
-    match rng.below(4) {
+    match rng.below(5) {
         0 => all,
         1 => all & rng.next() & rng.next(),
+        2 => all & (rng.next() | rng.next()),
         _ => all & rng.next(),
     }
 }
+
+/// Names that do not exist in a fresh fixture (some through a symlink or a bind mount).
+const NEW: [&str; 6] = [
+    "d0/new",
+    "d3/d4/new",
+    "d0/d1/d2/new",
+    "d5/new",
+    "d3/s0/new",
+    "new",
+];
+/// Existing objects worth moving.
+const MOVABLE: [&str; 14] = [
+    "d0/f0",
+    "d0/d1/f1",
+    "d0/d1/d2/f2",
+    "d3/f3",
+    "d3/d4/f4",
+    "f5",
+    "d3/h0",
+    "d3/s0",
+    "d0/s1",
+    "d0/p0",
+    "d0/d1/d2",
+    "d3/d4",
+    "d0/d1",
+    "d5",
+];
 
 fn gen_layers(rng: &mut Rng, root: &Path, paths: &[&str]) -> Vec<Layer> {
     let paths: Vec<&str> = paths
@@ -144,7 +172,14 @@ fn gen_layers(rng: &mut Rng, root: &Path, paths: &[&str]) -> Vec<Layer> {
         .copied()
         .filter(|p| root.join(p).exists())
         .collect();
+    // Dense cases (few layers granting most handled rights on directories) make allows,
+    // refer checks past the first missing right, and "gained right" EXDEVs common.
+    let dense = rng.chance(45);
     let n = if rng.chance(2) {
+        17
+    } else if dense {
+        1 + rng.below(2)
+    } else if rng.chance(2) {
         17
     } else if rng.chance(60) {
         1 + rng.below(3)
@@ -175,10 +210,18 @@ fn gen_layers(rng: &mut Rng, root: &Path, paths: &[&str]) -> Vec<Layer> {
             }
             let mut rules = Vec::new();
             for _ in 0..rng.below(6) {
-                let rel = *rng.pick(&paths);
+                let rel = if dense && rng.chance(80) {
+                    *rng.pick(&DIRS)
+                } else {
+                    *rng.pick(&paths)
+                };
                 let p = at(root, rel);
                 let is_dir = std::fs::metadata(&p).map(|m| m.is_dir()).unwrap_or(false);
-                let mut a = fs_h & random_rights(rng, u64::from(fs::ALL));
+                let mut a = if dense {
+                    fs_h & !(rng.next() & rng.next() & rng.next() & rng.next())
+                } else {
+                    fs_h & random_rights(rng, u64::from(fs::ALL))
+                };
                 if !is_dir && !rng.chance(bad_percent) {
                     a &= u64::from(fs::FILE);
                 }
@@ -215,6 +258,20 @@ fn gen_layers(rng: &mut Rng, root: &Path, paths: &[&str]) -> Vec<Layer> {
 
 fn gen_case(rng: &mut Rng, root: &Path, paths: &[&str], privileged: bool) -> Case {
     let p = |rng: &mut Rng| at(root, *rng.pick(paths));
+    let new = |rng: &mut Rng| {
+        if rng.chance(75) {
+            at(root, *rng.pick(&NEW))
+        } else {
+            at(root, *rng.pick(paths))
+        }
+    };
+    let mv = |rng: &mut Rng| {
+        if rng.chance(85) {
+            at(root, *rng.pick(&MOVABLE))
+        } else {
+            at(root, *rng.pick(paths))
+        }
+    };
     let kinds = if privileged { 19 } else { 17 };
     match rng.below(kinds) {
         0..=2 => {
@@ -231,18 +288,21 @@ fn gen_case(rng: &mut Rng, root: &Path, paths: &[&str], privileged: bool) -> Cas
         }
         3 => Case::Op(Op::Readdir(p(rng))),
         4 => Case::Op(Op::Exec(p(rng))),
-        5 => Case::Op(Op::Mkdir(p(rng))),
+        5 => Case::Op(Op::Mkdir(new(rng))),
         6 => {
             let k = *rng.pick(&[NodeKind::Reg, NodeKind::Fifo, NodeKind::Sock]);
-            Case::Op(Op::Mknod(p(rng), k))
+            Case::Op(Op::Mknod(new(rng), k))
         }
-        7 => Case::Op(Op::Symlink(p(rng))),
+        7 => Case::Op(Op::Symlink(new(rng))),
         8 => Case::Op(Op::Unlink(p(rng))),
         9 => Case::Op(Op::Rmdir(p(rng))),
         10 => Case::Op(Op::Truncate(p(rng))),
-        11 => Case::Op(Op::Rename(p(rng), p(rng))),
-        12 => Case::Op(Op::Exchange(p(rng), p(rng))),
-        13 => Case::Op(Op::Link(p(rng), p(rng))),
+        11 => {
+            let (a, b) = (mv(rng), if rng.chance(60) { new(rng) } else { mv(rng) });
+            Case::Op(Op::Rename(a, b))
+        }
+        12 => Case::Op(Op::Exchange(mv(rng), mv(rng))),
+        13 => Case::Op(Op::Link(mv(rng), new(rng))),
         14 => {
             let port = 40_000 + rng.below(3) as u16;
             Case::Op(if rng.chance(50) {
@@ -263,7 +323,7 @@ fn gen_case(rng: &mut Rng, root: &Path, paths: &[&str], privileged: bool) -> Cas
         }
         17 => {
             let k = *rng.pick(&[NodeKind::Char, NodeKind::Block]);
-            Case::Op(Op::Mknod(p(rng), k))
+            Case::Op(Op::Mknod(new(rng), k))
         }
         _ => Case::Op(Op::Mount(p(rng))),
     }
@@ -507,7 +567,11 @@ fn main() {
             }
             Some(k) => {
                 matched += 1;
-                *by_kind.entry(k).or_default() += 1;
+                let what = match &case {
+                    Case::Op(op) => op.to_string().split(' ').next().unwrap_or("?").to_string(),
+                    Case::SignalParent => "signal".into(),
+                };
+                *by_kind.entry(format!("{what:<12} {k}")).or_default() += 1;
             }
             None => {}
         }
