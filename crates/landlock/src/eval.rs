@@ -287,17 +287,14 @@ impl Sandbox {
             return Ok((ev, Some((access, 0o100000))));
         };
         let mode = loc.stat().mode;
-        match file_type(mode) {
-            0o040000 => {
-                if flags.write || flags.trunc || flags.creat {
-                    return Ok((
-                        fails(Errno::EISDIR, "opening a directory for writing"),
-                        None,
-                    ));
-                }
-                request = if flags.read { fs::READ_DIR } else { 0 };
+        if file_type(mode) == 0o040000 {
+            if flags.write || flags.trunc || flags.creat {
+                return Ok((
+                    fails(Errno::EISDIR, "opening a directory for writing"),
+                    None,
+                ));
             }
-            _ => {}
+            request = if flags.read { fs::READ_DIR } else { 0 };
         }
         let walk = loc.objects(&self.registry);
         let (mut ev, access) = self.open_check(&loc, &walk, request, mode);

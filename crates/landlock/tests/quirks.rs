@@ -51,7 +51,10 @@ fn cross_move(dom: &Domain, mode: u32, removable: bool) -> Result<(), Errno> {
 #[test]
 fn a_net_only_layer_denies_refer_under_an_allow_all_fs_layer() {
     let fs_layer = layer(fs::ALL, &[(P, fs::ALL)]);
-    assert_eq!(cross_move(&stack(&[fs_layer.clone()]), REG, true), Ok(()));
+    assert_eq!(
+        cross_move(&stack(std::slice::from_ref(&fs_layer)), REG, true),
+        Ok(())
+    );
     let net_only = Ruleset::new(0, u64::from(net::BIND_TCP), 0).unwrap();
     assert_eq!(
         cross_move(&stack(&[fs_layer, net_only]), REG, true),
