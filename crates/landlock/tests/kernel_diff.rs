@@ -257,19 +257,19 @@ fn gen_layers(rng: &mut Rng, root: &Path, paths: &[&str]) -> Vec<Layer> {
 }
 
 fn gen_case(rng: &mut Rng, root: &Path, paths: &[&str], privileged: bool) -> Case {
-    let p = |rng: &mut Rng| at(root, rng.pick(paths));
+    let p = |rng: &mut Rng| at(root, rng.pick::<&str>(paths));
     let new = |rng: &mut Rng| {
         if rng.chance(75) {
-            at(root, rng.pick(&NEW))
+            at(root, rng.pick::<&str>(&NEW))
         } else {
-            at(root, rng.pick(paths))
+            at(root, rng.pick::<&str>(paths))
         }
     };
     let mv = |rng: &mut Rng| {
         if rng.chance(85) {
-            at(root, rng.pick(&MOVABLE))
+            at(root, rng.pick::<&str>(&MOVABLE))
         } else {
-            at(root, rng.pick(paths))
+            at(root, rng.pick::<&str>(paths))
         }
     };
     let kinds = if privileged { 19 } else { 17 };
