@@ -10,33 +10,56 @@ use crate::domain::{RuleLayers, Rules, MAX_LAYERS};
 use crate::errno::Errno;
 use crate::object::ObjectId;
 
-/// For each layer, the rights it still denies.
+/// For each layer, the rights it still denies: 16 lanes of 16 bits in four words, so that
+/// "every layer is satisfied" is four ANDs instead of sixteen.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LayerMasks {
-    need: [AccessFs; MAX_LAYERS],
+    words: [u64; 4],
+}
+
+/// `mask` repeated in the four 16-bit lanes of a word.
+#[inline]
+fn lanes(mask: AccessFs) -> u64 {
+    u64::from(mask) * 0x0001_0001_0001_0001
 }
 
 impl LayerMasks {
     /// Rights layer `layer` still denies.
+    #[inline]
     pub fn denied_by(&self, layer: usize) -> AccessFs {
-        self.need[layer]
+        (self.words[layer >> 2] >> ((layer & 3) * 16)) as AccessFs
+    }
+
+    #[inline]
+    fn set(&mut self, layer: usize, rights: AccessFs) {
+        let shift = (layer & 3) * 16;
+        let w = &mut self.words[layer >> 2];
+        *w = (*w & !(0xffff << shift)) | (u64::from(rights) << shift);
+    }
+
+    #[inline]
+    fn clear(&mut self, layer: usize, rights: AccessFs) {
+        self.words[layer >> 2] &= !(u64::from(rights) << ((layer & 3) * 16));
     }
 
     /// `(layer, rights)` for every layer that denies something.
     pub fn denials(&self) -> Vec<(usize, AccessFs)> {
         (0..MAX_LAYERS)
-            .filter(|&l| self.need[l] != 0)
-            .map(|l| (l, self.need[l]))
+            .filter(|&l| self.denied_by(l) != 0)
+            .map(|l| (l, self.denied_by(l)))
             .collect()
     }
 
     /// Union of the denied rights over all layers.
     pub fn union(&self) -> AccessFs {
-        self.need.iter().fold(0, |a, b| a | b)
+        let w = self.words.iter().fold(0, |a, b| a | b);
+        (w | (w >> 16) | (w >> 32) | (w >> 48)) as AccessFs
     }
 
+    #[inline]
     fn is_empty_for(&self, request: AccessFs) -> bool {
-        self.need.iter().all(|n| n & request == 0)
+        let r = lanes(request);
+        (self.words[0] | self.words[1] | self.words[2] | self.words[3]) & r == 0
     }
 }
 
@@ -53,7 +76,7 @@ pub fn init_fs<R: Rules + ?Sized>(dom: &R, request: AccessFs) -> (AccessFs, Laye
     let mut handled = 0;
     for l in 0..dom.num_layers() {
         let n = request & (dom.layer(l).fs | fs::REFER);
-        m.need[l] = n;
+        m.set(l, n);
         handled |= n;
     }
     (handled, m)
@@ -67,7 +90,7 @@ pub fn unmask(rule: RuleLayers<'_>, request: AccessFs, m: &mut LayerMasks) -> bo
         return true;
     }
     for e in rule.iter() {
-        m.need[e.layer()] &= !(e.access() & request);
+        m.clear(e.layer(), e.access() & request);
         if m.is_empty_for(request) {
             return true;
         }
@@ -222,12 +245,12 @@ fn no_more_access(
 ) -> bool {
     let mask1 = if dir1 { fs::ALL } else { fs::FILE };
     for l in 0..MAX_LAYERS {
-        if m1.need[l] & c1.need[l] & !m2.need[l] & mask1 != 0 {
+        if m1.denied_by(l) & c1.denied_by(l) & !m2.denied_by(l) & mask1 != 0 {
             return false;
         }
         if let Some((c2, dir2)) = c2 {
             let mask2 = if dir2 { fs::ALL } else { fs::FILE };
-            if m2.need[l] & c2.need[l] & !m1.need[l] & mask2 != 0 {
+            if m2.denied_by(l) & c2.denied_by(l) & !m1.denied_by(l) & mask2 != 0 {
                 return false;
             }
         }
@@ -236,15 +259,15 @@ fn no_more_access(
 }
 
 fn scope_to_request(request: AccessFs, m: &mut LayerMasks) -> bool {
-    for n in m.need.iter_mut() {
-        *n &= request;
+    for w in m.words.iter_mut() {
+        *w &= lanes(request);
     }
     m.is_empty_for(fs::ALL)
 }
 
 fn is_eacces(m: &LayerMasks, request: AccessFs) -> bool {
     let check = request & !fs::REFER;
-    m.need.iter().any(|n| n & check != 0)
+    !m.is_empty_for(check)
 }
 
 /// `current_check_refer_path`: Ok, or EACCES / EXDEV with the residual masks.
@@ -338,7 +361,7 @@ pub fn check_net<R: Rules + ?Sized>(
     let mut handled = false;
     for l in 0..dom.num_layers() {
         let n = right & dom.layer(l).net;
-        m.need[l] = AccessFs::from(n);
+        m.set(l, AccessFs::from(n));
         handled |= n != 0;
     }
     if !handled || unmask(dom.find_net(port), AccessFs::from(right), &mut m) {

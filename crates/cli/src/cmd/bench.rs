@@ -24,6 +24,8 @@ use std::process::ExitCode;
 pub enum Which {
     /// The access vector cache study.
     Avc(AvcArgs),
+    /// The Landlock domain layout study (coalesced hash vs sorted array vs kernel-style tree).
+    Landlock(crate::cmd::landlock::BenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -55,7 +57,10 @@ pub struct AvcArgs {
 }
 
 pub fn run(w: Which) -> Result<ExitCode, String> {
-    let Which::Avc(a) = w;
+    let a = match w {
+        Which::Avc(a) => a,
+        Which::Landlock(a) => return crate::cmd::landlock::bench(a),
+    };
     let server = SecurityServer::new(load::policy(&a.policy)?);
     let mut opts = BenchOptions {
         repetitions: a.repetitions,

@@ -40,7 +40,7 @@ pub struct CheckArgs {
     #[arg(long)]
     batch: bool,
     /// Rule index layout of the evaluator's domain (same verdicts).
-    #[arg(long, value_parser = ["sorted", "hash"], default_value = "sorted")]
+    #[arg(long, value_parser = ["sorted", "hash"], default_value = "hash")]
     layout: String,
     /// The operation and its arguments.
     #[arg(last = true)]
@@ -165,7 +165,7 @@ fn check(a: CheckArgs) -> Result<ExitCode, String> {
 type MaskedRules = (Vec<(PathBuf, u16)>, Vec<(u64, u8)>);
 
 fn sandbox(a: RunArgs) -> Result<ExitCode, String> {
-    let layers = load(&a.layers, Layout::Sorted)?;
+    let layers = load(&a.layers, Layout::default())?;
     let abi = match sys::landlock_abi() {
         Ok(abi) => abi,
         Err(e) => {
@@ -219,4 +219,32 @@ fn sandbox(a: RunArgs) -> Result<ExitCode, String> {
         .args(&a.command[1..])
         .exec();
     Err(format!("cannot run {}: {err}", a.command[0]))
+}
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Timed repetitions (medians are reported).
+    #[arg(long, default_value_t = 11)]
+    repetitions: usize,
+    /// Checks per repetition.
+    #[arg(long, default_value_t = 300_000)]
+    checks: usize,
+}
+
+/// `arbiter bench landlock`.
+pub fn bench(a: BenchArgs) -> Result<ExitCode, String> {
+    let opts = arbiter_landlock::bench::Options {
+        repetitions: a.repetitions.max(1),
+        checks: a.checks.max(1),
+    };
+    let report = arbiter_landlock::bench::run(&opts);
+    if a.json {
+        println!("{}", report.json());
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(ExitCode::SUCCESS)
 }
