@@ -6,7 +6,7 @@
 //! for another reason the evaluator does not model (ENOTEMPTY, ENXIO on a FIFO, …). Setup
 //! errors (create_ruleset / add_rule / restrict_self errnos) are compared too.
 //!
-//! `ARBITER_LANDLOCK_CASES` (default 3000) sets the case count, `ARBITER_LANDLOCK_SEED` the
+//! `ARBITER_LANDLOCK_CASES` (default 5000) sets the case count, `ARBITER_LANDLOCK_SEED` the
 //! seed. Without Landlock in the kernel the test fails loudly unless
 //! `ARBITER_NO_KERNEL_LANDLOCK=1`. Bind mounts, device nodes and mount operations need root
 //! (a private mount namespace); without it those cases are left out and the test says so.
@@ -53,6 +53,12 @@ enum Case {
     Op(Op),
     /// kill(parent, 0) from the sandboxed child: the parent is outside every domain.
     SignalParent,
+    /// The sandboxed child forks a grandchild that stacks `extra` more layers and signals
+    /// the child (a nested domain signalling its ancestor's domain).
+    SignalFromNested(Vec<(u64, u64)>),
+    /// The sandboxed child connects to an abstract UNIX socket the (unsandboxed) test
+    /// process listens on.
+    AbstractConnect,
 }
 
 const DIRS: [&str; 7] = ["", "d0", "d0/d1", "d0/d1/d2", "d3", "d3/d4", "d5"];
@@ -311,7 +317,20 @@ fn gen_case(rng: &mut Rng, root: &Path, paths: &[&str], privileged: bool) -> Cas
                 Op::ConnectTcp(port)
             })
         }
-        15 => Case::SignalParent,
+        15 => match rng.below(3) {
+            0 => Case::SignalParent,
+            1 => Case::AbstractConnect,
+            _ => Case::SignalFromNested(
+                (0..1 + rng.below(2))
+                    .map(|_| {
+                        (
+                            u64::from(fs::READ_FILE),
+                            random_rights(rng, u64::from(scope::ALL)),
+                        )
+                    })
+                    .collect(),
+            ),
+        },
         16 => {
             let cmd = *rng.pick(&[0x5451u32, 0x5401, 0x541B, 0x5421, 2]);
             let path = if privileged && rng.chance(50) {
@@ -335,7 +354,7 @@ enum Prediction {
     Outcome(Outcome),
 }
 
-fn predict(layers: &[Layer], case: &Case) -> Prediction {
+fn predict(layers: &[Layer], case: &Case, layout: Layout) -> Prediction {
     let mut sandbox = Sandbox {
         registry: ObjectRegistry::new(),
         domain: None,
@@ -358,16 +377,42 @@ fn predict(layers: &[Layer], case: &Case) -> Prediction {
                 return Prediction::Setup(2, e.errno().code());
             }
         }
-        match Domain::restrict(sandbox.domain.as_ref(), &rs, Layout::Hash) {
+        match Domain::restrict(sandbox.domain.as_ref(), &rs, layout) {
             Ok(d) => sandbox.domain = Some(d),
             Err(_) => return Prediction::Setup(3, libc::E2BIG),
         }
     }
     match case {
         Case::Op(op) => Prediction::Outcome(sandbox.evaluate(op).outcome),
-        Case::SignalParent => {
-            let scoped =
-                arbiter_landlock::scope::is_scoped(sandbox.domain.as_ref(), None, scope::SIGNAL);
+        Case::SignalParent | Case::AbstractConnect => {
+            let bit = if matches!(case, Case::SignalParent) {
+                scope::SIGNAL
+            } else {
+                scope::ABSTRACT_UNIX_SOCKET
+            };
+            let scoped = arbiter_landlock::scope::is_scoped(sandbox.domain.as_ref(), None, bit);
+            Prediction::Outcome(if scoped {
+                Outcome::Denied(arbiter_landlock::Errno::EPERM)
+            } else {
+                Outcome::Allowed
+            })
+        }
+        Case::SignalFromNested(extra) => {
+            let mut client = sandbox.domain.clone();
+            for (f, sc) in extra {
+                let rs = Ruleset::new(*f, 0, *sc).expect("valid");
+                match Domain::restrict(client.as_ref(), &rs, Layout::Sorted) {
+                    Ok(d) => client = Some(d),
+                    Err(_) => {
+                        return Prediction::Outcome(Outcome::Fails(arbiter_landlock::Errno::E2BIG))
+                    }
+                }
+            }
+            let scoped = arbiter_landlock::scope::is_scoped(
+                client.as_ref(),
+                sandbox.domain.as_ref(),
+                scope::SIGNAL,
+            );
             Prediction::Outcome(if scoped {
                 Outcome::Denied(arbiter_landlock::Errno::EPERM)
             } else {
@@ -390,6 +435,34 @@ fn errno_of(r: std::io::Result<impl Sized>) -> i32 {
 fn perform(case: &Case, parent: i32) -> i32 {
     let op = match case {
         Case::SignalParent => return sys::kill0(parent),
+        Case::AbstractConnect => {
+            use std::os::linux::net::SocketAddrExt;
+            let addr = std::os::unix::net::SocketAddr::from_abstract_name(abstract_name(parent))
+                .expect("name");
+            return errno_of(std::os::unix::net::UnixStream::connect_addr(&addr));
+        }
+        Case::SignalFromNested(extra) => {
+            let me = std::process::id() as i32;
+            let extra = extra.clone();
+            let r = sys::fork_and_report(move || {
+                let layers: Vec<KernelLayer<'_>> = extra
+                    .iter()
+                    .map(|(f, sc)| KernelLayer {
+                        fs: *f as u16,
+                        net: 0,
+                        scoped: *sc as u8,
+                        paths: &[],
+                        ports: &[],
+                    })
+                    .collect();
+                match sys::apply_layers(&layers) {
+                    Ok(()) => [0, sys::kill0(me)],
+                    Err(ApplyError::Restrict(e)) if e == libc::E2BIG => [0, libc::E2BIG],
+                    Err(_) => [0, libc::EIO],
+                }
+            });
+            return r.map_or(libc::EIO, |r| r[1]);
+        }
         Case::Op(op) => op,
     };
     match op {
@@ -439,6 +512,11 @@ fn perform(case: &Case, parent: i32) -> i32 {
             }
         }
     }
+}
+
+/// The abstract socket name the test process listens on.
+fn abstract_name(pid: i32) -> Vec<u8> {
+    format!("arbiter-landlock-diff-{pid}").into_bytes()
 }
 
 fn run_child(layers: &[Layer], case: &Case) -> [i32; 2] {
@@ -493,7 +571,7 @@ fn main() {
     let cases: usize = std::env::var("ARBITER_LANDLOCK_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(3000);
+        .unwrap_or(5000);
     let seed: u64 = std::env::var("ARBITER_LANDLOCK_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -507,6 +585,16 @@ fn main() {
         println!("!!! not root: no private mount namespace, so bind mounts, device nodes and mount ops are left out");
     }
     let paths = pool(privileged);
+    let listener = {
+        use std::os::linux::net::SocketAddrExt;
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(abstract_name(
+            std::process::id() as i32,
+        ))
+        .expect("abstract name");
+        let l = std::os::unix::net::UnixListener::bind_addr(&addr).expect("abstract listener");
+        l.set_nonblocking(true).expect("non-blocking listener");
+        l
+    };
     let mut rng = Rng(seed);
     let (mut matched, mut discarded, mut mismatches) = (0usize, 0usize, 0usize);
     let mut by_kind: std::collections::BTreeMap<String, usize> = Default::default();
@@ -516,7 +604,12 @@ fn main() {
         build_fixture(&root, privileged, bind);
         let layers = gen_layers(&mut rng, &root, &paths);
         let case = gen_case(&mut rng, &root, &paths, privileged);
-        let predicted = predict(&layers, &case);
+        let layout = if i % 2 == 0 {
+            Layout::Hash
+        } else {
+            Layout::Sorted
+        };
+        let predicted = predict(&layers, &case, layout);
         let [stage, errno] = run_child(&layers, &case);
         let verdict = match (&predicted, stage) {
             (Prediction::Setup(s, e), _) if (*s, *e) == (stage, errno) => {
@@ -570,11 +663,15 @@ fn main() {
                 let what = match &case {
                     Case::Op(op) => op.to_string().split(' ').next().unwrap_or("?").to_string(),
                     Case::SignalParent => "signal".into(),
+                    Case::SignalFromNested(_) => "signal-nest".into(),
+                    Case::AbstractConnect => "abstract".into(),
                 };
                 *by_kind.entry(format!("{what:<12} {k}")).or_default() += 1;
             }
             None => {}
         }
+        // Drain accepted connections so the backlog never fills.
+        while listener.accept().is_ok() {}
         if bind {
             sys::umount(&root.join("d5"));
         }
@@ -583,6 +680,7 @@ fn main() {
             break;
         }
     }
+    drop(listener);
     if privileged {
         sys::umount(&base);
     }
