@@ -9,6 +9,8 @@
 #                  SecurityServer::new (name tables, SID table, decision index).
 #   context_parse  parse_context_bytes against policies/bin/default.33; an accepted context
 #                  must format and parse back to itself.
+#   landlock_config  landlockconfig TOML/JSON parsing (first byte picks the format); an
+#                  accepted config keeps every rule's rights inside the handled set.
 #
 # Works on a stable toolchain: RUSTC_BOOTSTRAP=1 lets stable rustc and cargo accept the -Z
 # flags cargo-fuzz passes (-Zsanitizer=address ...); stable ships the ASan runtime. Installs
@@ -30,7 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-all_targets=(policy_read context_parse)
+all_targets=(policy_read context_parse landlock_config)
 if [ $# -gt 0 ]; then
     targets=("$@")
 else
@@ -44,7 +46,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 
-mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse
+mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse fuzz/corpus/landlock_config
 cp policies/bin/* fuzz/corpus/policy_read/
 
 stamp=$(mktemp)
@@ -60,6 +62,10 @@ for target in "${targets[@]}"; do
         context_parse)
             extra=(-max_len=256 -dict=fuzz/seeds/context_parse.dict)
             corpora=(fuzz/corpus/context_parse fuzz/seeds/context_parse)
+            ;;
+        landlock_config)
+            extra=(-max_len=4096)
+            corpora=(fuzz/corpus/landlock_config fuzz/seeds/landlock_config)
             ;;
         *)
             echo "fuzz.sh: unknown target $target (known: ${all_targets[*]})" >&2
