@@ -505,9 +505,18 @@ impl Sandbox {
         let new_walk = new.dir.objects(&self.registry);
         let root = new.dir.mount_root();
         let old_root = old.dir.mount_root();
+        // A name that is a mount point stands, in the VFS's rename, for the covered dentry,
+        // whose inode is hidden under the mount: it is taken to carry no rule.
+        let child = |st: crate::sys::Stat, dir: &Location| {
+            if st.mnt_id == dir.stat().mnt_id {
+                self.registry.get(st.key)
+            } else {
+                None
+            }
+        };
         let q = ReferQuery {
-            old: (self.registry.get(old_st.key), old_st.mode),
-            new: new.existing.map(|s| (self.registry.get(s.key), s.mode)),
+            old: (child(old_st, &old.dir), old_st.mode),
+            new: new.existing.map(|s| (child(s, &new.dir), s.mode)),
             same_dir: old.dir.path == new.dir.path,
             old_parent_walk: &old_walk[..=old_root],
             new_dir_walk: &new_walk,
