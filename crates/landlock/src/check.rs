@@ -90,7 +90,13 @@ pub fn unmask(rule: RuleLayers<'_>, request: AccessFs, m: &mut LayerMasks) -> bo
         return true;
     }
     for e in rule.iter() {
-        m.clear(e.layer(), e.access() & request);
+        let granted = e.access() & request;
+        // An entry that grants nothing requested changes nothing, and the masks were not
+        // empty before it (or an earlier call would have returned true).
+        if granted == 0 {
+            continue;
+        }
+        m.clear(e.layer(), granted);
         if m.is_empty_for(request) {
             return true;
         }
