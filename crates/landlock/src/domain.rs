@@ -410,6 +410,11 @@ impl Domain {
                 let home = home_slot(key, bits, n);
                 let mut i = home as usize;
                 let first = off + i * 3;
+                // Most lookups on a walk hit at the home slot: compare first, and only on a
+                // mismatch ask whether this slot starts the home's chain at all.
+                if self.buf[first] == key {
+                    return self.range(first + 2, 3);
+                }
                 if home_slot(self.buf[first], bits, n) != home {
                     return RuleLayers::none();
                 }
