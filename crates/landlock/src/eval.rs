@@ -208,10 +208,12 @@ impl Sandbox {
             x.layers("", request, m);
         }
         x.grants(loc, walk, request | fs::TRUNCATE | fs::IOCTL_DEV);
-        x.lines.push(format!(
-            "rights kept on the open file: {}",
-            fs_names(r.allowed_access & (fs::TRUNCATE | fs::IOCTL_DEV))
-        ));
+        if r.denied.is_none() {
+            x.lines.push(format!(
+                "rights kept on the open file: {}",
+                fs_names(r.allowed_access & (fs::TRUNCATE | fs::IOCTL_DEV))
+            ));
+        }
         let outcome = if r.denied.is_some() {
             Outcome::Denied(Errno::EACCES)
         } else {
