@@ -609,6 +609,46 @@ impl Config {
         Ok(c)
     }
 
+    /// landlockconfig's composition of several configurations into one layer: the handled
+    /// sets are intersected, every rule of every config is intersected with them (rules
+    /// left with no right are dropped), and the smallest `abi` wins. Commutative up to rule
+    /// order; None for an empty slice.
+    pub fn compose(configs: &[Config]) -> Option<Config> {
+        let first = configs.first()?;
+        let mut c = Config {
+            abi: configs.iter().filter_map(|c| c.abi).min(),
+            handled_fs: configs
+                .iter()
+                .fold(first.handled_fs, |a, c| a & c.handled_fs),
+            handled_net: configs
+                .iter()
+                .fold(first.handled_net, |a, c| a & c.handled_net),
+            scoped: configs.iter().fold(first.scoped, |a, c| a & c.scoped),
+            ..Config::default()
+        };
+        for cfg in configs {
+            for r in &cfg.path_beneath {
+                let access = r.access & c.handled_fs;
+                if access != 0 {
+                    c.path_beneath.push(PathRule {
+                        access,
+                        parents: r.parents.clone(),
+                    });
+                }
+            }
+            for r in &cfg.net_port {
+                let access = r.access & c.handled_net;
+                if access != 0 {
+                    c.net_port.push(PortRule {
+                        access,
+                        ports: r.ports.clone(),
+                    });
+                }
+            }
+        }
+        Some(c)
+    }
+
     /// Resolves the paths on this machine into a [`Ruleset`] over `registry`'s objects.
     /// Missing paths are reported in `warnings` and skipped; a rule on a non-directory keeps
     /// only the file rights (as rust-landlock's `path_beneath_rules` does), so the kernel and
@@ -844,6 +884,36 @@ port = [80, 443]
             ),
             Err(ConfigErrorKind::Type { .. })
         ));
+    }
+
+    #[test]
+    fn composition_intersects_handled_sets_and_drops_emptied_rules() {
+        let a = Config::parse(
+            "abi = 5\n[[ruleset]]\nhandled_access_fs = [\"read_file\", \"write_file\"]\n\
+             [[path_beneath]]\nallowed_access = [\"write_file\"]\nparent = [\"/tmp\"]\n",
+            Format::Toml,
+        )
+        .unwrap();
+        let b = Config::parse(
+            "abi = 3\n[[path_beneath]]\nallowed_access = [\"read_file\", \"execute\"]\nparent = [\"/usr\"]\n",
+            Format::Toml,
+        )
+        .unwrap();
+        let c = Config::compose(&[a.clone(), b.clone()]).unwrap();
+        assert_eq!(c.abi, Some(3));
+        assert_eq!(c.handled_fs, fs::READ_FILE);
+        assert_eq!(
+            c.path_beneath.len(),
+            1,
+            "the write_file rule is emptied and dropped"
+        );
+        assert_eq!(c.path_beneath[0].access, fs::READ_FILE);
+        let d = Config::compose(&[b, a]).unwrap();
+        assert_eq!(
+            (d.abi, d.handled_fs, d.path_beneath.len()),
+            (c.abi, c.handled_fs, 1)
+        );
+        assert!(Config::compose(&[]).is_none());
     }
 
     #[test]

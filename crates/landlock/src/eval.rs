@@ -6,6 +6,7 @@ use crate::access::{fs, fs_names, net, net_names, AccessFs};
 use crate::check::{self, LayerMasks, ReferQuery};
 use crate::domain::Domain;
 use crate::errno::Errno;
+use crate::mounts::MountTable;
 use crate::object::{ObjectId, ObjectRegistry};
 use crate::ops::{Op, OpenFlags};
 use crate::walk::{self, Location};
@@ -289,6 +290,19 @@ impl Sandbox {
             return Ok((ev, Some((access, 0o100000))));
         };
         let mode = loc.stat().mode;
+        if is_device(mode)
+            && MountTable::current()
+                .get(loc.stat().mnt_id)
+                .is_some_and(|m| m.nodev)
+        {
+            return Ok((
+                fails(
+                    Errno::EACCES,
+                    "a device on a nodev mount (VFS, before Landlock)",
+                ),
+                None,
+            ));
+        }
         if file_type(mode) == 0o040000 {
             if flags.write || flags.trunc || flags.creat {
                 return Ok((
@@ -339,6 +353,15 @@ impl Sandbox {
                     return Ok(fails(
                         Errno::EACCES,
                         "not an executable regular file (VFS, before Landlock)",
+                    ));
+                }
+                if MountTable::current()
+                    .get(loc.stat().mnt_id)
+                    .is_some_and(|m| m.noexec)
+                {
+                    return Ok(fails(
+                        Errno::EACCES,
+                        "the file's mount is noexec (VFS, before Landlock)",
                     ));
                 }
                 let walk = loc.objects(&self.registry);

@@ -10,6 +10,7 @@
 //! - [`check`]: the hooks' algorithms (path walk, open, refer/rename/link/exchange, TCP ports,
 //!   mounts) as pure functions of a domain and the objects on a walk;
 //! - [`walk`]: resolves real paths into walks (symlinks, `..`, mounts, inode identity);
+//! - [`mounts`]: `/proc/self/mountinfo` (mount points, `noexec`, `nodev`);
 //! - [`eval`]: an [`Op`] on this machine's filesystem → [`Outcome`] with the kernel's errno
 //!   and an explanation;
 //! - [`config`]: landlockconfig's TOML and JSON formats;
@@ -24,6 +25,7 @@ pub mod config;
 pub mod domain;
 pub mod errno;
 pub mod eval;
+pub mod mounts;
 pub mod object;
 pub mod ops;
 pub mod ruleset;
