@@ -387,17 +387,8 @@ mod tests {
     use arbiter_policy::constraint::ConstraintExpr as E;
     use arbiter_policy::mls::MlsRange;
     use arbiter_policy::{Ebitmap, RoleId, TypeId, UserId};
+    use arbiter_testkit::Rng;
     use std::path::PathBuf;
-
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n.max(1) as u64) as usize
-        }
-    }
 
     fn policy() -> Policy {
         let debian = PathBuf::from("/etc/selinux/default/policy/policy.33");
@@ -502,7 +493,7 @@ mod tests {
     #[test]
     fn compiled_constraints_agree_with_postfix_evaluation() {
         let p = policy();
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         let real: Vec<&[E]> = p
             .classes
             .iter()

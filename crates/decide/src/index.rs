@@ -27,7 +27,7 @@ use arbiter_policy::mls::MlsRange;
 use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId};
 use std::collections::HashMap;
 
-pub use crate::hash::{FxHashMap, FxHasher};
+pub use crate::hash::FxHashMap;
 /// `BuildHasher` for [`FxHasher`].
 pub type FxBuild = crate::hash::FxBuildHasher;
 
@@ -127,6 +127,7 @@ pub struct PolicyIndex {
     pub cond_nodes: usize,
     /// The `process` class, if defined, and its transition|dyntransition bits.
     pub process_class: Option<ClassId>,
+    /// `transition | dyntransition` of the `process` class.
     pub process_trans_perms: u32,
 }
 
@@ -136,6 +137,7 @@ fn bucket_key(source: u16, class: u16) -> u32 {
 }
 
 impl PolicyIndex {
+    /// Builds the index of a policy.
     pub fn build(policy: &Policy) -> PolicyIndex {
         Self::build_with(policy, false, None)
     }
@@ -985,21 +987,12 @@ pub fn perm_bits(policy: &Policy, class: ClassId, names: &[&str]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::Snapshot;
+    use crate::state::Snapshot;
     use arbiter_policy::mls::Context;
     use arbiter_policy::UserId;
+    use arbiter_testkit::Rng;
     use std::path::PathBuf;
     use std::sync::Arc;
-
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n.max(1) as u64) as usize
-        }
-    }
 
     fn policies() -> Vec<PathBuf> {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../policies/bin");
@@ -1017,7 +1010,7 @@ mod tests {
     /// The per-attribute walk the plans replace: every bucket of every attribute of the
     /// source, each rule tested against the target's full membership row.
     fn walk(snap: &Snapshot, s: TypeId, t: TypeId, class: ClassId) -> (u32, u32, u32) {
-        let idx = &*snap.index;
+        let idx = snap.index();
         let row = idx.member_row(t);
         let (mut a, mut aa, mut ad) = (0, 0, u32::MAX);
         for &sa in idx.attrs_of(s) {
@@ -1092,11 +1085,19 @@ mod tests {
                 continue; // formats this build does not read are covered elsewhere
             };
             let p = Arc::new(p);
-            let idx = Arc::new(PolicyIndex::build(&p));
-            let wide = Arc::new(PolicyIndex::build_with(&p, true, None));
+            let loaded = |index| {
+                crate::sync::Arc::new(crate::state::Loaded::new(
+                    p.clone(),
+                    index,
+                    crate::sidtab::SidTable::new(&p),
+                    1,
+                ))
+            };
+            let idx = loaded(PolicyIndex::build(&p));
+            let wide = loaded(PolicyIndex::build_with(&p, true, None));
             // Half the plans the policy needs: some types planned, the rest walk buckets.
-            let (_, planned, _) = idx.plan_stats();
-            let half = Arc::new(PolicyIndex::build_with(&p, false, Some(planned / 2)));
+            let (_, planned, _) = idx.index.plan_stats();
+            let half = loaded(PolicyIndex::build_with(&p, false, Some(planned / 2)));
             let nt = p.types.len();
             let nc = p.classes.len();
             // Concrete members of each type or attribute.
@@ -1108,7 +1109,7 @@ mod tests {
                     }
                 }
             }
-            let mut rng = Rng(0x2545_f491_4f6c_dd1d ^ nt as u64);
+            let mut rng = Rng::new(0x2545_f491_4f6c_dd1d ^ nt as u64);
             let keys: Vec<_> = p
                 .avtab
                 .entries
@@ -1135,9 +1136,9 @@ mod tests {
                         }
                     })
                     .collect();
-                let snap = Snapshot::new(p.clone(), idx.clone(), bools.clone(), 1);
-                let snap_wide = Snapshot::new(p.clone(), wide.clone(), bools.clone(), 1);
-                let snap_half = Snapshot::new(p.clone(), half.clone(), bools, 1);
+                let snap = Snapshot::new(idx.clone(), bools.clone(), 1);
+                let snap_wide = Snapshot::new(wide.clone(), bools.clone(), 1);
+                let snap_half = Snapshot::new(half.clone(), bools, 1);
                 let check = |s: TypeId, t: TypeId, c: ClassId| {
                     let got = crate::av::te_av(&snap, &ctx(s), &ctx(t), c);
                     let got_wide = crate::av::te_av(&snap_wide, &ctx(s), &ctx(t), c);

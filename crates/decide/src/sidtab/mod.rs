@@ -65,115 +65,14 @@ use arbiter_policy::Policy;
 use crate::error::{DecideError, Result};
 use sync::{AtomicPtr, AtomicU64, AtomicUsize, Mutex, Ordering, Slot, WriterLoad};
 
-/// The same code on `std` atomics or `loom`'s model-checked ones.
-mod sync {
-    #[cfg(loom)]
-    pub(super) use loom::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
-    #[cfg(loom)]
-    pub(super) use loom::sync::Mutex;
-    #[cfg(not(loom))]
-    pub(super) use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
-    #[cfg(not(loom))]
-    pub(super) use std::sync::Mutex;
+mod arena;
+mod hash;
+mod index;
+mod sync;
 
-    use std::mem::MaybeUninit;
-
-    /// A load by a writer holding the writer lock, of an atomic that only writers store.
-    /// Every store to it happens-before the load (the lock orders writers), so no ordering
-    /// is needed: `Relaxed` on std. Under loom it is an unsynchronised load, which loom
-    /// checks for exactly that, and which — unlike a tracked load — does not hide from
-    /// loom's DPOR (it remembers only the *last* access per atomic) that the writer's next
-    /// store races with a reader's earlier load.
-    pub(super) trait WriterLoad {
-        type Value;
-        /// # Safety
-        /// The caller holds the writer lock, and only writers store to `self`.
-        unsafe fn writer_load(&self) -> Self::Value;
-    }
-
-    macro_rules! writer_load {
-        ($atomic:ty, $value:ty $(, $g:ident)?) => {
-            impl$(<$g>)? WriterLoad for $atomic {
-                type Value = $value;
-                #[inline]
-                unsafe fn writer_load(&self) -> $value {
-                    #[cfg(not(loom))]
-                    return self.load(Ordering::Relaxed);
-                    #[cfg(loom)]
-                    // SAFETY: caller's contract: all stores happen-before this load.
-                    return unsafe { self.unsync_load() };
-                }
-            }
-        };
-    }
-    writer_load!(AtomicUsize, usize);
-    writer_load!(AtomicU64, u64);
-    writer_load!(AtomicPtr<T>, *mut T, T);
-
-    /// A write-once cell: written by the one writer before it is published, then only read.
-    /// Under loom every access is checked against concurrent unsynchronised accesses.
-    pub(super) struct Slot<T> {
-        #[cfg(not(loom))]
-        cell: std::cell::UnsafeCell<MaybeUninit<T>>,
-        #[cfg(loom)]
-        cell: loom::cell::UnsafeCell<MaybeUninit<T>>,
-    }
-
-    impl<T> Slot<T> {
-        pub(super) fn new() -> Self {
-            Slot {
-                #[cfg(not(loom))]
-                cell: std::cell::UnsafeCell::new(MaybeUninit::uninit()),
-                #[cfg(loom)]
-                cell: loom::cell::UnsafeCell::new(MaybeUninit::uninit()),
-            }
-        }
-
-        /// # Safety
-        /// The slot was never written, the caller is its only writer, and no reader can
-        /// reach it until a later Release store publishes it.
-        pub(super) unsafe fn write(&self, value: T) {
-            #[cfg(not(loom))]
-            // SAFETY: no other access exists (caller's contract), so the exclusive write
-            // through the cell's pointer does not alias any reference.
-            unsafe {
-                (*self.cell.get()).write(value);
-            }
-            #[cfg(loom)]
-            self.cell.with_mut(|p| {
-                // SAFETY: as above; loom checks the claim.
-                unsafe { (*p).write(value) };
-            });
-        }
-
-        /// # Safety
-        /// The slot was written and its publication happens-before this call; it is never
-        /// written again, so the shared reference may live as long as the slot.
-        pub(super) unsafe fn get(&self) -> &T {
-            #[cfg(not(loom))]
-            // SAFETY: initialised and immutable from now on (caller's contract).
-            unsafe {
-                (*self.cell.get()).assume_init_ref()
-            }
-            #[cfg(loom)]
-            // SAFETY: as above; loom checks that the write happens-before this read.
-            self.cell.with(|p| unsafe { (*p).assume_init_ref() })
-        }
-
-        /// # Safety
-        /// The slot was written, and no reference from [`Slot::get`] outlives this call.
-        pub(super) unsafe fn drop_value(&mut self) {
-            #[cfg(not(loom))]
-            // SAFETY: initialised (caller's contract); `&mut self` excludes other accesses.
-            unsafe {
-                self.cell.get_mut().assume_init_drop()
-            }
-            #[cfg(loom)]
-            // SAFETY: as above.
-            self.cell.with_mut(|p| unsafe { (*p).assume_init_drop() })
-        }
-    }
-}
+use arena::*;
+use hash::*;
+use index::*;
 
 /// A security identifier issued by a [`SidTable`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -198,405 +97,31 @@ impl std::fmt::Display for Sid {
     }
 }
 
-// ---------------------------------------------------------------------------------------
-// Hashing
-
-/// A keyed hash (foldhash-style folded multiplies) with a per-table random key. Contexts
-/// and strings here come from clients, so unlike the policy's own names (see
-/// [`crate::hash::FxHasher`]) they must not be able to pick colliding keys offline.
-#[derive(Clone, Copy)]
-struct Keys(u64, u64);
-
-const P0: u64 = 0x243f_6a88_85a3_08d3;
-const P1: u64 = 0x1319_8a2e_0370_7344;
-const P2: u64 = 0xa409_3822_299f_31d0;
-
-impl Keys {
-    fn random() -> Keys {
-        #[cfg(loom)]
-        {
-            // Loom replays executions and needs them deterministic.
-            Keys(0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210)
-        }
-        #[cfg(not(loom))]
-        {
-            use std::hash::BuildHasher;
-            let s = std::collections::hash_map::RandomState::new();
-            Keys(s.hash_one(P0) | 1, s.hash_one(P1) | 1)
-        }
-    }
-
-    fn hasher(self) -> KeyedHasher {
-        KeyedHasher {
-            h: self.0,
-            k: self.1,
-        }
-    }
-
-    fn hash_str(self, s: &str) -> u64 {
-        let mut h = self.hasher();
-        h.h ^= s.len() as u64;
-        h.write(s.as_bytes());
-        h.finish()
-    }
-
-    fn hash_context(self, c: &Context) -> u64 {
-        let mut h = self.hasher();
-        c.hash(&mut h);
-        h.finish()
-    }
-}
-
-#[inline]
-fn fold(a: u64, b: u64) -> u64 {
-    let p = u128::from(a) * u128::from(b);
-    (p as u64) ^ ((p >> 64) as u64)
-}
-
-struct KeyedHasher {
-    h: u64,
-    k: u64,
-}
-
-impl Hasher for KeyedHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let le = |b: &[u8]| {
-            let mut w = [0u8; 8];
-            w[..b.len()].copy_from_slice(b);
-            u64::from_le_bytes(w)
-        };
-        let mut rest = bytes;
-        while rest.len() >= 16 {
-            let (a, b) = (le(&rest[..8]), le(&rest[8..16]));
-            self.h = fold(a ^ self.h ^ P0, b ^ self.k);
-            rest = &rest[16..];
-        }
-        if !rest.is_empty() {
-            let (a, b) = rest.split_at(rest.len().min(8));
-            self.h = fold(le(a) ^ self.h ^ P0, le(b) ^ self.k ^ rest.len() as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.h = fold(i ^ self.h ^ P0, self.k ^ P1);
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(u64::from(i));
-    }
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.write_u64(u64::from(i));
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(u64::from(i));
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        fold(self.h ^ P2, self.k ^ P0)
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Add-only segmented storage
-
-#[cfg(not(loom))]
-const BASE: usize = 32;
-/// Enough chunks for more than `u32::MAX` entries (32 * (2^28 - 1) > 2^32).
-#[cfg(not(loom))]
-const NCHUNKS: usize = 28;
-#[cfg(loom)]
-const BASE: usize = 2;
-#[cfg(loom)]
-const NCHUNKS: usize = 6;
-
-/// Chunk number and offset of entry `i`: chunk `k` holds entries
-/// `BASE * (2^k - 1) .. BASE * (2^(k+1) - 1)`.
-#[inline]
-fn locate(i: usize) -> (usize, usize) {
-    let block = i / BASE + 1;
-    let k = (usize::BITS - 1 - block.leading_zeros()) as usize;
-    (k, i - BASE * ((1 << k) - 1))
-}
-
-/// Add-only storage whose entries never move (see the module documentation).
-struct Arena<T> {
-    chunks: [AtomicPtr<Slot<T>>; NCHUNKS],
-    /// Published entries: `0..len` are written and immutable.
-    len: AtomicUsize,
-    /// The arena owns `T`s (for auto traits and drop check).
-    _owns: PhantomData<T>,
-}
-
-impl<T> Arena<T> {
-    fn new() -> Self {
-        Arena {
-            chunks: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
-            len: AtomicUsize::new(0),
-            _owns: PhantomData,
-        }
-    }
-
-    /// Appends `value` and publishes it; returns its index.
-    ///
-    /// # Safety
-    /// The caller holds the table's writer lock (one writer at a time).
-    unsafe fn push(&self, value: T) -> usize {
-        // SAFETY: we hold the lock (caller's contract), and only writers store `len`.
-        let i = unsafe { self.len.writer_load() };
-        let (k, off) = locate(i);
-        assert!(k < NCHUNKS, "arena full"); // callers stop at u32::MAX entries, far below
-                                            // SAFETY: as above; only writers store chunk pointers.
-        let mut chunk = unsafe { self.chunks[k].writer_load() };
-        if chunk.is_null() {
-            let fresh: Box<[Slot<T>]> = (0..BASE << k).map(|_| Slot::new()).collect();
-            chunk = Box::into_raw(fresh).cast::<Slot<T>>();
-            self.chunks[k].store(chunk, Ordering::Release);
-        }
-        // SAFETY: `off < BASE << k`, the chunk's length; slot `i` was never written (the
-        // length only grows, under the lock we hold) and no reader looks at index `i`
-        // before the Release store of `len` below or of an index slot after it.
-        unsafe { (*chunk.add(off)).write(value) };
-        self.len.store(i + 1, Ordering::Release);
-        i
-    }
-
-    /// Entry `i`, if published.
-    #[inline]
-    fn get(&self, i: usize) -> Option<&T> {
-        if i < self.len.load(Ordering::Acquire) {
-            // SAFETY: `i < len`, loaded with Acquire: the entry's publication
-            // happens-before this read.
-            Some(unsafe { self.get_published(i) })
-        } else {
-            None
-        }
-    }
-
-    /// Entry `i`, known to be published.
-    ///
-    /// # Safety
-    /// The Release store that published entry `i` (of `len`, or of an index slot or table
-    /// stored after it) happens-before this call.
-    #[inline]
-    unsafe fn get_published(&self, i: usize) -> &T {
-        let (k, off) = locate(i);
-        // (Redundant with the caller's synchronisation, which already orders the chunk's
-        // store before this; kept so the chunk is never the weak link.)
-        let chunk = self.chunks[k].load(Ordering::Acquire);
-        // Under loom a broken publication protocol shows as a clean failure, not a crash.
-        #[cfg(loom)]
-        assert!(
-            !chunk.is_null(),
-            "entry {i} read before its chunk was published"
-        );
-        debug_assert!(!chunk.is_null());
-        // SAFETY: the chunk was stored before entry `i` was written, which happens-before
-        // this call (caller's contract), so `chunk` is that chunk, live until drop; `off`
-        // is within it; the slot is written and immutable.
-        unsafe { (*chunk.add(off)).get() }
-    }
-
-    fn len(&self) -> usize {
-        self.len.load(Ordering::Acquire)
-    }
-
-    /// The length, read by a writer.
-    ///
-    /// # Safety
-    /// The caller holds the writer lock.
-    unsafe fn writer_len(&self) -> usize {
-        // SAFETY: caller's contract; only writers store `len`.
-        unsafe { self.len.writer_load() }
-    }
-}
-
-impl<T> Drop for Arena<T> {
-    fn drop(&mut self) {
-        // `&mut self`: every other access happened-before; Relaxed suffices.
-        let len = self.len.load(Ordering::Relaxed);
-        for k in 0..NCHUNKS {
-            let chunk = self.chunks[k].load(Ordering::Relaxed);
-            if chunk.is_null() {
-                break; // chunks are allocated in order
-            }
-            let size = BASE << k;
-            // SAFETY: `chunk` came from `Box::<[Slot<T>]>::into_raw` with `size` slots and
-            // is freed only here.
-            let mut slots = unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(chunk, size)) };
-            let live = len.saturating_sub(BASE * ((1 << k) - 1)).min(size);
-            for slot in &mut slots[..live] {
-                // SAFETY: the first `live` slots of this chunk are below `len`, so written;
-                // `&mut self` means no reference from `get` is still alive.
-                unsafe { slot.drop_value() };
-            }
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Add-only hash index
-
-#[cfg(not(loom))]
-const INITIAL_SLOTS: usize = 64;
-#[cfg(loom)]
-const INITIAL_SLOTS: usize = 4;
-
-struct Table {
-    /// 0 = empty; else `tag << 32 | (entry + 1)`.
-    slots: Box<[AtomicU64]>,
-    mask: usize,
-}
-
-impl Table {
-    fn new(size: usize) -> Box<Table> {
-        debug_assert!(size.is_power_of_two());
-        Box::new(Table {
-            slots: (0..size).map(|_| AtomicU64::new(0)).collect(),
-            mask: size - 1,
-        })
-    }
-
-    /// Stores `value` in the first empty slot of its probe sequence.
-    ///
-    /// # Safety
-    /// The caller holds the writer lock (or owns the unpublished table).
-    unsafe fn place(&self, tag: u32, value: u64) {
-        let mut i = tag as usize & self.mask;
-        // SAFETY: caller's contract; only writers store slots.
-        while unsafe { self.slots[i].writer_load() } != 0 {
-            i = (i + 1) & self.mask;
-        }
-        self.slots[i].store(value, Ordering::Release);
-    }
-}
-
-/// Tag → entry index, add-only (see the module documentation).
-struct Index {
-    table: AtomicPtr<Table>,
-}
-
-/// What only writers touch, under the lock.
-struct IndexWriter {
-    used: usize,
-    /// Boxed on purpose: readers may hold `&Table` into a retired table, so the `Table`
-    /// itself must not move when this vector reallocates.
-    #[allow(clippy::vec_box)]
-    retired: Vec<Box<Table>>,
-}
-
-impl Index {
-    fn new() -> (Index, IndexWriter) {
-        let index = Index {
-            table: AtomicPtr::new(Box::into_raw(Table::new(INITIAL_SLOTS))),
-        };
-        let writer = IndexWriter {
-            used: 0,
-            retired: Vec::new(),
-        };
-        (index, writer)
-    }
-
-    /// The first entry with this tag for which `is_it` holds (lock-free reader).
-    #[inline]
-    fn find(&self, tag: u32, is_it: impl FnMut(u32) -> bool) -> Option<u32> {
-        // SAFETY: the pointer always names a live table: tables are freed only when the
-        // Index is dropped; the Acquire load pairs with the Release store that published
-        // it, so its slots are initialised.
-        let table = unsafe { &*self.table.load(Ordering::Acquire) };
-        Self::probe(table, tag, is_it, |slot| slot.load(Ordering::Acquire))
-    }
-
-    /// [`Index::find`] for a writer.
-    ///
-    /// # Safety
-    /// The caller holds the writer lock.
-    unsafe fn find_locked(&self, tag: u32, is_it: impl FnMut(u32) -> bool) -> Option<u32> {
-        // SAFETY: live (freed only on drop); caller holds the lock and only writers store
-        // the pointer and the slots.
-        let table = unsafe { &*self.table.writer_load() };
-        // SAFETY: as above.
-        Self::probe(table, tag, is_it, |slot| unsafe { slot.writer_load() })
-    }
-
-    #[inline]
-    fn probe(
-        table: &Table,
-        tag: u32,
-        mut is_it: impl FnMut(u32) -> bool,
-        load: impl Fn(&AtomicU64) -> u64,
-    ) -> Option<u32> {
-        let mut i = tag as usize & table.mask;
-        loop {
-            let v = load(&table.slots[i]);
-            if v == 0 {
-                return None;
-            }
-            if (v >> 32) as u32 == tag {
-                let entry = (v as u32).wrapping_sub(1);
-                if is_it(entry) {
-                    return Some(entry);
-                }
-            }
-            i = (i + 1) & table.mask;
-        }
-    }
-
-    /// Adds `entry` under `tag`. The entry must be published already.
-    ///
-    /// # Safety
-    /// The caller holds the writer lock, and `w` is this index's writer state.
-    unsafe fn insert(&self, w: &mut IndexWriter, tag: u32, entry: u32) {
-        let value = (u64::from(tag) << 32) | u64::from(entry + 1);
-        // SAFETY: we hold the lock; only writers store the pointer.
-        let current = unsafe { self.table.writer_load() };
-        // SAFETY: live (freed only on drop), and we are the only writer.
-        let table = unsafe { &*current };
-        if (w.used + 1) * 2 <= table.slots.len() {
-            // SAFETY: lock held.
-            unsafe { table.place(tag, value) };
-        } else {
-            let bigger = Table::new(table.slots.len() * 2);
-            for slot in table.slots.iter() {
-                // SAFETY: lock held; only writers store slots.
-                let v = unsafe { slot.writer_load() };
-                if v != 0 {
-                    // SAFETY: `bigger` is ours alone until published below.
-                    unsafe { bigger.place((v >> 32) as u32, v) };
-                }
-            }
-            // SAFETY: as above.
-            unsafe { bigger.place(tag, value) };
-            self.table.store(Box::into_raw(bigger), Ordering::Release);
-            // SAFETY: `current` came from Box::into_raw and is no longer published; readers
-            // that loaded it before the swap may still read it, so it is kept (not freed)
-            // until the Index is dropped.
-            w.retired.push(unsafe { Box::from_raw(current) });
-        }
-        w.used += 1;
-    }
-}
-
-impl Drop for Index {
-    fn drop(&mut self) {
-        // SAFETY: the current table came from Box::into_raw and `&mut self` excludes
-        // readers; retired tables are freed by their owner (`IndexWriter`).
-        drop(unsafe { Box::from_raw(self.table.load(Ordering::Relaxed)) });
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// The SID table
-
 struct CtxEntry {
-    context: Context,
+    /// The context decisions use. For an entry invalid under this table's policy it is the
+    /// `unlabeled` initial SID's context (or `None` without one), as the kernel's
+    /// `sidtab_search` answers for a context a reload invalidated.
+    context: Option<Context>,
     sid: Sid,
+    /// Set when the SID's context is not valid under this table's policy: its text from
+    /// the policy that issued it, kept so a later policy that defines it again can revive
+    /// it (the kernel's `context.str`).
+    invalid: Option<Box<str>>,
+}
+
+/// What a SID denotes under one policy (see [`SidTable::entry`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SidEntry<'a> {
+    /// A context valid under the table's policy.
+    Valid(&'a Context),
+    /// A context a policy reload invalidated: its text under the policy that issued it,
+    /// and the context decisions use instead (the `unlabeled` initial SID's, if any).
+    Invalid {
+        /// The context's text under the policy that issued the SID.
+        text: &'a str,
+        /// What decisions use in its place.
+        stand_in: Option<&'a Context>,
+    },
 }
 
 struct StrEntry {
@@ -616,7 +141,7 @@ struct Writer {
 /// between that store and other threads' earlier probes.
 const LOCK_FREE_PRECHECK: bool = !cfg!(loom);
 
-/// Most strings [`SidTable::insert_str`] caches. Strings are a cache (the context table is
+/// Most strings a SID table caches. Strings are a cache (the context table is
 /// the truth) and clients can spell one context many ways (`c0,c1,c2` and `c0.c2`, aliases),
 /// so the cache is bounded; past the bound strings are simply parsed again.
 pub const MAX_CACHED_STRINGS: usize = 1 << 20;
@@ -652,6 +177,16 @@ impl SidTable {
     /// A table holding the given initial SIDs (for tests and tools; [`SidTable::new`]
     /// takes them from a policy). A SID listed twice keeps its first context.
     pub fn with_initial(initial: impl IntoIterator<Item = (Sid, Context)>) -> SidTable {
+        SidTable::with_initial_from(initial, 0)
+    }
+
+    /// A table holding the given initial SIDs whose dynamic SIDs start at
+    /// `first_dynamic` or just above the highest initial SID, whichever is higher (a reload
+    /// keeps the numbering of the table it replaces).
+    pub(crate) fn with_initial_from(
+        initial: impl IntoIterator<Item = (Sid, Context)>,
+        first_dynamic: u64,
+    ) -> SidTable {
         let mut list: Vec<(Sid, Context)> = initial.into_iter().collect();
         list.sort_by_key(|(sid, _)| *sid); // stable: the first of duplicates stays first
         list.dedup_by_key(|(sid, _)| *sid);
@@ -668,12 +203,18 @@ impl SidTable {
             // from the index, which only names published entries.
             let known = unsafe {
                 by_context.find_locked(tag(hash), |i| {
-                    entries.get_published(i as usize).context == context
+                    entries.get_published(i as usize).context.as_ref() == Some(&context)
                 })
             }
             .is_some();
             // SAFETY: the table is not shared yet: we are the only writer.
-            let idx = unsafe { entries.push(CtxEntry { context, sid }) };
+            let idx = unsafe {
+                entries.push(CtxEntry {
+                    context: Some(context),
+                    sid,
+                    invalid: None,
+                })
+            };
             initial.push((sid.get(), idx as u32));
             if !known {
                 // SAFETY: only writer (not shared yet); entry `idx` is published.
@@ -682,7 +223,7 @@ impl SidTable {
         }
         SidTable {
             initial: initial.into_boxed_slice(),
-            first_dynamic: u64::from(max) + 1,
+            first_dynamic: (u64::from(max) + 1).max(first_dynamic),
             keys,
             entries,
             by_context,
@@ -708,7 +249,111 @@ impl SidTable {
         } else {
             self.initial.len() + usize::try_from(v - self.first_dynamic).ok()?
         };
-        self.entries.get(idx).map(|e| &e.context)
+        self.entries.get(idx)?.context.as_ref()
+    }
+
+    fn entry_of(&self, sid: Sid) -> Option<&CtxEntry> {
+        let v = u64::from(sid.get());
+        let idx = if v < self.first_dynamic {
+            let at = self
+                .initial
+                .binary_search_by_key(&sid.get(), |e| e.0)
+                .ok()?;
+            self.initial[at].1 as usize
+        } else {
+            self.initial.len() + usize::try_from(v - self.first_dynamic).ok()?
+        };
+        self.entries.get(idx)
+    }
+
+    /// What `sid` denotes, if this table issued it.
+    pub fn entry(&self, sid: Sid) -> Option<SidEntry<'_>> {
+        let e = self.entry_of(sid)?;
+        Some(match &e.invalid {
+            None => SidEntry::Valid(e.context.as_ref()?),
+            Some(text) => SidEntry::Invalid {
+                text,
+                stand_in: e.context.as_ref(),
+            },
+        })
+    }
+
+    /// The number of the first SID that is not an initial SID.
+    pub fn first_dynamic(&self) -> u64 {
+        self.first_dynamic
+    }
+
+    /// The dynamic (non-initial) entries from the `skip`-th on, in SID order, as far as
+    /// they are published now.
+    pub(crate) fn dynamic_entries(&self, skip: usize) -> impl Iterator<Item = (Sid, SidEntry<'_>)> {
+        let start = self.initial.len() + skip;
+        (start..self.entries.len()).filter_map(move |i| {
+            let e = self.entries.get(i)?;
+            let entry = match &e.invalid {
+                None => SidEntry::Valid(e.context.as_ref()?),
+                Some(text) => SidEntry::Invalid {
+                    text,
+                    stand_in: e.context.as_ref(),
+                },
+            };
+            Some((e.sid, entry))
+        })
+    }
+
+    /// Number of dynamic (non-initial) entries.
+    pub(crate) fn dynamic_len(&self) -> usize {
+        self.entries.len() - self.initial.len()
+    }
+
+    /// Appends the next dynamic SID with a context converted from another policy's table:
+    /// `Ok(context)` for a context valid here, `Err(text)` for one that is not (then it
+    /// answers as `stand_in`). Used only while building a table for a reload, before it is
+    /// published; `sid` must be the next number in sequence.
+    pub(crate) fn push_converted(
+        &self,
+        sid: Sid,
+        converted: std::result::Result<Context, Box<str>>,
+        stand_in: Option<&Context>,
+    ) -> Result<()> {
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: we hold the writer lock.
+        let next = unsafe { self.entries.writer_len() };
+        let expected = self.first_dynamic + (next - self.initial.len()) as u64;
+        if u64::from(sid.get()) != expected {
+            return Err(DecideError::UnknownSid(sid.get()));
+        }
+        let (entry, hash) = match converted {
+            Ok(context) => {
+                let hash = self.keys.hash_context(&context);
+                // A context two old SIDs converge on keeps the first SID in the index.
+                // SAFETY: we hold the writer lock.
+                let known = unsafe { self.find_context_locked(hash, &context) }.is_some();
+                let entry = CtxEntry {
+                    context: Some(context),
+                    sid,
+                    invalid: None,
+                };
+                (entry, (!known).then_some(hash))
+            }
+            Err(text) => {
+                let entry = CtxEntry {
+                    context: stand_in.cloned(),
+                    sid,
+                    invalid: Some(text),
+                };
+                (entry, None)
+            }
+        };
+        // SAFETY: we hold the writer lock.
+        let idx = unsafe { self.entries.push(entry) };
+        if let Some(hash) = hash {
+            // SAFETY: we hold the writer lock; entry `idx` is published by `push`.
+            unsafe {
+                self.by_context
+                    .insert(&mut w.contexts, tag(hash), idx as u32)
+            };
+        }
+        Ok(())
     }
 
     /// The SID of `context`, if it has one.
@@ -721,7 +366,7 @@ impl SidTable {
         let idx = self.by_context.find(tag(hash), |i| {
             // SAFETY: `i` came from an index slot loaded with Acquire, stored (Release)
             // after entry `i` was published.
-            unsafe { &self.entries.get_published(i as usize).context == context }
+            unsafe { self.entries.get_published(i as usize).context.as_ref() == Some(context) }
         })?;
         // SAFETY: as above.
         Some(unsafe { self.entries.get_published(idx as usize).sid })
@@ -735,7 +380,7 @@ impl SidTable {
         // SAFETY: lock held (caller); entries named by the index are published.
         let idx = unsafe {
             self.by_context.find_locked(tag(hash), |i| {
-                &self.entries.get_published(i as usize).context == context
+                self.entries.get_published(i as usize).context.as_ref() == Some(context)
             })
         }?;
         // SAFETY: as above.
@@ -747,7 +392,7 @@ impl SidTable {
     ///
     /// Fails with [`DecideError::SidTableFull`] when no SID number is left (after
     /// `u32::MAX` SIDs, as the kernel's sidtab fails past `SIDTAB_MAX`).
-    pub fn insert(&self, context: Context) -> Result<Sid> {
+    pub(crate) fn insert(&self, context: Context) -> Result<Sid> {
         let hash = self.keys.hash_context(&context);
         if LOCK_FREE_PRECHECK {
             if let Some(sid) = self.find_context(hash, &context) {
@@ -767,7 +412,13 @@ impl SidTable {
             .and_then(Sid::new)
             .ok_or(DecideError::SidTableFull)?;
         // SAFETY: we hold the writer lock.
-        let idx = unsafe { self.entries.push(CtxEntry { context, sid }) };
+        let idx = unsafe {
+            self.entries.push(CtxEntry {
+                context: Some(context),
+                sid,
+                invalid: None,
+            })
+        };
         debug_assert_eq!(idx, next);
         // SAFETY: we hold the writer lock, and entry `idx` is published (by `push`), so
         // the index may name it.
@@ -798,9 +449,9 @@ impl SidTable {
     /// Returns the SID the string now maps to: `sid`, or the SID already cached for `s`.
     /// When [`MAX_CACHED_STRINGS`] strings are cached, `s` is not cached and `sid` is
     /// returned. Fails if this table did not issue `sid`.
-    pub fn insert_str(&self, s: String, sid: Sid) -> Result<Sid> {
+    pub(crate) fn insert_str(&self, s: String, sid: Sid) -> Result<Sid> {
         // Checked before publishing the string: whoever finds the string finds the context.
-        if self.context(sid).is_none() {
+        if !matches!(self.entry(sid), Some(SidEntry::Valid(_))) {
             return Err(DecideError::UnknownSid(sid.get()));
         }
         let hash = self.keys.hash_str(&s);
@@ -859,7 +510,10 @@ impl SidTable {
     /// The initial SIDs, ascending.
     pub fn initial_sids(&self) -> impl Iterator<Item = (Sid, &Context)> + '_ {
         self.initial.iter().filter_map(|&(sid, idx)| {
-            Some((Sid::new(sid)?, &self.entries.get(idx as usize)?.context))
+            Some((
+                Sid::new(sid)?,
+                self.entries.get(idx as usize)?.context.as_ref()?,
+            ))
         })
     }
 }
