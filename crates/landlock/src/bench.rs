@@ -23,6 +23,7 @@ use crate::object::ObjectId;
 use crate::ruleset::Ruleset;
 use crate::sys::thread_cpu_ns;
 use crate::tree::TreeDomain;
+use arbiter_testkit::{median, Rng};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -90,25 +91,7 @@ pub struct Report {
     pub two_thread_wall: f64,
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 type Query = (Vec<Option<ObjectId>>, AccessFs);
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
 
 fn time_checks<R: Rules>(dom: &R, queries: &[Query], opts: &Options) -> f64 {
     let rounds = (opts.checks / queries.len()).max(1);
@@ -124,7 +107,7 @@ fn time_checks<R: Rules>(dom: &R, queries: &[Query], opts: &Options) -> f64 {
         black_box(allowed);
         samples.push((thread_cpu_ns() - t) as f64 / (rounds * queries.len()) as f64);
     }
-    median(samples)
+    median(&samples)
 }
 
 fn stack(rulesets: &[Ruleset], layout: Layout) -> Domain {
@@ -279,7 +262,7 @@ fn typical_18() -> (Vec<Ruleset>, Vec<Query>) {
 }
 
 fn big_16x10000() -> (Vec<Ruleset>, Vec<Query>) {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     const OBJECTS: u64 = 40_000;
     // 64 query paths of depth 10 over objects 40,000.. (dirs have objects: rules elsewhere).
     let paths: Vec<Vec<ObjectId>> = (0..64)
@@ -290,13 +273,13 @@ fn big_16x10000() -> (Vec<Ruleset>, Vec<Query>) {
         let mut r = Ruleset::new(u64::from(fs::ALL), 0, 0).expect("valid");
         // Each layer grants READ_FILE on one ancestor of every query path (any depth).
         for p in &paths {
-            let d = p[rng.below(10) as usize];
+            let d = p[rng.below(10)];
             r.add_path_beneath(d, true, u64::from(fs::READ_FILE))
                 .expect("valid");
         }
         while r.fs_rules().len() < 10_000 {
-            let o = ObjectId(rng.below(OBJECTS) as u32);
-            r.add_path_beneath(o, true, 1 + rng.below(0xffff))
+            let o = ObjectId(rng.below(OBJECTS as usize) as u32);
+            r.add_path_beneath(o, true, 1 + rng.below(0xffff) as u64)
                 .expect("valid");
         }
         rulesets.push(r);
@@ -325,7 +308,7 @@ fn time_merges(rulesets: &[Ruleset], layout: Layout, opts: &Options) -> (f64, f6
         black_box(stack(rulesets, layout));
         all.push((thread_cpu_ns() - t) as f64 / 1e6);
     }
-    (median(one), median(all))
+    (median(&one), median(&all))
 }
 
 /// (CPU-time scaling, wall-clock scaling) of two threads over one.
@@ -357,7 +340,7 @@ fn two_threads(dom: &Domain, queries: &[Query], opts: &Options) -> (f64, f64) {
         cpu.push(2.0 * one_cpu / ((a + b) / 2.0));
         wall.push(2.0 * one_wall / two_wall);
     }
-    (median(cpu), median(wall))
+    (median(&cpu), median(&wall))
 }
 
 /// Runs the whole study.

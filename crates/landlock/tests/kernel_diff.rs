@@ -16,27 +16,22 @@ use arbiter_landlock::eval::Outcome;
 use arbiter_landlock::ops::{NodeKind, OpenFlags};
 use arbiter_landlock::sys::{self, ApplyError, KernelLayer};
 use arbiter_landlock::{Domain, Layout, ObjectRegistry, Op, Ruleset, Sandbox};
+use arbiter_testkit::Rng;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
-struct Rng(u64);
+/// The shared test RNG with the two draws this generator needs.
+trait Draw {
+    fn chance(&mut self, percent: usize) -> bool;
+    fn one<'a, T>(&mut self, v: &'a [T]) -> &'a T;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+impl Draw for Rng {
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
     }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
-        &v[self.below(v.len())]
+    fn one<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        self.pick(v).expect("a non-empty list")
     }
 }
 
@@ -139,9 +134,9 @@ fn at(root: &Path, rel: &str) -> PathBuf {
 fn random_rights(rng: &mut Rng, all: u64) -> u64 {
     match rng.below(5) {
         0 => all,
-        1 => all & rng.next() & rng.next(),
-        2 => all & (rng.next() | rng.next()),
-        _ => all & rng.next(),
+        1 => all & rng.next_u64() & rng.next_u64(),
+        2 => all & (rng.next_u64() | rng.next_u64()),
+        _ => all & rng.next_u64(),
     }
 }
 
@@ -217,14 +212,14 @@ fn gen_layers(rng: &mut Rng, root: &Path, paths: &[&str]) -> Vec<Layer> {
             let mut rules = Vec::new();
             for _ in 0..rng.below(6) {
                 let rel = if dense && rng.chance(80) {
-                    *rng.pick(&DIRS)
+                    *rng.one(&DIRS)
                 } else {
-                    *rng.pick(&paths)
+                    *rng.one(&paths)
                 };
                 let p = at(root, rel);
                 let is_dir = std::fs::metadata(&p).map(|m| m.is_dir()).unwrap_or(false);
                 let mut a = if dense {
-                    fs_h & !(rng.next() & rng.next() & rng.next() & rng.next())
+                    fs_h & !(rng.next_u64() & rng.next_u64() & rng.next_u64() & rng.next_u64())
                 } else {
                     fs_h & random_rights(rng, u64::from(fs::ALL))
                 };
@@ -263,19 +258,19 @@ fn gen_layers(rng: &mut Rng, root: &Path, paths: &[&str]) -> Vec<Layer> {
 }
 
 fn gen_case(rng: &mut Rng, root: &Path, paths: &[&str], privileged: bool) -> Case {
-    let p = |rng: &mut Rng| at(root, rng.pick::<&str>(paths));
+    let p = |rng: &mut Rng| at(root, rng.one::<&str>(paths));
     let new = |rng: &mut Rng| {
         if rng.chance(75) {
-            at(root, rng.pick::<&str>(&NEW))
+            at(root, rng.one::<&str>(&NEW))
         } else {
-            at(root, rng.pick::<&str>(paths))
+            at(root, rng.one::<&str>(paths))
         }
     };
     let mv = |rng: &mut Rng| {
         if rng.chance(85) {
-            at(root, rng.pick::<&str>(&MOVABLE))
+            at(root, rng.one::<&str>(&MOVABLE))
         } else {
-            at(root, rng.pick::<&str>(paths))
+            at(root, rng.one::<&str>(paths))
         }
     };
     let kinds = if privileged { 19 } else { 17 };
@@ -296,7 +291,7 @@ fn gen_case(rng: &mut Rng, root: &Path, paths: &[&str], privileged: bool) -> Cas
         4 => Case::Op(Op::Exec(p(rng))),
         5 => Case::Op(Op::Mkdir(new(rng))),
         6 => {
-            let k = *rng.pick(&[NodeKind::Reg, NodeKind::Fifo, NodeKind::Sock]);
+            let k = *rng.one(&[NodeKind::Reg, NodeKind::Fifo, NodeKind::Sock]);
             Case::Op(Op::Mknod(new(rng), k))
         }
         7 => Case::Op(Op::Symlink(new(rng))),
@@ -332,7 +327,7 @@ fn gen_case(rng: &mut Rng, root: &Path, paths: &[&str], privileged: bool) -> Cas
             ),
         },
         16 => {
-            let cmd = *rng.pick(&[0x5451u32, 0x5401, 0x541B, 0x5421, 2]);
+            let cmd = *rng.one(&[0x5451u32, 0x5401, 0x541B, 0x5421, 2]);
             let path = if privileged && rng.chance(50) {
                 root.join("d3/c0")
             } else {
@@ -341,7 +336,7 @@ fn gen_case(rng: &mut Rng, root: &Path, paths: &[&str], privileged: bool) -> Cas
             Case::Op(Op::Ioctl(path, cmd))
         }
         17 => {
-            let k = *rng.pick(&[NodeKind::Char, NodeKind::Block]);
+            let k = *rng.one(&[NodeKind::Char, NodeKind::Block]);
             Case::Op(Op::Mknod(new(rng), k))
         }
         _ => Case::Op(Op::Mount(p(rng))),
@@ -595,7 +590,7 @@ fn main() {
         l.set_nonblocking(true).expect("non-blocking listener");
         l
     };
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let (mut matched, mut discarded, mut mismatches) = (0usize, 0usize, 0usize);
     let mut by_kind: std::collections::BTreeMap<String, usize> = Default::default();
     for i in 0..cases {
