@@ -241,10 +241,13 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode, String> {
         checks: a.checks.max(1),
     };
     let report = arbiter_landlock::bench::run(&opts);
-    if a.json {
-        println!("{}", report.json());
+    let text = if a.json {
+        format!("{}\n", report.json())
     } else {
-        print!("{}", report.text());
-    }
+        report.text()
+    };
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
 }
