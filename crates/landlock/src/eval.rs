@@ -10,7 +10,7 @@ use crate::mounts::MountTable;
 use crate::object::{ObjectId, ObjectRegistry};
 use crate::ops::{Op, OpenFlags};
 use crate::walk::{self, Location};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The verdict for one operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -598,9 +598,4 @@ impl Sandbox {
             explanation: x.lines,
         })
     }
-}
-
-/// The canonical path of an entry, for callers that print it.
-pub fn display_path(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
