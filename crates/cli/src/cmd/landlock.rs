@@ -14,11 +14,12 @@ use std::process::ExitCode;
 #[derive(clap::Subcommand)]
 pub enum Which {
     /// Would OP be allowed under these layers? Prints `allowed`, `denied ERRNO` (Landlock
-    /// denies) or `fails ERRNO` (the VFS fails first); exit 0 allowed, 1 not, 2 error.
+    /// denies) or `fails ERRNO` (it fails for another reason); exit 0 allowed, 1 not, 2 error.
     ///
-    /// OP: read|write|readwrite|readdir|exec|mkdir|symlink|unlink|rmdir|truncate|mount PATH,
-    /// open PATH rdonly|wronly|rdwr[,trunc][,creat], mknod PATH reg|fifo|sock|char|block,
-    /// ioctl PATH CMD, rename|exchange|link OLD NEW, bind-tcp|connect-tcp PORT.
+    /// OP: `read|write|readwrite|readdir|exec|mkdir|symlink|unlink|rmdir|truncate|mount PATH`,
+    /// `open PATH FLAGS` (FLAGS: `rdonly`, `wronly` or `rdwr`, optionally `,trunc` and
+    /// `,creat`), `mknod PATH reg|fifo|sock|char|block`, `ioctl PATH CMD`,
+    /// `rename|exchange|link OLD NEW`, `bind-tcp|connect-tcp PORT`.
     Check(CheckArgs),
     /// Apply the layers to this process with the real syscalls (best effort by the kernel's
     /// ABI) and exec COMMAND.
