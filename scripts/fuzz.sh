@@ -9,6 +9,8 @@
 #                  SecurityServer::new (name tables, SID table, decision index).
 #   context_parse  parse_context_bytes against policies/bin/default.33; an accepted context
 #                  must format and parse back to itself.
+#   denial_parse   arbiter-denials' line reader and AVC parser on arbitrary bytes; accepted
+#                  records carry permissions and user:role:type contexts.
 #   landlock_config  landlockconfig TOML/JSON parsing (first byte picks the format); an
 #                  accepted config keeps every rule's rights inside the handled set.
 #
@@ -32,7 +34,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-all_targets=(policy_read context_parse landlock_config)
+all_targets=(policy_read context_parse denial_parse landlock_config)
 if [ $# -gt 0 ]; then
     targets=("$@")
 else
@@ -46,7 +48,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 
-mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse fuzz/corpus/landlock_config
+mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse fuzz/corpus/denial_parse fuzz/corpus/landlock_config
 cp policies/bin/* fuzz/corpus/policy_read/
 
 stamp=$(mktemp)
@@ -62,6 +64,10 @@ for target in "${targets[@]}"; do
         context_parse)
             extra=(-max_len=256 -dict=fuzz/seeds/context_parse.dict)
             corpora=(fuzz/corpus/context_parse fuzz/seeds/context_parse)
+            ;;
+        denial_parse)
+            extra=(-max_len=8192)
+            corpora=(fuzz/corpus/denial_parse crates/denials/tests/data)
             ;;
         landlock_config)
             extra=(-max_len=4096)

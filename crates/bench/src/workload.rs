@@ -105,14 +105,7 @@ impl Universe {
             .filter(|&i| p.types[i].flavor == TypeFlavor::Type)
             .filter_map(TypeId::from_index)
             .collect();
-        let mut members = vec![Vec::new(); nt];
-        for &t in &concrete {
-            for a in p.type_attr_map[t.index()].iter() {
-                if let Some(m) = members.get_mut(a as usize) {
-                    m.push(t);
-                }
-            }
-        }
+        let members = p.members();
         let fmt = |c: &Context| arbiter_decide::format_context(names, c);
         let mut subject = vec![Vec::new(); nt];
         let mut object = vec![Vec::new(); nt];

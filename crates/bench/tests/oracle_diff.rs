@@ -241,17 +241,14 @@ fn repo(rel: &str) -> PathBuf {
 #[test]
 fn debian_default_policy_matches_libsepol() {
     check(
-        &[PathBuf::from("/etc/selinux/default/policy/policy.33")],
+        &[PathBuf::from(arbiter_testkit::DEBIAN_DEFAULT)],
         query_count(),
     );
 }
 
 #[test]
 fn debian_mls_policy_matches_libsepol() {
-    check(
-        &[PathBuf::from("/etc/selinux/mls/policy/policy.33")],
-        query_count(),
-    );
+    check(&[PathBuf::from(arbiter_testkit::DEBIAN_MLS)], query_count());
 }
 
 #[test]

@@ -32,6 +32,8 @@ enum Command {
     Label(cmd::label::Args),
     /// List the policy's booleans and their default values.
     Bools(cmd::bools::Args),
+    /// Explain AVC denials from logs, as audit2why (or audit2allow with --allow) does.
+    Why(cmd::why::Args),
     /// Walk through arbiter's main job on the embedded default policy.
     Demo,
     /// Landlock: check operations against layered rulesets, or run a command sandboxed.
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Av(a) => cmd::av::run(a),
         Command::Label(a) => cmd::label::run(a),
         Command::Bools(a) => cmd::bools::run(a),
+        Command::Why(a) => cmd::why::run(a),
         Command::Demo => cmd::demo::run(),
         Command::Landlock(w) => cmd::landlock::run(w),
         Command::Bench(w) => cmd::bench::run(w),

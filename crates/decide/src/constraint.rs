@@ -12,7 +12,7 @@ const MAX_DEPTH: usize = 32;
 /// `l1` dominates `l2`: higher-or-equal sensitivity and a superset of categories.
 #[inline]
 pub fn level_dom(l1: &MlsLevel, l2: &MlsLevel) -> bool {
-    l1.sens >= l2.sens && l1.cats.contains_all(&l2.cats)
+    l1.dominates(l2)
 }
 
 #[inline]
@@ -391,7 +391,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn policy() -> Policy {
-        let debian = PathBuf::from("/etc/selinux/default/policy/policy.33");
+        let debian = PathBuf::from(arbiter_testkit::DEBIAN_DEFAULT);
         let path = if debian.exists() {
             debian
         } else {

@@ -14,8 +14,8 @@ use arbiter_decide::internals::parse_context_bytes;
 use arbiter_decide::{format_context, parse_context, DecideError, Names};
 use arbiter_policy::{Ebitmap, Policy};
 
-const DEBIAN_DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
-const DEBIAN_MLS: &str = "/etc/selinux/mls/policy/policy.33";
+const DEBIAN_DEFAULT: &str = arbiter_testkit::DEBIAN_DEFAULT;
+const DEBIAN_MLS: &str = arbiter_testkit::DEBIAN_MLS;
 
 fn repo_policy(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

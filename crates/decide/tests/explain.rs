@@ -12,12 +12,12 @@ use arbiter_decide::{
 };
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
 use arbiter_policy::mls::Context;
-use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId, UserId};
+use arbiter_policy::{ClassId, Policy, RoleId, TypeId, UserId};
 use arbiter_testkit::Rng;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-const DEBIAN: &str = "/etc/selinux/default/policy/policy.33";
+const DEBIAN: &str = arbiter_testkit::DEBIAN_DEFAULT;
 
 fn repo_policy(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -621,18 +621,7 @@ fn debian_explanations_agree_with_compute_av() {
     let p = srv.policy().clone();
     let rules = RuleTable::new(&p);
     // Concrete members of each type or attribute.
-    let mut members: Vec<Vec<TypeId>> = vec![Vec::new(); p.types.len()];
-    for (i, map) in p.type_attr_map.iter().enumerate() {
-        if p.types[i].flavor != TypeFlavor::Type {
-            continue;
-        }
-        let ty = TypeId::from_index(i).unwrap();
-        for b in map.iter() {
-            if let Some(m) = members.get_mut(b as usize) {
-                m.push(ty);
-            }
-        }
-    }
+    let members = p.members();
     // Users and roles to draw from, so that user, role and MLS constraints fire.
     let users: Vec<UserId> = (0..p.users.len()).filter_map(UserId::from_index).collect();
     let roles: Vec<RoleId> = (0..p.roles.len()).filter_map(RoleId::from_index).collect();

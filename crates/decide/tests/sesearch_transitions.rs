@@ -167,10 +167,10 @@ fn cond_holds(server: &SecurityServer, expr: &str) -> bool {
 
 #[test]
 fn debian_default_type_transitions_match_sesearch() {
-    check("/etc/selinux/default/policy/policy.33");
+    check(arbiter_testkit::DEBIAN_DEFAULT);
 }
 
 #[test]
 fn debian_mls_type_transitions_match_sesearch() {
-    check("/etc/selinux/mls/policy/policy.33");
+    check(arbiter_testkit::DEBIAN_MLS);
 }

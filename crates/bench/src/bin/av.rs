@@ -70,7 +70,7 @@ fn usage() -> ! {
 
 fn opts() -> Opts {
     let mut o = Opts {
-        policy: PathBuf::from("/etc/selinux/default/policy/policy.33"),
+        policy: PathBuf::from(arbiter_testkit::DEBIAN_DEFAULT),
         queries: 200_000,
         reps: 5,
         json: false,

@@ -8,3 +8,4 @@ pub mod demo;
 pub mod info;
 pub mod label;
 pub mod landlock;
+pub mod why;

@@ -180,11 +180,7 @@ impl Explainer<'_> {
 
         // The role check of a process transition that changes role.
         let mut rbac = None;
-        let process = p
-            .classes
-            .iter()
-            .position(|c| &*c.name == "process")
-            .and_then(ClassId::from_index);
+        let process = p.process_class();
         if Some(class) == process {
             let trans = perm_bits(p, class, &["transition", "dyntransition"]);
             if allowed & trans != 0 && s.role != t.role {

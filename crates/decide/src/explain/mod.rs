@@ -64,7 +64,7 @@ impl RuleKind {
 /// The `if` block a conditional rule sits in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CondRef {
-    /// Index into [`Policy::cond_nodes`].
+    /// Index into [`Policy::cond_nodes`](arbiter_policy::Policy::cond_nodes).
     pub node: usize,
     /// Whether the rule is in the true list (else the false / `else` list).
     pub branch: bool,
