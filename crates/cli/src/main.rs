@@ -39,6 +39,9 @@ enum Command {
     /// BSM audit trails and preselection (praudit/auditreduce compatible).
     #[command(subcommand)]
     Bsm(cmd::bsm::Command),
+    /// Landlock: check operations against layered rulesets, or run a command sandboxed.
+    #[command(subcommand)]
+    Landlock(cmd::landlock::Which),
     /// Benchmarks (the access vector cache study).
     #[command(subcommand)]
     Bench(cmd::bench::Which),
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Why(a) => cmd::why::run(a),
         Command::Demo => cmd::demo::run(),
         Command::Bsm(c) => cmd::bsm::run(c),
+        Command::Landlock(w) => cmd::landlock::run(w),
         Command::Bench(w) => cmd::bench::run(w),
     };
     match result {

@@ -30,6 +30,8 @@ pub enum Which {
     /// policies and flips booleans; every answer verified; hit scaling with and without a
     /// shared reference count.
     Reload(ReloadArgs),
+    /// The Landlock domain layout study (coalesced hash vs sorted array vs kernel-style tree).
+    Landlock(crate::cmd::landlock::BenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -154,6 +156,7 @@ pub fn run(w: Which) -> Result<ExitCode, String> {
         Which::Avc(a) => run_avc(a),
         Which::Reload(a) => run_reload(a),
         Which::Bsm(b) => crate::cmd::bsm::bench(b),
+        Which::Landlock(a) => crate::cmd::landlock::bench(a),
     }
 }
 

@@ -8,4 +8,5 @@ pub mod check;
 pub mod demo;
 pub mod info;
 pub mod label;
+pub mod landlock;
 pub mod why;
