@@ -34,9 +34,11 @@ mod names;
 mod ptr;
 mod server;
 
-pub use avc::{ArbAuditCallback, ArbAvc, ArbCacheStats};
-pub use decide::ArbAvDecision;
-pub use server::ArbServer;
+// The exported functions and their types, all at the root (as in the header).
+pub use avc::*;
+pub use decide::*;
+pub use names::*;
+pub use server::*;
 
 use std::ffi::c_char;
 
