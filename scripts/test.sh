@@ -44,6 +44,11 @@ echo "== seinfo comparison"
 cargo build --release -p arbiter
 ARBITER_BIN=target/release/arbiter bash tests/seinfo_all.sh "$versions"
 
+echo "== C library: install, every function from C, valgrind, libsepol differential"
+# Builds libarbiter, installs it into a temporary prefix, compiles the C tests with
+# pkg-config and runs them (crates/capi/tests/run.sh; installs valgrind if missing).
+bash crates/capi/tests/run.sh
+
 echo "== loom model checks of the lock-free structures"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test --release -p arbiter-decide -p arbiter-avc --lib loom
