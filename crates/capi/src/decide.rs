@@ -32,11 +32,10 @@ impl From<&AvDecision> for ArbAvDecision {
     #[inline]
     fn from(d: &AvDecision) -> Self {
         let flags = d.flags.0;
-        // `flags` and the low half of `seqno` are adjacent in `AvDecision` and in this
-        // struct, so LLVM reads them as one 8-byte load; on the cache's hit path they were
-        // just written by two separate stores, which that load cannot forward from (a
-        // measured 4 ns stall per arb_avc_has_perm). The fence keeps the loads apart; it
-        // emits no instruction.
+        // `flags` and the low half of `seqno` are adjacent in both structs, so LLVM reads
+        // them with one 8-byte load; on the cache's hit path they were just written by two
+        // separate stores, which that load cannot forward from. The fence (no instruction)
+        // keeps the loads apart: 15.4 -> 14.4 ns per arb_avc_has_perm on one hot triple.
         std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
         ArbAvDecision {
             allowed: d.allowed.0,
