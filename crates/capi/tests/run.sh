@@ -22,6 +22,7 @@ debian="${ARBITER_DEBIAN_POLICY:-/etc/selinux/default/policy/policy.33}"
 
 if ! command -v valgrind >/dev/null; then
     if [ "$(id -u)" = 0 ]; then
+        apt-get update -q
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind
     else
         echo "run.sh: valgrind is missing (apt-get install valgrind)" >&2

@@ -579,6 +579,8 @@ struct shared {
     atomic_int stop;
     atomic_int errors;
     atomic_long queries;
+    atomic_long denials; /* audited denials checked */
+    atomic_long records; /* records the callback received */
     arb_sid httpd, content, user, shadow, home;
     arb_class file;
     arb_perms read, write;
@@ -605,6 +607,12 @@ static void *checker(void *arg)
         if (r != 0 && errno != EACCES)
             atomic_fetch_add(&s->errors, 1);
         if (i % 16 == 0) {
+            /* An audited denial: records reach the callback from every thread at once. */
+            if (arb_avc_has_perm(s->avc, s->user, s->shadow, s->file, s->write, &d,
+                                 "pid=7 comm=\"hammer\"") != -1 ||
+                errno != EACCES)
+                atomic_fetch_add(&s->errors, 1);
+            atomic_fetch_add(&s->denials, 1);
             if (arb_check_access(s->srv, HTTPD, CONTENT, "file", "read") != 0)
                 atomic_fetch_add(&s->errors, 1);
             /* New contexts issue SIDs while reloads convert the table. */
@@ -637,10 +645,18 @@ static void *writer(void *arg)
     return (void *)(long)flips;
 }
 
+static void count_record(void *arg, const char *record)
+{
+    struct shared *s = arg;
+    if (strncmp(record, "avc:  denied  { write } for  pid=7 comm=\"hammer\" ", 49) == 0)
+        atomic_fetch_add(&s->records, 1);
+}
+
 static void test_threads(arb_server *srv, int iters)
 {
     struct shared s = {.srv = srv, .iters = iters};
     OK(arb_avc_open(srv, 0, 0, &s.avc));
+    arb_avc_set_audit_callback(s.avc, count_record, &s);
     s.httpd = sid_of(srv, HTTPD);
     s.content = sid_of(srv, CONTENT);
     s.user = sid_of(srv, USER);
@@ -662,11 +678,12 @@ static void test_threads(arb_server *srv, int iters)
     void *flips;
     pthread_join(w, &flips);
     CHECK(atomic_load(&s.errors) == 0);
+    CHECK(atomic_load(&s.records) == atomic_load(&s.denials));
     CHECK(arb_server_seqno(srv) > seq);
     printf("threads: %d checkers, %ld queries, %ld boolean flips and %ld reloads meanwhile, "
-           "%d errors\n",
+           "%ld audit records from %ld audited denials, %d errors\n",
            CHECKERS, atomic_load(&s.queries), (long)flips, ((long)flips + 3) / 4,
-           atomic_load(&s.errors));
+           atomic_load(&s.records), atomic_load(&s.denials), atomic_load(&s.errors));
     arb_avc_free(s.avc);
 }
 
