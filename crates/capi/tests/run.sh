@@ -8,7 +8,8 @@
 #   3. api_test again under valgrind --leak-check=full --error-exitcode=1
 #      (ARBITER_VALGRIND_CYCLES cycles, default 1000);
 #   4. sepol_diff: arb_compute_av against libsepol's sepol_compute_av on
-#      ARBITER_SEPOL_QUERIES (default 100,000) random queries of the Debian policy
+#      ARBITER_SEPOL_QUERIES (default 100,000) random queries of the Debian policy, half of
+#      them under booleans set at random
 #      (ARBITER_DEBIAN_POLICY, default /etc/selinux/default/policy/policy.33). A missing
 #      policy fails the run unless ARBITER_SKIP_DEBIAN=1.
 set -euo pipefail

@@ -8,14 +8,18 @@
  * objects as system_u:object_r:TYPE:LEVEL. Queries mix (0) keys of allow rules
  * (attributes expanded to a random member type), (1) uniform subject x object type pairs
  * and classes, and (2) subject x subject pairs (process constraints, MLS), half, a quarter
- * and a quarter. Contexts valid for one engine and not the other are counted.
+ * and a quarter. Contexts valid for one engine and not the other are counted. Booleans
+ * can be set at random in both engines (queries_flip_booleans).
  */
 #ifndef ARBITER_TEST_QUERIES_H
 #define ARBITER_TEST_QUERIES_H
 
 #include <arbiter.h>
 #include <errno.h>
+#include <sepol/boolean_record.h>
+#include <sepol/booleans.h>
 #include <sepol/debug.h>
+#include <sepol/handle.h>
 #include <sepol/policydb.h>
 #include <sepol/policydb/ebitmap.h>
 #include <sepol/policydb/policydb.h>
@@ -44,6 +48,7 @@ static uint32_t below(uint32_t n)
 struct ctx {
     arb_sid arb;
     sepol_security_id_t sepol;
+    char *text;
 };
 
 static arb_server *srv;
@@ -69,6 +74,7 @@ static int make_ctx(const char *text, struct ctx *out)
     }
     out->arb = a;
     out->sepol = s;
+    out->text = strdup(text);
     return 1;
 }
 
@@ -319,8 +325,86 @@ static void next_query(struct query *q)
     }
 }
 
+/* Gives every context its SID in libsepol again (after libsepol reloaded its policy,
+ * which starts a new SID table). Returns the number of contexts libsepol now refuses. */
+static inline long queries_resync_sepol(void)
+{
+    long refused = 0;
+    for (unsigned i = 0; i < nsubjects; i++)
+        refused += sepol_context_to_sid(subjects[i].text, strlen(subjects[i].text) + 1,
+                                        &subjects[i].sepol) != 0;
+    for (uint32_t t = 1; t <= ntypes; t++)
+        if (object_state[t] == 1)
+            refused += sepol_context_to_sid(objects[t].text, strlen(objects[t].text) + 1,
+                                            &objects[t].sepol) != 0;
+    return refused;
+}
+
+/* Sets every boolean at random, in arbiter (arb_set_boolean, arb_commit_booleans) and in
+ * libsepol (sepol_bool_set on the policy read at open, which is then written out and
+ * loaded into the services layer again: the services layer has no boolean call of its
+ * own). Returns the number of booleans set true, or -1 on failure. */
+static inline long queries_flip_booleans(void)
+{
+    long on = 0;
+    sepol_handle_t *h = sepol_handle_create();
+    if (!h)
+        return -1;
+    sepol_msg_set_callback(h, NULL, NULL);
+    for (uint32_t b = 0; b < pdb->p_bools.nprim; b++) {
+        const char *name = pdb->p_bool_val_to_name[b];
+        int v = (int)below(2);
+        if (arb_set_boolean(srv, name, v) != 0) {
+            fprintf(stderr, "arb_set_boolean(%s): %s\n", name, arb_last_error());
+            return -1;
+        }
+        /* sepol_bool_set also re-evaluates the conditional rules, whose enabled state
+         * the written image keeps. */
+        sepol_bool_key_t *key = NULL;
+        sepol_bool_t *value = NULL;
+        int r = sepol_bool_key_create(h, name, &key) || sepol_bool_create(h, &value) ||
+                sepol_bool_set_name(h, value, name);
+        if (r == 0) {
+            sepol_bool_set_value(value, v);
+            r = sepol_bool_set(h, sepol_db, key, value);
+        }
+        sepol_bool_key_free(key);
+        sepol_bool_free(value);
+        if (r != 0) {
+            fprintf(stderr, "sepol_bool_set(%s) failed\n", name);
+            return -1;
+        }
+        on += v;
+    }
+    if (arb_commit_booleans(srv) != 0)
+        return -1;
+    void *image = NULL;
+    size_t len = 0;
+    int r = sepol_policydb_to_image(h, sepol_db, &image, &len);
+    sepol_handle_destroy(h);
+    FILE *f = r == 0 ? fmemopen(image, len, "rb") : NULL;
+    r = f ? sepol_set_policydb_from_file(f) : -1;
+    if (f)
+        fclose(f);
+    free(image);
+    if (r != 0) {
+        fprintf(stderr, "libsepol cannot reload the policy with new booleans\n");
+        return -1;
+    }
+    if (queries_resync_sepol() != 0) {
+        fprintf(stderr, "libsepol refuses contexts it accepted before\n");
+        return -1;
+    }
+    return on;
+}
+
 static void queries_close(void)
 {
+    for (unsigned i = 0; i < nsubjects; i++)
+        free(subjects[i].text);
+    for (uint32_t t = 1; t <= ntypes; t++)
+        if (object_state[t] == 1)
+            free(objects[t].text);
     arb_server_free(srv);
     sepol_policydb_free(sepol_db);
     sepol_policy_file_free(sepol_file);

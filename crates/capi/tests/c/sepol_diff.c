@@ -3,7 +3,10 @@
  * queries of one policy (queries.h): every (allowed, auditallow, auditdeny) must match,
  * and the two must agree on which contexts are valid and on class numbering.
  *
- * Usage: sepol_diff POLICY [QUERIES] [SEED]
+ * Half the queries run under the policy's boolean defaults, the other half in ROUNDS
+ * rounds, each under booleans set at random in both engines.
+ *
+ * Usage: sepol_diff POLICY [QUERIES] [SEED] [ROUNDS]
  */
 #define _GNU_SOURCE
 #include "queries.h"
@@ -11,12 +14,13 @@
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s POLICY [QUERIES] [SEED]\n", argv[0]);
+        fprintf(stderr, "usage: %s POLICY [QUERIES] [SEED] [ROUNDS]\n", argv[0]);
         return 2;
     }
     const char *path = argv[1];
     long queries = argc > 2 ? atol(argv[2]) : 100000;
     uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x5eed0c0ffee;
+    long rounds = argc > 4 ? atol(argv[4]) : 5;
     if (queries_open(path, seed) != 0)
         return 1;
 
@@ -28,8 +32,19 @@ int main(int argc, char **argv)
                     arb_string_to_class(srv, name));
     }
 
+    /* Half the queries under the policy's boolean defaults, then ROUNDS rounds under
+     * random booleans. */
     long nonzero = 0, kinds[3] = {0, 0, 0};
+    long per_round = rounds ? queries / 2 / rounds : 0;
     for (long i = 0; i < queries; i++) {
+        if (per_round && i >= queries - per_round * rounds &&
+            (i - (queries - per_round * rounds)) % per_round == 0) {
+            long on = queries_flip_booleans();
+            if (on < 0)
+                return 1;
+            printf("sepol_diff: booleans set at random (%ld of %u true) from query %ld\n", on,
+                   pdb->p_bools.nprim, i);
+        }
         struct query q;
         next_query(&q);
         kinds[q.kind]++;
