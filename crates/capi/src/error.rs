@@ -69,6 +69,8 @@ thread_local! {
 }
 
 /// Records `f` as this thread's last error and sets `errno`.
+#[cold]
+#[inline(never)]
 pub(crate) fn report(f: &Failure) {
     // Messages come from Rust strings; an interior NUL (only possible through a caller's
     // name echoed back) is cut there rather than dropping the whole message.
@@ -92,29 +94,84 @@ pub(crate) fn last_error() -> *const c_char {
 
 /// Runs an exported function's body: a failure is reported (errno + message) and turned
 /// into `on_error`; a panic is caught and reported as `EIO`.
+#[inline(always)]
 pub(crate) fn guard<T>(on_error: T, body: impl FnOnce() -> Outcome<T>) -> T {
     // AssertUnwindSafe: after a panic nothing of the body's state is used again; the
     // engine's own shared structures never leave a half-written state behind a panic
     // (its locks recover from poisoning, publication is a single atomic store).
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(v)) => v,
-        Ok(Err(f)) => {
+    // The failure is reported inside, so that what crosses `catch_unwind` is small
+    // (`Option<T>`) rather than the whole `Outcome`.
+    let caught = catch_unwind(AssertUnwindSafe(|| match body() {
+        Ok(v) => Some(v),
+        Err(f) => {
             report(&f);
-            on_error
+            None
         }
+    }));
+    match caught {
+        Ok(Some(v)) => v,
+        Ok(None) => on_error,
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            report(&Failure::new(libc::EIO, format!("internal error: {what}")));
+            report_panic(panic);
             on_error
         }
     }
 }
 
+#[cold]
+#[inline(never)]
+fn report_panic(panic: Box<dyn std::any::Any + Send>) {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    report(&Failure::new(libc::EIO, format!("internal error: {what}")));
+}
+
 /// [`guard`] for the `0` / `-1` convention.
 pub(crate) fn status(body: impl FnOnce() -> Outcome<()>) -> c_int {
     guard(-1, || body().map(|()| 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    fn errno() -> c_int {
+        std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+    }
+
+    fn message() -> String {
+        // SAFETY: last_error points to this thread's live, NUL-terminated buffer.
+        unsafe { CStr::from_ptr(last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn a_panic_becomes_eio_and_a_message_not_an_unwind() {
+        let r = guard(-1, || -> Outcome<c_int> { panic!("boom in the engine") });
+        assert_eq!(r, -1);
+        assert_eq!(errno(), libc::EIO);
+        assert_eq!(message(), "internal error: boom in the engine");
+    }
+
+    #[test]
+    fn a_failure_sets_errno_and_the_thread_message() {
+        let r = status(|| Err(Failure::new(libc::ENOENT, "unknown boolean \"x\"")));
+        assert_eq!(r, -1);
+        assert_eq!(errno(), libc::ENOENT);
+        assert_eq!(message(), "unknown boolean \"x\"");
+        // Success leaves the last message in place (as errno).
+        assert_eq!(status(|| Ok(())), 0);
+        assert_eq!(message(), "unknown boolean \"x\"");
+    }
+
+    #[test]
+    fn an_interior_nul_cuts_the_message() {
+        report(&Failure::invalid("name \"a\0b\""));
+        assert_eq!(message(), "name \"a");
+    }
 }
