@@ -450,8 +450,8 @@ pub unsafe extern "C" fn arb_avc_setenforce(avc: *mut ArbAvc, value: c_int) -> c
 /// See the crate's safety contract.
 #[no_mangle]
 pub unsafe extern "C" fn arb_avc_getenforce(avc: *mut ArbAvc) -> c_int {
-    // SAFETY: crate contract on `avc`.
     guard(-1, || {
+        // SAFETY: crate contract on `avc`.
         Ok(unsafe { ArbAvc::get(avc)? }.avc.enforcing() as c_int)
     })
 }

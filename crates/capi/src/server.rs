@@ -152,8 +152,8 @@ pub unsafe extern "C" fn arb_server_seqno(srv: *mut ArbServer) -> u64 {
 /// See the crate's safety contract.
 #[no_mangle]
 pub unsafe extern "C" fn arb_policyvers(srv: *mut ArbServer) -> c_int {
-    // SAFETY: crate contract on `srv`.
     guard(-1, || {
+        // SAFETY: crate contract on `srv`.
         Ok(unsafe { ArbServer::get(srv)? }.policy().version as c_int)
     })
 }
@@ -164,8 +164,8 @@ pub unsafe extern "C" fn arb_policyvers(srv: *mut ArbServer) -> c_int {
 /// See the crate's safety contract.
 #[no_mangle]
 pub unsafe extern "C" fn arb_mls_enabled(srv: *mut ArbServer) -> c_int {
-    // SAFETY: crate contract on `srv`.
     guard(-1, || {
+        // SAFETY: crate contract on `srv`.
         Ok(unsafe { ArbServer::get(srv)? }.policy().mls as c_int)
     })
 }
@@ -177,8 +177,8 @@ pub unsafe extern "C" fn arb_mls_enabled(srv: *mut ArbServer) -> c_int {
 /// See the crate's safety contract.
 #[no_mangle]
 pub unsafe extern "C" fn arb_deny_unknown(srv: *mut ArbServer) -> c_int {
-    // SAFETY: crate contract on `srv`.
     guard(-1, || {
+        // SAFETY: crate contract on `srv`.
         let hu = unsafe { ArbServer::get(srv)? }.policy().handle_unknown;
         Ok((hu != HandleUnknown::Allow) as c_int)
     })
