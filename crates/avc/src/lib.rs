@@ -58,6 +58,7 @@ pub use audit::{AuditField, AuditHook, AuditRecord, AuditValue};
 pub use avc::{Avc, Denied, TableKind};
 pub use config::{
     AvcConfig, ConfigError, AVC_CACHE_RECLAIM, AVC_CACHE_SLOTS, AVC_DEF_CACHE_THRESHOLD,
+    ENTRIES_PER_SLOT,
 };
 pub use hash::HashKind;
 pub use stats::{CacheStats, HashStats};

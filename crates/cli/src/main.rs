@@ -32,8 +32,13 @@ enum Command {
     Label(cmd::label::Args),
     /// List the policy's booleans and their default values.
     Bools(cmd::bools::Args),
+    /// Explain AVC denials from logs, as audit2why (or audit2allow with --allow) does.
+    Why(cmd::why::Args),
     /// Walk through arbiter's main job on the embedded default policy.
     Demo,
+    /// BSM audit trails and preselection (praudit/auditreduce compatible).
+    #[command(subcommand)]
+    Bsm(cmd::bsm::Command),
     /// Benchmarks (the access vector cache study).
     #[command(subcommand)]
     Bench(cmd::bench::Which),
@@ -47,7 +52,9 @@ fn main() -> ExitCode {
         Command::Av(a) => cmd::av::run(a),
         Command::Label(a) => cmd::label::run(a),
         Command::Bools(a) => cmd::bools::run(a),
+        Command::Why(a) => cmd::why::run(a),
         Command::Demo => cmd::demo::run(),
+        Command::Bsm(c) => cmd::bsm::run(c),
         Command::Bench(w) => cmd::bench::run(w),
     };
     match result {

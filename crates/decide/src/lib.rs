@@ -25,7 +25,7 @@
 //! bucketed by source and class) → [`Snapshot`] (index, names, SIDs, one set of boolean
 //! values and a sequence number) → decisions. Reloads and boolean commits publish a new
 //! snapshot; readers follow with one atomic load and never touch a shared reference count
-//! ([`security`] explains the protocol, [`convert`] how SIDs survive a reload).
+//! ([`SecurityServer`] explains the protocol and how SIDs survive a reload).
 #![deny(missing_docs)]
 
 mod av;
@@ -45,6 +45,7 @@ mod security;
 mod sidtab;
 mod source;
 mod state;
+mod sync;
 
 pub use context::{format_context, parse_context};
 pub use convert::ConvertStats;
@@ -53,7 +54,10 @@ pub use decision::{
     XpermsDecision, XpermsUsed,
 };
 pub use error::{DecideError, Result};
-pub use explain::Explanation;
+pub use explain::{
+    BoolFlip, BoundsCheck, CondRef, ConstraintExplanation, Explanation, PermExplanation, Removal,
+    RoleCheck, RuleKind, TeRule, TermValue, WouldAllow,
+};
 pub use labeling::{LabelKind, Semantics};
 pub use names::Names;
 pub use perms::{ClassRef, PermSet, Verdict};
@@ -69,6 +73,7 @@ pub use arbiter_policy::BUILTIN_POLICY;
 pub mod internals {
     pub use crate::av::{compute_av, te_av, te_av_buckets};
     pub use crate::context::{parse_context_bytes, validate_context};
+    pub use crate::explain::explain as explain_contexts;
     pub use crate::hash::FxHasher;
     pub use crate::index::PolicyIndex;
     pub use crate::labeling::{compute_label, is_socket_class, validate_transition};

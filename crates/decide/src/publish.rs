@@ -15,8 +15,8 @@
 //! the load identity — on that stand-in; `arc-swap`'s own correctness is its authors' and
 //! its tests'.
 
+use crate::sync::Arc;
 use std::ops::Deref;
-use std::sync::Arc;
 
 #[cfg(not(loom))]
 mod imp {

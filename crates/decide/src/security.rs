@@ -1,33 +1,4 @@
-//! The security server: one long-lived, reloadable object answering every question.
-//!
-//! [`SecurityServer`] is `Send + Sync`; share it as `Arc<SecurityServer>` and call it from
-//! any thread — every query takes `&self`. It owns the policy state behind one publication
-//! point ([`crate::publish`]): a [`Snapshot`] of the policy, its index, names, SID table and
-//! booleans, numbered by a sequence number. [`SecurityServer::load_policy`] and boolean
-//! commits each publish a new snapshot with `seqno + 1`; the number never decreases for the
-//! life of the server, so a cache in front of it (which compares numbers) can never serve a
-//! decision from an older state, and two servers never share anything a cache could mix up.
-//!
-//! # Publication protocol
-//!
-//! Writers (reloads and commits) serialise on `reload_lock`. A writer builds the whole new
-//! snapshot first, then: (1) for a reload, stores the new load identity in `current_load`
-//! (Release); (2) stores the snapshot in the cell; (3) stores its sequence number in
-//! `seqno` (Release). A reader that loads `seqno` (Acquire) and sees `n` therefore finds a
-//! snapshot numbered `n` or newer in the cell, and a `current_load` at least as new as the
-//! load of snapshot `n` — which is what lets a cache check a [`PermSet`] against a cached
-//! decision with two loads (see [`DecisionSource::perm_set_matches`]).
-//!
-//! # SIDs across reloads
-//!
-//! A reload converts the SID table in two passes (see [`crate::convert`]): first every SID
-//! issued so far, without blocking anyone; then, holding `sid_lock` (which new SIDs are
-//! issued under), the few issued meanwhile, and publishes. Checks never wait; only the
-//! issuing of a *new* SID can wait, for the second pass. A SID issued from a snapshot that
-//! a reload has replaced is re-issued from the new one (the insert sees the state changed
-//! and retries).
-//!
-//! Checks in flight finish on the snapshot they started with.
+//! The security server (documented on [`SecurityServer`]).
 
 use crate::convert::{
     append_converted, convert_sids, unlabeled_context, ConvertStats, IdMaps, Side,
@@ -44,12 +15,11 @@ use crate::publish::{Cell, Guard, Handle};
 use crate::sidtab::{Sid, SidEntry};
 use crate::source::DecisionSource;
 use crate::state::{Loaded, Snapshot};
+use crate::sync::{Arc, AtomicU64, Mutex, MutexGuard, Ordering};
 use crate::{av, context};
 use crate::{DecideError, Result};
 use arbiter_policy::mls::Context;
 use arbiter_policy::{ClassId, HandleUnknown, Policy};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 /// What a policy reload did.
@@ -63,7 +33,36 @@ pub struct Reload {
     pub build_us: u64,
 }
 
-/// The security server (see the module documentation).
+/// The security server: one long-lived, reloadable object answering every question.
+///
+/// [`SecurityServer`] is `Send + Sync`; share it as `Arc<SecurityServer>` and call it from
+/// any thread — every query takes `&self`. It owns the policy state behind one publication
+/// point (an `arc-swap` cell, `src/publish.rs`): a [`Snapshot`] of the policy, its index, names, SID table and
+/// booleans, numbered by a sequence number. [`SecurityServer::load_policy`] and boolean
+/// commits each publish a new snapshot with `seqno + 1`; the number never decreases for the
+/// life of the server, so a cache in front of it (which compares numbers) can never serve a
+/// decision from an older state, and two servers never share anything a cache could mix up.
+///
+/// # Publication protocol
+///
+/// Writers (reloads and commits) serialise on `reload_lock`. A writer builds the whole new
+/// snapshot first, then: (1) for a reload, stores the new load identity in `current_load`
+/// (Release); (2) stores the snapshot in the cell; (3) stores its sequence number in
+/// `seqno` (Release). A reader that loads `seqno` (Acquire) and sees `n` therefore finds a
+/// snapshot numbered `n` or newer in the cell, and a `current_load` at least as new as the
+/// load of snapshot `n` — which is what lets a cache check a [`PermSet`] against a cached
+/// decision with two loads (see [`DecisionSource::perm_set_matches`]).
+///
+/// # SIDs across reloads
+///
+/// A reload converts the SID table in two passes (see [`SecurityServer::load_policy`]): first every SID
+/// issued so far, without blocking anyone; then, holding `sid_lock` (which new SIDs are
+/// issued under), the few issued meanwhile, and publishes. Checks never wait; only the
+/// issuing of a *new* SID can wait, for the second pass. A SID issued from a snapshot that
+/// a reload has replaced is re-issued from the new one (the insert sees the state changed
+/// and retries).
+///
+/// Checks in flight finish on the snapshot they started with.
 pub struct SecurityServer {
     cell: Cell<Snapshot>,
     /// The published sequence number (see the publication protocol).
@@ -93,7 +92,7 @@ impl SecurityServer {
     /// Like [`SecurityServer::new`], reproducing libsepol's labeling where it differs from
     /// the kernel (for differential tests against libsepol).
     pub fn with_semantics(policy: Policy, semantics: Semantics) -> SecurityServer {
-        let policy = Arc::new(policy);
+        let policy = std::sync::Arc::new(policy);
         let index = PolicyIndex::build(&policy);
         let sids = crate::sidtab::SidTable::new(&policy);
         let loaded = Arc::new(Loaded::new(policy.clone(), index, sids, 1));
@@ -132,7 +131,7 @@ impl SecurityServer {
     }
 
     /// The current policy.
-    pub fn policy(&self) -> Arc<Policy> {
+    pub fn policy(&self) -> std::sync::Arc<Policy> {
         self.state().policy.clone()
     }
 
@@ -154,11 +153,28 @@ impl SecurityServer {
     ///
     /// Fails, leaving the current policy in force, only when the new policy numbers an
     /// initial SID where this server already issued a dynamic one.
+    ///
+    /// # SID conversion
+    ///
+    /// Carrying SIDs across a policy reload: the kernel's `sidtab_convert` / `convert_context`.
+    ///
+    /// Every SID keeps its number and, when the new policy can express it, its context: users,
+    /// roles, types, sensitivities and categories are mapped by name (an old type's name may
+    /// be an alias in the new policy; it maps to the alias's type, as the kernel's name lookup
+    /// does), then the result is validated against the new policy. A context the new policy
+    /// cannot express or forbids stays attached to its SID as text, and decisions on that SID
+    /// use the new policy's `unlabeled` initial SID instead (the kernel's `sidtab_search` of an
+    /// invalid entry); the next reload tries the text again, so a context a later policy defines
+    /// again becomes valid again under the same SID. Initial SIDs take the new policy's
+    /// contexts.
+    ///
+    /// Name lookups are done once per reload into dense id maps, so converting a context is a
+    /// few array reads plus the validity check.
     pub fn load_policy(&self, policy: Policy) -> Result<Reload> {
         let started = Instant::now();
         let mut pending = lock(&self.reload_lock);
         let old = self.cell.load_full();
-        let policy = Arc::new(policy);
+        let policy = std::sync::Arc::new(policy);
         let index = PolicyIndex::build(&policy);
         let names = Names::new(&policy);
         let maps = IdMaps::new(old.names(), &old.policy, &names, &policy);
@@ -313,6 +329,19 @@ impl SecurityServer {
         st.sids().insert(ctx).map(Some)
     }
 
+    /// The SID of a context given as a structure in the current policy's values
+    /// (`server.policy()`), after validating it as [`SecurityServer::context_to_sid`]
+    /// validates a string: an invalid context is an error, never a SID.
+    pub fn context_struct_to_sid(&self, ctx: Context) -> Result<Sid> {
+        loop {
+            let st = self.state();
+            context::validate_context(&st.policy, st.names(), &ctx)?;
+            if let Some(sid) = self.intern(&st, ctx.clone())? {
+                return Ok(sid);
+            }
+        }
+    }
+
     /// The context of a SID as text: canonical as the kernel prints it; for a SID whose
     /// context the current policy does not define, the text it had when issued (the
     /// kernel's `security_sid_to_context_force`).
@@ -350,7 +379,7 @@ impl SecurityServer {
     }
 
     /// Resolves a class and permission names into a [`PermSet`] under the current policy,
-    /// with `handle_unknown` applied (module docs of [`crate::perms`]).
+    /// with `handle_unknown` applied (see [`PermSet`]).
     pub fn perm_set(&self, class: &str, perms: &[&str]) -> Result<PermSet> {
         resolve_perm_set(&self.state(), class, perms.iter().copied())
     }
@@ -804,4 +833,84 @@ impl Query<'_> {
 fn assert_send_sync() {
     fn is<T: Send + Sync>() {}
     is::<SecurityServer>();
+}
+
+/// Model checks of the publication protocol (run with `RUSTFLAGS="--cfg loom"`).
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use arbiter_policy::BUILTIN_POLICY;
+    use loom::thread;
+
+    fn policy() -> Policy {
+        Policy::from_bytes(BUILTIN_POLICY).unwrap()
+    }
+
+    /// A reader that has seen sequence number `n` finds a snapshot numbered `n` or newer,
+    /// through the server and through a handle, whatever the interleaving with a commit.
+    #[test]
+    fn loom_seqno_is_published_after_its_snapshot() {
+        let p = policy();
+        loom::model(move || {
+            let server = Arc::new(SecurityServer::new(p.clone()));
+            let w = {
+                let s = server.clone();
+                thread::spawn(move || {
+                    s.commit_booleans();
+                })
+            };
+            let mut q = server.query();
+            let seen = server.seqno();
+            assert!(q.snapshot().seqno >= seen);
+            assert!(server.snapshot().seqno >= seen);
+            w.join().unwrap();
+            assert_eq!(server.seqno(), 2);
+            assert_eq!(q.snapshot().seqno, 2);
+        });
+    }
+
+    /// A SID issued while a reload converts the table is never lost: after both finish it
+    /// names its context under the new policy.
+    #[test]
+    fn loom_sid_issued_during_a_reload_survives_it() {
+        let p = policy();
+        loom::model(move || {
+            let server = Arc::new(SecurityServer::new(p.clone()));
+            let w = {
+                let (s, p) = (server.clone(), p.clone());
+                thread::spawn(move || {
+                    s.load_policy(p).unwrap();
+                })
+            };
+            let ctx = "system_u:object_r:etc_t:s0";
+            let sid = server.context_to_sid(ctx).unwrap();
+            w.join().unwrap();
+            assert!(server.sid_is_valid(sid));
+            assert_eq!(server.sid_to_context(sid).unwrap(), ctx);
+            assert_eq!(server.context_to_sid(ctx).unwrap(), sid);
+        });
+    }
+
+    /// A permission set resolved before a reload is never matched to a decision made
+    /// after it (the cache's two-load check).
+    #[test]
+    fn loom_perm_set_check_sees_the_reload() {
+        let p = policy();
+        loom::model(move || {
+            let server = Arc::new(SecurityServer::new(p.clone()));
+            let ps = server.perm_set("file", &["read"]).unwrap();
+            let w = {
+                let (s, p) = (server.clone(), p.clone());
+                thread::spawn(move || {
+                    s.load_policy(p).unwrap();
+                })
+            };
+            let seq = server.seqno();
+            if seq >= 2 {
+                assert!(!server.perm_set_matches(&ps, seq));
+            }
+            w.join().unwrap();
+            assert!(!server.perm_set_matches(&ps, server.seqno()));
+        });
+    }
 }

@@ -11,15 +11,15 @@
 use crate::index::{CondTag, PolicyIndex, UNCONDITIONAL};
 use crate::names::Names;
 use crate::sidtab::SidTable;
+use crate::sync::Arc;
 use arbiter_policy::cond::CondExpr;
 use arbiter_policy::Policy;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 /// What one policy load built: shared by every snapshot of that load.
 pub struct Loaded {
     /// The policy.
-    pub policy: Arc<Policy>,
+    pub policy: std::sync::Arc<Policy>,
     /// Its decision index.
     pub index: PolicyIndex,
     /// Its name tables.
@@ -41,14 +41,19 @@ static LOADS: AtomicU64 = AtomicU64::new(1);
 
 impl Loaded {
     /// Bundles a policy with what was built from it, under a fresh load identity.
-    pub fn new(policy: Arc<Policy>, index: PolicyIndex, sids: SidTable, load_seqno: u64) -> Loaded {
+    pub fn new(
+        policy: std::sync::Arc<Policy>,
+        index: PolicyIndex,
+        sids: SidTable,
+        load_seqno: u64,
+    ) -> Loaded {
         let names = Names::new(&policy);
         Loaded::from_parts(policy, index, names, sids, load_seqno)
     }
 
     /// Like [`Loaded::new`] with name tables already built.
     pub fn from_parts(
-        policy: Arc<Policy>,
+        policy: std::sync::Arc<Policy>,
         index: PolicyIndex,
         names: Names,
         sids: SidTable,
@@ -69,7 +74,7 @@ impl Loaded {
 /// One consistent policy state.
 pub struct Snapshot {
     /// The policy (shared with the load).
-    pub policy: Arc<Policy>,
+    pub policy: std::sync::Arc<Policy>,
     /// What the load built: index, names, SIDs.
     pub loaded: Arc<Loaded>,
     /// Bumped on every boolean commit and policy load; never decreases for the life of

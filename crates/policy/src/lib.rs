@@ -21,6 +21,7 @@ pub mod constraint;
 mod cursor;
 pub mod ebitmap;
 pub mod error;
+mod format;
 mod header;
 pub mod ids;
 mod keytab;

@@ -3,7 +3,9 @@
 pub mod av;
 pub mod bench;
 pub mod bools;
+pub mod bsm;
 pub mod check;
 pub mod demo;
 pub mod info;
 pub mod label;
+pub mod why;

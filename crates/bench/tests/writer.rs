@@ -23,10 +23,7 @@ use arbiter_policy::{Policy, WriteOptions};
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 
-const DEBIAN: [&str; 2] = [
-    "/etc/selinux/default/policy/policy.33",
-    "/etc/selinux/mls/policy/policy.33",
-];
+const DEBIAN: [&str; 2] = [arbiter_testkit::DEBIAN_DEFAULT, arbiter_testkit::DEBIAN_MLS];
 
 fn bin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../policies/bin")

@@ -28,12 +28,12 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::baseline::{KernelAvc, LockedAvc};
-use crate::config::AvcConfig;
-use crate::hash::HashKind;
-use crate::source::DecisionSource;
-use crate::stats::HashStats;
-use crate::Avc;
+use crate::cache_models::{KernelAvc, LockedAvc};
+use crate::raw_compute_av;
+use arbiter_avc::fake::RawAvc;
+use arbiter_avc::{Avc, AvcConfig, HashKind, HashStats};
+use arbiter_decide::DecisionSource;
+pub use arbiter_testkit::Rng;
 
 /// One access check of a trace.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -42,31 +42,6 @@ pub struct Query {
     pub tsid: u32,
     pub tclass: u16,
     pub requested: u32,
-}
-
-/// A small deterministic generator (splitmix64), so traces are reproducible everywhere.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `[0, 1)`.
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
 }
 
 /// Shape of a synthetic trace.
@@ -173,7 +148,7 @@ pub fn synthetic_trace_with_sids(
             let (s, t, c) = uniq[r];
             let ssid = sid(s);
             let tsid = sid(t);
-            let h = crate::hash::arbiter(ssid, tsid, c as u32);
+            let h = arbiter_avc::internals::arbiter(ssid, tsid, c as u32);
             Query {
                 ssid,
                 tsid,
@@ -480,10 +455,10 @@ struct KernelSubject<'a, S: DecisionSource + ?Sized> {
 impl<S: DecisionSource + ?Sized> Subject for KernelSubject<'_, S> {
     #[inline(always)]
     fn probe(&self, q: &Query) -> Option<u32> {
-        self.k.search(q.ssid, q.tsid, q.tclass).map(|d| d.allowed)
+        self.k.search(q.ssid, q.tsid, q.tclass).map(|d| d.allowed.0)
     }
     fn fill(&mut self, q: &Query) {
-        if let Ok(d) = self.src.compute_av(q.ssid, q.tsid, q.tclass) {
+        if let Ok(d) = raw_compute_av(self.src, q.ssid, q.tsid, q.tclass) {
             self.k.insert(q.ssid, q.tsid, q.tclass, d);
         }
     }
@@ -495,10 +470,10 @@ impl<S: DecisionSource + ?Sized> Subject for KernelSubject<'_, S> {
 impl<S: DecisionSource> Subject for Avc<S> {
     #[inline(always)]
     fn probe(&self, q: &Query) -> Option<u32> {
-        self.lookup(q.ssid, q.tsid, q.tclass).map(|d| d.allowed)
+        self.lookup_r(q.ssid, q.tsid, q.tclass).map(|d| d.allowed.0)
     }
     fn fill(&mut self, q: &Query) {
-        let _ = self.miss_path(q.ssid, q.tsid, q.tclass);
+        let _ = self.decision_r(q.ssid, q.tsid, q.tclass);
     }
     fn hash_stats(&self) -> HashStats {
         Avc::hash_stats(self)
@@ -857,7 +832,7 @@ pub fn run<S: DecisionSource + ?Sized>(trace: &[Query], source: &S, opts: &Bench
         Variant::Kernel(HashKind::Original),
         StudyConfig {
             entries: big,
-            slots: crate::config::AVC_CACHE_SLOTS,
+            slots: arbiter_avc::AVC_CACHE_SLOTS,
         },
         trace,
         source,
@@ -884,7 +859,7 @@ pub fn run<S: DecisionSource + ?Sized>(trace: &[Query], source: &S, opts: &Bench
                 KernelAvc::new(big_cfg.slots, big, HashKind::Original).expect("study config");
             for q in trace {
                 if k.search(q.ssid, q.tsid, q.tclass).is_none() {
-                    if let Ok(d) = source.compute_av(q.ssid, q.tsid, q.tclass) {
+                    if let Ok(d) = raw_compute_av(source, q.ssid, q.tsid, q.tclass) {
                         k.insert(q.ssid, q.tsid, q.tclass, d);
                     }
                 }
@@ -893,12 +868,12 @@ pub fn run<S: DecisionSource + ?Sized>(trace: &[Query], source: &S, opts: &Bench
         };
         let locked = LockedAvc::new(big_cfg.slots, big, HashKind::Original).expect("study config");
         for q in trace {
-            let _ = avc.decision(q.ssid, q.tsid, q.tclass);
+            let _ = avc.decision_r(q.ssid, q.tsid, q.tclass);
             let _ = locked.check(source, q.ssid, q.tsid, q.tclass);
         }
         let hits_a: Vec<Query> = trace
             .iter()
-            .filter(|q| avc.lookup(q.ssid, q.tsid, q.tclass).is_some())
+            .filter(|q| avc.lookup_r(q.ssid, q.tsid, q.tclass).is_some())
             .copied()
             .collect();
         let hits_k: Vec<Query> = trace
@@ -930,19 +905,19 @@ pub fn run<S: DecisionSource + ?Sized>(trace: &[Query], source: &S, opts: &Bench
             for _ in 0..reps {
                 let r = [
                     throughput(
-                        |q| avc.lookup(q.ssid, q.tsid, q.tclass).map(|d| d.allowed),
+                        |q| avc.lookup_r(q.ssid, q.tsid, q.tclass).map(|d| d.allowed.0),
                         &hits_a,
                         t,
                         n,
                     ),
                     throughput(
-                        |q| kernel.search(q.ssid, q.tsid, q.tclass).map(|d| d.allowed),
+                        |q| kernel.search(q.ssid, q.tsid, q.tclass).map(|d| d.allowed.0),
                         &hits_k,
                         t,
                         n,
                     ),
                     throughput(
-                        |q| locked.lookup(q.ssid, q.tsid, q.tclass).map(|d| d.allowed),
+                        |q| locked.lookup(q.ssid, q.tsid, q.tclass).map(|d| d.allowed.0),
                         &hits_l,
                         t,
                         n / 4,
@@ -1307,10 +1282,10 @@ impl Report {
     }
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fake::FakeSource;
+    use arbiter_avc::fake::FakeSource;
 
     #[test]
     fn trace_shape() {

@@ -2,8 +2,8 @@
 //! decision source: `cargo run -p arbiter-avc --release --example avc_bench -- [--json]
 //! [--quick] [--queries N] [--distinct N] [--zipf S] [--reps N] [--compute-cost N]`.
 
-use arbiter_avc::bench::{fake_triples, run, synthetic_trace, BenchOptions, TraceOptions};
 use arbiter_avc::fake::FakeSource;
+use arbiter_lab::avc_study::{fake_triples, run, synthetic_trace, BenchOptions, TraceOptions};
 
 fn main() {
     let mut args = std::env::args().skip(1);
