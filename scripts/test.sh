@@ -91,6 +91,11 @@ ARBITER_BIN=target/release/arbiter bash tests/seinfo_all.sh "$versions"
 echo "== BSM audit: every ../shared/bsm/EXPECTED.tsv output through the arbiter binary"
 ARBITER_BIN=target/release/arbiter bash tests/bsm_cli.sh ../shared/bsm
 
+echo "== C library: install, every function from C, valgrind, libsepol differential"
+# Builds libarbiter, installs it into a temporary prefix, compiles the C tests with
+# pkg-config and runs them (crates/capi/tests/run.sh; installs valgrind if missing).
+bash crates/capi/tests/run.sh
+
 echo "== loom model checks of the lock-free structures"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test --release -p arbiter-decide -p arbiter-avc -p arbiter-bsm --lib loom
