@@ -44,6 +44,13 @@ echo "== seinfo comparison"
 cargo build --release -p arbiter
 ARBITER_BIN=target/release/arbiter bash tests/seinfo_all.sh "$versions"
 
+echo "== Python package (crates/python): pip install ./crates/python, then pytest"
+# Installs into the default python3 (the package is built by maturin, fetched by pip).
+python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
+python3 -m pip install -q --force-reinstall ./crates/python
+# The differential test compares with the CLI built above; without it, it is skipped.
+ARBITER_BIN=target/release/arbiter python3 -m pytest crates/python/tests -q
+
 echo "== loom model checks of the lock-free structures"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test --release -p arbiter-decide -p arbiter-avc --lib loom

@@ -12,14 +12,14 @@
 //! distinct answer rather than once per query.
 
 use crate::errors::{context_error, decide_error, panic_error};
-use arbiter_decide::{ClassRef, DecideError, PermSet, SecurityServer, Sid};
+use arbiter_decide::{DecideError, PermSet, SecurityServer, Sid};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{mpsc, Mutex, OnceLock};
 
 /// Below this many items per thread, a batch runs on the calling thread only (spawning
 /// costs tens of microseconds).
@@ -119,6 +119,64 @@ impl<'py> Column<'py> {
     }
 }
 
+/// A context column of a `compute_av_many` chunk: a run of the same string object is
+/// copied once.
+struct SpanColumn<'py> {
+    last: Option<(Bound<'py, PyAny>, [u32; 2])>,
+}
+
+impl<'py> SpanColumn<'py> {
+    fn new() -> SpanColumn<'py> {
+        SpanColumn { last: None }
+    }
+
+    fn copy(
+        &mut self,
+        obj: Bound<'py, PyAny>,
+        chunk: &mut AvChunk,
+        what: &str,
+    ) -> PyResult<[u32; 2]> {
+        if let Some((o, span)) = &self.last {
+            if o.is(&obj) {
+                return Ok(*span);
+            }
+        }
+        let s = obj
+            .cast::<PyString>()
+            .map_err(|_| PyTypeError::new_err(format!("{what} must be a str")))?
+            .to_str()?;
+        let span = chunk.copy(s);
+        self.last = Some((obj, span));
+        Ok(span)
+    }
+}
+
+/// The class column of a `compute_av_many` chunk.
+struct ClassColumn<'py> {
+    last: Option<(Bound<'py, PyAny>, u16)>,
+}
+
+impl<'py> ClassColumn<'py> {
+    fn new() -> ClassColumn<'py> {
+        ClassColumn { last: None }
+    }
+
+    fn class(&mut self, obj: Bound<'py, PyAny>, chunk: &mut AvChunk) -> PyResult<u16> {
+        if let Some((o, id)) = &self.last {
+            if o.is(&obj) {
+                return Ok(*id);
+            }
+        }
+        let s = obj
+            .cast::<PyString>()
+            .map_err(|_| PyTypeError::new_err("tclass must be a str"))?
+            .to_str()?;
+        let id = chunk.class(s)?;
+        self.last = Some((obj, id));
+        Ok(id)
+    }
+}
+
 /// The `N` fields of one query (a tuple, or any other sequence).
 fn fields<'py, const N: usize>(
     item: &Bound<'py, PyAny>,
@@ -171,15 +229,40 @@ fn for_each<'py>(
     Ok(())
 }
 
-/// Why one query got no answer (resolved to an exception only if it is reported).
+/// Why one query got no answer (made an exception only if it is reported).
 enum Failure {
-    Source(u32),
-    Target(u32),
-    Class(u32),
-    Decide(Box<DecideError>),
+    /// A context the server could not turn into a SID.
+    Context {
+        which: &'static str,
+        context: Box<str>,
+        error: DecideError,
+    },
+    /// A class or permission name, or the decision itself.
+    Name(DecideError),
 }
 
-type Outcome<T> = Result<T, Failure>;
+impl Failure {
+    /// The exception for query `index`, its message prefixed with `query N: `.
+    fn into_error(self, index: usize) -> PyErr {
+        match self {
+            Failure::Context {
+                which,
+                context,
+                error,
+            } => context_error(error, &format!("query {index}: {which}"), &context),
+            Failure::Name(e) => {
+                let err = decide_error(e);
+                Python::attach(|py| {
+                    let msg = format!("query {index}: {}", err.value(py));
+                    let _ = err.value(py).setattr("args", (msg,));
+                });
+                err
+            }
+        }
+    }
+}
+
+type Outcome<T> = Result<T, Box<Failure>>;
 
 fn threads() -> usize {
     static N: OnceLock<usize> = OnceLock::new();
@@ -228,101 +311,202 @@ fn resolve_contexts(
     })
 }
 
-/// The queries of a `compute_av_many` call.
-#[derive(Default)]
-pub struct AvBatch {
-    contexts: Interner,
-    classes: Interner,
-    queries: Vec<[u32; 3]>,
+/// Queries per chunk of a `compute_av_many` batch: large enough that handing one to a
+/// worker costs nothing next to answering it, small enough that workers start early.
+const AV_CHUNK: usize = 8192;
+
+/// One chunk of a `compute_av_many` batch, self-contained so a worker can answer it while
+/// the reader (holding the GIL) fills the next: the contexts are copied back to back into
+/// one buffer, the classes numbered within the chunk.
+struct AvChunk {
+    index: usize,
+    text: String,
+    classes: Vec<Box<str>>,
+    class_ids: HashMap<Box<str>, u16, Fx>,
+    /// (source span, target span, class) per query; spans index `text`.
+    queries: Vec<([u32; 2], [u32; 2], u16)>,
 }
 
-impl AvBatch {
-    /// Reads `(scontext, tcontext, tclass)` items.
-    pub fn read(items: &Bound<'_, PyAny>) -> PyResult<AvBatch> {
-        let mut b = AvBatch::default();
-        if let Ok(n) = items.len() {
-            b.queries.reserve(n);
+impl AvChunk {
+    fn new(index: usize) -> AvChunk {
+        AvChunk {
+            index,
+            text: String::with_capacity(AV_CHUNK * 64),
+            classes: Vec::new(),
+            class_ids: HashMap::default(),
+            queries: Vec::with_capacity(AV_CHUNK),
         }
-        let (mut sc, mut tc, mut cc) = (Column::new(), Column::new(), Column::new());
-        for_each(items, |i, item| {
+    }
+
+    fn copy(&mut self, s: &str) -> [u32; 2] {
+        let start = self.text.len() as u32;
+        self.text.push_str(s);
+        [start, s.len() as u32]
+    }
+
+    fn class(&mut self, c: &str) -> PyResult<u16> {
+        if let Some(&id) = self.class_ids.get(c) {
+            return Ok(id);
+        }
+        let id = u16::try_from(self.classes.len())
+            .map_err(|_| PyValueError::new_err("too many distinct classes in one batch"))?;
+        self.classes.push(c.into());
+        self.class_ids.insert(c.into(), id);
+        Ok(id)
+    }
+
+    fn span(&self, [start, len]: [u32; 2]) -> &str {
+        &self.text[start as usize..(start + len) as usize]
+    }
+
+    /// Answers the chunk through the thread's query handle; `sids` is the worker's memory
+    /// of the contexts it resolved so far in this batch.
+    fn answer(&self, srv: &SecurityServer, sids: &mut SidCache) -> Vec<Outcome<[u32; 3]>> {
+        let mut q = srv.query();
+        let classes: Vec<_> = self.classes.iter().map(|c| srv.class(c)).collect();
+        let mut last: [Option<([u32; 2], Sid)>; 2] = [None, None];
+        let mut sid = |slot: usize, span: [u32; 2], which: &'static str| -> Outcome<Sid> {
+            if let Some((s, id)) = last[slot] {
+                if s == span {
+                    return Ok(id);
+                }
+            }
+            let text = self.span(span);
+            let id = match sids.get(text) {
+                Some(&id) => id,
+                None => {
+                    let id = srv.context_to_sid(text).map_err(|error| {
+                        Box::new(Failure::Context {
+                            which,
+                            context: text.into(),
+                            error,
+                        })
+                    })?;
+                    sids.insert(text.into(), id);
+                    id
+                }
+            };
+            last[slot] = Some((span, id));
+            Ok(id)
+        };
+        self.queries
+            .iter()
+            .map(|&(s, t, c)| {
+                let ssid = sid(0, s, "source context")?;
+                let tsid = sid(1, t, "target context")?;
+                let class = classes[c as usize]
+                    .clone()
+                    .map_err(|e| Box::new(Failure::Name(e)))?;
+                let d = q
+                    .compute_av(ssid, tsid, class)
+                    .map_err(|e| Box::new(Failure::Name(e)))?;
+                Ok([d.allowed.0, d.auditallow.0, d.auditdeny.0])
+            })
+            .collect()
+    }
+}
+
+/// Answered chunks, by chunk index.
+type Done = Mutex<Vec<(usize, PyResult<Vec<Outcome<[u32; 3]>>>)>>;
+
+/// A worker's contexts already resolved in this batch (a batch resolves each context
+/// once per worker, as if its strings were interned).
+type SidCache = HashMap<Box<str>, Sid, Fx>;
+
+/// Takes chunks from the queue until it is closed and empty, answering each.
+fn av_worker(queue: &Mutex<mpsc::Receiver<AvChunk>>, srv: &SecurityServer, done: &Done) {
+    let mut sids = SidCache::default();
+    loop {
+        let next = lock(queue).recv();
+        let Ok(chunk) = next else { return };
+        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            chunk.answer(srv, &mut sids)
+        }))
+        .map_err(panic_error);
+        lock(done).push((chunk.index, answer));
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `Server.compute_av_many`: reads the queries chunk by chunk under the GIL while workers
+/// (one per core but the reader's) answer the chunks already read; once reading is done
+/// the calling thread releases the GIL and answers chunks too. A batch of one chunk starts
+/// no thread.
+pub fn compute_av_many<'py>(
+    py: Python<'py>,
+    srv: &SecurityServer,
+    items: &Bound<'py, PyAny>,
+    strict: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let (tx, rx) = mpsc::channel::<AvChunk>();
+    let queue = Mutex::new(rx);
+    let done: Done = Mutex::new(Vec::new());
+    let read = std::thread::scope(|scope| {
+        let mut started = false;
+        let mut chunk = AvChunk::new(0);
+        let (mut sc, mut tc, mut cc) = (SpanColumn::new(), SpanColumn::new(), ClassColumn::new());
+        let read = for_each(items, |i, item| {
             let [s, t, c] = fields::<3>(&item, i)?;
-            let s = sc.id(s, &mut b.contexts, "scontext")?;
-            let t = tc.id(t, &mut b.contexts, "tcontext")?;
-            let c = cc.id(c, &mut b.classes, "tclass")?;
-            b.queries.push([s, t, c]);
+            let s = sc.copy(s, &mut chunk, "scontext")?;
+            let t = tc.copy(t, &mut chunk, "tcontext")?;
+            let c = cc.class(c, &mut chunk)?;
+            chunk.queries.push((s, t, c));
+            if chunk.queries.len() == AV_CHUNK {
+                let next = AvChunk::new(chunk.index + 1);
+                // Spans refer to the chunk's own buffer: forget the old chunk's.
+                (sc, tc, cc) = (SpanColumn::new(), SpanColumn::new(), ClassColumn::new());
+                if !started {
+                    started = true;
+                    for _ in 1..threads() {
+                        scope.spawn(|| av_worker(&queue, srv, &done));
+                    }
+                }
+                // The receiver lives until the scope ends: sending cannot fail.
+                let _ = tx.send(std::mem::replace(&mut chunk, next));
+            }
             Ok(())
-        })?;
-        Ok(b)
-    }
-
-    /// Answers every query (call without the GIL).
-    pub fn run(&self, srv: &SecurityServer) -> PyResult<Answers<[u32; 3]>> {
-        let sids = resolve_contexts(srv, &self.contexts.strings)?;
-        let classes: Vec<_> = self.classes.strings.iter().map(|c| srv.class(c)).collect();
-        let outcomes = par_ranges(self.queries.len(), |r| {
-            let mut q = srv.query();
-            self.queries[r]
-                .iter()
-                .map(|&[s, t, c]| {
-                    let ssid = *sids[s as usize].as_ref().map_err(|_| Failure::Source(s))?;
-                    let tsid = *sids[t as usize].as_ref().map_err(|_| Failure::Target(t))?;
-                    let class: ClassRef = *classes[c as usize]
-                        .as_ref()
-                        .map_err(|_| Failure::Class(c))?;
-                    let d = q
-                        .compute_av(ssid, tsid, class)
-                        .map_err(|e| Failure::Decide(Box::new(e)))?;
-                    Ok([d.allowed.0, d.auditallow.0, d.auditdeny.0])
-                })
-                .collect()
-        })?;
-        Ok(Answers {
-            outcomes,
-            sids,
-            classes,
-            permsets: Vec::new(),
-        })
-    }
-
-    /// The error for a failed query.
-    fn error(&self, answers: &Answers<[u32; 3]>, index: usize, f: &Failure) -> PyErr {
-        answers.error(&self.contexts, &self.classes.strings, index, f)
-    }
-
-    /// The result list: `(allowed, auditallow, auditdeny)` per query; a failed query raises
-    /// (`strict`) or gives None.
-    pub fn into_list<'py>(
-        &self,
-        py: Python<'py>,
-        answers: Answers<[u32; 3]>,
-        strict: bool,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let mut shared: HashMap<[u32; 3], Bound<'py, PyTuple>, Fx> = HashMap::default();
-        let mut out = Vec::with_capacity(answers.outcomes.len());
-        for (i, o) in answers.outcomes.iter().enumerate() {
+        });
+        if !chunk.queries.is_empty() {
+            let _ = tx.send(chunk);
+        }
+        drop(tx);
+        // Without the GIL, the caller helps with the chunks still queued.
+        py.detach(|| av_worker(&queue, srv, &done));
+        read
+    });
+    read?;
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_unstable_by_key(|(i, _)| *i);
+    let mut shared: HashMap<[u32; 3], Bound<'py, PyTuple>, Fx> = HashMap::default();
+    let mut out = Vec::with_capacity(done.len() * AV_CHUNK);
+    for (chunk, answers) in done {
+        for (k, o) in answers?.into_iter().enumerate() {
             match o {
                 Ok(v) => {
-                    let t = match shared.get(v) {
+                    let t = match shared.get(&v) {
                         Some(t) => t.clone(),
                         None => {
                             let t = PyTuple::new(py, v)?;
-                            shared.insert(*v, t.clone());
+                            shared.insert(v, t.clone());
                             t
                         }
                     };
                     out.push(t.into_any());
                 }
-                Err(f) if strict => return Err(self.error(&answers, i, f)),
+                Err(f) if strict => return Err(f.into_error(chunk * AV_CHUNK + k)),
                 Err(_) => out.push(py.None().into_bound(py)),
             }
         }
-        PyList::new(py, out)
     }
+    PyList::new(py, out)
 }
 
 /// The queries of a `check_many` call.
 #[derive(Default)]
-pub struct CheckBatch {
+struct CheckBatch {
     contexts: Interner,
     classes: Interner,
     perm_names: Interner,
@@ -335,7 +519,7 @@ pub struct CheckBatch {
 impl CheckBatch {
     /// Reads `(scontext, tcontext, tclass, perms)` items; `perms` is a str or an iterable
     /// of str.
-    pub fn read(items: &Bound<'_, PyAny>) -> PyResult<CheckBatch> {
+    fn read(items: &Bound<'_, PyAny>) -> PyResult<CheckBatch> {
         let mut b = CheckBatch::default();
         if let Ok(n) = items.len() {
             b.queries.reserve(n);
@@ -389,7 +573,7 @@ impl CheckBatch {
     }
 
     /// Answers every query (call without the GIL).
-    pub fn run(&self, srv: &SecurityServer) -> PyResult<Answers<bool>> {
+    fn run(&self, srv: &SecurityServer) -> PyResult<Vec<Outcome<bool>>> {
         let sids = resolve_contexts(srv, &self.contexts.strings)?;
         let permsets: Vec<Result<PermSet, DecideError>> = self
             .request_list
@@ -408,39 +592,42 @@ impl CheckBatch {
             self.queries[r]
                 .iter()
                 .map(|&[s, t, p]| {
-                    let ssid = *sids[s as usize].as_ref().map_err(|_| Failure::Source(s))?;
-                    let tsid = *sids[t as usize].as_ref().map_err(|_| Failure::Target(t))?;
+                    let ssid = self.sid(&sids, s, "source context")?;
+                    let tsid = self.sid(&sids, t, "target context")?;
                     let ps = permsets[p as usize]
                         .as_ref()
-                        .map_err(|_| Failure::Class(p))?;
+                        .map_err(|e| Box::new(Failure::Name(e.clone())))?;
                     q.check(ssid, tsid, ps)
                         .map(|v| v.allowed())
-                        .map_err(|e| Failure::Decide(Box::new(e)))
+                        .map_err(|e| Box::new(Failure::Name(e)))
                 })
                 .collect()
         })?;
-        Ok(Answers {
-            outcomes,
-            sids,
-            classes: Vec::new(),
-            permsets,
+        Ok(outcomes)
+    }
+
+    fn sid(&self, sids: &[Result<Sid, DecideError>], id: u32, which: &'static str) -> Outcome<Sid> {
+        sids[id as usize].clone().map_err(|error| {
+            Box::new(Failure::Context {
+                which,
+                context: self.contexts.strings[id as usize].clone(),
+                error,
+            })
         })
     }
 
     /// The result list: one bool per query; a failed query raises (`strict`) or gives None.
-    pub fn into_list<'py>(
+    fn result_list<'py>(
         &self,
         py: Python<'py>,
-        answers: Answers<bool>,
+        answers: Vec<Outcome<bool>>,
         strict: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut out = Vec::with_capacity(answers.outcomes.len());
-        for (i, o) in answers.outcomes.iter().enumerate() {
+        let mut out = Vec::with_capacity(answers.len());
+        for (i, o) in answers.into_iter().enumerate() {
             match o {
-                Ok(b) => out.push(pyo3::types::PyBool::new(py, *b).to_owned().into_any()),
-                Err(f) if strict => {
-                    return Err(answers.error(&self.contexts, &self.classes.strings, i, f))
-                }
+                Ok(b) => out.push(pyo3::types::PyBool::new(py, b).to_owned().into_any()),
+                Err(f) if strict => return Err(f.into_error(i)),
                 Err(_) => out.push(py.None().into_bound(py)),
             }
         }
@@ -448,56 +635,15 @@ impl CheckBatch {
     }
 }
 
-/// The outcome of every query of a batch, plus what the queries were resolved to (kept to
-/// name the cause of a failure).
-pub struct Answers<T> {
-    outcomes: Vec<Outcome<T>>,
-    sids: Vec<Result<Sid, DecideError>>,
-    classes: Vec<Result<ClassRef, DecideError>>,
-    permsets: Vec<Result<PermSet, DecideError>>,
-}
-
-impl<T> Answers<T> {
-    fn error(
-        &self,
-        contexts: &Interner,
-        _classes: &[Box<str>],
-        index: usize,
-        f: &Failure,
-    ) -> PyErr {
-        let prefix = |e: PyErr| -> PyErr {
-            Python::attach(|py| {
-                let msg = format!("query {index}: {}", e.value(py));
-                let new = PyErr::from_type(e.get_type(py), msg);
-                // Carry the attributes (.context, .name) over to the new instance.
-                if let Ok(dict) = e.value(py).getattr("__dict__") {
-                    let _ = new.value(py).setattr("__dict__", dict);
-                }
-                new
-            })
-        };
-        let context = |id: u32, which: &str| {
-            let text = &contexts.strings[id as usize];
-            match &self.sids[id as usize] {
-                Err(e) => context_error(e.clone(), which, text),
-                Ok(_) => PyValueError::new_err(format!("{which} {text:?}")),
-            }
-        };
-        prefix(match f {
-            Failure::Source(id) => context(*id, "source context"),
-            Failure::Target(id) => context(*id, "target context"),
-            Failure::Class(id) => {
-                let e = if self.permsets.is_empty() {
-                    self.classes[*id as usize].as_ref().err()
-                } else {
-                    self.permsets[*id as usize].as_ref().err()
-                };
-                match e {
-                    Some(e) => decide_error(e.clone()),
-                    None => PyValueError::new_err("unresolved class"),
-                }
-            }
-            Failure::Decide(e) => decide_error((**e).clone()),
-        })
-    }
+/// `Server.check_many`: reads every query under the GIL (each distinct string and
+/// permission request once), then answers them on every core without it.
+pub fn check_many<'py>(
+    py: Python<'py>,
+    srv: &SecurityServer,
+    items: &Bound<'py, PyAny>,
+    strict: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let batch = CheckBatch::read(items)?;
+    let answers = py.detach(|| batch.run(srv))?;
+    batch.result_list(py, answers, strict)
 }

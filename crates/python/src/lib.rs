@@ -17,7 +17,7 @@
 #![deny(missing_docs)]
 
 mod avc;
-pub mod batch;
+mod batch;
 mod decision;
 pub mod errors;
 mod explanation;

@@ -1,6 +1,5 @@
 //! `arbiter.Server`: the reloadable security server.
 
-use crate::batch::{AvBatch, CheckBatch};
 use crate::decision::{AvDecision, Verdict};
 use crate::errors::{context_error, decide_error, guard};
 use crate::explanation::Explanation;
@@ -156,10 +155,7 @@ impl Server {
         queries: &Bound<'py, PyAny>,
         strict: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let batch = AvBatch::read(queries)?;
-        let srv = &*self.inner;
-        let answers = py.detach(|| batch.run(srv))?;
-        batch.into_list(py, answers, strict)
+        crate::batch::compute_av_many(py, &self.inner, queries, strict)
     }
 
     /// `check(...).allowed` for every `(scon, tcon, tclass, perms)` of `queries`, in
@@ -172,10 +168,7 @@ impl Server {
         queries: &Bound<'py, PyAny>,
         strict: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let batch = CheckBatch::read(queries)?;
-        let srv = &*self.inner;
-        let answers = py.detach(|| batch.run(srv))?;
-        batch.into_list(py, answers, strict)
+        crate::batch::check_many(py, &self.inner, queries, strict)
     }
 
     /// The context of a new object of class `tclass` created by `scon` in `tcon`
