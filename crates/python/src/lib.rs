@@ -12,7 +12,7 @@
 //!
 //! Every object is immutable from Python's side (`frozen`) and holds the engine behind an
 //! `Arc`, so one `Server` or `Avc` can be shared by any number of Python threads; the batch
-//! calls release the GIL and run on every core ([`batch`] explains how). Engine errors
+//! calls release the GIL and run on every core (the `batch` module explains how). Engine errors
 //! become exceptions of one hierarchy ([`errors`]), and no Rust panic crosses into Python.
 #![deny(missing_docs)]
 
