@@ -14,6 +14,7 @@
 //! `Arc`, so one `Server` or `Avc` can be shared by any number of Python threads; the batch
 //! calls release the GIL and run on every core (the `batch` module explains how). Engine errors
 //! become exceptions of one hierarchy ([`errors`]), and no Rust panic crosses into Python.
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod avc;
@@ -32,6 +33,13 @@ pub use server::Server;
 
 use pyo3::prelude::*;
 
+/// Panics inside the boundary guard, so the tests can pin that a panic becomes
+/// `arbiter.Error` instead of unwinding into the interpreter. Not part of the API.
+#[pyfunction]
+fn _panic_for_tests() -> PyResult<()> {
+    errors::guard(|| -> PyResult<()> { panic!("deliberate panic for the tests") })
+}
+
 /// The module `arbiter`.
 #[pymodule]
 #[pyo3(name = "arbiter")]
@@ -44,5 +52,6 @@ fn arbiter_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Verdict>()?;
     m.add_class::<AvDecision>()?;
     m.add_class::<Explanation>()?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

@@ -326,3 +326,10 @@ def test_exception_hierarchy():
     assert arbiter.PolicyError("x").offset is None
     assert arbiter.ContextError("x").context is None
     assert arbiter.UnknownNameError("x").name is None
+
+
+def test_a_rust_panic_is_an_arbiter_error_not_a_crash():
+    with pytest.raises(arbiter.Error) as info:
+        arbiter._panic_for_tests()
+    assert "internal error" in str(info.value)
+    assert "deliberate panic" in str(info.value)
