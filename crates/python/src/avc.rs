@@ -22,7 +22,6 @@ type Callback = Arc<Mutex<Option<Py<PyAny>>>>;
 #[pyclass(frozen, module = "arbiter")]
 pub struct Avc {
     cache: Cache<Arc<SecurityServer>>,
-    server: Arc<SecurityServer>,
     callback: Callback,
     hooked: OnceLock<()>,
 }
@@ -44,7 +43,6 @@ impl Avc {
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Avc {
             cache,
-            server: server.inner.clone(),
             callback: Arc::new(Mutex::new(None)),
             hooked: OnceLock::new(),
         })
@@ -59,7 +57,7 @@ impl Avc {
         perms: &Bound<'_, PyAny>,
     ) -> PyResult<Verdict> {
         guard(|| {
-            let srv = &*self.server;
+            let srv = &**self.cache.source();
             let s = sid(srv, scon, "source context")?;
             let t = sid(srv, tcon, "target context")?;
             let perms = perm_set(srv, tclass, perms)?;
@@ -71,7 +69,7 @@ impl Avc {
     /// `Server.compute_av` through the cache.
     fn compute_av(&self, scon: &str, tcon: &str, tclass: &str) -> PyResult<AvDecision> {
         guard(|| {
-            let srv = &*self.server;
+            let srv = &**self.cache.source();
             let s = sid(srv, scon, "source context")?;
             let t = sid(srv, tcon, "target context")?;
             let class = srv.class(tclass).map_err(decide_error)?;

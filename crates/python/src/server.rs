@@ -57,6 +57,15 @@ pub fn perm_set(srv: &SecurityServer, tclass: &str, perms: &Bound<'_, PyAny>) ->
 }
 
 impl Server {
+    /// Builds the server's index and tables without holding the GIL.
+    fn build(py: Python<'_>, model: Model) -> PyResult<Server> {
+        let inner = py
+            .detach(move || std::panic::catch_unwind(move || Arc::new(SecurityServer::new(model))));
+        Ok(Server {
+            inner: inner.map_err(crate::errors::panic_error)?,
+        })
+    }
+
     fn label(
         &self,
         scon: &str,
@@ -82,23 +91,13 @@ impl Server {
     /// policy image (`bytes`). Its first state has `seqno` 1.
     #[new]
     fn new(py: Python<'_>, policy: &Bound<'_, PyAny>) -> PyResult<Server> {
-        let model = owned(model_from(policy)?);
-        let inner = py
-            .detach(move || std::panic::catch_unwind(move || Arc::new(SecurityServer::new(model))));
-        Ok(Server {
-            inner: inner.map_err(crate::errors::panic_error)?,
-        })
+        Server::build(py, owned(model_from(policy)?))
     }
 
     /// A server for the policy file at `path` (`str` or `os.PathLike`).
     #[staticmethod]
     fn open(py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<Server> {
-        let model = open_path(py, fspath(path)?)?;
-        let inner = py
-            .detach(move || std::panic::catch_unwind(move || Arc::new(SecurityServer::new(model))));
-        Ok(Server {
-            inner: inner.map_err(crate::errors::panic_error)?,
-        })
+        Server::build(py, open_path(py, fspath(path)?)?)
     }
 
     /// The sequence number of the current policy state (never decreases).
