@@ -12,6 +12,7 @@ every core. Errors are `arbiter.Error` and its subclasses.
 """
 
 import os
+import pathlib
 from typing import Callable, Iterable, Optional, Sequence, Tuple, Union
 
 __version__: str
@@ -67,7 +68,7 @@ class Policy:
     def handle_unknown(self) -> str:
         """"allow", "deny" or "reject": what happens to classes the policy lacks."""
     @property
-    def path(self) -> Optional[str]:
+    def path(self) -> Optional[pathlib.Path]:
         """The file the policy was read from, if any."""
     def stats(self) -> dict[str, Union[int, bool, str]]:
         """Statistics under seinfo's names ("Classes", "Allow", "Type_trans", ...)."""

@@ -25,7 +25,7 @@ def test_open_accepts_str_pathlike_and_bytes_path():
     by_pathlike = arbiter.Policy.open(pathlib.Path(path))
     by_bytes = arbiter.Policy.open(bytes(path))
     assert by_str.stats() == by_pathlike.stats() == by_bytes.stats()
-    assert str(by_str.path) == str(path)
+    assert by_str.path == pathlib.Path(path)
 
 
 def test_from_bytes_accepts_bytes_bytearray_memoryview():
