@@ -333,3 +333,17 @@ def test_a_rust_panic_is_an_arbiter_error_not_a_crash():
         arbiter._panic_for_tests()
     assert "internal error" in str(info.value)
     assert "deliberate panic" in str(info.value)
+
+
+def test_every_format_version_of_the_builtin_policy_decides_alike(srv):
+    # policies/bin/default.NN are the same source written at older format versions.
+    contexts = [HTTPD, CONTENT, SHADOW, USER, SYSADM, SSHD, PASSWD, ETC, USER_HOME]
+    queries = [(s, t, c) for s in contexts for t in contexts
+               for c in ("file", "dir", "process", "security")]
+    want = srv.compute_av_many(queries)
+    versions = sorted(p.name for p in repo_policy("default.33").parent.glob("default.*"))
+    assert len(versions) >= 5
+    for name in versions:
+        other = arbiter.Server.open(repo_policy(name))
+        assert other.policy.version == int(name.split(".")[1])
+        assert other.compute_av_many(queries) == want, name
