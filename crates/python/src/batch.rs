@@ -328,10 +328,11 @@ struct AvChunk {
 }
 
 impl AvChunk {
-    fn new(index: usize) -> AvChunk {
+    /// An empty chunk whose buffer holds `text` bytes before it must grow.
+    fn new(index: usize, text: usize) -> AvChunk {
         AvChunk {
             index,
-            text: String::with_capacity(AV_CHUNK * 64),
+            text: String::with_capacity(text),
             classes: Vec::new(),
             class_ids: HashMap::default(),
             queries: Vec::with_capacity(AV_CHUNK),
@@ -394,9 +395,10 @@ impl AvChunk {
             .map(|&(s, t, c)| {
                 let ssid = sid(0, s, "source context")?;
                 let tsid = sid(1, t, "target context")?;
-                let class = classes[c as usize]
-                    .clone()
-                    .map_err(|e| Box::new(Failure::Name(e)))?;
+                let class = match &classes[c as usize] {
+                    Ok(class) => *class,
+                    Err(e) => return Err(Box::new(Failure::Name(e.clone()))),
+                };
                 let d = q
                     .compute_av(ssid, tsid, class)
                     .map_err(|e| Box::new(Failure::Name(e)))?;
@@ -446,7 +448,8 @@ pub fn compute_av_many<'py>(
     let done: Done = Mutex::new(Vec::new());
     let read = std::thread::scope(|scope| {
         let mut started = false;
-        let mut chunk = AvChunk::new(0);
+        // Sized like a chunk of 64-byte contexts; later chunks like the one before.
+        let mut chunk = AvChunk::new(0, AV_CHUNK * 2 * 64);
         let (mut sc, mut tc, mut cc) = (SpanColumn::new(), SpanColumn::new(), ClassColumn::new());
         let read = for_each(items, |i, item| {
             let [s, t, c] = fields::<3>(&item, i)?;
@@ -455,7 +458,7 @@ pub fn compute_av_many<'py>(
             let c = cc.class(c, &mut chunk)?;
             chunk.queries.push((s, t, c));
             if chunk.queries.len() == AV_CHUNK {
-                let next = AvChunk::new(chunk.index + 1);
+                let next = AvChunk::new(chunk.index + 1, chunk.text.len() + chunk.text.len() / 8);
                 // Spans refer to the chunk's own buffer: forget the old chunk's.
                 (sc, tc, cc) = (SpanColumn::new(), SpanColumn::new(), ClassColumn::new());
                 if !started {
