@@ -96,6 +96,13 @@ echo "== C library: install, every function from C, valgrind, libsepol different
 # pkg-config and runs them (crates/capi/tests/run.sh; installs valgrind if missing).
 bash crates/capi/tests/run.sh
 
+echo "== Python package (crates/python): pip install ./crates/python, then pytest"
+# Installs into the default python3 (the package is built by maturin, fetched by pip).
+python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
+python3 -m pip install -q --force-reinstall ./crates/python
+# The differential test compares with the CLI built above; without it, it is skipped.
+ARBITER_BIN=target/release/arbiter python3 -m pytest crates/python/tests -q
+
 echo "== loom model checks of the lock-free structures"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test --release -p arbiter-decide -p arbiter-avc -p arbiter-bsm --lib loom
