@@ -61,8 +61,9 @@ pub struct Denied {
     /// `requested & !decision.allowed` (all of `requested` on a source error; none when
     /// nothing was requested, which the kernel refuses too).
     pub denied: AccessVector,
-    /// Set when the source could not decide: the check failed closed.
-    pub error: Option<DecideError>,
+    /// Set when the source could not decide: the check failed closed. Boxed so that a
+    /// check's `Result` stays small: a hit returns it by value on every call.
+    pub error: Option<Box<DecideError>>,
 }
 
 /// Which table [`Avc::table_stats`] describes.
@@ -447,7 +448,7 @@ impl<S: DecisionSource> Avc<S> {
             decision: AvDecision::deny_all(seqno),
             requested,
             denied: requested,
-            error: Some(e),
+            error: Some(Box::new(e)),
         }
     }
 

@@ -297,7 +297,7 @@ fn source_error_fails_closed_even_when_permissive() {
     let e = avc
         .has_perm_r(70, 9, FILE, READ, &[AuditField::pid(5)])
         .unwrap_err();
-    assert_eq!(e.error, Some(DecideError::UnknownSid(70)));
+    assert_eq!(e.error.as_deref(), Some(&DecideError::UnknownSid(70)));
     assert_eq!(e.denied, READ);
     assert_eq!(texts(&log), ["avc:  denied  { read } for  pid=5 scontext=system_u:system_r:type70_t:s0 tcontext=system_u:system_r:type9_t:s0 tclass=file permissive=0"]);
     // Nothing cached: each check asks again.

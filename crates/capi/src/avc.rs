@@ -252,7 +252,7 @@ fn denial(
         Ok(d) => (d, Ok(())),
         Err(denied) => {
             let f = match denied.error {
-                Some(e) => Failure::from(e),
+                Some(e) => Failure::from(*e),
                 None => access_denied(requested, denied.decision.allowed),
             };
             (denied.decision, Err(f))
