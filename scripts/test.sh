@@ -62,7 +62,8 @@ if [ ${#why_missing[@]} -gt 0 ]; then
     apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${why_missing[@]}"
 fi
-cargo build --release -q -p arbiter -p arbiter-denials --examples
+cargo build --release -q -p arbiter
+cargo build --release -q -p arbiter-denials --examples
 why_dir=$(mktemp -d)
 for policy in /etc/selinux/default/policy/policy.33 /etc/selinux/mls/policy/policy.33; do
     target/release/examples/gen_denials "$policy" mixed 1200 3 > "$why_dir/mixed.log"
