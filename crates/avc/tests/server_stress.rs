@@ -70,8 +70,12 @@ fn cached_answers_equal_uncached_server_across_boolean_commits() {
         let writer = scope.spawn(|| {
             let mut x = 0x2545_f491_4f6c_dd1du64;
             let mut commits = 0u64;
-            // Some commits even if the readers finish before this thread runs.
-            while !stop.load(Ordering::Relaxed) || commits < 100 {
+            // Some commits even if the readers finish before this thread runs; and an end
+            // even if a reader panics (its assertion, not a hang, must be the failure).
+            let started = std::time::Instant::now();
+            while (!stop.load(Ordering::Relaxed) || commits < 100)
+                && started.elapsed() < std::time::Duration::from_secs(120)
+            {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;

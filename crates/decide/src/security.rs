@@ -47,8 +47,9 @@ pub struct Reload {
 ///
 /// Writers (reloads and commits) serialise on `reload_lock`. A writer builds the whole new
 /// snapshot first, then: (1) for a reload, stores the new load identity in `current_load`
-/// (Release); (2) stores the snapshot in the cell; (3) stores its sequence number in
-/// `seqno` (Release). A reader that loads `seqno` (Acquire) and sees `n` therefore finds a
+/// (Release); (2) stores the snapshot in the cell; (3) raises `seqno` to its number
+/// (`fetch_max`, AcqRel). A reader that reads a snapshot from the cell before step 3 raises
+/// `seqno` itself, so no decision is ever handed out ahead of the published number. A reader that loads `seqno` (Acquire) and sees `n` therefore finds a
 /// snapshot numbered `n` or newer in the cell, and a `current_load` at least as new as the
 /// load of snapshot `n` — which is what lets a cache check a [`PermSet`] against a cached
 /// decision with two loads (see [`DecisionSource::perm_set_matches`]).
@@ -127,7 +128,23 @@ impl SecurityServer {
 
     #[inline]
     fn state(&self) -> Guard<Snapshot> {
-        self.cell.load()
+        let st = self.cell.load();
+        self.published(st.seqno);
+        st
+    }
+
+    /// Makes sure the published sequence number is at least `seqno`, the number of a
+    /// snapshot just read from the cell. The writer stores the cell before the number, so
+    /// in between a reader can compute on the new snapshot while the number still names
+    /// the old one; a cache would then answer that reader's next check from the old state
+    /// — an answer older than one it already got. The reader closes the window itself
+    /// (one load, and an RMW only inside the window): whoever then sees the number also
+    /// sees the snapshot, because the cell store happens-before this reader's load of it.
+    #[inline]
+    fn published(&self, seqno: u64) {
+        if self.seqno.load(Ordering::Acquire) < seqno {
+            self.seqno.fetch_max(seqno, Ordering::AcqRel);
+        }
     }
 
     /// The current policy.
@@ -212,7 +229,7 @@ impl SecurityServer {
         // Publication: load identity, snapshot, sequence number (module docs).
         self.current_load.store(load_id, Ordering::Release);
         self.cell.store(snap);
-        self.seqno.store(seqno, Ordering::Release);
+        self.seqno.fetch_max(seqno, Ordering::AcqRel);
         *pending = bools;
         Ok(Reload {
             seqno,
@@ -293,7 +310,7 @@ impl SecurityServer {
         let seqno = old.seqno + 1;
         let snap = Snapshot::new(old.loaded.clone(), pending.into(), seqno);
         self.cell.store(Arc::new(snap));
-        self.seqno.store(seqno, Ordering::Release);
+        self.seqno.fetch_max(seqno, Ordering::AcqRel);
         seqno
     }
 
@@ -751,10 +768,19 @@ pub struct Query<'a> {
 }
 
 impl Query<'_> {
+    /// The handle's snapshot, with the server's published number brought up to it (see
+    /// `SecurityServer::published`).
+    #[inline]
+    fn current(&mut self) -> &Arc<Snapshot> {
+        let st = self.handle.load();
+        self.server.published(st.seqno);
+        st
+    }
+
     /// The snapshot this query answers from (refreshed if a reload or commit happened).
     #[inline]
     pub fn snapshot(&mut self) -> &Arc<Snapshot> {
-        self.handle.load()
+        self.current()
     }
 
     /// [`SecurityServer::compute_av`].
@@ -765,13 +791,13 @@ impl Query<'_> {
         tsid: Sid,
         class: impl Into<ClassRef>,
     ) -> Result<AvDecision> {
-        av_in(self.handle.load(), ssid, tsid, class.into())
+        av_in(self.current(), ssid, tsid, class.into())
     }
 
     /// [`SecurityServer::check`].
     #[inline]
     pub fn check(&mut self, ssid: Sid, tsid: Sid, perms: &PermSet) -> Result<Verdict> {
-        check_in(self.handle.load(), ssid, tsid, perms)
+        check_in(self.current(), ssid, tsid, perms)
     }
 
     /// [`SecurityServer::compute_xperms`].
@@ -783,7 +809,7 @@ impl Query<'_> {
         base: XpermBase,
         driver: u8,
     ) -> Result<XpermDecision> {
-        xperms_in(self.handle.load(), ssid, tsid, class, base, driver)
+        xperms_in(self.current(), ssid, tsid, class, base, driver)
     }
 
     /// The label as a context, without issuing a SID ([`SecurityServer::compute_label`]
@@ -797,7 +823,7 @@ impl Query<'_> {
         name: Option<&str>,
     ) -> Result<Context> {
         let semantics = self.server.semantics;
-        label_in(self.handle.load(), semantics, ssid, tsid, class, kind, name)
+        label_in(self.current(), semantics, ssid, tsid, class, kind, name)
     }
 
     /// [`SecurityServer::compute_label`].
@@ -822,7 +848,7 @@ impl Query<'_> {
         task: Sid,
         class: ClassId,
     ) -> Result<bool> {
-        let st = self.handle.load();
+        let st = self.current();
         let (o, n) = contexts(st, old, new)?;
         let t = context_of(st, task)?;
         Ok(labeling::validate_transition(st, o, n, t, class))
@@ -866,6 +892,28 @@ mod loom_models {
             w.join().unwrap();
             assert_eq!(server.seqno(), 2);
             assert_eq!(q.snapshot().seqno, 2);
+        });
+    }
+
+    /// A reader that got a decision computed on snapshot `n` then sees a published number of
+    /// at least `n`, so a cache cannot answer it from an older state afterwards (fails
+    /// without `SecurityServer::published`).
+    #[test]
+    fn loom_decisions_never_run_ahead_of_the_published_number() {
+        let p = policy();
+        loom::model(move || {
+            let server = Arc::new(SecurityServer::new(p.clone()));
+            let kernel = Sid::new(1).unwrap();
+            let class = server.known_class("process").unwrap();
+            let w = {
+                let s = server.clone();
+                thread::spawn(move || {
+                    s.commit_booleans();
+                })
+            };
+            let d = server.compute_av(kernel, kernel, class).unwrap();
+            assert!(server.seqno() >= d.seqno);
+            w.join().unwrap();
         });
     }
 
