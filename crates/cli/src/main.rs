@@ -34,6 +34,8 @@ enum Command {
     Bools(cmd::bools::Args),
     /// Walk through arbiter's main job on the embedded default policy.
     Demo,
+    /// sesearch: TE, RBAC and MLS rule queries with sesearch's options and output.
+    Search(cmd::search::Args),
     /// Benchmarks (the access vector cache study).
     #[command(subcommand)]
     Bench(cmd::bench::Which),
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Command::Av(a) => cmd::av::run(a),
         Command::Label(a) => cmd::label::run(a),
         Command::Bools(a) => cmd::bools::run(a),
+        Command::Search(a) => cmd::search::run(a),
         Command::Demo => cmd::demo::run(),
         Command::Bench(w) => cmd::bench::run(w),
     };

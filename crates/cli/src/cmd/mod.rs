@@ -7,3 +7,4 @@ pub mod check;
 pub mod demo;
 pub mod info;
 pub mod label;
+pub mod search;
