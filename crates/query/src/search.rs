@@ -1111,3 +1111,21 @@ fn lookup_mls<'a>(
         .find(|a| &*a.name == name)
         .map(|a| a.value.saturating_sub(1))
 }
+
+/// Runs a query as the `sesearch` command would: the text it prints on stdout (results,
+/// then the error message if a lookup failed) and its exit status (0 or 1).
+pub fn execute(index: &Index<'_>, args: &SearchArgs) -> (String, u8) {
+    let mut text = String::new();
+    let result = run(index, args, &mut |line| {
+        text.push_str(line);
+        text.push('\n');
+    });
+    match result {
+        Ok(()) => (text, 0),
+        Err(e) => {
+            text.push_str(&e.0);
+            text.push('\n');
+            (text, 1)
+        }
+    }
+}
