@@ -36,6 +36,8 @@ enum Command {
     Demo,
     /// sesearch: TE, RBAC and MLS rule queries with sesearch's options and output.
     Search(cmd::search::Args),
+    /// sediff: differences between two policies, with sediff's sections and text.
+    Diff(cmd::diff::Args),
     /// Benchmarks (the access vector cache study).
     #[command(subcommand)]
     Bench(cmd::bench::Which),
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Label(a) => cmd::label::run(a),
         Command::Bools(a) => cmd::bools::run(a),
         Command::Search(a) => cmd::search::run(a),
+        Command::Diff(a) => cmd::diff::run(a),
         Command::Demo => cmd::demo::run(),
         Command::Bench(w) => cmd::bench::run(w),
     };

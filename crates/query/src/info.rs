@@ -783,6 +783,14 @@ const SID_NAMES: &[&str] = &[
     "devnull",
 ];
 
+/// A policy capability's name as setools 4.4.1 (libsepol 3.4) prints it; capabilities
+/// libsepol 3.4 does not know are named by number.
+pub fn polcap_name(bit: usize) -> String {
+    POLCAPS
+        .get(bit)
+        .map_or_else(|| format!("polcap{bit}"), |n| n.to_string())
+}
+
 fn sid_name(sid: u32) -> &'static str {
     SID_NAMES.get(sid as usize).copied().unwrap_or("undefined")
 }

@@ -4,7 +4,7 @@
 //! [`Index`] resolves names as setools does and holds attribute membership both ways;
 //! [`search`] answers `sesearch` queries with setools 4.4.1's matching semantics and
 //! renders its statements byte for byte; [`info`] lists policy components as `seinfo`
-//! does. Criteria are resolved once into per-slot match tables, so a query is a single
+//! does; [`diff`] compares two policies as `sediff` does. Criteria are resolved once into per-slot match tables, so a query is a single
 //! scan of the rule arrays with one table lookup per key field.
 //!
 //! ```no_run
@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod argv;
+pub mod diff;
 mod index;
 pub mod info;
 pub mod json;

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bools;
 pub mod check;
 pub mod demo;
+pub mod diff;
 pub mod info;
 pub mod label;
 pub mod search;
