@@ -11,6 +11,9 @@ pub struct Index<'p> {
     classes_by_name: HashMap<&'p str, ClassId>,
     roles_by_name: HashMap<&'p str, RoleId>,
     bools_by_name: HashMap<&'p str, u32>,
+    /// Names for the attributes a policy older than version 24 leaves unnamed, as libsepol
+    /// synthesises them (`@ttr0042` for value 42), by slot.
+    synthetic: HashMap<usize, Box<str>>,
     /// For each type-table slot: the types it stands for (itself for a type, the member
     /// types for an attribute), ascending.
     members: Vec<Box<[TypeId]>>,
@@ -53,8 +56,16 @@ impl<'p> Index<'p> {
             .filter(|(_, b)| !b.name.is_empty())
             .map(|(i, b)| (&*b.name, i as u32))
             .collect();
+        let synthetic = policy
+            .types
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.flavor == TypeFlavor::Unnamed)
+            .map(|(i, _)| (i, format!("@ttr{:04}", i + 1).into_boxed_str()))
+            .collect();
         Index {
             policy,
+            synthetic,
             types_by_name,
             classes_by_name,
             roles_by_name,
@@ -112,9 +123,16 @@ impl<'p> Index<'p> {
             .filter_map(|b| TypeId::from_index(b as usize))
     }
 
-    /// The name of a type or attribute.
-    pub fn type_name(&self, t: TypeId) -> &'p str {
-        self.policy.types.get(t.index()).map_or("", |d| &d.name)
+    /// The name of a type or attribute (`@ttrNNNN` for an attribute the policy leaves
+    /// unnamed).
+    pub fn type_name(&self, t: TypeId) -> &str {
+        match self.policy.types.get(t.index()) {
+            Some(d) if d.flavor == TypeFlavor::Unnamed => {
+                self.synthetic.get(&t.index()).map_or("", |n| n)
+            }
+            Some(d) => &d.name,
+            None => "",
+        }
     }
 
     /// The name of a class.

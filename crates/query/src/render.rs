@@ -175,3 +175,57 @@ pub fn xperm_ranges(values: &[u16]) -> (String, usize) {
     }
     (out, runs)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_policy::BoolId;
+
+    fn b(v: u32) -> CondExpr {
+        CondExpr::Bool(BoolId::new(v).expect("bool value"))
+    }
+
+    fn policy_with_bools(names: &[&str]) -> Policy {
+        let mut p = Policy::from_bytes(include_bytes!("../../../policies/bin/tiny.33"))
+            .expect("tiny policy");
+        p.bools = names
+            .iter()
+            .map(|n| arbiter_policy::symbols::Bool {
+                name: (*n).into(),
+                state: false,
+            })
+            .collect();
+        p
+    }
+
+    #[test]
+    fn cond_expr_prints_binary_operands_in_reverse() {
+        let p = policy_with_bools(&["a_bool", "b_bool"]);
+        // a_bool && !b_bool, in postfix
+        let e = [b(1), b(2), CondExpr::Not, CondExpr::And];
+        assert_eq!(cond_expr(&p, &e), "! b_bool && a_bool");
+    }
+
+    #[test]
+    fn cond_expr_parenthesises_a_chain_of_the_same_operator() {
+        let p = policy_with_bools(&["x", "y", "z"]);
+        let e = [b(1), b(2), CondExpr::And, b(3), CondExpr::And];
+        assert_eq!(cond_expr(&p, &e), "( z && y && x )");
+    }
+
+    #[test]
+    fn cond_eval_follows_the_postfix_expression() {
+        let e = [b(1), b(2), CondExpr::Not, CondExpr::And];
+        assert!(cond_eval(&e, |i| i == 0));
+        assert!(!cond_eval(&e, |_| true));
+    }
+
+    #[test]
+    fn xperm_ranges_collapse_consecutive_values() {
+        assert_eq!(
+            xperm_ranges(&[0x8900, 0x8901, 0x8902, 0x8910]),
+            ("0x8900-0x8902 0x8910".to_string(), 2)
+        );
+        assert_eq!(xperm_ranges(&[0xff]), ("0x00ff".to_string(), 1));
+    }
+}
