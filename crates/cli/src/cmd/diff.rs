@@ -3,7 +3,15 @@
 
 use crate::load;
 use arbiter_query::diff::{self, DiffArgs};
+use std::io::Write;
 use std::process::ExitCode;
+
+/// Prints to stdout, ignoring a closed pipe (`| head`), as setools does with SIGPIPE.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
 
 #[derive(clap::Args)]
 #[command(disable_help_flag = true)]
@@ -39,9 +47,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     let right = load::policy(&args.policies[1])?;
     let sections = diff::sections(&left, &right, &args);
     if args.json {
-        println!("{}", diff::render_json(&sections));
+        emit(&format!("{}\n", diff::render_json(&sections)));
     } else {
-        print!("{}", diff::render_text(&sections, args.stats));
+        emit(&diff::render_text(&sections, args.stats));
     }
     Ok(ExitCode::SUCCESS)
 }

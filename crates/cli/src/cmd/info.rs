@@ -8,7 +8,15 @@ use crate::load;
 use arbiter_policy::stats;
 use arbiter_query::info::{self, InfoArgs};
 use arbiter_query::Index;
+use std::io::Write;
 use std::process::ExitCode;
+
+/// Prints to stdout, ignoring a closed pipe (`| head`), as setools does with SIGPIPE.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
 
 #[derive(clap::Args)]
 #[command(disable_help_flag = true)]
@@ -42,9 +50,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     let p = load::policy(path)?;
     if args.components.is_empty() && !args.all {
         if args.json {
-            println!("{}", stats::render_json(&p, path));
+            emit(&format!("{}\n", stats::render_json(&p, path)));
         } else {
-            print!("{}", stats::render_text(&p, path));
+            emit(&stats::render_text(&p, path));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -52,16 +60,16 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     if args.json {
         return match info::components(&index, &args) {
             Ok(c) => {
-                println!("{}", info::render_json(&c));
+                emit(&format!("{}\n", info::render_json(&c)));
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
-                println!("{e}");
+                emit(&format!("{e}\n"));
                 Ok(ExitCode::from(1))
             }
         };
     }
     let (text, code) = info::execute(&index, &args, &stats::render_text(&p, path));
-    print!("{text}");
+    emit(&text);
     Ok(ExitCode::from(code))
 }
