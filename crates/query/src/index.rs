@@ -14,6 +14,9 @@ pub struct Index<'p> {
     /// Names for the attributes a policy older than version 24 leaves unnamed, as libsepol
     /// synthesises them (`@ttr0042` for value 42), by slot.
     synthetic: HashMap<usize, Box<str>>,
+    /// For each class slot: its permissions (own and common) with their bit numbers,
+    /// sorted by name, as statements list them.
+    sorted_perms: Vec<Box<[(&'p str, u32)]>>,
     /// For each type-table slot: the types it stands for (itself for a type, the member
     /// types for an attribute), ascending.
     members: Vec<Box<[TypeId]>>,
@@ -63,9 +66,19 @@ impl<'p> Index<'p> {
             .filter(|(_, t)| t.flavor == TypeFlavor::Unnamed)
             .map(|(i, _)| (i, format!("@ttr{:04}", i + 1).into_boxed_str()))
             .collect();
+        let sorted_perms = (0..policy.classes.len())
+            .map(|i| {
+                let mut v: Vec<(&str, u32)> = ClassId::from_index(i)
+                    .map(|c| class_perms(policy, c).collect())
+                    .unwrap_or_default();
+                v.sort_unstable();
+                v.into_boxed_slice()
+            })
+            .collect();
         Index {
             policy,
             synthetic,
+            sorted_perms,
             types_by_name,
             classes_by_name,
             roles_by_name,
@@ -160,17 +173,26 @@ impl<'p> Index<'p> {
 
     /// The names of a class's permissions (its own and its common's) with their bit numbers.
     pub fn class_perms(&self, c: ClassId) -> impl Iterator<Item = (&'p str, u32)> {
-        let class = self.policy.classes.get(c.index());
-        let common = class
-            .and_then(|k| k.common)
-            .and_then(|id| self.policy.commons.get(id.index()));
-        class
-            .into_iter()
-            .flat_map(|k| k.perms.iter())
-            .chain(common.into_iter().flat_map(|k| k.perms.iter()))
-            .filter(|p| p.value >= 1 && p.value <= 32)
-            .map(|p| (&*p.name, p.value - 1))
+        class_perms(self.policy, c)
     }
+
+    /// A class's permissions with their bit numbers, sorted by name.
+    pub fn sorted_class_perms(&self, c: ClassId) -> &[(&'p str, u32)] {
+        self.sorted_perms.get(c.index()).map_or(&[], |v| v)
+    }
+}
+
+fn class_perms(policy: &Policy, c: ClassId) -> impl Iterator<Item = (&str, u32)> {
+    let class = policy.classes.get(c.index());
+    let common = class
+        .and_then(|k| k.common)
+        .and_then(|id| policy.commons.get(id.index()));
+    class
+        .into_iter()
+        .flat_map(|k| k.perms.iter())
+        .chain(common.into_iter().flat_map(|k| k.perms.iter()))
+        .filter(|p| p.value >= 1 && p.value <= 32)
+        .map(|p| (&*p.name, p.value - 1))
 }
 
 fn named<'p, I: Copy>(

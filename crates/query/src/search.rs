@@ -566,12 +566,12 @@ fn scan_entries<'p>(
                         continue;
                     }
                 }
-                let mut names: Vec<&'p str> = index
-                    .class_perms(k.class)
-                    .filter(|&(_, bit)| bits & (1 << bit) != 0)
-                    .map(|(n, _)| n)
+                let names: Vec<&'p str> = index
+                    .sorted_class_perms(k.class)
+                    .iter()
+                    .filter(|&&(_, bit)| bits & (1 << bit) != 0)
+                    .map(|&(n, _)| n)
                     .collect();
-                names.sort_unstable();
                 TeBody::Perms(names)
             }
             AvtabDatum::Type(t) => {
