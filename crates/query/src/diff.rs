@@ -1,6 +1,6 @@
 //! `sediff` (setools 4.4.1): differences between two policies, for the sections implemented
-//! here (properties, commons, classes, booleans, allow/auditallow/dontaudit rules, policy
-//! capabilities), with sediff's text.
+//! here (properties, commons, classes, booleans, roles, types, type attributes,
+//! allow/auditallow/dontaudit rules, policy capabilities), with sediff's text.
 //!
 //! AV rules are compared as sediff compares them: expanded to (conditional expression,
 //! branch, source type, target type, class) keys with permissions unioned per key, and
@@ -21,6 +21,9 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ("common", &["--common"]),
     ("class", &["-c", "--class"]),
     ("bool", &["-b", "--bool"]),
+    ("role", &["-r", "--role"]),
+    ("type", &["-t", "--type"]),
+    ("attribute", &["-a", "--attribute"]),
     ("allow", &["--allow"]),
     ("auditallow", &["--auditallow"]),
     ("dontaudit", &["--dontaudit"]),
@@ -253,6 +256,14 @@ pub fn sections(left: &Policy, right: &Policy, args: &DiffArgs) -> Vec<Section> 
             ),
             "class" => perm_sets("Classes", class_perms(&li), class_perms(&ri)),
             "bool" => booleans(left, right),
+            "role" => member_sets("Roles", "types", role_types(&li), role_types(&ri)),
+            "type" => types(&li, &ri),
+            "attribute" => member_sets(
+                "Type Attributes",
+                "types",
+                attribute_members(&li),
+                attribute_members(&ri),
+            ),
             "allow" => av_section(&li, &ri, AvtabKind::Allowed, "Allow Rules"),
             "auditallow" => av_section(&li, &ri, AvtabKind::AuditAllow, "Auditallow Rules"),
             "dontaudit" => av_section(&li, &ri, AvtabKind::AuditDeny, "Dontaudit Rules"),
@@ -351,6 +362,183 @@ fn perm_sets<'a>(
         .filter(|n| !r.contains_key(*n))
         .map(|n| n.to_string())
         .collect();
+    s
+}
+
+/// Named sets compared by name: added, removed, and modified with `N Added WHAT`.
+fn member_sets(
+    title: &'static str,
+    what: &str,
+    left: BTreeMap<String, BTreeSet<String>>,
+    right: BTreeMap<String, BTreeSet<String>>,
+) -> Section {
+    let mut s = Section {
+        title,
+        noun: title,
+        has_modified: true,
+        ..Section::default()
+    };
+    for (name, rs) in &right {
+        match left.get(name) {
+            None => s.added.push(name.clone()),
+            Some(ls) => {
+                let added: Vec<&String> = rs.difference(ls).collect();
+                let removed: Vec<&String> = ls.difference(rs).collect();
+                if added.is_empty() && removed.is_empty() {
+                    continue;
+                }
+                let mut change = Vec::new();
+                if !added.is_empty() {
+                    change.push(format!("{} Added {what}", added.len()));
+                }
+                if !removed.is_empty() {
+                    change.push(format!("{} Removed {what}", removed.len()));
+                }
+                let mut details: Vec<String> = added.iter().map(|t| format!("+ {t}")).collect();
+                details.extend(removed.iter().map(|t| format!("- {t}")));
+                s.modified
+                    .push((format!("{name} ({})", change.join(", ")), details));
+            }
+        }
+    }
+    s.removed = left
+        .keys()
+        .filter(|n| !right.contains_key(*n))
+        .cloned()
+        .collect();
+    s
+}
+
+fn role_types(index: &Index<'_>) -> BTreeMap<String, BTreeSet<String>> {
+    let p = index.policy();
+    p.roles
+        .iter()
+        .filter(|r| !r.name.is_empty())
+        .map(|r| {
+            let types = r
+                .types
+                .iter()
+                .filter_map(|b| TypeId::from_index(b as usize))
+                .filter(|&t| {
+                    p.types
+                        .get(t.index())
+                        .is_some_and(|d| d.flavor == TypeFlavor::Type)
+                })
+                .map(|t| index.type_name(t).to_string())
+                .collect();
+            (r.name.to_string(), types)
+        })
+        .collect()
+}
+
+fn attribute_members(index: &Index<'_>) -> BTreeMap<String, BTreeSet<String>> {
+    let p = index.policy();
+    (0..p.types.len())
+        .filter_map(TypeId::from_index)
+        .filter(|&t| index.is_attribute(t))
+        .map(|a| {
+            let members = index
+                .expand(a)
+                .iter()
+                .map(|&t| index.type_name(t).to_string())
+                .collect();
+            (index.type_name(a).to_string(), members)
+        })
+        .collect()
+}
+
+/// A type's attributes, aliases and permissive flag, by type name.
+type TypeFacts = BTreeMap<String, (BTreeSet<String>, BTreeSet<String>, bool)>;
+
+fn type_facts(index: &Index<'_>) -> TypeFacts {
+    let p = index.policy();
+    let mut facts: TypeFacts = (0..p.types.len())
+        .filter_map(TypeId::from_index)
+        .filter(|t| p.types[t.index()].flavor == TypeFlavor::Type)
+        .map(|t| {
+            let attrs = index
+                .attributes_of(t)
+                .map(|a| index.type_name(a).to_string())
+                .collect();
+            let permissive = p.permissive.contains(u32::from(t.value()));
+            (
+                index.type_name(t).to_string(),
+                (attrs, BTreeSet::new(), permissive),
+            )
+        })
+        .collect();
+    for a in &p.type_aliases {
+        if let Some(f) = facts.get_mut(index.type_name(a.target)) {
+            f.1.insert(a.name.to_string());
+        }
+    }
+    facts
+}
+
+fn types(left: &Index<'_>, right: &Index<'_>) -> Section {
+    let (l, r) = (type_facts(left), type_facts(right));
+    let mut s = Section {
+        title: "Types",
+        noun: "Types",
+        has_modified: true,
+        ..Section::default()
+    };
+    for (name, (ra, ral, rp)) in &r {
+        let Some((la, lal, lp)) = l.get(name) else {
+            s.added.push(name.clone());
+            continue;
+        };
+        let added_attr: Vec<&String> = ra.difference(la).collect();
+        let removed_attr: Vec<&String> = la.difference(ra).collect();
+        let added_alias: Vec<&String> = ral.difference(lal).collect();
+        let removed_alias: Vec<&String> = lal.difference(ral).collect();
+        let perm_changed = lp != rp;
+        if added_attr.is_empty()
+            && removed_attr.is_empty()
+            && added_alias.is_empty()
+            && removed_alias.is_empty()
+            && !perm_changed
+        {
+            continue;
+        }
+        let mut change = Vec::new();
+        if !added_attr.is_empty() {
+            change.push(format!("{} Added attributes", added_attr.len()));
+        }
+        if !removed_attr.is_empty() {
+            change.push(format!("{} Removed attributes", removed_attr.len()));
+        }
+        if !added_alias.is_empty() {
+            change.push(format!("{} Added aliases", added_alias.len()));
+        }
+        if !removed_alias.is_empty() {
+            change.push(format!("{} Removed aliases", removed_alias.len()));
+        }
+        if perm_changed {
+            change.push(
+                if *lp {
+                    "Removed permissive"
+                } else {
+                    "Added permissive"
+                }
+                .to_string(),
+            );
+        }
+        let mut details = Vec::new();
+        if !added_attr.is_empty() || !removed_attr.is_empty() {
+            details.push("Attributes:".to_string());
+        }
+        details.extend(added_attr.iter().map(|a| format!("+ {a}")));
+        details.extend(removed_attr.iter().map(|a| format!("- {a}")));
+        if !added_alias.is_empty() || !removed_alias.is_empty() {
+            details.push("Aliases:".to_string());
+        }
+        details.extend(added_alias.iter().map(|a| format!("+ {a}")));
+        details.extend(removed_alias.iter().map(|a| format!("- {a}")));
+        s.modified
+            .push((format!("{name} ({})", change.join(", ")), details));
+    }
+    s.removed = l.keys().filter(|n| !r.contains_key(*n)).cloned().collect();
     s
 }
 

@@ -89,7 +89,16 @@ fn implemented_sections_match_sediff() {
     }
     if paths.len() >= 2 && paths[0].starts_with("/etc") && paths[1].starts_with("/etc") {
         let (d, m) = (s(&paths[0]), s(&paths[1]));
-        for opt in ["--property", "--common", "-c", "-b", "--polcap"] {
+        for opt in [
+            "--property",
+            "--common",
+            "-c",
+            "-b",
+            "-r",
+            "-t",
+            "-a",
+            "--polcap",
+        ] {
             cases.push(vec![opt.into(), d.clone(), m.clone()]);
             cases.push(vec![opt.into(), m.clone(), d.clone()]);
         }
