@@ -1,5 +1,5 @@
 //! `sediff` (setools 4.4.1): differences between two policies, for the sections implemented
-//! here (properties, commons, classes, booleans, roles, types, type attributes,
+//! here (properties, commons, classes, booleans, roles, types, type attributes, users,
 //! allow/auditallow/dontaudit rules, policy capabilities), with sediff's text.
 //!
 //! AV rules are compared as sediff compares them: expanded to (conditional expression,
@@ -24,6 +24,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ("role", &["-r", "--role"]),
     ("type", &["-t", "--type"]),
     ("attribute", &["-a", "--attribute"]),
+    ("user", &["-u", "--user"]),
     ("allow", &["--allow"]),
     ("auditallow", &["--auditallow"]),
     ("dontaudit", &["--dontaudit"]),
@@ -256,6 +257,7 @@ pub fn sections(left: &Policy, right: &Policy, args: &DiffArgs) -> Vec<Section> 
             ),
             "class" => perm_sets("Classes", class_perms(&li), class_perms(&ri)),
             "bool" => booleans(left, right),
+            "user" => users(left, right),
             "role" => member_sets("Roles", "types", role_types(&li), role_types(&ri)),
             "type" => types(&li, &ri),
             "attribute" => member_sets(
@@ -535,6 +537,92 @@ fn types(left: &Index<'_>, right: &Index<'_>) -> Section {
         }
         details.extend(added_alias.iter().map(|a| format!("+ {a}")));
         details.extend(removed_alias.iter().map(|a| format!("- {a}")));
+        s.modified
+            .push((format!("{name} ({})", change.join(", ")), details));
+    }
+    s.removed = l.keys().filter(|n| !r.contains_key(*n)).cloned().collect();
+    s
+}
+
+/// A user's roles, default level and range (the texts sediff prints for non-MLS policies
+/// when MLS is disabled).
+fn user_facts(p: &Policy) -> BTreeMap<String, (BTreeSet<String>, String, String)> {
+    p.users
+        .iter()
+        .filter(|u| !u.name.is_empty())
+        .map(|u| {
+            let roles = u
+                .roles
+                .iter()
+                .filter_map(|b| p.roles.get(b as usize))
+                .map(|r| r.name.to_string())
+                .collect();
+            let (level, range) = if p.mls {
+                (
+                    render::level(p, &u.default_level),
+                    render::range(p, &u.range),
+                )
+            } else {
+                let none = "None (MLS Disabled)".to_string();
+                (none.clone(), none)
+            };
+            (u.name.to_string(), (roles, level, range))
+        })
+        .collect()
+}
+
+fn users(left: &Policy, right: &Policy) -> Section {
+    let (l, r) = (user_facts(left), user_facts(right));
+    let mut s = Section {
+        title: "Users",
+        noun: "Users",
+        has_modified: true,
+        ..Section::default()
+    };
+    for (name, (rr, rl, rrange)) in &r {
+        let Some((lr, ll, lrange)) = l.get(name) else {
+            s.added.push(name.clone());
+            continue;
+        };
+        let added: Vec<&String> = rr.difference(lr).collect();
+        let removed: Vec<&String> = lr.difference(rr).collect();
+        let (level_changed, range_changed) = (ll != rl, lrange != rrange);
+        if added.is_empty() && removed.is_empty() && !level_changed && !range_changed {
+            continue;
+        }
+        let mut change = Vec::new();
+        if !added.is_empty() {
+            change.push(format!("{} Added roles", added.len()));
+        }
+        if !removed.is_empty() {
+            change.push(format!("{} Removed roles", removed.len()));
+        }
+        if level_changed {
+            change.push("Modified default level".to_string());
+        }
+        if range_changed {
+            change.push("Modified range".to_string());
+        }
+        let mut details = Vec::new();
+        if !added.is_empty() || !removed.is_empty() {
+            details.push("Roles:".to_string());
+        }
+        details.extend(added.iter().map(|a| format!("+ {a}")));
+        details.extend(removed.iter().map(|a| format!("- {a}")));
+        if level_changed {
+            details.extend([
+                "Default level:".to_string(),
+                format!("+ {rl}"),
+                format!("- {ll}"),
+            ]);
+        }
+        if range_changed {
+            details.extend([
+                "Range:".to_string(),
+                format!("+ {rrange}"),
+                format!("- {lrange}"),
+            ]);
+        }
         s.modified
             .push((format!("{name} ({})", change.join(", ")), details));
     }

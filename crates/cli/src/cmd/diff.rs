@@ -22,7 +22,7 @@ pub struct Args {
 }
 
 const USAGE: &str =
-    "usage: arbiter diff [--stats] [--json] [--property] [--common] [-c] [-b] [-r] [-t] [-a] \
+    "usage: arbiter diff [--stats] [--json] [--property] [--common] [-c] [-b] [-r] [-t] [-a] [-u] \
 [-A] [--allow] [--auditallow] [--dontaudit] [--polcap] POLICY1 POLICY2";
 
 pub fn run(a: Args) -> Result<ExitCode, String> {
@@ -39,7 +39,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     };
     if !args.unsupported.is_empty() {
         eprintln!(
-            "arbiter diff: not implemented yet: {} (implemented: --property --common -c -b -r -t -a --allow --auditallow --dontaudit --polcap)",
+            "arbiter diff: not implemented yet: {} (implemented: --property --common -c -b -r -t -a -u --allow --auditallow --dontaudit --polcap)",
             args.unsupported.join(" ")
         );
         return Ok(ExitCode::from(2));
