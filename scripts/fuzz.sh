@@ -9,6 +9,15 @@
 #                  SecurityServer::new (name tables, SID table, decision index).
 #   context_parse  parse_context_bytes against policies/bin/default.33; an accepted context
 #                  must format and parse back to itself.
+#   denial_parse   arbiter-denials' line reader and AVC parser on arbitrary bytes; accepted
+#                  records carry permissions and user:role:type contexts.
+#   bsm_trail      BSM trail reader on arbitrary bytes: framing, every token, praudit printing
+#                  in the plain/raw/XML forms and auditreduce selection; decoded tokens must
+#                  re-encode to the bytes they came from.
+#   bsm_config     audit_class/audit_event/audit_control/audit_user parsers and masks on
+#                  arbitrary bytes; an accepted mask must survive text and back.
+#   landlock_config  landlockconfig TOML/JSON parsing (first byte picks the format); an
+#                  accepted config keeps every rule's rights inside the handled set.
 #
 # Works on a stable toolchain: RUSTC_BOOTSTRAP=1 lets stable rustc and cargo accept the -Z
 # flags cargo-fuzz passes (-Zsanitizer=address ...); stable ships the ASan runtime. Installs
@@ -30,7 +39,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-all_targets=(policy_read context_parse)
+all_targets=(policy_read context_parse denial_parse bsm_trail bsm_config landlock_config)
 if [ $# -gt 0 ]; then
     targets=("$@")
 else
@@ -44,8 +53,11 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 
-mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse
+mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse fuzz/corpus/denial_parse fuzz/corpus/landlock_config
 cp policies/bin/* fuzz/corpus/policy_read/
+mkdir -p fuzz/corpus/bsm_trail fuzz/corpus/bsm_config
+cp ../shared/bsm/reference/*_record ../shared/bsm/synthetic/edge.bsm fuzz/corpus/bsm_trail/ 2>/dev/null || true
+cp crates/bsm/etc/audit_* fuzz/corpus/bsm_config/
 
 stamp=$(mktemp)
 trap 'rm -f "$stamp"' EXIT
@@ -60,6 +72,22 @@ for target in "${targets[@]}"; do
         context_parse)
             extra=(-max_len=256 -dict=fuzz/seeds/context_parse.dict)
             corpora=(fuzz/corpus/context_parse fuzz/seeds/context_parse)
+            ;;
+        denial_parse)
+            extra=(-max_len=8192)
+            corpora=(fuzz/corpus/denial_parse crates/denials/tests/data)
+            ;;
+        bsm_trail)
+            extra=(-max_len=8192)
+            corpora=(fuzz/corpus/bsm_trail)
+            ;;
+        bsm_config)
+            extra=(-max_len=4096)
+            corpora=(fuzz/corpus/bsm_config)
+            ;;
+        landlock_config)
+            extra=(-max_len=4096)
+            corpora=(fuzz/corpus/landlock_config fuzz/seeds/landlock_config)
             ;;
         *)
             echo "fuzz.sh: unknown target $target (known: ${all_targets[*]})" >&2

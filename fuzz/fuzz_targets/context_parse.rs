@@ -7,8 +7,8 @@
 
 use std::sync::OnceLock;
 
-use arbiter_decide::context::{format_context, parse_context_bytes};
-use arbiter_decide::names::Names;
+use arbiter_decide::internals::parse_context_bytes;
+use arbiter_decide::{format_context, Names};
 use arbiter_policy::Policy;
 use libfuzzer_sys::fuzz_target;
 

@@ -6,7 +6,7 @@
 //! the name tables, the SID table and the decision index).
 #![no_main]
 
-use arbiter_decide::security::SecurityServer;
+use arbiter_decide::SecurityServer;
 use arbiter_policy::{stats, Policy};
 use libfuzzer_sys::fuzz_target;
 

@@ -17,7 +17,9 @@
 
 use std::fmt::Write as _;
 
-use crate::source::{Decision, DecisionSource, XpermBitmaps, AVD_FLAGS_NEVERAUDIT};
+use arbiter_decide::{
+    AccessVector, AvDecision, AvdFlags, ClassRef, DecisionSource, Sid, XpermsDecision,
+};
 
 /// How an [`AuditField`] value is printed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -38,29 +40,35 @@ pub enum AuditValue<'a> {
 /// is produced.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct AuditField<'a> {
+    /// The key (`pid`, `comm`, ...).
     pub key: &'a str,
+    /// The value and how it prints.
     pub value: AuditValue<'a>,
 }
 
 impl<'a> AuditField<'a> {
+    /// A value printed as is.
     pub fn raw(key: &'a str, value: &'a str) -> Self {
         AuditField {
             key,
             value: AuditValue::Raw(value),
         }
     }
+    /// A caller-controlled string, quoted or hex-encoded as the kernel does.
     pub fn untrusted(key: &'a str, value: &'a str) -> Self {
         AuditField {
             key,
             value: AuditValue::Untrusted(value),
         }
     }
+    /// A decimal integer.
     pub fn int(key: &'a str, value: i64) -> Self {
         AuditField {
             key,
             value: AuditValue::Int(value),
         }
     }
+    /// A hexadecimal integer with `0x`.
     pub fn hex(key: &'a str, value: u64) -> Self {
         AuditField {
             key,
@@ -120,12 +128,16 @@ fn write_untrusted(out: &mut String, v: &str) {
 /// [`Avc::set_audit_hook`](crate::Avc::set_audit_hook).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AuditRecord {
-    pub ssid: u32,
-    pub tsid: u32,
-    pub tclass: u16,
-    pub requested: u32,
+    /// The subject.
+    pub ssid: Sid,
+    /// The object.
+    pub tsid: Sid,
+    /// The object's class.
+    pub class: ClassRef,
+    /// The permissions checked.
+    pub requested: AccessVector,
     /// The permissions the record lists.
-    pub audited: u32,
+    pub audited: AccessVector,
     /// A denial record (else a grant record, from an `auditallow` rule).
     pub denied: bool,
     /// For denials: the check passed anyway (permissive mode or permissive domain).
@@ -140,17 +152,21 @@ pub type AuditHook = Box<dyn Fn(&AuditRecord) + Send + Sync>;
 /// The kernel's `avc_audit_required`: `(audited, denied)` bits for a check of `requested`
 /// against `d` whose result was a failure (`failed`) or not.
 #[inline]
-pub fn audit_required(requested: u32, d: &Decision, failed: bool) -> (u32, u32) {
-    if d.flags & AVD_FLAGS_NEVERAUDIT != 0 {
-        return (0, 0);
+pub fn audit_required(
+    requested: AccessVector,
+    d: &AvDecision,
+    failed: bool,
+) -> (AccessVector, AccessVector) {
+    if d.flags.contains(AvdFlags::NEVERAUDIT) {
+        return (AccessVector::NONE, AccessVector::NONE);
     }
-    let denied = requested & !d.allowed;
-    if denied != 0 {
+    let denied = requested.without(d.allowed);
+    if !denied.is_empty() {
         (denied & d.auditdeny, denied)
     } else if failed {
         (requested, requested)
     } else {
-        (requested & d.auditallow, 0)
+        (requested & d.auditallow, AccessVector::NONE)
     }
 }
 
@@ -158,22 +174,22 @@ pub fn audit_required(requested: u32, d: &Decision, failed: bool) -> (u32, u32) 
 /// `dontauditxperm` silences a denial and a missing `auditallowxperm` silences a grant.
 /// `xpd` is the driver's bitmaps when the policy has per-function rules for the driver.
 pub fn xperm_audit_required(
-    requested: u32,
-    d: &Decision,
-    xpd: Option<&XpermBitmaps>,
+    requested: AccessVector,
+    d: &AvDecision,
+    xpd: Option<&XpermsDecision>,
     func: u8,
     failed: bool,
-) -> (u32, u32) {
+) -> (AccessVector, AccessVector) {
     let (mut audited, denied) = audit_required(requested, d, failed);
-    if let (true, Some(x)) = (audited != 0, xpd) {
-        if requested & !d.allowed != 0 {
+    if let (false, Some(x)) = (audited.is_empty(), xpd) {
+        if !d.allowed.contains(requested) {
             // A permission is missing: a dontauditxperm rule for the function silences it.
             if x.dont_audit(func) {
-                audited = 0;
+                audited = AccessVector::NONE;
             }
         } else if !failed && !x.audits_allow(func) {
             // Granted: only an auditallowxperm rule for the function keeps the record.
-            audited = 0;
+            audited = AccessVector::NONE;
         }
     }
     (audited, denied)
@@ -182,8 +198,8 @@ pub fn xperm_audit_required(
 /// Formats the record text (see the module header) for the key (ssid, tsid, class).
 pub fn format_record<S: DecisionSource + ?Sized>(
     source: &S,
-    (ssid, tsid, tclass): (u32, u32, u16),
-    audited: u32,
+    (ssid, tsid, class): (Sid, Sid, ClassRef),
+    audited: AccessVector,
     denied: bool,
     permissive: bool,
     fields: &[AuditField<'_>],
@@ -192,15 +208,15 @@ pub fn format_record<S: DecisionSource + ?Sized>(
     s.push_str("avc:  ");
     s.push_str(if denied { "denied" } else { "granted" });
     s.push(' ');
-    if audited == 0 {
+    if audited.is_empty() {
         s.push_str(" null");
     } else {
         s.push_str(" {");
-        let mut av = audited;
+        let mut av = audited.0;
         for bit in 0..32 {
             let perm = 1u32 << bit;
             if av & perm != 0 {
-                if let Some(name) = source.perm_name(tclass, bit) {
+                if let Some(name) = class.known().and_then(|c| source.perm_name(c, bit)) {
                     s.push(' ');
                     s.push_str(&name);
                     av &= !perm;
@@ -232,13 +248,16 @@ pub fn format_record<S: DecisionSource + ?Sized>(
             let _ = write!(s, " tsid={tsid}");
         }
     }
-    match source.class_name(tclass) {
-        Some(n) => {
-            let _ = write!(s, " tclass={n}");
-        }
-        None => {
-            let _ = write!(s, " tclass={tclass}");
-        }
+    match class {
+        ClassRef::Known(c) => match source.class_name(c) {
+            Some(n) => {
+                let _ = write!(s, " tclass={n}");
+            }
+            None => {
+                let _ = write!(s, " tclass={}", c.value());
+            }
+        },
+        ClassRef::Unknown => s.push_str(" tclass=(unknown)"),
     }
     if denied {
         let _ = write!(s, " permissive={}", u32::from(permissive));
@@ -249,76 +268,68 @@ pub fn format_record<S: DecisionSource + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{XPERMS_AUDITALLOW, XPERMS_DONTAUDIT};
+    use arbiter_decide::XpermsUsed;
 
-    fn d(allowed: u32, auditallow: u32, auditdeny: u32) -> Decision {
-        Decision {
-            allowed,
-            auditallow,
-            auditdeny,
+    fn d(allowed: u32, auditallow: u32, auditdeny: u32) -> AvDecision {
+        AvDecision {
+            allowed: AccessVector(allowed),
+            auditallow: AccessVector(auditallow),
+            auditdeny: AccessVector(auditdeny),
             seqno: 1,
-            flags: 0,
+            flags: AvdFlags::NONE,
         }
+    }
+
+    fn ar(requested: u32, d: &AvDecision, failed: bool) -> (u32, u32) {
+        let (a, b) = audit_required(AccessVector(requested), d, failed);
+        (a.0, b.0)
+    }
+
+    fn xar(
+        requested: u32,
+        d: &AvDecision,
+        x: Option<&XpermsDecision>,
+        func: u8,
+        failed: bool,
+    ) -> (u32, u32) {
+        let (a, b) = xperm_audit_required(AccessVector(requested), d, x, func, failed);
+        (a.0, b.0)
     }
 
     #[test]
     fn required_bits() {
         // Denied, audited.
-        assert_eq!(
-            audit_required(0b110, &d(0b010, 0, !0), true),
-            (0b100, 0b100)
-        );
+        assert_eq!(ar(0b110, &d(0b010, 0, !0), true), (0b100, 0b100));
         // Denied, dontaudit'ed.
-        assert_eq!(
-            audit_required(0b110, &d(0b010, 0, !0b100), true),
-            (0, 0b100)
-        );
+        assert_eq!(ar(0b110, &d(0b010, 0, !0b100), true), (0, 0b100));
         // Granted, auditallow'ed on one of two bits.
-        assert_eq!(
-            audit_required(0b011, &d(0b011, 0b001, !0), false),
-            (0b001, 0)
-        );
+        assert_eq!(ar(0b011, &d(0b011, 0b001, !0), false), (0b001, 0));
         // Granted, not audited.
-        assert_eq!(audit_required(0b011, &d(0b011, 0, !0), false), (0, 0));
+        assert_eq!(ar(0b011, &d(0b011, 0, !0), false), (0, 0));
         // Failed without a missing bit: everything requested is audited as denied.
-        assert_eq!(audit_required(0b011, &d(0b011, 0, 0), true), (0b011, 0b011));
+        assert_eq!(ar(0b011, &d(0b011, 0, 0), true), (0b011, 0b011));
         // neveraudit.
         let mut n = d(0, 0, !0);
-        n.flags = AVD_FLAGS_NEVERAUDIT;
-        assert_eq!(audit_required(1, &n, true), (0, 0));
+        n.flags = AvdFlags::NEVERAUDIT;
+        assert_eq!(ar(1, &n, true), (0, 0));
     }
 
     #[test]
     fn xperm_required_bits() {
-        let x = XpermBitmaps {
-            used: XPERMS_DONTAUDIT | XPERMS_AUDITALLOW,
+        let x = XpermsDecision {
+            used: XpermsUsed::DONTAUDIT | XpermsUsed::AUDITALLOW,
             dontaudit: [1, 0, 0, 0, 0, 0, 0, 0],
             auditallow: [2, 0, 0, 0, 0, 0, 0, 0],
             ..Default::default()
         };
         // Denied function 0 is dontaudit'ed, function 1 is not.
-        assert_eq!(
-            xperm_audit_required(1, &d(0, 0, !0), Some(&x), 0, true),
-            (0, 1)
-        );
-        assert_eq!(
-            xperm_audit_required(1, &d(0, 0, !0), Some(&x), 1, true),
-            (1, 1)
-        );
+        assert_eq!(xar(1, &d(0, 0, !0), Some(&x), 0, true), (0, 1));
+        assert_eq!(xar(1, &d(0, 0, !0), Some(&x), 1, true), (1, 1));
         // Granted with auditallow on the base permission: only function 1 is audited.
-        assert_eq!(
-            xperm_audit_required(1, &d(1, 1, !0), Some(&x), 0, false),
-            (0, 0)
-        );
-        assert_eq!(
-            xperm_audit_required(1, &d(1, 1, !0), Some(&x), 1, false),
-            (1, 0)
-        );
+        assert_eq!(xar(1, &d(1, 1, !0), Some(&x), 0, false), (0, 0));
+        assert_eq!(xar(1, &d(1, 1, !0), Some(&x), 1, false), (1, 0));
         // Without per-function rules the base decision alone decides.
-        assert_eq!(
-            xperm_audit_required(1, &d(1, 1, !0), None, 0, false),
-            (1, 0)
-        );
+        assert_eq!(xar(1, &d(1, 1, !0), None, 0, false), (1, 0));
     }
 
     #[test]

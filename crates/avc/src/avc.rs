@@ -39,45 +39,52 @@ use crate::audit::{
     audit_required, format_record, xperm_audit_required, AuditField, AuditHook, AuditRecord,
 };
 use crate::config::{AvcConfig, ConfigError};
-use crate::source::{
-    CreateDecision, Decision, DecisionSource, SourceError, XpermBase, XpermBitmaps, XpermDecision,
-    XpermRule, XPERMS_ALLOWED,
-};
 use crate::stats::{CacheStats, Count, Counter, HashStats, Registry};
 use crate::sync::{lock, AtomicBool, AtomicU64, CachePadded, Mutex};
 #[cfg(all(test, not(loom)))]
 use crate::table::Inserted;
 use crate::table::Table;
+use arbiter_decide::{
+    AccessVector, AvDecision, AvdFlags, ClassRef, CreateDecision, DecideError, DecisionSource,
+    PermSet, Sid, Verdict, XpermBase, XpermDecision, XpermRule, XpermsDecision, XpermsUsed,
+};
+use arbiter_policy::ClassId;
 
 /// A failed check: what was decided and which requested permissions are missing.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("permission denied: requested {requested:#x}, denied {denied:#x}")]
+#[error("permission denied: requested {:#x}, denied {:#x}", requested.0, denied.0)]
 pub struct Denied {
-    /// The decision the check used (for a source error, [`Decision::deny_all`]).
-    pub decision: Decision,
-    pub requested: u32,
-    /// `requested & !decision.allowed` (all of `requested` on a source error; 0 when
+    /// The decision the check used (for a source error, [`AvDecision::deny_all`]).
+    pub decision: AvDecision,
+    /// The permissions checked.
+    pub requested: AccessVector,
+    /// `requested & !decision.allowed` (all of `requested` on a source error; none when
     /// nothing was requested, which the kernel refuses too).
-    pub denied: u32,
-    /// Set when the source could not decide: the check failed closed.
-    pub error: Option<SourceError>,
+    pub denied: AccessVector,
+    /// Set when the source could not decide: the check failed closed. Boxed so that a
+    /// check's `Result` stays small: a hit returns it by value on every call.
+    pub error: Option<Box<DecideError>>,
 }
 
 /// Which table [`Avc::table_stats`] describes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TableKind {
+    /// Access vector decisions.
     AccessVectors,
+    /// Extended-permission (ioctl, netlink) decisions.
     ExtendedPerms,
+    /// Labels of new objects.
     CreateLabels,
 }
 
 const AV_KEY: u32 = 0xffff;
 const XP_KEY: u32 = 0xffff_ffff;
 
-/// The access vector cache in front of a [`DecisionSource`].
+/// The access vector cache in front of a [`DecisionSource`] — normally an
+/// `Arc<SecurityServer>`, so the cache is `'static` and can live in a long-lived struct.
 ///
 /// All methods take `&self`; share it between threads with `Arc` or scoped threads.
-pub struct Avc<S: DecisionSource> {
+pub struct Avc<S: DecisionSource = std::sync::Arc<arbiter_decide::SecurityServer>> {
     /// `seqno:32 | gen:32` (see the module header).
     state: CachePadded<AtomicU64>,
     av: Table<3>,
@@ -231,15 +238,15 @@ impl<S: DecisionSource> Avc<S> {
     }
 
     #[inline(always)]
-    fn probe_av(&self, ssid: u32, tsid: u32, tclass: u16) -> Option<Decision> {
+    fn probe_av(&self, ssid: u32, tsid: u32, tclass: u16) -> Option<AvDecision> {
         let (seqno, gen) = self.current()?;
         let (hi, w) = self.av.lookup(gen, ssid, tsid, tclass as u32)?;
-        Some(Decision {
-            allowed: (w[1] >> 32) as u32,
-            auditallow: w[2] as u32,
-            auditdeny: (w[2] >> 32) as u32,
+        Some(AvDecision {
+            allowed: AccessVector((w[1] >> 32) as u32),
+            auditallow: AccessVector(w[2] as u32),
+            auditdeny: AccessVector((w[2] >> 32) as u32),
             seqno,
-            flags: hi >> 16,
+            flags: AvdFlags(hi >> 16),
         })
     }
 
@@ -247,7 +254,12 @@ impl<S: DecisionSource> Avc<S> {
     /// counter in this thread's own statistics block. Counts a lookup, and a miss if
     /// absent.
     #[inline(always)]
-    pub fn lookup(&self, ssid: u32, tsid: u32, tclass: u16) -> Option<Decision> {
+    pub fn lookup(&self, ssid: Sid, tsid: Sid, class: impl Into<ClassRef>) -> Option<AvDecision> {
+        self.lookup_raw(ssid.get(), tsid.get(), class_key(class.into()))
+    }
+
+    #[inline(always)]
+    fn lookup_raw(&self, ssid: u32, tsid: u32, tclass: u16) -> Option<AvDecision> {
         let d = self.probe_av(ssid, tsid, tclass);
         self.stats.inc(Counter::Lookups);
         if d.is_none() {
@@ -256,58 +268,92 @@ impl<S: DecisionSource> Avc<S> {
         d
     }
 
-    /// The full decision for the triple: cached, or computed by the source and cached.
+    /// The full decision for the triple (`avc_compute_av`): cached, or computed by the
+    /// source and cached. Unknown classes are cached like known ones.
     #[inline(always)]
-    pub fn decision(&self, ssid: u32, tsid: u32, tclass: u16) -> Result<Decision, SourceError> {
-        match self.lookup(ssid, tsid, tclass) {
+    pub fn compute_av(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: impl Into<ClassRef>,
+    ) -> Result<AvDecision, DecideError> {
+        let class = class.into();
+        match self.lookup_raw(ssid.get(), tsid.get(), class_key(class)) {
             Some(d) => Ok(d),
-            None => self.miss_path(ssid, tsid, tclass),
+            None => self.miss_path(ssid, tsid, class),
         }
     }
 
     /// The miss path: ask the source, insert if the decision is for the current policy.
     #[cold]
     #[inline(never)]
-    pub(crate) fn miss_path(
-        &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
-    ) -> Result<Decision, SourceError> {
-        let d = self.source.compute_av(ssid, tsid, tclass)?;
-        if tclass != 0 {
-            if let Some(gen) = self.gen_for(d.seqno) {
-                let hi = tclass as u32 | (d.flags & 0xffff) << 16;
-                let words = [
-                    0,
-                    (d.allowed as u64) << 32,
-                    d.auditallow as u64 | (d.auditdeny as u64) << 32,
-                ];
-                self.av.insert(gen, ssid, tsid, hi, words, &self.stats);
-            }
+    fn miss_path(&self, ssid: Sid, tsid: Sid, class: ClassRef) -> Result<AvDecision, DecideError> {
+        let d = self.source.compute_av(ssid, tsid, class)?;
+        if let Some(gen) = self.gen_for(d.seqno) {
+            let (hi, words) = av_words(class_key(class), &d);
+            self.av
+                .insert(gen, ssid.get(), tsid.get(), hi, words, &self.stats);
         }
         Ok(d)
     }
 
+    /// The verdict on a permission request, from the cache (the same answer as
+    /// [`SecurityServer::check`](arbiter_decide::SecurityServer::check)), auditing as
+    /// [`Avc::has_perm`] does. A set resolved against another policy load than the
+    /// decision's is answered by the source, uncached.
+    #[inline]
+    pub fn check(&self, ssid: Sid, tsid: Sid, perms: &PermSet) -> Result<Verdict, DecideError> {
+        let d = self.compute_av(ssid, tsid, perms.class())?;
+        let v = if self.source.perm_set_matches(perms, d.seqno) {
+            perms.verdict(d)
+        } else {
+            self.source.check(ssid, tsid, perms)?
+        };
+        if !v.audited().is_empty() {
+            let failed = !v.allowed() && self.enforcing() && !v.permissive();
+            self.audit_verdict(ssid, tsid, perms, &v, failed);
+        }
+        Ok(v)
+    }
+
+    #[cold]
+    fn audit_verdict(&self, ssid: Sid, tsid: Sid, perms: &PermSet, v: &Verdict, failed: bool) {
+        let (audited, denied) = audit_required(v.requested, &v.decision, failed);
+        if !audited.is_empty() {
+            let class = perms.class();
+            self.emit(
+                ssid,
+                tsid,
+                class,
+                v.requested,
+                audited,
+                !denied.is_empty(),
+                failed,
+                &[],
+            );
+        }
+    }
+
     /// The kernel's `avc_has_perm_noaudit`: `Ok` if every requested permission is granted
     /// — or denied but not enforced (permissive mode or permissive domain; then
-    /// `requested & !decision.allowed != 0`) — with the full decision either way.
+    /// `requested & !decision.allowed` is not empty) — with the full decision either way.
     #[inline(always)]
     pub fn has_perm_noaudit(
         &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
-        requested: u32,
-    ) -> Result<Decision, Denied> {
-        let d = match self.decision(ssid, tsid, tclass) {
+        ssid: Sid,
+        tsid: Sid,
+        class: impl Into<ClassRef>,
+        requested: AccessVector,
+    ) -> Result<AvDecision, Denied> {
+        let class = class.into();
+        let d = match self.compute_av(ssid, tsid, class) {
             Ok(d) => d,
             Err(e) => return Err(self.source_failed(requested, e)),
         };
-        if requested & !d.allowed == 0 && requested != 0 {
+        if d.allowed.contains(requested) && !requested.is_empty() {
             return Ok(d);
         }
-        self.denied(ssid, tsid, tclass, requested, d, None)
+        self.denied(ssid, tsid, class, requested, d, None)
     }
 
     /// The kernel's `avc_has_perm`: [`has_perm_noaudit`](Self::has_perm_noaudit), then an
@@ -316,16 +362,17 @@ impl<S: DecisionSource> Avc<S> {
     #[inline]
     pub fn has_perm(
         &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
-        requested: u32,
+        ssid: Sid,
+        tsid: Sid,
+        class: impl Into<ClassRef>,
+        requested: AccessVector,
         fields: &[AuditField<'_>],
-    ) -> Result<Decision, Denied> {
-        let r = self.has_perm_noaudit(ssid, tsid, tclass, requested);
+    ) -> Result<AvDecision, Denied> {
+        let class = class.into();
+        let r = self.has_perm_noaudit(ssid, tsid, class, requested);
         match &r {
-            Ok(d) => self.audit(ssid, tsid, tclass, requested, d, false, fields),
-            Err(e) => self.audit(ssid, tsid, tclass, requested, &e.decision, true, fields),
+            Ok(d) => self.audit(ssid, tsid, class, requested, d, false, fields),
+            Err(e) => self.audit(ssid, tsid, class, requested, &e.decision, true, fields),
         }
         r
     }
@@ -336,18 +383,25 @@ impl<S: DecisionSource> Avc<S> {
     #[allow(clippy::too_many_arguments)]
     pub fn audit(
         &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
-        requested: u32,
-        decision: &Decision,
+        ssid: Sid,
+        tsid: Sid,
+        class: impl Into<ClassRef>,
+        requested: AccessVector,
+        decision: &AvDecision,
         failed: bool,
         fields: &[AuditField<'_>],
     ) {
         let (audited, denied) = audit_required(requested, decision, failed);
-        if audited != 0 {
+        if !audited.is_empty() {
             self.emit(
-                ssid, tsid, tclass, requested, audited, denied, failed, fields,
+                ssid,
+                tsid,
+                class.into(),
+                requested,
+                audited,
+                !denied.is_empty(),
+                failed,
+                fields,
             );
         }
     }
@@ -356,21 +410,20 @@ impl<S: DecisionSource> Avc<S> {
     #[allow(clippy::too_many_arguments)]
     fn emit(
         &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
-        requested: u32,
-        audited: u32,
-        denied: u32,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassRef,
+        requested: AccessVector,
+        audited: AccessVector,
+        is_denial: bool,
         failed: bool,
         fields: &[AuditField<'_>],
     ) {
         let Some(hook) = self.hook.get() else { return };
-        let is_denial = denied != 0;
         let permissive = is_denial && !failed;
         let text = format_record(
             &self.source,
-            (ssid, tsid, tclass),
+            (ssid, tsid, class),
             audited,
             is_denial,
             permissive,
@@ -379,7 +432,7 @@ impl<S: DecisionSource> Avc<S> {
         hook(&AuditRecord {
             ssid,
             tsid,
-            tclass,
+            class,
             requested,
             audited,
             denied: is_denial,
@@ -389,13 +442,13 @@ impl<S: DecisionSource> Avc<S> {
     }
 
     #[cold]
-    fn source_failed(&self, requested: u32, e: SourceError) -> Denied {
+    fn source_failed(&self, requested: AccessVector, e: DecideError) -> Denied {
         let seqno = self.source.seqno();
         Denied {
-            decision: Decision::deny_all(seqno),
+            decision: AvDecision::deny_all(seqno),
             requested,
             denied: requested,
-            error: Some(e),
+            error: Some(Box::new(e)),
         }
     }
 
@@ -404,15 +457,15 @@ impl<S: DecisionSource> Avc<S> {
     #[inline(never)]
     fn denied(
         &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
-        requested: u32,
-        d: Decision,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassRef,
+        requested: AccessVector,
+        d: AvDecision,
         xperm: Option<(XpermBase, u16)>,
-    ) -> Result<Decision, Denied> {
-        let denied = requested & !d.allowed;
-        if requested == 0 {
+    ) -> Result<AvDecision, Denied> {
+        let denied = requested.without(d.allowed);
+        if requested.is_empty() {
             return Err(Denied {
                 decision: d,
                 requested,
@@ -432,17 +485,19 @@ impl<S: DecisionSource> Avc<S> {
         }
         if state_seq(st) == d.seqno as u32 {
             let gen = state_gen(st);
-            self.av.update(gen, ssid, tsid, tclass as u32, |hi, mut w| {
-                w[1] |= (requested as u64) << 32;
-                (hi, w)
-            });
+            let tclass = class_key(class);
+            self.av
+                .update(gen, ssid.get(), tsid.get(), tclass as u32, |hi, mut w| {
+                    w[1] |= (requested.0 as u64) << 32;
+                    (hi, w)
+                });
             if let Some((base, xperm)) = xperm {
                 let k = xp_key(tclass, base, (xperm >> 8) as u8);
                 let func = xperm as u8;
-                self.xp.update(gen, ssid, tsid, k, |hi, mut w| {
+                self.xp.update(gen, ssid.get(), tsid.get(), k, |hi, mut w| {
                     let kind = (w[1] >> 32) as u8;
-                    let used = (w[1] >> 40) as u8;
-                    if kind == 2 && used & XPERMS_ALLOWED != 0 {
+                    let used = XpermsUsed((w[1] >> 40) as u8);
+                    if kind == 2 && used.contains(XpermsUsed::ALLOWED) {
                         w[2 + func as usize / 64] |= 1 << (func % 64);
                     }
                     (hi, w)
@@ -455,17 +510,19 @@ impl<S: DecisionSource> Avc<S> {
     /// The extended-permission decision for one driver: cached, or computed and cached.
     pub fn xperm_decision(
         &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
         base: XpermBase,
         driver: u8,
-    ) -> Result<XpermDecision, SourceError> {
-        let k = xp_key(tclass, base, driver);
+    ) -> Result<XpermDecision, DecideError> {
+        let k = xp_key(class.value(), base, driver);
         self.stats.inc(Counter::XpermLookups);
-        let hit = self
-            .current()
-            .and_then(|(seqno, gen)| self.xp.lookup(gen, ssid, tsid, k).map(|x| (seqno, x)));
+        let hit = self.current().and_then(|(seqno, gen)| {
+            self.xp
+                .lookup(gen, ssid.get(), tsid.get(), k)
+                .map(|x| (seqno, x))
+        });
         if hit.is_none() {
             self.stats.inc(Counter::XpermMisses);
         }
@@ -473,8 +530,9 @@ impl<S: DecisionSource> Avc<S> {
             let rule = match (w[1] >> 32) as u8 {
                 0 => XpermRule::Unrestricted,
                 1 => XpermRule::DriverNotListed,
-                _ => XpermRule::Driver(XpermBitmaps {
-                    used: (w[1] >> 40) as u8,
+                _ => XpermRule::Driver(XpermsDecision {
+                    driver,
+                    used: XpermsUsed((w[1] >> 40) as u8),
                     allowed: unpack_bitmap(&w[2..6]),
                     auditallow: unpack_bitmap(&w[6..10]),
                     dontaudit: unpack_bitmap(&w[10..14]),
@@ -484,23 +542,22 @@ impl<S: DecisionSource> Avc<S> {
         }
         let x = self
             .source
-            .compute_xperms(ssid, tsid, tclass, base, driver)?;
-        if tclass != 0 {
-            if let Some(gen) = self.gen_for(x.seqno) {
-                let mut words = [0u64; 15];
-                let (kind, used) = match &x.rule {
-                    XpermRule::Unrestricted => (0u64, 0u64),
-                    XpermRule::DriverNotListed => (1, 0),
-                    XpermRule::Driver(b) => {
-                        pack_bitmap(&mut words[2..6], &b.allowed);
-                        pack_bitmap(&mut words[6..10], &b.auditallow);
-                        pack_bitmap(&mut words[10..14], &b.dontaudit);
-                        (2, b.used as u64)
-                    }
-                };
-                words[1] = kind << 32 | used << 40;
-                self.xp.insert(gen, ssid, tsid, k, words, &self.stats);
-            }
+            .compute_xperms(ssid, tsid, class, base, driver)?;
+        if let Some(gen) = self.gen_for(x.seqno) {
+            let mut words = [0u64; 15];
+            let (kind, used) = match &x.rule {
+                XpermRule::Unrestricted => (0u64, 0u64),
+                XpermRule::DriverNotListed => (1, 0),
+                XpermRule::Driver(b) => {
+                    pack_bitmap(&mut words[2..6], &b.allowed);
+                    pack_bitmap(&mut words[6..10], &b.auditallow);
+                    pack_bitmap(&mut words[10..14], &b.dontaudit);
+                    (2, b.used.0 as u64)
+                }
+            };
+            words[1] = kind << 32 | used << 40;
+            self.xp
+                .insert(gen, ssid.get(), tsid.get(), k, words, &self.stats);
         }
         Ok(x)
     }
@@ -511,51 +568,52 @@ impl<S: DecisionSource> Avc<S> {
     #[allow(clippy::too_many_arguments)] // the kernel's avc_has_extended_perms, argument for argument
     pub fn has_extended_perm(
         &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
-        requested: u32,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
         base: XpermBase,
         xperm: u16,
         fields: &[AuditField<'_>],
-    ) -> Result<Decision, Denied> {
+    ) -> Result<AvDecision, Denied> {
         let driver = (xperm >> 8) as u8;
         let func = xperm as u8;
-        let mut d = match self.decision(ssid, tsid, tclass) {
+        let cref = ClassRef::Known(class);
+        let mut d = match self.compute_av(ssid, tsid, class) {
             Ok(d) => d,
-            Err(e) => return self.fail_audited(ssid, tsid, tclass, requested, e, fields),
+            Err(e) => return self.fail_audited(ssid, tsid, cref, requested, e, fields),
         };
-        let x = match self.xperm_decision(ssid, tsid, tclass, base, driver) {
+        let x = match self.xperm_decision(ssid, tsid, class, base, driver) {
             Ok(x) => x,
-            Err(e) => return self.fail_audited(ssid, tsid, tclass, requested, e, fields),
+            Err(e) => return self.fail_audited(ssid, tsid, cref, requested, e, fields),
         };
         let xpd = match x.rule {
             XpermRule::Unrestricted => None,
             XpermRule::DriverNotListed => {
-                d.allowed &= !requested;
+                d.allowed = d.allowed.without(requested);
                 None
             }
             XpermRule::Driver(b) => {
                 if !b.allows(func) {
-                    d.allowed &= !requested;
+                    d.allowed = d.allowed.without(requested);
                 }
                 Some(b)
             }
         };
-        let r = if requested & !d.allowed == 0 && requested != 0 {
+        let r = if d.allowed.contains(requested) && !requested.is_empty() {
             Ok(d)
         } else {
-            self.denied(ssid, tsid, tclass, requested, d, Some((base, xperm)))
+            self.denied(ssid, tsid, cref, requested, d, Some((base, xperm)))
         };
         let (audited, denied) = xperm_audit_required(requested, &d, xpd.as_ref(), func, r.is_err());
-        if audited != 0 {
+        if !audited.is_empty() {
             self.emit(
                 ssid,
                 tsid,
-                tclass,
+                cref,
                 requested,
                 audited,
-                denied,
+                !denied.is_empty(),
                 r.is_err(),
                 fields,
             );
@@ -566,38 +624,37 @@ impl<S: DecisionSource> Avc<S> {
     #[cold]
     fn fail_audited(
         &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
-        requested: u32,
-        e: SourceError,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassRef,
+        requested: AccessVector,
+        e: DecideError,
         fields: &[AuditField<'_>],
-    ) -> Result<Decision, Denied> {
+    ) -> Result<AvDecision, Denied> {
         let den = self.source_failed(requested, e);
-        self.audit(ssid, tsid, tclass, requested, &den.decision, true, fields);
+        self.audit(ssid, tsid, class, requested, &den.decision, true, fields);
         Err(den)
     }
 
-    /// The SID of a new object of class `tclass` created by `ssid` under `tsid`: cached,
-    /// or computed by the source and cached.
-    pub fn compute_create(&self, ssid: u32, tsid: u32, tclass: u16) -> Result<u32, SourceError> {
+    /// The SID of a new object of `class` created by `ssid` under `tsid`: cached, or
+    /// computed by the source and cached.
+    pub fn compute_create(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Sid, DecideError> {
         self.stats.inc(Counter::CreateLookups);
+        let key = class.value() as u32;
         let hit = self
             .current()
-            .and_then(|(_, gen)| self.cr.lookup(gen, ssid, tsid, tclass as u32));
+            .and_then(|(_, gen)| self.cr.lookup(gen, ssid.get(), tsid.get(), key));
         if hit.is_none() {
             self.stats.inc(Counter::CreateMisses);
         }
-        if let Some((_, w)) = hit {
-            return Ok((w[1] >> 32) as u32);
+        if let Some(sid) = hit.and_then(|(_, w)| Sid::new((w[1] >> 32) as u32)) {
+            return Ok(sid);
         }
-        let CreateDecision { sid, seqno } = self.source.compute_create(ssid, tsid, tclass)?;
-        if tclass != 0 {
-            if let Some(gen) = self.gen_for(seqno) {
-                let words = [0, (sid as u64) << 32, 0];
-                self.cr
-                    .insert(gen, ssid, tsid, tclass as u32, words, &self.stats);
-            }
+        let CreateDecision { sid, seqno } = self.source.compute_create(ssid, tsid, class)?;
+        if let Some(gen) = self.gen_for(seqno) {
+            let words = [0, (sid.get() as u64) << 32, 0];
+            self.cr
+                .insert(gen, ssid.get(), tsid.get(), key, words, &self.stats);
         }
         Ok(sid)
     }
@@ -639,20 +696,40 @@ impl<S: DecisionSource> Avc<S> {
         ssid: u32,
         tsid: u32,
         tclass: u16,
-        d: &Decision,
+        d: &AvDecision,
     ) -> Option<Inserted> {
         let gen = self.gen_for(d.seqno)?;
-        let hi = tclass as u32 | (d.flags & 0xffff) << 16;
-        let words = [
-            0,
-            (d.allowed as u64) << 32,
-            d.auditallow as u64 | (d.auditdeny as u64) << 32,
-        ];
+        let (hi, words) = av_words(tclass, d);
         Some(self.av.insert(gen, ssid, tsid, hi, words, &self.stats))
     }
 }
 
+/// The cache key of a class: its policy value, 0 for a class the policy lacks.
+#[inline(always)]
+fn class_key(class: ClassRef) -> u16 {
+    match class {
+        ClassRef::Known(c) => c.value(),
+        ClassRef::Unknown => 0,
+    }
+}
+
+/// A decision as the table's key word and payload words.
+#[inline(always)]
+fn av_words(tclass: u16, d: &AvDecision) -> (u32, [u64; 3]) {
+    let hi = tclass as u32 | (d.flags.0 & 0xffff) << 16;
+    let words = [
+        0,
+        (d.allowed.0 as u64) << 32,
+        d.auditallow.0 as u64 | (d.auditdeny.0 as u64) << 32,
+    ];
+    (hi, words)
+}
+
 #[inline(always)]
 fn xp_key(tclass: u16, base: XpermBase, driver: u8) -> u32 {
-    tclass as u32 | (driver as u32) << 16 | base.code() << 24
+    let code = match base {
+        XpermBase::Ioctl => 1,
+        XpermBase::Nlmsg => 2,
+    };
+    tclass as u32 | (driver as u32) << 16 | code << 24
 }

@@ -117,11 +117,7 @@ fn check(table: &'static str, slots: usize, threshold: usize) -> Result<(), Conf
 /// The checks every hash table of `slots` chains or sets shares (the caches here and the
 /// kernel and libselinux models in `baseline`): a power-of-two slot count in
 /// `1..=MAX_SLOTS`, and a nonzero reclaim threshold.
-pub(crate) fn check_slots(
-    table: &'static str,
-    slots: usize,
-    threshold: usize,
-) -> Result<(), ConfigError> {
+pub fn check_slots(table: &'static str, slots: usize, threshold: usize) -> Result<(), ConfigError> {
     if slots == 0 {
         return Err(ConfigError::ZeroSlots { table });
     }
@@ -144,22 +140,44 @@ pub(crate) fn check_slots(
 /// A configuration the cache cannot honour. `table` is `"av"`, `"xperm"` or `"create"`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
+    /// A table with no slot.
     #[error("{table} table: slot count must be > 0")]
-    ZeroSlots { table: &'static str },
+    ZeroSlots {
+        /// Which table.
+        table: &'static str,
+    },
+    /// Slot counts are powers of two (the hash is masked).
     #[error("{table} table: slot count {slots} is not a power of two")]
-    SlotsNotPowerOfTwo { table: &'static str, slots: usize },
+    SlotsNotPowerOfTwo {
+        /// Which table.
+        table: &'static str,
+        /// The slot count given.
+        slots: usize,
+    },
+    /// More slots than the cache supports.
     #[error("{table} table: slot count {slots} exceeds the maximum {max}")]
     TooManySlots {
+        /// Which table.
         table: &'static str,
+        /// The slot count given.
         slots: usize,
+        /// The largest accepted.
         max: usize,
     },
+    /// A table that may hold no entry.
     #[error("{table} table: threshold must be > 0")]
-    ZeroThreshold { table: &'static str },
+    ZeroThreshold {
+        /// Which table.
+        table: &'static str,
+    },
+    /// More entries than the slots can hold.
     #[error("{table} table: threshold {threshold} exceeds the table's capacity {capacity} (slots x entries per slot)")]
     ThresholdExceedsCapacity {
+        /// Which table.
         table: &'static str,
+        /// The threshold given.
         threshold: usize,
+        /// Slots times entries per slot.
         capacity: usize,
     },
 }

@@ -6,10 +6,19 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
 
-use crate::source::{
-    CreateDecision, Decision, DecisionSource, SourceError, XpermBase, XpermBitmaps, XpermDecision,
-    XpermRule, AVD_FLAGS_PERMISSIVE, XPERMS_ALLOWED, XPERMS_AUDITALLOW, XPERMS_DONTAUDIT,
+use crate::{AuditField, Denied};
+use arbiter_decide::{
+    AccessVector, AvDecision, AvdFlags, ClassRef, CreateDecision, DecideError, DecisionSource,
+    Result, Sid, XpermBase, XpermDecision, XpermRule, XpermsDecision, XpermsUsed,
 };
+use arbiter_policy::ClassId;
+
+fn key(class: ClassRef) -> u16 {
+    match class {
+        ClassRef::Known(c) => c.value(),
+        ClassRef::Unknown => 0,
+    }
+}
 
 /// Permission names of class 1 ("file"), in the kernel's bit order.
 const FILE_PERMS: &[&str] = &[
@@ -102,7 +111,7 @@ impl FakeSource {
     }
 
     /// What `compute_av` answers for the key under `seqno`.
-    pub fn expected(&self, ssid: u32, tsid: u32, tclass: u16, seqno: u64) -> Decision {
+    pub fn expected(&self, ssid: u32, tsid: u32, tclass: u16, seqno: u64) -> AvDecision {
         let h = mix((ssid as u64) << 32
             ^ (tsid as u64) << 7
             ^ (tclass as u64) << 50
@@ -115,14 +124,14 @@ impl FakeSource {
         };
         let auditdeny = !0xf000_0000u32;
         let flags = if self.permissive_every != 0 && ssid % self.permissive_every == 0 {
-            AVD_FLAGS_PERMISSIVE
+            AvdFlags::PERMISSIVE
         } else {
-            0
+            AvdFlags::NONE
         };
-        Decision {
-            allowed,
-            auditallow,
-            auditdeny,
+        AvDecision {
+            allowed: AccessVector(allowed),
+            auditallow: AccessVector(auditallow),
+            auditdeny: AccessVector(auditdeny),
             seqno,
             flags,
         }
@@ -142,8 +151,9 @@ impl FakeSource {
             XpermRule::Unrestricted
         } else if driver == 0x54 {
             let h = mix((ssid as u64) << 32 | tsid as u64 ^ seqno);
-            let mut b = XpermBitmaps {
-                used: XPERMS_ALLOWED | XPERMS_AUDITALLOW | XPERMS_DONTAUDIT,
+            let mut b = XpermsDecision {
+                driver,
+                used: XpermsUsed::ALLOWED | XpermsUsed::AUDITALLOW | XpermsUsed::DONTAUDIT,
                 ..Default::default()
             };
             for i in 0..8 {
@@ -153,8 +163,9 @@ impl FakeSource {
             b.dontaudit[0] = 0x4; // function 0x02 is dontaudit'ed
             XpermRule::Driver(b)
         } else if driver == 0x89 {
-            XpermRule::Driver(XpermBitmaps {
-                used: XPERMS_ALLOWED,
+            XpermRule::Driver(XpermsDecision {
+                driver,
+                used: XpermsUsed::ALLOWED,
                 allowed: [u32::MAX; 8],
                 ..Default::default()
             })
@@ -194,10 +205,10 @@ impl FakeSource {
         std::hint::black_box(x);
     }
 
-    fn check(&self, ssid: u32, tsid: u32) -> Result<(), SourceError> {
+    fn known(&self, ssid: Sid, tsid: Sid) -> Result<()> {
         for sid in [ssid, tsid] {
-            if sid >= Self::UNKNOWN_SID {
-                return Err(SourceError::UnknownSid(sid));
+            if sid.get() >= Self::UNKNOWN_SID {
+                return Err(DecideError::UnknownSid(sid.get()));
             }
         }
         Ok(())
@@ -205,11 +216,11 @@ impl FakeSource {
 }
 
 impl DecisionSource for FakeSource {
-    fn compute_av(&self, ssid: u32, tsid: u32, tclass: u16) -> Result<Decision, SourceError> {
+    fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassRef) -> Result<AvDecision> {
         self.av_computes.fetch_add(1, Relaxed);
         self.work();
-        self.check(ssid, tsid)?;
-        Ok(self.expected(ssid, tsid, tclass, self.seqno()))
+        self.known(ssid, tsid)?;
+        Ok(self.expected(ssid.get(), tsid.get(), key(class), self.seqno()))
     }
 
     #[inline]
@@ -219,49 +230,157 @@ impl DecisionSource for FakeSource {
 
     fn compute_xperms(
         &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
         base: XpermBase,
         driver: u8,
-    ) -> Result<XpermDecision, SourceError> {
+    ) -> Result<XpermDecision> {
         self.xperm_computes.fetch_add(1, Relaxed);
-        self.check(ssid, tsid)?;
-        Ok(self.expected_xperms(ssid, tsid, tclass, base, driver, self.seqno()))
+        self.known(ssid, tsid)?;
+        Ok(self.expected_xperms(
+            ssid.get(),
+            tsid.get(),
+            class.value(),
+            base,
+            driver,
+            self.seqno(),
+        ))
     }
 
-    fn compute_create(
-        &self,
-        ssid: u32,
-        tsid: u32,
-        tclass: u16,
-    ) -> Result<CreateDecision, SourceError> {
+    fn compute_create(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<CreateDecision> {
         self.create_computes.fetch_add(1, Relaxed);
-        self.check(ssid, tsid)?;
+        self.known(ssid, tsid)?;
         let seqno = self.seqno();
+        let sid = self.expected_create(ssid.get(), tsid.get(), class.value(), seqno);
         Ok(CreateDecision {
-            sid: self.expected_create(ssid, tsid, tclass, seqno),
+            sid: Sid::new(sid).ok_or(DecideError::UnknownSid(sid))?,
             seqno,
         })
     }
 
-    fn sid_to_context(&self, sid: u32) -> Option<String> {
-        (sid != 0 && sid < Self::UNKNOWN_SID).then(|| format!("system_u:system_r:type{sid}_t:s0"))
+    fn sid_to_context(&self, sid: Sid) -> Option<String> {
+        (sid.get() < Self::UNKNOWN_SID).then(|| format!("system_u:system_r:type{sid}_t:s0"))
     }
 
-    fn class_name(&self, tclass: u16) -> Option<String> {
-        match tclass {
-            0 => None,
+    fn class_name(&self, class: ClassId) -> Option<String> {
+        match class.value() {
             1 => Some("file".to_string()),
             n => Some(format!("class{n}")),
         }
     }
 
-    fn perm_name(&self, tclass: u16, bit: u32) -> Option<String> {
-        match tclass {
+    fn perm_name(&self, class: ClassId, bit: u32) -> Option<String> {
+        match class.value() {
             1 => FILE_PERMS.get(bit as usize).map(|s| s.to_string()),
-            0 => None,
             _ => (bit < 16).then(|| format!("perm{bit}")),
         }
+    }
+}
+
+/// Raw-number spellings of the cache's typed API, so tests read as the kernel's
+/// (`has_perm_r(7, 9, 1, READ, ..)`). Panics on SID or class 0.
+pub trait RawAvc {
+    /// The typed method of the same name without `_r`.
+    fn has_perm_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        req: u32,
+        f: &[AuditField<'_>],
+    ) -> Result<AvDecision, Denied>;
+    /// The typed method of the same name without `_r`.
+    fn has_perm_noaudit_r(&self, s: u32, t: u32, c: u16, req: u32) -> Result<AvDecision, Denied>;
+    /// The typed method of the same name without `_r`.
+    fn lookup_r(&self, s: u32, t: u32, c: u16) -> Option<AvDecision>;
+    /// The typed method of the same name without `_r`.
+    fn decision_r(&self, s: u32, t: u32, c: u16) -> Result<AvDecision, DecideError>;
+    /// The typed method of the same name without `_r`.
+    fn compute_create_r(&self, s: u32, t: u32, c: u16) -> Result<u32, DecideError>;
+    /// The typed method of the same name without `_r`.
+    fn xperm_decision_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        b: XpermBase,
+        d: u8,
+    ) -> Result<XpermDecision, DecideError>;
+    #[allow(clippy::too_many_arguments)]
+    /// The typed method of the same name without `_r`.
+    fn has_extended_perm_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        req: u32,
+        b: XpermBase,
+        x: u16,
+        f: &[AuditField<'_>],
+    ) -> Result<AvDecision, Denied>;
+}
+
+/// `Sid::new(n).unwrap()`.
+pub fn sid(n: u32) -> Sid {
+    Sid::new(n).unwrap()
+}
+
+/// `ClassId::new(n).unwrap()`.
+pub fn cls(n: u16) -> ClassId {
+    ClassId::new(n).unwrap()
+}
+
+impl<S: DecisionSource> RawAvc for crate::Avc<S> {
+    /// The typed method of the same name without `_r`.
+    fn has_perm_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        req: u32,
+        f: &[AuditField<'_>],
+    ) -> Result<AvDecision, Denied> {
+        self.has_perm(sid(s), sid(t), cls(c), AccessVector(req), f)
+    }
+    /// The typed method of the same name without `_r`.
+    fn has_perm_noaudit_r(&self, s: u32, t: u32, c: u16, req: u32) -> Result<AvDecision, Denied> {
+        self.has_perm_noaudit(sid(s), sid(t), cls(c), AccessVector(req))
+    }
+    /// The typed method of the same name without `_r`.
+    fn lookup_r(&self, s: u32, t: u32, c: u16) -> Option<AvDecision> {
+        self.lookup(sid(s), sid(t), cls(c))
+    }
+    /// The typed method of the same name without `_r`.
+    fn decision_r(&self, s: u32, t: u32, c: u16) -> Result<AvDecision, DecideError> {
+        self.compute_av(sid(s), sid(t), cls(c))
+    }
+    /// The typed method of the same name without `_r`.
+    fn compute_create_r(&self, s: u32, t: u32, c: u16) -> Result<u32, DecideError> {
+        self.compute_create(sid(s), sid(t), cls(c)).map(Sid::get)
+    }
+    /// The typed method of the same name without `_r`.
+    fn xperm_decision_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        b: XpermBase,
+        d: u8,
+    ) -> Result<XpermDecision, DecideError> {
+        self.xperm_decision(sid(s), sid(t), cls(c), b, d)
+    }
+    /// The typed method of the same name without `_r`.
+    fn has_extended_perm_r(
+        &self,
+        s: u32,
+        t: u32,
+        c: u16,
+        req: u32,
+        b: XpermBase,
+        x: u16,
+        f: &[AuditField<'_>],
+    ) -> Result<AvDecision, Denied> {
+        self.has_extended_perm(sid(s), sid(t), cls(c), AccessVector(req), b, x, f)
     }
 }

@@ -1,64 +1,76 @@
 //! arbiter's access vector cache (AVC): the kernel's `security/selinux/avc.c` semantics —
 //! cached access decisions, permissive mode and permissive domains, auditing with the
-//! kernel's record text, extended-permission (ioctl/netlink) decisions — in front of any
-//! security server implementing [`DecisionSource`], with a hit path that takes no lock
-//! and writes no shared memory.
-//!
-//! * [`Avc`] — the cache ([`avc`] explains policy changes and permissive mode);
-//! * [`table`] — the lock-free table: layout, slot protocol, memory orderings, reclaim;
-//! * [`hash`] — the kernel study's hash functions and arbiter's default;
-//! * [`baseline`] — models of the kernel's and libselinux's caches;
-//! * [`bench`](mod@bench) — the benchmark reproducing the 2025 kernel hash-slot study;
-//! * [`fake`] — a deterministic source for tests and benchmarks.
-//!
-//! Checks: `cargo test -p arbiter-avc` (unit and property tests, and `tests/stress.rs`:
-//! readers racing a writer that inserts, evicts, resets and bumps the policy sequence
-//! number, every answer checked against the source); model checking of the slot protocol,
-//! generations and `setenforce` with
-//! `RUSTFLAGS="--cfg loom" cargo test -p arbiter-avc --release --lib loom`; the benchmark
-//! on a synthetic trace and the fake source with
-//! `cargo run -p arbiter-avc --release --example avc_bench -- [--quick] [--json]`.
+//! kernel's record text, extended-permission (ioctl/netlink) decisions, cached labels —
+//! in front of the security server, with a hit path that takes no lock and writes no
+//! shared memory.
 //!
 //! ```
-//! use arbiter_avc::{Avc, AvcConfig, AuditField, fake::FakeSource};
+//! use arbiter_avc::{Avc, AvcConfig, AuditField};
+//! use arbiter_decide::{AccessVector, SecurityServer};
+//! use arbiter_policy::{Policy, BUILTIN_POLICY};
 //! use std::sync::{Arc, Mutex};
 //!
-//! let avc = Avc::new(FakeSource::new(), AvcConfig::default()).unwrap();
+//! let server = Arc::new(SecurityServer::new(Policy::from_bytes(BUILTIN_POLICY).unwrap()));
+//! let avc = Avc::new(server.clone(), AvcConfig::default()).unwrap();
 //! let log = Arc::new(Mutex::new(Vec::new()));
 //! let sink = log.clone();
 //! avc.set_audit_hook(move |r| sink.lock().unwrap().push(r.text.clone()));
-//! let d = avc.source().expected(7, 9, 1, 1);
-//! let bit = d.allowed & d.allowed.wrapping_neg(); // some granted permission
-//! assert!(avc.has_perm(7, 9, 1, bit, &[AuditField::pid(1)]).is_ok());
-//! let missing = !d.allowed & 0x0fff_ffff & (!d.allowed).wrapping_neg(); // some denied one
-//! let err = avc.has_perm(7, 9, 1, missing, &[AuditField::pid(1), AuditField::comm("cat")]).unwrap_err();
-//! assert_eq!(err.denied, missing);
-//! assert!(log.lock().unwrap().last().unwrap().starts_with("avc:  denied  { "));
+//!
+//! let user = server.context_to_sid("user_u:user_r:user_t:s0").unwrap();
+//! let shadow = server.context_to_sid("system_u:object_r:shadow_t:s0").unwrap();
+//! let write = server.perm_set("file", &["write"]).unwrap();
+//! let verdict = avc.check(user, shadow, &write).unwrap(); // computed, then cached
+//! assert!(!verdict.allowed());
+//! assert!(!avc.check(user, shadow, &write).unwrap().allowed()); // a cache hit
+//! assert!(log.lock().unwrap()[0].starts_with("avc:  denied  { write } for "));
+//!
+//! // The kernel-style entry point, with audit fields:
+//! let file = server.known_class("file").unwrap();
+//! let denied = avc
+//!     .has_perm(user, shadow, file, write.bits(), &[AuditField::pid(42), AuditField::comm("cat")])
+//!     .unwrap_err();
+//! assert_eq!(denied.denied, write.bits());
+//! # let _ = AccessVector::NONE;
 //! ```
+//!
+//! * [`Avc`] — the cache (its module explains policy changes and permissive mode);
+//! * the table's layout, slot protocol, memory orderings and reclaim are documented in the
+//!   source (`src/table.rs`), model-checked with loom
+//!   (`RUSTFLAGS="--cfg loom" cargo test -p arbiter-avc --release --lib loom`);
+//! * [`HashKind`] — the kernel study's hash functions and arbiter's default.
+//!
+//! The benchmark lab (kernel-style and libselinux-style cache models, the hash/slot
+//! study) lives in `crates/bench`; a deterministic test double, [`fake::FakeSource`], is
+//! behind the `test-util` feature.
+#![deny(missing_docs)]
 
-pub mod audit;
-pub mod avc;
-pub mod baseline;
-pub mod bench;
-pub mod config;
+mod audit;
+mod avc;
+mod config;
+#[cfg(any(test, feature = "test-util"))]
 pub mod fake;
-pub mod hash;
-pub mod server;
-pub mod source;
-pub mod stats;
+mod hash;
+mod stats;
 pub(crate) mod sync;
-pub mod table;
+mod table;
 
 pub use audit::{AuditField, AuditHook, AuditRecord, AuditValue};
 pub use avc::{Avc, Denied, TableKind};
-pub use config::{AvcConfig, ConfigError};
-pub use hash::HashKind;
-pub use source::{
-    CreateDecision, Decision, DecisionSource, SourceError, XpermBase, XpermBitmaps, XpermDecision,
-    XpermRule, AVD_FLAGS_NEVERAUDIT, AVD_FLAGS_PERMISSIVE, XPERMS_ALLOWED, XPERMS_AUDITALLOW,
-    XPERMS_DONTAUDIT,
+pub use config::{
+    AvcConfig, ConfigError, AVC_CACHE_RECLAIM, AVC_CACHE_SLOTS, AVC_DEF_CACHE_THRESHOLD,
+    ENTRIES_PER_SLOT,
 };
+pub use hash::HashKind;
 pub use stats::{CacheStats, HashStats};
+
+/// Internals for arbiter's own benchmarks (the cache study compares hash functions and
+/// slot counts outside the cache). Not a stable API.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::audit::{audit_required, format_record};
+    pub use crate::config::check_slots;
+    pub use crate::hash::{arbiter, muladd, murmur3, original};
+}
 
 #[cfg(all(test, loom))]
 mod loom_tests;

@@ -17,10 +17,14 @@ use loom::sync::Arc;
 use loom::thread;
 use std::sync::atomic::Ordering::SeqCst;
 
+use crate::fake::RawAvc;
 use crate::hash::HashKind;
 use crate::stats::StatBlock;
 use crate::table::{Inserted, Table};
-use crate::{Avc, AvcConfig, Decision, DecisionSource, SourceError};
+use crate::{Avc, AvcConfig};
+use arbiter_decide::{
+    AccessVector, AvDecision, AvdFlags, ClassRef, DecideError, DecisionSource, Sid,
+};
 
 /// Default preemption bound: enough for the interleavings that matter here (a reader
 /// preempted inside a cell read, a writer preempted inside a cell write or between the
@@ -179,24 +183,25 @@ struct LoomSource {
 }
 
 impl LoomSource {
-    fn expected(ssid: u32, tsid: u32, tclass: u16, seqno: u64) -> Decision {
+    fn expected(ssid: u32, tsid: u32, tclass: u16, seqno: u64) -> AvDecision {
         let x = (ssid as u64) << 20
             ^ (tsid as u64) << 8
             ^ tclass as u64
             ^ seqno.wrapping_mul(0x9e37_79b9);
-        Decision {
-            allowed: (x as u32) & !0x8000_0000,
-            auditallow: 0,
-            auditdeny: (x >> 7) as u32,
+        AvDecision {
+            allowed: AccessVector((x as u32) & !0x8000_0000),
+            auditallow: AccessVector::NONE,
+            auditdeny: AccessVector((x >> 7) as u32),
             seqno,
-            flags: 0,
+            flags: AvdFlags::NONE,
         }
     }
 }
 
 impl DecisionSource for LoomSource {
-    fn compute_av(&self, ssid: u32, tsid: u32, tclass: u16) -> Result<Decision, SourceError> {
-        Ok(Self::expected(ssid, tsid, tclass, self.seqno()))
+    fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassRef) -> Result<AvDecision, DecideError> {
+        let c = class.known().map_or(0, |c| c.value());
+        Ok(Self::expected(ssid.get(), tsid.get(), c, self.seqno()))
     }
     fn seqno(&self) -> u64 {
         self.seq.load(SeqCst)
@@ -231,13 +236,13 @@ fn loom_policy_change_never_returns_stale() {
         let reader = thread::spawn(move || {
             let observed = r.source().seqno();
             let mut last = 0;
-            if let Some(d) = r.lookup(5, 6, 1) {
+            if let Some(d) = r.lookup_r(5, 6, 1) {
                 assert_eq!(d, LoomSource::expected(5, 6, 1, d.seqno));
                 assert!(d.seqno >= observed);
                 last = d.seqno;
             }
             let observed = r.source().seqno();
-            if let Some(d) = r.lookup(5, 6, 1) {
+            if let Some(d) = r.lookup_r(5, 6, 1) {
                 assert_eq!(d, LoomSource::expected(5, 6, 1, d.seqno));
                 assert!(
                     d.seqno >= observed.max(last),
@@ -246,12 +251,15 @@ fn loom_policy_change_never_returns_stale() {
                 );
             }
         });
-        avc.decision(5, 6, 1).unwrap();
+        avc.decision_r(5, 6, 1).unwrap();
         avc.source().seq.store(2, SeqCst);
-        avc.decision(5, 6, 1).unwrap();
+        avc.decision_r(5, 6, 1).unwrap();
         reader.join().unwrap();
         // Settled: the cache answers for seqno 2.
-        assert_eq!(avc.lookup(5, 6, 1), Some(LoomSource::expected(5, 6, 1, 2)));
+        assert_eq!(
+            avc.lookup_r(5, 6, 1),
+            Some(LoomSource::expected(5, 6, 1, 2))
+        );
     });
 }
 
@@ -267,17 +275,17 @@ fn loom_reset_races_reader() {
             )
             .unwrap(),
         );
-        avc.decision(5, 6, 1).unwrap();
+        avc.decision_r(5, 6, 1).unwrap();
         let r = avc.clone();
         let reader = thread::spawn(move || {
             for _ in 0..2 {
-                if let Some(d) = r.lookup(5, 6, 1) {
+                if let Some(d) = r.lookup_r(5, 6, 1) {
                     assert_eq!(d, LoomSource::expected(5, 6, 1, 1));
                 }
             }
         });
         avc.reset();
-        avc.decision(5, 6, 1).unwrap();
+        avc.decision_r(5, 6, 1).unwrap();
         reader.join().unwrap();
         assert_eq!(avc.len(), 1);
     });
@@ -300,16 +308,16 @@ fn loom_setenforce_drops_permissive_grants() {
             .unwrap(),
         );
         let denied_bit = 0x8000_0000; // never allowed by LoomSource
-        avc.decision(5, 6, 1).unwrap();
+        avc.decision_r(5, 6, 1).unwrap();
         let a = avc.clone();
         let checker = thread::spawn(move || {
             // Permissive: passes, and records a grant in the cache, racing setenforce 1.
-            let _ = a.has_perm_noaudit(5, 6, 1, denied_bit);
+            let _ = a.has_perm_noaudit_r(5, 6, 1, denied_bit);
         });
         avc.set_enforcing(true);
         // Once enforcing, no permissive grant may be visible, whatever the interleaving.
-        assert!(avc.has_perm_noaudit(5, 6, 1, denied_bit).is_err());
+        assert!(avc.has_perm_noaudit_r(5, 6, 1, denied_bit).is_err());
         checker.join().unwrap();
-        assert!(avc.has_perm_noaudit(5, 6, 1, denied_bit).is_err());
+        assert!(avc.has_perm_noaudit_r(5, 6, 1, denied_bit).is_err());
     });
 }

@@ -198,8 +198,11 @@ impl Count for Registry {
 /// is what lets a hit bump a single counter.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct CacheStats {
+    /// Access-vector lookups.
     pub lookups: u64,
+    /// Lookups answered from the cache.
     pub hits: u64,
+    /// Lookups that went to the security server.
     pub misses: u64,
     /// Entries inserted (all tables).
     pub allocations: u64,
@@ -207,9 +210,13 @@ pub struct CacheStats {
     pub reclaims: u64,
     /// Entries dropped: reclaims plus entries invalidated by a reset (all tables).
     pub frees: u64,
+    /// Extended-permission lookups.
     pub xperm_lookups: u64,
+    /// Extended-permission lookups that went to the server.
     pub xperm_misses: u64,
+    /// Label lookups.
     pub create_lookups: u64,
+    /// Label lookups that went to the server.
     pub create_misses: u64,
 }
 

@@ -781,7 +781,7 @@ mod tests {
     #[test]
     fn random_churn_keeps_the_bookkeeping_consistent() {
         let st = StatBlock::default();
-        let mut rng = crate::bench::Rng::new(11);
+        let mut rng = arbiter_testkit::Rng::new(11);
         for (buckets, threshold, keyspace) in [
             (1, 4, 9),
             (2, 8, 40),

@@ -5,13 +5,18 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 
-use crate::fake::FakeSource;
+use crate::fake::{cls, sid, FakeSource, RawAvc};
 use crate::*;
+use arbiter_decide::{
+    AccessVector, AvDecision, AvdFlags, ClassRef, DecideError, DecisionSource, Sid, XpermBase,
+    XpermDecision, XpermRule,
+};
+use arbiter_policy::ClassId;
 
 /// A source with hand-written decisions (names from [`FakeSource`]).
 struct Fixed {
     seq: AtomicU64,
-    map: Mutex<HashMap<(u32, u32, u16), Decision>>,
+    map: Mutex<HashMap<(u32, u32, u16), AvDecision>>,
     names: FakeSource,
     computes: AtomicU64,
 }
@@ -28,39 +33,40 @@ impl Fixed {
     fn set(&self, k: (u32, u32, u16), allowed: u32, auditallow: u32, auditdeny: u32, flags: u32) {
         self.map.lock().unwrap().insert(
             k,
-            Decision {
-                allowed,
-                auditallow,
-                auditdeny,
+            AvDecision {
+                allowed: AccessVector(allowed),
+                auditallow: AccessVector(auditallow),
+                auditdeny: AccessVector(auditdeny),
                 seqno: 0,
-                flags,
+                flags: AvdFlags(flags),
             },
         );
     }
 }
 
 impl DecisionSource for Fixed {
-    fn compute_av(&self, ssid: u32, tsid: u32, tclass: u16) -> Result<Decision, SourceError> {
+    fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassRef) -> Result<AvDecision, DecideError> {
         self.computes.fetch_add(1, Relaxed);
         let seqno = self.seqno();
+        let c = class.known().map_or(0, |c| c.value());
         self.map
             .lock()
             .unwrap()
-            .get(&(ssid, tsid, tclass))
-            .map(|d| Decision { seqno, ..*d })
-            .ok_or(SourceError::UnknownSid(ssid))
+            .get(&(ssid.get(), tsid.get(), c))
+            .map(|d| AvDecision { seqno, ..*d })
+            .ok_or(DecideError::UnknownSid(ssid.get()))
     }
     fn seqno(&self) -> u64 {
         self.seq.load(SeqCst)
     }
     fn compute_xperms(
         &self,
-        s: u32,
-        t: u32,
-        c: u16,
+        s: Sid,
+        t: Sid,
+        c: ClassId,
         b: XpermBase,
         d: u8,
-    ) -> Result<XpermDecision, SourceError> {
+    ) -> Result<XpermDecision, DecideError> {
         self.names
             .compute_xperms(s, t, c, b, d)
             .map(|x| XpermDecision {
@@ -68,13 +74,13 @@ impl DecisionSource for Fixed {
                 ..x
             })
     }
-    fn sid_to_context(&self, sid: u32) -> Option<String> {
+    fn sid_to_context(&self, sid: Sid) -> Option<String> {
         self.names.sid_to_context(sid)
     }
-    fn class_name(&self, c: u16) -> Option<String> {
+    fn class_name(&self, c: ClassId) -> Option<String> {
         self.names.class_name(c)
     }
-    fn perm_name(&self, c: u16, bit: u32) -> Option<String> {
+    fn perm_name(&self, c: ClassId, bit: u32) -> Option<String> {
         self.names.perm_name(c, bit)
     }
 }
@@ -136,10 +142,12 @@ fn denial_record_text() {
     let (avc, src, log) = fixed_avc();
     src.set((7, 9, FILE), GETATTR, 0, u32::MAX, 0);
     let fields = [AuditField::pid(123), AuditField::comm("cat")];
-    let e = avc.has_perm(7, 9, FILE, READ | WRITE, &fields).unwrap_err();
+    let e = avc
+        .has_perm_r(7, 9, FILE, READ | WRITE, &fields)
+        .unwrap_err();
     assert_eq!(
         (e.requested, e.denied, e.error.clone()),
-        (READ | WRITE, READ | WRITE, None)
+        (AccessVector(READ | WRITE), AccessVector(READ | WRITE), None)
     );
     assert_eq!(
         texts(&log),
@@ -154,7 +162,7 @@ fn grant_record_text_and_silence() {
     let (avc, src, log) = fixed_avc();
     src.set((7, 9, FILE), GETATTR | READ, GETATTR, u32::MAX, 0);
     // auditallow'ed bit: a "granted" record, no permissive= field.
-    avc.has_perm(
+    avc.has_perm_r(
         7,
         9,
         FILE,
@@ -163,7 +171,7 @@ fn grant_record_text_and_silence() {
     )
     .unwrap();
     // Not auditallow'ed: silent.
-    avc.has_perm(7, 9, FILE, READ, &[AuditField::pid(1)])
+    avc.has_perm_r(7, 9, FILE, READ, &[AuditField::pid(1)])
         .unwrap();
     assert_eq!(
         texts(&log),
@@ -178,15 +186,15 @@ fn dontaudit_unknown_context_unnamed_bits_no_fields() {
     let (avc, src, log) = fixed_avc();
     // WRITE is dontaudit'ed (cleared in auditdeny).
     src.set((7, 9, FILE), 0, 0, !WRITE, 0);
-    assert!(avc.has_perm(7, 9, FILE, WRITE, &[]).is_err());
+    assert!(avc.has_perm_r(7, 9, FILE, WRITE, &[]).is_err());
     assert!(log.lock().unwrap().is_empty());
     // Unnamed bit 31 prints as hex after the names; no fields: "for " + " scontext".
-    avc.has_perm(7, 9, FILE, READ | 1 << 31 | WRITE, &[])
+    avc.has_perm_r(7, 9, FILE, READ | 1 << 31 | WRITE, &[])
         .unwrap_err();
     // Unknown contexts print the SIDs.
     let unknown = FakeSource::UNKNOWN_SID + 1;
     src.set((unknown, 9, FILE), 0, 0, u32::MAX, 0);
-    avc.has_perm(
+    avc.has_perm_r(
         unknown,
         9,
         FILE,
@@ -207,7 +215,7 @@ fn dontaudit_unknown_context_unnamed_bits_no_fields() {
 fn untrusted_comm_is_hex_encoded() {
     let (avc, src, log) = fixed_avc();
     src.set((7, 9, FILE), 0, 0, u32::MAX, 0);
-    avc.has_perm(7, 9, FILE, READ, &[AuditField::comm("my app")])
+    avc.has_perm_r(7, 9, FILE, READ, &[AuditField::comm("my app")])
         .unwrap_err();
     assert_eq!(
         texts(&log),
@@ -222,13 +230,17 @@ fn enforcing_vs_permissive_mode() {
     let (avc, src, log) = fixed_avc();
     src.set((7, 9, FILE), GETATTR, 0, u32::MAX, 0);
     assert!(avc.enforcing());
-    assert!(avc.has_perm(7, 9, FILE, READ, &[]).is_err());
+    assert!(avc.has_perm_r(7, 9, FILE, READ, &[]).is_err());
     avc.set_enforcing(false);
     // Passes, audited as a permissive denial, and the grant is remembered: audited once.
-    let d = avc.has_perm(7, 9, FILE, READ, &[]).unwrap();
-    assert_eq!(d.allowed & READ, 0, "the returned decision is the policy's");
-    let d2 = avc.has_perm(7, 9, FILE, READ, &[]).unwrap();
-    assert_ne!(d2.allowed & READ, 0, "the cached entry now grants it");
+    let d = avc.has_perm_r(7, 9, FILE, READ, &[]).unwrap();
+    assert_eq!(
+        d.allowed.0 & READ,
+        0,
+        "the returned decision is the policy's"
+    );
+    let d2 = avc.has_perm_r(7, 9, FILE, READ, &[]).unwrap();
+    assert_ne!(d2.allowed.0 & READ, 0, "the cached entry now grants it");
     assert_eq!(
         texts(&log),
         [
@@ -239,7 +251,7 @@ fn enforcing_vs_permissive_mode() {
     // Back to enforcing: the permissive grant is dropped with the reset.
     let computes = src.computes.load(Relaxed);
     avc.set_enforcing(true);
-    assert!(avc.has_perm(7, 9, FILE, READ, &[]).is_err());
+    assert!(avc.has_perm_r(7, 9, FILE, READ, &[]).is_err());
     assert_eq!(src.computes.load(Relaxed), computes + 1);
     assert_eq!(log.lock().unwrap().len(), 3);
 }
@@ -247,12 +259,12 @@ fn enforcing_vs_permissive_mode() {
 #[test]
 fn permissive_domain_passes_in_enforcing_mode() {
     let (avc, src, log) = fixed_avc();
-    src.set((7, 9, FILE), 0, 0, u32::MAX, AVD_FLAGS_PERMISSIVE);
+    src.set((7, 9, FILE), 0, 0, u32::MAX, AvdFlags::PERMISSIVE.0);
     src.set((8, 9, FILE), 0, 0, u32::MAX, 0);
-    assert!(avc.has_perm_noaudit(7, 9, FILE, WRITE).is_ok());
-    assert!(avc.has_perm_noaudit(8, 9, FILE, WRITE).is_err());
+    assert!(avc.has_perm_noaudit_r(7, 9, FILE, WRITE).is_ok());
+    assert!(avc.has_perm_noaudit_r(8, 9, FILE, WRITE).is_err());
     assert!(log.lock().unwrap().is_empty(), "noaudit");
-    assert!(avc.has_perm(7, 9, FILE, READ, &[]).is_ok());
+    assert!(avc.has_perm_r(7, 9, FILE, READ, &[]).is_ok());
     assert_eq!(
         texts(&log),
         [format!(
@@ -260,7 +272,7 @@ fn permissive_domain_passes_in_enforcing_mode() {
         )]
     );
     // The flag survives caching.
-    assert!(avc.lookup(7, 9, FILE).unwrap().is_permissive());
+    assert!(avc.lookup_r(7, 9, FILE).unwrap().is_permissive());
 }
 
 #[test]
@@ -271,10 +283,10 @@ fn neveraudit_silences_everything() {
         GETATTR,
         GETATTR,
         u32::MAX,
-        AVD_FLAGS_NEVERAUDIT,
+        AvdFlags::NEVERAUDIT.0,
     );
-    avc.has_perm(7, 9, FILE, GETATTR, &[]).unwrap();
-    avc.has_perm(7, 9, FILE, READ, &[]).unwrap_err();
+    avc.has_perm_r(7, 9, FILE, GETATTR, &[]).unwrap();
+    avc.has_perm_r(7, 9, FILE, READ, &[]).unwrap_err();
     assert!(log.lock().unwrap().is_empty());
 }
 
@@ -283,17 +295,17 @@ fn source_error_fails_closed_even_when_permissive() {
     let (avc, src, log) = fixed_avc();
     avc.set_enforcing(false);
     let e = avc
-        .has_perm(70, 9, FILE, READ, &[AuditField::pid(5)])
+        .has_perm_r(70, 9, FILE, READ, &[AuditField::pid(5)])
         .unwrap_err();
-    assert_eq!(e.error, Some(SourceError::UnknownSid(70)));
+    assert_eq!(e.error.as_deref(), Some(&DecideError::UnknownSid(70)));
     assert_eq!(e.denied, READ);
     assert_eq!(texts(&log), ["avc:  denied  { read } for  pid=5 scontext=system_u:system_r:type70_t:s0 tcontext=system_u:system_r:type9_t:s0 tclass=file permissive=0"]);
     // Nothing cached: each check asks again.
-    avc.has_perm_noaudit(70, 9, FILE, READ).unwrap_err();
+    avc.has_perm_noaudit_r(70, 9, FILE, READ).unwrap_err();
     assert_eq!(src.computes.load(Relaxed), 2);
     // Requesting nothing is refused, as the kernel does.
     src.set((7, 9, FILE), u32::MAX, 0, 0, 0);
-    assert!(avc.has_perm_noaudit(7, 9, FILE, 0).is_err());
+    assert!(avc.has_perm_noaudit_r(7, 9, FILE, 0).is_err());
 }
 
 #[test]
@@ -302,7 +314,7 @@ fn hits_come_from_the_cache_and_stats_count() {
     let avc = Avc::new(&src, AvcConfig::default()).unwrap();
     for _ in 0..3 {
         for k in 1..=10u32 {
-            let d = avc.decision(k, k + 100, 3).unwrap();
+            let d = avc.decision_r(k, k + 100, 3).unwrap();
             assert_eq!(d, src.expected(k, k + 100, 3, 1));
         }
     }
@@ -331,7 +343,7 @@ fn hits_come_from_the_cache_and_stats_count() {
     avc.reset();
     assert_eq!(avc.len(), 0);
     assert_eq!(avc.stats().frees, 10);
-    avc.decision(1, 101, 3).unwrap();
+    avc.decision_r(1, 101, 3).unwrap();
     assert_eq!(src.av_computes(), 11);
 }
 
@@ -341,7 +353,8 @@ fn reclaim_keeps_entries_at_or_below_threshold() {
     let cfg = AvcConfig::for_threshold(64).with_layout(64, 32, HashKind::Arbiter);
     let avc = Avc::new(&src, cfg).unwrap();
     for i in 0..1000u32 {
-        avc.decision(i, i / 3, (i % 7) as u16 + 1).unwrap();
+        avc.decision_r(i + 1, i / 3 + 1, (i % 7) as u16 + 1)
+            .unwrap();
         assert!(avc.len() <= 64);
         assert!(avc.hash_stats().entries <= 64);
     }
@@ -351,23 +364,23 @@ fn reclaim_keeps_entries_at_or_below_threshold() {
     assert!(st.reclaims >= 1000 - 64);
     assert_eq!(st.frees, st.reclaims);
     // The newest entry survives (FIFO evicts the oldest).
-    assert!(avc.lookup(999, 333, 999 % 7 + 1).is_some());
+    assert!(avc.lookup_r(1000, 334, 999 % 7 + 1).is_some());
 }
 
 #[test]
 fn policy_change_is_noticed_without_notification() {
     let src = FakeSource::new();
     let avc = Avc::new(&src, AvcConfig::default()).unwrap();
-    let before = avc.decision(5, 6, 7).unwrap();
+    let before = avc.decision_r(5, 6, 7).unwrap();
     assert_eq!(before.seqno, 1);
     let s2 = src.bump();
     assert!(
-        avc.lookup(5, 6, 7).is_none(),
+        avc.lookup_r(5, 6, 7).is_none(),
         "stale entry must not be returned"
     );
-    let after = avc.decision(5, 6, 7).unwrap();
+    let after = avc.decision_r(5, 6, 7).unwrap();
     assert_eq!(after, src.expected(5, 6, 7, s2));
-    assert_eq!(avc.lookup(5, 6, 7), Some(after));
+    assert_eq!(avc.lookup_r(5, 6, 7), Some(after));
     assert_eq!(src.av_computes(), 2);
 }
 
@@ -376,8 +389,9 @@ fn stale_decision_is_answered_but_not_cached() {
     // A source whose decisions lag its sequence number (computed under the old policy).
     struct Lagging(FakeSource);
     impl DecisionSource for Lagging {
-        fn compute_av(&self, s: u32, t: u32, c: u16) -> Result<Decision, SourceError> {
-            Ok(self.0.expected(s, t, c, self.0.seqno() - 1))
+        fn compute_av(&self, s: Sid, t: Sid, c: ClassRef) -> Result<AvDecision, DecideError> {
+            let c = c.known().map_or(0, |c| c.value());
+            Ok(self.0.expected(s.get(), t.get(), c, self.0.seqno() - 1))
         }
         fn seqno(&self) -> u64 {
             self.0.seqno()
@@ -386,18 +400,23 @@ fn stale_decision_is_answered_but_not_cached() {
     let src = Lagging(FakeSource::new());
     src.0.bump();
     let avc = Avc::new(&src, AvcConfig::default()).unwrap();
-    let d = avc.decision(1, 2, 3).unwrap();
+    let d = avc.decision_r(1, 2, 3).unwrap();
     assert_eq!(d.seqno, 1);
-    assert!(avc.lookup(1, 2, 3).is_none());
+    assert!(avc.lookup_r(1, 2, 3).is_none());
     assert_eq!(avc.len(), 0);
 }
 
 #[test]
-fn tclass_zero_is_never_cached() {
+fn unknown_classes_are_cached_like_known_ones() {
     let src = FakeSource::new();
     let avc = Avc::new(&src, AvcConfig::default()).unwrap();
-    avc.decision(1, 2, 0).unwrap();
-    avc.decision(1, 2, 0).unwrap();
+    let a = avc.compute_av(sid(1), sid(2), ClassRef::Unknown).unwrap();
+    let b = avc.compute_av(sid(1), sid(2), ClassRef::Unknown).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a, src.expected(1, 2, 0, 1));
+    assert_eq!(src.av_computes(), 1);
+    // Distinct from every known class's entry.
+    avc.compute_av(sid(1), sid(2), cls(1)).unwrap();
     assert_eq!(src.av_computes(), 2);
 }
 
@@ -408,7 +427,7 @@ fn xperm_decisions_are_cached_per_driver() {
     for _ in 0..3 {
         for driver in [0x54u8, 0x89, 0x12] {
             let x = avc
-                .xperm_decision(7, 9, FILE, XpermBase::Ioctl, driver)
+                .xperm_decision_r(7, 9, FILE, XpermBase::Ioctl, driver)
                 .unwrap();
             assert_eq!(
                 x,
@@ -417,7 +436,7 @@ fn xperm_decisions_are_cached_per_driver() {
         }
         // Other base and class: unrestricted, cached too.
         let x = avc
-            .xperm_decision(7, 9, FILE, XpermBase::Nlmsg, 0x54)
+            .xperm_decision_r(7, 9, FILE, XpermBase::Nlmsg, 0x54)
             .unwrap();
         assert_eq!(x.rule, XpermRule::Unrestricted);
     }
@@ -427,7 +446,7 @@ fn xperm_decisions_are_cached_per_driver() {
     assert_eq!(avc.table_stats(TableKind::ExtendedPerms).entries, 4);
     // A policy change invalidates them.
     src.bump();
-    avc.xperm_decision(7, 9, FILE, XpermBase::Ioctl, 0x54)
+    avc.xperm_decision_r(7, 9, FILE, XpermBase::Ioctl, 0x54)
         .unwrap();
     assert_eq!(src.xperm_computes(), 5);
 }
@@ -443,7 +462,7 @@ fn extended_perm_checks_and_audit() {
         panic!("driver 0x54 has rules")
     };
     let ioctl = |cmd: u16| {
-        avc.has_extended_perm(
+        avc.has_extended_perm_r(
             7,
             9,
             FILE,
@@ -481,7 +500,7 @@ fn extended_perm_checks_and_audit() {
     // Base permission missing: denied whatever the function.
     src.set((8, 9, FILE), READ, 0, u32::MAX, 0);
     assert!(avc
-        .has_extended_perm(8, 9, FILE, IOCTL, XpermBase::Ioctl, 0x8901, &[])
+        .has_extended_perm_r(8, 9, FILE, IOCTL, XpermBase::Ioctl, 0x8901, &[])
         .is_err());
 }
 
@@ -500,7 +519,7 @@ fn permissive_extended_perm_denial_is_audited_once() {
         .expect("some function denied");
     avc.set_enforcing(false);
     for _ in 0..3 {
-        avc.has_extended_perm(
+        avc.has_extended_perm_r(
             7,
             9,
             FILE,
@@ -521,18 +540,18 @@ fn create_labels_are_cached() {
     let avc = Avc::new(&src, AvcConfig::default()).unwrap();
     for _ in 0..3 {
         assert_eq!(
-            avc.compute_create(4, 5, 6).unwrap(),
+            avc.compute_create_r(4, 5, 6).unwrap(),
             src.expected_create(4, 5, 6, 1)
         );
     }
     assert_eq!(src.create_computes(), 1);
     assert_eq!(
-        avc.compute_create(FakeSource::UNKNOWN_SID, 5, 6),
-        Err(SourceError::UnknownSid(FakeSource::UNKNOWN_SID))
+        avc.compute_create_r(FakeSource::UNKNOWN_SID, 5, 6),
+        Err(DecideError::UnknownSid(FakeSource::UNKNOWN_SID))
     );
     src.bump();
     assert_eq!(
-        avc.compute_create(4, 5, 6).unwrap(),
+        avc.compute_create_r(4, 5, 6).unwrap(),
         src.expected_create(4, 5, 6, 2)
     );
     let st = avc.stats();
@@ -555,11 +574,11 @@ fn insert_refused_for_old_policy() {
     // The cache has not synced yet: the entry goes in under the generation paired with
     // seqno 1, which no lookup uses any more.
     assert!(avc.insert_for_test(1, 1, 1, &old).is_some());
-    assert_eq!(avc.lookup(1, 1, 1), None);
+    assert_eq!(avc.lookup_r(1, 1, 1), None);
     let new = src.expected(1, 1, 1, 2);
     assert!(avc.insert_for_test(1, 1, 1, &new).is_some());
-    assert_eq!(avc.lookup(1, 1, 1), Some(new));
+    assert_eq!(avc.lookup_r(1, 1, 1), Some(new));
     // Once synced to seqno 2, a seqno-1 decision is refused outright.
     assert_eq!(avc.insert_for_test(1, 1, 1, &old), None);
-    assert_eq!(avc.lookup(1, 1, 1), Some(new));
+    assert_eq!(avc.lookup_r(1, 1, 1), Some(new));
 }

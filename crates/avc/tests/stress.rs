@@ -5,9 +5,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use arbiter_avc::bench::Rng;
-use arbiter_avc::fake::FakeSource;
-use arbiter_avc::{Avc, AvcConfig, DecisionSource, HashKind};
+use arbiter_avc::fake::{FakeSource, RawAvc};
+use arbiter_avc::{Avc, AvcConfig, HashKind};
+use arbiter_decide::DecisionSource;
+use arbiter_testkit::Rng;
 
 fn key(i: u64) -> (u32, u32, u16) {
     (
@@ -31,7 +32,7 @@ fn hammer(cfg: AvcConfig, keys: u64, readers: usize, iters: usize) {
             while !stop.load(Relaxed) || i < 2000 {
                 i += 1;
                 let (a, b, c) = key(i.wrapping_mul(7919) % keys);
-                avc.decision(a, b, c).unwrap();
+                avc.decision_r(a, b, c).unwrap();
                 if i % 997 == 0 {
                     src.bump();
                     bumps += 1;
@@ -53,9 +54,9 @@ fn hammer(cfg: AvcConfig, keys: u64, readers: usize, iters: usize) {
                         let (a, b, c) = key(rng.below(keys as usize) as u64);
                         let observed = src.seqno();
                         let r = if it % 8 == 0 {
-                            avc.decision(a, b, c).ok()
+                            avc.decision_r(a, b, c).ok()
                         } else {
-                            avc.lookup(a, b, c)
+                            avc.lookup_r(a, b, c)
                         };
                         if let Some(d) = r {
                             assert_eq!(

@@ -5,8 +5,7 @@
 //! Used by the `av` benchmark and by the differential test (`tests/oracle_diff.rs`), so
 //! both draw their queries the same way.
 
-use arbiter_decide::security::SecurityServer;
-use arbiter_decide::sidtab::Sid;
+use arbiter_decide::{SecurityServer, Sid};
 use arbiter_policy::avtab::{AvtabKey, AvtabKind};
 use arbiter_policy::mls::{Context, MlsLevel, MlsRange};
 use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId, UserId};
@@ -98,22 +97,16 @@ impl Universe {
     /// and kind. libsepol's context-to-SID is a linear scan of its SID table, so the
     /// number of distinct contexts bounds the setup time of a comparison.
     pub fn new(server: &SecurityServer, per_type: usize) -> Universe {
-        let p = &**server.policy();
-        let names = server.names();
+        let snap = server.snapshot();
+        let p = &*snap.policy;
+        let names = snap.names();
         let nt = p.types.len();
         let concrete: Vec<TypeId> = (0..nt)
             .filter(|&i| p.types[i].flavor == TypeFlavor::Type)
             .filter_map(TypeId::from_index)
             .collect();
-        let mut members = vec![Vec::new(); nt];
-        for &t in &concrete {
-            for a in p.type_attr_map[t.index()].iter() {
-                if let Some(m) = members.get_mut(a as usize) {
-                    m.push(t);
-                }
-            }
-        }
-        let fmt = |c: &Context| arbiter_decide::context::format_context(names, c);
+        let members = p.members();
+        let fmt = |c: &Context| arbiter_decide::format_context(names, c);
         let mut subject = vec![Vec::new(); nt];
         let mut object = vec![Vec::new(); nt];
         let object_r = RoleId::new(1).expect("role value 1");

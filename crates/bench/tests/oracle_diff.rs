@@ -16,9 +16,8 @@
 //! `labeling::Semantics`).
 
 use arbiter_bench::workload::{av_rule_keys, Rng, Sids, Universe};
-use arbiter_decide::labeling::{LabelKind, Semantics};
-use arbiter_decide::security::SecurityServer;
-use arbiter_decide::sidtab::Sid;
+use arbiter_decide::{LabelKind, Semantics};
+use arbiter_decide::{SecurityServer, Sid};
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
 use arbiter_policy::{ClassId, Policy};
 use sepol_oracle::Oracle;
@@ -68,7 +67,7 @@ impl Pair<'_> {
             .compute_av(so, to, class.value(), u32::MAX)
             .expect("libsepol compute_av");
         t.av += 1;
-        if (a.allowed, a.auditallow, a.auditdeny) != (o.allowed, o.auditallow, o.auditdeny) {
+        if (a.allowed.0, a.auditallow.0, a.auditdeny.0) != (o.allowed, o.auditallow, o.auditdeny) {
             t.mismatch(format!(
                 "av {s} {tc} class {}: arbiter {:08x} {:08x} {:08x} libsepol {:08x} {:08x} {:08x}",
                 class.value(),
@@ -84,10 +83,7 @@ impl Pair<'_> {
 
     fn label(&mut self, t: &mut Tally, s: &str, tc: &str, class: ClassId, kind: LabelKind) {
         let ((sa, so), (ta, to)) = (self.sid(s), self.sid(tc));
-        let a = self
-            .server
-            .query()
-            .compute_label_context(sa, ta, class, kind, None);
+        let a = self.server.compute_label_context(sa, ta, class, kind, None);
         let o = match kind {
             LabelKind::Create => self.oracle.transition_sid(so, to, class.value()),
             LabelKind::Member => self.oracle.member_sid(so, to, class.value()),
@@ -95,8 +91,7 @@ impl Pair<'_> {
         };
         t.labels += 1;
         match (a, o) {
-            (Ok(ctx), Ok(osid)) => {
-                let text = arbiter_decide::context::format_context(self.server.names(), &ctx);
+            (Ok(text), Ok(osid)) => {
                 // Compare inside libsepol: our string must name libsepol's SID.
                 match self.oracle.context_to_sid(&text) {
                     Ok(x) if x == osid => {}
@@ -118,7 +113,7 @@ impl Pair<'_> {
 
 fn run_policy(path: &Path, queries: usize) -> Tally {
     let policy = Policy::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let server = SecurityServer::new(policy).with_semantics(Semantics::Libsepol);
+    let server = SecurityServer::with_semantics(policy, Semantics::Libsepol);
     let oracle = Oracle::load(path).expect("libsepol loads the policy");
     let u = Universe::new(&server, PER_TYPE);
     let p = server.policy().clone();
@@ -168,11 +163,10 @@ fn run_policy(path: &Path, queries: usize) -> Tally {
             for _ in 0..(bool_names.len() / 8).max(1) {
                 let name = rng.pick(&bool_names).clone();
                 let value = rng.next() & 1 == 1;
-                let id = server.publisher().bool_id(&name).unwrap();
-                server.publisher().set_bool(id, value);
+                server.set_boolean(&name, value).unwrap();
                 pair.oracle.set_bool(&name, value).unwrap();
             }
-            server.publisher().commit();
+            server.commit_booleans();
             pair.oracle.commit_bools().unwrap();
         }
         for i in 0..queries / rounds {
@@ -247,17 +241,14 @@ fn repo(rel: &str) -> PathBuf {
 #[test]
 fn debian_default_policy_matches_libsepol() {
     check(
-        &[PathBuf::from("/etc/selinux/default/policy/policy.33")],
+        &[PathBuf::from(arbiter_testkit::DEBIAN_DEFAULT)],
         query_count(),
     );
 }
 
 #[test]
 fn debian_mls_policy_matches_libsepol() {
-    check(
-        &[PathBuf::from("/etc/selinux/mls/policy/policy.33")],
-        query_count(),
-    );
+    check(&[PathBuf::from(arbiter_testkit::DEBIAN_MLS)], query_count());
 }
 
 #[test]

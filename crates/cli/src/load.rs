@@ -1,11 +1,7 @@
 //! Loading the policy a command names, and applying boolean overrides.
 
-use arbiter_decide::security::SecurityServer;
-use arbiter_policy::Policy;
-
-/// The embedded default policy: `policies/bin/default.33`, compiled from
-/// `policies/src/default.conf` by `policies/regen.sh`.
-pub const BUILTIN: &[u8] = include_bytes!("../../../policies/bin/default.33");
+use arbiter_decide::SecurityServer;
+use arbiter_policy::{Policy, BUILTIN_POLICY as BUILTIN};
 
 /// The name that selects the embedded policy.
 pub const BUILTIN_NAME: &str = "builtin";
@@ -15,6 +11,9 @@ pub fn policy(arg: &str) -> Result<Policy, String> {
     if arg == BUILTIN_NAME {
         return Policy::from_bytes(BUILTIN).map_err(|e| format!("embedded policy: {e}"));
     }
+    if std::path::Path::new(arg).is_dir() {
+        return Err(format!("{arg}: is a directory, not a policy file"));
+    }
     Policy::open(arg).map_err(|e| e.to_string())
 }
 
@@ -22,6 +21,7 @@ pub fn policy(arg: &str) -> Result<Policy, String> {
 pub fn server(arg: &str, bools: &[String]) -> Result<SecurityServer, String> {
     let server = SecurityServer::new(policy(arg)?);
     if !bools.is_empty() {
+        let mut values = Vec::with_capacity(bools.len());
         for b in bools {
             let (name, value) = b
                 .split_once('=')
@@ -35,13 +35,9 @@ pub fn server(arg: &str, bools: &[String]) -> Result<SecurityServer, String> {
                     ))
                 }
             };
-            let id = server
-                .publisher()
-                .bool_id(name)
-                .map_err(|e| e.to_string())?;
-            server.publisher().set_bool(id, value);
+            values.push((name, value));
         }
-        server.publisher().commit();
+        server.set_booleans(&values).map_err(|e| e.to_string())?;
     }
     Ok(server)
 }

@@ -32,12 +32,20 @@ enum Command {
     Label(cmd::label::Args),
     /// List the policy's booleans and their default values.
     Bools(cmd::bools::Args),
+    /// Explain AVC denials from logs, as audit2why (or audit2allow with --allow) does.
+    Why(cmd::why::Args),
     /// Walk through arbiter's main job on the embedded default policy.
     Demo,
     /// sesearch: TE, RBAC and MLS rule queries with sesearch's options and output.
     Search(cmd::search::Args),
     /// sediff: differences between two policies, with sediff's sections and text.
     Diff(cmd::diff::Args),
+    /// BSM audit trails and preselection (praudit/auditreduce compatible).
+    #[command(subcommand)]
+    Bsm(cmd::bsm::Command),
+    /// Landlock: check operations against layered rulesets, or run a command sandboxed.
+    #[command(subcommand)]
+    Landlock(cmd::landlock::Which),
     /// Benchmarks (the access vector cache study).
     #[command(subcommand)]
     Bench(cmd::bench::Which),
@@ -53,7 +61,10 @@ fn main() -> ExitCode {
         Command::Bools(a) => cmd::bools::run(a),
         Command::Search(a) => cmd::search::run(a),
         Command::Diff(a) => cmd::diff::run(a),
+        Command::Why(a) => cmd::why::run(a),
         Command::Demo => cmd::demo::run(),
+        Command::Bsm(c) => cmd::bsm::run(c),
+        Command::Landlock(w) => cmd::landlock::run(w),
         Command::Bench(w) => cmd::bench::run(w),
     };
     match result {

@@ -5,6 +5,10 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn arbiter(args: &[&str], stdin: Option<&str>) -> Output {
+    arbiter_bytes(args, stdin.map(str::as_bytes))
+}
+
+fn arbiter_bytes(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(args)
         .stdin(Stdio::piped())
@@ -13,12 +17,7 @@ fn arbiter(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .expect("run arbiter");
     if let Some(input) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
     }
     drop(child.stdin.take());
     child.wait_with_output().unwrap()
@@ -146,6 +145,35 @@ fn av_batch_keeps_going_after_a_bad_line_and_reports_it() {
 }
 
 #[test]
+fn av_answers_every_line_even_invalid_utf8_and_huge_ones() {
+    let mut input = format!("{HTTPD} {CONTENT} file\n").into_bytes();
+    input.extend_from_slice(b"system_u:object_r:\xff\xfe_t:s0 x file\n");
+    input.extend(std::iter::repeat_n(b'a', 200_000));
+    input.push(b'\n');
+    input.extend_from_slice(format!("{HTTPD} {HOME} file").as_bytes()); // no final newline
+    let out = arbiter_bytes(&["av", "builtin"], Some(&input));
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!((&*lines[1], &*lines[2]), ("error", "error"));
+    assert_ne!(lines[3], "error");
+    let err = text(&out.stderr);
+    assert!(err.contains("line 2: not valid UTF-8"), "{err}");
+    assert!(err.contains("line 3: longer than"), "{err}");
+}
+
+#[test]
+fn info_on_a_directory_says_so() {
+    let out = arbiter(&["info", "/tmp"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("is a directory"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn cached_and_uncached_av_agree() {
     let input = format!("{HTTPD} {CONTENT} file\n{HTTPD} {HOME} file\n{HTTPD} {CONTENT} file\n");
     let cached = arbiter(&["av", "builtin", "--stats"], Some(&input));
@@ -204,5 +232,6 @@ fn demo_runs_end_to_end() {
     assert!(
         s.contains("Statistics for policy file: builtin")
             && s.contains("system_u:object_r:shadow_t:s0")
+            && s.contains("# policy reloaded: sequence number 3")
     );
 }

@@ -6,55 +6,18 @@
 //! process transition that changes role needs a `role allow`; a bounded source type is
 //! cut down to what its bound would be allowed.
 
+use crate::decision::{AccessVector, AvDecision, AvdFlags, XpermBase, XpermsDecision, XpermsUsed};
 use crate::index::{
     bit_has, row_has, AvKind, AvRule, FLAG_BOUNDED, FLAG_NEVERAUDIT, FLAG_PERMISSIVE,
     FLAG_UNPLANNED,
 };
-use crate::server::Snapshot;
+use crate::state::Snapshot;
 use arbiter_policy::avtab::{AvtabKind, XpermsKind};
 use arbiter_policy::mls::Context;
 use arbiter_policy::ClassId;
 
-/// The decision carries this flag when the source type is permissive.
-pub const AVD_FLAGS_PERMISSIVE: u32 = 0x0001;
-/// The decision carries this flag when the source type is `neveraudit` (format 35).
-pub const AVD_FLAGS_NEVERAUDIT: u32 = 0x0002;
-
 /// Bounds form a forest checked acyclic at load; this is a second line of defence.
 const MAX_BOUNDS_DEPTH: u32 = 32;
-
-/// An access vector decision, with the kernel's meaning of each field.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct AvDecision {
-    /// Granted permission bits (bit i = permission value i+1).
-    pub allowed: u32,
-    /// Granted bits to audit.
-    pub auditallow: u32,
-    /// Denied bits to audit (the complement of `dontaudit`).
-    pub auditdeny: u32,
-    /// The snapshot sequence number the decision was computed under.
-    pub seqno: u64,
-    /// [`AVD_FLAGS_PERMISSIVE`], [`AVD_FLAGS_NEVERAUDIT`].
-    pub flags: u32,
-}
-
-impl AvDecision {
-    /// The answer for a query that cannot be computed: nothing allowed, everything audited.
-    pub fn deny_all(seqno: u64) -> AvDecision {
-        AvDecision {
-            allowed: 0,
-            auditallow: 0,
-            auditdeny: u32::MAX,
-            seqno,
-            flags: 0,
-        }
-    }
-
-    /// Whether every requested bit is granted.
-    pub fn allows(&self, requested: u32) -> bool {
-        self.allowed & requested == requested
-    }
-}
 
 /// The full decision for a pair of contexts and a class: `security_compute_av` minus the
 /// SID lookups (the class must exist in the policy: callers resolve names and apply
@@ -62,15 +25,15 @@ impl AvDecision {
 pub fn compute_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> AvDecision {
     let mut d = context_av(snap, s, t, class, 0);
     d.seqno = snap.seqno;
-    let f = snap.index.type_flags(s.ty);
+    let f = snap.index().type_flags(s.ty);
     if f & FLAG_PERMISSIVE != 0 {
-        d.flags |= AVD_FLAGS_PERMISSIVE;
+        d.flags |= AvdFlags::PERMISSIVE;
     }
     if f & FLAG_NEVERAUDIT != 0 {
         // The kernel (6.16, format 35) audits nothing for a neveraudit source.
-        d.flags |= AVD_FLAGS_NEVERAUDIT;
-        d.auditallow = 0;
-        d.auditdeny = 0;
+        d.flags |= AvdFlags::NEVERAUDIT;
+        d.auditallow = AccessVector::NONE;
+        d.auditdeny = AccessVector::NONE;
     }
     d
 }
@@ -78,7 +41,7 @@ pub fn compute_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> 
 /// TE rules only: allowed / auditallow / auditdeny from the access vector tables.
 #[inline]
 pub fn te_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> (u32, u32, u32) {
-    let idx = &*snap.index;
+    let idx = snap.index();
     if idx.type_flags(s.ty) & FLAG_UNPLANNED != 0 {
         return te_av_buckets(snap, s, t, class);
     }
@@ -108,7 +71,7 @@ pub fn te_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> (u32,
 /// TE rules by walking the source type's attributes' buckets: the reference the plans are
 /// tested against, and the path for types the plan budget left out.
 pub fn te_av_buckets(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> (u32, u32, u32) {
-    let idx = &*snap.index;
+    let idx = snap.index();
     let row = idx.member_row(t.ty);
     let (mut allowed, mut auditallow, mut auditdeny) = (0u32, 0u32, u32::MAX);
     for &sa in idx.attrs_of(s.ty) {
@@ -128,7 +91,7 @@ pub fn te_av_buckets(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) 
 
 fn context_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId, depth: u32) -> AvDecision {
     let p = &*snap.policy;
-    let idx = &*snap.index;
+    let idx = snap.index();
     if class.index() >= p.classes.len() {
         return AvDecision::deny_all(snap.seqno);
     }
@@ -168,45 +131,16 @@ fn context_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId, depth: 
                 None => t.clone(),
             };
             let lo = context_av(snap, &lo_s, &lo_t, class, depth + 1);
-            allowed &= lo.allowed;
+            allowed &= lo.allowed.0;
         }
     }
 
     AvDecision {
-        allowed,
-        auditallow,
-        auditdeny,
+        allowed: AccessVector(allowed),
+        auditallow: AccessVector(auditallow),
+        auditdeny: AccessVector(auditdeny),
         seqno: snap.seqno,
-        flags: 0,
-    }
-}
-
-/// Which extended permission space a query is about.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum XpermBase {
-    Ioctl,
-    Nlmsg,
-}
-
-/// The kernel's `extended_perms_decision` for one driver (high byte).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct XpermsDecision {
-    pub driver: u8,
-    /// Whether any rule of each kind matched: bit 0 allowed, 1 auditallow, 2 dontaudit.
-    pub used: u8,
-    pub allowed: [u32; 8],
-    pub auditallow: [u32; 8],
-    pub dontaudit: [u32; 8],
-}
-
-pub const XPERMS_ALLOWED: u8 = 1;
-pub const XPERMS_AUDITALLOW: u8 = 2;
-pub const XPERMS_DONTAUDIT: u8 = 4;
-
-impl XpermsDecision {
-    /// Whether function `func` (low byte) of this driver is allowed.
-    pub fn allows(&self, func: u8) -> bool {
-        self.allowed[func as usize / 32] & (1 << (func % 32)) != 0
+        flags: AvdFlags::NONE,
     }
 }
 
@@ -241,7 +175,7 @@ fn for_each_xp_rule(
     class: ClassId,
     mut f: impl FnMut(AvtabKind, &arbiter_policy::avtab::Xperms),
 ) {
-    let idx = &*snap.index;
+    let idx = snap.index();
     let row = idx.member_row(t.ty);
     for &sa in idx.attrs_of(s.ty) {
         for r in idx.xp_bucket(sa, class) {
@@ -300,9 +234,9 @@ pub fn compute_xperms(
             _ => return,
         };
         let (used, set) = match kind {
-            AvtabKind::XpermsAllowed => (XPERMS_ALLOWED, &mut d.allowed),
-            AvtabKind::XpermsAuditAllow => (XPERMS_AUDITALLOW, &mut d.auditallow),
-            AvtabKind::XpermsDontAudit => (XPERMS_DONTAUDIT, &mut d.dontaudit),
+            AvtabKind::XpermsAllowed => (XpermsUsed::ALLOWED, &mut d.allowed),
+            AvtabKind::XpermsAuditAllow => (XpermsUsed::AUDITALLOW, &mut d.auditallow),
+            AvtabKind::XpermsDontAudit => (XpermsUsed::DONTAUDIT, &mut d.dontaudit),
             _ => return,
         };
         d.used |= used;

@@ -12,7 +12,7 @@ const MAX_DEPTH: usize = 32;
 /// `l1` dominates `l2`: higher-or-equal sensitivity and a superset of categories.
 #[inline]
 pub fn level_dom(l1: &MlsLevel, l2: &MlsLevel) -> bool {
-    l1.sens >= l2.sens && l1.cats.contains_all(&l2.cats)
+    l1.dominates(l2)
 }
 
 #[inline]
@@ -387,20 +387,11 @@ mod tests {
     use arbiter_policy::constraint::ConstraintExpr as E;
     use arbiter_policy::mls::MlsRange;
     use arbiter_policy::{Ebitmap, RoleId, TypeId, UserId};
+    use arbiter_testkit::Rng;
     use std::path::PathBuf;
 
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n.max(1) as u64) as usize
-        }
-    }
-
     fn policy() -> Policy {
-        let debian = PathBuf::from("/etc/selinux/default/policy/policy.33");
+        let debian = PathBuf::from(arbiter_testkit::DEBIAN_DEFAULT);
         let path = if debian.exists() {
             debian
         } else {
@@ -502,7 +493,7 @@ mod tests {
     #[test]
     fn compiled_constraints_agree_with_postfix_evaluation() {
         let p = policy();
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         let real: Vec<&[E]> = p
             .classes
             .iter()

@@ -8,28 +8,63 @@
 pub enum DecideError {
     /// The context string does not have the `user:role:type[:range]` shape.
     #[error("malformed context {context:?}: {reason}")]
-    MalformedContext { context: String, reason: String },
+    MalformedContext {
+        /// The context as given.
+        context: String,
+        /// What is wrong with its shape.
+        reason: String,
+    },
+    /// No user has this name.
     #[error("unknown user {0:?}")]
     UnknownUser(String),
+    /// No role has this name.
     #[error("unknown role {0:?}")]
     UnknownRole(String),
+    /// No type or alias has this name.
     #[error("unknown type {0:?}")]
     UnknownType(String),
+    /// No sensitivity or alias has this name.
     #[error("unknown sensitivity {0:?}")]
     UnknownSensitivity(String),
+    /// No category or alias has this name.
     #[error("unknown category {0:?}")]
     UnknownCategory(String),
     /// Every part names a symbol, but the policy does not allow the combination.
     #[error("invalid context {context:?}: {reason}")]
-    InvalidContext { context: String, reason: String },
+    InvalidContext {
+        /// The context as given.
+        context: String,
+        /// The rule it breaks.
+        reason: String,
+    },
+    /// No class has this name (or value).
     #[error("unknown class {0:?}")]
     UnknownClass(String),
+    /// The class defines no permission of this name.
     #[error("unknown permission {perm:?} in class {class:?}")]
-    UnknownPermission { class: String, perm: String },
+    UnknownPermission {
+        /// The class.
+        class: String,
+        /// The permission name.
+        perm: String,
+    },
+    /// No boolean has this name.
     #[error("unknown boolean {0:?}")]
     UnknownBoolean(String),
+    /// This server never issued the SID.
     #[error("unknown SID {0}")]
     UnknownSid(u32),
+    /// The SID's context is not defined by the current policy (a reload invalidated it)
+    /// and the policy has no `unlabeled` initial SID to answer in its place.
+    #[error("SID {0} has no valid context under the current policy")]
+    InvalidSid(u32),
+    /// A policy reload was refused: the new policy numbers an initial SID where the server
+    /// already issued a dynamic one (SID numbers never move).
+    #[error("the new policy's initial SID {0} collides with a SID already issued")]
+    InitialSidCollision(u32),
+    /// The decision source does not implement this operation.
+    #[error("{0} not supported by this decision source")]
+    Unsupported(&'static str),
     /// Every SID number is in use (the kernel's sidtab fails the same way past
     /// `SIDTAB_MAX`).
     #[error("the SID table is full")]
@@ -43,7 +78,13 @@ pub enum DecideError {
     /// A computed label is not a valid context in this policy (the kernel refuses the
     /// operation in enforcing mode).
     #[error("computed context {context} is invalid: {reason}")]
-    InvalidComputedContext { context: String, reason: String },
+    InvalidComputedContext {
+        /// The computed context.
+        context: String,
+        /// Why it is invalid.
+        reason: String,
+    },
 }
 
+/// The security server's result type.
 pub type Result<T, E = DecideError> = std::result::Result<T, E>;

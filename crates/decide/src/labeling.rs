@@ -4,7 +4,7 @@
 //! `validatetrans`.
 
 use crate::constraint;
-use crate::server::Snapshot;
+use crate::state::Snapshot;
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::mls::{Context, MlsRange};
 use arbiter_policy::symbols::{DefaultRange, DefaultSide};
@@ -61,7 +61,7 @@ pub fn compute_label(
     semantics: Semantics,
 ) -> Option<Context> {
     let p = &*snap.policy;
-    let idx = &*snap.index;
+    let idx = snap.index();
     let cls = p.classes.get(class.index());
     let sock = semantics == Semantics::Kernel && cls.is_some_and(|c| is_socket_class(&c.name));
     let process_like = Some(class) == idx.process_class || sock;
@@ -165,7 +165,7 @@ fn mls_compute(
 ) -> Option<MlsRange> {
     match kind {
         LabelKind::Create => {
-            if let Some(r) = snap.index.range_trans.get(&(s.ty, t.ty, class)) {
+            if let Some(r) = snap.index().range_trans.get(&(s.ty, t.ty, class)) {
                 return Some(r.clone());
             }
             match default_range {

@@ -18,7 +18,7 @@ use arbiter_policy::{
     BoolId, CatId, ClassId, Ebitmap, Policy, RoleId, SensId, TypeFlavor, TypeId, UserId,
 };
 
-pub use crate::hash::{FxBuildHasher, FxHashMap, FxHasher};
+pub use crate::hash::FxHashMap;
 
 /// A name table of one symbol kind: name (primary or alias) → id, and id → primary name.
 #[derive(Clone, Debug)]
@@ -307,6 +307,7 @@ impl Names {
     pub fn user_name(&self, id: UserId) -> Option<&str> {
         self.users.name(id.index())
     }
+    /// The name of a role.
     #[inline]
     pub fn role_name(&self, id: RoleId) -> Option<&str> {
         self.roles.name(id.index())
@@ -316,6 +317,7 @@ impl Names {
     pub fn type_name(&self, id: TypeId) -> Option<&str> {
         self.types.name(id.index())
     }
+    /// The name of a class.
     #[inline]
     pub fn class_name(&self, id: ClassId) -> Option<&str> {
         self.classes.name(id.index())
@@ -329,6 +331,7 @@ impl Names {
             .map(|n| &**n)
             .filter(|n| !n.is_empty())
     }
+    /// The name of a boolean.
     #[inline]
     pub fn bool_name(&self, id: BoolId) -> Option<&str> {
         self.bools.name(id.index())

@@ -6,16 +6,18 @@
 //! The Debian default policy (`selinux-policy-default`, installed by CI) is sampled when
 //! present; without it that test prints a note and passes.
 
-use arbiter_decide::explain::{explain, Explanation, Removal, RuleKind, TeRule};
-use arbiter_decide::security::SecurityServer;
-use arbiter_decide::server::{eval_cond, Snapshot};
+use arbiter_decide::internals::eval_cond;
+use arbiter_decide::{
+    Explanation, PermExplanation, Removal, RuleKind, SecurityServer, Snapshot, TeRule,
+};
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
 use arbiter_policy::mls::Context;
-use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId, UserId};
+use arbiter_policy::{ClassId, Policy, RoleId, TypeId, UserId};
+use arbiter_testkit::Rng;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-const DEBIAN: &str = "/etc/selinux/default/policy/policy.33";
+const DEBIAN: &str = arbiter_testkit::DEBIAN_DEFAULT;
 
 fn repo_policy(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -33,25 +35,23 @@ fn why(server: &SecurityServer, s: &str, t: &str, class: &str, perms: &[&str]) -
     let ssid = server.context_to_sid(s).unwrap();
     let tsid = server.context_to_sid(t).unwrap();
     let c = server.known_class(class).unwrap();
-    let req = server.perms(class, perms).unwrap();
-    assert!(req.unknown.is_empty(), "{:?}", req.unknown);
-    let mut q = server.query();
-    let e = explain(server, &mut q, ssid, tsid, c, req.bits).unwrap();
-    let snap = q.snapshot().clone();
-    let rules = RuleTable::new(server.policy());
+    let req = server.perm_set(class, perms).unwrap();
+    assert_eq!(req.unknown().count(), 0, "{req:?}");
+    let snap = server.snapshot();
+    let e = server.explain(ssid, tsid, c, req.bits()).unwrap();
+    let rules = RuleTable::new(&snap.policy);
     check_consistent(
-        server,
         &snap,
         &rules,
         &e,
-        server.context(ssid).unwrap(),
-        server.context(tsid).unwrap(),
+        snap.sids().context(ssid).unwrap(),
+        snap.sids().context(tsid).unwrap(),
         c,
     );
     e
 }
 
-fn perm<'e>(e: &'e Explanation, name: &str) -> &'e arbiter_decide::explain::PermExplanation {
+fn perm<'e>(e: &'e Explanation, name: &str) -> &'e PermExplanation {
     e.perms
         .iter()
         .find(|p| p.name == name)
@@ -169,7 +169,6 @@ fn check_rule(
 
 /// The explanation agrees with `compute_av` and every cited rule is real.
 fn check_consistent(
-    server: &SecurityServer,
     snap: &Snapshot,
     rules: &RuleTable,
     e: &Explanation,
@@ -177,23 +176,34 @@ fn check_consistent(
     t: &Context,
     class: ClassId,
 ) {
-    let p = server.policy();
-    let d = arbiter_decide::av::compute_av(snap, s, t, class);
+    let p = &snap.policy;
+    let d = arbiter_decide::internals::compute_av(snap, s, t, class);
     let ctx = || format!("{} -> {} : {}", e.scontext, e.tcontext, e.class_name);
     assert_eq!(
         e.granted(),
-        d.allowed & e.requested,
+        d.allowed.0 & e.requested,
         "granted set differs: {}\n{e}",
         ctx()
     );
-    assert_eq!(e.allowed, d.allowed, "allowed vector differs: {}", ctx());
-    assert_eq!(e.auditallow, d.auditallow, "auditallow differs: {}", ctx());
-    assert_eq!(e.auditdeny, d.auditdeny, "auditdeny differs: {}", ctx());
+    assert_eq!(e.allowed, d.allowed.0, "allowed vector differs: {}", ctx());
+    assert_eq!(
+        e.auditallow,
+        d.auditallow.0,
+        "auditallow differs: {}",
+        ctx()
+    );
+    assert_eq!(e.auditdeny, d.auditdeny.0, "auditdeny differs: {}", ctx());
     assert!(e.agrees(), "{}", ctx());
     assert_eq!(e.perms.len(), e.requested.count_ones() as usize);
     let mut te = 0;
     for pe in &e.perms {
-        assert_eq!(pe.granted, d.allowed & pe.bit != 0, "{} {}", ctx(), pe.name);
+        assert_eq!(
+            pe.granted,
+            d.allowed.0 & pe.bit != 0,
+            "{} {}",
+            ctx(),
+            pe.name
+        );
         assert_eq!(pe.te_allowed, !pe.allow.is_empty(), "{} {}", ctx(), pe.name);
         if pe.granted {
             assert!(
@@ -324,9 +334,8 @@ fn default_httpd_homedirs_names_the_boolean_that_flips_the_denial() {
     assert!(text.contains("would be allowed if: httpd_enable_homedirs=true  (if (httpd_enable_homedirs) [true list; now false: httpd_enable_homedirs=false] allow httpd_t user_home_t:file { getattr open read };)"), "{text}");
 
     // With the boolean on, the same rule grants it and says so.
-    let id = srv.publisher().bool_id("httpd_enable_homedirs").unwrap();
-    srv.publisher().set_bool(id, true);
-    srv.publisher().commit();
+    srv.set_booleans(&[("httpd_enable_homedirs", true)])
+        .unwrap();
     let e = why(&srv, s, t, "file", &["read"]);
     let read = perm(&e, "read");
     assert!(read.granted && read.would_allow.is_empty() && read.dontaudit.is_empty());
@@ -338,9 +347,7 @@ fn default_httpd_homedirs_names_the_boolean_that_flips_the_denial() {
 #[test]
 fn default_two_boolean_expression_lists_only_the_flip_that_works() {
     let srv = server(&repo_policy("default.33"));
-    let id = srv.publisher().bool_id("secure_mode").unwrap();
-    srv.publisher().set_bool(id, true);
-    srv.publisher().commit();
+    srv.set_booleans(&[("secure_mode", true)]).unwrap();
     let e = why(
         &srv,
         "user_u:user_r:user_t:s0",
@@ -604,17 +611,6 @@ fn json_carries_the_same_facts() {
     assert_eq!(read["dontaudit_rules"][0]["kind"], "dontaudit");
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
-}
-
 #[test]
 fn debian_explanations_agree_with_compute_av() {
     if !Path::new(DEBIAN).exists() {
@@ -625,22 +621,11 @@ fn debian_explanations_agree_with_compute_av() {
     let p = srv.policy().clone();
     let rules = RuleTable::new(&p);
     // Concrete members of each type or attribute.
-    let mut members: Vec<Vec<TypeId>> = vec![Vec::new(); p.types.len()];
-    for (i, map) in p.type_attr_map.iter().enumerate() {
-        if p.types[i].flavor != TypeFlavor::Type {
-            continue;
-        }
-        let ty = TypeId::from_index(i).unwrap();
-        for b in map.iter() {
-            if let Some(m) = members.get_mut(b as usize) {
-                m.push(ty);
-            }
-        }
-    }
+    let members = p.members();
     // Users and roles to draw from, so that user, role and MLS constraints fire.
     let users: Vec<UserId> = (0..p.users.len()).filter_map(UserId::from_index).collect();
     let roles: Vec<RoleId> = (0..p.roles.len()).filter_map(RoleId::from_index).collect();
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let ctx = |ty: TypeId, rng: &mut Rng| {
         let u = users[rng.below(users.len())];
         let range = p.users[u.index()].range.clone();
@@ -681,8 +666,7 @@ fn debian_explanations_agree_with_compute_av() {
         )
         .map(|e| e.key)
         .collect();
-    let mut q = srv.query();
-    let snap = q.snapshot().clone();
+    let snap = srv.snapshot();
     let (mut n, mut denied, mut flips, mut cons) = (0, 0, 0, 0);
     for k in keys {
         let (sm, tm) = (&members[k.source.index()], &members[k.target.index()]);
@@ -691,11 +675,11 @@ fn debian_explanations_agree_with_compute_av() {
         }
         let s = ctx(sm[rng.below(sm.len())], &mut rng);
         let t = ctx(tm[rng.below(tm.len())], &mut rng);
-        let ssid = srv.context_struct_to_sid(s.clone()).unwrap();
-        let tsid = srv.context_struct_to_sid(t.clone()).unwrap();
-        let requested = srv.names().defined_perms(k.class);
-        let e = explain(&srv, &mut q, ssid, tsid, k.class, requested).unwrap();
-        check_consistent(&srv, &snap, &rules, &e, &s, &t, k.class);
+        // Random combinations, valid or not (the kernel computes decisions for any
+        // context it holds), explained directly on the snapshot.
+        let requested = snap.names().defined_perms(k.class);
+        let e = arbiter_decide::internals::explain_contexts(&snap, &s, &t, k.class, requested);
+        check_consistent(&snap, &rules, &e, &s, &t, k.class);
         n += 1;
         denied += e.denied().count_ones();
         flips += e.perms.iter().map(|p| p.would_allow.len()).sum::<usize>();

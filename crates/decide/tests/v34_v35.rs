@@ -12,11 +12,8 @@
 //!   nlmsg }`, `allowxperm ... nlmsg { 0x12 0x16 0x1a }`, `auditallowxperm ... nlmsg 0x1a`,
 //!   and `neveraudit sysadm_t`.
 
-use arbiter_decide::av::{
-    XpermBase, AVD_FLAGS_NEVERAUDIT, AVD_FLAGS_PERMISSIVE, XPERMS_ALLOWED, XPERMS_AUDITALLOW,
-    XPERMS_DONTAUDIT,
-};
-use arbiter_decide::security::SecurityServer;
+use arbiter_decide::SecurityServer;
+use arbiter_decide::{AvDecision, AvdFlags, XpermBase, XpermRule, XpermsDecision, XpermsUsed};
 use arbiter_policy::Policy;
 use std::path::Path;
 
@@ -46,27 +43,44 @@ fn set(functions: &[u8]) -> [u32; 8] {
 }
 
 fn set_bool(s: &SecurityServer, name: &str, value: bool) {
-    let id = s.publisher().bool_id(name).unwrap();
-    s.publisher().set_bool(id, value);
-    s.publisher().commit();
+    s.set_booleans(&[(name, value)]).unwrap();
 }
 
 /// The ioctl decision of staff_t on dev_t:chr_file for one driver.
-fn staff_ioctl(s: &SecurityServer, driver: u8) -> arbiter_decide::av::XpermsDecision {
+/// Whether the driver is governed by per-function rules, and its decision.
+fn driver_decision(
+    s: &SecurityServer,
+    ssid: arbiter_decide::Sid,
+    tsid: arbiter_decide::Sid,
+    class: arbiter_policy::ClassId,
+    base: XpermBase,
+    driver: u8,
+) -> (bool, XpermsDecision) {
+    match s
+        .compute_xperms(ssid, tsid, class, base, driver)
+        .unwrap()
+        .rule
+    {
+        XpermRule::Driver(x) => (true, x),
+        _ => (
+            false,
+            XpermsDecision {
+                driver,
+                ..Default::default()
+            },
+        ),
+    }
+}
+
+fn staff_ioctl(s: &SecurityServer, driver: u8) -> XpermsDecision {
     let (staff, dev) = (
         s.context_to_sid(STAFF).unwrap(),
         s.context_to_sid(DEV).unwrap(),
     );
     let chr = s.known_class("chr_file").unwrap();
-    let mut q = s.query();
-    assert!(
-        q.xperm_drivers(staff, dev, chr)
-            .unwrap()
-            .has(XpermBase::Ioctl, driver),
-        "driver {driver:#x} should be governed by xperm rules"
-    );
-    q.compute_xperms(staff, dev, chr, XpermBase::Ioctl, driver)
-        .unwrap()
+    let (has, d) = driver_decision(s, staff, dev, chr, XpermBase::Ioctl, driver);
+    assert!(has, "driver {driver:#x} should be governed by xperm rules");
+    d
 }
 
 #[test]
@@ -78,14 +92,14 @@ fn conditional_xperm_rule_follows_its_boolean() {
         // staff_ioctl_net is false: the else branch applies. Its dontauditxperm keeps
         // driver 0x8a under xperm control, and nothing of it is allowed.
         let d = staff_ioctl(&s, 0x8a);
-        assert_eq!(d.used, XPERMS_DONTAUDIT, "{name}");
+        assert_eq!(d.used, XpermsUsed::DONTAUDIT, "{name}");
         assert_eq!(d.allowed, [0; 8], "{name}");
         assert_eq!(d.dontaudit, set(&functions), "{name}");
         assert!(!d.allows(0x05), "{name}: 0x8a05 with the boolean off");
 
         set_bool(&s, "staff_ioctl_net", true);
         let d = staff_ioctl(&s, 0x8a);
-        assert_eq!(d.used, XPERMS_ALLOWED, "{name}");
+        assert_eq!(d.used, XpermsUsed::ALLOWED, "{name}");
         assert_eq!(d.allowed, set(&functions), "{name}");
         assert_eq!(d.dontaudit, [0; 8], "{name}");
         assert!(
@@ -113,20 +127,10 @@ fn the_moved_rule_with_its_boolean_on_decides_as_features_33() {
 }
 
 /// The nlmsg decisions of a source on itself for `netlink_route_socket`.
-fn nlmsg(
-    s: &SecurityServer,
-    ctx: &str,
-    base: XpermBase,
-    driver: u8,
-) -> (bool, arbiter_decide::av::XpermsDecision) {
+fn nlmsg(s: &SecurityServer, ctx: &str, base: XpermBase, driver: u8) -> (bool, XpermsDecision) {
     let sid = s.context_to_sid(ctx).unwrap();
     let class = s.known_class("netlink_route_socket").unwrap();
-    let mut q = s.query();
-    let has = q.xperm_drivers(sid, sid, class).unwrap().has(base, driver);
-    (
-        has,
-        q.compute_xperms(sid, sid, class, base, driver).unwrap(),
-    )
+    driver_decision(s, sid, sid, class, base, driver)
 }
 
 #[test]
@@ -134,7 +138,7 @@ fn nlmsg_xperms_decide_by_message_type() {
     let s = server("features.35");
     let (has, d) = nlmsg(&s, STAFF, XpermBase::Nlmsg, 0x00);
     assert!(has, "driver 0x00 is governed by nlmsg rules");
-    assert_eq!(d.used, XPERMS_ALLOWED | XPERMS_AUDITALLOW);
+    assert_eq!(d.used, XpermsUsed::ALLOWED | XpermsUsed::AUDITALLOW);
     assert_eq!(d.allowed, set(&[0x12, 0x16, 0x1a]));
     assert_eq!(d.auditallow, set(&[0x1a]));
     assert_eq!(d.dontaudit, [0; 8]);
@@ -153,11 +157,11 @@ fn nlmsg_xperms_decide_by_message_type() {
     // nlmsg rules are not ioctl rules.
     let (has, d) = nlmsg(&s, STAFF, XpermBase::Ioctl, 0x00);
     assert!(!has);
-    assert_eq!(d.used, 0);
+    assert_eq!(d.used, XpermsUsed::default());
     // Another source has none.
     let (has, d) = nlmsg(&s, SYSADM, XpermBase::Nlmsg, 0x00);
     assert!(!has);
-    assert_eq!(d.used, 0);
+    assert_eq!(d.used, XpermsUsed::default());
 }
 
 #[test]
@@ -166,18 +170,18 @@ fn the_netlink_class_grants_its_allow_rule() {
     let staff = s.context_to_sid(STAFF).unwrap();
     let class = s.known_class("netlink_route_socket").unwrap();
     let want = s
-        .perms(
+        .perm_set(
             "netlink_route_socket",
             &["create", "read", "write", "nlmsg_read", "nlmsg"],
         )
         .unwrap();
-    assert!(want.unknown.is_empty());
+    assert_eq!(want.unknown().count(), 0);
     let d = s.query().compute_av(staff, staff, class).unwrap();
-    assert_eq!(d.allowed, want.bits);
+    assert_eq!(d.allowed, want.bits());
     let not = s
-        .perms("netlink_route_socket", &["nlmsg_write", "bind"])
+        .perm_set("netlink_route_socket", &["nlmsg_write", "bind"])
         .unwrap();
-    assert_eq!(d.allowed & not.bits, 0);
+    assert_eq!(d.allowed & not.bits(), 0);
     // features.34 has no such class: handle_unknown (allow) decides there.
     assert!(server("features.34")
         .known_class("netlink_route_socket")
@@ -185,7 +189,7 @@ fn the_netlink_class_grants_its_allow_rule() {
 }
 
 /// (flags, decision) of `compute_av` for contexts and a class given by name.
-fn av(s: &SecurityServer, src: &str, tgt: &str, class: &str) -> arbiter_decide::av::AvDecision {
+fn av(s: &SecurityServer, src: &str, tgt: &str, class: &str) -> AvDecision {
     let (a, b) = (
         s.context_to_sid(src).unwrap(),
         s.context_to_sid(tgt).unwrap(),
@@ -205,8 +209,14 @@ fn neveraudit_flag_is_set_for_its_source_type_only() {
         (SYSADM, STAFF, "netlink_route_socket"),
     ] {
         let d = av(&s, src, tgt, class);
-        assert_ne!(d.flags & AVD_FLAGS_NEVERAUDIT, 0, "{src} -> {tgt}:{class}");
-        assert_eq!(d.flags & AVD_FLAGS_PERMISSIVE, 0, "{src} -> {tgt}:{class}");
+        assert!(
+            d.flags.contains(AvdFlags::NEVERAUDIT),
+            "{src} -> {tgt}:{class}"
+        );
+        assert!(
+            !d.flags.contains(AvdFlags::PERMISSIVE),
+            "{src} -> {tgt}:{class}"
+        );
     }
     // Not for other sources, whatever the target (sysadm_t as target included).
     for (src, tgt, class) in [
@@ -214,12 +224,19 @@ fn neveraudit_flag_is_set_for_its_source_type_only() {
         (STAFF, SECRET, "file"),
         (GUEST, DEV, "chr_file"),
     ] {
-        assert_eq!(av(&s, src, tgt, class).flags, 0, "{src} -> {tgt}:{class}");
+        assert_eq!(
+            av(&s, src, tgt, class).flags,
+            AvdFlags::NONE,
+            "{src} -> {tgt}:{class}"
+        );
     }
     // The permissive type keeps just its own flag.
-    assert_eq!(av(&s, APP, TMP, "file").flags, AVD_FLAGS_PERMISSIVE);
+    assert_eq!(av(&s, APP, TMP, "file").flags, AvdFlags::PERMISSIVE);
     // Before version 35 there is no neveraudit: sysadm_t gets no flag in features.34.
-    assert_eq!(av(&server("features.34"), SYSADM, SECRET, "file").flags, 0);
+    assert_eq!(
+        av(&server("features.34"), SYSADM, SECRET, "file").flags,
+        AvdFlags::NONE
+    );
 }
 
 /// Linux 6.16's `security_compute_av` also clears `auditallow` and `auditdeny` when it sets
@@ -232,9 +249,9 @@ fn neveraudit_flag_is_set_for_its_source_type_only() {
 fn neveraudit_decisions_carry_no_audit_bits_as_in_the_kernel() {
     let s = server("features.35");
     let d = av(&s, SYSADM_HIGH, SECRET, "file");
-    let rw = s.perms("file", &["read", "write"]).unwrap().bits;
+    let rw = s.perm_set("file", &["read", "write"]).unwrap().bits();
     assert_eq!(d.allowed & rw, rw);
-    assert_eq!((d.auditallow, d.auditdeny), (0, 0));
+    assert_eq!((d.auditallow.0, d.auditdeny.0), (0, 0));
 }
 
 #[test]
@@ -243,7 +260,7 @@ fn features_33_decisions_are_unchanged_where_nothing_was_added() {
     for name in ["features.33", "features.34", "features.35"] {
         let s = server(name);
         let d = av(&s, SYSADM_HIGH, SECRET, "file");
-        let bits = |p: &[&str]| s.perms("file", p).unwrap().bits;
+        let bits = |p: &[&str]| s.perm_set("file", p).unwrap().bits();
         assert_eq!(
             d.allowed,
             bits(&["getattr", "open", "read", "write"]),

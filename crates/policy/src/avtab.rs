@@ -211,14 +211,7 @@ use crate::policy::version;
 use crate::read::Counts;
 use std::cell::OnceCell;
 
-/// Kind bits of the `specified` word (the kernel's `AVTAB_AV`, `AVTAB_TYPE`, `AVTAB_XPERMS`).
-const AVTAB_AV: u16 = 0x0007;
-const AVTAB_TYPE: u16 = 0x0070;
-const AVTAB_XPERMS: u16 = 0x0700;
-/// The "rule is active" flag the compiler sets on conditional entries (format >= 20).
-const AVTAB_ENABLED: u16 = 0x8000;
-/// The same flag in the 32-bit kind word of the format before version 20.
-const AVTAB_ENABLED_OLD: u32 = 0x8000_0000;
+use crate::format::{AVTAB_AV, AVTAB_ENABLED, AVTAB_ENABLED_OLD, AVTAB_TYPE, AVTAB_XPERMS};
 /// Every bit a `specified` word may carry; the kernel refuses any other.
 const SPECIFIER_MASK: u16 = AVTAB_AV | AVTAB_TYPE | AVTAB_XPERMS | AVTAB_ENABLED;
 

@@ -10,21 +10,10 @@ use crate::ebitmap::Ebitmap;
 use crate::error::{PolicyError, Result};
 use crate::policy::{version, HandleUnknown, MAX_VERSION, MIN_VERSION};
 
-/// `POLICYDB_MAGIC` (`SELINUX_MAGIC`): a kernel (or Xen) binary policy.
-const MAGIC: u32 = 0xf97c_ff8c;
-/// `POLICYDB_MOD_MAGIC`: a policy module or base module (`.pp` contents), not a kernel policy.
-const MOD_MAGIC: u32 = 0xf97c_ff8d;
-/// `POLICYDB_STRING`: the target string of Linux kernel policies.
-const TARGET_SELINUX: &[u8] = b"SE Linux";
-/// libsepol's `POLICYDB_STRING_MAX_LENGTH`: longer target strings are refused unread.
-const TARGET_MAX_LEN: u32 = 32;
-
-/// Configuration word bits (`POLICYDB_CONFIG_*`, `REJECT_UNKNOWN`, `ALLOW_UNKNOWN`).
-const CONFIG_MLS: u32 = 0x1;
-/// `REJECT_UNKNOWN` is bit 1 and `ALLOW_UNKNOWN` bit 2 (libsepol's `SEPOL_REJECT_UNKNOWN` =
-/// 2, `SEPOL_ALLOW_UNKNOWN` = 4); neither set means deny.
-const CONFIG_REJECT_UNKNOWN: u32 = 0x2;
-const CONFIG_ALLOW_UNKNOWN: u32 = 0x4;
+use crate::format::{
+    CONFIG_ALLOW_UNKNOWN, CONFIG_MLS, CONFIG_REJECT_UNKNOWN, MAGIC, MOD_MAGIC, TARGET_MAX_LEN,
+    TARGET_SELINUX,
+};
 
 /// Symbol tables in a kernel policy: commons, classes, roles, types, users, booleans,
 /// sensitivities, categories (`SYM_NUM`).

@@ -21,6 +21,7 @@ pub mod constraint;
 mod cursor;
 pub mod ebitmap;
 pub mod error;
+mod format;
 mod header;
 pub mod ids;
 mod keytab;
@@ -35,6 +36,10 @@ mod testbytes;
 pub mod transitions;
 mod validate;
 pub mod write;
+
+/// The small policy embedded in arbiter (`policies/src/default.conf`, compiled to format
+/// 33 by `policies/regen.sh`): for examples, demos and the command line's `builtin`.
+pub const BUILTIN_POLICY: &[u8] = include_bytes!("../../../policies/bin/default.33");
 
 pub use ebitmap::Ebitmap;
 pub use error::{PolicyError, Result};

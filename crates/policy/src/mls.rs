@@ -34,6 +34,13 @@ use crate::error::Result;
 use crate::read::Counts;
 
 impl MlsLevel {
+    /// The kernel's `mls_level_dom`: `self` dominates `other` (sensitivity at least as
+    /// high, categories a superset). The one definition every crate uses.
+    #[inline]
+    pub fn dominates(&self, other: &MlsLevel) -> bool {
+        self.sens >= other.sens && self.cats.contains_all(&other.cats)
+    }
+
     /// The kernel's `mls_read_level`: a sensitivity word and a category bitmap.
     pub(crate) fn read(c: &mut Cursor<'_>, what: &'static str) -> Result<Self> {
         let sens = c.u32(what)?;

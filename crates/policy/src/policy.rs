@@ -7,7 +7,8 @@ use crate::ebitmap::Ebitmap;
 use crate::ids::{BoolId, ClassId, CommonId, RoleId, TypeId, UserId};
 use crate::ocontext::{GenfsCon, OContexts};
 use crate::symbols::{
-    Bool, Category, Class, Common, MlsAlias, Role, Sensitivity, TypeAlias, TypeDatum, User,
+    Bool, Category, Class, Common, MlsAlias, Role, Sensitivity, TypeAlias, TypeDatum, TypeFlavor,
+    User,
 };
 use crate::transitions::{FilenameTrans, RangeTrans, RoleAllow, RoleTrans};
 
@@ -101,6 +102,36 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// For each type or attribute value (by index), the concrete types that have it: the
+    /// type itself, or the members of the attribute, from the type→attribute map. The one
+    /// definition of "members of an attribute" that tests, benchmarks and tools use.
+    pub fn members(&self) -> Vec<Vec<TypeId>> {
+        let mut members = vec![Vec::new(); self.types.len()];
+        for (i, map) in self.type_attr_map.iter().enumerate() {
+            if self.types.get(i).map(|t| t.flavor) != Some(TypeFlavor::Type) {
+                continue;
+            }
+            let Some(ty) = TypeId::from_index(i) else {
+                continue;
+            };
+            for b in map.iter() {
+                if let Some(m) = members.get_mut(b as usize) {
+                    m.push(ty);
+                }
+            }
+        }
+        members
+    }
+
+    /// The `process` class, if the policy defines one (role transitions, range transitions
+    /// of older formats and the role check of process transitions refer to it).
+    pub fn process_class(&self) -> Option<ClassId> {
+        self.classes
+            .iter()
+            .position(|c| &*c.name == "process")
+            .and_then(ClassId::from_index)
+    }
+
     pub fn common(&self, id: CommonId) -> &Common {
         &self.commons[id.index()]
     }

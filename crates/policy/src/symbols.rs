@@ -776,9 +776,7 @@ fn read_roles(c: &mut Cursor<'_>, v: u32) -> Result<Vec<Role>> {
     }))
 }
 
-/// `TYPEDATUM_PROPERTY_*` bits of type records from version 24 on.
-const TYPE_PROPERTY_PRIMARY: u32 = 1;
-const TYPE_PROPERTY_ATTRIBUTE: u32 = 2;
+use crate::format::{TYPE_PROPERTY_ATTRIBUTE, TYPE_PROPERTY_PRIMARY};
 
 fn read_types(c: &mut Cursor<'_>, v: u32) -> Result<(Vec<TypeDatum>, Vec<TypeAlias>)> {
     const WHAT: &str = "type";

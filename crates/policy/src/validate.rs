@@ -217,7 +217,7 @@ impl Policy {
     pub fn mls_range_is_valid(&self, r: &MlsRange) -> std::result::Result<(), String> {
         self.mls_level_is_valid(&r.low)?;
         self.mls_level_is_valid(&r.high)?;
-        if !level_dominates(&r.high, &r.low) {
+        if !r.high.dominates(&r.low) {
             return Err(format!(
                 "range {}: the high level does not dominate the low level",
                 self.range_label(r)
@@ -282,14 +282,9 @@ fn is_object_r(role: RoleId) -> bool {
     role.value() == 1
 }
 
-/// The kernel's `mls_level_dom`: `a` dominates `b`.
-fn level_dominates(a: &MlsLevel, b: &MlsLevel) -> bool {
-    a.sens >= b.sens && a.cats.contains_all(&b.cats)
-}
-
 /// The kernel's `mls_range_contains(outer, inner)`.
 fn range_contains(outer: &MlsRange, inner: &MlsRange) -> bool {
-    level_dominates(&inner.low, &outer.low) && level_dominates(&outer.high, &inner.high)
+    inner.low.dominates(&outer.low) && outer.high.dominates(&inner.high)
 }
 
 fn check_roles(p: &Policy) -> Result<()> {

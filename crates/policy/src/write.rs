@@ -44,22 +44,11 @@ use crate::policy::{version, HandleUnknown, Policy, MAX_VERSION, MIN_VERSION};
 use crate::symbols::{DefaultRange, DefaultSide, Perm, TypeFlavor, OBJECT_R};
 use crate::transitions::FilenameTrans;
 
-/// `POLICYDB_MAGIC`.
-const MAGIC: u32 = 0xf97c_ff8c;
-/// `POLICYDB_STRING`.
-const TARGET: &[u8] = b"SE Linux";
-/// Configuration word bits.
-const CONFIG_MLS: u32 = 0x1;
-const CONFIG_REJECT_UNKNOWN: u32 = 0x2;
-const CONFIG_ALLOW_UNKNOWN: u32 = 0x4;
-/// `TYPEDATUM_PROPERTY_*`.
-const TYPE_PROPERTY_PRIMARY: u32 = 1;
-const TYPE_PROPERTY_ATTRIBUTE: u32 = 2;
-/// The conditional "enabled" flag of the `specified` word, and of the old 32-bit kind word.
-const AVTAB_ENABLED: u16 = 0x8000;
-const AVTAB_ENABLED_OLD: u32 = 0x8000_0000;
-/// Kind groups of the old format: one item holds kinds of one group only.
-const AVTAB_AV: u16 = 0x0007;
+use crate::format::{
+    AVTAB_AV, AVTAB_ENABLED, AVTAB_ENABLED_OLD, CONFIG_ALLOW_UNKNOWN, CONFIG_MLS,
+    CONFIG_REJECT_UNKNOWN, MAGIC, TARGET_SELINUX as TARGET, TYPE_PROPERTY_ATTRIBUTE,
+    TYPE_PROPERTY_PRIMARY,
+};
 /// The order of the data of the old format's multi-kind items (the kernel's `spec_order`).
 const SPEC_ORDER: [AvtabKind; 6] = [
     AvtabKind::Allowed,
@@ -1173,11 +1162,7 @@ impl<'a> Writer<'a> {
     }
 
     fn process_class(&self) -> Option<ClassId> {
-        self.p
-            .classes
-            .iter()
-            .position(|c| &*c.name == "process")
-            .and_then(ClassId::from_index)
+        self.p.process_class()
     }
 
     fn role_allow(&mut self) -> Result<(), WriteError> {

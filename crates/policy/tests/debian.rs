@@ -9,8 +9,8 @@ use arbiter_policy::{HandleUnknown, Policy, TypeFlavor};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-const DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
-const MLS: &str = "/etc/selinux/mls/policy/policy.33";
+const DEFAULT: &str = arbiter_testkit::DEBIAN_DEFAULT;
+const MLS: &str = arbiter_testkit::DEBIAN_MLS;
 
 /// Reads the file, or `None` (with a note on stderr) when it is not installed.
 fn load(path: &str) -> Option<(Vec<u8>, Policy)> {

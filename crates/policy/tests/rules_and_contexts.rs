@@ -12,8 +12,8 @@ use arbiter_policy::{Policy, TypeFlavor};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
-const MLS: &str = "/etc/selinux/mls/policy/policy.33";
+const DEFAULT: &str = arbiter_testkit::DEBIAN_DEFAULT;
+const MLS: &str = arbiter_testkit::DEBIAN_MLS;
 
 fn load(path: &str) -> Option<Policy> {
     if !Path::new(path).exists() {

@@ -40,8 +40,7 @@
 //! grows with the number of SIDs: reported for a small table and for the full one).
 
 use arbiter_bench::workload::{av_rule_keys, Rng, Sids, Universe};
-use arbiter_decide::security::SecurityServer;
-use arbiter_decide::sidtab::Sid;
+use arbiter_decide::{SecurityServer, Sid};
 use arbiter_policy::{ClassId, Policy};
 use sepol_oracle::Oracle;
 use serde_json::json;
@@ -71,7 +70,7 @@ fn usage() -> ! {
 
 fn opts() -> Opts {
     let mut o = Opts {
-        policy: PathBuf::from("/etc/selinux/default/policy/policy.33"),
+        policy: PathBuf::from(arbiter_testkit::DEBIAN_DEFAULT),
         queries: 200_000,
         reps: 5,
         json: false,
@@ -263,14 +262,14 @@ fn throughput(server: &SecurityServer, qs: &[Q], threads: usize, passes: usize) 
                     let mut acc = 0u32;
                     // Warm this thread's caches on its own order first.
                     for x in qs[off..].iter().chain(&qs[..off]) {
-                        acc ^= q.compute_av(x.a_s, x.a_t, x.class).unwrap().allowed;
+                        acc ^= q.compute_av(x.a_s, x.a_t, x.class).unwrap().allowed.0;
                     }
                     barrier.wait();
                     let c0 = cpu_ns();
                     let t0 = Instant::now();
                     for _ in 0..passes {
                         for x in qs[off..].iter().chain(&qs[..off]) {
-                            acc ^= q.compute_av(x.a_s, x.a_t, x.class).unwrap().allowed;
+                            acc ^= q.compute_av(x.a_s, x.a_t, x.class).unwrap().allowed.0;
                         }
                     }
                     let dt = t0.elapsed();
@@ -395,7 +394,7 @@ fn main() {
         let (mut n, mut acc) = (0usize, 0u32);
         while t0.elapsed().as_secs_f64() < secs {
             for x in &qs {
-                acc ^= q.compute_av(x.a_s, x.a_t, x.class).unwrap().allowed;
+                acc ^= q.compute_av(x.a_s, x.a_t, x.class).unwrap().allowed.0;
             }
             n += qs.len();
         }
@@ -417,7 +416,9 @@ fn main() {
             let b = oracle
                 .compute_av(x.o_s, x.o_t, x.class.value(), u32::MAX)
                 .unwrap();
-            if (a.allowed, a.auditallow, a.auditdeny) != (b.allowed, b.auditallow, b.auditdeny) {
+            if (a.allowed.0, a.auditallow.0, a.auditdeny.0)
+                != (b.allowed, b.auditallow, b.auditdeny)
+            {
                 mismatches += 1;
             }
         }
@@ -425,11 +426,12 @@ fn main() {
 
     // Work per query: the plan's shared-target rules (each tested) and solo-target rules
     // (binary searched), and the per-attribute bucket entries the plan replaces.
-    let idx = server.publisher().index().clone();
+    let snap = server.snapshot();
+    let idx = snap.index();
     let work: Vec<(u32, u32, u32)> = qs
         .iter()
         .map(|x| {
-            let s = server.context(x.a_s).unwrap().ty;
+            let s = snap.sids().context(x.a_s).unwrap().ty;
             let plan = idx.av_plan(s, x.class);
             let buckets = idx
                 .attrs_of(s)
@@ -451,7 +453,7 @@ fn main() {
 
     // Decision timing, engines alternating.
     let mut q = server.query();
-    let mut arb = |x: &Q| q.compute_av(x.a_s, x.a_t, x.class).unwrap().allowed;
+    let mut arb = |x: &Q| q.compute_av(x.a_s, x.a_t, x.class).unwrap().allowed.0;
     let sep = |x: &Q| {
         oracle
             .compute_av(x.o_s, x.o_t, x.class.value(), u32::MAX)

@@ -36,10 +36,7 @@ use std::time::{Duration, Instant};
 use arbiter_policy::Policy;
 use sepol_oracle::{heap_in_use, policydb_read_only};
 
-const DEFAULT_POLICIES: [&str; 2] = [
-    "/etc/selinux/default/policy/policy.33",
-    "/etc/selinux/mls/policy/policy.33",
-];
+const DEFAULT_POLICIES: [&str; 2] = [arbiter_testkit::DEBIAN_DEFAULT, arbiter_testkit::DEBIAN_MLS];
 const DEFAULT_RUNS: usize = 30;
 const TIME_TARGET: f64 = 0.25;
 const HEAP_TARGET: f64 = 0.5;

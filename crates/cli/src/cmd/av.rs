@@ -6,15 +6,68 @@
 //! `error` (so output lines stay aligned with queries) and the reason goes to stderr with
 //! the line number. Exit status 0 when every line was answered, 1 otherwise.
 //!
+//! Every line is answered: a line that is not UTF-8, or longer than [`MAX_LINE`] bytes (read
+//! no further than that, so a hostile input cannot exhaust memory), is an `error` line for
+//! that line only.
+//!
 //! Decisions go through the access vector cache unless `--no-cache` is given; `--stats`
 //! prints the cache's statistics (the kernel's `cache_stats` and `hash_stats`) to stderr
 //! after the run.
 
 use crate::load;
-use arbiter_avc::server::ServerSource;
 use arbiter_avc::{Avc, AvcConfig, HashKind};
-use arbiter_decide::security::ClassRef;
 use std::io::{BufRead, Write};
+use std::sync::Arc;
+
+/// Longest query line accepted, in bytes (three contexts fit many times over).
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// One input line, read without ever buffering more than [`MAX_LINE`] bytes of it.
+enum Line {
+    Text(String),
+    NotUtf8,
+    TooLong,
+}
+
+/// Reads the next line (without its newline); `None` at end of input.
+fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<Line>> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            if buf.len() + take > MAX_LINE {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(&chunk[..take]);
+            }
+        }
+        input.consume(if done { take + 1 } else { take });
+        if done {
+            break;
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    if too_long {
+        return Ok(Some(Line::TooLong));
+    }
+    Ok(Some(match String::from_utf8(std::mem::take(buf)) {
+        Ok(s) => Line::Text(s),
+        Err(_) => Line::NotUtf8,
+    }))
+}
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -63,15 +116,33 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         hash: parse_hash(&a.hash)?,
         ..AvcConfig::default()
     };
-    let avc = Avc::new(ServerSource { server: &server }, config)
-        .map_err(|e| format!("cache configuration: {e}"))?;
+    let server = Arc::new(server);
+    let avc = Avc::new(server.clone(), config).map_err(|e| format!("cache configuration: {e}"))?;
     let mut q = server.query();
     let stdin = std::io::stdin();
+    let mut input = stdin.lock();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut failed = 0usize;
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let line = line.map_err(|e| format!("reading stdin: {e}"))?;
+    let mut buf = Vec::new();
+    let mut n = 0usize;
+    while let Some(line) =
+        next_line(&mut input, &mut buf).map_err(|e| format!("reading stdin: {e}"))?
+    {
+        n += 1;
+        let line = match line {
+            Line::Text(t) => t,
+            bad => {
+                failed += 1;
+                let why = match bad {
+                    Line::NotUtf8 => "not valid UTF-8".to_string(),
+                    _ => format!("longer than {MAX_LINE} bytes"),
+                };
+                eprintln!("arbiter av: line {n}: {why}");
+                writeln!(out, "error").map_err(|e| format!("writing stdout: {e}"))?;
+                continue;
+            }
+        };
         let t = line.trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
@@ -86,16 +157,13 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
                     .context_to_sid(tc)
                     .map_err(|e| format!("target context: {e}"))?;
                 let class = server.class(c).map_err(|e| e.to_string())?;
-                match (class, a.no_cache) {
-                    (ClassRef::Known(c), false) => avc
-                        .decision(ssid.get(), tsid.get(), c.value())
-                        .map(|d| (d.allowed, d.auditallow, d.auditdeny))
-                        .map_err(|e| e.to_string()),
-                    _ => q
-                        .compute_av_ref(ssid, tsid, class)
-                        .map(|d| (d.allowed, d.auditallow, d.auditdeny))
-                        .map_err(|e| e.to_string()),
-                }
+                let d = if a.no_cache {
+                    q.compute_av(ssid, tsid, class)
+                } else {
+                    avc.compute_av(ssid, tsid, class)
+                };
+                d.map(|d| (d.allowed.0, d.auditallow.0, d.auditdeny.0))
+                    .map_err(|e| e.to_string())
             })(),
             _ => Err(format!(
                 "expected 3 fields `SCONTEXT TCONTEXT TCLASS`, got {}",
@@ -108,7 +176,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("arbiter av: line {}: {e}", n + 1);
+                eprintln!("arbiter av: line {n}: {e}");
                 writeln!(out, "error")
             }
         };

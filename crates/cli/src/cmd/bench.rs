@@ -12,18 +12,115 @@
 //! security server.
 
 use crate::load;
-use arbiter_avc::bench::{self, BenchOptions, Query, TraceOptions};
-use arbiter_avc::server::ServerSource;
-use arbiter_decide::security::SecurityServer;
+use arbiter_decide::SecurityServer;
+use arbiter_lab::avc_study::{self as bench, BenchOptions, Query, TraceOptions};
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::mls::{Context, MlsRange};
 use arbiter_policy::{RoleId, TypeFlavor, TypeId};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(clap::Subcommand)]
 pub enum Which {
     /// The access vector cache study.
     Avc(AvcArgs),
+    /// BSM: event-class map designs, praudit-style printing, auditreduce-style selection.
+    Bsm(crate::cmd::bsm::BenchArgs),
+    /// Policy reload under load: readers check through the cache while a writer reloads
+    /// policies and flips booleans; every answer verified; hit scaling with and without a
+    /// shared reference count.
+    Reload(ReloadArgs),
+    /// The Landlock domain layout study (coalesced hash vs sorted array vs kernel-style tree).
+    Landlock(crate::cmd::landlock::BenchArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ReloadArgs {
+    /// A policy to alternate (repeat for more; default: the Debian default and MLS policies
+    /// when installed, else the embedded one).
+    #[arg(long = "policy")]
+    policies: Vec<String>,
+    /// Live SIDs to create before reloading.
+    #[arg(long, default_value_t = 10_000)]
+    sids: usize,
+    /// Seconds of reloading under load.
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn run_reload(a: ReloadArgs) -> Result<ExitCode, String> {
+    let mut names = a.policies.clone();
+    if names.is_empty() {
+        names = arbiter_testkit::debian_policies()
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        if names.is_empty() {
+            names.push(load::BUILTIN_NAME.to_string());
+        }
+    }
+    let policies: Vec<_> = names
+        .iter()
+        .map(|n| load::policy(n))
+        .collect::<Result<_, _>>()?;
+    eprintln!(
+        "arbiter bench reload: {} SIDs, {} s, alternating {}",
+        a.sids,
+        a.seconds,
+        names.join(" / ")
+    );
+    let rep = arbiter_lab::reload::run(
+        &policies,
+        &arbiter_lab::reload::Options {
+            sids: a.sids,
+            seconds: a.seconds,
+            ..Default::default()
+        },
+    )?;
+    let scaling = arbiter_lab::reload::scaling(&policies[0], 4_000_000, 5)?;
+    let mut j = rep.to_json();
+    j["scaling"] = scaling.to_json();
+    j["policies"] = serde_json::json!(names);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!(
+            "reloads {} (boolean commits {}), reload median {:.3} ms, max {:.3} ms",
+            rep.reloads, rep.commits, rep.reload_ms_median, rep.reload_ms_max
+        );
+        println!(
+            "SIDs converted {} (invalid under the last policy: {})",
+            rep.sids_converted, rep.sids_invalidated
+        );
+        println!(
+            "checks {} (verified {}), mismatches {}, errors {}",
+            rep.checks, rep.verified, rep.mismatches, rep.errors
+        );
+        println!(
+            "longest check {:.1} µs; p99.99 steady {:.0} ns, during reloads {:.0} ns",
+            rep.max_stall_us, rep.p9999_ns_steady, rep.p9999_ns_during_reload
+        );
+        println!(
+            "cache hits/s: arbiter {:.1} M (1 thread) -> {:.1} M (2 threads) = {:.2}x; shared refcount {:.1} M -> {:.1} M = {:.2}x",
+            scaling.arbiter_1 / 1e6,
+            scaling.arbiter_2 / 1e6,
+            scaling.arbiter_2 / scaling.arbiter_1,
+            scaling.refcount_1 / 1e6,
+            scaling.refcount_2 / 1e6,
+            scaling.refcount_2 / scaling.refcount_1
+        );
+    }
+    Ok(if rep.mismatches == 0 && rep.errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 #[derive(clap::Args)]
@@ -55,8 +152,16 @@ pub struct AvcArgs {
 }
 
 pub fn run(w: Which) -> Result<ExitCode, String> {
-    let Which::Avc(a) = w;
-    let server = SecurityServer::new(load::policy(&a.policy)?);
+    match w {
+        Which::Avc(a) => run_avc(a),
+        Which::Reload(a) => run_reload(a),
+        Which::Bsm(b) => crate::cmd::bsm::bench(b),
+        Which::Landlock(a) => crate::cmd::landlock::bench(a),
+    }
+}
+
+fn run_avc(a: AvcArgs) -> Result<ExitCode, String> {
+    let server = Arc::new(SecurityServer::new(load::policy(&a.policy)?));
     let mut opts = BenchOptions {
         repetitions: a.repetitions,
         ..BenchOptions::default()
@@ -84,7 +189,7 @@ pub fn run(w: Which) -> Result<ExitCode, String> {
         return Err("the trace is empty".into());
     }
     eprintln!("arbiter bench avc: {} queries on {}", trace.len(), a.policy);
-    let report = bench::run(&trace, &ServerSource { server: &server }, &opts);
+    let report = bench::run(&trace, &server, &opts);
     if a.json {
         println!(
             "{}",
@@ -99,8 +204,9 @@ pub fn run(w: Which) -> Result<ExitCode, String> {
 /// A valid context for each concrete type: the first user's low level, role object_r
 /// (which the kernel exempts from role checks), so every type of the policy can appear.
 fn type_contexts(server: &SecurityServer) -> Vec<Option<Context>> {
-    let p = server.policy();
-    let user = server
+    let snap = server.snapshot();
+    let p = &snap.policy;
+    let user = snap
         .names()
         .user("system_u")
         .or_else(|| arbiter_policy::UserId::from_index(0))
@@ -131,7 +237,8 @@ fn type_contexts(server: &SecurityServer) -> Vec<Option<Context>> {
 /// Triples of (source type, target type, class) from the policy's allow rules, expanded
 /// to member types, turned into a Zipf trace whose SIDs are interned in first-seen order.
 fn policy_trace(server: &SecurityServer, topts: &TraceOptions) -> Result<Vec<Query>, String> {
-    let p = server.policy();
+    let snap = server.snapshot();
+    let p = &snap.policy;
     let contexts = type_contexts(server);
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); p.types.len()];
     for (t, map) in p.type_attr_map.iter().enumerate() {

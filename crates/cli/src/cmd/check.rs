@@ -1,8 +1,7 @@
 //! `arbiter check`: one access decision, with reasons on request.
 
 use crate::load;
-use arbiter_decide::explain;
-use arbiter_decide::security::ClassRef;
+use arbiter_decide::ClassRef;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -40,93 +39,76 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         .context_to_sid(&a.tcontext)
         .map_err(|x| format!("target context: {x}"))?;
     let perms: Vec<&str> = a.perms.iter().map(String::as_str).collect();
-    let req = server.perms(&a.tclass, &perms).map_err(e)?;
-    let mut q = server.query();
-    let d = q.compute_av_ref(ssid, tsid, req.class).map_err(e)?;
-    let unknown_denied = !req.unknown.is_empty() && !req.unknown_allowed;
-    let denied_bits = req.bits & !d.allowed;
-    let allowed = denied_bits == 0 && !unknown_denied;
-
-    let mut denied_names: Vec<String> = match req.class {
-        ClassRef::Known(c) => server
-            .names()
-            .perms_to_names(c, denied_bits)
-            .into_iter()
-            .map(String::from)
-            .collect(),
-        ClassRef::UnknownDenied => perms.iter().map(|p| p.to_string()).collect(),
-        ClassRef::UnknownAllowed => Vec::new(),
+    let req = server.perm_set(&a.tclass, &perms).map_err(e)?;
+    let v = server.check(ssid, tsid, &req).map_err(e)?;
+    let d = v.decision;
+    let unknown: Vec<&str> = req.unknown().collect();
+    // Defined permissions in the policy's bit order, then names the policy lacks.
+    let mut denied_names: Vec<String> = match req.class() {
+        ClassRef::Known(c) => server.perm_names(c, v.denied),
+        ClassRef::Unknown => Vec::new(),
     };
-    if unknown_denied && matches!(req.class, ClassRef::Known(_)) {
-        denied_names.extend(req.unknown.iter().cloned());
+    if v.unknown_denied {
+        denied_names.extend(unknown.iter().map(|s| s.to_string()));
     }
-    let permissive = d.flags & arbiter_decide::av::AVD_FLAGS_PERMISSIVE != 0;
 
-    let explanation = match (a.explain, req.class) {
-        (true, ClassRef::Known(c)) => {
-            Some(explain::explain(&server, &mut q, ssid, tsid, c, req.bits).map_err(e)?)
-        }
+    let explanation = match (a.explain, req.class()) {
+        (true, ClassRef::Known(c)) => Some(server.explain(ssid, tsid, c, req.bits()).map_err(e)?),
         _ => None,
     };
 
     if a.json {
         let mut out = serde_json::json!({
-            "allowed": allowed,
+            "allowed": v.allowed(),
             "denied": denied_names,
             "decision": {
                 "allowed": format!("{:08x}", d.allowed),
                 "auditallow": format!("{:08x}", d.auditallow),
                 "auditdeny": format!("{:08x}", d.auditdeny),
                 "seqno": d.seqno,
-                "permissive": permissive,
+                "permissive": v.permissive(),
             },
-            "unknown_permissions": req.unknown,
+            "unknown_permissions": unknown,
         });
         if let Some(x) = &explanation {
             out["explanation"] = x.to_json();
         }
         println!("{out}");
     } else {
-        if allowed {
+        if v.allowed() {
             println!("allowed");
         } else {
             println!(
                 "denied {{ {} }}{}",
                 denied_names.join(" "),
-                if permissive {
+                if v.permissive() {
                     " (permissive domain: the kernel would log, not enforce)"
                 } else {
                     ""
                 }
             );
         }
-        if !req.unknown.is_empty() {
-            println!(
-                "note: not defined by the policy ({}): {}",
-                if req.unknown_allowed {
-                    "handle_unknown=allow grants them"
-                } else {
-                    "handle_unknown=deny denies them"
-                },
-                req.unknown.join(" ")
-            );
-        }
-        match req.class {
-            ClassRef::UnknownAllowed => println!(
-                "note: class {:?} is not defined by the policy; handle_unknown=allow grants it",
-                a.tclass
-            ),
-            ClassRef::UnknownDenied => println!(
-                "note: class {:?} is not defined by the policy; handle_unknown=deny denies it",
-                a.tclass
+        let rule = if req.unknown_allowed() {
+            "handle_unknown=allow grants"
+        } else {
+            "handle_unknown=deny denies"
+        };
+        match req.class() {
+            ClassRef::Known(_) if !unknown.is_empty() => println!(
+                "note: not defined by the policy ({rule} them): {}",
+                unknown.join(" ")
             ),
             ClassRef::Known(_) => {}
+            ClassRef::Unknown => println!(
+                "note: class {:?} is not defined by the policy; {rule} it",
+                a.tclass
+            ),
         }
         if let Some(x) = &explanation {
             print!("{x}");
         }
     }
-    Ok(if allowed {
+    Ok(if v.allowed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -2,9 +2,7 @@
 //! statistics, decisions with reasons, a boolean flip, a label computation.
 
 use crate::load;
-use arbiter_decide::explain;
-use arbiter_decide::labeling::LabelKind;
-use arbiter_decide::security::SecurityServer;
+use arbiter_decide::{LabelKind, SecurityServer};
 use std::process::ExitCode;
 
 fn check(
@@ -19,27 +17,19 @@ fn check(
     let ssid = server.context_to_sid(s).map_err(e)?;
     let tsid = server.context_to_sid(t).map_err(e)?;
     let c = server.known_class(class).map_err(e)?;
-    let req = server.perms(class, perms).map_err(e)?;
-    let mut q = server.query();
-    let d = q.compute_av(ssid, tsid, c).map_err(e)?;
-    let denied = req.bits & !d.allowed;
+    let req = server.perm_set(class, perms).map_err(e)?;
+    let v = server.check(ssid, tsid, &req).map_err(e)?;
     println!(
         "$ arbiter check builtin {s} {t} {class} {}",
         perms.join(" ")
     );
-    if denied == 0 {
+    if v.allowed() {
         println!("allowed");
     } else {
-        println!(
-            "denied {{ {} }}",
-            server.names().perms_to_names(c, denied).join(" ")
-        );
+        println!("denied {{ {} }}", server.perm_names(c, v.denied).join(" "));
     }
     if why {
-        print!(
-            "{}",
-            explain::explain(server, &mut q, ssid, tsid, c, req.bits).map_err(e)?
-        );
+        print!("{}", server.explain(ssid, tsid, c, req.bits()).map_err(e)?);
     }
     println!();
     Ok(())
@@ -84,12 +74,9 @@ pub fn run() -> Result<ExitCode, String> {
         true,
     )?;
 
-    let id = server
-        .publisher()
-        .bool_id("httpd_enable_homedirs")
+    let seq = server
+        .set_booleans(&[("httpd_enable_homedirs", true)])
         .map_err(|e| e.to_string())?;
-    server.publisher().set_bool(id, true);
-    let seq = server.publisher().commit();
     println!("# setting httpd_enable_homedirs=on (policy sequence number now {seq})");
     check(
         &server,
@@ -108,13 +95,30 @@ pub fn run() -> Result<ExitCode, String> {
         .context_to_sid("system_u:object_r:etc_t:s0")
         .map_err(e)?;
     let file = server.known_class("file").map_err(e)?;
-    let sid = server
-        .query()
+    let label = server
         .compute_label(s, t, file, LabelKind::Create, Some("shadow"))
         .map_err(e)?;
     println!(
         "$ arbiter label builtin user_u:user_r:passwd_t:s0 system_u:object_r:etc_t:s0 file shadow"
     );
-    println!("{}", server.sid_to_context(sid).map_err(e)?);
+    println!("{}", server.sid_to_context(label.sid).map_err(e)?);
+
+    // A policy reload under the same server: SIDs keep their meaning, booleans their
+    // values, and the sequence number moves on.
+    let reload = server
+        .load_policy(load::policy(load::BUILTIN_NAME)?)
+        .map_err(e)?;
+    println!(
+        "\n# policy reloaded: sequence number {}, {} SIDs carried over ({} invalidated) in {} µs",
+        reload.seqno, reload.sids.converted, reload.sids.invalidated, reload.build_us
+    );
+    check(
+        &server,
+        "system_u:system_r:httpd_t:s0",
+        "user_u:object_r:user_home_t:s0",
+        "file",
+        &["read"],
+        false,
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,7 @@
 //! `arbiter label`: the context of a new, relabeled or member object.
 
 use crate::load;
-use arbiter_decide::labeling::LabelKind;
+use arbiter_decide::LabelKind;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -45,10 +45,14 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         Kind::Relabel => LabelKind::Relabel,
         Kind::Member => LabelKind::Member,
     };
-    let mut q = server.query();
-    let sid = q
+    let label = server
         .compute_label(ssid, tsid, class, kind, a.name.as_deref())
         .map_err(|e| e.to_string())?;
-    println!("{}", server.sid_to_context(sid).map_err(|e| e.to_string())?);
+    println!(
+        "{}",
+        server
+            .sid_to_context(label.sid)
+            .map_err(|e| e.to_string())?
+    );
     Ok(ExitCode::SUCCESS)
 }

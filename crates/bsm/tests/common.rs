@@ -1,0 +1,85 @@
+//! Shared helpers of the integration tests: where the reference data lives.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// `../shared/bsm/` relative to the repository root, or `ARBITER_BSM_DATA`.
+///
+/// Returns `None` only when `ARBITER_BSM_SKIP_SHARED=1` says to skip; a missing directory
+/// otherwise fails the test loudly.
+pub fn data_dir() -> Option<PathBuf> {
+    if std::env::var("ARBITER_BSM_SKIP_SHARED").is_ok_and(|v| v == "1") {
+        eprintln!("ARBITER_BSM_SKIP_SHARED=1: skipping the tests against ../shared/bsm");
+        return None;
+    }
+    let dir = match std::env::var_os("ARBITER_BSM_DATA") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bsm"),
+    };
+    assert!(
+        dir.join("EXPECTED.tsv").is_file(),
+        "BSM reference data not found at {} (expected ../shared/bsm beside the repository; \
+         set ARBITER_BSM_DATA to its path, or ARBITER_BSM_SKIP_SHARED=1 to skip)",
+        dir.display()
+    );
+    Some(dir)
+}
+
+/// Splits a command line the way `sh` would for the forms in EXPECTED.tsv (words, single
+/// quotes, and `< FILE`).
+pub fn shell_words(cmd: &str) -> (Vec<String>, Option<String>) {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quoted = false;
+    let mut stdin = None;
+    let mut redirect = false;
+    for ch in cmd.chars().chain(std::iter::once(' ')) {
+        if quoted {
+            if ch == '\'' {
+                quoted = false;
+            } else {
+                cur.push(ch);
+            }
+            continue;
+        }
+        match ch {
+            '\'' => {
+                quoted = true;
+                in_word = true;
+            }
+            ' ' => {
+                if in_word {
+                    let w = std::mem::take(&mut cur);
+                    if redirect {
+                        stdin = Some(w);
+                        redirect = false;
+                    } else {
+                        words.push(w);
+                    }
+                    in_word = false;
+                }
+            }
+            '<' => redirect = true,
+            c => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    (words, stdin)
+}
+
+/// Reads an expected output, gunzipping `.gz` files.
+pub fn read_expected(path: &std::path::Path) -> Vec<u8> {
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&raw[..]), &mut out)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        out
+    } else {
+        raw
+    }
+}

@@ -1,0 +1,384 @@
+//! The adapter over arbiter's security server: every use of `arbiter-decide` in this crate
+//! is in this module (and its `reason` child), so that a change of the server's API is
+//! absorbed here.
+//!
+//! [`Engine::analyze`] answers what `audit2why`'s `selinux.audit2why.analyze` answers — the
+//! stage of libsepol's `context_struct_compute_av` that removed a requested permission (TE,
+//! constraint, role, bounds), the single boolean flips that would grant everything, whether
+//! a TE denial is dontaudited — computed from arbiter's decision index: TE rules from the
+//! bucketed index, constraints evaluated term by term with libsepol's reason text, the role
+//! and bounds checks as libsepol orders them.
+
+mod reason;
+
+use crate::error::{Unknown, WhyError};
+use arbiter_decide::internals::{compute_av, te_av};
+use arbiter_decide::{AccessVector, SecurityServer, Snapshot};
+use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
+use arbiter_policy::cond::CondExpr;
+use arbiter_policy::mls::Context;
+use arbiter_policy::{ClassId, Policy, TypeId};
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// audit2why's verdict on one denial (its result codes `ALLOW` ... `BOUNDS`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// The policy grants every requested permission.
+    Allow,
+    /// A TE rule is missing and a `dontaudit` rule covers a requested permission.
+    DontAudit,
+    /// A TE allow rule is missing and no single boolean flip grants the access.
+    TeRule,
+    /// Each listed boolean, set to the given value alone, would grant the access.
+    Boolean(Vec<BoolFix>),
+    /// A constraint removed a requested permission: libsepol's reason text (one entry per
+    /// failing constraint, each ending in a newline).
+    Constraint(String),
+    /// A process transition to another role lacks `allow ROLE1 ROLE2;`.
+    Rbac,
+    /// The source type's bound lacks a requested permission.
+    Bounds,
+}
+
+impl Verdict {
+    /// audit2why's numeric code (`ALLOW` = 0 ... `BOUNDS` = 6).
+    pub fn code(&self) -> i32 {
+        match self {
+            Verdict::Allow => 0,
+            Verdict::DontAudit => 1,
+            Verdict::TeRule => 2,
+            Verdict::Boolean(_) => 3,
+            Verdict::Constraint(_) => 4,
+            Verdict::Rbac => 5,
+            Verdict::Bounds => 6,
+        }
+    }
+
+    /// audit2why's name for the verdict.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Allow => "ALLOW",
+            Verdict::DontAudit => "DONTAUDIT",
+            Verdict::TeRule => "TERULE",
+            Verdict::Boolean(_) => "BOOLEAN",
+            Verdict::Constraint(_) => "CONSTRAINT",
+            Verdict::Rbac => "RBAC",
+            Verdict::Bounds => "BOUNDS",
+        }
+    }
+}
+
+/// A boolean and the value that would grant the access.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BoolFix {
+    /// The boolean.
+    pub name: String,
+    /// The value to set it to (`setsebool -P NAME 0|1`).
+    pub value: bool,
+}
+
+/// The policy, its security server, and per-boolean flipped snapshots built on demand.
+pub struct Engine {
+    server: SecurityServer,
+    base: Arc<Snapshot>,
+    /// `flipped[i]`: the base booleans with boolean `i` inverted (what audit2why tries).
+    flipped: Vec<OnceCell<Snapshot>>,
+    /// Conditional allow rules by class: (source, target, permissions, `if` block). Only
+    /// the booleans of a block whose rule could grant a TE-denied permission are tried.
+    cond_allow: HashMap<ClassId, Vec<(TypeId, TypeId, u32, usize)>>,
+    process: Option<(ClassId, u32)>,
+}
+
+impl Engine {
+    /// Loads a binary policy file.
+    pub fn open(path: &str) -> Result<Engine, WhyError> {
+        let policy = Policy::open(path).map_err(|e| WhyError::Policy {
+            path: path.to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(Engine::new(policy))
+    }
+
+    /// Builds the engine for a loaded policy (booleans at their default values).
+    pub fn new(policy: Policy) -> Engine {
+        let server = SecurityServer::new(policy);
+        let base = server.snapshot();
+        let n = base.policy.bools.len();
+        let mut cond_allow: HashMap<ClassId, Vec<(TypeId, TypeId, u32, usize)>> = HashMap::new();
+        for (ni, node) in base.policy.cond_nodes.iter().enumerate() {
+            for idx in node.true_list.clone().chain(node.false_list.clone()) {
+                let Some(e) = base.policy.cond_avtab.entries.get(idx as usize) else {
+                    continue;
+                };
+                if let (AvtabKind::Allowed, AvtabDatum::Perms(p)) = (e.key.kind, e.datum) {
+                    cond_allow.entry(e.key.class).or_default().push((
+                        e.key.source,
+                        e.key.target,
+                        p,
+                        ni,
+                    ));
+                }
+            }
+        }
+        let names = base.names();
+        let process = names.class("process").map(|c| {
+            let bits = ["transition", "dyntransition"]
+                .iter()
+                .filter_map(|p| names.perm(c, p))
+                .fold(0, |a, b| a | b);
+            (c, bits)
+        });
+        Engine {
+            flipped: (0..n).map(|_| OnceCell::new()).collect(),
+            cond_allow,
+            base,
+            server,
+            process,
+        }
+    }
+
+    /// Resolves the names of a denial as libsepol does, in its order: source context,
+    /// target context, class, permissions.
+    fn resolve(
+        &self,
+        scon: &str,
+        tcon: &str,
+        tclass: &str,
+        perms: &[&str],
+    ) -> Result<(&Context, &Context, ClassId, u32), Unknown> {
+        let sids = self.base.sids();
+        let s = self
+            .server
+            .context_to_sid(scon)
+            .ok()
+            .and_then(|sid| sids.context(sid))
+            .ok_or_else(|| Unknown::Scontext(scon.to_string()))?;
+        let t = self
+            .server
+            .context_to_sid(tcon)
+            .ok()
+            .and_then(|sid| sids.context(sid))
+            .ok_or_else(|| Unknown::Tcontext(tcon.to_string()))?;
+        let names = self.base.names();
+        let class = names
+            .class(tclass)
+            .ok_or_else(|| Unknown::Tclass(tclass.to_string()))?;
+        let mut av = 0u32;
+        for p in perms {
+            av |= names.perm(class, p).ok_or_else(|| Unknown::Perm {
+                class: tclass.to_string(),
+                perm: p.to_string(),
+            })?;
+        }
+        Ok((s, t, class, av))
+    }
+
+    /// audit2why's verdict for one denial.
+    pub fn analyze(
+        &self,
+        scon: &str,
+        tcon: &str,
+        tclass: &str,
+        perms: &[&str],
+    ) -> Result<Verdict, Unknown> {
+        let (s, t, class, requested) = self.resolve(scon, tcon, tclass, perms)?;
+        let snap = &*self.base;
+        let (te_allowed, _, auditdeny) = te_av(snap, s, t, class);
+        let mut allowed = te_allowed;
+        let mut req = requested;
+        let mut reason_te = false;
+        if req & !allowed != 0 {
+            reason_te = true;
+            req &= allowed;
+        }
+        let mut buf = String::new();
+        let policy = &*snap.policy;
+        for c in policy.class(class).constraints.iter() {
+            if c.perms & allowed != 0
+                && !reason::eval_with_reason(policy, snap.names(), class, c, s, t, &mut buf)
+            {
+                allowed &= !c.perms;
+            }
+        }
+        let reason_cons = req & !allowed != 0;
+        req &= allowed;
+        if let Some((pc, trans)) = self.process {
+            if pc == class
+                && allowed & trans != 0
+                && s.role != t.role
+                && !policy
+                    .role_allow
+                    .iter()
+                    .any(|ra| ra.role == s.role && ra.new_role == t.role)
+            {
+                allowed &= !trans;
+            }
+        }
+        let reason_rbac = req & !allowed != 0;
+        req &= allowed;
+        let reason_bounds = match policy.type_datum(s.ty).bounds {
+            Some(bound) => {
+                let lo_s = Context {
+                    ty: bound,
+                    ..s.clone()
+                };
+                let lo_t = match policy.type_datum(t.ty).bounds {
+                    Some(tb) => Context {
+                        ty: tb,
+                        ..t.clone()
+                    },
+                    None => t.clone(),
+                };
+                let lo = compute_av(snap, &lo_s, &lo_t, class);
+                req & !lo.allowed.0 & allowed != 0
+            }
+            None => false,
+        };
+
+        if !(reason_te || reason_cons || reason_rbac || reason_bounds) {
+            return Ok(Verdict::Allow);
+        }
+        if reason_te {
+            let fixes = self.boolean_fixes(s, t, class, requested, requested & !te_allowed);
+            if !fixes.is_empty() {
+                return Ok(Verdict::Boolean(fixes));
+            }
+            return Ok(if requested & !auditdeny != 0 {
+                Verdict::DontAudit
+            } else {
+                Verdict::TeRule
+            });
+        }
+        if reason_cons {
+            return Ok(Verdict::Constraint(buf));
+        }
+        if reason_rbac {
+            return Ok(Verdict::Rbac);
+        }
+        Ok(Verdict::Bounds)
+    }
+
+    /// The booleans whose flip alone grants every requested permission, in boolean-value
+    /// order (audit2why's `check_booleans`).
+    fn boolean_fixes(
+        &self,
+        s: &Context,
+        t: &Context,
+        class: ClassId,
+        requested: u32,
+        te_denied: u32,
+    ) -> Vec<BoolFix> {
+        let policy = &*self.base.policy;
+        // A flip can only help through a conditional allow rule for a TE-denied permission
+        // whose block reads the boolean; the candidates are then checked exactly.
+        let mut candidate = vec![false; policy.bools.len()];
+        let (sattr, tattr) = (
+            &policy.type_attr_map[s.ty.index()],
+            &policy.type_attr_map[t.ty.index()],
+        );
+        for &(src, tgt, perms, node) in self.cond_allow.get(&class).into_iter().flatten() {
+            if perms & te_denied != 0
+                && sattr.contains(src.index() as u32)
+                && tattr.contains(tgt.index() as u32)
+            {
+                for e in policy.cond_nodes[node].expr.iter() {
+                    if let CondExpr::Bool(b) = e {
+                        if let Some(c) = candidate.get_mut(b.index()) {
+                            *c = true;
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (i, b) in policy.bools.iter().enumerate() {
+            if !candidate[i] {
+                continue;
+            }
+            let snap = self.flipped[i].get_or_init(|| {
+                let mut bools = self.base.bools().to_vec();
+                bools[i] = !bools[i];
+                Snapshot::new(
+                    self.base.loaded.clone(),
+                    bools.into_boxed_slice(),
+                    self.base.seqno,
+                )
+            });
+            if compute_av(snap, s, t, class).allows(AccessVector(requested)) {
+                out.push(BoolFix {
+                    name: b.name.to_string(),
+                    value: !self.base.bools()[i],
+                });
+            }
+        }
+        out
+    }
+
+    /// arbiter's full explanation of the decision: text and JSON.
+    pub fn explain(
+        &self,
+        scon: &str,
+        tcon: &str,
+        tclass: &str,
+        perms: &[&str],
+    ) -> Result<(String, serde_json::Value), Unknown> {
+        self.resolve(scon, tcon, tclass, perms)?;
+        let names = self.base.names();
+        let class = names
+            .class(tclass)
+            .ok_or_else(|| Unknown::Tclass(tclass.to_string()))?;
+        let requested = perms
+            .iter()
+            .filter_map(|p| names.perm(class, p))
+            .fold(0, |a, b| a | b);
+        let unknown = || Unknown::Scontext(scon.to_string());
+        let ssid = self.server.context_to_sid(scon).map_err(|_| unknown())?;
+        let tsid = self
+            .server
+            .context_to_sid(tcon)
+            .map_err(|_| Unknown::Tcontext(tcon.to_string()))?;
+        let e = self
+            .server
+            .explain(ssid, tsid, class, AccessVector(requested))
+            .map_err(|_| unknown())?;
+        Ok((e.to_string(), e.to_json()))
+    }
+
+    /// The policy being explained against.
+    pub fn policy(&self) -> &Policy {
+        &self.base.policy
+    }
+
+    /// Whether a context string is valid in the policy.
+    pub fn context_valid(&self, ctx: &str) -> bool {
+        self.server.context_to_sid(ctx).is_ok()
+    }
+
+    /// The permissions of `class` granted to `scon` on `tcon` (names, bit order), or
+    /// `None` when a name is unknown. Used to generate realistic denials.
+    pub fn allowed_perms(&self, scon: &str, tcon: &str, tclass: &str) -> Option<Vec<String>> {
+        let (s, t, class, _) = self.resolve(scon, tcon, tclass, &[]).ok()?;
+        let d = compute_av(&self.base, s, t, class);
+        Some(self.class_perm_names(class, d.allowed.0))
+    }
+
+    /// Every permission name of a class, bit order.
+    pub fn class_perms(&self, tclass: &str) -> Vec<String> {
+        let names = self.base.names();
+        match names.class(tclass) {
+            Some(c) => self.class_perm_names(c, names.defined_perms(c)),
+            None => Vec::new(),
+        }
+    }
+
+    fn class_perm_names(&self, class: ClassId, av: u32) -> Vec<String> {
+        self.base
+            .names()
+            .perms_to_names(class, av)
+            .into_iter()
+            .map(String::from)
+            .collect()
+    }
+}

@@ -1,0 +1,34 @@
+//! AVC denials explained: `audit2why` and `audit2allow` over arbiter's security server.
+//!
+//! Data flows log bytes → [`read::LineReader`] (Python text-mode lines, bounded length) →
+//! [`parse::parse_line`] (sepolgen's token scan: audit.log, `ausearch -i`, journal, dmesg,
+//! Android logcat, AVC and USER_AVC alike) → [`Engine::analyze`] (audit2why's verdict,
+//! computed from arbiter's decision index) → [`why::write_report`] or
+//! [`AllowGenerator`] (audit2allow's rules). [`Session`] runs the pipeline over inputs,
+//! deciding each distinct denial once, and keeps the lines it could not read or explain.
+//!
+//! For every line audit2why and audit2allow understand, the text is byte-identical to
+//! theirs (policycoreutils 3.4); where they fail (a line that aborts their run, a record
+//! whose context or class the policy does not know, which they drop silently) arbiter
+//! goes on and says why.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod allow;
+pub mod booldesc;
+pub mod corpus;
+pub mod engine;
+pub mod error;
+pub mod parse;
+pub mod read;
+pub mod session;
+pub mod why;
+
+pub use allow::AllowGenerator;
+pub use booldesc::BoolDescriptions;
+pub use engine::{BoolFix, Engine, Verdict};
+pub use error::{Malformed, Unknown, WhyError};
+pub use parse::{parse_line, AvcRecord, AvcSource, ComputeSid, Line};
+pub use read::{LineReader, RawLine};
+pub use session::{Mode, Options, Problem, ProblemKind, Session, Summary};

@@ -1,0 +1,444 @@
+//! One log line to one record, by the token scan `sepolgen` (what `audit2why` and
+//! `audit2allow` use) performs, so that every line those tools understand means the same
+//! thing here.
+//!
+//! The scan matches no fixed layout: the line is split on whitespace and the first token
+//! that names an SELinux record (`avc:`, `msg='avc:` for USER_AVC, `security_compute_sid:`,
+//! policy loads, ...) decides what the line is. That is why audit.log, `ausearch -i`,
+//! journal, dmesg and Android logcat lines all parse alike. Beyond `sepolgen`, quoted
+//! `scontext`/`tcontext`/`tclass` values and the closing `'` of a USER_AVC message are
+//! unquoted ([`AvcRecord::normalized`] says when that happened).
+
+use crate::error::Malformed;
+
+/// Whether `c` separates tokens: Python's `str.split()` set (Unicode White_Space plus the
+/// four ASCII separators `\x1c`–`\x1f`).
+#[inline]
+fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// The whitespace-separated tokens of a line, as Python's `str.split()` yields them.
+pub fn tokens(line: &str) -> impl Iterator<Item = &str> {
+    line.split(is_py_space).filter(|t| !t.is_empty())
+}
+
+/// Which audit record an access-vector line came from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AvcSource {
+    /// The kernel's `avc:` record (AVC / type=1400, dmesg, journal, logcat).
+    Kernel,
+    /// A userspace object manager's USER_AVC record (`msg='avc: ...'`).
+    User,
+}
+
+/// One AVC record: what was asked, by whom, of what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AvcRecord<'a> {
+    /// Kernel AVC or USER_AVC.
+    pub source: AvcSource,
+    /// `false` for `avc: granted` records (audited grants).
+    pub denied: bool,
+    /// The permissions between `{` and `}`, in log order (duplicates kept).
+    pub perms: Vec<&'a str>,
+    /// Source context (the subject).
+    pub scontext: &'a str,
+    /// Target context (the object).
+    pub tcontext: &'a str,
+    /// Object class.
+    pub tclass: &'a str,
+    /// `permissive=0/1` when the record carries it.
+    pub permissive: Option<bool>,
+    /// `ioctlcmd=` parsed as hexadecimal (as `int(x, 16)` does), when present and valid.
+    pub ioctlcmd: Option<i64>,
+    /// `comm=`, `exe=` and `name=` with their quotes stripped, when present.
+    pub comm: Option<&'a str>,
+    /// `exe=` without quotes.
+    pub exe: Option<&'a str>,
+    /// `name=` without quotes.
+    pub name: Option<&'a str>,
+    /// Whether a quoted context or class had to be unquoted: `sepolgen` would have read the
+    /// quotes as part of the value (and then rejected or misread the record).
+    pub normalized: bool,
+}
+
+/// A `security_compute_sid: invalid context` record: a role lacks a type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComputeSid<'a> {
+    /// The role of the invalid context.
+    pub role: &'a str,
+    /// The type the role lacks.
+    pub ty: &'a str,
+}
+
+/// What a line is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// No SELinux record: ignored silently (audit logs hold many other records).
+    Other,
+    /// An access-vector record.
+    Avc(AvcRecord<'a>),
+    /// An invalid-context record (audit2allow turns it into `role R types T;`).
+    ComputeSid(ComputeSid<'a>),
+    /// A policy load, auditd start or AVC_PATH record: SELinux, but nothing to explain.
+    Notice,
+    /// An SELinux record that cannot be read.
+    Malformed(Malformed),
+}
+
+/// The record kind a token announces, by `sepolgen`'s list.
+enum Trigger {
+    Avc(AvcSource),
+    ComputeSid,
+    Notice,
+}
+
+fn trigger(tok: &str) -> Option<Trigger> {
+    Some(match tok {
+        "avc:" | "message=avc:" => Trigger::Avc(AvcSource::Kernel),
+        "msg='avc:" => Trigger::Avc(AvcSource::User),
+        "security_compute_sid:" => Trigger::ComputeSid,
+        "type=MAC_POLICY_LOAD" | "type=1403" | "type=AVC_PATH" | "type=DAEMON_START" => {
+            Trigger::Notice
+        }
+        _ => return None,
+    })
+}
+
+/// Parses one line (without or with its line terminator).
+pub fn parse_line(line: &str) -> Line<'_> {
+    let toks: Vec<&str> = tokens(line).collect();
+    for tok in &toks {
+        match trigger(tok) {
+            None => continue,
+            Some(Trigger::Avc(source)) => {
+                return match parse_avc(&toks, source) {
+                    Ok(Some(r)) => Line::Avc(r),
+                    Ok(None) => Line::Notice,
+                    Err(m) => Line::Malformed(m),
+                }
+            }
+            Some(Trigger::ComputeSid) => {
+                return match parse_compute_sid(&toks) {
+                    Some(c) => Line::ComputeSid(c),
+                    None => Line::Malformed(Malformed::ComputeSid),
+                }
+            }
+            Some(Trigger::Notice) => return Line::Notice,
+        }
+    }
+    Line::Other
+}
+
+/// Splits `key=value` the way `sepolgen` does: exactly one `=`, else not a field.
+#[inline]
+fn field(tok: &str) -> Option<(&str, &str)> {
+    let (k, v) = tok.split_once('=')?;
+    (!v.contains('=')).then_some((k, v))
+}
+
+/// `sepolgen` requires user:role:type at least.
+#[inline]
+fn context_shaped(v: &str) -> bool {
+    v.split(':').count() >= 3
+}
+
+/// Python's `s[1:-1]` on a quoted value.
+fn strip_ends(v: &str) -> &str {
+    let mut it = v.chars();
+    it.next();
+    it.next_back();
+    it.as_str()
+}
+
+/// Removes a pair of surrounding quotes, or the lone closing `'` of a USER_AVC message.
+fn unquote(v: &str) -> &str {
+    let b = v.as_bytes();
+    if b.len() >= 2 && (b[0] == b'"' || b[0] == b'\'') && b[b.len() - 1] == b[0] {
+        return &v[1..v.len() - 1];
+    }
+    if b.len() >= 2 && b[b.len() - 1] == b'\'' && b[0] != b'\'' {
+        return &v[..v.len() - 1];
+    }
+    v
+}
+
+/// `Ok(None)`: an `avc:` notice that asks about no access (`received policyload notice`,
+/// `op=setenforce`): no permission list and no contexts. sepolgen drops it as invalid.
+fn parse_avc<'a>(toks: &[&'a str], source: AvcSource) -> Result<Option<AvcRecord<'a>>, Malformed> {
+    let mut rec = AvcRecord {
+        source,
+        denied: true,
+        perms: Vec::new(),
+        scontext: "",
+        tcontext: "",
+        tclass: "",
+        permissive: None,
+        ioctlcmd: None,
+        comm: None,
+        exe: None,
+        name: None,
+        normalized: false,
+    };
+    let (mut src, mut tgt, mut class, mut access) = (false, false, false, false);
+    // Every token is examined, those inside the braces too, as sepolgen's loop does.
+    for (i, &tok) in toks.iter().enumerate() {
+        if tok == "{" {
+            let start = i + 1;
+            if start + 1 == toks.len() {
+                return Err(Malformed::UnclosedBrace);
+            }
+            let close = toks[start..]
+                .iter()
+                .position(|t| *t == "}")
+                .ok_or(Malformed::UnclosedBrace)?;
+            rec.perms.extend_from_slice(&toks[start..start + close]);
+            access = true;
+            continue;
+        }
+        if tok == "granted" {
+            rec.denied = false;
+        }
+        let Some((k, v)) = field(tok) else { continue };
+        match k {
+            "scontext" | "tcontext" => {
+                let u = unquote(v);
+                if !context_shaped(u) {
+                    return Err(Malformed::Context(if k == "scontext" {
+                        "scontext"
+                    } else {
+                        "tcontext"
+                    }));
+                }
+                rec.normalized |= u.len() != v.len();
+                if k == "scontext" {
+                    rec.scontext = u;
+                    src = true;
+                } else {
+                    rec.tcontext = u;
+                    tgt = true;
+                }
+            }
+            "tclass" => {
+                let u = unquote(v);
+                rec.normalized |= u.len() != v.len();
+                rec.tclass = u;
+                class = true;
+            }
+            "comm" => rec.comm = Some(strip_ends(v)),
+            "exe" => rec.exe = Some(strip_ends(v)),
+            "name" => rec.name = Some(strip_ends(v)),
+            "permissive" => match unquote(v) {
+                "0" => rec.permissive = Some(false),
+                "1" => rec.permissive = Some(true),
+                _ => {}
+            },
+            "ioctlcmd" => {
+                if let Some(n) = python_hex(v) {
+                    rec.ioctlcmd = Some(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    if !src && !tgt && !access {
+        return Ok(None);
+    }
+    if !src {
+        return Err(Malformed::Missing("scontext"));
+    }
+    if !tgt {
+        return Err(Malformed::Missing("tcontext"));
+    }
+    if !class {
+        return Err(Malformed::Missing("tclass"));
+    }
+    if !access {
+        return Err(Malformed::Missing("permissions"));
+    }
+    if rec.perms.is_empty() {
+        return Err(Malformed::NoPermissions);
+    }
+    Ok(Some(rec))
+}
+
+fn parse_compute_sid<'a>(toks: &[&'a str]) -> Option<ComputeSid<'a>> {
+    if toks.len() < 10 {
+        return None;
+    }
+    let value = |t: &'a str| t.split('=').nth(1);
+    let mut invalid = toks[5].split(':');
+    let (_user, role, ty) = (invalid.next()?, invalid.next()?, invalid.next()?);
+    for t in &toks[7..9] {
+        if !context_shaped(value(t)?) {
+            return None;
+        }
+    }
+    value(toks[9])?;
+    Some(ComputeSid { role, ty })
+}
+
+/// `int(s, 16)` for the forms an ioctl command takes: optional sign, optional `0x`,
+/// hexadecimal digits with single `_` separators. `None` where Python raises.
+fn python_hex(s: &str) -> Option<i64> {
+    let (neg, rest) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let rest = match rest.get(..2) {
+        Some("0x") | Some("0X") => rest[2..].strip_prefix('_').unwrap_or(&rest[2..]),
+        _ => rest,
+    };
+    if rest.is_empty() || rest.starts_with('_') || rest.ends_with('_') || rest.contains("__") {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for c in rest.chars().filter(|&c| c != '_') {
+        n = n.checked_mul(16)?.checked_add(c.to_digit(16)? as i64)?;
+    }
+    Some(if neg { -n } else { n })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn avc(line: &str) -> AvcRecord<'_> {
+        match parse_line(line) {
+            Line::Avc(r) => r,
+            other => panic!("not an AVC record: {other:?}"),
+        }
+    }
+
+    const AUDIT: &str = "type=AVC msg=audit(1155568085.407:10877): avc:  denied  { search write } for  pid=677 comm=\"python\" name=\"modules\" dev=dm-0 ino=13716388 scontext=user_u:system_r:setroubleshootd_t:s0 tcontext=system_u:object_r:modules_object_t:s0 tclass=dir permissive=0\n";
+
+    #[test]
+    fn audit_log_line_yields_every_field() {
+        let r = avc(AUDIT);
+        assert_eq!(r.perms, ["search", "write"]);
+        assert_eq!(r.scontext, "user_u:system_r:setroubleshootd_t:s0");
+        assert_eq!(r.tcontext, "system_u:object_r:modules_object_t:s0");
+        assert_eq!(r.tclass, "dir");
+        assert_eq!(r.comm, Some("python"));
+        assert_eq!(r.permissive, Some(false));
+        assert!(r.denied && !r.normalized);
+        assert_eq!(r.source, AvcSource::Kernel);
+    }
+
+    #[test]
+    fn token_order_does_not_matter() {
+        let r = avc("tclass=file tcontext=a:b:c { read } scontext=x:y:z avc: denied");
+        assert_eq!(
+            (r.scontext, r.tcontext, r.tclass),
+            ("x:y:z", "a:b:c", "file")
+        );
+    }
+
+    #[test]
+    fn user_avc_closing_quote_is_removed_from_the_class() {
+        let r = avc("type=USER_AVC msg=audit(1.2:3): pid=1 uid=81 msg='avc:  denied  { send_msg } for msgtype=method_return scontext=system_u:system_r:a_t:s0 tcontext=system_u:system_r:b_t:s0 tclass=dbus'");
+        assert_eq!(r.source, AvcSource::User);
+        assert_eq!(r.tclass, "dbus");
+        assert!(r.normalized);
+    }
+
+    #[test]
+    fn quoted_contexts_are_unquoted() {
+        let r = avc("avc: denied { read } scontext=\"a:b:c:s0\" tcontext='d:e:f' tclass=file");
+        assert_eq!((r.scontext, r.tcontext), ("a:b:c:s0", "d:e:f"));
+        assert!(r.normalized);
+    }
+
+    #[test]
+    fn granted_records_are_not_denials() {
+        assert!(
+            !avc("avc:  granted  { setenforce } for scontext=a:b:c tcontext=a:b:c tclass=security")
+                .denied
+        );
+    }
+
+    #[test]
+    fn missing_close_brace_is_malformed() {
+        assert_eq!(
+            parse_line("avc: denied { read scontext=a:b:c tcontext=a:b:c tclass=file"),
+            Line::Malformed(Malformed::UnclosedBrace)
+        );
+        // sepolgen also refuses an open brace as the second-to-last token.
+        assert_eq!(
+            parse_line("avc: scontext=a:b:c tcontext=a:b:c tclass=file { }"),
+            Line::Malformed(Malformed::UnclosedBrace)
+        );
+    }
+
+    #[test]
+    fn each_missing_field_is_named() {
+        assert_eq!(
+            parse_line("avc: denied { read } tcontext=a:b:c tclass=file"),
+            Line::Malformed(Malformed::Missing("scontext"))
+        );
+        assert_eq!(
+            parse_line("avc: denied { read } scontext=a:b:c tcontext=a:b:c"),
+            Line::Malformed(Malformed::Missing("tclass"))
+        );
+        assert_eq!(
+            parse_line("avc: denied { read } scontext=a:b tcontext=a:b:c tclass=file"),
+            Line::Malformed(Malformed::Context("scontext"))
+        );
+    }
+
+    #[test]
+    fn lines_without_selinux_tokens_are_other() {
+        assert_eq!(
+            parse_line("type=SYSCALL msg=audit(1:2): arch=c000003e"),
+            Line::Other
+        );
+        assert_eq!(parse_line("----"), Line::Other);
+        assert_eq!(
+            parse_line("type=MAC_POLICY_LOAD msg=audit(1:2): policy loaded"),
+            Line::Notice
+        );
+    }
+
+    #[test]
+    fn avc_notices_without_access_are_not_malformed() {
+        let l = "type=USER_AVC msg=audit(1.0:2): pid=1 uid=0 msg='avc:  received policyload notice (seqno=2)  exe=\"/usr/lib/systemd/systemd\" sauid=0 hostname=? addr=? terminal=?'";
+        assert_eq!(parse_line(l), Line::Notice);
+    }
+
+    #[test]
+    fn empty_permission_list_is_malformed_not_fatal() {
+        assert_eq!(
+            parse_line("avc: denied { } for scontext=a:b:c tcontext=a:b:c tclass=file"),
+            Line::Malformed(Malformed::NoPermissions)
+        );
+    }
+
+    #[test]
+    fn python_whitespace_separates_tokens() {
+        let r = avc("avc:\x1cdenied\u{a0}{ read }\tscontext=a:b:c\x1ftcontext=a:b:c tclass=file");
+        assert_eq!(r.perms, ["read"]);
+    }
+
+    #[test]
+    fn ioctlcmd_parses_as_python_int_base_16() {
+        assert_eq!(python_hex("0x5401"), Some(0x5401));
+        assert_eq!(python_hex("54_01"), Some(0x5401));
+        assert_eq!(python_hex("-1f"), Some(-0x1f));
+        assert_eq!(python_hex("0x"), None);
+        assert_eq!(python_hex("zz"), None);
+        assert_eq!(python_hex("1__2"), None);
+    }
+
+    #[test]
+    fn compute_sid_record_names_role_and_type() {
+        let l = "type=SELINUX_ERR msg=audit(1.2:3): security_compute_sid:  invalid context user_u:user_r:foo_t:s0 for scontext=user_u:user_r:user_t:s0 tcontext=system_u:object_r:foo_exec_t:s0 tclass=process";
+        assert_eq!(
+            parse_line(l),
+            Line::ComputeSid(ComputeSid {
+                role: "user_r",
+                ty: "foo_t"
+            })
+        );
+    }
+}

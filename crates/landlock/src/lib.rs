@@ -1,0 +1,44 @@
+//! Landlock in userspace: rulesets and layered domains evaluated exactly as the Linux kernel
+//! (6.18, Landlock ABI 7) evaluates them, on a flat immutable table.
+//!
+//! The data flow follows the kernel's:
+//!
+//! - [`Ruleset`]: `landlock_create_ruleset` + `landlock_add_rule`, same validation, same errno;
+//! - [`Domain`]: `landlock_restrict_self`, up to 16 layers merged into one flat, immutable
+//!   buffer with a [`Layout::Sorted`] (binary search) or [`Layout::Hash`] (coalesced hash)
+//!   rule index;
+//! - [`check`]: the hooks' algorithms (path walk, open, refer/rename/link/exchange, TCP ports,
+//!   mounts) as pure functions of a domain and the objects on a walk;
+//! - [`walk`]: resolves real paths into walks (symlinks, `..`, mounts, inode identity);
+//! - [`mounts`]: `/proc/self/mountinfo` (mount points, `noexec`, `nodev`);
+//! - [`eval`]: an [`Op`] on this machine's filesystem → [`Outcome`] with the kernel's errno
+//!   and an explanation;
+//! - [`config`]: landlockconfig's TOML and JSON formats;
+//! - [`sys`]: the real syscalls, for `arbiter landlock run` and the kernel differential test.
+
+#![deny(missing_docs)]
+
+pub mod access;
+pub mod bench;
+pub mod check;
+pub mod config;
+pub mod domain;
+pub mod errno;
+pub mod eval;
+pub mod mounts;
+pub mod object;
+pub mod ops;
+pub mod ruleset;
+pub mod scope;
+pub mod sys;
+pub mod tree;
+pub mod walk;
+
+pub use access::{AccessFs, AccessNet, Scopes};
+pub use config::{Config, ConfigError};
+pub use domain::{Domain, DomainError, Layout, Rules};
+pub use errno::Errno;
+pub use eval::{Outcome, Sandbox};
+pub use object::{InodeKey, ObjectId, ObjectRegistry};
+pub use ops::Op;
+pub use ruleset::{Handled, Ruleset, RulesetError};
