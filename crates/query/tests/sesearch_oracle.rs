@@ -396,6 +396,26 @@ fn compare(ours: (String, i64), theirs: &oracle::Outcome) -> Option<String> {
     ))
 }
 
+/// setools 4.4.1 builds the sensitivity of a rule's level from the sensitivity's alias
+/// datum when it has an alias, and compares sensitivities by datum, so `s0` from a rule is
+/// not equal to `s0` looked up by name: `--range_trans -D RANGE` never matches a range
+/// over an aliased sensitivity (policies/bin/features.31: `s0 alias unclassified`;
+/// `setools.SELinuxPolicy(...).users()` shows `s0 != lookup_sensitivity("s0")`). arbiter
+/// matches such ranges; here sesearch prints nothing where arbiter prints the rules.
+fn aliased_sensitivity_range_bug(
+    policy: &Policy,
+    argv: &[String],
+    ours: &(String, i64),
+    theirs: &oracle::Outcome,
+) -> bool {
+    argv.iter().any(|a| a == "--range_trans")
+        && argv.iter().any(|a| a == "-D")
+        && !policy.sensitivity_aliases.is_empty()
+        && theirs.code == 0
+        && ours.1 == 0
+        && theirs.out.lines().all(|l| ours.0.lines().any(|o| o == l))
+}
+
 #[test]
 fn generated_invocations_match_sesearch() {
     if !oracle::oracle_available(SESEARCH) {
@@ -438,7 +458,7 @@ fn generated_invocations_match_sesearch() {
     let mut failures = Vec::new();
     let mut nonempty = 0;
     for ((p, argv), theirs) in cases.iter().zip(&theirs) {
-        let ours = match SearchArgs::parse(argv) {
+        let ours: (String, i64) = match SearchArgs::parse(argv) {
             Err(e) => (e.0, 2),
             Ok(args) => {
                 let (text, code) = search::execute(&gens[*p].index, &args);
@@ -447,6 +467,9 @@ fn generated_invocations_match_sesearch() {
         };
         if !theirs.out.is_empty() && theirs.code == 0 {
             nonempty += 1;
+        }
+        if aliased_sensitivity_range_bug(&policies[*p], argv, &ours, theirs) {
+            continue;
         }
         if let Some(d) = compare(ours, theirs) {
             failures.push(format!("sesearch {}: {d}", argv.join(" ")));
