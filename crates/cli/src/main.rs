@@ -36,6 +36,10 @@ enum Command {
     Why(cmd::why::Args),
     /// Walk through arbiter's main job on the embedded default policy.
     Demo,
+    /// sesearch: TE, RBAC and MLS rule queries with sesearch's options and output.
+    Search(cmd::search::Args),
+    /// sediff: differences between two policies, with sediff's sections and text.
+    Diff(cmd::diff::Args),
     /// BSM audit trails and preselection (praudit/auditreduce compatible).
     #[command(subcommand)]
     Bsm(cmd::bsm::Command),
@@ -55,6 +59,8 @@ fn main() -> ExitCode {
         Command::Av(a) => cmd::av::run(a),
         Command::Label(a) => cmd::label::run(a),
         Command::Bools(a) => cmd::bools::run(a),
+        Command::Search(a) => cmd::search::run(a),
+        Command::Diff(a) => cmd::diff::run(a),
         Command::Why(a) => cmd::why::run(a),
         Command::Demo => cmd::demo::run(),
         Command::Bsm(c) => cmd::bsm::run(c),

@@ -1,25 +1,75 @@
-//! `arbiter info`: seinfo-compatible statistics.
+//! `arbiter info`: seinfo-compatible statistics and component listings.
+//!
+//! `arbiter info POLICY` prints the statistics (text, or `--json`); seinfo's component
+//! options (`-t`, `-a`, `--portcon 80`, `-x`, `--flat`, `--all`, ...) list components
+//! with seinfo 4.4.1's text, or as JSON with `--json`.
 
 use crate::load;
 use arbiter_policy::stats;
+use arbiter_query::info::{self, InfoArgs};
+use arbiter_query::Index;
+use std::io::Write;
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct Args {
-    /// Policy file, or `builtin` (default).
-    #[arg(default_value = load::BUILTIN_NAME)]
-    policy: String,
-    /// Print JSON: {"path": ..., "statistics": {label: value}}.
-    #[arg(long)]
-    json: bool,
+/// Prints to stdout, ignoring a closed pipe (`| head`), as setools does with SIGPIPE.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
 }
 
+#[derive(clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct Args {
+    /// Policy file, or `builtin` (default), then seinfo's component options.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    args: Vec<String>,
+}
+
+const USAGE: &str = "usage: arbiter info [POLICY] [-x] [--flat] [--json] [-a [ATTR]] [-b [BOOL]] \
+[-c [CLASS]] [-r [ROLE]] [-t [TYPE]] [-u [USER]] [--category [CAT]] [--common [COMMON]] \
+[--constrain [CLASS]] [--default [CLASS]] [--fs_use [FS_TYPE]] [--genfscon [FS_TYPE]] \
+[--ibpkeycon [SUBNET_PREFIX]] [--ibendportcon [DEVICE]] [--initialsid [NAME]] \
+[--netifcon [NAME]] [--nodecon [ADDR]] [--permissive [TYPE]] [--polcap [NAME]] \
+[--portcon [PORTNUM]] [--sensitivity [SENS]] [--typebounds [BOUND_TYPE]] \
+[--validatetrans [CLASS]] [--all]";
+
 pub fn run(a: Args) -> Result<ExitCode, String> {
-    let p = load::policy(&a.policy)?;
-    if a.json {
-        println!("{}", stats::render_json(&p, &a.policy));
-    } else {
-        print!("{}", stats::render_text(&p, &a.policy));
+    if a.args.iter().any(|s| s == "-h" || s == "--help") {
+        println!("{USAGE}");
+        return Ok(ExitCode::SUCCESS);
     }
-    Ok(ExitCode::SUCCESS)
+    let args = match InfoArgs::parse(&a.args) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("{USAGE}\narbiter info: error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let path = args.policy.as_deref().unwrap_or(load::BUILTIN_NAME);
+    let p = load::policy(path)?;
+    if args.components.is_empty() && !args.all {
+        if args.json {
+            emit(&format!("{}\n", stats::render_json(&p, path)));
+        } else {
+            emit(&stats::render_text(&p, path));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let index = Index::new(&p);
+    if args.json {
+        return match info::components(&index, &args) {
+            Ok(c) => {
+                emit(&format!("{}\n", info::render_json(&c)));
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                emit(&format!("{e}\n"));
+                Ok(ExitCode::from(1))
+            }
+        };
+    }
+    let (text, code) = info::execute(&index, &args, &stats::render_text(&p, path));
+    emit(&text);
+    Ok(ExitCode::from(code))
 }

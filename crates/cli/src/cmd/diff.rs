@@ -1,0 +1,56 @@
+//! `arbiter diff`: sediff's sections and text (setools 4.4.1) for the sections the query
+//! crate implements, `--stats`, `--json`.
+
+use crate::load;
+use arbiter_query::diff::{self, DiffArgs};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Prints to stdout, ignoring a closed pipe (`| head`), as setools does with SIGPIPE.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+#[derive(clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct Args {
+    /// sediff's options, then POLICY1 POLICY2.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    args: Vec<String>,
+}
+
+const USAGE: &str =
+    "usage: arbiter diff [--stats] [--json] [--property] [--common] [-c] [-b] [-r] [-t] [-a] [-u] \
+[-A] [--allow] [--auditallow] [--dontaudit] [--polcap] POLICY1 POLICY2";
+
+pub fn run(a: Args) -> Result<ExitCode, String> {
+    if a.args.iter().any(|s| s == "-h" || s == "--help") {
+        println!("{USAGE}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let args = match DiffArgs::parse(&a.args) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("{USAGE}\narbiter diff: error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if !args.unsupported.is_empty() {
+        eprintln!(
+            "arbiter diff: not implemented yet: {} (implemented: --property --common -c -b -r -t -a -u --allow --auditallow --dontaudit --polcap)",
+            args.unsupported.join(" ")
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let left = load::policy(&args.policies[0])?;
+    let right = load::policy(&args.policies[1])?;
+    let sections = diff::sections(&left, &right, &args);
+    if args.json {
+        emit(&format!("{}\n", diff::render_json(&sections)));
+    } else {
+        emit(&diff::render_text(&sections, args.stats));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,78 @@
+//! `arbiter search`: sesearch's options and output (setools 4.4.1), plus `--json`.
+//!
+//! Exit status as sesearch: 0 with or without results, 1 for a query error (message on
+//! stdout, as setools prints it), 2 for a usage error (stderr).
+
+use crate::load;
+use arbiter_query::{search, Index, SearchArgs};
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct Args {
+    /// sesearch's options and the policy file, e.g. `-A -s httpd_t policy.33`.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    args: Vec<String>,
+}
+
+const USAGE: &str = "usage: arbiter search [-A] [--allow] [--allowxperm] [--auditallow] \
+[--auditallowxperm] [--dontaudit] [--dontauditxperm] [-T] [--type_change] [--type_member] \
+[--role_allow] [--role_trans] [--range_trans] [-s SOURCE] [-t TARGET] [-c TCLASS] [-p PERMS] \
+[-x XPERMS] [-D DEFAULT] [-b BOOL] [-eb] [-ep] [-ex] [-Sp] [-ds] [-dt] [-rs] [-rt] [-rc] [-rd] \
+[-rb] [--json [--set-bool NAME=VALUE]...] POLICY";
+
+pub fn run(a: Args) -> Result<ExitCode, String> {
+    if a.args.iter().any(|s| s == "-h" || s == "--help") {
+        println!("{USAGE}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let args = match SearchArgs::parse(&a.args) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("{USAGE}\narbiter search: error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let Some(path) = args.policy.as_deref() else {
+        eprintln!("{USAGE}\narbiter search: error: a policy file is required");
+        return Ok(ExitCode::from(2));
+    };
+    let policy = match load::policy(path) {
+        Ok(p) => p,
+        Err(e) => {
+            println!("{e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let index = Index::new(&policy);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    if args.json {
+        return match arbiter_query::json::search(&index, &args) {
+            Ok(v) => {
+                let _ = writeln!(out, "{v}");
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                let _ = writeln!(out, "{e}");
+                Ok(ExitCode::from(1))
+            }
+        };
+    }
+    let mut broken = false;
+    let result = search::run(&index, &args, &mut |line| {
+        if !broken && writeln!(out, "{line}").is_err() {
+            broken = true;
+        }
+    });
+    let code = match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(out, "{e}");
+            ExitCode::from(1)
+        }
+    };
+    let _ = out.flush();
+    Ok(code)
+}

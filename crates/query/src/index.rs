@@ -1,0 +1,207 @@
+//! The query index over one [`Policy`]: name lookups as setools resolves them and attribute
+//! membership in both directions, built once so each query is a scan of flat arrays.
+
+use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId};
+use std::collections::HashMap;
+
+/// Name lookups and attribute membership for one policy.
+pub struct Index<'p> {
+    pub(crate) policy: &'p Policy,
+    types_by_name: HashMap<&'p str, TypeId>,
+    classes_by_name: HashMap<&'p str, ClassId>,
+    roles_by_name: HashMap<&'p str, RoleId>,
+    bools_by_name: HashMap<&'p str, u32>,
+    /// Names for the attributes a policy older than version 24 leaves unnamed, as libsepol
+    /// synthesises them (`@ttr0042` for value 42), by slot.
+    synthetic: HashMap<usize, Box<str>>,
+    /// For each class slot: its permissions (own and common) with their bit numbers,
+    /// sorted by name, as statements list them.
+    sorted_perms: Vec<Box<[(&'p str, u32)]>>,
+    /// For each type-table slot: the types it stands for (itself for a type, the member
+    /// types for an attribute), ascending.
+    members: Vec<Box<[TypeId]>>,
+}
+
+impl<'p> Index<'p> {
+    /// Builds the index (a pass over the type-attribute map).
+    pub fn new(policy: &'p Policy) -> Self {
+        let mut types_by_name = HashMap::with_capacity(policy.types.len());
+        let mut members: Vec<Vec<TypeId>> = vec![Vec::new(); policy.types.len()];
+        for (i, t) in policy.types.iter().enumerate() {
+            let Some(id) = TypeId::from_index(i) else {
+                continue;
+            };
+            if t.flavor != TypeFlavor::Unnamed {
+                types_by_name.insert(&*t.name, id);
+            }
+            if t.flavor != TypeFlavor::Type {
+                continue;
+            }
+            members[i].push(id);
+            if let Some(map) = policy.type_attr_map.get(i) {
+                for bit in map.iter() {
+                    let a = bit as usize;
+                    if a != i && a < members.len() && policy.types[a].flavor != TypeFlavor::Type {
+                        members[a].push(id);
+                    }
+                }
+            }
+        }
+        for alias in &policy.type_aliases {
+            types_by_name.entry(&*alias.name).or_insert(alias.target);
+        }
+        let classes_by_name = named(policy.classes.iter().map(|c| &*c.name), ClassId::from_index);
+        let roles_by_name = named(policy.roles.iter().map(|r| &*r.name), RoleId::from_index);
+        let bools_by_name = policy
+            .bools
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !b.name.is_empty())
+            .map(|(i, b)| (&*b.name, i as u32))
+            .collect();
+        let synthetic = policy
+            .types
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.flavor == TypeFlavor::Unnamed)
+            .map(|(i, _)| (i, format!("@ttr{:04}", i + 1).into_boxed_str()))
+            .collect();
+        let sorted_perms = (0..policy.classes.len())
+            .map(|i| {
+                let mut v: Vec<(&str, u32)> = ClassId::from_index(i)
+                    .map(|c| class_perms(policy, c).collect())
+                    .unwrap_or_default();
+                v.sort_unstable();
+                v.into_boxed_slice()
+            })
+            .collect();
+        Index {
+            policy,
+            synthetic,
+            sorted_perms,
+            types_by_name,
+            classes_by_name,
+            roles_by_name,
+            bools_by_name,
+            members: members.into_iter().map(Vec::into_boxed_slice).collect(),
+        }
+    }
+
+    /// The policy indexed.
+    pub fn policy(&self) -> &'p Policy {
+        self.policy
+    }
+
+    /// A type (aliases resolve to their type) or attribute by name.
+    pub fn type_or_attr(&self, name: &str) -> Option<TypeId> {
+        self.types_by_name.get(name).copied()
+    }
+
+    /// A class by name.
+    pub fn class(&self, name: &str) -> Option<ClassId> {
+        self.classes_by_name.get(name).copied()
+    }
+
+    /// A role by name.
+    pub fn role(&self, name: &str) -> Option<RoleId> {
+        self.roles_by_name.get(name).copied()
+    }
+
+    /// A boolean's index by name.
+    pub fn boolean(&self, name: &str) -> Option<u32> {
+        self.bools_by_name.get(name).copied()
+    }
+
+    /// The types a type or attribute stands for: itself for a type, its members for an
+    /// attribute (setools' `expand()`).
+    pub fn expand(&self, t: TypeId) -> &[TypeId] {
+        self.members.get(t.index()).map_or(&[], |m| m)
+    }
+
+    /// The attributes of a type, ascending (not including the type).
+    pub fn attributes_of(&self, t: TypeId) -> impl Iterator<Item = TypeId> + '_ {
+        let i = t.index();
+        self.policy
+            .type_attr_map
+            .get(i)
+            .into_iter()
+            .flat_map(|m| m.iter())
+            .filter(move |&b| b as usize != i)
+            .filter(|&b| {
+                self.policy
+                    .types
+                    .get(b as usize)
+                    .is_some_and(|d| d.flavor == TypeFlavor::Attribute)
+            })
+            .filter_map(|b| TypeId::from_index(b as usize))
+    }
+
+    /// The name of a type or attribute (`@ttrNNNN` for an attribute the policy leaves
+    /// unnamed).
+    pub fn type_name(&self, t: TypeId) -> &str {
+        match self.policy.types.get(t.index()) {
+            Some(d) if d.flavor == TypeFlavor::Unnamed => {
+                self.synthetic.get(&t.index()).map_or("", |n| n)
+            }
+            Some(d) => &d.name,
+            None => "",
+        }
+    }
+
+    /// The name of a class.
+    pub fn class_name(&self, c: ClassId) -> &'p str {
+        self.policy.classes.get(c.index()).map_or("", |d| &d.name)
+    }
+
+    /// The name of a role.
+    pub fn role_name(&self, r: RoleId) -> &'p str {
+        self.policy.roles.get(r.index()).map_or("", |d| &d.name)
+    }
+
+    /// Whether slot `t` is an attribute.
+    pub fn is_attribute(&self, t: TypeId) -> bool {
+        self.policy
+            .types
+            .get(t.index())
+            .is_some_and(|d| d.flavor == TypeFlavor::Attribute)
+    }
+
+    /// The number of type-table slots.
+    pub fn type_slots(&self) -> usize {
+        self.policy.types.len()
+    }
+
+    /// The names of a class's permissions (its own and its common's) with their bit numbers.
+    pub fn class_perms(&self, c: ClassId) -> impl Iterator<Item = (&'p str, u32)> {
+        class_perms(self.policy, c)
+    }
+
+    /// A class's permissions with their bit numbers, sorted by name.
+    pub fn sorted_class_perms(&self, c: ClassId) -> &[(&'p str, u32)] {
+        self.sorted_perms.get(c.index()).map_or(&[], |v| v)
+    }
+}
+
+fn class_perms(policy: &Policy, c: ClassId) -> impl Iterator<Item = (&str, u32)> {
+    let class = policy.classes.get(c.index());
+    let common = class
+        .and_then(|k| k.common)
+        .and_then(|id| policy.commons.get(id.index()));
+    class
+        .into_iter()
+        .flat_map(|k| k.perms.iter())
+        .chain(common.into_iter().flat_map(|k| k.perms.iter()))
+        .filter(|p| p.value >= 1 && p.value <= 32)
+        .map(|p| (&*p.name, p.value - 1))
+}
+
+fn named<'p, I: Copy>(
+    names: impl Iterator<Item = &'p str>,
+    id: impl Fn(usize) -> Option<I>,
+) -> HashMap<&'p str, I> {
+    names
+        .enumerate()
+        .filter(|(_, n)| !n.is_empty())
+        .filter_map(|(i, n)| id(i).map(|id| (n, id)))
+        .collect()
+}

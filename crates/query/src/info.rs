@@ -1,0 +1,1206 @@
+//! `seinfo`'s component listings (setools 4.4.1): each component's items, its optional name
+//! filter, its sort order, and the item text with and without `-x`.
+
+use crate::argv::{self, Opt, UsageError};
+use crate::index::Index;
+use crate::render;
+use crate::search::QueryError;
+use arbiter_policy::constraint::{attr, ConstraintExpr, ConstraintOp};
+use arbiter_policy::mls::Context;
+use arbiter_policy::ocontext::FsUseBehavior;
+use arbiter_policy::symbols::{DefaultRange, DefaultSide};
+use arbiter_policy::{ClassId, Policy, TypeFlavor, TypeId};
+
+/// The components, in the order seinfo prints them: (heading, option spellings, key).
+const COMPONENTS: &[(&str, &[&str], &str)] = &[
+    ("Booleans", &["-b", "--bool"], "bool"),
+    ("Categories", &["--category"], "category"),
+    ("Classes", &["-c", "--class"], "class"),
+    ("Commons", &["--common"], "common"),
+    ("Constraints", &["--constrain"], "constrain"),
+    ("Default rules", &["--default"], "default"),
+    ("Fs_use", &["--fs_use"], "fs_use"),
+    ("Genfscon", &["--genfscon"], "genfscon"),
+    ("Ibendportcon", &["--ibendportcon"], "ibendportcon"),
+    ("Ibpkeycon", &["--ibpkeycon"], "ibpkeycon"),
+    ("Initial SIDs", &["--initialsid"], "initialsid"),
+    ("Netifcon", &["--netifcon"], "netifcon"),
+    ("Nodecon", &["--nodecon"], "nodecon"),
+    ("Permissive Types", &["--permissive"], "permissive"),
+    ("Polcap", &["--polcap"], "polcap"),
+    ("Portcon", &["--portcon"], "portcon"),
+    ("Roles", &["-r", "--role"], "role"),
+    ("Sensitivities", &["--sensitivity"], "sensitivity"),
+    ("Typebounds", &["--typebounds"], "typebounds"),
+    ("Types", &["-t", "--type"], "type"),
+    ("Type Attributes", &["-a", "--attribute"], "attribute"),
+    ("Users", &["-u", "--user"], "user"),
+    ("Validatetrans", &["--validatetrans"], "validatetrans"),
+];
+
+/// The parsed `seinfo` command line.
+#[derive(Debug, Default, Clone)]
+pub struct InfoArgs {
+    /// The policy path.
+    pub policy: Option<String>,
+    /// Requested components by key, each with its optional name.
+    pub components: Vec<(&'static str, Option<String>)>,
+    /// `--all`.
+    pub all: bool,
+    /// `-x`: print full statements.
+    pub expand: bool,
+    /// `--flat`: no headings, counts or indentation.
+    pub flat: bool,
+    /// `--json`.
+    pub json: bool,
+}
+
+fn opts() -> Vec<Opt> {
+    let mut v: Vec<Opt> = COMPONENTS
+        .iter()
+        .map(|&(_, names, key)| Opt {
+            names,
+            value: Some(false),
+            key,
+        })
+        .collect();
+    for (names, key) in [
+        (&["-x", "--expand"][..], "expand"),
+        (&["--flat"][..], "flat"),
+        (&["--all"][..], "all"),
+        (&["--json"][..], "json"),
+        (&["-v", "--verbose"][..], "verbose"),
+        (&["--debug"][..], "debug"),
+    ] {
+        v.push(Opt {
+            names,
+            value: None,
+            key,
+        });
+    }
+    v
+}
+
+impl InfoArgs {
+    /// Reads a `seinfo` command line (without the program name).
+    pub fn parse(args: &[String]) -> Result<InfoArgs, UsageError> {
+        let p = argv::parse(args, &opts())?;
+        if p.positional.len() > 1 {
+            return Err(UsageError(format!(
+                "unrecognized arguments: {}",
+                p.positional[1..].join(" ")
+            )));
+        }
+        let mut a = InfoArgs {
+            policy: p.positional.first().cloned(),
+            all: p.has("all"),
+            expand: p.has("expand"),
+            flat: p.has("flat"),
+            json: p.has("json"),
+            ..InfoArgs::default()
+        };
+        for &(_, _, key) in COMPONENTS {
+            if let Some(v) = p.values.get(key) {
+                let name = v.last().cloned().flatten();
+                // seinfo tests the option's value for truth: an empty name drops the
+                // component altogether.
+                if name.as_deref() != Some("") {
+                    a.components.push((key, name));
+                }
+            }
+        }
+        if let Some((_, Some(ports))) = a.components.iter().find(|(k, _)| *k == "portcon") {
+            let bad = || UsageError("Enter a port number or range, e.g. 22 or 6000-6020".into());
+            let n = ports.split('-').count();
+            if n > 2 || ports.split('-').any(|p| py_int(p, 10).is_none()) {
+                return Err(bad());
+            }
+        }
+        if let Some((_, Some(keys))) = a.components.iter().find(|(k, _)| *k == "ibpkeycon") {
+            let bad =
+                || UsageError("Enter a pkey number or range, e.g. 0x22 or 0x6000-0x6020".into());
+            let n = keys.split('-').count();
+            if n > 2 || keys.split('-').any(|p| py_int(p, 16).is_none()) {
+                return Err(bad());
+            }
+        }
+        Ok(a)
+    }
+
+    /// Whether the statistics block is printed (no component asked for, or `--all`).
+    pub fn wants_statistics(&self) -> bool {
+        (self.components.is_empty() || self.all) && !self.flat
+    }
+}
+
+/// Python's `int(s, base)` for the digits seinfo's option parsing accepts.
+fn py_int(s: &str, base: u32) -> Option<i64> {
+    let t = s.trim();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let t = if base == 16 {
+        t.strip_prefix("0x")
+            .or_else(|| t.strip_prefix("0X"))
+            .unwrap_or(t)
+    } else {
+        t
+    };
+    if t.is_empty() || t.starts_with('_') || t.ends_with('_') || t.contains("__") {
+        return None;
+    }
+    let digits: String = t.chars().filter(|&c| c != '_').collect();
+    if digits.len() > 15 {
+        return None;
+    }
+    let v = i64::from_str_radix(&digits, base).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// One component's items: (text without `-x`, text with `-x`), sorted as seinfo sorts them.
+pub struct Component {
+    /// The heading (`Types`).
+    pub heading: &'static str,
+    /// The items.
+    pub items: Vec<(String, String)>,
+}
+
+/// Every requested component (all of them with `--all`), in seinfo's order.
+pub fn components(index: &Index<'_>, args: &InfoArgs) -> Result<Vec<Component>, QueryError> {
+    let mut out = Vec::new();
+    for &(heading, _, key) in COMPONENTS {
+        let name = match args.components.iter().find(|(k, _)| *k == key) {
+            Some((_, n)) => n.as_deref(),
+            None if args.all => None,
+            None => continue,
+        };
+        let items = component(index, key, name)?;
+        out.push(Component { heading, items });
+    }
+    Ok(out)
+}
+
+/// The text seinfo prints for the components (after the statistics block, if any).
+pub fn render_text(components: &[Component], args: &InfoArgs) -> String {
+    let mut s = String::new();
+    for c in components {
+        if !args.flat {
+            s.push_str(&format!("\n{}: {}\n", c.heading, c.items.len()));
+        }
+        for (plain, expanded) in &c.items {
+            if !args.flat {
+                s.push_str("   ");
+            }
+            s.push_str(if args.expand { expanded } else { plain });
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// The components as JSON: `{"components": [{"name", "count", "items": [statement...]}]}`.
+pub fn render_json(components: &[Component]) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = components
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "name": c.heading,
+                "count": c.items.len(),
+                "items": c.items.iter().map(|(p, x)| serde_json::json!({"name": p, "statement": x})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::json!({ "components": list })
+}
+
+fn sort_by_text(mut v: Vec<(String, String)>, by_expanded: bool) -> Vec<(String, String)> {
+    if by_expanded {
+        v.sort_by(|a, b| a.1.cmp(&b.1));
+    } else {
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    v
+}
+
+fn same(s: String) -> (String, String) {
+    (s.clone(), s)
+}
+
+fn component(
+    index: &Index<'_>,
+    key: &str,
+    name: Option<&str>,
+) -> Result<Vec<(String, String)>, QueryError> {
+    let p = index.policy();
+    let name_ok = |n: &str| name.is_none_or(|want| want == n);
+    let class_filter = |name: Option<&str>| -> Result<Option<ClassId>, QueryError> {
+        name.map(|n| {
+            index
+                .class(n)
+                .ok_or_else(|| QueryError(format!("{n} is not a valid class")))
+        })
+        .transpose()
+    };
+    let items = match key {
+        "bool" => sort_by_text(
+            p.bools
+                .iter()
+                .filter(|b| !b.name.is_empty() && name_ok(&b.name))
+                .map(|b| (b.name.to_string(), format!("bool {} {};", b.name, b.state)))
+                .collect(),
+            false,
+        ),
+        "category" => p
+            .categories
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.name.is_empty())
+            .filter(|(i, c)| {
+                name_ok(&c.name) || aliases(&p.category_aliases, *i).iter().any(|a| name_ok(a))
+            })
+            .map(|(i, c)| {
+                (
+                    c.name.to_string(),
+                    format!(
+                        "category {}{};",
+                        c.name,
+                        alias_text(&hashtab_ordered(
+                            aliases(&p.category_aliases, i),
+                            p.categories.len() + p.category_aliases.len(),
+                            16
+                        ))
+                    ),
+                )
+            })
+            .collect(),
+        "sensitivity" => p
+            .sensitivities
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.name.is_empty())
+            .filter(|(i, s)| {
+                name_ok(&s.name)
+                    || aliases(&p.sensitivity_aliases, *i)
+                        .iter()
+                        .any(|a| name_ok(a))
+            })
+            .map(|(i, s)| {
+                (
+                    s.name.to_string(),
+                    format!(
+                        "sensitivity {}{};",
+                        s.name,
+                        alias_text(&hashtab_ordered(
+                            aliases(&p.sensitivity_aliases, i),
+                            p.sensitivities.len() + p.sensitivity_aliases.len(),
+                            16
+                        ))
+                    ),
+                )
+            })
+            .collect(),
+        "class" => sort_by_text(
+            p.classes
+                .iter()
+                .filter(|c| !c.name.is_empty() && name_ok(&c.name))
+                .map(|c| {
+                    let mut s = format!("class {}\n", c.name);
+                    if let Some(common) = c.common.and_then(|id| p.commons.get(id.index())) {
+                        s.push_str(&format!("inherits {}\n", common.name));
+                    }
+                    if !c.perms.is_empty() {
+                        s.push_str(&perm_block(c.perms.iter().map(|x| &*x.name)));
+                    }
+                    (c.name.to_string(), s)
+                })
+                .collect(),
+            false,
+        ),
+        "common" => sort_by_text(
+            p.commons
+                .iter()
+                .filter(|c| !c.name.is_empty() && name_ok(&c.name))
+                .map(|c| {
+                    (
+                        c.name.to_string(),
+                        format!(
+                            "common {}\n{}",
+                            c.name,
+                            perm_block(c.perms.iter().map(|x| &*x.name))
+                        ),
+                    )
+                })
+                .collect(),
+            false,
+        ),
+        "constrain" | "validatetrans" => {
+            let only = class_filter(name)?;
+            let mut v = Vec::new();
+            for (i, c) in p.classes.iter().enumerate() {
+                let Some(cid) = ClassId::from_index(i) else {
+                    continue;
+                };
+                if only.is_some_and(|o| o != cid) {
+                    continue;
+                }
+                if key == "constrain" {
+                    for k in c.constraints.iter() {
+                        let mut perms: Vec<&str> = index
+                            .class_perms(cid)
+                            .filter(|&(_, b)| k.perms & (1 << b) != 0)
+                            .map(|(n, _)| n)
+                            .collect();
+                        perms.sort_unstable();
+                        let perms = match perms.as_slice() {
+                            [one] => one.to_string(),
+                            [] => String::new(),
+                            many => format!("{{ {} }}", many.join(" ")),
+                        };
+                        let kw = if k.is_mls() {
+                            "mlsconstrain"
+                        } else {
+                            "constrain"
+                        };
+                        v.push(same(format!(
+                            "{kw} {} {perms} ({}); ",
+                            c.name,
+                            constraint_expr(index, &k.expr)
+                        )));
+                    }
+                } else {
+                    for k in c.validatetrans.iter() {
+                        let kw = if k.is_mls() {
+                            "mlsvalidatetrans"
+                        } else {
+                            "validatetrans"
+                        };
+                        v.push(same(format!(
+                            "{kw} {} ({});",
+                            c.name,
+                            constraint_expr(index, &k.expr)
+                        )));
+                    }
+                }
+            }
+            sort_by_text(v, false)
+        }
+        "default" => {
+            let only = class_filter(name)?;
+            let mut v = Vec::new();
+            for (i, c) in p.classes.iter().enumerate() {
+                if only.is_some_and(|o| o.index() != i) {
+                    continue;
+                }
+                let side = |s: DefaultSide| match s {
+                    DefaultSide::None => None,
+                    DefaultSide::Source => Some("source"),
+                    DefaultSide::Target => Some("target"),
+                };
+                for (kw, s) in [
+                    ("default_user", c.default_user),
+                    ("default_role", c.default_role),
+                    ("default_type", c.default_type),
+                ] {
+                    if let Some(s) = side(s) {
+                        v.push(same(format!("{kw} {} {s};", c.name)));
+                    }
+                }
+                let range = match c.default_range {
+                    DefaultRange::None => None,
+                    DefaultRange::SourceLow => Some("source low"),
+                    DefaultRange::SourceHigh => Some("source high"),
+                    DefaultRange::SourceLowHigh => Some("source low_high"),
+                    DefaultRange::TargetLow => Some("target low"),
+                    DefaultRange::TargetHigh => Some("target high"),
+                    DefaultRange::TargetLowHigh => Some("target low_high"),
+                    DefaultRange::Glblub => Some("glblub"),
+                };
+                if let Some(r) = range {
+                    v.push(same(format!("default_range {} {r};", c.name)));
+                }
+            }
+            sort_by_text(v, false)
+        }
+        "fs_use" => sort_by_text(
+            p.ocontexts
+                .fs_use
+                .iter()
+                .filter(|f| name_ok(&f.fstype))
+                .map(|f| {
+                    let kw = match f.behavior {
+                        FsUseBehavior::Xattr => "fs_use_xattr".to_string(),
+                        FsUseBehavior::Trans => "fs_use_trans".to_string(),
+                        FsUseBehavior::Task => "fs_use_task".to_string(),
+                        other => format!("{other:?}"),
+                    };
+                    same(format!("{kw} {} {};", f.fstype, context(index, &f.context)))
+                })
+                .collect(),
+            false,
+        ),
+        "genfscon" => sort_by_text(
+            p.genfs
+                .iter()
+                .filter(|g| name_ok(&g.fstype))
+                .map(|g| {
+                    let class = if g.class == 0 {
+                        ""
+                    } else {
+                        p.classes.get(g.class as usize - 1).map_or("", |c| &*c.name)
+                    };
+                    let ft = match class {
+                        "blk_file" => "-b",
+                        "chr_file" => "-c",
+                        "dir" => "-d",
+                        "fifo_file" => "-p",
+                        "file" => "--",
+                        "lnk_file" => "-l",
+                        "sock_file" => "-s",
+                        _ => "",
+                    };
+                    same(format!(
+                        "genfscon {} {} {ft} {}",
+                        g.fstype,
+                        g.path,
+                        context(index, &g.context)
+                    ))
+                })
+                .collect(),
+            false,
+        ),
+        "ibendportcon" => sort_by_text(
+            p.ocontexts
+                .ibendports
+                .iter()
+                .filter(|e| name_ok(&e.device))
+                .map(|e| {
+                    same(format!(
+                        "ibendportcon {} {} {}",
+                        e.device,
+                        e.port,
+                        context(index, &e.context)
+                    ))
+                })
+                .collect(),
+            false,
+        ),
+        "ibpkeycon" => {
+            let want = name.map(|n| {
+                let v: Vec<i64> = n.split('-').filter_map(|x| py_int(x, 16)).collect();
+                (v[0], *v.last().unwrap_or(&v[0]))
+            });
+            sort_by_text(
+                p.ocontexts
+                    .ibpkeys
+                    .iter()
+                    .filter(|k| {
+                        want.is_none_or(|(lo, hi)| lo == k.low as i64 && hi == k.high as i64)
+                    })
+                    .map(|k| {
+                        let prefix = ipv6_text(&{
+                            let mut a = [0u8; 16];
+                            a[..8].copy_from_slice(&k.subnet_prefix);
+                            a
+                        });
+                        let keys = if k.low == k.high {
+                            format!("{:#x}", k.low)
+                        } else {
+                            format!("{:#x}-{:#x}", k.low, k.high)
+                        };
+                        same(format!(
+                            "ibpkeycon {prefix} {keys} {}",
+                            context(index, &k.context)
+                        ))
+                    })
+                    .collect(),
+                false,
+            )
+        }
+        "initialsid" => sort_by_text(
+            p.ocontexts
+                .initial_sids
+                .iter()
+                .map(|s| (sid_name(s.sid), s))
+                .filter(|(n, _)| name_ok(n))
+                .map(|(n, s)| {
+                    (
+                        n.to_string(),
+                        format!("sid {n} {}", context(index, &s.context)),
+                    )
+                })
+                .collect(),
+            false,
+        ),
+        "netifcon" => sort_by_text(
+            p.ocontexts
+                .netifs
+                .iter()
+                .filter(|n| name_ok(&n.name))
+                .map(|n| {
+                    same(format!(
+                        "netifcon {} {} {}",
+                        n.name,
+                        context(index, &n.if_context),
+                        context(index, &n.msg_context)
+                    ))
+                })
+                .collect(),
+            false,
+        ),
+        "nodecon" => {
+            let want = name.map(parse_network).transpose()?;
+            let mut v = Vec::new();
+            for n in &p.ocontexts.nodes {
+                let (addr, prefix) = network4(n.addr, n.mask);
+                if want
+                    .as_ref()
+                    .is_some_and(|w| *w != (false, addr.to_vec(), prefix))
+                {
+                    continue;
+                }
+                v.push(same(format!(
+                    "nodecon {} {} {}",
+                    dotted(&addr),
+                    dotted(&mask4(prefix)),
+                    context(index, &n.context)
+                )));
+            }
+            for n in &p.ocontexts.nodes6 {
+                let (addr, prefix) = network6(n.addr, n.mask);
+                if want
+                    .as_ref()
+                    .is_some_and(|w| *w != (true, addr.to_vec(), prefix))
+                {
+                    continue;
+                }
+                v.push(same(format!(
+                    "nodecon {} {} {}",
+                    ipv6_text(&addr),
+                    ipv6_text(&mask6(prefix)),
+                    context(index, &n.context)
+                )));
+            }
+            sort_by_text(v, false)
+        }
+        "permissive" => sort_by_text(
+            types(index)
+                .filter(|&t| p.permissive.contains(t.value() as u32))
+                .filter(|&t| name_ok(index.type_name(t)))
+                .map(|t| (index.type_name(t).to_string(), type_statement(index, t)))
+                .collect(),
+            false,
+        ),
+        "polcap" => sort_by_text(
+            p.policycaps
+                .iter()
+                .filter_map(|bit| POLCAPS.get(bit as usize).copied())
+                .filter(|n| name_ok(n))
+                .map(|n| (n.to_string(), format!("policycap {n};")))
+                .collect(),
+            false,
+        ),
+        "portcon" => {
+            let want = name.map(|n| {
+                let v: Vec<i64> = n.split('-').filter_map(|x| py_int(x, 10)).collect();
+                (v[0], *v.last().unwrap_or(&v[0]))
+            });
+            sort_by_text(
+                p.ocontexts
+                    .ports
+                    .iter()
+                    .filter(|pc| {
+                        want.is_none_or(|(lo, hi)| pc.low as i64 <= lo && hi <= pc.high as i64)
+                    })
+                    .map(|pc| {
+                        let proto = match pc.protocol {
+                            6 => "tcp".to_string(),
+                            17 => "udp".to_string(),
+                            33 => "dccp".to_string(),
+                            132 => "sctp".to_string(),
+                            other => other.to_string(),
+                        };
+                        let ports = if pc.low == pc.high {
+                            pc.low.to_string()
+                        } else {
+                            format!("{}-{}", pc.low, pc.high)
+                        };
+                        same(format!(
+                            "portcon {proto} {ports} {}",
+                            context(index, &pc.context)
+                        ))
+                    })
+                    .collect(),
+                false,
+            )
+        }
+        "role" => sort_by_text(
+            p.roles
+                .iter()
+                .filter(|r| !r.name.is_empty() && name_ok(&r.name))
+                .map(|r| {
+                    let mut names: Vec<&str> = r
+                        .types
+                        .iter()
+                        .filter_map(|b| TypeId::from_index(b as usize))
+                        .filter(|&t| !index.is_attribute(t))
+                        .map(|t| index.type_name(t))
+                        .collect();
+                    names.sort_unstable();
+                    let s = match names.as_slice() {
+                        [one] => format!("role {} types {one};", r.name),
+                        many => format!("role {} types {{ {} }};", r.name, many.join(" ")),
+                    };
+                    (r.name.to_string(), s)
+                })
+                .collect(),
+            false,
+        ),
+        "typebounds" => sort_by_text(
+            types(index)
+                .filter_map(|t| p.types[t.index()].bounds.map(|b| (t, b)))
+                .filter(|&(t, _)| name_ok(index.type_name(t)))
+                .map(|(t, b)| {
+                    same(format!(
+                        "typebounds {} {};",
+                        index.type_name(b),
+                        index.type_name(t)
+                    ))
+                })
+                .collect(),
+            false,
+        ),
+        "type" => sort_by_text(
+            types(index)
+                .filter(|&t| {
+                    name_ok(index.type_name(t)) || type_aliases(index, t).iter().any(|a| name_ok(a))
+                })
+                .map(|t| (index.type_name(t).to_string(), type_statement(index, t)))
+                .collect(),
+            false,
+        ),
+        "attribute" => sort_by_text(
+            (0..p.types.len())
+                .filter_map(TypeId::from_index)
+                .filter(|&t| index.is_attribute(t) && name_ok(index.type_name(t)))
+                .map(|t| {
+                    let mut members: Vec<&str> = index
+                        .expand(t)
+                        .iter()
+                        .map(|&m| index.type_name(m))
+                        .collect();
+                    members.sort_unstable();
+                    let body = if members.is_empty() {
+                        "<empty attribute>".to_string()
+                    } else {
+                        members.join("\n\t")
+                    };
+                    (
+                        index.type_name(t).to_string(),
+                        format!("attribute {};\n\t{body}", index.type_name(t)),
+                    )
+                })
+                .collect(),
+            false,
+        ),
+        "user" => sort_by_text(
+            p.users
+                .iter()
+                .filter(|u| !u.name.is_empty() && name_ok(&u.name))
+                .map(|u| {
+                    let mut roles: Vec<&str> = u
+                        .roles
+                        .iter()
+                        .filter_map(|b| p.roles.get(b as usize))
+                        .map(|r| &*r.name)
+                        .collect();
+                    roles.sort_unstable();
+                    let mut s = format!("user {} roles ", u.name);
+                    match roles.as_slice() {
+                        [one] => s.push_str(one),
+                        many => s.push_str(&format!("{{ {} }}", many.join(" "))),
+                    }
+                    if p.mls {
+                        s.push_str(&format!(
+                            " level {} range {};",
+                            render::level(p, &u.default_level),
+                            render::range(p, &u.range)
+                        ));
+                    } else {
+                        s.push(';');
+                    }
+                    (u.name.to_string(), s)
+                })
+                .collect(),
+            false,
+        ),
+        _ => Vec::new(),
+    };
+    Ok(items)
+}
+
+/// libsepol 3.4's policy capability names, by bit.
+const POLCAPS: &[&str] = &[
+    "network_peer_controls",
+    "open_perms",
+    "extended_socket_class",
+    "always_check_network",
+    "cgroup_seclabel",
+    "nnp_nosuid_transition",
+    "genfs_seclabel_symlinks",
+    "ioctl_skip_cloexec",
+];
+
+/// setools' names of the SELinux initial SIDs, by SID number.
+const SID_NAMES: &[&str] = &[
+    "undefined",
+    "kernel",
+    "security",
+    "unlabeled",
+    "fs",
+    "file",
+    "file_labels",
+    "init",
+    "any_socket",
+    "port",
+    "netif",
+    "netmsg",
+    "node",
+    "igmp_packet",
+    "icmp_socket",
+    "tcp_socket",
+    "sysctl_modprobe",
+    "sysctl",
+    "sysctl_fs",
+    "sysctl_kernel",
+    "sysctl_net",
+    "sysctl_net_unix",
+    "sysctl_vm",
+    "sysctl_dev",
+    "kmod",
+    "policy",
+    "scmp_packet",
+    "devnull",
+];
+
+/// A policy capability's name as setools 4.4.1 (libsepol 3.4) prints it; capabilities
+/// libsepol 3.4 does not know are named by number.
+pub fn polcap_name(bit: usize) -> String {
+    POLCAPS
+        .get(bit)
+        .map_or_else(|| format!("polcap{bit}"), |n| n.to_string())
+}
+
+fn sid_name(sid: u32) -> &'static str {
+    SID_NAMES.get(sid as usize).copied().unwrap_or("undefined")
+}
+
+fn types<'a>(index: &'a Index<'_>) -> impl Iterator<Item = TypeId> + 'a {
+    let p = index.policy();
+    (0..p.types.len())
+        .filter_map(TypeId::from_index)
+        .filter(move |t| p.types[t.index()].flavor == TypeFlavor::Type)
+}
+
+fn type_aliases<'p>(index: &Index<'p>, t: TypeId) -> Vec<&'p str> {
+    index
+        .policy()
+        .type_aliases
+        .iter()
+        .filter(|a| a.target == t)
+        .map(|a| &*a.name)
+        .collect()
+}
+
+fn type_statement(index: &Index<'_>, t: TypeId) -> String {
+    let mut s = format!("type {}", index.type_name(t));
+    let p = index.policy();
+    let mut al = type_aliases(index, t);
+    let entries = p.types.len() + p.type_aliases.len();
+    hashtab_order(&mut al, entries, 512);
+    match al.as_slice() {
+        [] => {}
+        [one] => s.push_str(&format!(" alias {one}")),
+        many => s.push_str(&format!(" alias {{ {} }}", many.join(" "))),
+    }
+    for a in index.attributes_of(t) {
+        s.push_str(", ");
+        s.push_str(index.type_name(a));
+    }
+    s.push(';');
+    s
+}
+
+/// Orders names as libsepol's symbol table iterates them, which is the order setools 4.4.1
+/// lists aliases in: by bucket of the symbol hash (`symhash`) in a table that starts at
+/// `initial` slots and doubles while it holds at least as many entries as slots, then by
+/// name within a bucket.
+fn hashtab_order(names: &mut [&str], entries: usize, initial: usize) {
+    let mut size = initial.max(1);
+    while size <= entries.saturating_sub(1) && size < (1 << 30) {
+        size *= 2;
+    }
+    let bucket = |s: &str| {
+        let mut v: u32 = 0;
+        for &b in s.as_bytes() {
+            // libsepol hashes `char`, signed on the platforms setools runs on.
+            v = v.rotate_left(4) ^ (b as i8 as i32 as u32);
+        }
+        v as usize & (size - 1)
+    };
+    names.sort_by(|a, b| bucket(a).cmp(&bucket(b)).then(a.cmp(b)));
+}
+
+fn hashtab_ordered(mut names: Vec<&str>, entries: usize, initial: usize) -> Vec<&str> {
+    hashtab_order(&mut names, entries, initial);
+    names
+}
+
+fn aliases(list: &[arbiter_policy::symbols::MlsAlias], index: usize) -> Vec<&str> {
+    list.iter()
+        .filter(|a| a.value as usize == index + 1)
+        .map(|a| &*a.name)
+        .collect()
+}
+
+fn alias_text(al: &[&str]) -> String {
+    match al {
+        [] => String::new(),
+        [one] => format!(" alias {one}"),
+        many => format!(" alias {{ {} }}", many.join(" ")),
+    }
+}
+
+fn perm_block<'a>(perms: impl Iterator<Item = &'a str>) -> String {
+    let mut v: Vec<&str> = perms.collect();
+    v.sort_unstable();
+    format!("{{\n\t{}\n}}", v.join("\n\t"))
+}
+
+fn context(index: &Index<'_>, c: &Context) -> String {
+    let p = index.policy();
+    let user = p.users.get(c.user.index()).map_or("", |u| &*u.name);
+    let base = format!(
+        "{}:{}:{}",
+        user,
+        index.role_name(c.role),
+        index.type_name(c.ty)
+    );
+    if p.mls {
+        format!("{base}:{}", render::range(p, &c.range))
+    } else {
+        base
+    }
+}
+
+/// A constraint expression as setools' `ConstraintExpression.__str__` writes it, including
+/// its stray spaces. Name sets are written in name order (setools writes them in Python's
+/// per-process hash order, which is not reproducible).
+fn constraint_expr(index: &Index<'_>, expr: &[ConstraintExpr]) -> String {
+    enum Tok {
+        Word(String),
+        Set(Vec<String>),
+        List(Vec<Tok>),
+    }
+    fn prec(op: &str) -> u8 {
+        match op {
+            "not" => 4,
+            "and" => 2,
+            "or" => 1,
+            _ => 3,
+        }
+    }
+    fn flatten(t: Tok, out: &mut Vec<Tok>) {
+        match t {
+            Tok::List(v) => v.into_iter().for_each(|x| flatten(x, out)),
+            other => out.push(other),
+        }
+    }
+    let p = index.policy();
+    let sym = |a: u32| -> &'static str {
+        let target = a & attr::TARGET != 0;
+        match a & !(attr::TARGET | attr::XTARGET) {
+            attr::USER => {
+                if a & attr::XTARGET != 0 {
+                    "u3"
+                } else if target {
+                    "u2"
+                } else {
+                    "u1"
+                }
+            }
+            attr::ROLE => {
+                if a & attr::XTARGET != 0 {
+                    "r3"
+                } else if target {
+                    "r2"
+                } else {
+                    "r1"
+                }
+            }
+            attr::TYPE => {
+                if a & attr::XTARGET != 0 {
+                    "t3"
+                } else if target {
+                    "t2"
+                } else {
+                    "t1"
+                }
+            }
+            attr::L1L2 | attr::L1H2 | attr::L1H1 => {
+                if target && a & !attr::TARGET == attr::L1H2 {
+                    "h2"
+                } else if target && a & !attr::TARGET == attr::L1H1 {
+                    "h1"
+                } else if target {
+                    "l2"
+                } else {
+                    "l1"
+                }
+            }
+            attr::H1L2 | attr::H1H2 => {
+                if target && a & !attr::TARGET == attr::H1H2 {
+                    "h2"
+                } else if target {
+                    "l2"
+                } else {
+                    "h1"
+                }
+            }
+            attr::L2H2 => {
+                if target {
+                    "h2"
+                } else {
+                    "l2"
+                }
+            }
+            _ => "?",
+        }
+    };
+    let op_text = |op: ConstraintOp| match op {
+        ConstraintOp::Eq => "==",
+        ConstraintOp::Neq => "!=",
+        ConstraintOp::Dom => "dom",
+        ConstraintOp::Domby => "domby",
+        ConstraintOp::Incomp => "incomp",
+    };
+    // The postfix token stream setools builds.
+    let mut postfix: Vec<Tok> = Vec::new();
+    for e in expr {
+        match e {
+            ConstraintExpr::Not => postfix.push(Tok::Word("not".into())),
+            ConstraintExpr::And => postfix.push(Tok::Word("and".into())),
+            ConstraintExpr::Or => postfix.push(Tok::Word("or".into())),
+            ConstraintExpr::Attr { attr: a, op } => {
+                postfix.push(Tok::Word(sym(*a).into()));
+                postfix.push(Tok::Word(sym(*a | attr::TARGET).into()));
+                postfix.push(Tok::Word(op_text(*op).into()));
+            }
+            ConstraintExpr::Names {
+                attr: a,
+                op,
+                names,
+                type_names,
+            } => {
+                let base = a & !(attr::TARGET | attr::XTARGET);
+                let mut set: Vec<String> = if base == attr::ROLE {
+                    names
+                        .iter()
+                        .filter_map(|b| p.roles.get(b as usize).map(|r| r.name.to_string()))
+                        .collect()
+                } else if base == attr::TYPE {
+                    match (p.version > 28, type_names) {
+                        (true, Some(ts)) => ts
+                            .types
+                            .iter()
+                            .filter_map(|b| p.types.get(b as usize).map(|t| t.name.to_string()))
+                            .collect(),
+                        (true, None) => Vec::new(),
+                        (false, _) => names
+                            .iter()
+                            .filter_map(|b| p.types.get(b as usize).map(|t| t.name.to_string()))
+                            .collect(),
+                    }
+                } else {
+                    names
+                        .iter()
+                        .filter_map(|b| p.users.get(b as usize).map(|u| u.name.to_string()))
+                        .collect()
+                };
+                set.sort_unstable();
+                postfix.push(Tok::Word(sym(*a).into()));
+                postfix.push(Tok::Set(set));
+                postfix.push(Tok::Word(op_text(*op).into()));
+            }
+        }
+    }
+    const OPERANDS: &[&str] = &[
+        "u1", "u2", "u3", "r1", "r2", "r3", "t1", "t2", "t3", "l1", "l2", "h1", "h2",
+    ];
+    let mut stack: Vec<Tok> = Vec::new();
+    let mut prev = 4;
+    for tok in postfix {
+        let op = match &tok {
+            Tok::Set(_) => {
+                stack.push(tok);
+                continue;
+            }
+            Tok::Word(w) if OPERANDS.contains(&w.as_str()) => {
+                stack.push(tok);
+                continue;
+            }
+            Tok::Word(w) => w.clone(),
+            Tok::List(_) => continue,
+        };
+        if op == "not" {
+            let Some(operand) = stack.pop() else { break };
+            stack.push(Tok::List(vec![
+                Tok::Word(op.clone()),
+                Tok::Word("(".into()),
+                operand,
+                Tok::Word(")".into()),
+            ]));
+        } else {
+            let (Some(b), Some(a)) = (stack.pop(), stack.pop()) else {
+                break;
+            };
+            if prec(&op) < prev {
+                stack.push(Tok::List(vec![a, Tok::Word(op.clone()), b]));
+            } else {
+                stack.push(Tok::List(vec![
+                    Tok::Word("(".into()),
+                    a,
+                    Tok::Word(op.clone()),
+                    b,
+                    Tok::Word(")".into()),
+                ]));
+            }
+        }
+        prev = prec(&op);
+    }
+    let mut flat = Vec::new();
+    stack.into_iter().for_each(|t| flatten(t, &mut flat));
+    let words: Vec<String> = flat
+        .into_iter()
+        .map(|t| match t {
+            Tok::Word(w) => w,
+            Tok::Set(s) if s.len() > 1 => format!("{{ {} }} ", s.join(" ")),
+            Tok::Set(s) => s.join(" "),
+            Tok::List(_) => String::new(),
+        })
+        .collect();
+    words.join(" ")
+}
+
+/// An IPv4 network as Python's `ip_network("addr/prefix", strict=False)` normalises it.
+fn network4(addr: [u8; 4], mask: [u8; 4]) -> ([u8; 4], u32) {
+    let prefix = u32::from_be_bytes(mask).count_ones();
+    let m = u32::from_be_bytes(mask4(prefix));
+    ((u32::from_be_bytes(addr) & m).to_be_bytes(), prefix)
+}
+
+fn mask4(prefix: u32) -> [u8; 4] {
+    let m = if prefix == 0 {
+        0
+    } else {
+        u32::MAX << (32 - prefix.min(32))
+    };
+    m.to_be_bytes()
+}
+
+fn network6(addr: [u8; 16], mask: [u8; 16]) -> ([u8; 16], u32) {
+    let prefix = u128::from_be_bytes(mask).count_ones();
+    let m = u128::from_be_bytes(mask6(prefix));
+    ((u128::from_be_bytes(addr) & m).to_be_bytes(), prefix)
+}
+
+fn mask6(prefix: u32) -> [u8; 16] {
+    let m = if prefix == 0 {
+        0
+    } else {
+        u128::MAX << (128 - prefix.min(128))
+    };
+    m.to_be_bytes()
+}
+
+fn dotted(a: &[u8; 4]) -> String {
+    std::net::Ipv4Addr::from(*a).to_string()
+}
+
+/// An IPv6 address in Python's `ipaddress` text form (RFC 5952, as Rust's).
+fn ipv6_text(a: &[u8; 16]) -> String {
+    std::net::Ipv6Addr::from(*a).to_string()
+}
+
+/// `ipaddress.ip_network(text)` (strict): (is IPv6, network address, prefix length).
+fn parse_network(text: &str) -> Result<(bool, Vec<u8>, u32), QueryError> {
+    let bad = || {
+        QueryError(format!(
+            "'{text}' does not appear to be an IPv4 or IPv6 network"
+        ))
+    };
+    let (addr, prefix) = match text.split_once('/') {
+        Some((a, p)) => (a, Some(p)),
+        None => (text, None),
+    };
+    if let Ok(a) = addr.parse::<std::net::Ipv4Addr>() {
+        let prefix = match prefix {
+            None => 32,
+            Some(p) => match p.parse::<u32>() {
+                Ok(n) if n <= 32 => n,
+                _ => match p.parse::<std::net::Ipv4Addr>() {
+                    Ok(m) => u32::from(m).count_ones(),
+                    Err(_) => return Err(bad()),
+                },
+            },
+        };
+        let (net, prefix) = network4(a.octets(), mask4(prefix));
+        if net != a.octets() {
+            return Err(QueryError(format!("{text} has host bits set")));
+        }
+        return Ok((false, net.to_vec(), prefix));
+    }
+    if let Ok(a) = addr.parse::<std::net::Ipv6Addr>() {
+        let prefix = match prefix {
+            None => 128,
+            Some(p) => match p.parse::<u32>() {
+                Ok(n) if n <= 128 => n,
+                _ => return Err(bad()),
+            },
+        };
+        let (net, prefix) = network6(a.octets(), mask6(prefix));
+        if net != a.octets() {
+            return Err(QueryError(format!("{text} has host bits set")));
+        }
+        return Ok((true, net.to_vec(), prefix));
+    }
+    Err(bad())
+}
+
+/// The whole `seinfo` output for a parsed command line: the statistics block when asked
+/// for (`stats`, rendered by the caller), then the components.
+pub fn execute(index: &Index<'_>, args: &InfoArgs, stats: &str) -> (String, u8) {
+    let mut out = String::new();
+    match components(index, args) {
+        Ok(c) => {
+            if args.wants_statistics() {
+                out.push_str(stats);
+            }
+            out.push_str(&render_text(&c, args));
+            (out, 0)
+        }
+        Err(e) => (format!("{}\n", e.0), 1),
+    }
+}
+
+impl Component {
+    /// Whether the component has no items.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// The policy a component listing was made from (for callers that print the path).
+pub fn policy_of<'p>(index: &Index<'p>) -> &'p Policy {
+    index.policy()
+}

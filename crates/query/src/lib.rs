@@ -1,0 +1,33 @@
+//! Policy questions at interactive speed: one indexed query layer over an
+//! [`arbiter_policy::Policy`] and the text of the setools commands built on it.
+//!
+//! [`Index`] resolves names as setools does and holds attribute membership both ways;
+//! [`search`] answers `sesearch` queries with setools 4.4.1's matching semantics and
+//! renders its statements byte for byte; [`info`] lists policy components as `seinfo`
+//! does; [`diff`] compares two policies as `sediff` does. Criteria are resolved once into per-slot match tables, so a query is a single
+//! scan of the rule arrays with one table lookup per key field.
+//!
+//! ```no_run
+//! use arbiter_query::{Index, SearchArgs};
+//! let policy = arbiter_policy::Policy::open("/etc/selinux/default/policy/policy.33")?;
+//! let index = Index::new(&policy);
+//! let args = SearchArgs::parse(&["-A".into(), "-s".into(), "httpd_t".into()])?;
+//! arbiter_query::search::run(&index, &args, &mut |line| println!("{line}"))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod argv;
+pub mod diff;
+mod index;
+pub mod info;
+pub mod json;
+mod pattern;
+pub mod render;
+pub mod search;
+
+pub use argv::UsageError;
+pub use index::Index;
+pub use search::{QueryError, SearchArgs};
