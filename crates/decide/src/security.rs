@@ -243,24 +243,13 @@ impl SecurityServer {
     /// The booleans and their current (committed) values, in policy order.
     pub fn booleans(&self) -> Vec<(String, bool)> {
         let st = self.state();
-        st.policy
-            .bools
-            .iter()
-            .zip(st.bools())
-            .map(|(b, v)| (b.name.to_string(), *v))
-            .collect()
+        named_bools(&st.policy, st.bools())
     }
 
     /// The pending values (what the next [`SecurityServer::commit_booleans`] publishes).
     pub fn pending_booleans(&self) -> Vec<(String, bool)> {
         let pending = lock(&self.reload_lock);
-        let st = self.state();
-        st.policy
-            .bools
-            .iter()
-            .zip(pending.iter())
-            .map(|(b, v)| (b.name.to_string(), *v))
-            .collect()
+        named_bools(&self.state().policy, &pending)
     }
 
     /// Sets a pending boolean value; nothing changes for readers until
@@ -514,6 +503,16 @@ impl SecurityServer {
         check_class(&st, class)?;
         Ok(explain::explain(&st, s, t, class, requested.0))
     }
+}
+
+/// Boolean names paired with values, in policy order.
+fn named_bools(policy: &Policy, values: &[bool]) -> Vec<(String, bool)> {
+    policy
+        .bools
+        .iter()
+        .zip(values)
+        .map(|(b, v)| (b.name.to_string(), *v))
+        .collect()
 }
 
 /// The values a new policy's booleans start with: the current value of a boolean of the

@@ -109,6 +109,19 @@ struct CtxEntry {
     invalid: Option<Box<str>>,
 }
 
+impl CtxEntry {
+    /// What the entry denotes.
+    fn view(&self) -> Option<SidEntry<'_>> {
+        Some(match &self.invalid {
+            None => SidEntry::Valid(self.context.as_ref()?),
+            Some(text) => SidEntry::Invalid {
+                text,
+                stand_in: self.context.as_ref(),
+            },
+        })
+    }
+}
+
 /// What a SID denotes under one policy (see [`SidTable::entry`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SidEntry<'a> {
@@ -239,19 +252,10 @@ impl SidTable {
     /// The context of `sid`, if this table issued it.
     #[inline]
     pub fn context(&self, sid: Sid) -> Option<&Context> {
-        let v = u64::from(sid.get());
-        let idx = if v < self.first_dynamic {
-            let at = self
-                .initial
-                .binary_search_by_key(&sid.get(), |e| e.0)
-                .ok()?;
-            self.initial[at].1 as usize
-        } else {
-            self.initial.len() + usize::try_from(v - self.first_dynamic).ok()?
-        };
-        self.entries.get(idx)?.context.as_ref()
+        self.entry_of(sid)?.context.as_ref()
     }
 
+    #[inline]
     fn entry_of(&self, sid: Sid) -> Option<&CtxEntry> {
         let v = u64::from(sid.get());
         let idx = if v < self.first_dynamic {
@@ -268,14 +272,7 @@ impl SidTable {
 
     /// What `sid` denotes, if this table issued it.
     pub fn entry(&self, sid: Sid) -> Option<SidEntry<'_>> {
-        let e = self.entry_of(sid)?;
-        Some(match &e.invalid {
-            None => SidEntry::Valid(e.context.as_ref()?),
-            Some(text) => SidEntry::Invalid {
-                text,
-                stand_in: e.context.as_ref(),
-            },
-        })
+        self.entry_of(sid)?.view()
     }
 
     /// The number of the first SID that is not an initial SID.
@@ -289,14 +286,7 @@ impl SidTable {
         let start = self.initial.len() + skip;
         (start..self.entries.len()).filter_map(move |i| {
             let e = self.entries.get(i)?;
-            let entry = match &e.invalid {
-                None => SidEntry::Valid(e.context.as_ref()?),
-                Some(text) => SidEntry::Invalid {
-                    text,
-                    stand_in: e.context.as_ref(),
-                },
-            };
-            Some((e.sid, entry))
+            Some((e.sid, e.view()?))
         })
     }
 
