@@ -1,5 +1,4 @@
-//! `arbiter diff`: sediff's sections and text (setools 4.4.1) for the sections the query
-//! crate implements, `--stats`, `--json`.
+//! `arbiter diff`: sediff's sections and text (setools 4.4.1), `--stats`, `--json`.
 
 use crate::load;
 use arbiter_query::diff::{self, DiffArgs};
@@ -22,8 +21,16 @@ pub struct Args {
 }
 
 const USAGE: &str =
-    "usage: arbiter diff [--stats] [--json] [--property] [--common] [-c] [-b] [-r] [-t] [-a] [-u] \
-[-A] [--allow] [--auditallow] [--dontaudit] [--polcap] POLICY1 POLICY2";
+    "usage: arbiter diff [--stats] [--json] [-v] [--debug] [SECTION OPTIONS] POLICY1 POLICY2
+section options (sediff's; none selects every section):
+  --common -c/--class -t/--type -a/--attribute -r/--role -u/--user -b/--bool
+  --sensitivity --category --level
+  -A --allow --neverallow --auditallow --dontaudit --allowxperm --neverallowxperm
+  --auditallowxperm --dontauditxperm -T/--type_trans --type_change --type_member
+  --role_allow --role_trans --range_trans
+  --constrain --mlsconstrain --validatetrans --mlsvalidatetrans
+  --ibendportcon --ibpkeycon --initialsid --fs_use --genfscon --netifcon --nodecon --portcon
+  --default --property --polcap --typebounds";
 
 pub fn run(a: Args) -> Result<ExitCode, String> {
     if a.args.iter().any(|s| s == "-h" || s == "--help") {
@@ -39,7 +46,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     };
     if !args.unsupported.is_empty() {
         eprintln!(
-            "arbiter diff: not implemented yet: {} (implemented: --property --common -c -b -r -t -a -u --allow --auditallow --dontaudit --polcap)",
+            "arbiter diff: sections not implemented yet: {}; select implemented sections explicitly",
             args.unsupported.join(" ")
         );
         return Ok(ExitCode::from(2));

@@ -1,0 +1,14 @@
+//! The extended-permission rule sections (allowxperm, auditallowxperm, dontauditxperm) and
+//! the neverallow sections (binary policies keep no neverallow rules).
+
+use super::Section;
+use crate::index::Index;
+
+/// The section keys this module answers.
+pub(super) const KEYS: &[&str] = &[];
+
+/// The section for `key`, or `None` when `key` is not one of [`KEYS`].
+pub(super) fn section(key: &str, _left: &Index<'_>, _right: &Index<'_>) -> Option<Section> {
+    let _ = key;
+    None
+}
