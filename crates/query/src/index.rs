@@ -17,6 +17,8 @@ pub struct Index<'p> {
     /// For each class slot: its permissions (own and common) with their bit numbers,
     /// sorted by name, as statements list them.
     sorted_perms: Vec<Box<[(&'p str, u32)]>>,
+    /// For each class slot: the bits of its permissions.
+    perm_masks: Vec<u32>,
     /// For each type-table slot: the types it stands for (itself for a type, the member
     /// types for an attribute), ascending.
     members: Vec<Box<[TypeId]>>,
@@ -66,7 +68,7 @@ impl<'p> Index<'p> {
             .filter(|(_, t)| t.flavor == TypeFlavor::Unnamed)
             .map(|(i, _)| (i, format!("@ttr{:04}", i + 1).into_boxed_str()))
             .collect();
-        let sorted_perms = (0..policy.classes.len())
+        let sorted_perms: Vec<Box<[(&str, u32)]>> = (0..policy.classes.len())
             .map(|i| {
                 let mut v: Vec<(&str, u32)> = ClassId::from_index(i)
                     .map(|c| class_perms(policy, c).collect())
@@ -75,9 +77,14 @@ impl<'p> Index<'p> {
                 v.into_boxed_slice()
             })
             .collect();
+        let perm_masks = sorted_perms
+            .iter()
+            .map(|v| v.iter().fold(0, |m, &(_, bit)| m | (1 << bit)))
+            .collect();
         Index {
             policy,
             synthetic,
+            perm_masks,
             sorted_perms,
             types_by_name,
             classes_by_name,
@@ -179,6 +186,11 @@ impl<'p> Index<'p> {
     /// A class's permissions with their bit numbers, sorted by name.
     pub fn sorted_class_perms(&self, c: ClassId) -> &[(&'p str, u32)] {
         self.sorted_perms.get(c.index()).map_or(&[], |v| v)
+    }
+
+    /// The bits of a class's permissions (own and common), one per permission.
+    pub fn class_perm_mask(&self, c: ClassId) -> u32 {
+        self.perm_masks.get(c.index()).copied().unwrap_or(0)
     }
 }
 

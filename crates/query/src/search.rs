@@ -1,11 +1,14 @@
 //! `sesearch`: TE, RBAC and MLS rule queries with setools 4.4.1's matching semantics,
 //! criteria validation order, sorting and text.
 
+mod order;
+mod statement;
+
 use crate::argv::{self, Opt, UsageError};
 use crate::index::Index;
 use crate::pattern::{self, TypeCriterion};
 use crate::render;
-use arbiter_policy::avtab::{Avtab, AvtabDatum, AvtabEntry, AvtabKind, XpermsKind};
+use arbiter_policy::avtab::{Avtab, AvtabDatum, AvtabEntry, AvtabKind, Xperms, XpermsKind};
 use arbiter_policy::mls::{MlsLevel, MlsRange};
 use arbiter_policy::{ClassId, Policy, RoleId, TypeId};
 use regex::Regex;
@@ -223,6 +226,62 @@ pub struct TeHit<'p> {
     pub cond: Option<(usize, bool)>,
 }
 
+/// One matched TE rule in the compact form a query keeps until it prints: the fields its
+/// statement is written from, without the text (a full dump holds 100,000 of them).
+#[derive(Debug, Clone, Copy)]
+struct TeMatch<'p> {
+    kind: AvtabKind,
+    source: TypeId,
+    target: TypeId,
+    class: ClassId,
+    body: MatchBody<'p>,
+    /// Conditional node index and branch.
+    cond: Option<(u32, bool)>,
+}
+
+/// What follows `SOURCE TARGET:CLASS` in a [`TeMatch`]'s statement.
+#[derive(Debug, Clone, Copy)]
+enum MatchBody<'p> {
+    /// Permission bits within the class (complemented for dontaudit); never empty.
+    Perms(u32),
+    /// An ioctl set of a kind setools knows.
+    Xperms(&'p Xperms),
+    /// The default type of a type rule.
+    Default(TypeId),
+    /// A filename type_transition's default type and name.
+    Filename(TypeId, &'p str),
+}
+
+impl<'p> TeMatch<'p> {
+    /// The public form, with permission names and ioctl values spelled out.
+    fn hit(&self, index: &Index<'p>) -> TeHit<'p> {
+        let body = match self.body {
+            MatchBody::Perms(bits) => TeBody::Perms(
+                index
+                    .sorted_class_perms(self.class)
+                    .iter()
+                    .filter(|&&(_, bit)| bits & (1 << bit) != 0)
+                    .map(|&(n, _)| n)
+                    .collect(),
+            ),
+            MatchBody::Xperms(x) => TeBody::Xperms(
+                "ioctl",
+                xperm_values(x.kind, x.driver, &x.perms).unwrap_or_default(),
+            ),
+            MatchBody::Default(t) => TeBody::Default(t),
+            MatchBody::Filename(t, name) => TeBody::Filename(t, name),
+        };
+        TeHit {
+            kind: self.kind,
+            source: self.source,
+            target: self.target,
+            class: self.class,
+            body,
+            cond: self.cond.map(|(n, b)| (n as usize, b)),
+        }
+    }
+}
+
 /// A matched RBAC rule.
 #[derive(Debug, Clone)]
 pub enum RbacHit {
@@ -305,9 +364,13 @@ pub fn run(
     out: &mut dyn FnMut(&str),
 ) -> Result<(), QueryError> {
     if !args.te.is_empty() {
-        let hits = search_te(index, args)?;
-        for (line, _) in &hits {
-            out(line);
+        let matches = te_matches(index, args)?;
+        let mut writer = statement::TeWriter::new(index);
+        let mut line = String::with_capacity(256);
+        for m in &matches {
+            line.clear();
+            writer.write(&mut line, m);
+            out(&line);
         }
     }
     if args.role_allow || args.role_trans {
@@ -336,6 +399,20 @@ pub fn search_te<'p>(
     index: &Index<'p>,
     args: &SearchArgs,
 ) -> Result<Vec<(String, TeHit<'p>)>, QueryError> {
+    let matches = te_matches(index, args)?;
+    let mut writer = statement::TeWriter::new(index);
+    Ok(matches
+        .iter()
+        .map(|m| {
+            let mut line = String::new();
+            writer.write(&mut line, m);
+            (line, m.hit(index))
+        })
+        .collect())
+}
+
+/// TE rules matching the arguments, in statement order.
+fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p>>, QueryError> {
     let policy = index.policy();
     // setools sets the query's criteria in this order, so the first error reported is the
     // first failing lookup in it: target, source, default, classes, perms, xperms, booleans.
@@ -412,12 +489,12 @@ pub fn search_te<'p>(
                     if !ctx.slot(&common.source, s) {
                         continue;
                     }
-                    hits.push(TeHit {
+                    hits.push(TeMatch {
                         kind: AvtabKind::Transition,
                         source: s,
                         target: ft.target,
                         class: ft.class,
-                        body: TeBody::Filename(*otype, &ft.name),
+                        body: MatchBody::Filename(*otype, &ft.name),
                         cond: None,
                     });
                 }
@@ -440,18 +517,18 @@ pub fn search_te<'p>(
                 &ctx,
                 &policy.cond_avtab,
                 &policy.cond_avtab.entries[start..end],
-                Some((n, branch)),
+                Some((n as u32, branch)),
                 &kinds,
                 &mut hits,
             )?;
         }
     }
-    let mut lines: Vec<(String, TeHit<'p>)> = Vec::with_capacity(hits.len());
-    for h in hits {
-        lines.push((te_statement(index, &h)?, h));
+    if hits.iter().any(|m| matches!(m.body, MatchBody::Perms(0))) {
+        // setools indexes the first permission of the empty set while sorting.
+        return Err(QueryError("list index out of range".to_string()));
     }
-    lines.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(lines)
+    order::sort(index, &mut hits, &mut statement::TeWriter::new(index));
+    Ok(hits)
 }
 
 fn opt(s: Option<&str>) -> Option<&str> {
@@ -511,9 +588,9 @@ impl TeCtx<'_, '_> {
 fn scan_avtab<'p>(
     ctx: &TeCtx<'_, 'p>,
     table: &'p Avtab,
-    cond: Option<(usize, bool)>,
+    cond: Option<(u32, bool)>,
     kinds: &dyn Fn(AvtabKind) -> bool,
-    hits: &mut Vec<TeHit<'p>>,
+    hits: &mut Vec<TeMatch<'p>>,
 ) -> Result<(), QueryError> {
     if ctx.booleans.is_some() {
         return Ok(());
@@ -525,9 +602,9 @@ fn scan_entries<'p>(
     ctx: &TeCtx<'_, 'p>,
     table: &'p Avtab,
     entries: &'p [AvtabEntry],
-    cond: Option<(usize, bool)>,
+    cond: Option<(u32, bool)>,
     kinds: &dyn Fn(AvtabKind) -> bool,
-    hits: &mut Vec<TeHit<'p>>,
+    hits: &mut Vec<TeMatch<'p>>,
 ) -> Result<(), QueryError> {
     let index = ctx.index;
     for e in entries {
@@ -554,7 +631,7 @@ fn scan_entries<'p>(
                         .get(k.class.index())
                         .copied()
                         .unwrap_or((0, false));
-                    let present = bits & class_mask(index, k.class);
+                    let present = bits & index.class_perm_mask(k.class);
                     let ok = if ctx.args.perms_subset {
                         all && present & mask == mask
                     } else if ctx.args.perms_equal {
@@ -566,13 +643,7 @@ fn scan_entries<'p>(
                         continue;
                     }
                 }
-                let names: Vec<&'p str> = index
-                    .sorted_class_perms(k.class)
-                    .iter()
-                    .filter(|&&(_, bit)| bits & (1 << bit) != 0)
-                    .map(|&(n, _)| n)
-                    .collect();
-                TeBody::Perms(names)
+                MatchBody::Perms(bits & index.class_perm_mask(k.class))
             }
             AvtabDatum::Type(t) => {
                 if ctx.perms.is_some() || ctx.xperms.is_some() {
@@ -583,7 +654,7 @@ fn scan_entries<'p>(
                         continue;
                     }
                 }
-                TeBody::Default(t)
+                MatchBody::Default(t)
             }
             AvtabDatum::Xperms(_) => {
                 if ctx.default.is_some() {
@@ -592,9 +663,12 @@ fn scan_entries<'p>(
                 let Some(x) = table.xperms_of(e.datum) else {
                     continue;
                 };
-                let values = xperm_values(x.kind, x.driver, &x.perms).ok_or_else(|| {
-                    QueryError(format!("Unknown extended permission: {}", x.kind.value()))
-                })?;
+                if !matches!(x.kind, XpermsKind::IoctlFunction | XpermsKind::IoctlDriver) {
+                    return Err(QueryError(format!(
+                        "Unknown extended permission: {}",
+                        x.kind.value()
+                    )));
+                }
                 if let Some(p) = ctx.perms {
                     if ctx.args.perms_equal && p.names.len() > 1 {
                         continue;
@@ -604,6 +678,7 @@ fn scan_entries<'p>(
                     }
                 }
                 if let Some(want) = ctx.xperms {
+                    let values = xperm_values(x.kind, x.driver, &x.perms).unwrap_or_default();
                     let ok = if ctx.args.xperms_equal {
                         values.as_slice() == want
                     } else {
@@ -613,10 +688,10 @@ fn scan_entries<'p>(
                         continue;
                     }
                 }
-                TeBody::Xperms("ioctl", values)
+                MatchBody::Xperms(x)
             }
         };
-        hits.push(TeHit {
+        hits.push(TeMatch {
             kind: k.kind,
             source: k.source,
             target: k.target,
@@ -638,10 +713,6 @@ fn sorted_intersect(a: &[u16], b: &[u16]) -> bool {
         }
     }
     false
-}
-
-fn class_mask(index: &Index<'_>, c: ClassId) -> u32 {
-    index.class_perms(c).fold(0, |m, (_, bit)| m | (1 << bit))
 }
 
 /// The extended permission values of one entry, as setools expands them; `None` for kinds
@@ -789,37 +860,15 @@ fn hex7(v: i64) -> String {
 
 /// The statement of a TE rule, as setools' `statement()`.
 pub fn te_statement(index: &Index<'_>, h: &TeHit<'_>) -> Result<String, QueryError> {
-    let policy = index.policy();
-    let mut s = format!(
-        "{} {} {}:{} ",
-        h.kind.name(),
-        index.type_name(h.source),
-        index.type_name(h.target),
-        index.class_name(h.class)
-    );
+    let mut s = String::new();
+    statement::write_head(&mut s, index, h.kind, h.source, h.target, h.class);
     match &h.body {
-        TeBody::Perms(p) => match p.as_slice() {
-            [] => return Err(QueryError("list index out of range".to_string())),
-            [one] => {
-                s.push_str(one);
-                s.push(';');
-            }
-            many => {
-                s.push_str("{ ");
-                s.push_str(&many.join(" "));
-                s.push_str(" };");
-            }
-        },
+        TeBody::Perms(p) if p.is_empty() => {
+            return Err(QueryError("list index out of range".to_string()))
+        }
+        TeBody::Perms(p) => statement::write_perms(&mut s, p.iter().copied()),
         TeBody::Xperms(kind, values) => {
-            let (text, runs) = render::xperm_ranges(values);
-            s.push_str(kind);
-            s.push(' ');
-            if runs > 1 {
-                s.push_str(&format!("{{ {text} }};"));
-            } else {
-                s.push_str(&text);
-                s.push(';');
-            }
+            statement::write_xperms(&mut s, kind, statement::value_runs(values));
             return Ok(s);
         }
         TeBody::Default(t) => {
@@ -835,12 +884,9 @@ pub fn te_statement(index: &Index<'_>, h: &TeHit<'_>) -> Result<String, QueryErr
         }
     }
     if let Some((n, branch)) = h.cond {
+        let policy = index.policy();
         let expr = policy.cond_nodes.get(n).map_or(&[][..], |c| &c.expr);
-        s.push_str(&format!(
-            " [ {} ]:{}",
-            render::cond_expr(policy, expr),
-            if branch { "True" } else { "False" }
-        ));
+        statement::write_cond(&mut s, &render::cond_expr(policy, expr), branch);
     }
     Ok(s)
 }

@@ -62,7 +62,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     }
     let mut broken = false;
     let result = search::run(&index, &args, &mut |line| {
-        if !broken && writeln!(out, "{line}").is_err() {
+        if !broken && (out.write_all(line.as_bytes()).is_err() || out.write_all(b"\n").is_err()) {
             broken = true;
         }
     });
