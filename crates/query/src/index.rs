@@ -3,8 +3,12 @@
 
 use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId};
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// Name lookups and attribute membership for one policy.
+///
+/// Attribute membership is built on first use: most queries name a type, not an attribute,
+/// and a full dump names none.
 pub struct Index<'p> {
     pub(crate) policy: &'p Policy,
     types_by_name: HashMap<&'p str, TypeId>,
@@ -19,48 +23,28 @@ pub struct Index<'p> {
     sorted_perms: Vec<Box<[(&'p str, u32)]>>,
     /// For each class slot: the bits of its permissions.
     perm_masks: Vec<u32>,
-    /// For each type-table slot: the types it stands for (itself for a type, the member
-    /// types for an attribute), ascending.
-    members: Vec<Box<[TypeId]>>,
+    /// Every type-table slot's id, by slot: a type's expansion is its own entry.
+    ids: Box<[TypeId]>,
+    /// For each attribute slot: its member types, ascending (empty for a type).
+    members: OnceLock<Vec<Box<[TypeId]>>>,
 }
 
 impl<'p> Index<'p> {
-    /// Builds the index (a pass over the type-attribute map).
+    /// Builds the index (the name tables; attribute membership is built on first use).
     pub fn new(policy: &'p Policy) -> Self {
-        let mut types_by_name = HashMap::with_capacity(policy.types.len());
-        let mut members: Vec<Vec<TypeId>> = vec![Vec::new(); policy.types.len()];
-        for (i, t) in policy.types.iter().enumerate() {
-            let Some(id) = TypeId::from_index(i) else {
-                continue;
-            };
+        let ids: Box<[TypeId]> = (0..policy.types.len())
+            .map_while(TypeId::from_index)
+            .collect();
+        let mut types_by_name =
+            HashMap::with_capacity(policy.types.len() + policy.type_aliases.len());
+        for (t, &id) in policy.types.iter().zip(ids.iter()) {
             if t.flavor != TypeFlavor::Unnamed {
                 types_by_name.insert(&*t.name, id);
-            }
-            if t.flavor != TypeFlavor::Type {
-                continue;
-            }
-            members[i].push(id);
-            if let Some(map) = policy.type_attr_map.get(i) {
-                for bit in map.iter() {
-                    let a = bit as usize;
-                    if a != i && a < members.len() && policy.types[a].flavor != TypeFlavor::Type {
-                        members[a].push(id);
-                    }
-                }
             }
         }
         for alias in &policy.type_aliases {
             types_by_name.entry(&*alias.name).or_insert(alias.target);
         }
-        let classes_by_name = named(policy.classes.iter().map(|c| &*c.name), ClassId::from_index);
-        let roles_by_name = named(policy.roles.iter().map(|r| &*r.name), RoleId::from_index);
-        let bools_by_name = policy
-            .bools
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| !b.name.is_empty())
-            .map(|(i, b)| (&*b.name, i as u32))
-            .collect();
         let synthetic = policy
             .types
             .iter()
@@ -86,12 +70,38 @@ impl<'p> Index<'p> {
             synthetic,
             perm_masks,
             sorted_perms,
+            ids,
             types_by_name,
-            classes_by_name,
-            roles_by_name,
-            bools_by_name,
-            members: members.into_iter().map(Vec::into_boxed_slice).collect(),
+            classes_by_name: named(policy.classes.iter().map(|c| &*c.name), ClassId::from_index),
+            roles_by_name: named(policy.roles.iter().map(|r| &*r.name), RoleId::from_index),
+            bools_by_name: named(policy.bools.iter().map(|b| &*b.name), |i| {
+                u32::try_from(i).ok()
+            }),
+            members: OnceLock::new(),
         }
+    }
+
+    /// For each attribute slot, its member types (a pass over the type-attribute map).
+    fn members(&self) -> &[Box<[TypeId]>] {
+        self.members.get_or_init(|| {
+            let policy = self.policy;
+            let mut members: Vec<Vec<TypeId>> = vec![Vec::new(); policy.types.len()];
+            for (i, (t, &id)) in policy.types.iter().zip(self.ids.iter()).enumerate() {
+                if t.flavor != TypeFlavor::Type {
+                    continue;
+                }
+                let Some(map) = policy.type_attr_map.get(i) else {
+                    continue;
+                };
+                for bit in map.iter() {
+                    let a = bit as usize;
+                    if a != i && a < members.len() && policy.types[a].flavor != TypeFlavor::Type {
+                        members[a].push(id);
+                    }
+                }
+            }
+            members.into_iter().map(Vec::into_boxed_slice).collect()
+        })
     }
 
     /// The policy indexed.
@@ -122,7 +132,12 @@ impl<'p> Index<'p> {
     /// The types a type or attribute stands for: itself for a type, its members for an
     /// attribute (setools' `expand()`).
     pub fn expand(&self, t: TypeId) -> &[TypeId] {
-        self.members.get(t.index()).map_or(&[], |m| m)
+        let i = t.index();
+        match self.policy.types.get(i).map(|d| d.flavor) {
+            Some(TypeFlavor::Type) => self.ids.get(i..=i).unwrap_or(&[]),
+            Some(_) => self.members().get(i).map_or(&[], |m| m),
+            None => &[],
+        }
     }
 
     /// The attributes of a type, ascending (not including the type).

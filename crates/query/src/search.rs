@@ -459,7 +459,8 @@ fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p
         classes,
     };
     let default = default.map(|c| pattern::type_table(index, &c, true));
-    let kinds = |k: AvtabKind| args.te.contains(&k);
+    // The kinds asked for, as a mask of their `specified` bits.
+    let kinds = args.te.iter().fold(0u16, |m, k| m | k.bits());
     let mut hits = Vec::new();
     let ctx = TeCtx {
         index,
@@ -470,8 +471,12 @@ fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p
         default: default.as_deref(),
         booleans: booleans.as_ref(),
     };
-    scan_avtab(&ctx, &policy.avtab, None, &kinds, &mut hits)?;
-    if kinds(AvtabKind::Transition) && booleans.is_none() && perms.is_none() && xperms.is_none() {
+    scan_avtab(&ctx, &policy.avtab, None, kinds, &mut hits)?;
+    if kinds & AvtabKind::Transition.bits() != 0
+        && booleans.is_none()
+        && perms.is_none()
+        && xperms.is_none()
+    {
         for ft in &policy.filename_trans {
             if !ctx.key_matches_target_class(ft.target, ft.class) {
                 continue;
@@ -518,7 +523,7 @@ fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p
                 &policy.cond_avtab,
                 &policy.cond_avtab.entries[start..end],
                 Some((n as u32, branch)),
-                &kinds,
+                kinds,
                 &mut hits,
             )?;
         }
@@ -527,8 +532,11 @@ fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p
         // setools indexes the first permission of the empty set while sorting.
         return Err(QueryError("list index out of range".to_string()));
     }
-    order::sort(index, &mut hits, &mut statement::TeWriter::new(index));
-    Ok(hits)
+    Ok(order::sort(
+        index,
+        hits,
+        &mut statement::TeWriter::new(index),
+    ))
 }
 
 fn opt(s: Option<&str>) -> Option<&str> {
@@ -589,7 +597,7 @@ fn scan_avtab<'p>(
     ctx: &TeCtx<'_, 'p>,
     table: &'p Avtab,
     cond: Option<(u32, bool)>,
-    kinds: &dyn Fn(AvtabKind) -> bool,
+    kinds: u16,
     hits: &mut Vec<TeMatch<'p>>,
 ) -> Result<(), QueryError> {
     if ctx.booleans.is_some() {
@@ -603,13 +611,13 @@ fn scan_entries<'p>(
     table: &'p Avtab,
     entries: &'p [AvtabEntry],
     cond: Option<(u32, bool)>,
-    kinds: &dyn Fn(AvtabKind) -> bool,
+    kinds: u16,
     hits: &mut Vec<TeMatch<'p>>,
 ) -> Result<(), QueryError> {
     let index = ctx.index;
     for e in entries {
         let k = e.key;
-        if !kinds(k.kind)
+        if kinds & k.kind.bits() == 0
             || !ctx.slot(&ctx.common.source, k.source)
             || !ctx.key_matches_target_class(k.target, k.class)
         {

@@ -14,6 +14,7 @@ use super::statement::TeWriter;
 use super::TeMatch;
 use crate::index::Index;
 use arbiter_policy::avtab::AvtabKind;
+use arbiter_policy::{ClassId, TypeId};
 use std::cmp::Ordering;
 
 /// Every rule kind, for ranking their keywords.
@@ -38,25 +39,33 @@ struct Ranks {
 }
 
 impl Ranks {
-    /// `None` when some name holds its field's separator (see the module comment).
-    fn new(index: &Index<'_>) -> Option<Ranks> {
-        let types: Vec<&str> = (0..index.type_slots())
-            .map(|i| arbiter_policy::TypeId::from_index(i).map_or("", |t| index.type_name(t)))
-            .collect();
-        let classes: Vec<&str> = (0..index.policy().classes.len())
-            .map(|i| arbiter_policy::ClassId::from_index(i).map_or("", |c| index.class_name(c)))
-            .collect();
-        if types.iter().any(|n| n.contains([' ', ':'])) || classes.iter().any(|n| n.contains(' ')) {
+    /// Ranks of the names the matches use (a short result ranks a few names, a full dump
+    /// all of them); `None` when one of them holds its field's separator (see the module
+    /// comment).
+    fn new(index: &Index<'_>, matches: &[TeMatch<'_>]) -> Option<Ranks> {
+        let type_name = |i: usize| TypeId::from_index(i).map_or("", |t| index.type_name(t));
+        let class_name = |i: usize| ClassId::from_index(i).map_or("", |c| index.class_name(c));
+        let types = index.type_slots();
+        let classes = index.policy().classes.len();
+        let sources = used(types, matches.iter().map(|m| m.source.index()));
+        let targets = used(types, matches.iter().map(|m| m.target.index()));
+        let used_classes = used(classes, matches.iter().map(|m| m.class.index()));
+        if sources
+            .iter()
+            .chain(&targets)
+            .any(|&i| type_name(i).contains([' ', ':']))
+            || used_classes.iter().any(|&i| class_name(i).contains(' '))
+        {
             return None;
         }
-        let kinds: Vec<&str> = KINDS.iter().map(|k| k.name()).collect();
+        let all_kinds: Vec<usize> = (0..KINDS.len()).collect();
         let mut kind = [0; 9];
-        kind.copy_from_slice(&rank(&kinds, b' '));
+        kind.copy_from_slice(&rank(KINDS.len(), &all_kinds, |i| KINDS[i].name(), b' '));
         Some(Ranks {
             kind,
-            source: rank(&types, b' '),
-            target: rank(&types, b':'),
-            class: rank(&classes, b' '),
+            source: rank(types, &sources, type_name, b' '),
+            target: rank(types, &targets, type_name, b':'),
+            class: rank(classes, &used_classes, class_name, b' '),
         })
     }
 
@@ -72,18 +81,29 @@ impl Ranks {
     }
 }
 
-/// Each name's position when the names, each followed by `sep`, are sorted; equal names
-/// share a rank.
-fn rank(names: &[&str], sep: u8) -> Vec<u64> {
-    let mut order: Vec<usize> = (0..names.len()).collect();
-    order.sort_by(|&a, &b| cmp_terminated(names[a], names[b], sep));
-    let mut ranks = vec![0; names.len()];
+/// The distinct slots below `len` among `slots`, ascending.
+fn used(len: usize, slots: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut seen = vec![false; len];
+    for i in slots {
+        if let Some(s) = seen.get_mut(i) {
+            *s = true;
+        }
+    }
+    (0..len).filter(|&i| seen[i]).collect()
+}
+
+/// For each of `len` slots, the position of its name among the names of `slots`, each name
+/// followed by `sep`, sorted; equal names share a rank (slots not listed rank 0).
+fn rank<'n>(len: usize, slots: &[usize], name: impl Fn(usize) -> &'n str, sep: u8) -> Vec<u64> {
+    let mut order: Vec<(&str, usize)> = slots.iter().map(|&i| (name(i), i)).collect();
+    order.sort_by(|a, b| cmp_terminated(a.0, b.0, sep));
+    let mut ranks = vec![0; len];
     let mut r = 0;
-    for (i, &n) in order.iter().enumerate() {
-        if i > 0 && names[order[i - 1]] != names[n] {
+    for (k, &(n, i)) in order.iter().enumerate() {
+        if k > 0 && order[k - 1].0 != n {
             r += 1;
         }
-        ranks[n] = r;
+        ranks[i] = r;
     }
     ranks
 }
@@ -98,42 +118,80 @@ fn cmp_terminated(a: &str, b: &str, sep: u8) -> Ordering {
     })
 }
 
-/// Sorts matches into ascending statement order; equal statements keep their scan order,
-/// as Python's stable `sorted` keeps them.
+/// The matches in ascending statement order; equal statements keep their scan order, as
+/// Python's stable `sorted` keeps them.
 pub(super) fn sort<'p>(
     index: &Index<'p>,
-    matches: &mut [TeMatch<'p>],
+    matches: Vec<TeMatch<'p>>,
     writer: &mut TeWriter<'_, 'p>,
-) {
-    let ranks = Ranks::new(index);
-    let key = |m: &TeMatch<'_>| ranks.as_ref().map_or(0, |r| r.key(m));
-    matches.sort_by_cached_key(key);
-    // Groups sharing a key, ordered by their text, written once into one reused buffer.
+) -> Vec<TeMatch<'p>> {
+    let ranks = Ranks::new(index, &matches);
+    let mut keyed: Vec<(u64, usize)> = matches
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (ranks.as_ref().map_or(0, |r| r.key(m)), i))
+        .collect();
+    stable_sort_by_key(&mut keyed);
+    // Groups sharing a key, ordered by their text, written into one reused buffer.
     let mut text = String::new();
     let mut spans: Vec<(usize, usize, usize)> = Vec::new();
-    let mut group: Vec<TeMatch<'p>> = Vec::new();
     let mut start = 0;
-    while start < matches.len() {
-        let k = key(&matches[start]);
-        let len = matches[start..]
+    while start < keyed.len() {
+        let k = keyed[start].0;
+        let len = keyed[start..]
             .iter()
-            .position(|m| key(m) != k)
-            .unwrap_or(matches.len() - start);
-        let end = start + len;
+            .position(|e| e.0 != k)
+            .unwrap_or(keyed.len() - start);
+        let group = &mut keyed[start..start + len];
         if len > 1 {
             text.clear();
             spans.clear();
-            for (i, m) in matches[start..end].iter().enumerate() {
+            for &(_, i) in group.iter() {
                 let from = text.len();
-                writer.write(&mut text, m);
+                writer.write(&mut text, &matches[i]);
                 spans.push((from, text.len(), i));
             }
             spans.sort_by(|a, b| text[a.0..a.1].cmp(&text[b.0..b.1]));
-            group.clear();
-            group.extend(spans.iter().map(|&(_, _, i)| matches[start + i]));
-            matches[start..end].copy_from_slice(&group);
+            for (slot, span) in group.iter_mut().zip(&spans) {
+                slot.1 = span.2;
+            }
         }
-        start = end;
+        start += len;
+    }
+    keyed.iter().map(|&(_, i)| matches[i]).collect()
+}
+
+/// A stable sort on the key: least-significant-digit radix sort, 16 bits a pass (a pass
+/// whose digit is the same everywhere is skipped), for the large results it is made for;
+/// the library sort below a few thousand entries.
+fn stable_sort_by_key(v: &mut Vec<(u64, usize)>) {
+    if v.len() < 4096 {
+        v.sort_by_key(|e| e.0);
+        return;
+    }
+    let digit = |e: &(u64, usize), shift: u32| ((e.0 >> shift) & 0xffff) as usize;
+    let mut out = vec![(0, 0); v.len()];
+    let mut counts = vec![0usize; 1 << 16];
+    for shift in [0, 16, 32, 48] {
+        counts.fill(0);
+        for e in v.iter() {
+            counts[digit(e, shift)] += 1;
+        }
+        if counts.contains(&v.len()) {
+            continue;
+        }
+        let mut next = 0;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = next;
+            next += n;
+        }
+        for e in v.iter() {
+            let d = digit(e, shift);
+            out[counts[d]] = *e;
+            counts[d] += 1;
+        }
+        std::mem::swap(v, &mut out);
     }
 }
 
@@ -147,8 +205,30 @@ mod tests {
         assert_eq!(cmp_terminated("foo", "foo2", b':'), Ordering::Greater);
         assert_eq!(cmp_terminated("foo", "foo2", b' '), Ordering::Less);
         assert_eq!(cmp_terminated("foo", "foo", b' '), Ordering::Equal);
-        assert_eq!(rank(&["b", "a_x", "a", "a"], b':'), vec![2, 1, 0, 0]);
-        assert_eq!(rank(&["b", "a_x", "a", "a"], b' '), vec![2, 1, 0, 0]);
-        assert_eq!(rank(&["a", "a9", "a-"], b':'), vec![2, 1, 0]);
+        let ranks = |names: &[&'static str], sep| {
+            let all: Vec<usize> = (0..names.len()).collect();
+            rank(names.len(), &all, |i| names[i], sep)
+        };
+        assert_eq!(ranks(&["b", "a_x", "a", "a"], b':'), vec![2, 1, 0, 0]);
+        assert_eq!(ranks(&["b", "a_x", "a", "a"], b' '), vec![2, 1, 0, 0]);
+        assert_eq!(ranks(&["a", "a9", "a-"], b':'), vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn the_radix_sort_is_stable_and_agrees_with_the_library_sort() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut v: Vec<(u64, usize)> = (0..10_000)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Few distinct keys, so that equal keys must keep their order.
+                ((x % 97) << 40 | (x % 5) << 16, i)
+            })
+            .collect();
+        let mut want = v.clone();
+        want.sort_by_key(|e| e.0);
+        stable_sort_by_key(&mut v);
+        assert_eq!(v, want);
     }
 }
