@@ -232,3 +232,47 @@ mod tests {
         assert_eq!(v, want);
     }
 }
+
+#[cfg(test)]
+mod policy_tests {
+    use crate::search::{execute, SearchArgs};
+    use crate::Index;
+    use arbiter_policy::Policy;
+
+    fn dump(policy: &Policy) -> Vec<String> {
+        let args = SearchArgs::parse(&["-A".into(), "-T".into(), "--dontaudit".into()])
+            .expect("arguments");
+        let (text, code) = execute(&Index::new(policy), &args);
+        assert_eq!(code, 0, "{text}");
+        text.lines().map(str::to_string).collect()
+    }
+
+    fn assert_text_order(lines: &[String]) {
+        assert!(lines.len() > 20, "the policy has rules to order");
+        let mut sorted = lines.to_vec();
+        sorted.sort();
+        assert_eq!(lines, sorted);
+    }
+
+    #[test]
+    fn statements_come_out_in_text_order() {
+        let p = Policy::from_bytes(include_bytes!("../../../../policies/bin/default.33"))
+            .expect("default policy");
+        assert_text_order(&dump(&p));
+    }
+
+    #[test]
+    fn names_holding_a_separator_still_sort_as_text() {
+        let mut p = Policy::from_bytes(include_bytes!("../../../../policies/bin/default.33"))
+            .expect("default policy");
+        // Names a compiler would refuse, but a binary policy can hold: a space or a colon
+        // inside a name defeats per-field ranking, so the whole text decides.
+        // Each odd type is named for the one before it plus " a" or ":a", so that one
+        // name followed by its separator is a prefix of another.
+        for i in (1..p.types.len()).step_by(2) {
+            let sep = if i % 4 == 1 { " a" } else { ":a" };
+            p.types[i].name = format!("{}{sep}", p.types[i - 1].name).into();
+        }
+        assert_text_order(&dump(&p));
+    }
+}
