@@ -7,12 +7,16 @@
 # Usage: scripts/bench-query.sh [RUNS] [search|all]
 #        RUNS defaults to 10; `search` (the default) runs the search rows only, `all` adds
 #        info and diff (the sediff rule comparison runs once: it takes minutes).
+#        ARBITER=PATH benchmarks that binary (an older build, say) instead of building one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
 which=${2:-search}
-arb=$PWD/target/release/arbiter
-cargo build --release -q -p arbiter
+arb=${ARBITER:-}
+if [ -z "$arb" ]; then
+    cargo build --release -q -p arbiter
+    arb=$PWD/target/release/arbiter
+fi
 D=/etc/selinux/default/policy/policy.33
 M=/etc/selinux/mls/policy/policy.33
 

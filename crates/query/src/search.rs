@@ -10,6 +10,7 @@ use crate::pattern::{self, TypeCriterion};
 use crate::render;
 use arbiter_policy::avtab::{Avtab, AvtabDatum, AvtabEntry, AvtabKind, Xperms, XpermsKind};
 use arbiter_policy::mls::{MlsLevel, MlsRange};
+use arbiter_policy::transitions::FilenameTrans;
 use arbiter_policy::{ClassId, Policy, RoleId, TypeId};
 use regex::Regex;
 
@@ -248,8 +249,8 @@ enum MatchBody<'p> {
     Xperms(&'p Xperms),
     /// The default type of a type rule.
     Default(TypeId),
-    /// A filename type_transition's default type and name.
-    Filename(TypeId, &'p str),
+    /// A filename type_transition's default type, and the rule (for its name).
+    Filename(TypeId, &'p FilenameTrans),
 }
 
 impl<'p> TeMatch<'p> {
@@ -269,7 +270,7 @@ impl<'p> TeMatch<'p> {
                 xperm_values(x.kind, x.driver, &x.perms).unwrap_or_default(),
             ),
             MatchBody::Default(t) => TeBody::Default(t),
-            MatchBody::Filename(t, name) => TeBody::Filename(t, name),
+            MatchBody::Filename(t, ft) => TeBody::Filename(t, &ft.name),
         };
         TeHit {
             kind: self.kind,
@@ -367,7 +368,7 @@ pub fn run(
         let matches = te_matches(index, args)?;
         let mut writer = statement::TeWriter::new(index);
         let mut line = String::with_capacity(256);
-        for m in &matches {
+        for m in matches.in_order() {
             line.clear();
             writer.write(&mut line, m);
             out(&line);
@@ -402,7 +403,7 @@ pub fn search_te<'p>(
     let matches = te_matches(index, args)?;
     let mut writer = statement::TeWriter::new(index);
     Ok(matches
-        .iter()
+        .in_order()
         .map(|m| {
             let mut line = String::new();
             writer.write(&mut line, m);
@@ -412,7 +413,7 @@ pub fn search_te<'p>(
 }
 
 /// TE rules matching the arguments, in statement order.
-fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p>>, QueryError> {
+fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<TeMatches<'p>, QueryError> {
     let policy = index.policy();
     // setools sets the query's criteria in this order, so the first error reported is the
     // first failing lookup in it: target, source, default, classes, perms, xperms, booleans.
@@ -499,7 +500,7 @@ fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p
                         source: s,
                         target: ft.target,
                         class: ft.class,
-                        body: MatchBody::Filename(*otype, &ft.name),
+                        body: MatchBody::Filename(*otype, ft),
                         cond: None,
                     });
                 }
@@ -532,11 +533,24 @@ fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p
         // setools indexes the first permission of the empty set while sorting.
         return Err(QueryError("list index out of range".to_string()));
     }
-    Ok(order::sort(
-        index,
-        hits,
-        &mut statement::TeWriter::new(index),
-    ))
+    let order = order::sort(index, &hits, &mut statement::TeWriter::new(index));
+    Ok(TeMatches {
+        matches: hits,
+        order,
+    })
+}
+
+/// The TE rules a query matched, in scan order, and the order their statements print in.
+struct TeMatches<'p> {
+    matches: Vec<TeMatch<'p>>,
+    order: Vec<usize>,
+}
+
+impl<'p> TeMatches<'p> {
+    /// The matches in statement order.
+    fn in_order(&self) -> impl Iterator<Item = &TeMatch<'p>> {
+        self.order.iter().filter_map(|&i| self.matches.get(i))
+    }
 }
 
 fn opt(s: Option<&str>) -> Option<&str> {

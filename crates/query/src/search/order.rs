@@ -118,66 +118,67 @@ fn cmp_terminated(a: &str, b: &str, sep: u8) -> Ordering {
     })
 }
 
-/// The matches in ascending statement order; equal statements keep their scan order, as
-/// Python's stable `sorted` keeps them.
+/// The positions of the matches in ascending statement order; equal statements keep their
+/// scan order, as Python's stable `sorted` keeps them.
 pub(super) fn sort<'p>(
     index: &Index<'p>,
-    matches: Vec<TeMatch<'p>>,
+    matches: &[TeMatch<'p>],
     writer: &mut TeWriter<'_, 'p>,
-) -> Vec<TeMatch<'p>> {
-    let ranks = Ranks::new(index, &matches);
-    let mut keyed: Vec<(u64, usize)> = matches
+) -> Vec<usize> {
+    let ranks = Ranks::new(index, matches);
+    let keys: Vec<u64> = matches
         .iter()
-        .enumerate()
-        .map(|(i, m)| (ranks.as_ref().map_or(0, |r| r.key(m)), i))
+        .map(|m| ranks.as_ref().map_or(0, |r| r.key(m)))
         .collect();
-    stable_sort_by_key(&mut keyed);
+    let mut order = stable_order(&keys);
     // Groups sharing a key, ordered by their text, written into one reused buffer.
     let mut text = String::new();
     let mut spans: Vec<(usize, usize, usize)> = Vec::new();
     let mut start = 0;
-    while start < keyed.len() {
-        let k = keyed[start].0;
-        let len = keyed[start..]
+    while start < order.len() {
+        let k = keys[order[start]];
+        let len = order[start..]
             .iter()
-            .position(|e| e.0 != k)
-            .unwrap_or(keyed.len() - start);
-        let group = &mut keyed[start..start + len];
+            .position(|&i| keys[i] != k)
+            .unwrap_or(order.len() - start);
+        let group = &mut order[start..start + len];
         if len > 1 {
             text.clear();
             spans.clear();
-            for &(_, i) in group.iter() {
+            for &i in group.iter() {
                 let from = text.len();
                 writer.write(&mut text, &matches[i]);
                 spans.push((from, text.len(), i));
             }
             spans.sort_by(|a, b| text[a.0..a.1].cmp(&text[b.0..b.1]));
             for (slot, span) in group.iter_mut().zip(&spans) {
-                slot.1 = span.2;
+                *slot = span.2;
             }
         }
         start += len;
     }
-    keyed.iter().map(|&(_, i)| matches[i]).collect()
+    order
 }
 
-/// A stable sort on the key: least-significant-digit radix sort, 16 bits a pass (a pass
-/// whose digit is the same everywhere is skipped), for the large results it is made for;
-/// the library sort below a few thousand entries.
-fn stable_sort_by_key(v: &mut Vec<(u64, usize)>) {
-    if v.len() < 4096 {
-        v.sort_by_key(|e| e.0);
-        return;
+/// The positions of `keys` in ascending key order, equal keys in position order: a
+/// least-significant-digit radix sort, 16 bits a pass (a pass whose digit is the same
+/// everywhere is skipped), for the large results it is made for; the library's stable sort
+/// below a few thousand keys.
+fn stable_order(keys: &[u64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    if keys.len() < 4096 {
+        order.sort_by_key(|&i| keys[i]);
+        return order;
     }
-    let digit = |e: &(u64, usize), shift: u32| ((e.0 >> shift) & 0xffff) as usize;
-    let mut out = vec![(0, 0); v.len()];
+    let digit = |k: u64, shift: u32| ((k >> shift) & 0xffff) as usize;
+    let mut out = vec![0; keys.len()];
     let mut counts = vec![0usize; 1 << 16];
     for shift in [0, 16, 32, 48] {
         counts.fill(0);
-        for e in v.iter() {
-            counts[digit(e, shift)] += 1;
+        for &k in keys {
+            counts[digit(k, shift)] += 1;
         }
-        if counts.contains(&v.len()) {
+        if counts.contains(&keys.len()) {
             continue;
         }
         let mut next = 0;
@@ -186,13 +187,14 @@ fn stable_sort_by_key(v: &mut Vec<(u64, usize)>) {
             *c = next;
             next += n;
         }
-        for e in v.iter() {
-            let d = digit(e, shift);
-            out[counts[d]] = *e;
+        for &i in &order {
+            let d = digit(keys[i], shift);
+            out[counts[d]] = i;
             counts[d] += 1;
         }
-        std::mem::swap(v, &mut out);
+        std::mem::swap(&mut order, &mut out);
     }
+    order
 }
 
 #[cfg(test)]
@@ -217,19 +219,18 @@ mod tests {
     #[test]
     fn the_radix_sort_is_stable_and_agrees_with_the_library_sort() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut v: Vec<(u64, usize)> = (0..10_000)
-            .map(|i| {
+        let keys: Vec<u64> = (0..10_000)
+            .map(|_| {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
                 // Few distinct keys, so that equal keys must keep their order.
-                ((x % 97) << 40 | (x % 5) << 16, i)
+                (x % 97) << 40 | (x % 5) << 16
             })
             .collect();
-        let mut want = v.clone();
-        want.sort_by_key(|e| e.0);
-        stable_sort_by_key(&mut v);
-        assert_eq!(v, want);
+        let mut want: Vec<usize> = (0..keys.len()).collect();
+        want.sort_by_key(|&i| keys[i]);
+        assert_eq!(stable_order(&keys), want);
     }
 }
 

@@ -43,10 +43,10 @@ impl<'a, 'p> TeWriter<'a, 'p> {
                 buf.push_str(index.type_name(t));
                 buf.push(';');
             }
-            MatchBody::Filename(t, name) => {
+            MatchBody::Filename(t, ft) => {
                 buf.push_str(index.type_name(t));
                 buf.push(' ');
-                buf.push_str(name);
+                buf.push_str(&ft.name);
                 buf.push(';');
                 return;
             }
