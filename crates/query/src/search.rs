@@ -63,6 +63,8 @@ pub struct SearchArgs {
     pub json: bool,
     /// `--bool NAME=VALUE` overrides for the `enabled` field of `--json`.
     pub bool_values: Vec<(String, bool)>,
+    /// `--expand`: each matched rule replaced by the rules on types it stands for.
+    pub expand: bool,
 }
 
 const OPTS: &[Opt] = &[
@@ -100,6 +102,7 @@ const OPTS: &[Opt] = &[
     flag(&["-v", "--verbose"], "verbose"),
     flag(&["--debug"], "debug"),
     flag(&["--json"], "json"),
+    flag(&["--expand"], "expand"),
     val(&["--set-bool"], "set_bool"),
 ];
 
@@ -172,6 +175,7 @@ impl SearchArgs {
         a.default_regex = p.has("rd");
         a.boolean_regex = p.has("rb");
         a.json = p.has("json");
+        a.expand = p.has("expand");
         for v in p.values.get("set_bool").into_iter().flatten().flatten() {
             let (name, value) = v
                 .split_once('=')
@@ -306,18 +310,37 @@ pub fn run(
 ) -> Result<(), QueryError> {
     if !args.te.is_empty() {
         let hits = search_te(index, args)?;
-        for (line, _) in &hits {
-            out(line);
+        for (line, hit) in &hits {
+            if args.expand {
+                for e in crate::expand::te(index, hit) {
+                    out(&te_statement(index, &e)?);
+                }
+            } else {
+                out(line);
+            }
         }
     }
     if args.role_allow || args.role_trans {
-        for (line, _) in search_rbac(index, args)? {
-            out(&line);
+        for (line, hit) in search_rbac(index, args)? {
+            if args.expand {
+                for e in crate::expand::rbac(index, &hit) {
+                    out(&rbac_statement(index, &e));
+                }
+            } else {
+                out(&line);
+            }
         }
     }
     if args.range_trans {
-        for (line, _) in search_mls(index, args)? {
-            out(&line);
+        for (line, hit) in search_mls(index, args)? {
+            match index.policy().range_trans.get(hit.0) {
+                Some(rt) if args.expand => {
+                    for (s, t) in crate::expand::type_pairs(index, rt.source, rt.target) {
+                        out(&mls_statement(index, &rt.range, s, t, rt.class));
+                    }
+                }
+                _ => out(&line),
+            }
         }
     }
     Ok(())

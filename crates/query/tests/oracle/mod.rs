@@ -89,7 +89,23 @@ impl Rng {
 }
 
 /// Runs `tool` (a setools script) on every argv, split over `workers` harness processes.
+#[allow(dead_code)]
 pub fn run_oracle(tool: &str, cases: &[Vec<String>], workers: usize) -> Vec<Outcome> {
+    run_oracle_with(tool, cases, workers, &[])
+}
+
+/// [`run_oracle`] with extra environment variables for the harness (for example
+/// `ARBITER_SETOOLS_EXPAND=1`: every rule the tool prints is printed as `rule.expand()`).
+pub fn run_oracle_with(
+    tool: &str,
+    cases: &[Vec<String>],
+    workers: usize,
+    env: &[(&str, &str)],
+) -> Vec<Outcome> {
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let harness = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/setools_harness.py");
     let chunk = cases.len().div_ceil(workers.max(1)).max(1);
     let handles: Vec<_> = cases
@@ -98,11 +114,13 @@ pub fn run_oracle(tool: &str, cases: &[Vec<String>], workers: usize) -> Vec<Outc
             let part = part.to_vec();
             let harness = harness.clone();
             let tool = tool.to_string();
+            let env = env.clone();
             std::thread::spawn(move || {
                 let mut child = Command::new("/usr/bin/python3")
                     .arg(&harness)
                     .arg(&tool)
                     .env("PYTHONHASHSEED", "0")
+                    .envs(env)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
                     .spawn()
