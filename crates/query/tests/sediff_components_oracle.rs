@@ -331,6 +331,13 @@ const FEATURES_VARIANT: &[(&str, &str)] = &[
     ),
 ];
 
+/// A typebounds rule whose parent alone changes: sediff leaves the Typebounds section out
+/// of its all-sections run when nothing was added or removed.
+const TYPEBOUNDS_PARENT_ONLY: &[(&str, &str)] = &[(
+    "typebounds tb_a_t tb_child_t;",
+    "typebounds tb_b_t tb_child_t;",
+)];
+
 /// A non-MLS variant of tiny.conf: contexts modified without ranges.
 const TINY_VARIANT: &[(&str, &str)] = &[
     (
@@ -453,6 +460,17 @@ fn mls_constraint_labeling_and_other_sections_match_sediff() {
         &["-M", "-U", "allow"],
     );
     cases.extend(cases_for(&fb, &fv, true, true));
+    // A directory of its own, so that the two builds of features do not share files.
+    let bounds_dir = dir.join("bounds");
+    std::fs::create_dir_all(&bounds_dir).expect("temporary directory");
+    let (bb, bv) = build_pair(
+        &bounds_dir,
+        "features",
+        FEATURES_BOTH,
+        TYPEBOUNDS_PARENT_ONLY,
+        &["-M", "-U", "allow"],
+    );
+    cases.extend(cases_for(&bb, &bv, true, false));
     let (tb, tv) = build_pair(dir, "tiny", &[], TINY_VARIANT, &["-U", "deny"]);
     cases.extend(cases_for(&tb, &tv, true, false));
 
