@@ -168,6 +168,8 @@ pub struct Section {
     pub title: &'static str,
     /// The item noun in sub-headers (`Allow Rules`, `Commons`).
     pub noun: &'static str,
+    /// The noun of the `Added` sub-header where sediff spells it differently.
+    pub added_noun: Option<&'static str>,
     /// Whether the header has a Modified count.
     pub has_modified: bool,
     /// Added items, rendered and sorted.
@@ -222,7 +224,11 @@ impl Section {
         }
         if !stats {
             if !self.added.is_empty() {
-                out.push_str(&format!("   Added {}: {}\n", self.noun, self.added.len()));
+                out.push_str(&format!(
+                    "   Added {}: {}\n",
+                    self.added_noun.unwrap_or(self.noun),
+                    self.added.len()
+                ));
                 for a in &self.added {
                     out.push_str(&format!("      + {a}\n"));
                 }
