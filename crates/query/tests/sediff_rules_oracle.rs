@@ -265,6 +265,11 @@ fn rule_sections_match_sediff() {
             argv: vec!["--stats".into(), a.clone(), b.clone()],
             only_ours: true,
         });
+        // -A selects allow and allowxperm; only the latter is compared here.
+        cases.push(Case {
+            argv: vec!["-A".into(), a.clone(), b.clone()],
+            only_ours: true,
+        });
         for opt in OPTIONS {
             cases.push(Case {
                 argv: vec![opt.to_string(), a.clone(), b.clone()],
