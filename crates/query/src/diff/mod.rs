@@ -11,6 +11,7 @@
 
 mod av;
 mod constraints;
+mod expand;
 mod labeling;
 mod mls;
 mod other;
