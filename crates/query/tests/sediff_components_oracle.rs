@@ -60,13 +60,6 @@ const TITLES: &[&str] = &[
     "Typebounds",
 ];
 
-const CONSTRAINT_TITLES: &[&str] = &[
-    "Constraints",
-    "MLS Constraints",
-    "Validatetrans",
-    "MLS Validatetrans",
-];
-
 /// The sections of an output (each ends with a blank line) whose title is in [`TITLES`].
 fn our_sections(text: &str) -> Vec<&str> {
     text.split_inclusive("\n\n")
@@ -75,55 +68,6 @@ fn our_sections(text: &str) -> Vec<&str> {
             TITLES.contains(&title)
         })
         .collect()
-}
-
-/// setools writes the names of a constraint's name set (`t1 == { a b }`) in Python's
-/// per-process hash order and sorts the constraints by that text; arbiter writes the
-/// names in name order. In the constraint sections, each `{ ... }` group of an item is
-/// compared with its words sorted, and the items of each Added/Removed list re-sorted.
-fn normalize(block: &str) -> String {
-    let title = block.split(" (").next().unwrap_or("");
-    if !CONSTRAINT_TITLES.contains(&title) {
-        return block.to_string();
-    }
-    let mut lines: Vec<String> = Vec::new();
-    let mut run_start = 0;
-    for line in block.lines() {
-        let item = line.starts_with("      + ") || line.starts_with("      - ");
-        let line = if item {
-            sort_groups(line)
-        } else {
-            line.to_string()
-        };
-        let same_run = item
-            && lines
-                .last()
-                .is_some_and(|prev: &String| prev.get(..8) == line.get(..8));
-        if !same_run {
-            lines[run_start..].sort();
-            run_start = lines.len();
-        }
-        lines.push(line);
-    }
-    lines[run_start..].sort();
-    lines.join("\n") + "\n"
-}
-
-fn sort_groups(line: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(open) = rest.find("{ ") {
-        let Some(close) = rest[open..].find(" }") else {
-            break;
-        };
-        let mut words: Vec<&str> = rest[open + 2..open + close].split(' ').collect();
-        words.sort_unstable();
-        out.push_str(&rest[..open + 2]);
-        out.push_str(&words.join(" "));
-        rest = &rest[open + close..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Text edits: each `old` must occur exactly once.
@@ -509,10 +453,13 @@ fn mls_constraint_labeling_and_other_sections_match_sediff() {
             &loaded[&args.policies[1]],
             &args,
         );
-        let mine: Vec<String> = our_sections(&text).into_iter().map(normalize).collect();
+        let mine: Vec<String> = our_sections(&text)
+            .into_iter()
+            .map(oracle::normalize_sediff)
+            .collect();
         let want: Vec<String> = our_sections(&theirs.out)
             .into_iter()
-            .map(normalize)
+            .map(oracle::normalize_sediff)
             .collect();
         if i64::from(code) != theirs.code || mine != want {
             let (a, b) = (mine.concat(), want.concat());
@@ -543,7 +490,7 @@ fn constraint_name_sets_are_compared_with_their_words_sorted() {
     let block = "Constraints (2 Added, 0 Removed)\n   Added Constraints: 2\n      \
                  + constrain b x (t1 == { b a }  ); \n      + constrain a x (t1 == { d c }  ); \n\n";
     assert_eq!(
-        normalize(block),
+        oracle::normalize_sediff(block),
         "Constraints (2 Added, 0 Removed)\n   Added Constraints: 2\n      \
          + constrain a x (t1 == { c d }  ); \n      + constrain b x (t1 == { a b }  ); \n\n"
     );
