@@ -4,7 +4,8 @@
 //! [`parse::parse_line`] (sepolgen's token scan: audit.log, `ausearch -i`, journal, dmesg,
 //! Android logcat, AVC and USER_AVC alike) → [`Engine::analyze`] (audit2why's verdict,
 //! computed from arbiter's decision index) → [`why::write_report`] or
-//! [`AllowGenerator`] (audit2allow's rules). [`Session`] runs the pipeline over inputs,
+//! [`AllowGenerator`] (audit2allow's rules, in a module with [`Generation`]'s options, built
+//! into a package by [`package::build`] as `audit2allow -M` does). [`Session`] runs the pipeline over inputs,
 //! deciding each distinct denial once, and keeps the lines it could not read or explain.
 //!
 //! For every line audit2why and audit2allow understand, the text is byte-identical to
@@ -20,15 +21,19 @@ pub mod booldesc;
 pub mod corpus;
 pub mod engine;
 pub mod error;
+pub mod module;
+pub mod package;
 pub mod parse;
 pub mod read;
 pub mod session;
 pub mod why;
+pub mod xperm;
 
 pub use allow::AllowGenerator;
 pub use booldesc::BoolDescriptions;
 pub use engine::{BoolFix, Engine, Verdict};
 pub use error::{Malformed, Unknown, WhyError};
+pub use module::{BadModuleName, Generation, ModuleName};
 pub use parse::{parse_line, AvcRecord, AvcSource, ComputeSid, Line};
 pub use read::{LineReader, RawLine};
 pub use session::{Mode, Options, Problem, ProblemKind, Session, Summary};

@@ -9,6 +9,7 @@ use crate::allow::AllowGenerator;
 use crate::booldesc::BoolDescriptions;
 use crate::engine::{Engine, Verdict};
 use crate::error::{Malformed, Unknown};
+use crate::module::Generation;
 use crate::parse::{parse_line, AvcRecord, AvcSource, Line};
 use crate::read::{LineReader, RawLine, MAX_LINE};
 use crate::why;
@@ -40,6 +41,10 @@ pub struct Options {
     pub explain: bool,
     /// JSON Lines (one object per record; in allow mode one object with the rules text).
     pub json: bool,
+    /// The input is a program's output (`audit2allow -a` / `-d` read `ausearch` / `dmesg`):
+    /// sepolgen then generates its (empty) rules even when no SELinux record was seen,
+    /// where for a file it says "Nothing to do" and stops.
+    pub program_output: bool,
 }
 
 /// A line that was skipped or could not be explained.
@@ -104,6 +109,7 @@ pub struct Session<'e> {
     key: String,
     out: String,
     descriptions: BoolDescriptions,
+    generation: Generation,
 }
 
 impl<'e> Session<'e> {
@@ -118,7 +124,14 @@ impl<'e> Session<'e> {
             key: String::new(),
             out: String::new(),
             descriptions: BoolDescriptions::none(),
+            generation: Generation::default(),
         }
+    }
+
+    /// Generates rules with audit2allow's `-m`, `-r`, `-D`, `-x` options (allow mode).
+    pub fn with_generation(mut self, generation: Generation) -> Session<'e> {
+        self.generation = generation;
+        self
     }
 
     /// Uses these boolean descriptions (audit2why reads the system's `policy.xml`:
@@ -129,7 +142,7 @@ impl<'e> Session<'e> {
     }
 
     /// Reads one input to its end, writing reports to `w` as they come.
-    pub fn feed<R: BufRead, W: Write>(
+    pub fn feed<R: BufRead, W: Write + ?Sized>(
         &mut self,
         name: &str,
         input: R,
@@ -161,13 +174,14 @@ impl<'e> Session<'e> {
     }
 
     /// Finishes the run: audit2allow's rules in allow mode; returns the counts.
-    pub fn finish<W: Write>(self, w: &mut W) -> io::Result<Summary> {
-        if self.opts.mode == Mode::Allow && self.summary.selinux_seen {
+    pub fn finish<W: Write + ?Sized>(self, w: &mut W) -> io::Result<Summary> {
+        if self.opts.mode == Mode::Allow && (self.summary.selinux_seen || self.opts.program_output)
+        {
             if self.opts.json {
-                let v = self.allow.to_json();
+                let v = self.allow.to_json(&self.generation);
                 writeln!(w, "{v}")?;
             } else {
-                w.write_all(self.allow.render().as_bytes())?;
+                w.write_all(self.allow.render(&self.generation).as_bytes())?;
             }
         }
         w.flush()?;
