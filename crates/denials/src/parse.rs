@@ -130,6 +130,17 @@ pub fn parse_line(line: &str) -> Line<'_> {
     Line::Other
 }
 
+/// Whether sepolgen's `-l` (`--lastreload`) parser forgets everything read so far at this
+/// line: its first record token announces a policy load (`type=MAC_POLICY_LOAD`,
+/// `type=1403`), or an auditd start (`type=DAEMON_START`) with an `auditd` token.
+pub fn starts_over(line: &str) -> bool {
+    match tokens(line).find(|t| trigger(t).is_some()) {
+        Some("type=MAC_POLICY_LOAD" | "type=1403") => true,
+        Some("type=DAEMON_START") => tokens(line).any(|t| t == "auditd"),
+        _ => false,
+    }
+}
+
 /// Splits `key=value` the way `sepolgen` does: exactly one `=`, else not a field.
 #[inline]
 fn field(tok: &str) -> Option<(&str, &str)> {
@@ -398,6 +409,23 @@ mod tests {
             parse_line("type=MAC_POLICY_LOAD msg=audit(1:2): policy loaded"),
             Line::Notice
         );
+    }
+
+    #[test]
+    fn policy_loads_and_auditd_starts_start_over_for_last_reload() {
+        assert!(starts_over(
+            "type=MAC_POLICY_LOAD msg=audit(1:2): policy loaded"
+        ));
+        assert!(starts_over("audit(1:2): type=1403 x"));
+        assert!(starts_over(
+            "type=DAEMON_START msg=audit(1:2): auditd start, ver=2"
+        ));
+        assert!(!starts_over("type=DAEMON_START msg=audit(1:2): op=start"));
+        // The first record token decides: an AVC record naming a policy load is an AVC.
+        assert!(!starts_over(
+            "avc: denied { read } type=MAC_POLICY_LOAD scontext=a:b:c tcontext=a:b:c tclass=file"
+        ));
+        assert!(!starts_over("type=AVC_PATH msg=audit(1:2): path=\"/x\""));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::booldesc::BoolDescriptions;
 use crate::engine::{Engine, Verdict};
 use crate::error::{Malformed, Unknown};
 use crate::module::Generation;
-use crate::parse::{parse_line, AvcRecord, AvcSource, Line};
+use crate::parse::{parse_line, starts_over, AvcRecord, AvcSource, Line};
 use crate::read::{LineReader, RawLine, MAX_LINE};
 use crate::why;
 use serde_json::json;
@@ -45,6 +45,9 @@ pub struct Options {
     /// sepolgen then generates its (empty) rules even when no SELinux record was seen,
     /// where for a file it says "Nothing to do" and stops.
     pub program_output: bool,
+    /// audit2allow's `-l`: forget what was read before each policy load (or auditd start,
+    /// see [`crate::parse::starts_over`]). Reports are then held until the run ends.
+    pub last_reload: bool,
 }
 
 /// A line that was skipped or could not be explained.
@@ -163,18 +166,22 @@ impl<'e> Session<'e> {
                 }
                 RawLine::Text { text, newline } => self.line(name, line_no, &text, newline),
             }
-            if self.out.len() >= 1 << 16 {
+            if self.out.len() >= 1 << 16 && !self.opts.last_reload {
                 w.write_all(self.out.as_bytes())?;
                 self.out.clear();
             }
         }
-        w.write_all(self.out.as_bytes())?;
-        self.out.clear();
+        if !self.opts.last_reload {
+            w.write_all(self.out.as_bytes())?;
+            self.out.clear();
+        }
         Ok(())
     }
 
     /// Finishes the run: audit2allow's rules in allow mode; returns the counts.
     pub fn finish<W: Write + ?Sized>(self, w: &mut W) -> io::Result<Summary> {
+        // Reports held for `last_reload`.
+        w.write_all(self.out.as_bytes())?;
         if self.opts.mode == Mode::Allow && (self.summary.selinux_seen || self.opts.program_output)
         {
             if self.opts.json {
@@ -205,7 +212,16 @@ impl<'e> Session<'e> {
     fn line(&mut self, source: &str, line_no: u64, text: &str, newline: bool) {
         match parse_line(text) {
             Line::Other => {}
-            Line::Notice => self.summary.selinux_seen = true,
+            Line::Notice => {
+                self.summary.selinux_seen = true;
+                if self.opts.last_reload && starts_over(text) {
+                    // sepolgen's parser re-initialises: records, roles, and whether any
+                    // SELinux line was seen at all.
+                    self.allow = AllowGenerator::new();
+                    self.out.clear();
+                    self.summary.selinux_seen = false;
+                }
+            }
             Line::Malformed(m) => {
                 self.summary.selinux_seen = true;
                 self.problem(source, line_no, ProblemKind::Malformed(m));

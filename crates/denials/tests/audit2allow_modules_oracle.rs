@@ -140,15 +140,17 @@ fn normalise_set_order(text: &str) -> String {
 }
 
 fn ours(engine: &Engine, log: &str, g: &Generation) -> String {
-    let mut s = Session::new(
-        engine,
-        Options {
-            mode: Mode::Allow,
-            ..Options::default()
-        },
-    )
-    .with_descriptions(BoolDescriptions::system())
-    .with_generation(g.clone());
+    let opts = Options {
+        mode: Mode::Allow,
+        ..Options::default()
+    };
+    ours_with(engine, log, g, opts)
+}
+
+fn ours_with(engine: &Engine, log: &str, g: &Generation, opts: Options) -> String {
+    let mut s = Session::new(engine, opts)
+        .with_descriptions(BoolDescriptions::system())
+        .with_generation(g.clone());
     let mut out = Vec::new();
     s.feed("log", log.as_bytes(), &mut out).unwrap();
     s.finish(&mut out).unwrap();
@@ -396,6 +398,70 @@ fn module_package_writes_the_same_te_and_builds_it_the_same_way() {
     }
     check_module_package(DEFAULT, lines_per_policy() / 2, 25, "pkg-default");
     check_module_package(MLS, lines_per_policy() / 2, 27, "pkg-mls");
+}
+
+/// `-l`: only what follows the last policy load (or auditd start) counts, in audit2allow's
+/// rules and audit2why's reports; a log ending in a reload gives nothing at all.
+#[test]
+fn last_reload_keeps_only_records_after_the_last_policy_load() {
+    if !oracle_available() {
+        return;
+    }
+    let engine = Engine::open(DEFAULT).unwrap();
+    let log = corpus_log(&engine, 240, 29);
+    let lines: Vec<&str> = log.lines().collect();
+    let third = lines.len() / 3;
+    let reload = "type=MAC_POLICY_LOAD msg=audit(1700000100.000:90): auid=4294967295 ses=4294967295 lsm=selinux res=1";
+    let auditd = "type=DAEMON_START msg=audit(1700000200.000:91): auditd start, ver=3.0.9 format=enriched kernel=6.1.0 auid=4294967295 pid=1 uid=0 ses=4294967295 res=success";
+    let other_start =
+        "type=DAEMON_START msg=audit(1700000300.000:92): op=start ver=3.0.9 res=success";
+    let mut cases: Vec<(&str, String)> = Vec::new();
+    let joined = |parts: &[&[&str]]| -> String {
+        let mut v: Vec<&str> = Vec::new();
+        for p in parts {
+            v.extend_from_slice(p);
+        }
+        v.join("\n") + "\n"
+    };
+    cases.push((
+        "reloads",
+        joined(&[
+            &lines[..third],
+            &[reload],
+            &lines[third..2 * third],
+            &[auditd],
+            &lines[2 * third..],
+            &[other_start],
+        ]),
+    ));
+    cases.push(("ends-in-reload", joined(&[&lines[..third], &[reload]])));
+    let dir = TempDir::new("lastreload");
+    for (tag, text) in cases {
+        let file = dir.0.join(format!("{tag}.log"));
+        std::fs::write(&file, &text).unwrap();
+        for (mode, extra) in [
+            (Mode::Allow, vec!["-l", "-x"]),
+            (Mode::Why, vec!["-l", "-w"]),
+        ] {
+            let g = Generation {
+                xperms: mode == Mode::Allow,
+                ..Generation::default()
+            };
+            let opts = Options {
+                mode,
+                last_reload: true,
+                ..Options::default()
+            };
+            let expected = normalise_set_order(&audit2allow(DEFAULT, &file, &extra, &dir.0));
+            let got = ours_with(&engine, &text, &g, opts);
+            assert!(
+                got == expected,
+                "audit2allow {extra:?} differs on {tag}: {}",
+                first_difference(&expected, &got)
+            );
+            assert_eq!(got.is_empty(), tag == "ends-in-reload", "{tag} {mode:?}");
+        }
+    }
 }
 
 /// The normalisation sorts only runs of set-ordered lines, nothing else.

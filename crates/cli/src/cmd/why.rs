@@ -66,7 +66,8 @@ pub struct Args {
     /// checkpolicy, semodule-utils). Implies --allow and -r.
     #[arg(short = 'M', long = "module-package", value_name = "NAME")]
     module_package: Option<String>,
-    /// audit2allow -r: a require block for the generated rules. Implies --allow.
+    /// audit2allow -r: a require block for the generated rules (its types and roles sorted,
+    /// where audit2allow prints them in random set order). Implies --allow.
     #[arg(short = 'r', long = "requires")]
     requires: bool,
     /// audit2allow -D: dontaudit rules instead of allow rules. Implies --allow.
@@ -96,7 +97,8 @@ pub struct Args {
     /// audit2allow -b (messages since boot): not implemented, refused.
     #[arg(short = 'b', long = "boot")]
     boot: bool,
-    /// audit2allow -l (only after the last policy reload): not implemented, refused.
+    /// audit2allow -l: only records after the last policy load (or auditd start) count;
+    /// reports are held until the input ends.
     #[arg(short = 'l', long = "lastreload")]
     lastreload: bool,
     /// audit2allow -t (type regex filter): not implemented, refused.
@@ -154,6 +156,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         explain: a.explain,
         json: a.json,
         program_output: matches!(input, Input::Program(..)),
+        last_reload: a.lastreload,
     };
     let mut session = Session::new(&engine, opts)
         .with_descriptions(BoolDescriptions::system())
@@ -216,10 +219,6 @@ fn refuse_unimplemented(a: &Args) -> Result<(), String> {
             "--perm-map (refpolicy interface calls)",
         ),
         (a.boot, "-b/--boot (audit messages since the last boot)"),
-        (
-            a.lastreload,
-            "-l/--lastreload (only messages after the last policy reload)",
-        ),
         (a.type_regex.is_some(), "-t/--type (type regex filter)"),
         (a.verbose, "-v/--verbose (explanations in generated rules)"),
         (a.explain_rules, "-e (full explanations in generated rules)"),
