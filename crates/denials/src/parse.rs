@@ -69,6 +69,10 @@ pub struct ComputeSid<'a> {
     pub role: &'a str,
     /// The type the role lacks.
     pub ty: &'a str,
+    /// The type of `scontext=`.
+    pub stype: &'a str,
+    /// The type of `tcontext=`.
+    pub ttype: &'a str,
 }
 
 /// What a line is.
@@ -280,13 +284,21 @@ fn parse_compute_sid<'a>(toks: &[&'a str]) -> Option<ComputeSid<'a>> {
     let value = |t: &'a str| t.split('=').nth(1);
     let mut invalid = toks[5].split(':');
     let (_user, role, ty) = (invalid.next()?, invalid.next()?, invalid.next()?);
-    for t in &toks[7..9] {
-        if !context_shaped(value(t)?) {
+    let mut types = ["", ""];
+    for (t, ty) in toks[7..9].iter().zip(&mut types) {
+        let ctx = value(t)?;
+        if !context_shaped(ctx) {
             return None;
         }
+        *ty = ctx.split(':').nth(2)?;
     }
     value(toks[9])?;
-    Some(ComputeSid { role, ty })
+    Some(ComputeSid {
+        role,
+        ty,
+        stype: types[0],
+        ttype: types[1],
+    })
 }
 
 /// `int(s, 16)` for the forms an ioctl command takes: optional sign, optional `0x`,
@@ -465,7 +477,9 @@ mod tests {
             parse_line(l),
             Line::ComputeSid(ComputeSid {
                 role: "user_r",
-                ty: "foo_t"
+                ty: "foo_t",
+                stype: "user_t",
+                ttype: "foo_exec_t",
             })
         );
     }

@@ -9,6 +9,7 @@ use crate::allow::AllowGenerator;
 use crate::booldesc::BoolDescriptions;
 use crate::engine::{Engine, Verdict};
 use crate::error::{Malformed, Unknown};
+use crate::filter::TypeFilter;
 use crate::module::Generation;
 use crate::parse::{parse_line, starts_over, AvcRecord, AvcSource, Line};
 use crate::read::{LineReader, RawLine, MAX_LINE};
@@ -113,6 +114,7 @@ pub struct Session<'e> {
     out: String,
     descriptions: BoolDescriptions,
     generation: Generation,
+    type_filter: Option<TypeFilter>,
 }
 
 impl<'e> Session<'e> {
@@ -128,7 +130,18 @@ impl<'e> Session<'e> {
             out: String::new(),
             descriptions: BoolDescriptions::none(),
             generation: Generation::default(),
+            type_filter: None,
         }
+    }
+
+    /// audit2allow's `-t`: only records with a matching type become rules (allow mode).
+    pub fn with_type_filter(mut self, filter: TypeFilter) -> Session<'e> {
+        self.type_filter = Some(filter);
+        self
+    }
+
+    fn type_filter_passes<'a>(&self, types: impl IntoIterator<Item = &'a str>) -> bool {
+        self.type_filter.as_ref().is_none_or(|f| f.any(types))
     }
 
     /// Generates rules with audit2allow's `-m`, `-r`, `-D`, `-x` options (allow mode).
@@ -228,7 +241,9 @@ impl<'e> Session<'e> {
             }
             Line::ComputeSid(c) => {
                 self.summary.selinux_seen = true;
-                self.allow.add_role(c.role, c.ty);
+                if self.type_filter_passes([c.ty, c.stype, c.ttype]) {
+                    self.allow.add_role(c.role, c.ty);
+                }
             }
             Line::Avc(rec) => {
                 self.summary.selinux_seen = true;
@@ -277,7 +292,11 @@ impl<'e> Session<'e> {
         }
         match self.opts.mode {
             Mode::Allow => {
-                if rec.denied {
+                let types = [
+                    why::split_context(rec.scontext).2,
+                    why::split_context(rec.tcontext).2,
+                ];
+                if rec.denied && self.type_filter_passes(types) {
                     match &verdict {
                         Ok(v) => self.allow.add(
                             rec.scontext,

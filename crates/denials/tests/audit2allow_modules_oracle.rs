@@ -1,6 +1,6 @@
 //! Differential test of audit2allow's module options against Debian's audit2allow
 //! (policycoreutils 3.4) on the Debian default and MLS policies: `-m NAME`, `-r`, `-D`,
-//! `-x` and their combinations must print byte-identical text, and `-M NAME` must write the
+//! `-x`, `-t REGEX`, `-l` and combinations must print byte-identical text, and `-M NAME` must write the
 //! same `NAME.te`, print the same notice and build `NAME.pp` with the same commands.
 //!
 //! The one normalisation: sepolgen prints the types and roles of the require block, and the
@@ -22,7 +22,9 @@
 
 use arbiter_denials::corpus::{self, Format};
 use arbiter_denials::package;
-use arbiter_denials::{BoolDescriptions, Engine, Generation, Mode, ModuleName, Options, Session};
+use arbiter_denials::{
+    BoolDescriptions, Engine, Generation, Mode, ModuleName, Options, Session, TypeFilter,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -144,13 +146,22 @@ fn ours(engine: &Engine, log: &str, g: &Generation) -> String {
         mode: Mode::Allow,
         ..Options::default()
     };
-    ours_with(engine, log, g, opts)
+    ours_with(engine, log, g, opts, None)
 }
 
-fn ours_with(engine: &Engine, log: &str, g: &Generation, opts: Options) -> String {
+fn ours_with(
+    engine: &Engine,
+    log: &str,
+    g: &Generation,
+    opts: Options,
+    type_filter: Option<&str>,
+) -> String {
     let mut s = Session::new(engine, opts)
         .with_descriptions(BoolDescriptions::system())
         .with_generation(g.clone());
+    if let Some(p) = type_filter {
+        s = s.with_type_filter(TypeFilter::new(p).unwrap());
+    }
     let mut out = Vec::new();
     s.feed("log", log.as_bytes(), &mut out).unwrap();
     s.finish(&mut out).unwrap();
@@ -273,6 +284,27 @@ fn check_options(policy: &str, n: usize, seed: u64, tag: &str) {
         checked += 1;
     }
     assert_eq!(checked, option_sets().len());
+
+    // -t: types matching from the start; invalid-context records filtered too (httpd_t
+    // matches, the sshd_t and init_t records match none of their three types).
+    let pattern = "[a-h][a-z]*_(t|exec_t)$";
+    let expected = normalise_set_order(&audit2allow(policy, &file, &["-r", "-t", pattern], &dir.0));
+    let g = Generation {
+        requires: true,
+        ..Generation::default()
+    };
+    let opts = Options {
+        mode: Mode::Allow,
+        ..Options::default()
+    };
+    let got = ours_with(&engine, &log, &g, opts, Some(pattern));
+    assert!(
+        got == expected,
+        "audit2allow -t differs on {policy}: {}",
+        first_difference(&expected, &got)
+    );
+    assert!(got.contains("role user_r types httpd_t;"));
+    assert!(!got.contains("role user_r types sshd_t;") && !got.contains("role staff_r"));
 }
 
 /// Builds `NAME.pp` from `NAME.te` in `dir` with audit2allow's commands (non-MLS kernel).
@@ -453,7 +485,7 @@ fn last_reload_keeps_only_records_after_the_last_policy_load() {
                 ..Options::default()
             };
             let expected = normalise_set_order(&audit2allow(DEFAULT, &file, &extra, &dir.0));
-            let got = ours_with(&engine, &text, &g, opts);
+            let got = ours_with(&engine, &text, &g, opts, None);
             assert!(
                 got == expected,
                 "audit2allow {extra:?} differs on {tag}: {}",

@@ -4,7 +4,9 @@
 
 use crate::load;
 use arbiter_denials::package::{self, PackageError};
-use arbiter_denials::{BoolDescriptions, Engine, Generation, Mode, ModuleName, Options, Session};
+use arbiter_denials::{
+    BoolDescriptions, Engine, Generation, Mode, ModuleName, Options, Session, TypeFilter,
+};
 use std::io::{self, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
@@ -101,7 +103,9 @@ pub struct Args {
     /// reports are held until the input ends.
     #[arg(short = 'l', long = "lastreload")]
     lastreload: bool,
-    /// audit2allow -t (type regex filter): not implemented, refused.
+    /// audit2allow -t: only denials whose source or target type matches REGEX (anchored at
+    /// the start, as Python's re.match; Rust regex syntax) become rules. Needs --allow (or
+    /// another generation option): audit2why's reports are not filtered.
     #[arg(short = 't', long = "type", value_name = "REGEX")]
     type_regex: Option<String>,
     /// audit2allow -v (explain generated rules): not implemented, refused.
@@ -161,6 +165,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     let mut session = Session::new(&engine, opts)
         .with_descriptions(BoolDescriptions::system())
         .with_generation(generation);
+    if let Some(pattern) = &a.type_regex {
+        session = session.with_type_filter(TypeFilter::new(pattern).map_err(|e| e.to_string())?);
+    }
 
     // -M and -o collect the text; otherwise it streams to standard output.
     let collect = a.module_package.is_some() || a.output.is_some();
@@ -219,7 +226,6 @@ fn refuse_unimplemented(a: &Args) -> Result<(), String> {
             "--perm-map (refpolicy interface calls)",
         ),
         (a.boot, "-b/--boot (audit messages since the last boot)"),
-        (a.type_regex.is_some(), "-t/--type (type regex filter)"),
         (a.verbose, "-v/--verbose (explanations in generated rules)"),
         (a.explain_rules, "-e (full explanations in generated rules)"),
     ];
@@ -257,6 +263,10 @@ fn check_conflicts(a: &Args, generates: bool) -> Result<(), String> {
         (
             a.explain && generates,
             "--explain explains audit2why reports; it does not apply to generated rules",
+        ),
+        (
+            a.type_regex.is_some() && !generates,
+            "-t/--type filters generated rules (audit2why's reports are not filtered): add --allow",
         ),
         (
             a.reference && a.noreference,
