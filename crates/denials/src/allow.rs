@@ -29,6 +29,21 @@ struct Access {
     verdict: Option<Verdict>,
     /// The non-zero `ioctlcmd`s of the merged records.
     xperms: XpermSet,
+    /// Where the first record came from (`-v` prints it).
+    origin: Option<Origin>,
+}
+
+/// What `audit2allow -v` tells of the first record of a rule: `comm=` and `exe=` (their
+/// first and last characters dropped, quotes or not, as sepolgen does) and the record
+/// header that ties it to an `AVC_PATH` record's path.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// `comm=`, empty when absent.
+    pub comm: String,
+    /// `exe=`, empty when absent.
+    pub exe: String,
+    /// The record header ([`crate::parse::header`]).
+    pub header: String,
 }
 
 /// Accumulates denials and renders audit2allow's output.
@@ -40,6 +55,8 @@ pub struct AllowGenerator {
     roles: Vec<(String, BTreeSet<String>)>,
     /// Contexts of the first record of each group, for constraint causes.
     contexts: Vec<(String, String)>,
+    /// Header → path of `AVC_PATH` records (the last one of a header wins).
+    paths: HashMap<String, String>,
 }
 
 impl AllowGenerator {
@@ -49,7 +66,7 @@ impl AllowGenerator {
     }
 
     /// Adds one denial. `verdict` is `None` for a class the policy does not define (which
-    /// audit2allow still turns into a rule).
+    /// audit2allow still turns into a rule). Returns the index of its access vector.
     pub fn add(
         &mut self,
         scontext: &str,
@@ -58,7 +75,7 @@ impl AllowGenerator {
         perms: &[&str],
         verdict: Option<&Verdict>,
         ioctlcmd: Option<i64>,
-    ) {
+    ) -> usize {
         let src = split_context(scontext).2;
         let tgt = split_context(tcontext).2;
         let code = verdict.map_or(UNKNOWN_CLASS, Verdict::code);
@@ -73,6 +90,7 @@ impl AllowGenerator {
                     perms: BTreeSet::new(),
                     verdict: verdict.cloned(),
                     xperms: XpermSet::new(),
+                    origin: None,
                 });
                 self.contexts
                     .push((scontext.to_string(), tcontext.to_string()));
@@ -84,6 +102,22 @@ impl AllowGenerator {
         a.perms.extend(perms.iter().map(|p| p.to_string()));
         if let Some(c) = ioctlcmd.filter(|&c| c != 0) {
             a.xperms.add(c);
+        }
+        i
+    }
+
+    /// Records where the denial just added as access vector `i` came from; only the first
+    /// record of a vector counts.
+    pub fn note_origin(&mut self, i: usize, origin: Origin) {
+        if let Some(a) = self.access.get_mut(i) {
+            a.origin.get_or_insert(origin);
+        }
+    }
+
+    /// Adds an `AVC_PATH` record's path for the records of its header.
+    pub fn add_path(&mut self, header: &str, path: &str) {
+        if !header.is_empty() {
+            self.paths.insert(header.to_string(), path.to_string());
         }
     }
 
@@ -201,7 +235,7 @@ impl AllowGenerator {
                 );
                 continue;
             }
-            let comment = self.comment(i);
+            let comment = self.comment(i, g.verbose);
             if !comment.is_empty() {
                 out.push_str(&comment);
                 out.push('\n');
@@ -329,9 +363,28 @@ impl AllowGenerator {
         rules
     }
 
-    fn comment(&self, i: usize) -> String {
+    fn comment(&self, i: usize, verbose: bool) -> String {
         let a = &self.access[i];
         let mut c = String::new();
+        if verbose {
+            let perms: Vec<&str> = a.perms.iter().map(String::as_str).collect();
+            let _ = write!(
+                c,
+                "# src=\"{}\" tgt=\"{}\" class=\"{}\", perms=\"{}\"",
+                a.src,
+                a.tgt,
+                a.class,
+                space_set(&perms)
+            );
+            if let Some(o) = &a.origin {
+                let path = self.paths.get(&o.header).map_or("", String::as_str);
+                let _ = write!(
+                    c,
+                    "\n# comm=\"{}\" exe=\"{}\" path=\"{}\"",
+                    o.comm, o.exe, path
+                );
+            }
+        }
         match &a.verdict {
             Some(Verdict::Allow) => {
                 c.push_str("\n#!!!! This avc is allowed in the current policy");

@@ -1,6 +1,7 @@
 //! What `audit2allow` puts around and into its rules when asked for a module: the options
 //! `-m NAME` (a `module NAME 1.0;` statement), `-r` (a `require { ... }` block), `-D`
-//! (`dontaudit` instead of `allow`) and `-x` (`allowxperm` rules for logged ioctl commands),
+//! (`dontaudit` instead of `allow`), `-x` (`allowxperm` rules for logged ioctl commands) and
+//! `-v` (a comment explaining each rule),
 //! and the require block sepolgen's `gen_requires` collects.
 
 use std::collections::BTreeSet;
@@ -19,6 +20,9 @@ pub struct Generation {
     /// `-x`: an `allowxperm ... ioctl` rule after each rule whose denials logged an ioctl
     /// command.
     pub xperms: bool,
+    /// `-v`: a comment before each rule naming its access and where its first record came
+    /// from (`comm`, `exe`, and the path of an `AVC_PATH` record with the same header).
+    pub verbose: bool,
 }
 
 impl Generation {

@@ -145,6 +145,37 @@ pub fn starts_over(line: &str) -> bool {
     }
 }
 
+/// sepolgen's record header, which ties an `AVC_PATH` record to its AVC records: the value
+/// of the first `msg=` field, or the first `audit(...` token not of the `key=value` shape,
+/// whichever comes first; empty when neither occurs.
+pub fn header(line: &str) -> &str {
+    for tok in tokens(line) {
+        match field(tok) {
+            Some(("msg", v)) => return v,
+            Some(_) => {}
+            None if tok.starts_with("audit(") => return tok,
+            None => {}
+        }
+    }
+    ""
+}
+
+/// The path of an `AVC_PATH` record (its first record token is `type=AVC_PATH`): the first
+/// `path=` value without its first and last character, empty when there is none.
+pub fn avc_path(line: &str) -> Option<&str> {
+    if tokens(line).find(|t| trigger(t).is_some()) != Some("type=AVC_PATH") {
+        return None;
+    }
+    Some(
+        tokens(line)
+            .find_map(|t| match field(t) {
+                Some(("path", v)) => Some(strip_ends(v)),
+                _ => None,
+            })
+            .unwrap_or(""),
+    )
+}
+
 /// Splits `key=value` the way `sepolgen` does: exactly one `=`, else not a field.
 #[inline]
 fn field(tok: &str) -> Option<(&str, &str)> {
@@ -438,6 +469,17 @@ mod tests {
             "avc: denied { read } type=MAC_POLICY_LOAD scontext=a:b:c tcontext=a:b:c tclass=file"
         ));
         assert!(!starts_over("type=AVC_PATH msg=audit(1:2): path=\"/x\""));
+    }
+
+    #[test]
+    fn headers_and_avc_paths_are_found_as_sepolgen_finds_them() {
+        assert_eq!(header(AUDIT), "audit(1155568085.407:10877):");
+        assert_eq!(header("x audit(1:2): msg=audit(3:4):"), "audit(1:2):");
+        assert_eq!(header("avc: denied"), "");
+        let p = "type=AVC_PATH msg=audit(1:2): path=\"/etc/shadow\"";
+        assert_eq!(avc_path(p), Some("/etc/shadow"));
+        assert_eq!(avc_path("type=AVC_PATH msg=audit(1:2):"), Some(""));
+        assert_eq!(avc_path(AUDIT), None);
     }
 
     #[test]

@@ -6,12 +6,13 @@
 //! number for the caller to report; a run never stops on them.
 
 use crate::allow::AllowGenerator;
+use crate::allow::Origin;
 use crate::booldesc::BoolDescriptions;
 use crate::engine::{Engine, Verdict};
 use crate::error::{Malformed, Unknown};
 use crate::filter::TypeFilter;
 use crate::module::Generation;
-use crate::parse::{parse_line, starts_over, AvcRecord, AvcSource, Line};
+use crate::parse::{avc_path, header, parse_line, starts_over, AvcRecord, AvcSource, Line};
 use crate::read::{LineReader, RawLine, MAX_LINE};
 use crate::why;
 use serde_json::json;
@@ -227,6 +228,11 @@ impl<'e> Session<'e> {
             Line::Other => {}
             Line::Notice => {
                 self.summary.selinux_seen = true;
+                if self.generation.verbose {
+                    if let Some(path) = avc_path(text) {
+                        self.allow.add_path(header(text), path);
+                    }
+                }
                 if self.opts.last_reload && starts_over(text) {
                     // sepolgen's parser re-initialises: records, roles, and whether any
                     // SELinux line was seen at all.
@@ -297,25 +303,29 @@ impl<'e> Session<'e> {
                     why::split_context(rec.tcontext).2,
                 ];
                 if rec.denied && self.type_filter_passes(types) {
-                    match &verdict {
-                        Ok(v) => self.allow.add(
-                            rec.scontext,
-                            rec.tcontext,
-                            rec.tclass,
-                            &rec.perms,
-                            Some(v),
-                            rec.ioctlcmd,
-                        ),
+                    let v = match &verdict {
+                        Ok(v) => Some(Some(v)),
                         // audit2allow still writes a rule for a class the policy lacks.
-                        Err(Unknown::Tclass(_)) => self.allow.add(
+                        Err(Unknown::Tclass(_)) => Some(None),
+                        Err(_) => None,
+                    };
+                    if let Some(v) = v {
+                        let i = self.allow.add(
                             rec.scontext,
                             rec.tcontext,
                             rec.tclass,
                             &rec.perms,
-                            None,
+                            v,
                             rec.ioctlcmd,
-                        ),
-                        Err(_) => {}
+                        );
+                        if self.generation.verbose {
+                            let origin = Origin {
+                                comm: rec.comm.unwrap_or("").to_string(),
+                                exe: rec.exe.unwrap_or("").to_string(),
+                                header: header(text).to_string(),
+                            };
+                            self.allow.note_origin(i, origin);
+                        }
                     }
                 }
             }

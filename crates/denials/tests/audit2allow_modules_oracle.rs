@@ -1,6 +1,6 @@
 //! Differential test of audit2allow's module options against Debian's audit2allow
 //! (policycoreutils 3.4) on the Debian default and MLS policies: `-m NAME`, `-r`, `-D`,
-//! `-x`, `-t REGEX`, `-l` and combinations must print byte-identical text, and `-M NAME` must write the
+//! `-x`, `-v`, `-t REGEX`, `-l` and combinations must print byte-identical text, and `-M NAME` must write the
 //! same `NAME.te`, print the same notice and build `NAME.pp` with the same commands.
 //!
 //! The one normalisation: sepolgen prints the types and roles of the require block, and the
@@ -82,7 +82,14 @@ fn corpus_log(engine: &Engine, n: usize, seed: u64) -> String {
         accesses.len() >= n * 9 / 10,
         "generator found too few accesses"
     );
-    let mut log = String::new();
+    let level = if engine.policy().mls { ":s0" } else { "" };
+    // An AVC_PATH record before the AVC record it belongs to (same header): `-v` names
+    // its path.
+    let mut log = format!(
+        "type=AVC_PATH msg=audit(1700009999.000:77):  path=\"/etc/shadow\"
+type=AVC msg=audit(1700009999.000:77): avc:  denied  {{ read }} for  pid=1 comm=\"cat\" exe=\"/bin/cat\" scontext=system_u:system_r:init_t{level} tcontext=system_u:object_r:shadow_t{level} tclass=file permissive=0
+"
+    );
     for (i, a) in accesses.iter().enumerate() {
         log.push_str(&corpus::render(a, Format::ALL[i % Format::ALL.len()], i));
         log.push('\n');
@@ -101,7 +108,7 @@ fn corpus_log(engine: &Engine, n: usize, seed: u64) -> String {
             log.push('\n');
         }
     }
-    log.push_str(&extra_lines(if engine.policy().mls { ":s0" } else { "" }));
+    log.push_str(&extra_lines(level));
     log
 }
 
@@ -217,11 +224,19 @@ fn option_sets() -> Vec<(Vec<&'static str>, Generation)> {
             },
         ),
         (
-            vec!["-m", "local_fix", "-D", "-x"],
+            vec!["-v"],
+            Generation {
+                verbose: true,
+                ..Generation::default()
+            },
+        ),
+        (
+            vec!["-m", "local_fix", "-D", "-x", "-v"],
             Generation {
                 module: name(),
                 dontaudit: true,
                 xperms: true,
+                verbose: true,
                 ..Generation::default()
             },
         ),
@@ -277,6 +292,9 @@ fn check_options(policy: &str, n: usize, seed: u64, tag: &str) {
             assert!(got.contains("xperm "), "no xperm rule exercised");
             assert!(got.contains("-0x2"), "no negative command exercised");
             assert!(got.contains("0x5401-0x5405"), "no range exercised");
+        }
+        if g.verbose {
+            assert!(got.contains(" comm=\"cat\" exe=\"/bin/cat\" path=\"/etc/shadow\""));
         }
         if g.writes_requires() {
             assert!(got.contains("\trole user_r;\n"), "no role required");

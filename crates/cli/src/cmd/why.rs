@@ -108,7 +108,8 @@ pub struct Args {
     /// another generation option): audit2why's reports are not filtered.
     #[arg(short = 't', long = "type", value_name = "REGEX")]
     type_regex: Option<String>,
-    /// audit2allow -v (explain generated rules): not implemented, refused.
+    /// audit2allow -v: a comment before each generated rule naming its access and where its
+    /// first denial came from (comm, exe, AVC_PATH path). Implies --allow.
     #[arg(short = 'v', long = "verbose")]
     verbose: bool,
     /// audit2allow -e/--explain (fully explain generated rules): not implemented, refused
@@ -138,6 +139,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         requires: a.requires,
         dontaudit: a.dontaudit,
         xperms: a.xperms,
+        verbose: a.verbose,
     };
     let generates = a.allow || generation != Generation::default() || a.output.is_some();
     check_conflicts(&a, generates)?;
@@ -226,7 +228,6 @@ fn refuse_unimplemented(a: &Args) -> Result<(), String> {
             "--perm-map (refpolicy interface calls)",
         ),
         (a.boot, "-b/--boot (audit messages since the last boot)"),
-        (a.verbose, "-v/--verbose (explanations in generated rules)"),
         (a.explain_rules, "-e (full explanations in generated rules)"),
     ];
     match refused.iter().find(|(set, _)| *set) {
@@ -258,7 +259,7 @@ fn check_conflicts(a: &Args, generates: bool) -> Result<(), String> {
         ),
         (
             a.why && generates,
-            "-w/--why (audit2why's report) conflicts with rule generation (--allow -m -M -r -D -x -o)",
+            "-w/--why (audit2why's report) conflicts with rule generation (--allow -m -M -r -D -x -v -o)",
         ),
         (
             a.explain && generates,
