@@ -145,8 +145,9 @@ impl AllowGenerator {
 
     /// The generated rules as JSON, in audit2allow's order: source, target (`self` when
     /// equal), class, permissions, verdict name (`null` for an unknown class), booleans, the
-    /// logged ioctl commands (as `-x` prints them, `null` when none), and the rule keyword;
-    /// with `-m`/`-r`, the module name and the require block.
+    /// logged ioctl commands (as `-x` prints them, `null` when none), the rule keyword, and
+    /// with `-v` the first record's comm, exe and path (`origin`, else `null`); with
+    /// `-m`/`-r`, the module name and the require block.
     pub fn to_json(&self, g: &Generation) -> serde_json::Value {
         let keyword = if g.dontaudit { "dontaudit" } else { "allow" };
         let rules: Vec<serde_json::Value> = self
@@ -161,7 +162,12 @@ impl AllowGenerator {
                         .collect(),
                     _ => Vec::new(),
                 };
+                let origin = a.origin.as_ref().filter(|_| g.verbose).map(|o| {
+                    let path = self.paths.get(&o.header).map_or("", String::as_str);
+                    serde_json::json!({"comm": o.comm, "exe": o.exe, "path": path})
+                });
                 serde_json::json!({
+                    "origin": origin,
                     "rule": keyword,
                     "source": a.src,
                     "target": tgt,
