@@ -11,8 +11,9 @@
 //! class, for each access vector whose denials logged ioctl commands.
 
 use crate::engine::Verdict;
-use crate::module::{space_set, Generation, Require};
+use crate::module::{space_set, Explanation, Generation, Require};
 use crate::why::{constraint_causes, split_context};
+use crate::wrap::wrap;
 use crate::xperm::XpermSet;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -31,6 +32,29 @@ struct Access {
     xperms: XpermSet,
     /// Where the first record came from (`-v` prints it).
     origin: Option<Origin>,
+    /// Every record (`-e` prints them).
+    notes: Vec<RecordNote>,
+}
+
+/// One record as `audit2allow -e` explains it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordNote {
+    /// The record header ([`crate::parse::header`]).
+    pub header: String,
+    /// `scontext=` as logged.
+    pub scontext: String,
+    /// `tcontext=` as logged.
+    pub tcontext: String,
+    /// `tclass=` as logged.
+    pub tclass: String,
+    /// The permissions as logged (order and repetitions kept).
+    pub perms: Vec<String>,
+    /// `comm=` without its first and last character.
+    pub comm: String,
+    /// `exe=` without its first and last character.
+    pub exe: String,
+    /// The line as read, with its `\n` when it had one.
+    pub message: String,
 }
 
 /// What `audit2allow -v` tells of the first record of a rule: `comm=` and `exe=` (their
@@ -91,6 +115,7 @@ impl AllowGenerator {
                     verdict: verdict.cloned(),
                     xperms: XpermSet::new(),
                     origin: None,
+                    notes: Vec::new(),
                 });
                 self.contexts
                     .push((scontext.to_string(), tcontext.to_string()));
@@ -111,6 +136,13 @@ impl AllowGenerator {
     pub fn note_origin(&mut self, i: usize, origin: Origin) {
         if let Some(a) = self.access.get_mut(i) {
             a.origin.get_or_insert(origin);
+        }
+    }
+
+    /// Adds a record to access vector `i`'s explanation (`-e`).
+    pub fn add_note(&mut self, i: usize, note: RecordNote) {
+        if let Some(a) = self.access.get_mut(i) {
+            a.notes.push(note);
         }
     }
 
@@ -162,7 +194,8 @@ impl AllowGenerator {
                         .collect(),
                     _ => Vec::new(),
                 };
-                let origin = a.origin.as_ref().filter(|_| g.verbose).map(|o| {
+                let verbose = g.explain != Explanation::None;
+                let origin = a.origin.as_ref().filter(|_| verbose).map(|o| {
                     let path = self.paths.get(&o.header).map_or("", String::as_str);
                     serde_json::json!({"comm": o.comm, "exe": o.exe, "path": path})
                 });
@@ -241,7 +274,7 @@ impl AllowGenerator {
                 );
                 continue;
             }
-            let comment = self.comment(i, g.verbose);
+            let comment = self.comment(i, g);
             if !comment.is_empty() {
                 out.push_str(&comment);
                 out.push('\n');
@@ -369,10 +402,42 @@ impl AllowGenerator {
         rules
     }
 
-    fn comment(&self, i: usize, verbose: bool) -> String {
+    fn comment(&self, i: usize, g: &Generation) -> String {
         let a = &self.access[i];
         let mut c = String::new();
-        if verbose {
+        if g.explain == Explanation::Long {
+            let mut lines: Vec<String> = Vec::new();
+            for n in &a.notes {
+                let path = self.paths.get(&n.header).map_or("", String::as_str);
+                let ctx = |c: &str| -> String {
+                    if g.mls_kernel && c.split(':').count() < 4 {
+                        format!("{c}:s0")
+                    } else {
+                        c.to_string()
+                    }
+                };
+                let perms: Vec<&str> = n.perms.iter().map(String::as_str).collect();
+                lines.push(format!(" {}", n.header));
+                lines.push(format!(
+                    "  scontext=\"{}\" tcontext=\"{}\"",
+                    ctx(&n.scontext),
+                    ctx(&n.tcontext)
+                ));
+                lines.push(format!(
+                    "  class=\"{}\" perms=\"{}\"",
+                    n.tclass,
+                    space_set(&perms)
+                ));
+                lines.push(format!(
+                    "  comm=\"{}\" exe=\"{}\" path=\"{}\"",
+                    n.comm, n.exe, path
+                ));
+                lines.extend(wrap(&format!("message=\"{}\"", n.message), 80, "  ", "   "));
+            }
+            let commented: Vec<String> = lines.iter().map(|l| format!("#{l}")).collect();
+            c.push_str(&commented.join("\n"));
+        }
+        if g.explain == Explanation::Short {
             let perms: Vec<&str> = a.perms.iter().map(String::as_str).collect();
             let _ = write!(
                 c,

@@ -28,6 +28,7 @@ pub mod parse;
 pub mod read;
 pub mod session;
 pub mod why;
+pub mod wrap;
 pub mod xperm;
 
 pub use allow::AllowGenerator;
@@ -35,7 +36,7 @@ pub use booldesc::BoolDescriptions;
 pub use engine::{BoolFix, Engine, Verdict};
 pub use error::{Malformed, Unknown, WhyError};
 pub use filter::{BadTypeFilter, TypeFilter};
-pub use module::{BadModuleName, Generation, ModuleName};
+pub use module::{BadModuleName, Explanation, Generation, ModuleName};
 pub use parse::{parse_line, AvcRecord, AvcSource, ComputeSid, Line};
 pub use read::{LineReader, RawLine};
 pub use session::{Mode, Options, Problem, ProblemKind, Session, Summary};

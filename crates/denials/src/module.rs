@@ -20,9 +20,26 @@ pub struct Generation {
     /// `-x`: an `allowxperm ... ioctl` rule after each rule whose denials logged an ioctl
     /// command.
     pub xperms: bool,
-    /// `-v`: a comment before each rule naming its access and where its first record came
-    /// from (`comm`, `exe`, and the path of an `AVC_PATH` record with the same header).
-    pub verbose: bool,
+    /// `-v` / `-e`: a comment before each rule explaining it.
+    pub explain: Explanation,
+    /// libselinux's `is_selinux_mls_enabled()` where audit2allow runs: `-e` then prints a
+    /// context without a level with `:s0` ([`crate::package::kernel_mls_enabled`]).
+    pub mls_kernel: bool,
+}
+
+/// How much each generated rule is explained (sepolgen's `NO_EXPLANATION`,
+/// `SHORT_EXPLANATION`, `LONG_EXPLANATION`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Explanation {
+    /// No comment.
+    #[default]
+    None,
+    /// `-v`: the access, and the first record's `comm`, `exe` and path (of an `AVC_PATH`
+    /// record with the same header).
+    Short,
+    /// `-e`: every record of the rule: header, contexts, class and permissions as logged,
+    /// `comm`, `exe`, path, and the record itself wrapped at 80 columns.
+    Long,
 }
 
 impl Generation {

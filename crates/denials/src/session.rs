@@ -6,12 +6,12 @@
 //! number for the caller to report; a run never stops on them.
 
 use crate::allow::AllowGenerator;
-use crate::allow::Origin;
+use crate::allow::{Origin, RecordNote};
 use crate::booldesc::BoolDescriptions;
 use crate::engine::{Engine, Verdict};
 use crate::error::{Malformed, Unknown};
 use crate::filter::TypeFilter;
-use crate::module::Generation;
+use crate::module::{Explanation, Generation};
 use crate::parse::{avc_path, header, parse_line, starts_over, AvcRecord, AvcSource, Line};
 use crate::read::{LineReader, RawLine, MAX_LINE};
 use crate::why;
@@ -228,7 +228,7 @@ impl<'e> Session<'e> {
             Line::Other => {}
             Line::Notice => {
                 self.summary.selinux_seen = true;
-                if self.generation.verbose {
+                if self.generation.explain != Explanation::None {
                     if let Some(path) = avc_path(text) {
                         self.allow.add_path(header(text), path);
                     }
@@ -318,13 +318,33 @@ impl<'e> Session<'e> {
                             v,
                             rec.ioctlcmd,
                         );
-                        if self.generation.verbose {
+                        if self.generation.explain != Explanation::None {
                             let origin = Origin {
                                 comm: rec.comm.unwrap_or("").to_string(),
                                 exe: rec.exe.unwrap_or("").to_string(),
                                 header: header(text).to_string(),
                             };
                             self.allow.note_origin(i, origin);
+                        }
+                        if self.generation.explain == Explanation::Long {
+                            // sepolgen keeps the line as read: with its newline from a
+                            // file, without from a program's output (split on newlines).
+                            let nl = newline && !self.opts.program_output;
+                            let note = RecordNote {
+                                header: header(text).to_string(),
+                                scontext: rec.scontext.to_string(),
+                                tcontext: rec.tcontext.to_string(),
+                                tclass: rec.tclass.to_string(),
+                                perms: rec.perms.iter().map(|p| p.to_string()).collect(),
+                                comm: rec.comm.unwrap_or("").to_string(),
+                                exe: rec.exe.unwrap_or("").to_string(),
+                                message: if nl {
+                                    format!("{text}\n")
+                                } else {
+                                    text.to_string()
+                                },
+                            };
+                            self.allow.add_note(i, note);
                         }
                     }
                 }

@@ -1,6 +1,6 @@
 //! Differential test of audit2allow's module options against Debian's audit2allow
 //! (policycoreutils 3.4) on the Debian default and MLS policies: `-m NAME`, `-r`, `-D`,
-//! `-x`, `-v`, `-t REGEX`, `-l` and combinations must print byte-identical text, and `-M NAME` must write the
+//! `-x`, `-v`, `-e`, `-t REGEX`, `-l` and combinations must print byte-identical text, and `-M NAME` must write the
 //! same `NAME.te`, print the same notice and build `NAME.pp` with the same commands.
 //!
 //! The one normalisation: sepolgen prints the types and roles of the require block, and the
@@ -23,7 +23,8 @@
 use arbiter_denials::corpus::{self, Format};
 use arbiter_denials::package;
 use arbiter_denials::{
-    BoolDescriptions, Engine, Generation, Mode, ModuleName, Options, Session, TypeFilter,
+    BoolDescriptions, Engine, Explanation, Generation, Mode, ModuleName, Options, Session,
+    TypeFilter,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -226,7 +227,16 @@ fn option_sets() -> Vec<(Vec<&'static str>, Generation)> {
         (
             vec!["-v"],
             Generation {
-                verbose: true,
+                explain: Explanation::Short,
+                ..Generation::default()
+            },
+        ),
+        (
+            vec!["-e", "-r"],
+            Generation {
+                explain: Explanation::Long,
+                requires: true,
+                mls_kernel: package::kernel_mls_enabled(),
                 ..Generation::default()
             },
         ),
@@ -236,7 +246,7 @@ fn option_sets() -> Vec<(Vec<&'static str>, Generation)> {
                 module: name(),
                 dontaudit: true,
                 xperms: true,
-                verbose: true,
+                explain: Explanation::Short,
                 ..Generation::default()
             },
         ),
@@ -293,7 +303,7 @@ fn check_options(policy: &str, n: usize, seed: u64, tag: &str) {
             assert!(got.contains("-0x2"), "no negative command exercised");
             assert!(got.contains("0x5401-0x5405"), "no range exercised");
         }
-        if g.verbose {
+        if g.explain != Explanation::None {
             assert!(got.contains(" comm=\"cat\" exe=\"/bin/cat\" path=\"/etc/shadow\""));
         }
         if g.writes_requires() {

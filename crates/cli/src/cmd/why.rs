@@ -5,7 +5,8 @@
 use crate::load;
 use arbiter_denials::package::{self, PackageError};
 use arbiter_denials::{
-    BoolDescriptions, Engine, Generation, Mode, ModuleName, Options, Session, TypeFilter,
+    BoolDescriptions, Engine, Explanation, Generation, Mode, ModuleName, Options, Session,
+    TypeFilter,
 };
 use std::io::{self, BufReader, Write};
 use std::path::Path;
@@ -112,8 +113,9 @@ pub struct Args {
     /// first denial came from (comm, exe, AVC_PATH path). Implies --allow.
     #[arg(short = 'v', long = "verbose")]
     verbose: bool,
-    /// audit2allow -e/--explain (fully explain generated rules): not implemented, refused
-    /// (arbiter's --explain explains audit2why reports).
+    /// audit2allow -e/--explain: a comment before each generated rule quoting every denial
+    /// it stands for (header, contexts, permissions, comm, exe, path, the record wrapped at
+    /// 80 columns). Implies --allow. (arbiter's --explain explains audit2why reports.)
     #[arg(short = 'e')]
     explain_rules: bool,
 }
@@ -139,9 +141,22 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         requires: a.requires,
         dontaudit: a.dontaudit,
         xperms: a.xperms,
-        verbose: a.verbose,
+        explain: if a.explain_rules {
+            Explanation::Long
+        } else if a.verbose {
+            Explanation::Short
+        } else {
+            Explanation::None
+        },
+        mls_kernel: package::kernel_mls_enabled(),
     };
-    let generates = a.allow || generation != Generation::default() || a.output.is_some();
+    let generates = a.allow
+        || generation.module.is_some()
+        || generation.requires
+        || generation.dontaudit
+        || generation.xperms
+        || generation.explain != Explanation::None
+        || a.output.is_some();
     check_conflicts(&a, generates)?;
     let input = if a.all {
         Input::Program(AUSEARCH, &AUSEARCH_ARGS)
@@ -228,7 +243,6 @@ fn refuse_unimplemented(a: &Args) -> Result<(), String> {
             "--perm-map (refpolicy interface calls)",
         ),
         (a.boot, "-b/--boot (audit messages since the last boot)"),
-        (a.explain_rules, "-e (full explanations in generated rules)"),
     ];
     match refused.iter().find(|(set, _)| *set) {
         Some((_, what)) => Err(format!(
@@ -259,7 +273,7 @@ fn check_conflicts(a: &Args, generates: bool) -> Result<(), String> {
         ),
         (
             a.why && generates,
-            "-w/--why (audit2why's report) conflicts with rule generation (--allow -m -M -r -D -x -v -o)",
+            "-w/--why (audit2why's report) conflicts with rule generation (--allow -m -M -r -D -x -v -e -o)",
         ),
         (
             a.explain && generates,
