@@ -4,9 +4,11 @@
 //! [`parse::parse_line`] (sepolgen's token scan: audit.log, `ausearch -i`, journal, dmesg,
 //! Android logcat, AVC and USER_AVC alike) → [`Engine::analyze`] (audit2why's verdict,
 //! computed from arbiter's decision index) → [`why::write_report`] or
-//! [`AllowGenerator`] (audit2allow's rules, in a module with [`Generation`]'s options, built
-//! into a package by [`package::build`] as `audit2allow -M` does). [`Session`] runs the pipeline over inputs,
-//! deciding each distinct denial once, and keeps the lines it could not read or explain.
+//! [`AllowGenerator`] (audit2allow's rules, in a module with [`Generation`]'s options:
+//! [`module`], [`xperm`], explanations wrapped by [`wrap`]; built into a package by
+//! [`package::build`] as `audit2allow -M` does; `-t` is [`filter`]). [`Session`] runs the
+//! pipeline over inputs, deciding each distinct denial once, and keeps the lines it could
+//! not read or explain.
 //!
 //! For every line audit2why and audit2allow understand, the text is byte-identical to
 //! theirs (policycoreutils 3.4); where they fail (a line that aborts their run, a record
