@@ -9,6 +9,7 @@
 //! libsepol's unconditional table bucket by bucket, then the filename transitions, then each
 //! conditional's true and false lists; [`Rank`] reproduces that order.
 
+use super::Section;
 use crate::index::Index;
 use crate::render;
 use arbiter_policy::avtab::{AvtabEntry, AvtabKey, AvtabKind};
@@ -332,6 +333,38 @@ pub(super) fn pair_keys<'a>(
             Ordering::Equal => f(l.next(), r.next()),
         }
     }
+}
+
+/// For each source type name of either policy, in name order: both sides' rules of that
+/// source expanded and paired by key ([`pair_keys`]); `f` gets the source name and the two
+/// sides' rules of one key.
+pub(super) fn each_key<'s>(
+    l: &'s TeSide<'s, '_>,
+    r: &'s TeSide<'s, '_>,
+    mut f: impl FnMut(&'s str, Option<&[Expanded<'_>]>, Option<&[Expanded<'_>]>),
+) {
+    let (mut lm, mut rm) = (Vec::new(), Vec::new());
+    for (src, lt, rt) in source_types(l.index, r.index) {
+        match lt {
+            Some(t) => l.expand_source(t, &mut lm),
+            None => lm.clear(),
+        }
+        match rt {
+            Some(t) => r.expand_source(t, &mut rm),
+            None => rm.clear(),
+        }
+        pair_keys(&lm, &rm, |a, b| f(src, a, b));
+    }
+}
+
+/// A section's items in sediff's order: rules by their statements, modified ones by the
+/// left rule's statement (`modified` holds (left statement, modified line) pairs).
+pub(super) fn finish(mut s: Section, mut modified: Vec<(String, String)>) -> Section {
+    s.added.sort_unstable();
+    s.removed.sort_unstable();
+    modified.sort_unstable();
+    s.modified = modified.into_iter().map(|(_, l)| (l, Vec::new())).collect();
+    s
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! on both with different new types a modified one. Where several rules expand to one key
 //! the first setools lists is the one compared and printed (see [`super::expand`]).
 
-use super::expand::{pair_keys, source_types, Expanded, TeSide};
+use super::expand::{each_key, finish, Expanded, TeSide};
 use super::Section;
 use crate::index::Index;
 use arbiter_policy::avtab::AvtabKind;
@@ -71,43 +71,27 @@ fn type_section(
         ..Section::default()
     };
     let mut modified: Vec<(String, String)> = Vec::new();
-    let (mut lm, mut rm) = (Vec::new(), Vec::new());
-    for (src, lt, rt) in source_types(left, right) {
-        match lt {
-            Some(t) => l.expand_source(t, &mut lm),
-            None => lm.clear(),
+    each_key(&l, &r, |src, a, b| match (a, b) {
+        (Some(a), None) => {
+            let old = l.default_type(a[0].stored);
+            s.removed.push(statement(kw, src, &a[0], old));
         }
-        match rt {
-            Some(t) => r.expand_source(t, &mut rm),
-            None => rm.clear(),
+        (None, Some(b)) => {
+            let new = r.default_type(b[0].stored);
+            s.added.push(statement(kw, src, &b[0], new));
         }
-        pair_keys(&lm, &rm, |a, b| match (a, b) {
-            (Some(a), None) => {
-                let old = l.default_type(a[0].stored);
-                s.removed.push(statement(kw, src, &a[0], old));
+        (Some(a), Some(b)) => {
+            let (old, new) = (l.default_type(a[0].stored), r.default_type(b[0].stored));
+            if old != new {
+                modified.push((
+                    statement(kw, src, &a[0], old),
+                    modified_line(kw, src, &a[0], new, old),
+                ));
             }
-            (None, Some(b)) => {
-                let new = r.default_type(b[0].stored);
-                s.added.push(statement(kw, src, &b[0], new));
-            }
-            (Some(a), Some(b)) => {
-                let (old, new) = (l.default_type(a[0].stored), r.default_type(b[0].stored));
-                if old != new {
-                    modified.push((
-                        statement(kw, src, &a[0], old),
-                        modified_line(kw, src, &a[0], new, old),
-                    ));
-                }
-            }
-            (None, None) => {}
-        });
-    }
-    // sediff sorts rules by their statements, modified ones by the left rule's.
-    s.added.sort_unstable();
-    s.removed.sort_unstable();
-    modified.sort_unstable();
-    s.modified = modified.into_iter().map(|(_, l)| (l, Vec::new())).collect();
-    s
+        }
+        (None, None) => {}
+    });
+    finish(s, modified)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //! Binary policies keep no neverallow rules, so the neverallow sections are always empty:
 //! printed (with zero counts) when selected, left out otherwise.
 
-use super::expand::{pair_keys, source_types, Stored, TeSide};
+use super::expand::{each_key, finish, Stored, TeSide};
 use super::Section;
 use crate::index::Index;
 use arbiter_policy::avtab::{AvtabKind, XpermsKind};
@@ -210,68 +210,52 @@ fn xperm_section(
         }
     };
     let mut modified: Vec<(String, String)> = Vec::new();
-    let (mut lm, mut rm) = (Vec::new(), Vec::new());
-    for (src, lt, rt) in source_types(left, right) {
-        match lt {
-            Some(t) => l.expand_source(t, &mut lm),
-            None => lm.clear(),
+    each_key(&l, &r, |src, a, b| match (a, b) {
+        (Some(a), None) => {
+            let (first, _) = key_sets(&l, a);
+            s.removed
+                .push(statement(src, a[0].target, a[0].class, &first));
         }
-        match rt {
-            Some(t) => r.expand_source(t, &mut rm),
-            None => rm.clear(),
+        (None, Some(b)) => {
+            let (first, _) = key_sets(&r, b);
+            s.added
+                .push(statement(src, b[0].target, b[0].class, &first));
         }
-        pair_keys(&lm, &rm, |a, b| match (a, b) {
-            (Some(a), None) => {
-                let (first, _) = key_sets(&l, a);
-                s.removed
-                    .push(statement(src, a[0].target, a[0].class, &first));
+        (Some(a), Some(b)) => {
+            let (lfirst, lall) = key_sets(&l, a);
+            let (_, rall) = key_sets(&r, b);
+            if lall == rall {
+                return;
             }
-            (None, Some(b)) => {
-                let (first, _) = key_sets(&r, b);
-                s.added
-                    .push(statement(src, b[0].target, b[0].class, &first));
-            }
-            (Some(a), Some(b)) => {
-                let (lfirst, lall) = key_sets(&l, a);
-                let (_, rall) = key_sets(&r, b);
-                if lall == rall {
-                    return;
+            let kept = lall.combine(&rall, |x, y| x & y);
+            let added = rall.combine(&lall, |x, y| x & !y);
+            let removed = lall.combine(&rall, |x, y| x & !y);
+            // sediff's modified line: kept runs, then added and removed runs marked,
+            // a run in brackets (`+[0x8900-0x8905]`).
+            let mut words = kept.run_words();
+            for (sign, set) in [('+', &added), ('-', &removed)] {
+                if set.is_empty() {
+                    continue;
                 }
-                let kept = lall.combine(&rall, |x, y| x & y);
-                let added = rall.combine(&lall, |x, y| x & !y);
-                let removed = lall.combine(&rall, |x, y| x & !y);
-                // sediff's modified line: kept runs, then added and removed runs marked,
-                // a run in brackets (`+[0x8900-0x8905]`).
-                let mut words = kept.run_words();
-                for (sign, set) in [('+', &added), ('-', &removed)] {
-                    if set.is_empty() {
-                        continue;
+                words.extend(set.run_words().into_iter().map(|w| {
+                    if w.contains('-') {
+                        format!("{sign}[{w}]")
+                    } else {
+                        format!("{sign}{w}")
                     }
-                    words.extend(set.run_words().into_iter().map(|w| {
-                        if w.contains('-') {
-                            format!("{sign}[{w}]")
-                        } else {
-                            format!("{sign}{w}")
-                        }
-                    }));
-                }
-                let line = format!(
-                    "{kw} {src} {}:{} ioctl {{ {} }};",
-                    a[0].target,
-                    a[0].class,
-                    words.join(" ")
-                );
-                modified.push((statement(src, a[0].target, a[0].class, &lfirst), line));
+                }));
             }
-            (None, None) => {}
-        });
-    }
-    // sediff sorts rules by their statements, modified ones by the left rule's.
-    s.added.sort_unstable();
-    s.removed.sort_unstable();
-    modified.sort_unstable();
-    s.modified = modified.into_iter().map(|(_, l)| (l, Vec::new())).collect();
-    s
+            let line = format!(
+                "{kw} {src} {}:{} ioctl {{ {} }};",
+                a[0].target,
+                a[0].class,
+                words.join(" ")
+            );
+            modified.push((statement(src, a[0].target, a[0].class, &lfirst), line));
+        }
+        (None, None) => {}
+    });
+    finish(s, modified)
 }
 
 #[cfg(test)]
