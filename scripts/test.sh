@@ -73,6 +73,17 @@ for policy in /etc/selinux/default/policy/policy.33 /etc/selinux/mls/policy/poli
     audit2allow -p "$policy" -i "$why_dir/mixed.log" > "$why_dir/expected.allow"
     target/release/arbiter why --allow "$policy" < "$why_dir/mixed.log" > "$why_dir/got.allow"
     cmp "$why_dir/expected.allow" "$why_dir/got.allow"
+    # audit2allow's generation options through the binary (no require block: no Python set
+    # order involved); -M builds a module package with checkmodule + semodule_package.
+    audit2allow -p "$policy" -i "$why_dir/mixed.log" -D -x -e > "$why_dir/expected.opts"
+    target/release/arbiter why -D -x -e "$policy" "$why_dir/mixed.log" > "$why_dir/got.opts"
+    cmp "$why_dir/expected.opts" "$why_dir/got.opts"
+    (cd "$why_dir" && "$OLDPWD/target/release/arbiter" why -M localfix "$policy" mixed.log >/dev/null \
+        && test -s localfix.pp && test ! -e localfix.mod && rm -f localfix.pp localfix.te)
+    if target/release/arbiter why -R "$policy" "$why_dir/mixed.log" >/dev/null 2>&1; then
+        echo "arbiter why -R must be refused (not implemented), not ignored" >&2
+        exit 1
+    fi
 done
 rm -rf "$why_dir"
 

@@ -644,59 +644,26 @@ impl<'e> Printer<'e> {
                     "<attribute ",
                 );
                 let dev = if wide { dev } else { dev as u32 as u64 };
-                if x {
-                    self.open(out, "mode");
-                    oct(out, mode as u64);
-                    self.close(out);
-                    self.open(out, "uid");
-                    self.user(out, uid);
-                    self.close(out);
-                    self.open(out, "gid");
-                    self.group(out, gid);
-                    self.close(out);
-                    self.open(out, "fsid");
-                    dec(out, fsid as u64);
-                    self.close(out);
-                    self.open(out, "nodeid");
-                    sdec(out, nodeid as i64);
-                    self.close(out);
-                    self.open(out, "device");
-                    dec(out, dev);
-                    self.close(out);
-                    out.extend_from_slice(b"/>");
-                } else {
-                    self.del(out);
-                    oct(out, mode as u64);
-                    self.del(out);
-                    self.user(out, uid);
-                    self.del(out);
-                    self.group(out, gid);
-                    self.del(out);
-                    dec(out, fsid as u64);
-                    self.del(out);
-                    sdec(out, nodeid as i64);
-                    self.del(out);
-                    dec(out, dev);
-                }
+                let fields: [Field<'_>; 6] = [
+                    ("mode", &|o| oct(o, mode as u64)),
+                    ("uid", &|o| self.user(o, uid)),
+                    ("gid", &|o| self.group(o, gid)),
+                    ("fsid", &|o| dec(o, fsid as u64)),
+                    ("nodeid", &|o| sdec(o, nodeid as i64)),
+                    ("device", &|o| dec(o, dev)),
+                ];
+                self.fields(out, &fields);
             }
             Token::Exit { status, ret } => {
                 self.kind(out, id::EXIT, "exit", "<exit ");
-                if x {
-                    self.open(out, "errval");
-                    out.extend_from_slice(b"Error ");
-                    dec(out, status as u64);
-                    self.close(out);
-                    self.open(out, "retval");
-                    dec(out, ret as u64);
-                    self.close(out);
-                    out.extend_from_slice(b"/>");
-                } else {
-                    self.del(out);
-                    out.extend_from_slice(b"Error ");
-                    dec(out, status as u64);
-                    self.del(out);
-                    dec(out, ret as u64);
-                }
+                let fields: [Field<'_>; 2] = [
+                    ("errval", &|o| {
+                        o.extend_from_slice(b"Error ");
+                        dec(o, status as u64)
+                    }),
+                    ("retval", &|o| dec(o, ret as u64)),
+                ];
+                self.fields(out, &fields);
             }
             Token::ExecArgs(ref s) => self.exec(out, id::EXEC_ARGS, s, false),
             Token::ExecEnv(ref s) => self.exec(out, id::EXEC_ENV, s, true),
@@ -749,20 +716,9 @@ impl<'e> Printer<'e> {
                         }
                     }
                 };
-                if x {
-                    self.open(out, "ipc-type");
-                    ty(out);
-                    self.close(out);
-                    self.open(out, "ipc-id");
-                    dec(out, ipc_id as u64);
-                    self.close(out);
-                    out.extend_from_slice(b"/>");
-                } else {
-                    self.del(out);
-                    ty(out);
-                    self.del(out);
-                    dec(out, ipc_id as u64);
-                }
+                let fields: [Field<'_>; 2] =
+                    [("ipc-type", &ty), ("ipc-id", &|o| dec(o, ipc_id as u64))];
+                self.fields(out, &fields);
             }
             Token::IpcPerm {
                 uid,
@@ -774,45 +730,16 @@ impl<'e> Printer<'e> {
                 key,
             } => {
                 self.kind(out, id::IPC_PERM, "IPC perm", "<IPC_perm ");
-                if x {
-                    self.open(out, "uid");
-                    self.user(out, uid);
-                    self.close(out);
-                    self.open(out, "gid");
-                    self.group(out, gid);
-                    self.close(out);
-                    self.open(out, "creator-uid");
-                    self.user(out, cuid);
-                    self.close(out);
-                    self.open(out, "creator-gid");
-                    self.group(out, cgid);
-                    self.close(out);
-                    self.open(out, "mode");
-                    oct(out, mode as u64);
-                    self.close(out);
-                    self.open(out, "seq");
-                    dec(out, seq as u64);
-                    self.close(out);
-                    self.open(out, "key");
-                    dec(out, key as u64);
-                    self.close(out);
-                    out.extend_from_slice(b"/>");
-                } else {
-                    self.del(out);
-                    self.user(out, uid);
-                    self.del(out);
-                    self.group(out, gid);
-                    self.del(out);
-                    self.user(out, cuid);
-                    self.del(out);
-                    self.group(out, cgid);
-                    self.del(out);
-                    oct(out, mode as u64);
-                    self.del(out);
-                    dec(out, seq as u64);
-                    self.del(out);
-                    dec(out, key as u64);
-                }
+                let fields: [Field<'_>; 7] = [
+                    ("uid", &|o| self.user(o, uid)),
+                    ("gid", &|o| self.group(o, gid)),
+                    ("creator-uid", &|o| self.user(o, cuid)),
+                    ("creator-gid", &|o| self.group(o, cgid)),
+                    ("mode", &|o| oct(o, mode as u64)),
+                    ("seq", &|o| dec(o, seq as u64)),
+                    ("key", &|o| dec(o, key as u64)),
+                ];
+                self.fields(out, &fields);
             }
             Token::Iport(p) => {
                 self.kind(out, id::IPORT, "ip port", "<ip_port>");
@@ -1081,20 +1008,8 @@ impl<'e> Printer<'e> {
 
     fn ret(&self, out: &mut Vec<u8>, id: u8, status: u8, value: impl Fn(&mut Vec<u8>)) {
         self.kind(out, id, "return", "<return ");
-        if self.opts.xml {
-            self.open(out, "errval");
-            self.retval(out, status);
-            self.close(out);
-            self.open(out, "retval");
-            value(out);
-            self.close(out);
-            out.extend_from_slice(b"/>");
-        } else {
-            self.del(out);
-            self.retval(out, status);
-            self.del(out);
-            value(out);
-        }
+        let fields: [Field<'_>; 2] = [("errval", &|o| self.retval(o, status)), ("retval", &value)];
+        self.fields(out, &fields);
     }
 
     fn ip(&self, out: &mut Vec<u8>, ip: &[u8; 20]) {

@@ -1,14 +1,20 @@
 //! The rules `audit2allow -p POLICY` generates (policycoreutils 3.4, no refpolicy
-//! interfaces), with its grouping, order, annotations and spacing.
+//! interfaces), with its grouping, order, annotations and spacing, and the module text
+//! around them that its `-m`, `-r`, `-D` and `-x` ask for ([`crate::module`]).
 //!
 //! sepolgen keys access vectors by (source type, target type, class, verdict) in first-seen
 //! order and merges permissions; each becomes one `allow` rule (target `self` when it equals
 //! the source), annotated with the verdict. Rules are stably sorted by source, target and
 //! class and grouped under `#============= SOURCE ==============` headers; roles from
-//! invalid-context records follow under `#============= ROLES ==============`.
+//! invalid-context records follow under `#============= ROLES ==============`. With `-x`,
+//! an `allowxperm` rule follows, after the `allow` rules of the same source, target and
+//! class, for each access vector whose denials logged ioctl commands.
 
 use crate::engine::Verdict;
+use crate::module::{space_set, Explanation, Generation, Require};
 use crate::why::{constraint_causes, split_context};
+use crate::wrap::wrap;
+use crate::xperm::XpermSet;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
@@ -22,8 +28,46 @@ struct Access {
     perms: BTreeSet<String>,
     /// The verdict of the first record of the group (sepolgen keeps the first's data).
     verdict: Option<Verdict>,
-    /// Whether a merged record carried a non-zero `ioctlcmd`.
-    xperms: bool,
+    /// The non-zero `ioctlcmd`s of the merged records.
+    xperms: XpermSet,
+    /// Where the first record came from (`-v` prints it).
+    origin: Option<Origin>,
+    /// Every record (`-e` prints them).
+    notes: Vec<RecordNote>,
+}
+
+/// One record as `audit2allow -e` explains it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordNote {
+    /// The record header ([`crate::parse::header`]).
+    pub header: String,
+    /// `scontext=` as logged.
+    pub scontext: String,
+    /// `tcontext=` as logged.
+    pub tcontext: String,
+    /// `tclass=` as logged.
+    pub tclass: String,
+    /// The permissions as logged (order and repetitions kept).
+    pub perms: Vec<String>,
+    /// `comm=` without its first and last character.
+    pub comm: String,
+    /// `exe=` without its first and last character.
+    pub exe: String,
+    /// The line as read, with its `\n` when it had one.
+    pub message: String,
+}
+
+/// What `audit2allow -v` tells of the first record of a rule: `comm=` and `exe=` (their
+/// first and last characters dropped, quotes or not, as sepolgen does) and the record
+/// header that ties it to an `AVC_PATH` record's path.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// `comm=`, empty when absent.
+    pub comm: String,
+    /// `exe=`, empty when absent.
+    pub exe: String,
+    /// The record header ([`crate::parse::header`]).
+    pub header: String,
 }
 
 /// Accumulates denials and renders audit2allow's output.
@@ -35,6 +79,8 @@ pub struct AllowGenerator {
     roles: Vec<(String, BTreeSet<String>)>,
     /// Contexts of the first record of each group, for constraint causes.
     contexts: Vec<(String, String)>,
+    /// Header → path of `AVC_PATH` records (the last one of a header wins).
+    paths: HashMap<String, String>,
 }
 
 impl AllowGenerator {
@@ -44,7 +90,7 @@ impl AllowGenerator {
     }
 
     /// Adds one denial. `verdict` is `None` for a class the policy does not define (which
-    /// audit2allow still turns into a rule).
+    /// audit2allow still turns into a rule). Returns the index of its access vector.
     pub fn add(
         &mut self,
         scontext: &str,
@@ -53,7 +99,7 @@ impl AllowGenerator {
         perms: &[&str],
         verdict: Option<&Verdict>,
         ioctlcmd: Option<i64>,
-    ) {
+    ) -> usize {
         let src = split_context(scontext).2;
         let tgt = split_context(tcontext).2;
         let code = verdict.map_or(UNKNOWN_CLASS, Verdict::code);
@@ -67,7 +113,9 @@ impl AllowGenerator {
                     class: key.2.clone(),
                     perms: BTreeSet::new(),
                     verdict: verdict.cloned(),
-                    xperms: false,
+                    xperms: XpermSet::new(),
+                    origin: None,
+                    notes: Vec::new(),
                 });
                 self.contexts
                     .push((scontext.to_string(), tcontext.to_string()));
@@ -77,7 +125,32 @@ impl AllowGenerator {
         };
         let a = &mut self.access[i];
         a.perms.extend(perms.iter().map(|p| p.to_string()));
-        a.xperms |= ioctlcmd.is_some_and(|c| c != 0);
+        if let Some(c) = ioctlcmd.filter(|&c| c != 0) {
+            a.xperms.add(c);
+        }
+        i
+    }
+
+    /// Records where the denial just added as access vector `i` came from; only the first
+    /// record of a vector counts.
+    pub fn note_origin(&mut self, i: usize, origin: Origin) {
+        if let Some(a) = self.access.get_mut(i) {
+            a.origin.get_or_insert(origin);
+        }
+    }
+
+    /// Adds a record to access vector `i`'s explanation (`-e`).
+    pub fn add_note(&mut self, i: usize, note: RecordNote) {
+        if let Some(a) = self.access.get_mut(i) {
+            a.notes.push(note);
+        }
+    }
+
+    /// Adds an `AVC_PATH` record's path for the records of its header.
+    pub fn add_path(&mut self, header: &str, path: &str) {
+        if !header.is_empty() {
+            self.paths.insert(header.to_string(), path.to_string());
+        }
     }
 
     /// Adds a `role R types T;` requirement from an invalid-context record.
@@ -103,8 +176,12 @@ impl AllowGenerator {
     }
 
     /// The generated rules as JSON, in audit2allow's order: source, target (`self` when
-    /// equal), class, permissions, verdict name (`null` for an unknown class), booleans.
-    pub fn to_json(&self) -> serde_json::Value {
+    /// equal), class, permissions, verdict name (`null` for an unknown class), booleans, the
+    /// logged ioctl commands (as `-x` prints them, `null` when none), the rule keyword, and
+    /// with `-v` the first record's comm, exe and path (`origin`, else `null`); with
+    /// `-m`/`-r`, the module name and the require block.
+    pub fn to_json(&self, g: &Generation) -> serde_json::Value {
+        let keyword = if g.dontaudit { "dontaudit" } else { "allow" };
         let rules: Vec<serde_json::Value> = self
             .ordered()
             .into_iter()
@@ -117,13 +194,21 @@ impl AllowGenerator {
                         .collect(),
                     _ => Vec::new(),
                 };
+                let verbose = g.explain != Explanation::None;
+                let origin = a.origin.as_ref().filter(|_| verbose).map(|o| {
+                    let path = self.paths.get(&o.header).map_or("", String::as_str);
+                    serde_json::json!({"comm": o.comm, "exe": o.exe, "path": path})
+                });
                 serde_json::json!({
+                    "origin": origin,
+                    "rule": keyword,
                     "source": a.src,
                     "target": tgt,
                     "class": a.class,
                     "perms": a.perms,
                     "verdict": a.verdict.as_ref().map(Verdict::name),
                     "booleans": booleans,
+                    "ioctl": (!a.xperms.is_empty()).then(|| a.xperms.to_string()),
                 })
             })
             .collect();
@@ -132,16 +217,48 @@ impl AllowGenerator {
             .iter()
             .map(|(r, t)| serde_json::json!({"role": r, "types": t}))
             .collect();
-        serde_json::json!({ "rules": rules, "roles": roles })
+        let mut v = serde_json::json!({ "rules": rules, "roles": roles });
+        if let Some(name) = &g.module {
+            v["module"] = serde_json::json!(name.as_str());
+        }
+        if g.writes_requires() {
+            let r = self.require();
+            let classes: serde_json::Map<String, serde_json::Value> = r
+                .classes()
+                .map(|(c, p)| (c.to_string(), serde_json::json!(p)))
+                .collect();
+            v["require"] = serde_json::json!({
+                "types": r.types().collect::<Vec<_>>(),
+                "classes": classes,
+                "roles": r.roles().collect::<Vec<_>>(),
+            });
+        }
+        v
     }
 
-    /// audit2allow's output.
-    pub fn render(&self) -> String {
-        let rules = self.ordered();
-        let mut out = String::from("\n\n");
+    /// audit2allow's output for these options: the text `-m NAME` writes to standard output
+    /// and `-M NAME` to `NAME.te`.
+    pub fn render(&self, g: &Generation) -> String {
+        // sepolgen's writer prints the module node itself (an empty line), the module
+        // statement and a spacer, the require block (empty when off) and a spacer, then the
+        // rules.
+        let mut out = String::from("\n");
+        if let Some(name) = &g.module {
+            let _ = write!(out, "module {} 1.0;\n\n", name.as_str());
+        }
+        if g.writes_requires() {
+            out.push_str(&self.require().render());
+            out.push('\n');
+        }
+        out.push('\n');
+        let (keyword, xkeyword) = if g.dontaudit {
+            ("dontaudit", "dontauditxperm")
+        } else {
+            ("allow", "allowxperm")
+        };
         let mut cur: Option<&str> = None;
-        for (i, tgt) in &rules {
-            let a = &self.access[*i];
+        for (i, tgt, ext) in self.rule_order(g.xperms) {
+            let a = &self.access[i];
             if cur != Some(a.src.as_str()) {
                 if cur.is_some() {
                     out.push('\n');
@@ -149,7 +266,15 @@ impl AllowGenerator {
                 cur = Some(&a.src);
                 let _ = writeln!(out, "#============= {} ==============", a.src);
             }
-            let comment = self.comment(*i);
+            if ext {
+                let _ = writeln!(
+                    out,
+                    "{xkeyword} {} {}:{} ioctl {};",
+                    a.src, tgt, a.class, a.xperms
+                );
+                continue;
+            }
+            let comment = self.comment(i, g);
             if !comment.is_empty() {
                 out.push_str(&comment);
                 out.push('\n');
@@ -157,7 +282,7 @@ impl AllowGenerator {
             let perms: Vec<&str> = a.perms.iter().map(String::as_str).collect();
             let _ = writeln!(
                 out,
-                "allow {} {}:{} {};",
+                "{keyword} {} {}:{} {};",
                 a.src,
                 tgt,
                 a.class,
@@ -178,11 +303,30 @@ impl AllowGenerator {
         out
     }
 
-    /// Rule order: sepolgen's dict iteration (source, target, (class, verdict), each in
-    /// first-seen order) stably sorted by source, target as written, class.
-    fn ordered(&self) -> Vec<(usize, String)> {
-        // sepolgen iterates its nested dicts: source, then target, then (class, verdict),
-        // each in first-seen order.
+    /// sepolgen's `gen_requires`, run over the rules in generation order (before the
+    /// writer sorts them): that order decides the order of the classes.
+    pub fn require(&self) -> Require {
+        let mut r = Require::new();
+        for i in self.first_seen_order() {
+            let a = &self.access[i];
+            r.add_type(&a.src);
+            if a.tgt != a.src {
+                r.add_type(&a.tgt);
+            }
+            r.add_class(&a.class, &a.perms);
+        }
+        for (role, types) in &self.roles {
+            r.add_role(role);
+            for t in types {
+                r.add_type(t);
+            }
+        }
+        r
+    }
+
+    /// The order sepolgen generates rules in: its nested dicts iterated, source, then
+    /// target, then (class, verdict), each in first-seen order.
+    fn first_seen_order(&self) -> Vec<usize> {
         let mut src_order: Vec<&str> = Vec::new();
         let mut by_src: HashMap<&str, Vec<usize>> = HashMap::new();
         for (i, a) in self.access.iter().enumerate() {
@@ -197,42 +341,125 @@ impl AllowGenerator {
         let mut order: Vec<usize> = Vec::with_capacity(self.access.len());
         for s in &src_order {
             let idx = &by_src[s];
+            let mut by_tgt: HashMap<&str, Vec<usize>> = HashMap::new();
             let mut tgt_order: Vec<&str> = Vec::new();
             for &i in idx {
-                if !tgt_order.contains(&self.access[i].tgt.as_str()) {
-                    tgt_order.push(&self.access[i].tgt);
-                }
+                let t = self.access[i].tgt.as_str();
+                by_tgt
+                    .entry(t)
+                    .or_insert_with(|| {
+                        tgt_order.push(t);
+                        Vec::new()
+                    })
+                    .push(i);
             }
             for t in tgt_order {
-                order.extend(idx.iter().copied().filter(|&i| self.access[i].tgt == t));
+                order.extend_from_slice(&by_tgt[t]);
             }
         }
-        let rule_tgt = |a: &Access| -> String {
-            if a.src == a.tgt {
-                "self".to_string()
-            } else {
-                a.tgt.clone()
-            }
-        };
-        let mut rules: Vec<(usize, String)> = order
+        order
+    }
+
+    /// The written target: `self` when it equals the source.
+    fn rule_target(a: &Access) -> String {
+        if a.src == a.tgt {
+            "self".to_string()
+        } else {
+            a.tgt.clone()
+        }
+    }
+
+    /// Rule order: generation order stably sorted by source, target as written, class.
+    fn ordered(&self) -> Vec<(usize, String)> {
+        self.rule_order(false)
+            .into_iter()
+            .map(|(i, t, _)| (i, t))
+            .collect()
+    }
+
+    /// The writer's order of `allow` rules and, with `xperms`, `allowxperm` rules (the
+    /// `bool`): all `allow` rules in generation order, then all `allowxperm` rules, stably
+    /// sorted by source, target as written, class, so that an `allowxperm` rule follows
+    /// the `allow` rules of its key.
+    fn rule_order(&self, xperms: bool) -> Vec<(usize, String, bool)> {
+        let order = self.first_seen_order();
+        let mut rules: Vec<(usize, String, bool)> = order
             .iter()
-            .map(|&i| (i, rule_tgt(&self.access[i])))
+            .map(|&i| (i, Self::rule_target(&self.access[i]), false))
             .collect();
-        rules.sort_by(|(a, at), (b, bt)| {
+        if xperms {
+            rules.extend(
+                order
+                    .iter()
+                    .filter(|&&i| !self.access[i].xperms.is_empty())
+                    .map(|&i| (i, Self::rule_target(&self.access[i]), true)),
+            );
+        }
+        rules.sort_by(|(a, at, _), (b, bt, _)| {
             let (a, b) = (&self.access[*a], &self.access[*b]);
             (&a.src, at, &a.class).cmp(&(&b.src, bt, &b.class))
         });
-
         rules
     }
 
-    fn comment(&self, i: usize) -> String {
+    fn comment(&self, i: usize, g: &Generation) -> String {
         let a = &self.access[i];
         let mut c = String::new();
+        if g.explain == Explanation::Long {
+            let mut lines: Vec<String> = Vec::new();
+            for n in &a.notes {
+                let path = self.paths.get(&n.header).map_or("", String::as_str);
+                let ctx = |c: &str| -> String {
+                    if g.mls_kernel && c.split(':').count() < 4 {
+                        format!("{c}:s0")
+                    } else {
+                        c.to_string()
+                    }
+                };
+                let perms: Vec<&str> = n.perms.iter().map(String::as_str).collect();
+                lines.push(format!(" {}", n.header));
+                lines.push(format!(
+                    "  scontext=\"{}\" tcontext=\"{}\"",
+                    ctx(&n.scontext),
+                    ctx(&n.tcontext)
+                ));
+                lines.push(format!(
+                    "  class=\"{}\" perms=\"{}\"",
+                    n.tclass,
+                    space_set(&perms)
+                ));
+                lines.push(format!(
+                    "  comm=\"{}\" exe=\"{}\" path=\"{}\"",
+                    n.comm, n.exe, path
+                ));
+                lines.extend(wrap(&format!("message=\"{}\"", n.message), 80, "  ", "   "));
+            }
+            let commented: Vec<String> = lines.iter().map(|l| format!("#{l}")).collect();
+            c.push_str(&commented.join("\n"));
+        }
+        if g.explain == Explanation::Short {
+            let perms: Vec<&str> = a.perms.iter().map(String::as_str).collect();
+            let _ = write!(
+                c,
+                "# src=\"{}\" tgt=\"{}\" class=\"{}\", perms=\"{}\"",
+                a.src,
+                a.tgt,
+                a.class,
+                space_set(&perms)
+            );
+            if let Some(o) = &a.origin {
+                let path = self.paths.get(&o.header).map_or("", String::as_str);
+                let _ = write!(
+                    c,
+                    "\n# comm=\"{}\" exe=\"{}\" path=\"{}\"",
+                    o.comm, o.exe, path
+                );
+            }
+        }
         match &a.verdict {
             Some(Verdict::Allow) => {
                 c.push_str("\n#!!!! This avc is allowed in the current policy");
-                if a.xperms {
+                if !a.xperms.is_empty() {
                     c.push_str(
                         "\n#!!!! This av rule may have been overridden by an extended permission av rule",
                     );
@@ -275,15 +502,6 @@ impl AllowGenerator {
     }
 }
 
-/// sepolgen's `list_to_space_str`: `a`, or `{ a b }`.
-fn space_set(items: &[&str]) -> String {
-    if items.len() == 1 {
-        items[0].to_string()
-    } else {
-        format!("{{ {} }}", items.join(" "))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,7 +526,7 @@ mod tests {
             None,
         );
         assert_eq!(
-            g.render(),
+            g.render(&Generation::default()),
             "\n\n#============= a_t ==============\nallow a_t self:file { read write };\n"
         );
     }
@@ -334,7 +552,7 @@ mod tests {
         );
         g.add("u:r:z_t", "u:r:x_t", "file", &["read"], None, None);
         assert_eq!(
-            g.render(),
+            g.render(&Generation::default()),
             "\n\n#============= b_t ==============\nallow b_t x_t:dir search;\n\n#============= z_t ==============\n\n#!!!! This avc is allowed in the current policy\n#!!!! This av rule may have been overridden by an extended permission av rule\nallow z_t x_t:file read;\nallow z_t x_t:file read;\n"
         );
     }

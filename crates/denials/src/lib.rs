@@ -4,8 +4,11 @@
 //! [`parse::parse_line`] (sepolgen's token scan: audit.log, `ausearch -i`, journal, dmesg,
 //! Android logcat, AVC and USER_AVC alike) → [`Engine::analyze`] (audit2why's verdict,
 //! computed from arbiter's decision index) → [`why::write_report`] or
-//! [`AllowGenerator`] (audit2allow's rules). [`Session`] runs the pipeline over inputs,
-//! deciding each distinct denial once, and keeps the lines it could not read or explain.
+//! [`AllowGenerator`] (audit2allow's rules, in a module with [`Generation`]'s options:
+//! [`module`], [`xperm`], explanations wrapped by [`wrap`]; built into a package by
+//! [`package::build`] as `audit2allow -M` does; `-t` is [`filter`]). [`Session`] runs the
+//! pipeline over inputs, deciding each distinct denial once, and keeps the lines it could
+//! not read or explain.
 //!
 //! For every line audit2why and audit2allow understand, the text is byte-identical to
 //! theirs (policycoreutils 3.4); where they fail (a line that aborts their run, a record
@@ -20,15 +23,22 @@ pub mod booldesc;
 pub mod corpus;
 pub mod engine;
 pub mod error;
+pub mod filter;
+pub mod module;
+pub mod package;
 pub mod parse;
 pub mod read;
 pub mod session;
 pub mod why;
+pub mod wrap;
+pub mod xperm;
 
 pub use allow::AllowGenerator;
 pub use booldesc::BoolDescriptions;
 pub use engine::{BoolFix, Engine, Verdict};
 pub use error::{Malformed, Unknown, WhyError};
+pub use filter::{BadTypeFilter, TypeFilter};
+pub use module::{BadModuleName, Explanation, Generation, ModuleName};
 pub use parse::{parse_line, AvcRecord, AvcSource, ComputeSid, Line};
 pub use read::{LineReader, RawLine};
 pub use session::{Mode, Options, Problem, ProblemKind, Session, Summary};

@@ -69,6 +69,10 @@ pub struct ComputeSid<'a> {
     pub role: &'a str,
     /// The type the role lacks.
     pub ty: &'a str,
+    /// The type of `scontext=`.
+    pub stype: &'a str,
+    /// The type of `tcontext=`.
+    pub ttype: &'a str,
 }
 
 /// What a line is.
@@ -128,6 +132,48 @@ pub fn parse_line(line: &str) -> Line<'_> {
         }
     }
     Line::Other
+}
+
+/// Whether sepolgen's `-l` (`--lastreload`) parser forgets everything read so far at this
+/// line: its first record token announces a policy load (`type=MAC_POLICY_LOAD`,
+/// `type=1403`), or an auditd start (`type=DAEMON_START`) with an `auditd` token.
+pub fn starts_over(line: &str) -> bool {
+    match tokens(line).find(|t| trigger(t).is_some()) {
+        Some("type=MAC_POLICY_LOAD" | "type=1403") => true,
+        Some("type=DAEMON_START") => tokens(line).any(|t| t == "auditd"),
+        _ => false,
+    }
+}
+
+/// sepolgen's record header, which ties an `AVC_PATH` record to its AVC records: the value
+/// of the first `msg=` field, or the first `audit(...` token not of the `key=value` shape,
+/// whichever comes first; empty when neither occurs.
+pub fn header(line: &str) -> &str {
+    for tok in tokens(line) {
+        match field(tok) {
+            Some(("msg", v)) => return v,
+            Some(_) => {}
+            None if tok.starts_with("audit(") => return tok,
+            None => {}
+        }
+    }
+    ""
+}
+
+/// The path of an `AVC_PATH` record (its first record token is `type=AVC_PATH`): the first
+/// `path=` value without its first and last character, empty when there is none.
+pub fn avc_path(line: &str) -> Option<&str> {
+    if tokens(line).find(|t| trigger(t).is_some()) != Some("type=AVC_PATH") {
+        return None;
+    }
+    Some(
+        tokens(line)
+            .find_map(|t| match field(t) {
+                Some(("path", v)) => Some(strip_ends(v)),
+                _ => None,
+            })
+            .unwrap_or(""),
+    )
 }
 
 /// Splits `key=value` the way `sepolgen` does: exactly one `=`, else not a field.
@@ -269,13 +315,21 @@ fn parse_compute_sid<'a>(toks: &[&'a str]) -> Option<ComputeSid<'a>> {
     let value = |t: &'a str| t.split('=').nth(1);
     let mut invalid = toks[5].split(':');
     let (_user, role, ty) = (invalid.next()?, invalid.next()?, invalid.next()?);
-    for t in &toks[7..9] {
-        if !context_shaped(value(t)?) {
+    let mut types = ["", ""];
+    for (t, ty) in toks[7..9].iter().zip(&mut types) {
+        let ctx = value(t)?;
+        if !context_shaped(ctx) {
             return None;
         }
+        *ty = ctx.split(':').nth(2)?;
     }
     value(toks[9])?;
-    Some(ComputeSid { role, ty })
+    Some(ComputeSid {
+        role,
+        ty,
+        stype: types[0],
+        ttype: types[1],
+    })
 }
 
 /// `int(s, 16)` for the forms an ioctl command takes: optional sign, optional `0x`,
@@ -401,6 +455,34 @@ mod tests {
     }
 
     #[test]
+    fn policy_loads_and_auditd_starts_start_over_for_last_reload() {
+        assert!(starts_over(
+            "type=MAC_POLICY_LOAD msg=audit(1:2): policy loaded"
+        ));
+        assert!(starts_over("audit(1:2): type=1403 x"));
+        assert!(starts_over(
+            "type=DAEMON_START msg=audit(1:2): auditd start, ver=2"
+        ));
+        assert!(!starts_over("type=DAEMON_START msg=audit(1:2): op=start"));
+        // The first record token decides: an AVC record naming a policy load is an AVC.
+        assert!(!starts_over(
+            "avc: denied { read } type=MAC_POLICY_LOAD scontext=a:b:c tcontext=a:b:c tclass=file"
+        ));
+        assert!(!starts_over("type=AVC_PATH msg=audit(1:2): path=\"/x\""));
+    }
+
+    #[test]
+    fn headers_and_avc_paths_are_found_as_sepolgen_finds_them() {
+        assert_eq!(header(AUDIT), "audit(1155568085.407:10877):");
+        assert_eq!(header("x audit(1:2): msg=audit(3:4):"), "audit(1:2):");
+        assert_eq!(header("avc: denied"), "");
+        let p = "type=AVC_PATH msg=audit(1:2): path=\"/etc/shadow\"";
+        assert_eq!(avc_path(p), Some("/etc/shadow"));
+        assert_eq!(avc_path("type=AVC_PATH msg=audit(1:2):"), Some(""));
+        assert_eq!(avc_path(AUDIT), None);
+    }
+
+    #[test]
     fn avc_notices_without_access_are_not_malformed() {
         let l = "type=USER_AVC msg=audit(1.0:2): pid=1 uid=0 msg='avc:  received policyload notice (seqno=2)  exe=\"/usr/lib/systemd/systemd\" sauid=0 hostname=? addr=? terminal=?'";
         assert_eq!(parse_line(l), Line::Notice);
@@ -437,7 +519,9 @@ mod tests {
             parse_line(l),
             Line::ComputeSid(ComputeSid {
                 role: "user_r",
-                ty: "foo_t"
+                ty: "foo_t",
+                stype: "user_t",
+                ttype: "foo_exec_t",
             })
         );
     }

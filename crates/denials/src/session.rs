@@ -6,10 +6,13 @@
 //! number for the caller to report; a run never stops on them.
 
 use crate::allow::AllowGenerator;
+use crate::allow::{Origin, RecordNote};
 use crate::booldesc::BoolDescriptions;
 use crate::engine::{Engine, Verdict};
 use crate::error::{Malformed, Unknown};
-use crate::parse::{parse_line, AvcRecord, AvcSource, Line};
+use crate::filter::TypeFilter;
+use crate::module::{Explanation, Generation};
+use crate::parse::{avc_path, header, parse_line, starts_over, AvcRecord, AvcSource, Line};
 use crate::read::{LineReader, RawLine, MAX_LINE};
 use crate::why;
 use serde_json::json;
@@ -40,6 +43,13 @@ pub struct Options {
     pub explain: bool,
     /// JSON Lines (one object per record; in allow mode one object with the rules text).
     pub json: bool,
+    /// The input is a program's output (`audit2allow -a` / `-d` read `ausearch` / `dmesg`):
+    /// sepolgen then generates its (empty) rules even when no SELinux record was seen,
+    /// where for a file it says "Nothing to do" and stops.
+    pub program_output: bool,
+    /// audit2allow's `-l`: forget what was read before each policy load (or auditd start,
+    /// see [`crate::parse::starts_over`]). Reports are then held until the run ends.
+    pub last_reload: bool,
 }
 
 /// A line that was skipped or could not be explained.
@@ -104,6 +114,8 @@ pub struct Session<'e> {
     key: String,
     out: String,
     descriptions: BoolDescriptions,
+    generation: Generation,
+    type_filter: Option<TypeFilter>,
 }
 
 impl<'e> Session<'e> {
@@ -118,7 +130,25 @@ impl<'e> Session<'e> {
             key: String::new(),
             out: String::new(),
             descriptions: BoolDescriptions::none(),
+            generation: Generation::default(),
+            type_filter: None,
         }
+    }
+
+    /// audit2allow's `-t`: only records with a matching type become rules (allow mode).
+    pub fn with_type_filter(mut self, filter: TypeFilter) -> Session<'e> {
+        self.type_filter = Some(filter);
+        self
+    }
+
+    fn type_filter_passes<'a>(&self, types: impl IntoIterator<Item = &'a str>) -> bool {
+        self.type_filter.as_ref().is_none_or(|f| f.any(types))
+    }
+
+    /// Generates rules with audit2allow's `-m`, `-r`, `-D`, `-x` options (allow mode).
+    pub fn with_generation(mut self, generation: Generation) -> Session<'e> {
+        self.generation = generation;
+        self
     }
 
     /// Uses these boolean descriptions (audit2why reads the system's `policy.xml`:
@@ -129,7 +159,7 @@ impl<'e> Session<'e> {
     }
 
     /// Reads one input to its end, writing reports to `w` as they come.
-    pub fn feed<R: BufRead, W: Write>(
+    pub fn feed<R: BufRead, W: Write + ?Sized>(
         &mut self,
         name: &str,
         input: R,
@@ -150,24 +180,29 @@ impl<'e> Session<'e> {
                 }
                 RawLine::Text { text, newline } => self.line(name, line_no, &text, newline),
             }
-            if self.out.len() >= 1 << 16 {
+            if self.out.len() >= 1 << 16 && !self.opts.last_reload {
                 w.write_all(self.out.as_bytes())?;
                 self.out.clear();
             }
         }
-        w.write_all(self.out.as_bytes())?;
-        self.out.clear();
+        if !self.opts.last_reload {
+            w.write_all(self.out.as_bytes())?;
+            self.out.clear();
+        }
         Ok(())
     }
 
     /// Finishes the run: audit2allow's rules in allow mode; returns the counts.
-    pub fn finish<W: Write>(self, w: &mut W) -> io::Result<Summary> {
-        if self.opts.mode == Mode::Allow && self.summary.selinux_seen {
+    pub fn finish<W: Write + ?Sized>(self, w: &mut W) -> io::Result<Summary> {
+        // Reports held for `last_reload`.
+        w.write_all(self.out.as_bytes())?;
+        if self.opts.mode == Mode::Allow && (self.summary.selinux_seen || self.opts.program_output)
+        {
             if self.opts.json {
-                let v = self.allow.to_json();
+                let v = self.allow.to_json(&self.generation);
                 writeln!(w, "{v}")?;
             } else {
-                w.write_all(self.allow.render().as_bytes())?;
+                w.write_all(self.allow.render(&self.generation).as_bytes())?;
             }
         }
         w.flush()?;
@@ -191,14 +226,30 @@ impl<'e> Session<'e> {
     fn line(&mut self, source: &str, line_no: u64, text: &str, newline: bool) {
         match parse_line(text) {
             Line::Other => {}
-            Line::Notice => self.summary.selinux_seen = true,
+            Line::Notice => {
+                self.summary.selinux_seen = true;
+                if self.generation.explain != Explanation::None {
+                    if let Some(path) = avc_path(text) {
+                        self.allow.add_path(header(text), path);
+                    }
+                }
+                if self.opts.last_reload && starts_over(text) {
+                    // sepolgen's parser re-initialises: records, roles, and whether any
+                    // SELinux line was seen at all.
+                    self.allow = AllowGenerator::new();
+                    self.out.clear();
+                    self.summary.selinux_seen = false;
+                }
+            }
             Line::Malformed(m) => {
                 self.summary.selinux_seen = true;
                 self.problem(source, line_no, ProblemKind::Malformed(m));
             }
             Line::ComputeSid(c) => {
                 self.summary.selinux_seen = true;
-                self.allow.add_role(c.role, c.ty);
+                if self.type_filter_passes([c.ty, c.stype, c.ttype]) {
+                    self.allow.add_role(c.role, c.ty);
+                }
             }
             Line::Avc(rec) => {
                 self.summary.selinux_seen = true;
@@ -247,26 +298,54 @@ impl<'e> Session<'e> {
         }
         match self.opts.mode {
             Mode::Allow => {
-                if rec.denied {
-                    match &verdict {
-                        Ok(v) => self.allow.add(
-                            rec.scontext,
-                            rec.tcontext,
-                            rec.tclass,
-                            &rec.perms,
-                            Some(v),
-                            rec.ioctlcmd,
-                        ),
+                let types = [
+                    why::split_context(rec.scontext).2,
+                    why::split_context(rec.tcontext).2,
+                ];
+                if rec.denied && self.type_filter_passes(types) {
+                    let v = match &verdict {
+                        Ok(v) => Some(Some(v)),
                         // audit2allow still writes a rule for a class the policy lacks.
-                        Err(Unknown::Tclass(_)) => self.allow.add(
+                        Err(Unknown::Tclass(_)) => Some(None),
+                        Err(_) => None,
+                    };
+                    if let Some(v) = v {
+                        let i = self.allow.add(
                             rec.scontext,
                             rec.tcontext,
                             rec.tclass,
                             &rec.perms,
-                            None,
+                            v,
                             rec.ioctlcmd,
-                        ),
-                        Err(_) => {}
+                        );
+                        if self.generation.explain != Explanation::None {
+                            let origin = Origin {
+                                comm: rec.comm.unwrap_or("").to_string(),
+                                exe: rec.exe.unwrap_or("").to_string(),
+                                header: header(text).to_string(),
+                            };
+                            self.allow.note_origin(i, origin);
+                        }
+                        if self.generation.explain == Explanation::Long {
+                            // sepolgen keeps the line as read: with its newline from a
+                            // file, without from a program's output (split on newlines).
+                            let nl = newline && !self.opts.program_output;
+                            let note = RecordNote {
+                                header: header(text).to_string(),
+                                scontext: rec.scontext.to_string(),
+                                tcontext: rec.tcontext.to_string(),
+                                tclass: rec.tclass.to_string(),
+                                perms: rec.perms.iter().map(|p| p.to_string()).collect(),
+                                comm: rec.comm.unwrap_or("").to_string(),
+                                exe: rec.exe.unwrap_or("").to_string(),
+                                message: if nl {
+                                    format!("{text}\n")
+                                } else {
+                                    text.to_string()
+                                },
+                            };
+                            self.allow.add_note(i, note);
+                        }
                     }
                 }
             }

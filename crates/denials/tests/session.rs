@@ -87,6 +87,7 @@ fn json_lines_carry_the_verdict_and_with_explain_the_explanation() {
             json: true,
             explain: true,
             mode: Mode::Why,
+            ..Options::default()
         },
     );
     let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();

@@ -5,9 +5,9 @@ use crate::argv::{self, Opt, UsageError};
 use crate::index::Index;
 use crate::render;
 use crate::search::QueryError;
-use arbiter_policy::constraint::{attr, ConstraintExpr, ConstraintOp};
+use arbiter_policy::constraint::{attr, Constraint, ConstraintExpr, ConstraintOp};
 use arbiter_policy::mls::Context;
-use arbiter_policy::ocontext::FsUseBehavior;
+use arbiter_policy::ocontext::{FsUseBehavior, IbPkeyCon, PortCon};
 use arbiter_policy::symbols::{DefaultRange, DefaultSide};
 use arbiter_policy::{ClassId, Policy, TypeFlavor, TypeId};
 
@@ -346,40 +346,11 @@ fn component(
                 }
                 if key == "constrain" {
                     for k in c.constraints.iter() {
-                        let mut perms: Vec<&str> = index
-                            .class_perms(cid)
-                            .filter(|&(_, b)| k.perms & (1 << b) != 0)
-                            .map(|(n, _)| n)
-                            .collect();
-                        perms.sort_unstable();
-                        let perms = match perms.as_slice() {
-                            [one] => one.to_string(),
-                            [] => String::new(),
-                            many => format!("{{ {} }}", many.join(" ")),
-                        };
-                        let kw = if k.is_mls() {
-                            "mlsconstrain"
-                        } else {
-                            "constrain"
-                        };
-                        v.push(same(format!(
-                            "{kw} {} {perms} ({}); ",
-                            c.name,
-                            constraint_expr(index, &k.expr)
-                        )));
+                        v.push(same(constraint_statement(index, cid, k)));
                     }
                 } else {
                     for k in c.validatetrans.iter() {
-                        let kw = if k.is_mls() {
-                            "mlsvalidatetrans"
-                        } else {
-                            "validatetrans"
-                        };
-                        v.push(same(format!(
-                            "{kw} {} ({});",
-                            c.name,
-                            constraint_expr(index, &k.expr)
-                        )));
+                        v.push(same(validatetrans_statement(index, cid, k)));
                     }
                 }
             }
@@ -392,32 +363,21 @@ fn component(
                 if only.is_some_and(|o| o.index() != i) {
                     continue;
                 }
-                let side = |s: DefaultSide| match s {
-                    DefaultSide::None => None,
-                    DefaultSide::Source => Some("source"),
-                    DefaultSide::Target => Some("target"),
-                };
                 for (kw, s) in [
                     ("default_user", c.default_user),
                     ("default_role", c.default_role),
                     ("default_type", c.default_type),
                 ] {
-                    if let Some(s) = side(s) {
+                    if let Some(s) = default_side(s) {
                         v.push(same(format!("{kw} {} {s};", c.name)));
                     }
                 }
-                let range = match c.default_range {
-                    DefaultRange::None => None,
-                    DefaultRange::SourceLow => Some("source low"),
-                    DefaultRange::SourceHigh => Some("source high"),
-                    DefaultRange::SourceLowHigh => Some("source low_high"),
-                    DefaultRange::TargetLow => Some("target low"),
-                    DefaultRange::TargetHigh => Some("target high"),
-                    DefaultRange::TargetLowHigh => Some("target low_high"),
-                    DefaultRange::Glblub => Some("glblub"),
-                };
-                if let Some(r) = range {
-                    v.push(same(format!("default_range {} {r};", c.name)));
+                match default_range_parts(c.default_range) {
+                    Some((d, Some(r))) => {
+                        v.push(same(format!("default_range {} {d} {r};", c.name)));
+                    }
+                    Some((d, None)) => v.push(same(format!("default_range {} {d};", c.name))),
+                    None => {}
                 }
             }
             sort_by_text(v, false)
@@ -428,13 +388,12 @@ fn component(
                 .iter()
                 .filter(|f| name_ok(&f.fstype))
                 .map(|f| {
-                    let kw = match f.behavior {
-                        FsUseBehavior::Xattr => "fs_use_xattr".to_string(),
-                        FsUseBehavior::Trans => "fs_use_trans".to_string(),
-                        FsUseBehavior::Task => "fs_use_task".to_string(),
-                        other => format!("{other:?}"),
-                    };
-                    same(format!("{kw} {} {};", f.fstype, context(index, &f.context)))
+                    same(format!(
+                        "{} {} {};",
+                        fs_use_keyword(f.behavior),
+                        f.fstype,
+                        context(index, &f.context)
+                    ))
                 })
                 .collect(),
             false,
@@ -444,25 +403,11 @@ fn component(
                 .iter()
                 .filter(|g| name_ok(&g.fstype))
                 .map(|g| {
-                    let class = if g.class == 0 {
-                        ""
-                    } else {
-                        p.classes.get(g.class as usize - 1).map_or("", |c| &*c.name)
-                    };
-                    let ft = match class {
-                        "blk_file" => "-b",
-                        "chr_file" => "-c",
-                        "dir" => "-d",
-                        "fifo_file" => "-p",
-                        "file" => "--",
-                        "lnk_file" => "-l",
-                        "sock_file" => "-s",
-                        _ => "",
-                    };
                     same(format!(
-                        "genfscon {} {} {ft} {}",
+                        "genfscon {} {} {} {}",
                         g.fstype,
                         g.path,
+                        genfs_filetype(p, g.class),
                         context(index, &g.context)
                     ))
                 })
@@ -498,18 +443,9 @@ fn component(
                         want.is_none_or(|(lo, hi)| lo == k.low as i64 && hi == k.high as i64)
                     })
                     .map(|k| {
-                        let prefix = ipv6_text(&{
-                            let mut a = [0u8; 16];
-                            a[..8].copy_from_slice(&k.subnet_prefix);
-                            a
-                        });
-                        let keys = if k.low == k.high {
-                            format!("{:#x}", k.low)
-                        } else {
-                            format!("{:#x}-{:#x}", k.low, k.high)
-                        };
                         same(format!(
-                            "ibpkeycon {prefix} {keys} {}",
+                            "{} {}",
+                            ibpkeycon_head(k),
                             context(index, &k.context)
                         ))
                     })
@@ -560,9 +496,8 @@ fn component(
                     continue;
                 }
                 v.push(same(format!(
-                    "nodecon {} {} {}",
-                    dotted(&addr),
-                    dotted(&mask4(prefix)),
+                    "{} {}",
+                    nodecon_head4(n.addr, n.mask),
                     context(index, &n.context)
                 )));
             }
@@ -575,9 +510,8 @@ fn component(
                     continue;
                 }
                 v.push(same(format!(
-                    "nodecon {} {} {}",
-                    ipv6_text(&addr),
-                    ipv6_text(&mask6(prefix)),
+                    "{} {}",
+                    nodecon_head6(n.addr, n.mask),
                     context(index, &n.context)
                 )));
             }
@@ -613,20 +547,9 @@ fn component(
                         want.is_none_or(|(lo, hi)| pc.low as i64 <= lo && hi <= pc.high as i64)
                     })
                     .map(|pc| {
-                        let proto = match pc.protocol {
-                            6 => "tcp".to_string(),
-                            17 => "udp".to_string(),
-                            33 => "dccp".to_string(),
-                            132 => "sctp".to_string(),
-                            other => other.to_string(),
-                        };
-                        let ports = if pc.low == pc.high {
-                            pc.low.to_string()
-                        } else {
-                            format!("{}-{}", pc.low, pc.high)
-                        };
                         same(format!(
-                            "portcon {proto} {ports} {}",
+                            "{} {}",
+                            portcon_head(pc),
                             context(index, &pc.context)
                         ))
                     })
@@ -791,7 +714,7 @@ pub fn polcap_name(bit: usize) -> String {
         .map_or_else(|| format!("polcap{bit}"), |n| n.to_string())
 }
 
-fn sid_name(sid: u32) -> &'static str {
+pub(crate) fn sid_name(sid: u32) -> &'static str {
     SID_NAMES.get(sid as usize).copied().unwrap_or("undefined")
 }
 
@@ -877,7 +800,7 @@ fn perm_block<'a>(perms: impl Iterator<Item = &'a str>) -> String {
     format!("{{\n\t{}\n}}", v.join("\n\t"))
 }
 
-fn context(index: &Index<'_>, c: &Context) -> String {
+pub(crate) fn context(index: &Index<'_>, c: &Context) -> String {
     let p = index.policy();
     let user = p.users.get(c.user.index()).map_or("", |u| &*u.name);
     let base = format!(
@@ -1093,7 +1016,7 @@ fn constraint_expr(index: &Index<'_>, expr: &[ConstraintExpr]) -> String {
 }
 
 /// An IPv4 network as Python's `ip_network("addr/prefix", strict=False)` normalises it.
-fn network4(addr: [u8; 4], mask: [u8; 4]) -> ([u8; 4], u32) {
+pub(crate) fn network4(addr: [u8; 4], mask: [u8; 4]) -> ([u8; 4], u32) {
     let prefix = u32::from_be_bytes(mask).count_ones();
     let m = u32::from_be_bytes(mask4(prefix));
     ((u32::from_be_bytes(addr) & m).to_be_bytes(), prefix)
@@ -1108,7 +1031,7 @@ fn mask4(prefix: u32) -> [u8; 4] {
     m.to_be_bytes()
 }
 
-fn network6(addr: [u8; 16], mask: [u8; 16]) -> ([u8; 16], u32) {
+pub(crate) fn network6(addr: [u8; 16], mask: [u8; 16]) -> ([u8; 16], u32) {
     let prefix = u128::from_be_bytes(mask).count_ones();
     let m = u128::from_be_bytes(mask6(prefix));
     ((u128::from_be_bytes(addr) & m).to_be_bytes(), prefix)
@@ -1203,4 +1126,138 @@ impl Component {
 /// The policy a component listing was made from (for callers that print the path).
 pub fn policy_of<'p>(index: &Index<'p>) -> &'p Policy {
     index.policy()
+}
+
+/// A `constrain`/`mlsconstrain` statement as setools writes it (with its trailing space).
+pub(crate) fn constraint_statement(index: &Index<'_>, class: ClassId, k: &Constraint) -> String {
+    let mut perms: Vec<&str> = index
+        .class_perms(class)
+        .filter(|&(_, b)| k.perms & (1 << b) != 0)
+        .map(|(n, _)| n)
+        .collect();
+    perms.sort_unstable();
+    let perms = match perms.as_slice() {
+        [one] => one.to_string(),
+        [] => String::new(),
+        many => format!("{{ {} }}", many.join(" ")),
+    };
+    let kw = if k.is_mls() {
+        "mlsconstrain"
+    } else {
+        "constrain"
+    };
+    format!(
+        "{kw} {} {perms} ({}); ",
+        index.class_name(class),
+        constraint_expr(index, &k.expr)
+    )
+}
+
+/// A `validatetrans`/`mlsvalidatetrans` statement as setools writes it.
+pub(crate) fn validatetrans_statement(index: &Index<'_>, class: ClassId, k: &Constraint) -> String {
+    let kw = if k.is_mls() {
+        "mlsvalidatetrans"
+    } else {
+        "validatetrans"
+    };
+    format!(
+        "{kw} {} ({});",
+        index.class_name(class),
+        constraint_expr(index, &k.expr)
+    )
+}
+
+/// The value of a `default_user`/`default_role`/`default_type` rule (`None`: no rule).
+pub(crate) fn default_side(s: DefaultSide) -> Option<&'static str> {
+    match s {
+        DefaultSide::None => None,
+        DefaultSide::Source => Some("source"),
+        DefaultSide::Target => Some("target"),
+    }
+}
+
+/// A `default_range` rule as setools splits it: the default (`source`, `target`,
+/// `glblub`) and the range part (`low`, `high`, `low_high`; none for `glblub`).
+pub(crate) fn default_range_parts(r: DefaultRange) -> Option<(&'static str, Option<&'static str>)> {
+    match r {
+        DefaultRange::None => None,
+        DefaultRange::SourceLow => Some(("source", Some("low"))),
+        DefaultRange::SourceHigh => Some(("source", Some("high"))),
+        DefaultRange::SourceLowHigh => Some(("source", Some("low_high"))),
+        DefaultRange::TargetLow => Some(("target", Some("low"))),
+        DefaultRange::TargetHigh => Some(("target", Some("high"))),
+        DefaultRange::TargetLowHigh => Some(("target", Some("low_high"))),
+        DefaultRange::Glblub => Some(("glblub", None)),
+    }
+}
+
+/// The keyword of an fs_use statement.
+pub(crate) fn fs_use_keyword(b: FsUseBehavior) -> String {
+    match b {
+        FsUseBehavior::Xattr => "fs_use_xattr".to_string(),
+        FsUseBehavior::Trans => "fs_use_trans".to_string(),
+        FsUseBehavior::Task => "fs_use_task".to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// A genfscon's file type flag (`--`, `-d`...) from its class value; empty for none or a
+/// class that is not a file class (setools drops those with a warning).
+pub(crate) fn genfs_filetype(p: &Policy, class: u32) -> &'static str {
+    let class = if class == 0 {
+        ""
+    } else {
+        p.classes.get(class as usize - 1).map_or("", |c| &*c.name)
+    };
+    match class {
+        "blk_file" => "-b",
+        "chr_file" => "-c",
+        "dir" => "-d",
+        "fifo_file" => "-p",
+        "file" => "--",
+        "lnk_file" => "-l",
+        "sock_file" => "-s",
+        _ => "",
+    }
+}
+
+/// An ibpkeycon statement up to its context: `ibpkeycon PREFIX 0xLOW[-0xHIGH]`.
+pub(crate) fn ibpkeycon_head(k: &IbPkeyCon) -> String {
+    let mut a = [0u8; 16];
+    a[..8].copy_from_slice(&k.subnet_prefix);
+    let keys = if k.low == k.high {
+        format!("{:#x}", k.low)
+    } else {
+        format!("{:#x}-{:#x}", k.low, k.high)
+    };
+    format!("ibpkeycon {} {keys}", ipv6_text(&a))
+}
+
+/// A portcon statement up to its context: `portcon PROTO LOW[-HIGH]`.
+pub(crate) fn portcon_head(pc: &PortCon) -> String {
+    let proto = match pc.protocol {
+        6 => "tcp".to_string(),
+        17 => "udp".to_string(),
+        33 => "dccp".to_string(),
+        132 => "sctp".to_string(),
+        other => other.to_string(),
+    };
+    if pc.low == pc.high {
+        format!("portcon {proto} {}", pc.low)
+    } else {
+        format!("portcon {proto} {}-{}", pc.low, pc.high)
+    }
+}
+
+/// An IPv4 nodecon statement up to its context: `nodecon NETWORK NETMASK`, normalised as
+/// Python's `ip_network` does.
+pub(crate) fn nodecon_head4(addr: [u8; 4], mask: [u8; 4]) -> String {
+    let (net, prefix) = network4(addr, mask);
+    format!("nodecon {} {}", dotted(&net), dotted(&mask4(prefix)))
+}
+
+/// An IPv6 nodecon statement up to its context.
+pub(crate) fn nodecon_head6(addr: [u8; 16], mask: [u8; 16]) -> String {
+    let (net, prefix) = network6(addr, mask);
+    format!("nodecon {} {}", ipv6_text(&net), ipv6_text(&mask6(prefix)))
 }

@@ -3,9 +3,11 @@
 //! `filename`, `conditional`, `conditional_block`, plus `enabled` under the booleans'
 //! default values (or the overrides given).
 
+use crate::expand;
 use crate::index::Index;
 use crate::render;
 use crate::search::{self, QueryError, SearchArgs, TeBody};
+use arbiter_policy::TypeId;
 use serde_json::{json, Map, Value};
 
 /// The results of a `sesearch` query as `{"count", "result": [rule...]}`.
@@ -20,7 +22,17 @@ pub fn search(index: &Index<'_>, args: &SearchArgs) -> Result<Value, QueryError>
     }
     let mut result = Vec::new();
     if !args.te.is_empty() {
+        let mut hits = Vec::new();
         for (statement, h) in search::search_te(index, args)? {
+            if args.expand {
+                for e in expand::te(index, &h) {
+                    hits.push((search::te_statement(index, &e)?, e));
+                }
+            } else {
+                hits.push((statement, h));
+            }
+        }
+        for (statement, h) in hits {
             let mut m = Map::new();
             m.insert("statement".into(), json!(statement));
             m.insert("ruletype".into(), json!(h.kind.name()));
@@ -61,7 +73,17 @@ pub fn search(index: &Index<'_>, args: &SearchArgs) -> Result<Value, QueryError>
         }
     }
     if args.role_allow || args.role_trans {
+        let mut hits = Vec::new();
         for (statement, h) in search::search_rbac(index, args)? {
+            if args.expand {
+                for e in expand::rbac(index, &h) {
+                    hits.push((search::rbac_statement(index, &e), e));
+                }
+            } else {
+                hits.push((statement, h));
+            }
+        }
+        for (statement, h) in hits {
             let v = match h {
                 search::RbacHit::Allow(a, b) => json!({
                     "statement": statement, "ruletype": "allow",
@@ -81,12 +103,24 @@ pub fn search(index: &Index<'_>, args: &SearchArgs) -> Result<Value, QueryError>
             let Some(rt) = policy.range_trans.get(h.0) else {
                 continue;
             };
-            result.push(json!({
-                "statement": statement, "ruletype": "range_transition",
-                "source": index.type_name(rt.source), "target": index.type_name(rt.target),
-                "tclass": index.class_name(rt.class),
-                "default": render::range(policy, &rt.range),
-            }));
+            let pairs: Vec<(TypeId, TypeId)> = if args.expand {
+                expand::type_pairs(index, rt.source, rt.target).collect()
+            } else {
+                vec![(rt.source, rt.target)]
+            };
+            for (s, t) in pairs {
+                let statement = if args.expand {
+                    search::mls_statement(index, &rt.range, s, t, rt.class)
+                } else {
+                    statement.clone()
+                };
+                result.push(json!({
+                    "statement": statement, "ruletype": "range_transition",
+                    "source": index.type_name(s), "target": index.type_name(t),
+                    "tclass": index.class_name(rt.class),
+                    "default": render::range(policy, &rt.range),
+                }));
+            }
         }
     }
     Ok(json!({ "count": result.len(), "result": result }))

@@ -21,6 +21,7 @@
 
 pub mod argv;
 pub mod diff;
+pub mod expand;
 mod index;
 pub mod info;
 pub mod json;

@@ -67,6 +67,8 @@ pub struct SearchArgs {
     pub json: bool,
     /// `--bool NAME=VALUE` overrides for the `enabled` field of `--json`.
     pub bool_values: Vec<(String, bool)>,
+    /// `--expand`: each matched rule replaced by the rules on types it stands for.
+    pub expand: bool,
 }
 
 const OPTS: &[Opt] = &[
@@ -104,6 +106,7 @@ const OPTS: &[Opt] = &[
     flag(&["-v", "--verbose"], "verbose"),
     flag(&["--debug"], "debug"),
     flag(&["--json"], "json"),
+    flag(&["--expand"], "expand"),
     val(&["--set-bool"], "set_bool"),
 ];
 
@@ -176,6 +179,7 @@ impl SearchArgs {
         a.default_regex = p.has("rd");
         a.boolean_regex = p.has("rb");
         a.json = p.has("json");
+        a.expand = p.has("expand");
         for v in p.values.get("set_bool").into_iter().flatten().flatten() {
             let (name, value) = v
                 .split_once('=')
@@ -369,19 +373,47 @@ pub fn run(
         let mut writer = statement::TeWriter::new(index);
         let mut line = String::with_capacity(256);
         for m in matches.in_order() {
+            if args.expand {
+                for (source, target) in crate::expand::type_pairs(index, m.source, m.target) {
+                    line.clear();
+                    writer.write(
+                        &mut line,
+                        &TeMatch {
+                            source,
+                            target,
+                            ..*m
+                        },
+                    );
+                    out(&line);
+                }
+                continue;
+            }
             line.clear();
             writer.write(&mut line, m);
             out(&line);
         }
     }
     if args.role_allow || args.role_trans {
-        for (line, _) in search_rbac(index, args)? {
-            out(&line);
+        for (line, hit) in search_rbac(index, args)? {
+            if args.expand {
+                for e in crate::expand::rbac(index, &hit) {
+                    out(&rbac_statement(index, &e));
+                }
+            } else {
+                out(&line);
+            }
         }
     }
     if args.range_trans {
-        for (line, _) in search_mls(index, args)? {
-            out(&line);
+        for (line, hit) in search_mls(index, args)? {
+            match index.policy().range_trans.get(hit.0) {
+                Some(rt) if args.expand => {
+                    for (s, t) in crate::expand::type_pairs(index, rt.source, rt.target) {
+                        out(&mls_statement(index, &rt.range, s, t, rt.class));
+                    }
+                }
+                _ => out(&line),
+            }
         }
     }
     Ok(())

@@ -44,13 +44,6 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             return Ok(ExitCode::from(2));
         }
     };
-    if !args.unsupported.is_empty() {
-        eprintln!(
-            "arbiter diff: sections not implemented yet: {}; select implemented sections explicitly",
-            args.unsupported.join(" ")
-        );
-        return Ok(ExitCode::from(2));
-    }
     let left = load::policy(&args.policies[0])?;
     let right = load::policy(&args.policies[1])?;
     let sections = diff::sections(&left, &right, &args);

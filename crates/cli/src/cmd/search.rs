@@ -1,4 +1,5 @@
-//! `arbiter search`: sesearch's options and output (setools 4.4.1), plus `--json`.
+//! `arbiter search`: sesearch's options and output (setools 4.4.1), plus `--json` and
+//! `--expand` (each rule on attributes replaced by the rules on types it stands for).
 //!
 //! Exit status as sesearch: 0 with or without results, 1 for a query error (message on
 //! stdout, as setools prints it), 2 for a usage error (stderr).
@@ -20,7 +21,7 @@ const USAGE: &str = "usage: arbiter search [-A] [--allow] [--allowxperm] [--audi
 [--auditallowxperm] [--dontaudit] [--dontauditxperm] [-T] [--type_change] [--type_member] \
 [--role_allow] [--role_trans] [--range_trans] [-s SOURCE] [-t TARGET] [-c TCLASS] [-p PERMS] \
 [-x XPERMS] [-D DEFAULT] [-b BOOL] [-eb] [-ep] [-ex] [-Sp] [-ds] [-dt] [-rs] [-rt] [-rc] [-rd] \
-[-rb] [--json [--set-bool NAME=VALUE]...] POLICY";
+[-rb] [--expand] [--json [--set-bool NAME=VALUE]...] POLICY";
 
 pub fn run(a: Args) -> Result<ExitCode, String> {
     if a.args.iter().any(|s| s == "-h" || s == "--help") {

@@ -11,6 +11,7 @@
 
 mod av;
 mod constraints;
+mod expand;
 mod labeling;
 mod mls;
 mod other;
@@ -68,23 +69,6 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
     ("typebounds", &["--typebounds"]),
 ];
 
-/// Whether a section key is implemented (each module lists the keys it answers).
-pub fn implemented(key: &str) -> bool {
-    [
-        symbols::KEYS,
-        av::KEYS,
-        xperm::KEYS,
-        terules::KEYS,
-        rbac::KEYS,
-        mls::KEYS,
-        constraints::KEYS,
-        labeling::KEYS,
-        other::KEYS,
-    ]
-    .iter()
-    .any(|keys| keys.contains(&key))
-}
-
 /// The parsed `sediff` command line.
 #[derive(Debug, Default, Clone)]
 pub struct DiffArgs {
@@ -92,8 +76,6 @@ pub struct DiffArgs {
     pub policies: Vec<String>,
     /// Selected section keys (empty: every section, skipping empty ones).
     pub sections: Vec<&'static str>,
-    /// Options of sections this implementation does not cover yet: refused, never skipped.
-    pub unsupported: Vec<String>,
     /// `--stats`: headers only.
     pub stats: bool,
     /// `--json`.
@@ -139,24 +121,12 @@ impl DiffArgs {
             json: p.has("json"),
             ..DiffArgs::default()
         };
-        for &(key, names) in SECTIONS {
+        for &(key, _) in SECTIONS {
             let by_a = p.has("A") && (key == "allow" || key == "allowxperm");
             if p.has(key) || by_a {
                 a.sections.push(key);
-                if !implemented(key) {
-                    a.unsupported
-                        .push(if by_a { "-A" } else { names[names.len() - 1] }.to_string());
-                }
             }
         }
-        if a.sections.is_empty() {
-            a.unsupported = SECTIONS
-                .iter()
-                .filter(|(key, _)| !implemented(key))
-                .map(|(_, names)| names[names.len() - 1].to_string())
-                .collect();
-        }
-        a.unsupported.dedup();
         Ok(a)
     }
 }
@@ -168,6 +138,8 @@ pub struct Section {
     pub title: &'static str,
     /// The item noun in sub-headers (`Allow Rules`, `Commons`).
     pub noun: &'static str,
+    /// The noun of the `Added` sub-header where sediff spells it differently.
+    pub added_noun: Option<&'static str>,
     /// Whether the header has a Modified count.
     pub has_modified: bool,
     /// Added items, rendered and sorted.
@@ -222,7 +194,11 @@ impl Section {
         }
         if !stats {
             if !self.added.is_empty() {
-                out.push_str(&format!("   Added {}: {}\n", self.noun, self.added.len()));
+                out.push_str(&format!(
+                    "   Added {}: {}\n",
+                    self.added_noun.unwrap_or(self.noun),
+                    self.added.len()
+                ));
                 for a in &self.added {
                     out.push_str(&format!("      + {a}\n"));
                 }
@@ -256,8 +232,8 @@ impl Section {
 }
 
 /// Computes the selected sections (every section when none is selected, skipping empty
-/// ones as sediff does). Sections not implemented yet are left out: callers refuse such
-/// requests through [`DiffArgs::unsupported`] before calling this.
+/// ones as sediff does). Each key of [`SECTIONS`] is answered by exactly one module (a unit
+/// test holds every key to that).
 pub fn sections(left: &Policy, right: &Policy, args: &DiffArgs) -> Vec<Section> {
     let all = args.sections.is_empty();
     let mut out = Vec::new();
@@ -267,21 +243,36 @@ pub fn sections(left: &Policy, right: &Policy, args: &DiffArgs) -> Vec<Section> 
         if !all && !selected {
             continue;
         }
-        let s = symbols::section(key, &li, &ri)
-            .or_else(|| av::section(key, &li, &ri))
-            .or_else(|| xperm::section(key, &li, &ri))
-            .or_else(|| terules::section(key, &li, &ri))
-            .or_else(|| rbac::section(key, &li, &ri))
-            .or_else(|| mls::section(key, &li, &ri))
-            .or_else(|| constraints::section(key, &li, &ri))
-            .or_else(|| labeling::section(key, &li, &ri))
-            .or_else(|| other::section(key, &li, &ri));
-        let Some(s) = s else { continue };
+        let Some(s) = section(key, &li, &ri) else {
+            continue;
+        };
         if selected || s.shown_unselected() {
             out.push(s);
         }
     }
     out
+}
+
+/// How a module answers one of its sections.
+type Answer = fn(&str, &Index<'_>, &Index<'_>) -> Option<Section>;
+
+/// The modules: the section keys each answers, and how.
+const MODULES: &[(&[&str], Answer)] = &[
+    (symbols::KEYS, symbols::section),
+    (av::KEYS, av::section),
+    (xperm::KEYS, xperm::section),
+    (terules::KEYS, terules::section),
+    (rbac::KEYS, rbac::section),
+    (mls::KEYS, mls::section),
+    (constraints::KEYS, constraints::section),
+    (labeling::KEYS, labeling::section),
+    (other::KEYS, other::section),
+];
+
+/// The section for `key` from the module that answers it.
+fn section(key: &str, li: &Index<'_>, ri: &Index<'_>) -> Option<Section> {
+    let (_, answer) = MODULES.iter().find(|(keys, _)| keys.contains(&key))?;
+    answer(key, li, ri)
 }
 
 /// sediff's whole text for the selected sections.
@@ -313,4 +304,24 @@ pub fn render_json(sections: &[Section]) -> serde_json::Value {
 pub fn execute(left: &Policy, right: &Policy, args: &DiffArgs) -> (String, u8) {
     let secs = sections(left, right, args);
     (render_text(&secs, args.stats), 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_sediff_section_is_answered_by_exactly_one_module() {
+        let p = Policy::from_bytes(arbiter_policy::BUILTIN_POLICY).expect("builtin policy");
+        let i = Index::new(&p);
+        let modules: Vec<&[&str]> = MODULES.iter().map(|(keys, _)| *keys).collect();
+        for &(key, _) in SECTIONS {
+            let owners = modules.iter().filter(|keys| keys.contains(&key)).count();
+            assert_eq!(owners, 1, "{key} is listed by {owners} modules");
+            assert!(section(key, &i, &i).is_some(), "{key} has no section");
+        }
+        let listed: usize = modules.iter().map(|k| k.len()).sum();
+        assert_eq!(listed, SECTIONS.len(), "no module lists a key sediff lacks");
+        assert!(section("no_such_section", &i, &i).is_none());
+    }
 }

@@ -89,7 +89,23 @@ impl Rng {
 }
 
 /// Runs `tool` (a setools script) on every argv, split over `workers` harness processes.
+#[allow(dead_code)]
 pub fn run_oracle(tool: &str, cases: &[Vec<String>], workers: usize) -> Vec<Outcome> {
+    run_oracle_with(tool, cases, workers, &[])
+}
+
+/// [`run_oracle`] with extra environment variables for the harness (for example
+/// `ARBITER_SETOOLS_EXPAND=1`: every rule the tool prints is printed as `rule.expand()`).
+pub fn run_oracle_with(
+    tool: &str,
+    cases: &[Vec<String>],
+    workers: usize,
+    env: &[(&str, &str)],
+) -> Vec<Outcome> {
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let harness = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/setools_harness.py");
     let chunk = cases.len().div_ceil(workers.max(1)).max(1);
     let handles: Vec<_> = cases
@@ -98,11 +114,13 @@ pub fn run_oracle(tool: &str, cases: &[Vec<String>], workers: usize) -> Vec<Outc
             let part = part.to_vec();
             let harness = harness.clone();
             let tool = tool.to_string();
+            let env = env.clone();
             std::thread::spawn(move || {
                 let mut child = Command::new("/usr/bin/python3")
                     .arg(&harness)
                     .arg(&tool)
                     .env("PYTHONHASHSEED", "0")
+                    .envs(env)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
                     .spawn()
@@ -137,6 +155,95 @@ pub fn run_oracle(tool: &str, cases: &[Vec<String>], workers: usize) -> Vec<Outc
         .into_iter()
         .flat_map(|h| h.join().expect("harness thread"))
         .collect()
+}
+
+/// sediff's output with exactly its nondeterminism taken out, section by section:
+///
+/// - In the Allow/Auditallow/Dontaudit sections, the permissions of a modified rule
+///   (`{ getattr open -read }`) are written in Python's per-process set order; arbiter
+///   writes the kept, added and removed permissions each sorted. Each group is sorted.
+/// - In the four constraint sections, the names of a constraint's name set
+///   (`t1 == { a b }`) are in Python's hash order and the constraints sorted by that text;
+///   arbiter writes the names sorted. Each `{ ... }` group's words are sorted and each
+///   Added/Removed list re-sorted.
+///
+/// Every other line is compared byte for byte.
+pub fn normalize_sediff(text: &str) -> String {
+    text.split_inclusive("\n\n")
+        .map(|block| {
+            let title = block.split(" (").next().unwrap_or("");
+            match title {
+                "Allow Rules" | "Auditallow Rules" | "Dontaudit Rules" => block
+                    .split_inclusive('\n')
+                    .map(sort_modified_perms)
+                    .collect(),
+                "Constraints" | "MLS Constraints" | "Validatetrans" | "MLS Validatetrans" => {
+                    sort_constraint_block(block)
+                }
+                _ => block.to_string(),
+            }
+        })
+        .collect()
+}
+
+fn sort_modified_perms(line: &str) -> String {
+    if !line.starts_with("      * ") {
+        return line.to_string();
+    }
+    let (Some(open), Some(close)) = (line.find("{ "), line.find(" };")) else {
+        return line.to_string();
+    };
+    let words: Vec<&str> = line[open + 2..close].split(' ').collect();
+    let group = |keep: fn(&&str) -> bool| {
+        let mut g: Vec<&str> = words.iter().copied().filter(keep).collect();
+        g.sort_unstable();
+        g
+    };
+    let mut all = group(|w| !w.starts_with(['+', '-']));
+    all.extend(group(|w| w.starts_with('+')));
+    all.extend(group(|w| w.starts_with('-')));
+    format!("{}{}{}", &line[..open + 2], all.join(" "), &line[close..])
+}
+
+fn sort_constraint_block(block: &str) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut run_start = 0;
+    for line in block.lines() {
+        let item = line.starts_with("      + ") || line.starts_with("      - ");
+        let line = if item {
+            sort_set_words(line)
+        } else {
+            line.to_string()
+        };
+        let same_run = item
+            && lines
+                .last()
+                .is_some_and(|prev: &String| prev.get(..8) == line.get(..8));
+        if !same_run {
+            lines[run_start..].sort();
+            run_start = lines.len();
+        }
+        lines.push(line);
+    }
+    lines[run_start..].sort();
+    lines.join("\n") + "\n"
+}
+
+fn sort_set_words(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(open) = rest.find("{ ") {
+        let Some(close) = rest[open..].find(" }") else {
+            break;
+        };
+        let mut words: Vec<&str> = rest[open + 2..open + close].split(' ').collect();
+        words.sort_unstable();
+        out.push_str(&rest[..open + 2]);
+        out.push_str(&words.join(" "));
+        rest = &rest[open + close..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The number of cases: the env var, or the CI-sized default.
