@@ -103,8 +103,9 @@ pub struct PolicyIndex {
     ntypes: usize,
     /// u64 words per membership row.
     words: usize,
-    /// Row `t.index()`: bit `k` set iff type value `k+1` is `t` or one of its attributes.
-    member: Box<[u64]>,
+    /// Row `t.index()`: bit `k` set iff type value `k+1` is `t` or one of its attributes;
+    /// built on first use of [`PolicyIndex::member_row`].
+    member: Box<[LazySlot<Box<[u64]>>]>,
     /// CSR lists of each type's attribute values (including itself), ascending.
     attrs_off: Box<[u32]>,
     attrs: Box<[u16]>,
@@ -167,24 +168,20 @@ impl PolicyIndex {
     fn build_with(policy: &Policy, wide_keys: bool, budget: Option<usize>) -> PolicyIndex {
         let ntypes = policy.types.len();
         let words = ntypes.div_ceil(64).max(1);
-        let mut member = vec![0u64; ntypes * words];
         let mut attrs_off = Vec::with_capacity(ntypes + 1);
         let mut attrs = Vec::new();
         attrs_off.push(0u32);
-        for (t, map) in policy.type_attr_map.iter().enumerate() {
-            let row = &mut member[t * words..(t + 1) * words];
+        for map in policy.type_attr_map.iter().take(ntypes) {
             for bit in map.iter() {
                 let b = bit as usize;
                 if b < ntypes {
-                    row[b / 64] |= 1 << (b % 64);
                     attrs.push((b + 1) as u16);
                 }
             }
             attrs_off.push(attrs.len() as u32);
         }
         // Types the map does not list still match themselves.
-        for t in policy.type_attr_map.len()..ntypes {
-            member[t * words + t / 64] |= 1 << (t % 64);
+        for t in policy.type_attr_map.len().min(ntypes)..ntypes {
             attrs.push((t + 1) as u16);
             attrs_off.push(attrs.len() as u32);
         }
@@ -276,7 +273,7 @@ impl PolicyIndex {
         }
         add_table(&policy.cond_avtab, &|i| tags[i]);
 
-        let solo = solo_values(&attrs_off, &attrs, &member, words, ntypes);
+        let solo = solo_values(&attrs_off, &attrs, ntypes);
         let narrow = !wide_keys
             && av
                 .iter()
@@ -336,7 +333,7 @@ impl PolicyIndex {
         PolicyIndex {
             ntypes,
             words,
-            member: member.into_boxed_slice(),
+            member: (0..ntypes).map(|_| LazySlot::new()).collect(),
             attrs_off: attrs_off.into_boxed_slice(),
             attrs: attrs.into_boxed_slice(),
             av: runs,
@@ -382,14 +379,37 @@ impl PolicyIndex {
     }
 
     /// The membership row of a type: bit `v-1` set iff value `v` is the type or one of its
-    /// attributes.
-    #[inline]
+    /// attributes. Built on first use (decisions use [`PolicyIndex::has_value`]).
     pub fn member_row(&self, t: TypeId) -> &[u64] {
-        let i = t.index();
-        if i >= self.ntypes {
+        let Some(slot) = self.member.get(t.index()) else {
             return &[];
+        };
+        slot.get_or_build(|| {
+            let mut row = vec![0u64; self.words];
+            for &v in self.attrs_of(t) {
+                let b = v as usize - 1;
+                row[b / 64] |= 1 << (b % 64);
+            }
+            row.into_boxed_slice()
+        })
+    }
+
+    /// Whether value `value` (a type or attribute) is `t` or one of its attributes: the
+    /// membership row's bit, answered from the shared-value rows (a solo value is matched
+    /// only by the type of the same value).
+    #[inline]
+    pub fn has_value(&self, t: TypeId, value: u16) -> bool {
+        let Some(v) = (value as usize).checked_sub(1) else {
+            return false;
+        };
+        if v >= self.ntypes || t.index() >= self.ntypes {
+            return false;
         }
-        &self.member[i * self.words..(i + 1) * self.words]
+        if self.solo[v] {
+            v == t.index()
+        } else {
+            bit_has(self.shared_row(t), self.shared_ix[v])
+        }
     }
 
     /// The access-vector rules whose source is `source` (a type or attribute) for `class`.
@@ -592,6 +612,7 @@ impl PolicyIndex {
 }
 
 /// Whether bit `v-1` is set in a membership row (`v` a type or attribute value).
+#[cfg(test)]
 #[inline]
 pub fn row_has(row: &[u64], value: u16) -> bool {
     let b = value as usize - 1;

@@ -116,41 +116,21 @@ pub(super) struct SourceRuns {
 /// Groups the rules (bucket key, rule) by (source value, class) with two stable counting
 /// sorts (class, then source): linear in the rules, no comparison sort at load.
 pub(super) fn source_runs(av: &[(u32, AvRule)], nvalues: usize) -> SourceRuns {
-    let nclasses = av
-        .iter()
-        .map(|&(bk, _)| bk as u16 as usize)
-        .max()
-        .unwrap_or(0)
-        + 1;
-    let by_class = counting_sort(av, nclasses, |bk| bk as u16 as usize);
     let src = |bk: u32| ((bk >> 16) as usize).min(nvalues);
-    let sorted = counting_sort(&by_class, nvalues + 1, src);
+    let cls = |bk: u32| bk as u16 as usize;
+    let nclasses = av.iter().map(|&(bk, _)| cls(bk)).max().unwrap_or(0) + 1;
+    // Both histograms in one pass; `off` doubles as the source pass's cursors.
+    let mut by_class = vec![0usize; nclasses + 1];
     let mut off = vec![0u32; nvalues + 2];
-    for &(bk, _) in &sorted {
+    for &(bk, _) in av {
+        by_class[cls(bk) + 1] += 1;
         off[src(bk) + 1] += 1;
+    }
+    for k in 1..by_class.len() {
+        by_class[k] += by_class[k - 1];
     }
     for v in 1..off.len() {
         off[v] += off[v - 1];
-    }
-    SourceRuns {
-        off: off.into_boxed_slice(),
-        rules: sorted.iter().map(|&(_, r)| r).collect(),
-        class: sorted.iter().map(|&(bk, _)| bk as u16).collect(),
-    }
-}
-
-/// A stable counting sort of `items` by `key(bucket key)`, keys below `nkeys`.
-fn counting_sort(
-    items: &[(u32, AvRule)],
-    nkeys: usize,
-    key: impl Fn(u32) -> usize,
-) -> Vec<(u32, AvRule)> {
-    let mut next = vec![0usize; nkeys + 1];
-    for &(bk, _) in items {
-        next[key(bk) + 1] += 1;
-    }
-    for k in 1..next.len() {
-        next[k] += next[k - 1];
     }
     let empty = AvRule {
         target: 0,
@@ -158,30 +138,41 @@ fn counting_sort(
         cond: UNCONDITIONAL,
         perms: 0,
     };
-    let mut out = vec![(0u32, empty); items.len()];
-    for &item in items {
-        let k = key(item.0);
-        out[next[k]] = item;
-        next[k] += 1;
+    let mut class_order = vec![(0u32, empty); av.len()];
+    for &item in av {
+        let k = cls(item.0);
+        class_order[by_class[k]] = item;
+        by_class[k] += 1;
     }
-    out
+    let mut rules = vec![empty; av.len()];
+    let mut class = vec![0u16; av.len()];
+    let mut next = off.clone();
+    for &(bk, r) in &class_order {
+        let v = src(bk);
+        let at = next[v] as usize;
+        rules[at] = r;
+        class[at] = bk as u16;
+        next[v] += 1;
+    }
+    SourceRuns {
+        off: off.into_boxed_slice(),
+        rules: rules.into_boxed_slice(),
+        class: class.into_boxed_slice(),
+    }
 }
 
 /// Whether a target value only ever matches the type of the same value (see the module
 /// documentation); `solo[v - 1]`.
-pub(super) fn solo_values(
-    attrs_off: &[u32],
-    attrs: &[u16],
-    member: &[u64],
-    words: usize,
-    ntypes: usize,
-) -> Vec<bool> {
+pub(super) fn solo_values(attrs_off: &[u32], attrs: &[u16], ntypes: usize) -> Vec<bool> {
     let mut rows_with = vec![0u32; ntypes];
     for &a in &attrs[..attrs_off[ntypes] as usize] {
         rows_with[a as usize - 1] += 1;
     }
     (0..ntypes)
-        .map(|v| rows_with[v] == 1 && member[v * words + v / 64] & (1 << (v % 64)) != 0)
+        .map(|v| {
+            let own = &attrs[attrs_off[v] as usize..attrs_off[v + 1] as usize];
+            rows_with[v] == 1 && own.binary_search(&((v + 1) as u16)).is_ok()
+        })
         .collect()
 }
 
