@@ -242,13 +242,12 @@ pub(super) struct PlanInputs<'a> {
 /// by key. `attrs` are the type's attribute values (itself included).
 pub(super) fn build_type_plans<K: PlanKey>(input: &PlanInputs<'_>) -> TypePlans {
     let runs = input.runs;
-    let mut tmp: Vec<(K, u32)> = Vec::new();
+    let run = |a: u16| runs.off[a as usize] as usize..runs.off[a as usize + 1] as usize;
+    // Sized once: the type's attributes' rules, at most the budget counted at load.
+    let bound = input.attrs.iter().map(|&a| run(a).len()).sum();
+    let mut tmp: Vec<(K, u32)> = Vec::with_capacity(bound);
     for &a in input.attrs {
-        let (lo, hi) = (
-            runs.off[a as usize] as usize,
-            runs.off[a as usize + 1] as usize,
-        );
-        for i in lo..hi {
+        for i in run(a) {
             let r = &runs.rules[i];
             // A target beyond the types is in no row: the rule never applies.
             if let Some(&is_solo) = input.solo.get((r.target as usize).wrapping_sub(1)) {
