@@ -26,13 +26,17 @@ pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
 /// index's slots.
 ///
 /// Under `--cfg loom` the slot also keeps a loom `AtomicBool` that is set (Release) after
-/// the store and read (Acquire) before the value, so the model explores every
-/// interleaving of readers finding the slot empty, building, and storing; the
-/// `OnceLock` itself is std's, whose correctness is its authors'.
+/// the store and read (Acquire) before the value, and a loom mutex around the store that
+/// stands for `OnceLock`'s own initialisation synchronisation (a reader whose store loses
+/// the race must see the winner's value, including any loom atomics inside it), so the
+/// model explores every interleaving of readers finding the slot empty, building, and
+/// storing; the `OnceLock` itself is std's, whose correctness is its authors'.
 pub(crate) struct LazySlot<T> {
     value: std::sync::OnceLock<T>,
     #[cfg(loom)]
     filled: loom::sync::atomic::AtomicBool,
+    #[cfg(loom)]
+    init: loom::sync::Mutex<()>,
 }
 
 impl<T> LazySlot<T> {
@@ -42,6 +46,8 @@ impl<T> LazySlot<T> {
             value: std::sync::OnceLock::new(),
             #[cfg(loom)]
             filled: loom::sync::atomic::AtomicBool::new(false),
+            #[cfg(loom)]
+            init: loom::sync::Mutex::new(()),
         }
     }
 
@@ -68,6 +74,8 @@ impl<T> LazySlot<T> {
     #[inline(never)]
     fn fill(&self, build: impl FnOnce() -> T) -> &T {
         let value = build();
+        #[cfg(loom)]
+        let _init = self.init.lock().unwrap_or_else(|e| e.into_inner());
         let v = self.value.get_or_init(move || value);
         #[cfg(loom)]
         self.filled.store(true, Ordering::Release);
