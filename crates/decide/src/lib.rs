@@ -22,9 +22,9 @@
 //! ```
 //!
 //! Data flows policy → index (built once per load: attribute lists, rules bucketed by
-//! source and class; each (source type, class) merged rule plan built by its first
-//! query) → [`Snapshot`] (index, names, SIDs, one set of boolean values and a sequence
-//! number) → decisions. Reloads and boolean commits publish a new
+//! source and class; each source type's merged rule plans built by its first query) →
+//! [`Snapshot`] (index, names, SIDs, one set of boolean
+//! values and a sequence number) → decisions. Reloads and boolean commits publish a new
 //! snapshot; readers follow with one atomic load and never touch a shared reference count
 //! ([`SecurityServer`] explains the protocol and how SIDs survive a reload).
 #![deny(missing_docs)]

@@ -13,8 +13,8 @@ pub(crate) use std::sync::atomic::{AtomicU64, Ordering};
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
 
-/// A slot filled once, on first use, by whichever reader needs it first: the rule plans
-/// and membership rows of a decision index ([`crate::index`]).
+/// A slot filled once, on first use, by whichever reader needs it first: the per-type
+/// rule plans of a decision index ([`crate::index`]).
 ///
 /// Who writes: any reader that finds the slot empty. It builds the value *outside* any
 /// lock (two readers racing on an empty slot each build one; both values are equal, the

@@ -2,7 +2,6 @@
 //! attribute's bucket (see the parent module's documentation).
 
 use super::*;
-use crate::sync::LazySlot;
 
 /// The rules of one (source type, class), from [`PolicyIndex::av_plan`].
 #[derive(Copy, Clone, Default)]
@@ -83,20 +82,25 @@ impl SoloTable {
 pub const PLAN_BUDGET_PER_RULE: usize = 16;
 pub const PLAN_BUDGET_MIN: usize = 1 << 20;
 
-/// One (source type, class) plan, built on the first query of that pair.
-pub(super) struct ClassPlan {
-    /// The shared-target rules (`target` = shared index), then the solo-target rules sorted
-    /// by target.
-    pub(super) rules: Box<[AvRule]>,
+/// Where one class's plan is in its type's plan rules (both counts 0: no plan).
+#[derive(Copy, Clone, Default)]
+pub(super) struct PlanSlot {
+    pub(super) start: u32,
     pub(super) nshared: u32,
-    /// (class, solo target) → first rule, when there are more than [`SOLO_SEARCH_MAX`]
-    /// solo-target rules.
-    pub(super) solo_index: Option<SoloTable>,
+    pub(super) nsolo: u32,
 }
 
-/// One source type's plans: a slot per class value, each filled by the first query of
-/// that class (see the module documentation).
-pub(super) type TypePlans = Box<[LazySlot<Box<ClassPlan>>]>;
+/// One source type's plans for every class, built on the type's first query.
+pub(super) struct TypePlans {
+    /// Indexed by class value.
+    pub(super) classes: Box<[PlanSlot]>,
+    /// Per class, its shared-target rules (`target` = shared index), then its solo-target
+    /// rules sorted by target.
+    pub(super) rules: Box<[AvRule]>,
+    /// (class, solo target) → first rule, for classes with more than [`SOLO_SEARCH_MAX`]
+    /// solo-target rules; `None` when no class has that many.
+    pub(super) solo_index: Option<SoloTable>,
+}
 
 /// The access-vector rules as the buckets and the plans read them: grouped by source
 /// value, and inside each source by class (file order kept within a class), so a
@@ -226,77 +230,83 @@ pub(super) fn shared_rows(
     (shared_ix.into_boxed_slice(), rows.into_boxed_slice(), words)
 }
 
-/// What a plan is built from: the index's parts that do not change after load.
+/// What a type's plans are built from: the index's parts that do not change after load.
 pub(super) struct PlanInputs<'a> {
     pub(super) runs: &'a SourceRuns,
-    /// The source type's attribute values (itself included).
     pub(super) attrs: &'a [u16],
     pub(super) solo: &'a [bool],
     pub(super) shared_ix: &'a [u16],
 }
 
-/// The plan of one (source type, class): the class's rules of every attribute of the type,
-/// shared targets first, folded by key.
-pub(super) fn build_class_plan<K: PlanKey>(input: &PlanInputs<'_>, class: u16) -> ClassPlan {
+/// One type's plans: the rules of its attributes, per class, shared targets first, folded
+/// by key. `attrs` are the type's attribute values (itself included).
+pub(super) fn build_type_plans<K: PlanKey>(input: &PlanInputs<'_>) -> TypePlans {
     let runs = input.runs;
-    // Each attribute's rules for the class: a range of its run (runs are grouped by class).
-    let bucket = |a: u16| {
-        let (lo, hi) = (
-            runs.off[a as usize] as usize,
-            runs.off[a as usize + 1] as usize,
-        );
-        let classes = &runs.class[lo..hi];
-        let first = classes.partition_point(|&c| c < class);
-        let n = classes[first..].partition_point(|&c| c == class);
-        lo + first..lo + first + n
-    };
-    let bound = input.attrs.iter().map(|&a| bucket(a).len()).sum();
+    let run = |a: u16| runs.off[a as usize] as usize..runs.off[a as usize + 1] as usize;
+    // Sized once: the type's attributes' rules, at most the budget counted at load.
+    let bound = input.attrs.iter().map(|&a| run(a).len()).sum();
     let mut tmp: Vec<(K, u32)> = Vec::with_capacity(bound);
     for &a in input.attrs {
-        for i in bucket(a) {
+        for i in run(a) {
             let r = &runs.rules[i];
             // A target beyond the types is in no row: the rule never applies.
             if let Some(&is_solo) = input.solo.get((r.target as usize).wrapping_sub(1)) {
-                tmp.push((K::pack(class, is_solo, r), r.perms));
+                tmp.push((K::pack(runs.class[i], is_solo, r), r.perms));
             }
         }
     }
-    // By key: shared targets first, solo ones by target; equal keys adjacent (folding them
-    // is order-independent: OR, or AND for auditdeny).
+    // By key: per class, shared targets first, solo ones by target; equal keys adjacent
+    // (folding them is order-independent: OR, or AND for auditdeny).
     tmp.sort_unstable_by_key(|&(k, _)| k);
+    let max_class = tmp.last().map_or(0, |&(k, _)| k.unpack(0).0 as usize);
+    let mut classes = vec![PlanSlot::default(); if tmp.is_empty() { 0 } else { max_class + 1 }];
     let mut rules: Vec<AvRule> = Vec::with_capacity(tmp.len());
-    let mut nshared = 0u32;
+    let mut solo_entries: Vec<(u32, u16, u32)> = Vec::new();
     let mut j = 0;
     while j < tmp.len() {
-        let (key, mut perms) = tmp[j];
-        let (_, is_solo, mut r) = key.unpack(perms);
-        j += 1;
-        while j < tmp.len() && tmp[j].0 == key {
-            perms = match r.kind {
-                AvKind::AuditDeny => perms & tmp[j].1,
-                AvKind::Allowed | AvKind::AuditAllow => perms | tmp[j].1,
-            };
+        let class = tmp[j].0.unpack(0).0;
+        let start = rules.len();
+        let mut nshared = 0u32;
+        while j < tmp.len() {
+            let (key, mut perms) = tmp[j];
+            let (c, is_solo, mut r) = key.unpack(perms);
+            if c != class {
+                break;
+            }
             j += 1;
+            while j < tmp.len() && tmp[j].0 == key {
+                perms = match r.kind {
+                    AvKind::AuditDeny => perms & tmp[j].1,
+                    AvKind::Allowed | AvKind::AuditAllow => perms | tmp[j].1,
+                };
+                j += 1;
+            }
+            r.perms = perms;
+            if !is_solo {
+                r.target = input.shared_ix[r.target as usize - 1];
+                nshared += 1;
+            }
+            rules.push(r);
         }
-        r.perms = perms;
-        if !is_solo {
-            r.target = input.shared_ix[r.target as usize - 1];
-            nshared += 1;
+        let nsolo = (rules.len() - start) as u32 - nshared;
+        let solo_at = start + nshared as usize;
+        if nsolo as usize > SOLO_SEARCH_MAX {
+            for i in solo_at..rules.len() {
+                if i == solo_at || rules[i].target != rules[i - 1].target {
+                    solo_entries.push((class as u32, rules[i].target, i as u32));
+                }
+            }
         }
-        rules.push(r);
+        classes[class as usize] = PlanSlot {
+            start: start as u32,
+            nshared,
+            nsolo,
+        };
     }
-    let solo_at = nshared as usize;
-    let solo_index = (rules.len() - solo_at > SOLO_SEARCH_MAX).then(|| {
-        let entries: Vec<(u32, u16, u32)> = (solo_at..rules.len())
-            .filter(|&i| i == solo_at || rules[i].target != rules[i - 1].target)
-            .map(|i| (class as u32, rules[i].target, i as u32))
-            .collect();
-        SoloTable::new(&entries)
-    });
-    ClassPlan {
+    TypePlans {
+        classes: classes.into_boxed_slice(),
         rules: rules.into_boxed_slice(),
-        nshared,
-        solo_index,
+        solo_index: (!solo_entries.is_empty()).then(|| SoloTable::new(&solo_entries)),
     }
 }
 
