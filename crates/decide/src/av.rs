@@ -8,8 +8,7 @@
 
 use crate::decision::{AccessVector, AvDecision, AvdFlags, XpermBase, XpermsDecision, XpermsUsed};
 use crate::index::{
-    bit_has, row_has, AvKind, AvRule, FLAG_BOUNDED, FLAG_NEVERAUDIT, FLAG_PERMISSIVE,
-    FLAG_UNPLANNED,
+    bit_has, AvKind, AvRule, FLAG_BOUNDED, FLAG_NEVERAUDIT, FLAG_PERMISSIVE, FLAG_UNPLANNED,
 };
 use crate::state::Snapshot;
 use arbiter_policy::avtab::{AvtabKind, XpermsKind};
@@ -72,11 +71,10 @@ pub fn te_av(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> (u32,
 /// tested against, and the path for types the plan budget left out.
 pub fn te_av_buckets(snap: &Snapshot, s: &Context, t: &Context, class: ClassId) -> (u32, u32, u32) {
     let idx = snap.index();
-    let row = idx.member_row(t.ty);
     let (mut allowed, mut auditallow, mut auditdeny) = (0u32, 0u32, u32::MAX);
     for &sa in idx.attrs_of(s.ty) {
         for r in idx.av_bucket(sa, class) {
-            if !row_has(row, r.target) || !snap.cond_enabled(r.cond) {
+            if !idx.has_value(t.ty, r.target) || !snap.cond_enabled(r.cond) {
                 continue;
             }
             match r.kind {
@@ -176,10 +174,9 @@ fn for_each_xp_rule(
     mut f: impl FnMut(AvtabKind, &arbiter_policy::avtab::Xperms),
 ) {
     let idx = snap.index();
-    let row = idx.member_row(t.ty);
     for &sa in idx.attrs_of(s.ty) {
         for r in idx.xp_bucket(sa, class) {
-            if row_has(row, r.target) && snap.cond_enabled(r.cond) {
+            if idx.has_value(t.ty, r.target) && snap.cond_enabled(r.cond) {
                 f(r.kind, &r.xperms);
             }
         }

@@ -36,18 +36,13 @@ pub(crate) struct IdMaps {
     mls_gained: bool,
 }
 
-fn map_ids<Old, New>(
+fn map_ids<'a, Old, New>(
     count: usize,
-    old_name: impl Fn(Old) -> Option<String>,
+    old_name: impl Fn(Old) -> Option<&'a str>,
     old_id: impl Fn(usize) -> Option<Old>,
     new_id: impl Fn(&str) -> Option<New>,
 ) -> Vec<Option<New>> {
-    (0..count)
-        .map(|i| {
-            let name = old_name(old_id(i)?)?;
-            new_id(&name)
-        })
-        .collect()
+    (0..count).map(|i| new_id(old_name(old_id(i)?)?)).collect()
 }
 
 impl IdMaps {
@@ -59,31 +54,31 @@ impl IdMaps {
     ) -> IdMaps {
         let users = map_ids(
             old_policy.users.len(),
-            |id| old.user_name(id).map(String::from),
+            |id| old.user_name(id),
             UserId::from_index,
             |n| new.user(n),
         );
         let roles = map_ids(
             old_policy.roles.len(),
-            |id| old.role_name(id).map(String::from),
+            |id| old.role_name(id),
             RoleId::from_index,
             |n| new.role(n),
         );
         let types = map_ids(
             old_policy.types.len(),
-            |id| old.type_name(id).map(String::from),
+            |id| old.type_name(id),
             TypeId::from_index,
             |n| new.ty(n),
         );
         let sens = map_ids(
             old.sensitivity_count(),
-            |id| old.sensitivity_name(id).map(String::from),
+            |id| old.sensitivity_name(id),
             SensId::from_index,
             |n| new.sensitivity(n),
         );
         let cats: Vec<Option<u32>> = map_ids(
             old.category_count(),
-            |id| old.category_name(id).map(String::from),
+            |id| old.category_name(id),
             CatId::from_index,
             |n| new.category(n).map(|c| c.value() - 1),
         );

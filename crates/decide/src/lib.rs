@@ -21,8 +21,9 @@
 //! # let _ = AccessVector::NONE;
 //! ```
 //!
-//! Data flows policy → index (built once per load: dense attribute membership, rules
-//! bucketed by source and class) → [`Snapshot`] (index, names, SIDs, one set of boolean
+//! Data flows policy → index (built once per load: attribute lists, rules bucketed by
+//! source and class; each source type's merged rule plans built by its first query) →
+//! [`Snapshot`] (index, names, SIDs, one set of boolean
 //! values and a sequence number) → decisions. Reloads and boolean commits publish a new
 //! snapshot; readers follow with one atomic load and never touch a shared reference count
 //! ([`SecurityServer`] explains the protocol and how SIDs survive a reload).

@@ -34,8 +34,11 @@ impl<I: Copy> Table<I> {
         aliases: impl Iterator<Item = (&'a str, I)>,
         make: impl Fn(usize) -> Option<I>,
     ) -> Self {
-        let mut by_name = FxHashMap::default();
-        let mut names = Vec::new();
+        // Presized: a reload builds every table, and growing them rehashes every name.
+        let n = primaries.size_hint().0;
+        let mut by_name =
+            FxHashMap::with_capacity_and_hasher(n + aliases.size_hint().0, Default::default());
+        let mut names = Vec::with_capacity(n);
         for (i, name) in primaries.enumerate() {
             names.push(Box::<str>::from(name));
             if let (false, Some(id)) = (name.is_empty(), make(i)) {

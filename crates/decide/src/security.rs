@@ -231,6 +231,11 @@ impl SecurityServer {
         self.cell.store(snap);
         self.seqno.fetch_max(seqno, Ordering::AcqRel);
         *pending = bools;
+        // The old state (when no reader holds it) is freed after the locks are released,
+        // so a boolean commit or a SID insertion does not wait for that.
+        drop(_sid_guard);
+        drop(pending);
+        drop(old);
         Ok(Reload {
             seqno,
             sids: stats,
