@@ -1,16 +1,9 @@
 //! `arbiter diff`: sediff's sections and text (setools 4.4.1), `--stats`, `--json`.
 
+use super::emit;
 use crate::load;
 use arbiter_query::diff::{self, DiffArgs};
-use std::io::Write;
 use std::process::ExitCode;
-
-/// Prints to stdout, ignoring a closed pipe (`| head`), as setools does with SIGPIPE.
-fn emit(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-}
 
 #[derive(clap::Args)]
 #[command(disable_help_flag = true)]

@@ -4,19 +4,12 @@
 //! options (`-t`, `-a`, `--portcon 80`, `-x`, `--flat`, `--all`, ...) list components
 //! with seinfo 4.4.1's text, or as JSON with `--json`.
 
+use super::emit;
 use crate::load;
 use arbiter_policy::stats;
 use arbiter_query::info::{self, InfoArgs};
 use arbiter_query::Index;
-use std::io::Write;
 use std::process::ExitCode;
-
-/// Prints to stdout, ignoring a closed pipe (`| head`), as setools does with SIGPIPE.
-fn emit(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-}
 
 #[derive(clap::Args)]
 #[command(disable_help_flag = true)]
