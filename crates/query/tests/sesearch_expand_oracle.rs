@@ -9,7 +9,6 @@
 
 mod oracle;
 
-use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::{Policy, TypeFlavor};
 use arbiter_query::search::{self, SearchArgs};
 use arbiter_query::Index;
@@ -18,20 +17,6 @@ use oracle::Rng;
 const SESEARCH: &str = "/usr/bin/sesearch";
 const DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
 const MLS: &str = "/etc/selinux/mls/policy/policy.33";
-
-fn kind_option(k: AvtabKind) -> &'static str {
-    match k {
-        AvtabKind::Allowed => "--allow",
-        AvtabKind::AuditAllow => "--auditallow",
-        AvtabKind::AuditDeny => "--dontaudit",
-        AvtabKind::Transition => "-T",
-        AvtabKind::Member => "--type_member",
-        AvtabKind::Change => "--type_change",
-        AvtabKind::XpermsAllowed => "--allowxperm",
-        AvtabKind::XpermsAuditAllow => "--auditallowxperm",
-        AvtabKind::XpermsDontAudit => "--dontauditxperm",
-    }
-}
 
 fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
@@ -57,7 +42,7 @@ fn generated(path: &str, rng: &mut Rng, n: usize) -> Vec<Vec<String>> {
     for _ in 0..n {
         let Some(e) = rng.pick(&entries) else { break };
         let mut argv = vec![
-            kind_option(e.key.kind).to_string(),
+            oracle::kind_option(e.key.kind).to_string(),
             "-s".into(),
             index.type_name(e.key.source).to_string(),
             "-ds".into(),

@@ -15,20 +15,6 @@ use oracle::Rng;
 
 const SESEARCH: &str = "/usr/bin/sesearch";
 
-fn kind_option(k: AvtabKind) -> &'static str {
-    match k {
-        AvtabKind::Allowed => "--allow",
-        AvtabKind::AuditAllow => "--auditallow",
-        AvtabKind::AuditDeny => "--dontaudit",
-        AvtabKind::Transition => "-T",
-        AvtabKind::Member => "--type_member",
-        AvtabKind::Change => "--type_change",
-        AvtabKind::XpermsAllowed => "--allowxperm",
-        AvtabKind::XpermsAuditAllow => "--auditallowxperm",
-        AvtabKind::XpermsDontAudit => "--dontauditxperm",
-    }
-}
-
 const ALL_KIND_OPTIONS: &[&str] = &[
     "-A",
     "--allow",
@@ -216,7 +202,7 @@ impl<'p> Gen<'p> {
                 return args;
             };
             let k = e.key;
-            args.push(kind_option(k.kind).into());
+            args.push(oracle::kind_option(k.kind).into());
             while rng.pct(20) {
                 args.push(ALL_KIND_OPTIONS[rng.below(ALL_KIND_OPTIONS.len())].into());
             }

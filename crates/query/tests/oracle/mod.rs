@@ -246,6 +246,22 @@ fn sort_set_words(line: &str) -> String {
     out
 }
 
+/// The sesearch option that selects a rule kind.
+pub fn kind_option(k: arbiter_policy::avtab::AvtabKind) -> &'static str {
+    use arbiter_policy::avtab::AvtabKind;
+    match k {
+        AvtabKind::Allowed => "--allow",
+        AvtabKind::AuditAllow => "--auditallow",
+        AvtabKind::AuditDeny => "--dontaudit",
+        AvtabKind::Transition => "-T",
+        AvtabKind::Member => "--type_member",
+        AvtabKind::Change => "--type_change",
+        AvtabKind::XpermsAllowed => "--allowxperm",
+        AvtabKind::XpermsAuditAllow => "--auditallowxperm",
+        AvtabKind::XpermsDontAudit => "--dontauditxperm",
+    }
+}
+
 /// The number of cases: the env var, or the CI-sized default.
 pub fn case_count(var: &str, default: usize) -> usize {
     std::env::var(var)
