@@ -9,6 +9,9 @@
 //!
 //! secilc must be installed (CI installs it); `ARBITER_NO_SECILC=1` skips the secilc tests.
 
+#[path = "common/secilc.rs"]
+mod secilc;
+
 use arbiter_policy::write::{write_policy_with, Layout, WriteOptions};
 use arbiter_policy::Policy;
 
@@ -55,5 +58,46 @@ fn debian_policies_written_back_in_libsepol_layout_are_identical() {
         // The layout is what makes them equal: value order differs.
         let plain = write_policy_with(&p, p.version, &WriteOptions::default()).unwrap();
         assert_ne!(plain.bytes, bytes);
+    }
+}
+
+/// The versions secilc 3.4 writes kernel policies of that our CIL policies fit (version 24
+/// is the first with type bounds and named attributes).
+const VERSIONS: std::ops::RangeInclusive<u32> = 24..=33;
+
+#[test]
+fn secilc_builds_written_back_in_libsepol_layout_are_identical() {
+    if !secilc::available() {
+        return;
+    }
+    for (name, files) in secilc::cil_policies() {
+        for mls in ["true", "false"] {
+            let newest = secilc::compile(&["-M", mls, "-c", "33"], &files);
+            let from_newest = Policy::from_bytes(&newest).unwrap();
+            for v in VERSIONS {
+                let what = format!("{name}.cil -M {mls} -c {v}");
+                let theirs = if v == 33 {
+                    newest.clone()
+                } else {
+                    match secilc::try_compile(&["-M", mls, "-c", &v.to_string()], &files) {
+                        Ok(bytes) => bytes,
+                        Err(message) => {
+                            // libsepol refuses (extended permissions below 30): so must we.
+                            let ours = write_policy_with(&from_newest, v, &sepol());
+                            assert!(ours.is_err(), "{what}: secilc fails ({message}), we write");
+                            continue;
+                        }
+                    }
+                };
+                let p = Policy::from_bytes(&theirs).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let w = write_policy_with(&p, v, &sepol()).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_same_bytes(&what, &w.bytes, &theirs);
+                // Down from the version 33 build: libsepol leaves out what the version
+                // cannot hold, and so does the writer.
+                let w = write_policy_with(&from_newest, v, &sepol())
+                    .unwrap_or_else(|e| panic!("{what} from -c 33: {e}"));
+                assert_same_bytes(&format!("{what} from -c 33"), &w.bytes, &theirs);
+            }
+        }
     }
 }
