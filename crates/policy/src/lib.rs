@@ -27,6 +27,7 @@ pub mod ids;
 mod keytab;
 pub mod mls;
 pub mod ocontext;
+pub mod optimize;
 mod policy;
 mod read;
 pub mod stats;
