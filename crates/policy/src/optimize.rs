@@ -227,6 +227,9 @@ fn packed(source: u32, target: u32, class: u16, kind: AvtabKind) -> u64 {
 struct Table {
     /// Key → 1 + the first entry of the key in chain order.
     head: KeyMap<u32>,
+    /// For each source type index, the target indices of its entries (ascending, each
+    /// once): most covering pairs have no rule, and are skipped without a lookup.
+    targets_of: Vec<Vec<u32>>,
     /// Entry → 1 + the next entry of its key in chain order (0: none).
     next: Vec<u32>,
     alive: Vec<bool>,
@@ -238,8 +241,13 @@ impl Table {
         let mut head = KeyMap::with_capacity(order.len());
         let mut next = vec![0u32; t.entries.len()];
         let mut last: KeyMap<u32> = KeyMap::with_capacity(order.len());
+        let mut targets_of: Vec<Vec<u32>> = Vec::new();
         for &i in order {
             let k = t.entries[i].key;
+            if targets_of.len() <= k.source.index() {
+                targets_of.resize(k.source.index() + 1, Vec::new());
+            }
+            targets_of[k.source.index()].push(k.target.index() as u32);
             let key = packed(
                 u32::from(k.source.value()),
                 u32::from(k.target.value()),
@@ -254,16 +262,43 @@ impl Table {
             }
             *tail = i as u32 + 1;
         }
+        for targets in &mut targets_of {
+            targets.sort_unstable();
+            targets.dedup();
+        }
         Table {
             head,
+            targets_of,
             next,
             alive: vec![true; t.entries.len()],
         }
     }
 
-    /// `avtab_search`: the first entry of the key still in the table.
-    fn search(&self, key: u64) -> Option<usize> {
-        let mut at = self.head.get(key)?;
+    /// The (source, target) pairs of `sources` × `targets` (ascending lists) that some
+    /// entry has, in libsepol's loop order: source by source, targets ascending.
+    fn pairs<'s>(
+        &'s self,
+        sources: &'s [u32],
+        targets: &'s [u32],
+    ) -> impl Iterator<Item = (u32, u32)> + 's {
+        sources.iter().flat_map(move |&st| {
+            let have: &[u32] = self.targets_of.get(st as usize).map_or(&[], |v| v);
+            // Walk the shorter list, look up in the longer; both ways stay ascending.
+            let (walk, probe) = if targets.len() <= have.len() {
+                (targets, have)
+            } else {
+                (have, targets)
+            };
+            walk.iter()
+                .filter(move |t| probe.binary_search(t).is_ok())
+                .map(move |&tt| (st, tt))
+        })
+    }
+
+    /// `avtab_search` of (source index, target index, class, kind): the first entry of
+    /// the key still in the table.
+    fn search(&self, source: u32, target: u32, class: u16, kind: AvtabKind) -> Option<usize> {
+        let mut at = self.head.get(packed(source + 1, target + 1, class, kind))?;
         while at != 0 {
             let i = at as usize - 1;
             if self.alive[i] {
@@ -359,20 +394,18 @@ fn is_redundant(
     let (Some(ss), Some(ts)) = (covering.get(s), covering.get(tt)) else {
         return false;
     };
-    for &st in ss {
-        for &tg in ts {
-            if skip_own && st as usize == s && tg as usize == tt {
-                continue;
-            }
-            let Some(j) = table.search(packed(st + 1, tg + 1, key.class.value(), key.kind)) else {
-                continue;
-            };
-            let Some(d2) = perms_of(t, j) else {
-                continue;
-            };
-            if strip(t, i, d2) {
-                return true;
-            }
+    for (st, tg) in table.pairs(ss, ts) {
+        if skip_own && st as usize == s && tg as usize == tt {
+            continue;
+        }
+        let Some(j) = table.search(st, tg, key.class.value(), key.kind) else {
+            continue;
+        };
+        let Some(d2) = perms_of(t, j) else {
+            continue;
+        };
+        if strip(t, i, d2) {
+            return true;
         }
     }
     false
@@ -397,17 +430,15 @@ fn is_redundant_in(
     ) else {
         return false;
     };
-    for &st in ss {
-        for &tg in ts {
-            let Some(j) = table.search(packed(st + 1, tg + 1, key.class.value(), key.kind)) else {
-                continue;
-            };
-            let Some(d2) = perms_of(te, j) else {
-                continue;
-            };
-            if strip(c, i, d2) {
-                return true;
-            }
+    for (st, tg) in table.pairs(ss, ts) {
+        let Some(j) = table.search(st, tg, key.class.value(), key.kind) else {
+            continue;
+        };
+        let Some(d2) = perms_of(te, j) else {
+            continue;
+        };
+        if strip(c, i, d2) {
+            return true;
         }
     }
     false
