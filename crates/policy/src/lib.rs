@@ -7,7 +7,11 @@
 //! [`PolicyError`] naming what was being read and at which byte offset.
 //!
 //! [`write_policy`] writes a model back out, at its own or another format version (see
-//! [`mod@write`]), so policies can be converted between versions.
+//! [`mod@write`]), so policies can be converted between versions. With
+//! [`write::Layout::Libsepol34`] the bytes are libsepol 3.4's own for the same policy
+//! (symbols, rules and transitions in its hash tables' order), which is how a compiler
+//! built on this model reproduces `secilc`'s output; [`optimize::optimize`] is libsepol's
+//! `policydb_optimize` (`secilc -O`) over the model.
 //!
 //! ```no_run
 //! let policy = arbiter_policy::Policy::open("/etc/selinux/default/policy/policy.33")?;

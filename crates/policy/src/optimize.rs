@@ -521,3 +521,95 @@ fn covered_in_list(
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{ClassId, TypeId};
+
+    fn entry(kind: AvtabKind, datum: AvtabDatum) -> Avtab {
+        Avtab {
+            entries: vec![AvtabEntry {
+                key: AvtabKey {
+                    source: TypeId::new(1).unwrap(),
+                    target: TypeId::new(1).unwrap(),
+                    class: ClassId::new(1).unwrap(),
+                    kind,
+                },
+                datum,
+            }],
+            xperms: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn allow_loses_the_covered_bits_even_when_it_survives() {
+        let mut t = entry(AvtabKind::Allowed, AvtabDatum::Perms(0b111));
+        assert!(!strip(&mut t, 0, Perms::Word(0b011)));
+        assert_eq!(t.entries[0].datum, AvtabDatum::Perms(0b100));
+        assert!(strip(&mut t, 0, Perms::Word(0b100)));
+    }
+
+    #[test]
+    fn dontaudit_gains_the_covering_rules_unaudited_bits() {
+        // Audit-on-denial masks: dontaudit of bit 0 is !1, of bits 0 and 1 is !3.
+        let mut t = entry(AvtabKind::AuditDeny, AvtabDatum::Perms(!0b1));
+        assert!(!strip(&mut t, 0, Perms::Word(!0b10)));
+        assert_eq!(t.entries[0].datum, AvtabDatum::Perms(!0b1 | 0b10));
+        assert!(strip(&mut t, 0, Perms::Word(!0b1)));
+    }
+
+    #[test]
+    fn ioctl_functions_are_covered_by_their_whole_driver_only() {
+        let x = |kind, driver, perms| Xperms {
+            kind,
+            driver,
+            perms,
+        };
+        let mut t = entry(AvtabKind::XpermsAllowed, AvtabDatum::Xperms(0));
+        t.xperms
+            .push(x(XpermsKind::IoctlFunction, 0x54, [1, 0, 0, 0, 0, 0, 0, 0]));
+        let mut drivers = [0u32; 8];
+        drivers[0x55 >> 5] |= 1 << (0x55 & 31);
+        assert!(!strip(
+            &mut t,
+            0,
+            Perms::X(x(XpermsKind::IoctlDriver, 0, drivers))
+        ));
+        // Functions of another driver never cover.
+        assert!(!strip(
+            &mut t,
+            0,
+            Perms::X(x(XpermsKind::IoctlFunction, 0x55, [1, 0, 0, 0, 0, 0, 0, 0]))
+        ));
+        drivers[0x54 >> 5] |= 1 << (0x54 & 31);
+        assert!(strip(
+            &mut t,
+            0,
+            Perms::X(x(XpermsKind::IoctlDriver, 0, drivers))
+        ));
+        // A driver rule is never covered by function rules.
+        let mut d = entry(AvtabKind::XpermsAllowed, AvtabDatum::Xperms(0));
+        d.xperms.push(x(XpermsKind::IoctlDriver, 0, drivers));
+        assert!(!strip(
+            &mut d,
+            0,
+            Perms::X(x(XpermsKind::IoctlFunction, 0x54, [u32::MAX; 8]))
+        ));
+    }
+
+    #[test]
+    fn versions_20_to_23_are_refused_as_libsepol_does() {
+        let mut p = Policy::from_bytes(crate::BUILTIN_POLICY).unwrap();
+        p.version = 22;
+        assert!(matches!(
+            optimize(&mut p, 1 << 20),
+            Err(OptimizeError::UnsupportedVersion(22))
+        ));
+        p.version = 33;
+        assert!(matches!(
+            optimize(&mut p, 1000),
+            Err(OptimizeError::AvtabSlots(1000))
+        ));
+    }
+}

@@ -90,7 +90,8 @@ fn secilc_builds_written_back_in_libsepol_layout_are_identical() {
                     }
                 };
                 let p = Policy::from_bytes(&theirs).unwrap_or_else(|e| panic!("{what}: {e}"));
-                let w = write_policy_with(&p, v, &sepol()).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let w =
+                    write_policy_with(&p, v, &sepol()).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_same_bytes(&what, &w.bytes, &theirs);
                 // Down from the version 33 build: libsepol leaves out what the version
                 // cannot hold, and so does the writer.

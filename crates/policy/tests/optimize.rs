@@ -71,7 +71,10 @@ fn optimised_cil_policies_equal_secilc_dash_o() {
             }
         }
     }
-    assert!(removed > 0, "the test policies gave the optimiser nothing to do");
+    assert!(
+        removed > 0,
+        "the test policies gave the optimiser nothing to do"
+    );
 }
 
 fn store_case(store: &str) {

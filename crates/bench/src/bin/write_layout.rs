@@ -27,7 +27,9 @@ fn main() {
     }
     let p = Policy::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let sepol = WriteOptions {
-        layout: Layout::Libsepol34 { avtab_slots: 1 << 20 },
+        layout: Layout::Libsepol34 {
+            avtab_slots: 1 << 20,
+        },
         ..Default::default()
     };
     let (mut plain, mut layout, mut opt) = (Vec::new(), Vec::new(), Vec::new());
@@ -49,6 +51,9 @@ fn main() {
         let (lo, hi) = v
             .iter()
             .fold((f64::MAX, 0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-        println!("{what:30} median {:8.2} ms  (min {lo:.2}, max {hi:.2})", median(v));
+        println!(
+            "{what:30} median {:8.2} ms  (min {lo:.2}, max {hi:.2})",
+            median(v)
+        );
     }
 }

@@ -43,7 +43,8 @@ fn grown(initial: u32, n: usize) -> u64 {
 /// `symhash`: rotate left by 4 and XOR each byte, taken as a C `char`. That is signed on
 /// amd64, where Debian's secilc runs, so bytes of 0x80 and above are sign-extended.
 fn symhash(name: &[u8]) -> u32 {
-    name.iter().fold(0u32, |h, &c| h.rotate_left(4) ^ (c as i8 as i32 as u32))
+    name.iter()
+        .fold(0u32, |h, &c| h.rotate_left(4) ^ (c as i8 as i32 as u32))
 }
 
 /// The order libsepol writes a symbol table of `initial` buckets holding `names`: indices
@@ -71,7 +72,10 @@ pub(crate) fn avtab_hash(key: &AvtabKey) -> u32 {
     ] {
         let v = input.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
         hash ^= v;
-        hash = hash.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
+        hash = hash
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64);
     }
     hash ^= hash >> 16;
     hash = hash.wrapping_mul(0x85eb_ca6b);

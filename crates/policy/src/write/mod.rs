@@ -54,12 +54,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-pub(crate) mod layout;
 mod filename;
+pub(crate) mod layout;
 mod unsupported;
 
-pub use unsupported::Unsupported;
 use filename::per_rule;
+pub use unsupported::Unsupported;
 
 use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind};
 use crate::cond::{CondExpr, CondNode};
@@ -538,11 +538,7 @@ impl<'a> Writer<'a> {
 
     /// The named entries of a value-indexed table, as (value, index), in the order to
     /// write them.
-    fn named<'n>(
-        &self,
-        initial: u32,
-        names: impl Iterator<Item = &'n str>,
-    ) -> Vec<(u32, usize)> {
+    fn named<'n>(&self, initial: u32, names: impl Iterator<Item = &'n str>) -> Vec<(u32, usize)> {
         let named: Vec<(u32, usize, &str)> = (1u32..)
             .zip(names.enumerate())
             .filter(|(_, (_, n))| !n.is_empty())
@@ -1467,7 +1463,6 @@ fn fs_use_raw(b: crate::ocontext::FsUseBehavior) -> u32 {
         Other(v) => v,
     }
 }
-
 
 #[cfg(test)]
 mod tests {

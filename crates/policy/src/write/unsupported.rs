@@ -164,4 +164,3 @@ impl fmt::Display for Unsupported {
         }
     }
 }
-

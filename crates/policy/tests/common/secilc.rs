@@ -110,7 +110,7 @@ pub fn decompressed_store(active: &Path) -> Vec<PathBuf> {
                 continue;
             }
             let cil = m.path().join("cil");
-            if chosen.get(&name).map_or(true, |(p, _)| *p < level) {
+            if chosen.get(&name).is_none_or(|(p, _)| *p < level) {
                 chosen.insert(name, (level, cil));
             }
         }
@@ -121,7 +121,10 @@ pub fn decompressed_store(active: &Path) -> Vec<PathBuf> {
         .into_iter()
         .map(|(name, (_, cil))| {
             let out = dir.join(format!("{name}.cil"));
-            let run = Command::new("bzcat").arg(&cil).output().expect("running bzcat");
+            let run = Command::new("bzcat")
+                .arg(&cil)
+                .output()
+                .expect("running bzcat");
             assert!(run.status.success(), "bzcat {}", cil.display());
             std::fs::write(&out, run.stdout).unwrap();
             out
