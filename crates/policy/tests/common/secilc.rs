@@ -124,7 +124,7 @@ pub fn decompressed_store(active: &Path) -> Vec<PathBuf> {
             let run = Command::new("bzcat")
                 .arg(&cil)
                 .output()
-                .expect("running bzcat");
+                .expect("running bzcat (Debian package bzip2)");
             assert!(run.status.success(), "bzcat {}", cil.display());
             std::fs::write(&out, run.stdout).unwrap();
             out
