@@ -79,7 +79,7 @@ pub fn optimize(p: &mut Policy, avtab_slots: u32) -> Result<Optimized, OptimizeE
     let order = avtab_order(avtab_slots, &keys);
     let mut table = Table::new(&p.avtab, &order);
     for &i in &order {
-        if is_redundant(&mut p.avtab, i, &table, &covering, true) {
+        if unconditional_is_redundant(&mut p.avtab, i, &table, &covering) {
             table.alive[i] = false;
             stats.rules += 1;
         }
@@ -311,7 +311,7 @@ impl Table {
 }
 
 /// The datum a check compares: permission bits or an extended-permission set.
-#[derive(Copy, Clone)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Perms {
     Word(u32),
     X(Xperms),
@@ -325,12 +325,24 @@ fn perms_of(t: &Avtab, i: usize) -> Option<Perms> {
     }
 }
 
-/// libsepol's `process_avtab_datum`: removes from entry `i` of `t` what `d2` covers;
-/// whether nothing is left.
-fn strip(t: &mut Avtab, i: usize, d2: Perms) -> bool {
-    let kind = t.entries[i].key.kind;
-    match (&mut t.entries[i].datum, d2) {
-        (AvtabDatum::Perms(d1), Perms::Word(d2)) => match kind {
+/// Stores a datum taken out by [`perms_of`] back into entry `i`.
+fn set_perms(t: &mut Avtab, i: usize, d: Perms) {
+    match (&mut t.entries[i].datum, d) {
+        (AvtabDatum::Perms(w), Perms::Word(new)) => *w = new,
+        (AvtabDatum::Xperms(x), Perms::X(new)) => {
+            if let Some(x) = t.xperms.get_mut(*x as usize) {
+                *x = new;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// libsepol's `process_avtab_datum`: removes from `d1` (of a rule of `kind`) what `d2`
+/// covers; whether nothing is left.
+fn strip(kind: AvtabKind, d1: &mut Perms, d2: Perms) -> bool {
+    match (d1, d2) {
+        (Perms::Word(d1), Perms::Word(d2)) => match kind {
             // Audit-on-denial bits are the complement of dontaudit's permissions.
             AvtabKind::AuditDeny => {
                 *d1 |= !d2;
@@ -342,23 +354,16 @@ fn strip(t: &mut Avtab, i: usize, d2: Perms) -> bool {
             }
             _ => false,
         },
-        (AvtabDatum::Xperms(x), Perms::X(x2)) => {
-            let Some(x1) = t.xperms.get_mut(*x as usize) else {
-                return false;
-            };
-            match (x1.kind, x2.kind) {
-                (XpermsKind::IoctlFunction, XpermsKind::IoctlFunction) => {
-                    x1.driver == x2.driver && clear(&mut x1.perms, &x2.perms)
-                }
-                (XpermsKind::IoctlFunction, XpermsKind::IoctlDriver) => {
-                    x2.perms[usize::from(x1.driver >> 5)] & (1 << (x1.driver & 31)) != 0
-                }
-                (XpermsKind::IoctlDriver, XpermsKind::IoctlDriver) => {
-                    clear(&mut x1.perms, &x2.perms)
-                }
-                _ => false,
+        (Perms::X(x1), Perms::X(x2)) => match (x1.kind, x2.kind) {
+            (XpermsKind::IoctlFunction, XpermsKind::IoctlFunction) => {
+                x1.driver == x2.driver && clear(&mut x1.perms, &x2.perms)
             }
-        }
+            (XpermsKind::IoctlFunction, XpermsKind::IoctlDriver) => {
+                x2.perms[usize::from(x1.driver >> 5)] & (1 << (x1.driver & 31)) != 0
+            }
+            (XpermsKind::IoctlDriver, XpermsKind::IoctlDriver) => clear(&mut x1.perms, &x2.perms),
+            _ => false,
+        },
         _ => false,
     }
 }
@@ -371,77 +376,57 @@ fn clear(p1: &mut [u32; 8], p2: &[u32; 8]) -> bool {
     p1.iter().all(|&w| w == 0)
 }
 
-/// Whether the kind is an access or extended-permission rule (what the optimiser checks).
-fn checked(kind: AvtabKind) -> bool {
-    !kind.is_type_rule()
-}
-
-/// libsepol's `is_avrule_redundant`: whether entry `i` of `t` is covered by the
-/// unconditional rules in `table` (whose entries are `te`, which is `t` itself when
-/// `skip_own` — the unconditional pass, which skips the entry's own pair).
-fn is_redundant(
-    t: &mut Avtab,
-    i: usize,
+/// libsepol's `is_avrule_redundant`: whether a rule of `key` with datum `d1` is covered by
+/// the unconditional rules (`te`, searched through `table`) on its covering pairs, its own
+/// pair skipped when `skip_own` (the unconditional pass). `d1` loses what is covered on
+/// the way. Type rules are never covered.
+fn covered_by_table(
+    key: AvtabKey,
+    d1: &mut Perms,
+    te: &Avtab,
     table: &Table,
     covering: &[Vec<u32>],
     skip_own: bool,
 ) -> bool {
-    let key = t.entries[i].key;
-    if !checked(key.kind) {
+    if key.kind.is_type_rule() {
         return false;
     }
-    let (s, tt) = (key.source.index(), key.target.index());
-    let (Some(ss), Some(ts)) = (covering.get(s), covering.get(tt)) else {
+    let (s, t) = (key.source.index() as u32, key.target.index() as u32);
+    let (Some(ss), Some(ts)) = (covering.get(s as usize), covering.get(t as usize)) else {
         return false;
     };
-    for (st, tg) in table.pairs(ss, ts) {
-        if skip_own && st as usize == s && tg as usize == tt {
+    for (st, tt) in table.pairs(ss, ts) {
+        if skip_own && st == s && tt == t {
             continue;
         }
-        let Some(j) = table.search(st, tg, key.class.value(), key.kind) else {
+        let Some(d2) = table
+            .search(st, tt, key.class.value(), key.kind)
+            .and_then(|j| perms_of(te, j))
+        else {
             continue;
         };
-        let Some(d2) = perms_of(t, j) else {
-            continue;
-        };
-        if strip(t, i, d2) {
+        if strip(key.kind, d1, d2) {
             return true;
         }
     }
     false
 }
 
-/// The conditional variant: entry `i` of the conditional table `c` against the
-/// unconditional table `te`.
-fn is_redundant_in(
-    c: &mut Avtab,
+/// The unconditional pass over entry `i` of `te`: whether it goes (its datum stripped of
+/// what is covered either way).
+fn unconditional_is_redundant(
+    te: &mut Avtab,
     i: usize,
-    te: &Avtab,
     table: &Table,
     covering: &[Vec<u32>],
 ) -> bool {
-    let key = c.entries[i].key;
-    if !checked(key.kind) {
-        return false;
-    }
-    let (Some(ss), Some(ts)) = (
-        covering.get(key.source.index()),
-        covering.get(key.target.index()),
-    ) else {
+    let Some(mut d1) = perms_of(te, i) else {
         return false;
     };
-    for (st, tg) in table.pairs(ss, ts) {
-        let Some(j) = table.search(st, tg, key.class.value(), key.kind) else {
-            continue;
-        };
-        let Some(d2) = perms_of(te, j) else {
-            continue;
-        };
-        if strip(c, i, d2) {
-            return true;
-        }
-    }
-    false
+    // The entry's own pair is skipped, so no covering rule is the entry itself.
+    let gone = covered_by_table(te.entries[i].key, &mut d1, te, table, covering, true);
+    set_perms(te, i, d1);
+    gone
 }
 
 /// libsepol's `optimize_cond_av_list` over one list (entry indices of `c` in list order):
@@ -459,20 +444,29 @@ fn optimize_list(
         is_attr.get(k.source.index()).copied().unwrap_or(false)
             || is_attr.get(k.target.index()).copied().unwrap_or(false)
     };
-    let (mut plain, mut with_attr): (Vec<usize>, Vec<usize>) =
+    let (mut order, mut with_attr): (Vec<usize>, Vec<usize>) =
         list.into_iter().partition(|&i| !attr(c, i));
     with_attr.reverse();
-    let first_attr = plain.len();
-    plain.extend(with_attr);
-    let order = plain;
+    let first_attr = order.len();
+    order.extend(with_attr);
     let mut alive = vec![true; order.len()];
     for pos in 0..order.len() {
         let i = order[pos];
-        let covered = is_redundant_in(c, i, te, table, covering)
-            || covered_in_list(c, i, &order[first_attr..], &alive[first_attr..], covering);
-        if covered {
-            alive[pos] = false;
-        }
+        let Some(mut d1) = perms_of(c, i) else {
+            continue;
+        };
+        let key = c.entries[i].key;
+        let gone = covered_by_table(key, &mut d1, te, table, covering, false)
+            || covered_in_list(
+                key,
+                &mut d1,
+                c,
+                &order[first_attr..],
+                &alive[first_attr..],
+                covering,
+            );
+        set_perms(c, i, d1);
+        alive[pos] = !gone;
     }
     order
         .into_iter()
@@ -481,17 +475,18 @@ fn optimize_list(
         .collect()
 }
 
-/// libsepol's `is_cond_rule_redundant`: entry `i` against the list's remaining attribute
-/// rules of the same kind and class on other, covering pairs.
+/// libsepol's `is_cond_rule_redundant`: a rule of `k1` with datum `d1` against the list's
+/// remaining attribute rules (`attrs` of `c`, those `alive`) of the same kind and class
+/// on other, covering pairs.
 fn covered_in_list(
-    c: &mut Avtab,
-    i: usize,
+    k1: AvtabKey,
+    d1: &mut Perms,
+    c: &Avtab,
     attrs: &[usize],
     alive: &[bool],
     covering: &[Vec<u32>],
 ) -> bool {
-    let k1 = c.entries[i].key;
-    if !checked(k1.kind) {
+    if k1.kind.is_type_rule() {
         return false;
     }
     let (Some(ss), Some(ts)) = (
@@ -505,6 +500,7 @@ fn covered_in_list(
         if k1.kind != k2.kind || k1.class != k2.class {
             continue;
         }
+        // The rule itself, or another on its own pair.
         if k1.source == k2.source && k1.target == k2.target {
             continue;
         }
@@ -515,7 +511,7 @@ fn covered_in_list(
         let Some(d2) = perms_of(c, j) else {
             continue;
         };
-        if strip(c, i, d2) {
+        if strip(k1.kind, d1, d2) {
             return true;
         }
     }
@@ -525,77 +521,47 @@ fn covered_in_list(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{ClassId, TypeId};
-
-    fn entry(kind: AvtabKind, datum: AvtabDatum) -> Avtab {
-        Avtab {
-            entries: vec![AvtabEntry {
-                key: AvtabKey {
-                    source: TypeId::new(1).unwrap(),
-                    target: TypeId::new(1).unwrap(),
-                    class: ClassId::new(1).unwrap(),
-                    kind,
-                },
-                datum,
-            }],
-            xperms: Vec::new(),
-        }
-    }
 
     #[test]
     fn allow_loses_the_covered_bits_even_when_it_survives() {
-        let mut t = entry(AvtabKind::Allowed, AvtabDatum::Perms(0b111));
-        assert!(!strip(&mut t, 0, Perms::Word(0b011)));
-        assert_eq!(t.entries[0].datum, AvtabDatum::Perms(0b100));
-        assert!(strip(&mut t, 0, Perms::Word(0b100)));
+        let mut d = Perms::Word(0b111);
+        assert!(!strip(AvtabKind::Allowed, &mut d, Perms::Word(0b011)));
+        assert_eq!(d, Perms::Word(0b100));
+        assert!(strip(AvtabKind::Allowed, &mut d, Perms::Word(0b100)));
     }
 
     #[test]
     fn dontaudit_gains_the_covering_rules_unaudited_bits() {
         // Audit-on-denial masks: dontaudit of bit 0 is !1, of bits 0 and 1 is !3.
-        let mut t = entry(AvtabKind::AuditDeny, AvtabDatum::Perms(!0b1));
-        assert!(!strip(&mut t, 0, Perms::Word(!0b10)));
-        assert_eq!(t.entries[0].datum, AvtabDatum::Perms(!0b1 | 0b10));
-        assert!(strip(&mut t, 0, Perms::Word(!0b1)));
+        let mut d = Perms::Word(!0b1);
+        assert!(!strip(AvtabKind::AuditDeny, &mut d, Perms::Word(!0b10)));
+        assert_eq!(d, Perms::Word(!0b1 | 0b10));
+        assert!(strip(AvtabKind::AuditDeny, &mut d, Perms::Word(!0b1)));
     }
 
     #[test]
     fn ioctl_functions_are_covered_by_their_whole_driver_only() {
-        let x = |kind, driver, perms| Xperms {
-            kind,
-            driver,
-            perms,
+        let x = |kind, driver, perms| {
+            Perms::X(Xperms {
+                kind,
+                driver,
+                perms,
+            })
         };
-        let mut t = entry(AvtabKind::XpermsAllowed, AvtabDatum::Xperms(0));
-        t.xperms
-            .push(x(XpermsKind::IoctlFunction, 0x54, [1, 0, 0, 0, 0, 0, 0, 0]));
+        let kind = AvtabKind::XpermsAllowed;
+        let mut d = x(XpermsKind::IoctlFunction, 0x54, [1, 0, 0, 0, 0, 0, 0, 0]);
         let mut drivers = [0u32; 8];
         drivers[0x55 >> 5] |= 1 << (0x55 & 31);
-        assert!(!strip(
-            &mut t,
-            0,
-            Perms::X(x(XpermsKind::IoctlDriver, 0, drivers))
-        ));
+        assert!(!strip(kind, &mut d, x(XpermsKind::IoctlDriver, 0, drivers)));
         // Functions of another driver never cover.
-        assert!(!strip(
-            &mut t,
-            0,
-            Perms::X(x(XpermsKind::IoctlFunction, 0x55, [1, 0, 0, 0, 0, 0, 0, 0]))
-        ));
+        let other = x(XpermsKind::IoctlFunction, 0x55, [1, 0, 0, 0, 0, 0, 0, 0]);
+        assert!(!strip(kind, &mut d, other));
         drivers[0x54 >> 5] |= 1 << (0x54 & 31);
-        assert!(strip(
-            &mut t,
-            0,
-            Perms::X(x(XpermsKind::IoctlDriver, 0, drivers))
-        ));
+        assert!(strip(kind, &mut d, x(XpermsKind::IoctlDriver, 0, drivers)));
         // A driver rule is never covered by function rules.
-        let mut d = entry(AvtabKind::XpermsAllowed, AvtabDatum::Xperms(0));
-        d.xperms.push(x(XpermsKind::IoctlDriver, 0, drivers));
-        assert!(!strip(
-            &mut d,
-            0,
-            Perms::X(x(XpermsKind::IoctlFunction, 0x54, [u32::MAX; 8]))
-        ));
+        let mut whole = x(XpermsKind::IoctlDriver, 0, drivers);
+        let all = x(XpermsKind::IoctlFunction, 0x54, [u32::MAX; 8]);
+        assert!(!strip(kind, &mut whole, all));
     }
 
     #[test]
