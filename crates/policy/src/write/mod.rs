@@ -32,7 +32,7 @@
 //! same policy (what `secilc` and `semodule` on Debian 12 produce), for versions 24 to 33.
 //! libsepol keeps symbols, the unconditional rules, filename transitions and range
 //! transitions in hash tables and writes them in bucket order, so this mode sorts them the
-//! same way ([`layout`](self) holds the hash functions): symbol tables by libsepol's
+//! same way (`write/layout.rs` holds libsepol's hash functions): symbol tables by
 //! `symhash` bucket and name; the unconditional avtab by slot of a table of `avtab_slots`
 //! buckets (secilc always allocates 2^20, whatever the policy's size), then (source,
 //! target, class), entries of one key keeping the model's order; filename transition keys
