@@ -198,4 +198,24 @@ mod tests {
         ];
         assert_eq!(avtab_order(1 << 20, &keys), vec![0, 1, 2]);
     }
+
+    #[test]
+    fn range_transitions_go_by_source_plus_shifted_target_and_class() {
+        // Buckets 1 + (1 << 3) + (1 << 5) = 41 and 2 + 0 + (1 << 5) = 34 of 256.
+        assert_eq!(range_trans_order(&[(1, 1, 1), (2, 0, 1)]), vec![1, 0]);
+    }
+
+    #[test]
+    fn filename_transitions_hash_target_class_and_name() {
+        // Equal buckets compare target, class, then name; "b" hashes after "a" here.
+        let h = |n: &str| filenametr_hash(1, 1, n.as_bytes()) & 1023;
+        assert_eq!(h("a"), ((0x61 << 4) + (0x61 >> 4)) * 11 & 1023);
+        let keys = [(1, 1, "b"), (1, 1, "a")];
+        let expected = if h("a") <= h("b") {
+            vec![1, 0]
+        } else {
+            vec![0, 1]
+        };
+        assert_eq!(filename_trans_order(&keys), expected);
+    }
 }
