@@ -209,7 +209,7 @@ mod tests {
     fn filename_transitions_hash_target_class_and_name() {
         // Equal buckets compare target, class, then name; "b" hashes after "a" here.
         let h = |n: &str| filenametr_hash(1, 1, n.as_bytes()) & 1023;
-        assert_eq!(h("a"), ((0x61 << 4) + (0x61 >> 4)) * 11 & 1023);
+        assert_eq!(h("a"), (((0x61 << 4) + (0x61 >> 4)) * 11) & 1023);
         let keys = [(1, 1, "b"), (1, 1, "a")];
         let expected = if h("a") <= h("b") {
             vec![1, 0]
