@@ -9,6 +9,8 @@
 //!   Where secilc refuses a version (extended permissions below 30), so does the writer.
 //! * The same policies under secilc options that change the tables' contents (`-D`, `-P`,
 //!   `-G`, `-X`, `-U`), read and written back: the same bytes.
+//! * checkpolicy's policies in `policies/bin` (24 and later) read back as the same model:
+//!   the layout changes orders only.
 //!
 //! secilc must be installed (CI installs it); `ARBITER_NO_SECILC=1` skips the secilc tests.
 
@@ -135,4 +137,49 @@ fn secilc_option_variants_written_back_in_libsepol_layout_are_identical() {
             }
         }
     }
+}
+
+/// The model with the orders the layout may change put in one canonical order: the
+/// unconditional rules by (source, target, class), stably (their extended permissions
+/// resolved, as their indices follow the file), and range transitions by key.
+fn canonical(p: &Policy) -> String {
+    let mut p = p.clone();
+    let mut rules: Vec<_> = p
+        .avtab
+        .entries
+        .iter()
+        .map(|e| (e.key, e.datum, p.avtab.xperms_of(e.datum).copied()))
+        .map(|(k, d, x)| (k, x.map_or_else(|| format!("{d:?}"), |x| format!("{x:?}"))))
+        .collect();
+    rules.sort_by_key(|(k, _)| (k.source, k.target, k.class));
+    p.avtab = Default::default();
+    p.range_trans.sort_by_key(|r| (r.source, r.target, r.class));
+    format!("{rules:?}\n{p:?}")
+}
+
+#[test]
+fn checkpolicy_policies_keep_their_model_in_libsepol_layout() {
+    // Every repository policy of a version libsepol's layout covers (24 and later): the
+    // layout changes only orders, so the policy read back is the same.
+    let dir = arbiter_testkit::repo_policies().join("bin");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let p = Policy::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        if p.version < 24 {
+            continue;
+        }
+        let w = write_policy_with(&p, p.version, &sepol())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(w.dropped.is_empty(), "{}: {:?}", path.display(), w.dropped);
+        let back = Policy::from_bytes(&w.bytes)
+            .unwrap_or_else(|e| panic!("{}: does not read back: {e}", path.display()));
+        assert!(
+            canonical(&back) == canonical(&p),
+            "{}: the model changed",
+            path.display()
+        );
+        checked += 1;
+    }
+    assert!(checked > 10, "only {checked} policies checked");
 }
