@@ -77,6 +77,25 @@ fn optimised_cil_policies_equal_secilc_dash_o() {
     );
 }
 
+#[test]
+fn optimised_cil_policies_with_other_options_equal_secilc_dash_o() {
+    if !secilc::available() {
+        return;
+    }
+    // -X 3 keeps attributes of three or more types that only av rules name; -P makes
+    // tunables booleans (more conditional lists); -D drops dontaudits.
+    for (name, files) in secilc::cil_policies() {
+        for variant in [&["-X", "3"][..], &["-P"], &["-D", "-X", "2"]] {
+            let what = format!("{name}.cil {variant:?}");
+            let plain = secilc::compile(variant, &files);
+            let mut args = variant.to_vec();
+            args.push("-O");
+            let optimised = secilc::compile(&args, &files);
+            assert_optimises_to(&what, &plain, &optimised);
+        }
+    }
+}
+
 fn store_case(store: &str) {
     if !secilc::available() {
         return;
