@@ -97,7 +97,14 @@ pub fn build_store(
         .iter()
         .zip(cils)
         .map(|(m, text)| Source {
-            name: m.cil_path().to_string_lossy().into_owned(),
+            // semodule compiles from its sandbox copy (`<store>/tmp/modules/…`) and its
+            // messages name that path.
+            name: store_dir
+                .join("tmp/modules")
+                .join(m.dir.strip_prefix(active.join("modules")).unwrap_or(&m.dir))
+                .join("cil")
+                .to_string_lossy()
+                .into_owned(),
             text,
         })
         .collect();

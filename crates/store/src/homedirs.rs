@@ -273,9 +273,11 @@ impl Gen<'_> {
     }
 
     /// `check_line`: the context field parses and is valid in the policy.
+    /// `sepol_context_from_string` turns `<<none>>` into no context, which passes.
     fn check_line(&self, line: &str) -> bool {
-        extract_context(line)
-            .is_some_and(|c| parse_context(self.inp.policy, &self.names, c).is_ok())
+        extract_context(line).is_some_and(|c| {
+            c == "<<none>>" || parse_context(self.inp.policy, &self.names, c).is_ok()
+        })
     }
 
     fn emit(&mut self, line: &str) {
