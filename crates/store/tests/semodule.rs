@@ -17,8 +17,19 @@ use arbiter_store::homedirs::{genhomedircon, HostAccounts, Inputs};
 use arbiter_store::modules::{active_modules, modules_checksum, read_cil};
 use arbiter_store::{build_store, StoreBuild, StoreError};
 
+/// Whether an oracle tool is installed. In CI (`CI` set) a missing tool is a failure, not a
+/// skip: scripts/test.sh installs them.
 fn have(tool: &str) -> bool {
-    Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().is_ok_and(|o| o.status.success())
+    let found = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found || std::env::var_os("CI").is_none(),
+        "{tool} is not installed"
+    );
+    found
 }
 
 fn scratch(tag: &str) -> PathBuf {
@@ -30,7 +41,12 @@ fn scratch(tag: &str) -> PathBuf {
 
 fn cp(from: &str, to: &Path) {
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-    let st = Command::new("cp").arg("-a").arg(from).arg(to).status().unwrap();
+    let st = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
     assert!(st.success(), "cp -a {from} {}", to.display());
 }
 
@@ -44,7 +60,10 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             if p.is_dir() {
                 stack.push(p);
             } else if p.is_file() {
-                out.insert(p.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&p).unwrap());
+                out.insert(
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
             }
         }
     }
@@ -52,13 +71,25 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 fn semodule(root: &Path, store: &str) {
-    let out = Command::new("semodule").arg("-p").arg(root).args(["-s", store, "-B", "-n"]).output().unwrap();
-    assert!(out.status.success(), "semodule failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("semodule")
+        .arg("-p")
+        .arg(root)
+        .args(["-s", store, "-B", "-n"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "semodule failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The files semodule changed (relative to the root), excluding the module tree it copies
 /// through its sandbox unchanged, and its lock files.
-fn changed(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8>>) -> Vec<PathBuf> {
+fn changed(
+    before: &BTreeMap<PathBuf, Vec<u8>>,
+    after: &BTreeMap<PathBuf, Vec<u8>>,
+) -> Vec<PathBuf> {
     after
         .iter()
         .filter(|(p, b)| before.get(*p) != Some(b))
@@ -69,17 +100,37 @@ fn changed(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8
 
 /// Runs our build on `root2` and compares with semodule's `root1`; returns whether the
 /// compiler was available. Without it, asserts the build failed without touching a file.
-fn compare_build(root1: &Path, root2: &Path, store: &str, before: &BTreeMap<PathBuf, Vec<u8>>) -> bool {
+fn compare_build(
+    root1: &Path,
+    root2: &Path,
+    store: &str,
+    before: &BTreeMap<PathBuf, Vec<u8>>,
+) -> bool {
     let after1 = snapshot(root1);
     let written = changed(before, &after1);
     assert!(!written.is_empty());
-    let r = build_store(&StoreBuild { root: root2.to_path_buf(), name: store.into() }, &mut |_| {});
+    let r = build_store(
+        &StoreBuild {
+            root: root2.to_path_buf(),
+            name: store.into(),
+        },
+        &mut |_| {},
+    );
     match r {
         Ok(_) => {
             let after2 = snapshot(root2);
-            let differ: Vec<_> = written.iter().filter(|p| after1.get(*p) != after2.get(*p)).collect();
-            let extra: Vec<_> = changed(before, &after2).into_iter().filter(|p| !written.contains(p)).collect();
-            assert!(differ.is_empty() && extra.is_empty(), "files differing from semodule's: {differ:?}; written only by arbiter: {extra:?}");
+            let differ: Vec<_> = written
+                .iter()
+                .filter(|p| after1.get(*p) != after2.get(*p))
+                .collect();
+            let extra: Vec<_> = changed(before, &after2)
+                .into_iter()
+                .filter(|p| !written.contains(p))
+                .collect();
+            assert!(
+                differ.is_empty() && extra.is_empty(),
+                "files differing from semodule's: {differ:?}; written only by arbiter: {extra:?}"
+            );
             true
         }
         Err(StoreError::Compile(e)) => {
@@ -92,7 +143,12 @@ fn compare_build(root1: &Path, root2: &Path, store: &str, before: &BTreeMap<Path
 }
 
 fn debian_store(store: &str) {
-    if !have("semodule") || !have("secilc") || !Path::new("/var/lib/selinux").join(store).is_dir() {
+    let present = Path::new("/var/lib/selinux").join(store).is_dir();
+    assert!(
+        present || std::env::var_os("CI").is_none(),
+        "the {store} module store is missing"
+    );
+    if !have("semodule") || !have("secilc") || !present {
         eprintln!("skipped: semodule, secilc or the {store} store is missing");
         return;
     }
@@ -109,9 +165,19 @@ fn debian_store(store: &str) {
 
     // Selection, order and decompression: our module list, compiled by secilc, is semodule's
     // policy, and its checksum is semodule's.
-    let mods = active_modules(&root2.join("var/lib/selinux").join(store).join("active/modules")).unwrap();
+    let mods = active_modules(
+        &root2
+            .join("var/lib/selinux")
+            .join(store)
+            .join("active/modules"),
+    )
+    .unwrap();
     let cils = read_cil(&mods, "/usr/libexec/selinux/hll").unwrap();
-    assert_eq!(modules_checksum(&cils), read("modules_checksum"), "modules_checksum");
+    assert_eq!(
+        modules_checksum(&cils),
+        read("modules_checksum"),
+        "modules_checksum"
+    );
     let cdir = dir.join("cil");
     std::fs::create_dir_all(&cdir).unwrap();
     let mut files = Vec::new();
@@ -120,9 +186,17 @@ fn debian_store(store: &str) {
         std::fs::write(&f, c).unwrap();
         files.push(f);
     }
-    let st = Command::new("secilc").current_dir(&dir).args(["-N", "-o", "policy", "-f", "fc"]).args(&files).status().unwrap();
+    let st = Command::new("secilc")
+        .current_dir(&dir)
+        .args(["-N", "-o", "policy", "-f", "fc"])
+        .args(&files)
+        .status()
+        .unwrap();
     assert!(st.success());
-    assert!(std::fs::read(dir.join("policy")).unwrap() == read("policy.kern"), "secilc on our module list differs from semodule's policy.kern");
+    assert!(
+        std::fs::read(dir.join("policy")).unwrap() == read("policy.kern"),
+        "secilc on our module list differs from semodule's policy.kern"
+    );
 
     // The file_contexts / homedir_template split of secilc's own file_contexts.
     let (fc, tmpl) = split_fc(&std::fs::read(dir.join("fc")).unwrap());
@@ -146,7 +220,11 @@ fn debian_store(store: &str) {
         &HostAccounts::from_system(),
     )
     .unwrap();
-    assert!(g.text == read("file_contexts.homedirs"), "file_contexts.homedirs differs from semodule's:\n{}", String::from_utf8_lossy(&g.text));
+    assert!(
+        g.text == read("file_contexts.homedirs"),
+        "file_contexts.homedirs differs from semodule's:\n{}",
+        String::from_utf8_lossy(&g.text)
+    );
 
     compare_build(&root1, &root2, store, &before);
     std::fs::remove_dir_all(&dir).unwrap();
@@ -166,7 +244,11 @@ fn mls_store_matches_semodule() {
 fn tiny_root(dir: &Path) -> PathBuf {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tiny");
     std::fs::create_dir_all(dir.join("etc/selinux/tiny")).unwrap();
-    std::fs::write(dir.join("etc/selinux/semanage.conf"), "module-store = direct\nexpand-check=0\n").unwrap();
+    std::fs::write(
+        dir.join("etc/selinux/semanage.conf"),
+        "module-store = direct\nexpand-check=0\n",
+    )
+    .unwrap();
     for m in ["base", "extra"] {
         let d = dir.join("var/lib/selinux/tiny/active/modules/100").join(m);
         std::fs::create_dir_all(&d).unwrap();
@@ -237,12 +319,34 @@ fn bad_semanage_conf_line_names_file_and_line() {
     let dir = scratch("badconf");
     tiny_root(&dir);
     let conf = dir.join("etc/selinux/semanage.conf");
-    std::fs::write(&conf, "module-store = direct\nexpand-check=0\nusepasswd = sometimes\n").unwrap();
+    std::fs::write(
+        &conf,
+        "module-store = direct\nexpand-check=0\nusepasswd = sometimes\n",
+    )
+    .unwrap();
     let before = snapshot(&dir);
-    let e = build_store(&StoreBuild { root: dir.clone(), name: "tiny".into() }, &mut |_| {}).unwrap_err();
-    assert_eq!(e.to_string(), format!("{}:3: usepasswd can only be 'true' or 'false'", conf.display()));
+    let e = build_store(
+        &StoreBuild {
+            root: dir.clone(),
+            name: "tiny".into(),
+        },
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}:3: usepasswd can only be 'true' or 'false'",
+            conf.display()
+        )
+    );
     if have("semodule") {
-        let st = Command::new("semodule").arg("-p").arg(&dir).args(["-s", "tiny", "-B", "-n"]).output().unwrap();
+        let st = Command::new("semodule")
+            .arg("-p")
+            .arg(&dir)
+            .args(["-s", "tiny", "-B", "-n"])
+            .output()
+            .unwrap();
         assert!(!st.status.success(), "semodule accepts the line we refuse");
     }
     let _ = std::fs::remove_dir_all(dir.join("var/lib/selinux/tiny/tmp"));
@@ -260,9 +364,22 @@ fn module_without_cil_is_named() {
     std::fs::write(m.join("100/extra/lang_ext"), "pp").unwrap();
     std::fs::write(m.join("100/extra/hll"), "not a policy package").unwrap();
     let before = snapshot(&dir);
-    let e = build_store(&StoreBuild { root: dir.clone(), name: "tiny".into() }, &mut |_| {}).unwrap_err();
-    assert!(matches!(&e, StoreError::HllOnly { name, .. } if name == "extra"), "{e}");
-    assert!(e.to_string().contains("module `extra` has no cil file"), "{e}");
+    let e = build_store(
+        &StoreBuild {
+            root: dir.clone(),
+            name: "tiny".into(),
+        },
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, StoreError::HllOnly { name, .. } if name == "extra"),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("module `extra` has no cil file"),
+        "{e}"
+    );
     assert_eq!(snapshot(&dir), before);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -276,7 +393,13 @@ fn unwritable_output_fails_and_keeps_old_files() {
     std::fs::write(dir.join("etc/selinux/tiny/policy"), "not a directory").unwrap();
     std::fs::write(dir.join("var/lib/selinux/tiny/active/policy.kern"), "old").unwrap();
     let before = snapshot(&dir);
-    let r = build_store(&StoreBuild { root: dir.clone(), name: "tiny".into() }, &mut |_| {});
+    let r = build_store(
+        &StoreBuild {
+            root: dir.clone(),
+            name: "tiny".into(),
+        },
+        &mut |_| {},
+    );
     assert!(r.is_err(), "build succeeded writing under a file");
     assert_eq!(snapshot(&dir), before, "a failed build changed files");
     std::fs::remove_dir_all(&dir).unwrap();

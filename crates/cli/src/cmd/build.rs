@@ -28,7 +28,6 @@ const PROG: &str = "arbiter build";
 fn usage() -> ExitCode {
     print!(
         "Usage: {PROG} [OPTION]... FILE...
-       {PROG} --store [-p ROOT] [-s NAME] -n
 
 Options:
   -o, --output=<file>            write binary policy to <file>
@@ -59,12 +58,24 @@ Options:
   -O, --optimize                 optimize final policy
   -v, --verbose                  increment verbosity level
   -h, --help                     display usage information
+"
+    );
+    ExitCode::from(1)
+}
 
-Store mode (what `semodule -p ROOT -s NAME -B -n` does; never loads the policy):
-  --store                        rebuild a libsemanage module store
+/// `arbiter build --store -h`.
+fn store_usage() -> ExitCode {
+    print!(
+        "Usage: {PROG} --store [-p ROOT] [-s NAME] -n
+
+Rebuilds a libsemanage module store as `semodule -p ROOT -s NAME -B -n` does, writing the
+same files; never loads the policy into the kernel.
+
+Options:
   -p, --path=<root>              alternate root (default: /)
   -s, --store-name=<name>        store name (default: SELINUXTYPE of /etc/selinux/config)
   -n, --noreload                 required: arbiter never loads a policy
+  -h, --help                     display usage information
 "
     );
     ExitCode::from(1)
@@ -417,12 +428,12 @@ fn run_store(args: &[String]) -> ExitCode {
             Some(('p', Some(v))) => root = PathBuf::from(v),
             Some(('s', Some(v))) => name = Some(v),
             Some(('n', _)) => noreload = true,
-            _ => return usage(),
+            _ => return store_usage(),
         }
     }
     if !operands.is_empty() {
         eprintln!("{PROG}: --store takes no files (found `{}`)", operands[0]);
-        return usage();
+        return store_usage();
     }
     if !noreload {
         eprintln!("{PROG}: --store needs -n: arbiter builds the store's files but never loads a policy into the kernel");
