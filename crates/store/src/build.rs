@@ -55,6 +55,7 @@ pub fn build_store(
     progress: &mut dyn FnMut(&str),
 ) -> Result<BuildReport, StoreError> {
     let conf = SemanageConf::load(&conf_path(&req.root))?;
+    refuse_unsupported(&conf)?;
     let store_dir = under(&req.root, &conf.store_root).join(&req.name);
     let active = store_dir.join("active");
     if !active.is_dir() {
@@ -227,6 +228,21 @@ pub fn build_store(
         written,
         warnings,
     })
+}
+
+/// Settings that change what semodule does in ways this builder does not reproduce: each
+/// is refused by name rather than built differently.
+fn refuse_unsupported(conf: &SemanageConf) -> Result<(), StoreError> {
+    let what = if conf.save_previous {
+        "save-previous = true (keeping the old store as previous/)"
+    } else if conf.ignore_module_cache {
+        "ignore-module-cache = true (recompiling every module from its HLL source)"
+    } else if !conf.verify_module.is_empty() || !conf.verify_linked.is_empty() || !conf.verify_kernel.is_empty() {
+        "[verify …] blocks (running policy verifiers)"
+    } else {
+        return Ok(());
+    };
+    Err(StoreError::Unsupported(format!("semanage.conf sets {what}")))
 }
 
 /// libsemanage's `semanage_direct_get_serial`: the decimal number at the start of

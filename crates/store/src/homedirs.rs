@@ -608,13 +608,11 @@ impl Gen<'_> {
         sename: &str,
         selogin: &str,
     ) -> Result<(), String> {
-        if selogin.starts_with('%') {
+        if let Some(group) = selogin.strip_prefix('%') {
             if let Some(orig) = head.iter().find(|e| e.name == name) {
-                if orig.login.starts_with('%') {
+                if let Some(orig_group) = orig.login.strip_prefix('%') {
                     return Err(format!(
-                        "User {name} is already mapped to group {}, but also belongs to group {}. Add an explicit mapping for this user to override group mappings.",
-                        &orig.login[1..],
-                        &selogin[1..]
+                        "User {name} is already mapped to group {orig_group}, but also belongs to group {group}. Add an explicit mapping for this user to override group mappings."
                     ));
                 }
                 return Ok(());

@@ -92,7 +92,7 @@ pub fn active_modules(modules_dir: &Path) -> Result<Vec<Module>, StoreError> {
         })?;
         priorities.push((p, name));
     }
-    priorities.sort_by(|a, b| b.0.cmp(&a.0));
+    priorities.sort_by_key(|p| std::cmp::Reverse(p.0));
     let disabled_dir = modules_dir.join("disabled");
     let mut chosen: Vec<Module> = Vec::new();
     let mut seen = std::collections::HashSet::new();
