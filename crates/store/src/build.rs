@@ -237,12 +237,17 @@ fn refuse_unsupported(conf: &SemanageConf) -> Result<(), StoreError> {
         "save-previous = true (keeping the old store as previous/)"
     } else if conf.ignore_module_cache {
         "ignore-module-cache = true (recompiling every module from its HLL source)"
-    } else if !conf.verify_module.is_empty() || !conf.verify_linked.is_empty() || !conf.verify_kernel.is_empty() {
+    } else if !conf.verify_module.is_empty()
+        || !conf.verify_linked.is_empty()
+        || !conf.verify_kernel.is_empty()
+    {
         "[verify …] blocks (running policy verifiers)"
     } else {
         return Ok(());
     };
-    Err(StoreError::Unsupported(format!("semanage.conf sets {what}")))
+    Err(StoreError::Unsupported(format!(
+        "semanage.conf sets {what}"
+    )))
 }
 
 /// libsemanage's `semanage_direct_get_serial`: the decimal number at the start of
