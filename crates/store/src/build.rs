@@ -12,11 +12,18 @@ use crate::homedirs::{genhomedircon, HostAccounts, Inputs};
 use crate::install::{exec_prog, Staging};
 use crate::modules::{active_modules, modules_checksum, read_cil};
 
-/// What to build: the store `name` under `root` (`semodule -p ROOT -s NAME`).
-#[derive(Clone, Debug)]
+/// What to build: the store `name` under `root` (`semodule -p ROOT -s NAME -B`).
+#[derive(Clone, Debug, Default)]
 pub struct StoreBuild {
     pub root: PathBuf,
     pub name: String,
+    /// `semodule -D`: leave out dontaudit rules, and record it in the store's
+    /// `disable_dontaudit` flag file. Without it, `semodule -B` builds with dontaudit rules
+    /// and removes the flag file; so does this builder.
+    pub disable_dontaudit: bool,
+    /// `semodule -P`: tunables become booleans (flag file `preserve_tunables`, likewise
+    /// removed when not asked for).
+    pub preserve_tunables: bool,
 }
 
 /// What a successful build did.
@@ -88,8 +95,8 @@ pub fn build_store(
         target: conf.target_platform,
         policy_version: conf.policy_version,
         handle_unknown: conf.handle_unknown,
-        disable_dontaudit: active.join("disable_dontaudit").exists(),
-        preserve_tunables: active.join("preserve_tunables").exists(),
+        disable_dontaudit: req.disable_dontaudit,
+        preserve_tunables: req.preserve_tunables,
         disable_neverallow: conf.expand_check == 0,
         optimize: conf.optimize_policy,
         ..Options::default()
@@ -169,6 +176,17 @@ pub fn build_store(
     // The active store (libsemanage writes these with umask 077).
     let mut st = Staging::default();
     let a = |n: &str| active.join(n);
+    // semanage_direct_commit creates or removes the store flags to match the build.
+    for (flag, on) in [
+        ("disable_dontaudit", req.disable_dontaudit),
+        ("preserve_tunables", req.preserve_tunables),
+    ] {
+        if on {
+            st.stage(&a(flag), b"", 0o600)?;
+        } else {
+            st.remove_on_commit(&a(flag));
+        }
+    }
     st.stage(&a("modules_checksum"), &checksum, 0o600)?;
     st.stage(&a("file_contexts"), &fc, 0o600)?;
     st.stage(&a("homedir_template"), &homedir_template, 0o600)?;

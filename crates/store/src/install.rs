@@ -19,6 +19,8 @@ pub struct Staging {
     /// (staged path, final path)
     files: Vec<(PathBuf, PathBuf)>,
     dirs: Vec<PathBuf>,
+    /// Files to delete once the staged files are in place.
+    removals: Vec<PathBuf>,
     committed: bool,
 }
 
@@ -60,7 +62,13 @@ impl Staging {
         Ok(())
     }
 
-    /// Renames every staged file over its destination, in staging order.
+    /// Deletes `path` (if it exists) when the set is committed.
+    pub fn remove_on_commit(&mut self, path: &Path) {
+        self.removals.push(path.to_path_buf());
+    }
+
+    /// Renames every staged file over its destination, in staging order, then performs the
+    /// removals.
     pub fn commit(mut self) -> Result<Vec<PathBuf>, StoreError> {
         let mut done = Vec::new();
         for (staged, dest) in &self.files {
@@ -68,6 +76,13 @@ impl Staging {
             done.push(dest.clone());
         }
         self.committed = true;
+        for r in &self.removals {
+            match fs::remove_file(r) {
+                Ok(()) => done.push(r.clone()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(StoreError::io(r, e)),
+            }
+        }
         Ok(done)
     }
 }

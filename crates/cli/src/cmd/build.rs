@@ -1,6 +1,6 @@
 //! `arbiter build`: secilc 3.4's command line (CIL files to a binary policy and
 //! file_contexts), and `arbiter build --store`, which rebuilds a libsemanage module store as
-//! `semodule -B -n` does. The work is in `arbiter-cil` and `arbiter-store`.
+//! `semodule -B -n` does (with semodule's `-p`, `-s`, `-n`, `-D`, `-P`). The work is in `arbiter-cil` and `arbiter-store`.
 //!
 //! secilc mode follows secilc's option parsing (GNU `getopt_long` with the option string
 //! `o:f:U:hvt:M:PQDmNOc:GX:n`): usage on stdout and exit 1 for `-h`, a bad option value
@@ -66,15 +66,18 @@ Options:
 /// `arbiter build --store -h`.
 fn store_usage() -> ExitCode {
     print!(
-        "Usage: {PROG} --store [-p ROOT] [-s NAME] -n
+        "Usage: {PROG} --store [-p ROOT] [-s NAME] [-D] [-P] -n
 
 Rebuilds a libsemanage module store as `semodule -p ROOT -s NAME -B -n` does, writing the
 same files; never loads the policy into the kernel.
 
 Options:
   -p, --path=<root>              alternate root (default: /)
-  -s, --store-name=<name>        store name (default: SELINUXTYPE of /etc/selinux/config)
+  -s, --store=<name>             store name (default: SELINUXTYPE of /etc/selinux/config)
   -n, --noreload                 required: arbiter never loads a policy
+  -B, --build                    accepted (store mode always rebuilds)
+  -D, --disable_dontaudit        remove dontaudits from the policy (semodule -D)
+  -P, --preserve_tunables        preserve tunables in the policy (semodule -P)
   -h, --help                     display usage information
 "
     );
@@ -414,20 +417,36 @@ fn run_store(args: &[String]) -> ExitCode {
     let rest: Vec<String> = args.iter().filter(|a| *a != "--store").cloned().collect();
     let (opts, operands) = getopt(
         &rest,
-        &[('p', true), ('s', true), ('n', false), ('h', false)],
+        &[
+            ('p', true),
+            ('s', true),
+            ('n', false),
+            ('B', false),
+            ('D', false),
+            ('P', false),
+            ('h', false),
+        ],
         &[
             ("path", 'p', true),
-            ("store-name", 's', true),
+            ("store", 's', true),
             ("noreload", 'n', false),
+            ("build", 'B', false),
+            ("disable_dontaudit", 'D', false),
+            ("preserve_tunables", 'P', false),
             ("help", 'h', false),
         ],
     );
     let (mut root, mut name, mut noreload) = (PathBuf::from("/"), None, false);
+    let (mut disable_dontaudit, mut preserve_tunables) = (false, false);
     for opt in opts {
         match opt {
             Some(('p', Some(v))) => root = PathBuf::from(v),
             Some(('s', Some(v))) => name = Some(v),
             Some(('n', _)) => noreload = true,
+            // `-B` is what store mode does anyway; accepted so semodule's line works.
+            Some(('B', _)) => {}
+            Some(('D', _)) => disable_dontaudit = true,
+            Some(('P', _)) => preserve_tunables = true,
             _ => return store_usage(),
         }
     }
@@ -442,6 +461,8 @@ fn run_store(args: &[String]) -> ExitCode {
     let req = arbiter_store::StoreBuild {
         root,
         name: name.unwrap_or_else(default_store_name),
+        disable_dontaudit,
+        preserve_tunables,
     };
     let tty = std::io::stderr().is_terminal();
     let mut progress = |phase: &str| {
