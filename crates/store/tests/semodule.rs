@@ -338,6 +338,22 @@ fn store_flags_are_cleared_by_a_plain_rebuild() {
 }
 
 #[test]
+fn store_without_login_mappings() {
+    // No selinuxuser/userprefix: semodule writes header-only seusers and users_extra, no
+    // .linked files, and a homedirs file whose lines all fail the context check.
+    tiny_scenario("nologins", |m| {
+        let cil = m.join("100/base/cil");
+        let text = std::fs::read_to_string(&cil).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.contains("selinuxuser") && !l.contains("userprefix"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&cil, kept).unwrap();
+    });
+}
+
+#[test]
 fn bad_semanage_conf_line_names_file_and_line() {
     let dir = scratch("badconf");
     tiny_root(&dir);
