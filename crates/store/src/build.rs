@@ -147,15 +147,12 @@ pub fn build_store(
             .map_err(StoreError::Homedirs)?;
         let extra = parse_users_extra(&String::from_utf8_lossy(&compiled.users_extra))
             .map_err(StoreError::Homedirs)?;
-        let mut all_fc = fc.clone();
-        if let Some(l) = &fc_local {
-            all_fc.extend_from_slice(l);
-        }
         let g = genhomedircon(
             &Inputs {
                 policy: &compiled.policy,
                 homedir_template: &homedir_template,
-                file_contexts: &all_fc,
+                // libsemanage's policy fcontext database: the store's file_contexts only.
+                file_contexts: &fc,
                 seusers: &seusers,
                 users_extra: &extra,
                 usepasswd: conf.usepasswd,

@@ -182,8 +182,8 @@ struct SeUser {
 pub struct Inputs<'a> {
     pub policy: &'a Policy,
     pub homedir_template: &'a [u8],
-    /// The file contexts genhomedircon checks candidate home roots against
-    /// (`file_contexts` plus `file_contexts.local`).
+    /// The file contexts genhomedircon checks candidate home roots against (the store's
+    /// `file_contexts`: libsemanage's policy fcontext database, without the local ones).
     pub file_contexts: &'a [u8],
     pub seusers: &'a [Seuser],
     pub users_extra: &'a [(String, String)],
