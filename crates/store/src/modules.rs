@@ -126,6 +126,10 @@ pub fn active_modules(modules_dir: &Path) -> Result<Vec<Module>, StoreError> {
     Ok(chosen)
 }
 
+/// The most a module's CIL may decompress to (Debian's largest, base, is 4 MB): a bound
+/// against bzip2 bombs, far above any real module.
+pub const MAX_MODULE_BYTES: u64 = 1 << 30;
+
 /// The bytes of a module file, bzip2-decompressed when they start with `BZh` (as
 /// libsemanage's `map_compressed_file`). A damaged bzip2 stream is an error here, where
 /// libsemanage would hand the compressed bytes to the CIL parser.
@@ -136,8 +140,15 @@ pub fn read_maybe_bzip2(path: &Path) -> Result<Vec<u8>, StoreError> {
     }
     let mut out = Vec::with_capacity(raw.len() * 8);
     bzip2::read::BzDecoder::new(&raw[..])
+        .take(MAX_MODULE_BYTES + 1)
         .read_to_end(&mut out)
         .map_err(|e| StoreError::store(path, format!("damaged bzip2 data: {e}")))?;
+    if out.len() as u64 > MAX_MODULE_BYTES {
+        return Err(StoreError::store(
+            path,
+            format!("decompresses to more than {MAX_MODULE_BYTES} bytes"),
+        ));
+    }
     Ok(out)
 }
 
@@ -218,6 +229,29 @@ mod tests {
         assert!(!valid_module_name("1abc"));
         assert!(!valid_module_name("a..b"));
         assert!(!valid_module_name("a."));
+    }
+
+    #[test]
+    fn bzip2_modules_are_decompressed_and_damage_is_an_error() {
+        let dir = std::env::temp_dir().join(format!("arbiter-store-bz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = b"(allow a b (c (d)))\n".repeat(100);
+        let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
+        std::io::Write::write_all(&mut enc, &text).unwrap();
+        let bz = enc.finish().unwrap();
+        let f = dir.join("cil");
+        std::fs::write(&f, &bz).unwrap();
+        assert_eq!(read_maybe_bzip2(&f).unwrap(), text);
+        std::fs::write(&f, &text).unwrap();
+        assert_eq!(
+            read_maybe_bzip2(&f).unwrap(),
+            text,
+            "plain CIL is read as is"
+        );
+        std::fs::write(&f, &bz[..bz.len() / 2]).unwrap();
+        let e = read_maybe_bzip2(&f).unwrap_err().to_string();
+        assert!(e.contains("damaged bzip2"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
