@@ -57,6 +57,14 @@ fn option_errors_match_secilc() {
         &["-n", "x.cil"],
         &["-N", "missing.cil"],
         &["-vN", "-o"],
+        &["--p", "missing.cil"],
+        &["--output"],
+        &["--mls"],
+        &["--optimize=1", "missing.cil"],
+        &["--zz", "missing.cil"],
+        &["-z", "missing.cil"],
+        &["-X5", "-c33", "--pol", "31", "-h"],
+        &["--", "-N"],
     ];
     for args in cases {
         let want = run("secilc", args, &dir);

@@ -85,10 +85,23 @@ Options:
 }
 
 pub fn run(a: Args) -> Result<ExitCode, String> {
-    if a.args.iter().any(|s| s == "--store") {
-        return Ok(run_store(&a.args));
+    // clap swallows a first `--`, which getopt must see (`-- -N` names a file `-N`): the
+    // words after the subcommand are taken from the process's own argument list.
+    let args: Vec<String> = std::env::args_os()
+        .map(|w| w.to_string_lossy().into_owned())
+        .skip(1)
+        .skip_while(|w| w != "build")
+        .skip(1)
+        .collect();
+    let args = if args.len() >= a.args.len() {
+        args
+    } else {
+        a.args
+    };
+    if args.iter().any(|s| s == "--store") {
+        return Ok(run_store(&args));
     }
-    Ok(run_secilc(&a.args))
+    Ok(run_secilc(&args))
 }
 
 /// The options secilc takes, with whether each needs an argument.
@@ -164,7 +177,12 @@ fn getopt(
             });
             let Some(&(lname, c, has_arg)) = found else {
                 if matches.len() > 1 {
-                    eprintln!("{PROG}: option '--{name}' is ambiguous");
+                    let names: Vec<String> =
+                        matches.iter().map(|l| format!("'--{}'", l.0)).collect();
+                    eprintln!(
+                        "{PROG}: option '--{name}' is ambiguous; possibilities: {}",
+                        names.join(" ")
+                    );
                 } else {
                     eprintln!("{PROG}: unrecognized option '{a}'");
                 }
