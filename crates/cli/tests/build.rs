@@ -163,3 +163,83 @@ fn store_mode_requires_no_reload() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs -n"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every regular file under `dir` with its bytes, lock files and module trees aside.
+fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(dir).unwrap().to_path_buf();
+            let s = rel.to_string_lossy().into_owned();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !s.ends_with(".LOCK") && !s.contains("/active/modules/") {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn store_mode_matches_semodule_or_fails_touching_nothing() {
+    let have_semodule = Command::new("semodule").arg("-h").output().is_ok();
+    assert!(
+        have_semodule || std::env::var_os("CI").is_none(),
+        "semodule is not installed"
+    );
+    if !have_semodule {
+        return;
+    }
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/tiny");
+    let (r1, r2) = (scratch("store1"), scratch("store2"));
+    for r in [&r1, &r2] {
+        std::fs::create_dir_all(r.join("etc/selinux/tiny")).unwrap();
+        std::fs::write(
+            r.join("etc/selinux/semanage.conf"),
+            "module-store = direct\nexpand-check=0\n",
+        )
+        .unwrap();
+        for m in ["base", "extra"] {
+            let d = r.join("var/lib/selinux/tiny/active/modules/100").join(m);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::copy(data.join(format!("{m}.cil")), d.join("cil")).unwrap();
+            std::fs::write(d.join("lang_ext"), "cil").unwrap();
+        }
+    }
+    let before = tree(&r2);
+    let sem = Command::new("semodule")
+        .arg("-p")
+        .arg(&r1)
+        .args(["-s", "tiny", "-B", "-n"])
+        .output()
+        .unwrap();
+    assert!(
+        sem.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sem.stderr)
+    );
+    let ours = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["build", "--store", "-p"])
+        .arg(&r2)
+        .args(["-s", "tiny", "-n"])
+        .output()
+        .unwrap();
+    if ours.status.success() {
+        assert!(
+            tree(&r1) == tree(&r2),
+            "the store build differs from semodule's"
+        );
+    } else {
+        eprintln!(
+            "arbiter build --store failed: {}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        assert_ne!(ours.status.code(), Some(0));
+        assert!(tree(&r2) == before, "a failed store build changed files");
+    }
+    std::fs::remove_dir_all(&r1).unwrap();
+    std::fs::remove_dir_all(&r2).unwrap();
+}
