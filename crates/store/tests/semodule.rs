@@ -295,6 +295,18 @@ fn tiny_scenario(tag: &str, change: impl Fn(&Path)) {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `build_store` on the tiny store under `root`.
+fn build_tiny(root: &Path) -> Result<arbiter_store::BuildReport, StoreError> {
+    build_store(
+        &StoreBuild {
+            root: root.to_path_buf(),
+            name: "tiny".into(),
+            ..Default::default()
+        },
+        &mut |_| {},
+    )
+}
+
 #[test]
 fn tiny_store_matches_semodule() {
     tiny_scenario("tiny", |_| {});
@@ -364,15 +376,7 @@ fn bad_semanage_conf_line_names_file_and_line() {
     )
     .unwrap();
     let before = snapshot(&dir);
-    let e = build_store(
-        &StoreBuild {
-            root: dir.clone(),
-            name: "tiny".into(),
-            ..Default::default()
-        },
-        &mut |_| {},
-    )
-    .unwrap_err();
+    let e = build_tiny(&dir).unwrap_err();
     assert_eq!(
         e.to_string(),
         format!(
@@ -404,15 +408,7 @@ fn module_without_cil_is_named() {
     std::fs::write(m.join("100/extra/lang_ext"), "pp").unwrap();
     std::fs::write(m.join("100/extra/hll"), "not a policy package").unwrap();
     let before = snapshot(&dir);
-    let e = build_store(
-        &StoreBuild {
-            root: dir.clone(),
-            name: "tiny".into(),
-            ..Default::default()
-        },
-        &mut |_| {},
-    )
-    .unwrap_err();
+    let e = build_tiny(&dir).unwrap_err();
     assert!(
         matches!(&e, StoreError::HllOnly { name, .. } if name == "extra"),
         "{e}"
@@ -434,14 +430,7 @@ fn unwritable_output_fails_and_keeps_old_files() {
     std::fs::write(dir.join("etc/selinux/tiny/policy"), "not a directory").unwrap();
     std::fs::write(dir.join("var/lib/selinux/tiny/active/policy.kern"), "old").unwrap();
     let before = snapshot(&dir);
-    let r = build_store(
-        &StoreBuild {
-            root: dir.clone(),
-            name: "tiny".into(),
-            ..Default::default()
-        },
-        &mut |_| {},
-    );
+    let r = build_tiny(&dir);
     assert!(r.is_err(), "build succeeded writing under a file");
     assert_eq!(snapshot(&dir), before, "a failed build changed files");
     std::fs::remove_dir_all(&dir).unwrap();
