@@ -46,6 +46,8 @@ enum Command {
     /// Landlock: check operations against layered rulesets, or run a command sandboxed.
     #[command(subcommand)]
     Landlock(cmd::landlock::Which),
+    /// Build a binary policy from CIL (secilc's options), or rebuild a module store (--store).
+    Build(cmd::build::Args),
     /// Benchmarks (the access vector cache study).
     #[command(subcommand)]
     Bench(cmd::bench::Which),
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
         Command::Demo => cmd::demo::run(),
         Command::Bsm(c) => cmd::bsm::run(c),
         Command::Landlock(w) => cmd::landlock::run(w),
+        Command::Build(a) => cmd::build::run(a),
         Command::Bench(w) => cmd::bench::run(w),
     };
     match result {
