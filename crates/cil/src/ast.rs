@@ -1,0 +1,452 @@
+//! The statement list: every statement of every file in walk order (pre-order, files in
+//! command-line order), with the optional and conditional that encloses it, and the
+//! declaration tables built from it.
+
+use crate::intern::{FxHashMap, Interner, Sym};
+use crate::kw::Kw;
+use crate::parse::Tree;
+use crate::Fail;
+
+pub const NONE: u32 = u32::MAX;
+
+/// One statement.
+#[derive(Copy, Clone, Debug)]
+pub struct Stmt {
+    pub kw: Kw,
+    /// The statement's list node.
+    pub node: u32,
+    pub file: u32,
+    /// Innermost enclosing optional (index into [`Ast::optionals`]), or [`NONE`].
+    pub opt: u32,
+    /// Enclosing `booleanif` statement (index into [`Ast::stmts`]), or [`NONE`].
+    pub cond: u32,
+    /// In the `true` (or `false`) branch of `cond`.
+    pub branch: bool,
+}
+
+/// An `optional` block: its parent optional (pre-order, so parents come first).
+#[derive(Copy, Clone, Debug)]
+pub struct Optional {
+    pub parent: u32,
+    pub stmt: u32,
+}
+
+/// Symbol namespaces (libsepol's `cil_sym_index`, with permission tables per class).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Ns {
+    Blocks,
+    Users,
+    Roles,
+    Types,
+    Commons,
+    Classes,
+    ClassPermissions,
+    Bools,
+    Tunables,
+    Sens,
+    Cats,
+    Sids,
+    Contexts,
+    Levels,
+    LevelRanges,
+    PolicyCaps,
+    IpAddrs,
+    PermissionX,
+}
+
+/// What a declaration declares.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DeclKind {
+    Type,
+    TypeAttribute,
+    TypeAlias,
+    Role,
+    RoleAttribute,
+    User,
+    UserAttribute,
+    Common,
+    Class,
+    ClassMap,
+    ClassPermission,
+    Bool,
+    Tunable,
+    Sens,
+    SensAlias,
+    Cat,
+    CatAlias,
+    CatSet,
+    Sid,
+    Context,
+    Level,
+    LevelRange,
+    PolicyCap,
+    IpAddr,
+    PermissionX,
+}
+
+impl DeclKind {
+    pub fn ns(self) -> Ns {
+        use DeclKind::*;
+        match self {
+            Type | TypeAttribute | TypeAlias => Ns::Types,
+            Role | RoleAttribute => Ns::Roles,
+            User | UserAttribute => Ns::Users,
+            Common => Ns::Commons,
+            Class | ClassMap => Ns::Classes,
+            ClassPermission => Ns::ClassPermissions,
+            Bool => Ns::Bools,
+            Tunable => Ns::Tunables,
+            Sens | SensAlias => Ns::Sens,
+            Cat | CatAlias | CatSet => Ns::Cats,
+            Sid => Ns::Sids,
+            Context => Ns::Contexts,
+            Level => Ns::Levels,
+            LevelRange => Ns::LevelRanges,
+            PolicyCap => Ns::PolicyCaps,
+            IpAddr => Ns::IpAddrs,
+            PermissionX => Ns::PermissionX,
+        }
+    }
+    /// The word libsepol's messages use.
+    pub fn word(self) -> &'static str {
+        use DeclKind::*;
+        match self {
+            Type => "type",
+            TypeAttribute => "typeattribute",
+            TypeAlias => "typealias",
+            Role => "role",
+            RoleAttribute => "roleattribute",
+            User => "user",
+            UserAttribute => "userattribute",
+            Common => "common",
+            Class => "class",
+            ClassMap => "classmap",
+            ClassPermission => "classpermission",
+            Bool => "boolean",
+            Tunable => "tunable",
+            Sens => "sensitivity",
+            SensAlias => "sensitivityalias",
+            Cat => "category",
+            CatAlias => "categoryalias",
+            CatSet => "categoryset",
+            Sid => "sid",
+            Context => "context",
+            Level => "level",
+            LevelRange => "levelrange",
+            PolicyCap => "policycap",
+            IpAddr => "ipaddr",
+            PermissionX => "permissionx",
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug)]
+pub struct Decl {
+    pub kind: DeclKind,
+    pub name: Sym,
+    pub stmt: u32,
+}
+
+/// Statements, optionals and declarations of the whole input.
+#[derive(Default)]
+pub struct Ast {
+    pub stmts: Vec<Stmt>,
+    pub optionals: Vec<Optional>,
+    pub decls: Vec<Decl>,
+    pub table: FxHashMap<(Ns, Sym), u32>,
+    /// Permissions of classes, class maps and commons: (decl, perm name) -> 0-based index.
+    pub perms: FxHashMap<(u32, Sym), u32>,
+    /// Permission names per class/common decl, in declaration order.
+    pub perm_lists: FxHashMap<u32, Vec<Sym>>,
+    /// `classcommon`: class name -> (statement, common name).
+    pub class_common: FxHashMap<Sym, (u32, Sym)>,
+}
+
+/// Where a node is, for messages: `file:line`.
+pub fn loc(tree: &Tree, names: &[String], file: u32, node: u32) -> String {
+    format!("{}:{}", names[file as usize], tree.node(node).line)
+}
+
+/// Checks a declared name as `cil_verify_name` does.
+fn verify_name(int: &Interner, sym: Sym, qualified: bool) -> bool {
+    let b = int.bytes(sym);
+    if b.is_empty() || b.len() >= 2048 || !b[0].is_ascii_alphabetic() {
+        return false;
+    }
+    b.iter()
+        .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || (qualified && c == b'.'))
+}
+
+/// Builds the statement list and declaration tables.
+pub fn build(
+    tree: &Tree,
+    int: &Interner,
+    names: &[String],
+    opts: &crate::Options,
+) -> Result<Ast, Fail> {
+    let mut ast = Ast::default();
+    // (node, file, opt, cond, branch, in_cond_body)
+    let mut stack: Vec<(u32, u32, u32, u32, bool)> = Vec::new();
+    for (f, &(a, b)) in tree.files.iter().enumerate() {
+        for &n in tree.kids[a as usize..b as usize].iter().rev() {
+            stack.push((n, f as u32, NONE, NONE, false));
+        }
+        while let Some((n, file, opt, cond, branch)) = stack.pop() {
+            let here = || loc(tree, names, file, n);
+            let kids = tree.kids(n);
+            let kw = match kids.first().and_then(|&k| tree.sym(k)).and_then(Kw::of) {
+                Some(k) => k,
+                None => {
+                    let what = kids
+                        .first()
+                        .and_then(|&k| tree.sym(k))
+                        .map(|s| int.str(s).into_owned())
+                        .unwrap_or_else(|| "(list)".into());
+                    return Err(Fail::bad(vec![
+                        format!("Unknown keyword {what} at {}", here()),
+                        "Failed to build AST".into(),
+                    ]));
+                }
+            };
+            let si = ast.stmts.len() as u32;
+            ast.stmts.push(Stmt {
+                kw,
+                node: n,
+                file,
+                opt,
+                cond,
+                branch,
+            });
+            let bad = |why: &str| {
+                Fail::bad(vec![
+                    format!("{why}"),
+                    format!("Bad {} declaration at {}", kw.text(), here()),
+                    "Failed to build AST".into(),
+                ])
+            };
+            let name_at = |i: usize| -> Result<Sym, Fail> {
+                let s = kids
+                    .get(i)
+                    .and_then(|&k| (!tree.is_list(k)).then(|| tree.sym(k)).flatten())
+                    .ok_or_else(|| bad("Invalid syntax"))?;
+                if !verify_name(int, s, opts.qualified_names) {
+                    return Err(bad(&format!("Invalid name: {}", int.str(s))));
+                }
+                Ok(s)
+            };
+            let declare = |ast: &mut Ast, kind: DeclKind, name: Sym| -> Result<u32, Fail> {
+                let id = ast.decls.len() as u32;
+                match ast.table.get(&(kind.ns(), name)) {
+                    Some(&prev) => {
+                        let p = ast.decls[prev as usize];
+                        let same_ok = opts.multiple_decls
+                            && p.kind == kind
+                            && matches!(kind, DeclKind::Type | DeclKind::TypeAttribute);
+                        if same_ok {
+                            return Ok(prev);
+                        }
+                        Err(Fail::bad(vec![
+                            format!("Re-declaration of {} {}", kind.word(), int.str(name)),
+                            format!("Previous declaration of {} at {}", p.kind.word(), here()),
+                            format!("Bad {} declaration at {}", kw.text(), here()),
+                            "Failed to build AST".into(),
+                        ]))
+                    }
+                    None => {
+                        ast.table.insert((kind.ns(), name), id);
+                        ast.decls.push(Decl {
+                            kind,
+                            name,
+                            stmt: si,
+                        });
+                        Ok(id)
+                    }
+                }
+            };
+            let expect_len = |min: usize, max: usize| -> Result<(), Fail> {
+                if kids.len() < min || kids.len() > max {
+                    Err(bad("Invalid syntax"))
+                } else {
+                    Ok(())
+                }
+            };
+            use DeclKind as D;
+            let simple = match kw {
+                Kw::Type => Some(D::Type),
+                Kw::TypeAttribute => Some(D::TypeAttribute),
+                Kw::TypeAlias => Some(D::TypeAlias),
+                Kw::Role => Some(D::Role),
+                Kw::RoleAttribute => Some(D::RoleAttribute),
+                Kw::User => Some(D::User),
+                Kw::UserAttribute => Some(D::UserAttribute),
+                Kw::Sensitivity => Some(D::Sens),
+                Kw::SensitivityAlias => Some(D::SensAlias),
+                Kw::Category => Some(D::Cat),
+                Kw::CategoryAlias => Some(D::CatAlias),
+                Kw::Sid => Some(D::Sid),
+                Kw::PolicyCap => Some(D::PolicyCap),
+                Kw::ClassPermission => Some(D::ClassPermission),
+                _ => None,
+            };
+            if let Some(kind) = simple {
+                expect_len(2, 2)?;
+                let name = name_at(1)?;
+                if kind == D::Role && name == Kw::ObjectR.sym() {
+                    // object_r is libsepol's built-in role 1; declaring it is allowed.
+                }
+                declare(&mut ast, kind, name)?;
+                continue;
+            }
+            match kw {
+                Kw::Boolean | Kw::Tunable => {
+                    expect_len(3, 3)?;
+                    let name = name_at(1)?;
+                    let v = tree.sym(kids[2]);
+                    if v != Some(Kw::True.sym()) && v != Some(Kw::False.sym()) {
+                        return Err(bad("Value must be either 'true' or 'false'"));
+                    }
+                    let kind = if kw == Kw::Tunable && !opts.preserve_tunables {
+                        D::Tunable
+                    } else {
+                        D::Bool
+                    };
+                    if kw == Kw::Tunable && opts.preserve_tunables {
+                        // `-P`: tunables are booleans.
+                    }
+                    declare(&mut ast, kind, name)?;
+                }
+                Kw::Common | Kw::Class | Kw::ClassMap => {
+                    expect_len(3, 3)?;
+                    let name = name_at(1)?;
+                    if !tree.is_list(kids[2]) {
+                        return Err(bad("Invalid syntax"));
+                    }
+                    let kind = match kw {
+                        Kw::Common => D::Common,
+                        Kw::Class => D::Class,
+                        _ => D::ClassMap,
+                    };
+                    let id = declare(&mut ast, kind, name)?;
+                    let mut list = Vec::new();
+                    for &p in tree.kids(kids[2]) {
+                        let ps = match tree.sym(p) {
+                            Some(s) if verify_name(int, s, false) => s,
+                            _ => return Err(bad("Invalid permission name")),
+                        };
+                        if ast.perms.insert((id, ps), list.len() as u32).is_some() {
+                            return Err(bad(&format!(
+                                "Re-declaration of permission {}",
+                                int.str(ps)
+                            )));
+                        }
+                        list.push(ps);
+                    }
+                    if list.len() > 32 && kw != Kw::ClassMap {
+                        return Err(bad("Too many permissions in class"));
+                    }
+                    ast.perm_lists.insert(id, list);
+                }
+                Kw::ClassCommon => {
+                    expect_len(3, 3)?;
+                    let c = name_at(1)?;
+                    let m = name_at(2)?;
+                    ast.class_common.entry(c).or_insert((si, m));
+                }
+                Kw::CategorySet => {
+                    expect_len(3, 3)?;
+                    let name = name_at(1)?;
+                    declare(&mut ast, D::CatSet, name)?;
+                }
+                Kw::Level | Kw::LevelRange | Kw::Context | Kw::IpAddr | Kw::PermissionX => {
+                    expect_len(3, 3)?;
+                    let name = name_at(1)?;
+                    let kind = match kw {
+                        Kw::Level => D::Level,
+                        Kw::LevelRange => D::LevelRange,
+                        Kw::Context => D::Context,
+                        Kw::IpAddr => D::IpAddr,
+                        _ => D::PermissionX,
+                    };
+                    declare(&mut ast, kind, name)?;
+                }
+                Kw::Optional => {
+                    if kids.len() < 2 {
+                        return Err(bad("Invalid syntax"));
+                    }
+                    name_at(1)?;
+                    let oi = ast.optionals.len() as u32;
+                    ast.optionals.push(Optional {
+                        parent: opt,
+                        stmt: si,
+                    });
+                    for &k in kids[2..].iter().rev() {
+                        if !tree.is_list(k) {
+                            return Err(bad("Invalid syntax"));
+                        }
+                        stack.push((k, file, oi, cond, branch));
+                    }
+                }
+                Kw::BooleanIf => {
+                    if kids.len() < 3 || cond != NONE {
+                        return Err(bad("Invalid syntax"));
+                    }
+                    // Branches: (true ...) / (false ...), each a list of rules.
+                    let mut pushes = Vec::new();
+                    for &b in &kids[2..] {
+                        let bk = tree.kids(b);
+                        let which = bk.first().and_then(|&k| tree.sym(k));
+                        let br = if which == Some(Kw::True.sym()) {
+                            true
+                        } else if which == Some(Kw::False.sym()) {
+                            false
+                        } else {
+                            return Err(bad("Invalid syntax"));
+                        };
+                        for &r in &bk[1..] {
+                            if !tree.is_list(r) {
+                                return Err(bad("Invalid syntax"));
+                            }
+                            pushes.push((r, file, opt, si, br));
+                        }
+                    }
+                    for p in pushes.into_iter().rev() {
+                        stack.push(p);
+                    }
+                }
+                Kw::Block
+                | Kw::TunableIf
+                | Kw::BlockAbstract
+                | Kw::BlockInherit
+                | Kw::In
+                | Kw::Macro
+                | Kw::Call => {
+                    return Err(Fail::bad(vec![format!(
+                        "{} statements are not supported by arbiter's CIL compiler yet (at {})",
+                        kw.text(),
+                        here()
+                    )]));
+                }
+                _ => {
+                    if cond != NONE
+                        && !matches!(
+                            kw,
+                            Kw::Allow
+                                | Kw::AuditAllow
+                                | Kw::DontAudit
+                                | Kw::TypeTransition
+                                | Kw::TypeChange
+                                | Kw::TypeMember
+                        )
+                    {
+                        return Err(bad(&format!(
+                            "{} is not allowed in booleanif",
+                            kw.text()
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    Ok(ast)
+}

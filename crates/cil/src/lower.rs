@@ -1,0 +1,2328 @@
+//! Lowering: the resolved statements to an [`arbiter_policy::Policy`] in libsepol 3.4's
+//! value orders and list orders (cil.md §1, §3), plus the text outputs (§4).
+
+use crate::ast::{Ast, DeclKind, Ns, NONE};
+use crate::bits::Bits;
+use crate::intern::{FxHashMap, Interner, Sym};
+use crate::kw::Kw;
+use crate::msort::msort;
+use crate::parse::Tree;
+use crate::resolve::Resolver;
+use crate::{Fail, Options};
+use arbiter_policy::avtab::{Avtab, AvtabDatum, AvtabEntry, AvtabKey, AvtabKind};
+use arbiter_policy::cond::{CondExpr, CondNode};
+use arbiter_policy::constraint::{attr, Constraint, ConstraintExpr, ConstraintOp, TypeSet};
+use arbiter_policy::mls::{Context, MlsLevel, MlsRange};
+use arbiter_policy::ocontext::{FsUse, FsUseBehavior, GenfsCon, InitialSid, OContexts, PortCon};
+use arbiter_policy::symbols::{
+    Bool, Category, Class, Common, MlsAlias, Perm, Role, Sensitivity, TypeAlias, TypeDatum,
+    TypeFlavor, User,
+};
+use arbiter_policy::transitions::{FilenameTrans, RangeTrans, RoleAllow, RoleTrans};
+use arbiter_policy::{ClassId, Ebitmap, HandleUnknown, Policy, RoleId, TypeId, UserId};
+use std::cmp::Ordering;
+
+/// Attribute usage marks (libsepol's `CIL_ATTR_*`).
+const USED_AVRULE: u8 = 1;
+const USED_NEVERALLOW: u8 = 2;
+const USED_CONSTRAINT: u8 = 4;
+
+/// A name in the types namespace, resolved.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum TRef {
+    Type(u32),
+    Attr(u32),
+    SelfT,
+}
+
+/// A resolved level: sensitivity order position and category positions (ascending).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Lvl {
+    sens: u32,
+    cats: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+struct Ctx {
+    user: u32,
+    role: u32,
+    ty: u32,
+    range: (Lvl, Lvl),
+}
+
+pub struct Lowered {
+    pub policy: Policy,
+    pub file_contexts: Vec<u8>,
+    pub seusers: Vec<u8>,
+    pub users_extra: Vec<u8>,
+}
+
+struct L<'a> {
+    t: &'a Tree,
+    int: &'a Interner,
+    ast: &'a Ast,
+    r: &'a Resolver<'a>,
+    names: &'a [String],
+    opts: &'a Options,
+    live: Vec<u32>,
+    /// Per decl: internal index (types, attributes, roles, role attributes, users, bools,
+    /// classes' order position, sens/cat order position).
+    dint: Vec<u32>,
+    types: Vec<u32>,
+    attrs: Vec<u32>,
+    attr_members: Vec<Option<Bits>>,
+    attr_busy: Vec<bool>,
+    attr_exprs: Vec<Vec<u32>>,
+    attr_used: Vec<u8>,
+    attr_val: Vec<u32>,
+    type_val: Vec<u32>,
+    alias_actual: FxHashMap<u32, u32>,
+    roles: Vec<u32>,
+    rattrs: Vec<u32>,
+    rattr_members: Vec<Option<Bits>>,
+    rattr_exprs: Vec<Vec<u32>>,
+    role_val: Vec<u32>,
+    users: Vec<u32>,
+    bools: Vec<u32>,
+    classes: Vec<u32>,
+    class_common: Vec<Option<u32>>,
+    commons: Vec<u32>,
+    sens: Vec<u32>,
+    cats: Vec<u32>,
+    mls: bool,
+}
+
+fn err(m: String) -> Fail {
+    Fail::bad(vec![m])
+}
+
+impl<'a> L<'a> {
+    fn here(&self, s: u32) -> String {
+        let st = self.ast.stmts[s as usize];
+        crate::ast::loc(self.t, self.names, st.file, st.node)
+    }
+    fn args(&self, s: u32) -> &'a [u32] {
+        self.t.kids(self.ast.stmts[s as usize].node)
+    }
+    fn sym(&self, n: u32) -> Sym {
+        self.t.node(n).a
+    }
+    fn look(&self, ns: Ns, n: u32) -> Result<u32, Fail> {
+        let s = self.sym(n);
+        self.r.lookup(ns, s).ok_or_else(|| {
+            err(format!(
+                "Unresolved name {} at line {}",
+                self.int.str(s),
+                self.t.node(n).line
+            ))
+        })
+    }
+    fn kind(&self, d: u32) -> DeclKind {
+        self.ast.decls[d as usize].kind
+    }
+    fn name(&self, d: u32) -> String {
+        self.int.str(self.ast.decls[d as usize].name).into_owned()
+    }
+
+    fn tref(&self, n: u32) -> Result<TRef, Fail> {
+        if self.t.sym(n) == Some(Kw::SelfKw.sym()) {
+            return Ok(TRef::SelfT);
+        }
+        let mut d = self.look(Ns::Types, n)?;
+        if self.kind(d) == DeclKind::TypeAlias {
+            d = *self.alias_actual.get(&d).ok_or_else(|| {
+                err(format!("Alias {} was not bound to a type", self.name(d)))
+            })?;
+        }
+        Ok(match self.kind(d) {
+            DeclKind::TypeAttribute => TRef::Attr(self.dint[d as usize]),
+            _ => TRef::Type(self.dint[d as usize]),
+        })
+    }
+
+    /// Members of attribute `a` (internal type indices), evaluated on first use.
+    fn members(&mut self, a: u32) -> Result<Bits, Fail> {
+        if let Some(b) = &self.attr_members[a as usize] {
+            return Ok(b.clone());
+        }
+        if self.attr_busy[a as usize] {
+            return Err(err(format!(
+                "Self-reference found for {}",
+                self.name(self.attrs[a as usize])
+            )));
+        }
+        self.attr_busy[a as usize] = true;
+        let mut acc = Bits::new(self.types.len());
+        for e in self.attr_exprs[a as usize].clone() {
+            let b = self.type_expr(e)?;
+            acc.or(&b);
+        }
+        self.attr_busy[a as usize] = false;
+        self.attr_members[a as usize] = Some(acc.clone());
+        Ok(acc)
+    }
+
+    fn type_expr(&mut self, n: u32) -> Result<Bits, Fail> {
+        let nt = self.types.len();
+        if !self.t.is_list(n) {
+            return match self.tref(n)? {
+                TRef::Type(i) => {
+                    let mut b = Bits::new(nt);
+                    b.set(i as usize);
+                    Ok(b)
+                }
+                TRef::Attr(a) => self.members(a),
+                TRef::SelfT => Err(err("self in a type expression".into())),
+            };
+        }
+        let k = self.t.kids(n);
+        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
+        match op {
+            Some(Kw::All) => Ok(Bits::all(nt)),
+            Some(Kw::Not) if k.len() == 2 => {
+                let mut b = self.type_expr(k[1])?;
+                b.not(nt);
+                Ok(b)
+            }
+            Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
+                let mut a = self.type_expr(k[1])?;
+                let b = self.type_expr(k[2])?;
+                match o {
+                    Kw::And => a.and(&b),
+                    Kw::Or => a.or(&b),
+                    _ => a.xor(&b),
+                }
+                Ok(a)
+            }
+            _ => {
+                let mut acc = Bits::new(nt);
+                for &x in k {
+                    let b = self.type_expr(x)?;
+                    acc.or(&b);
+                }
+                Ok(acc)
+            }
+        }
+    }
+
+    fn role_members(&mut self, a: u32) -> Result<Bits, Fail> {
+        if let Some(b) = &self.rattr_members[a as usize] {
+            return Ok(b.clone());
+        }
+        let mut acc = Bits::new(self.roles.len());
+        self.rattr_members[a as usize] = Some(acc.clone());
+        for e in self.rattr_exprs[a as usize].clone() {
+            let b = self.role_expr(e)?;
+            acc.or(&b);
+        }
+        self.rattr_members[a as usize] = Some(acc.clone());
+        Ok(acc)
+    }
+
+    fn role_expr(&mut self, n: u32) -> Result<Bits, Fail> {
+        let nr = self.roles.len();
+        if !self.t.is_list(n) {
+            let d = self.look(Ns::Roles, n)?;
+            return if self.kind(d) == DeclKind::RoleAttribute {
+                self.role_members(self.dint[d as usize])
+            } else {
+                let mut b = Bits::new(nr);
+                b.set(self.dint[d as usize] as usize);
+                Ok(b)
+            };
+        }
+        let k = self.t.kids(n);
+        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
+        match op {
+            Some(Kw::All) => Ok(Bits::all(nr)),
+            Some(Kw::Not) if k.len() == 2 => {
+                let mut b = self.role_expr(k[1])?;
+                b.not(nr);
+                Ok(b)
+            }
+            Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
+                let mut a = self.role_expr(k[1])?;
+                let b = self.role_expr(k[2])?;
+                match o {
+                    Kw::And => a.and(&b),
+                    Kw::Or => a.or(&b),
+                    _ => a.xor(&b),
+                }
+                Ok(a)
+            }
+            _ => {
+                let mut acc = Bits::new(nr);
+                for &x in k {
+                    let b = self.role_expr(x)?;
+                    acc.or(&b);
+                }
+                Ok(acc)
+            }
+        }
+    }
+
+    /// Role values a role name stands for (attributes expanded), ascending internal order.
+    fn role_vals(&mut self, n: u32) -> Result<Vec<u32>, Fail> {
+        let b = self.role_expr(n)?;
+        Ok(b.iter().map(|i| self.role_val[i]).collect())
+    }
+
+    /// Sepol values a type name stands for when fully expanded.
+    fn expand_all(&mut self, r: TRef) -> Result<Vec<u32>, Fail> {
+        Ok(match r {
+            TRef::Type(i) => vec![self.type_val[i as usize]],
+            TRef::Attr(a) => {
+                let m = self.members(a)?;
+                m.iter().map(|i| self.type_val[i]).collect()
+            }
+            TRef::SelfT => vec![],
+        })
+    }
+
+    /// Sepol values for an av rule side: kept attributes stay, others expand.
+    fn expand_av(&mut self, r: TRef) -> Result<Vec<u32>, Fail> {
+        if let TRef::Attr(a) = r {
+            if self.attr_val[a as usize] != 0 {
+                return Ok(vec![self.attr_val[a as usize]]);
+            }
+        }
+        self.expand_all(r)
+    }
+
+    fn class_of(&self, n: u32) -> Result<u32, Fail> {
+        let d = self.look(Ns::Classes, n)?;
+        Ok(self.dint[d as usize])
+    }
+
+    /// `(class (perms))` → list of (class position, perm bits).
+    fn classperms(&mut self, n: u32) -> Result<Vec<(u32, u32)>, Fail> {
+        if !self.t.is_list(n) {
+            return Err(err("classpermission sets are not supported yet".into()));
+        }
+        let k = self.t.kids(n);
+        let cd = self.look(Ns::Classes, k[0])?;
+        if self.kind(cd) == DeclKind::ClassMap {
+            return Err(err("classmap is not supported yet".into()));
+        }
+        let ci = self.dint[cd as usize];
+        let bits = self.perm_expr(cd, ci, k[1])?;
+        Ok(vec![(ci, bits)])
+    }
+
+    fn perm_bit(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
+        let common = self.class_common[ci as usize];
+        let ncommon = common
+            .map(|c| self.ast.perm_lists[&c].len() as u32)
+            .unwrap_or(0);
+        if let Some(&i) = self.ast.perms.get(&(cd, s)) {
+            return Ok(1 << (ncommon + i));
+        }
+        if let Some(c) = common {
+            if let Some(&i) = self.ast.perms.get(&(c, s)) {
+                return Ok(1 << i);
+            }
+        }
+        Err(err(format!("Unknown permission {}", self.int.str(s))))
+    }
+
+    fn all_perms(&self, cd: u32, ci: u32) -> u32 {
+        let common = self.class_common[ci as usize];
+        let ncommon = common
+            .map(|c| self.ast.perm_lists[&c].len() as u32)
+            .unwrap_or(0);
+        let n = ncommon + self.ast.perm_lists[&cd].len() as u32;
+        if n >= 32 {
+            !0
+        } else {
+            (1u32 << n) - 1
+        }
+    }
+
+    fn perm_expr(&self, cd: u32, ci: u32, n: u32) -> Result<u32, Fail> {
+        if !self.t.is_list(n) {
+            return self.perm_bit(cd, ci, self.sym(n));
+        }
+        let k = self.t.kids(n);
+        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
+        let all = self.all_perms(cd, ci);
+        match op {
+            Some(Kw::All) => Ok(all),
+            Some(Kw::Not) if k.len() == 2 => Ok(!self.perm_expr(cd, ci, k[1])? & all),
+            Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
+                let a = self.perm_expr(cd, ci, k[1])?;
+                let b = self.perm_expr(cd, ci, k[2])?;
+                Ok(match o {
+                    Kw::And => a & b,
+                    Kw::Or => a | b,
+                    _ => a ^ b,
+                })
+            }
+            _ => {
+                let mut acc = 0;
+                for &x in k {
+                    acc |= self.perm_expr(cd, ci, x)?;
+                }
+                Ok(acc)
+            }
+        }
+    }
+
+    fn catset(&self, n: u32) -> Result<Bits, Fail> {
+        let nc = self.cats.len();
+        if !self.t.is_list(n) {
+            let d = self.look(Ns::Cats, n)?;
+            let mut b = Bits::new(nc);
+            match self.kind(d) {
+                DeclKind::CatSet => {
+                    let s = self.ast.decls[d as usize].stmt;
+                    return self.catset(self.args(s)[2]);
+                }
+                _ => b.set(self.dint[self.cat_actual(d) as usize] as usize),
+            }
+            return Ok(b);
+        }
+        let k = self.t.kids(n);
+        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
+        match op {
+            Some(Kw::All) => Ok(Bits::all(nc)),
+            Some(Kw::Range) if k.len() == 3 => {
+                let a = self.dint[self.cat_actual(self.look(Ns::Cats, k[1])?) as usize];
+                let b = self.dint[self.cat_actual(self.look(Ns::Cats, k[2])?) as usize];
+                let mut r = Bits::new(nc);
+                for i in a..=b {
+                    r.set(i as usize);
+                }
+                Ok(r)
+            }
+            Some(Kw::Not) if k.len() == 2 => {
+                let mut b = self.catset(k[1])?;
+                b.not(nc);
+                Ok(b)
+            }
+            Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
+                let mut a = self.catset(k[1])?;
+                let b = self.catset(k[2])?;
+                match o {
+                    Kw::And => a.and(&b),
+                    Kw::Or => a.or(&b),
+                    _ => a.xor(&b),
+                }
+                Ok(a)
+            }
+            _ => {
+                let mut acc = Bits::new(nc);
+                for &x in k {
+                    acc.or(&self.catset(x)?);
+                }
+                Ok(acc)
+            }
+        }
+    }
+
+    fn cat_actual(&self, d: u32) -> u32 {
+        if self.kind(d) == DeclKind::CatAlias {
+            self.alias_actual.get(&d).copied().unwrap_or(d)
+        } else {
+            d
+        }
+    }
+    fn sens_actual(&self, d: u32) -> u32 {
+        if self.kind(d) == DeclKind::SensAlias {
+            self.alias_actual.get(&d).copied().unwrap_or(d)
+        } else {
+            d
+        }
+    }
+
+    fn level(&self, n: u32) -> Result<Lvl, Fail> {
+        if !self.t.is_list(n) {
+            let d = self.look(Ns::Levels, n)?;
+            let s = self.ast.decls[d as usize].stmt;
+            return self.level(self.args(s)[2]);
+        }
+        let k = self.t.kids(n);
+        let sd = self.sens_actual(self.look(Ns::Sens, k[0])?);
+        let cats = if k.len() == 2 {
+            self.catset(k[1])?.iter().map(|c| c as u32).collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Lvl {
+            sens: self.dint[sd as usize],
+            cats,
+        })
+    }
+
+    fn range(&self, n: u32) -> Result<(Lvl, Lvl), Fail> {
+        if !self.t.is_list(n) {
+            let d = self.look(Ns::LevelRanges, n)?;
+            let s = self.ast.decls[d as usize].stmt;
+            return self.range(self.args(s)[2]);
+        }
+        let k = self.t.kids(n);
+        Ok((self.level(k[0])?, self.level(k[1])?))
+    }
+
+    fn context(&self, n: u32) -> Result<Ctx, Fail> {
+        if !self.t.is_list(n) {
+            let d = self.look(Ns::Contexts, n)?;
+            let s = self.ast.decls[d as usize].stmt;
+            return self.context(self.args(s)[2]);
+        }
+        let k = self.t.kids(n);
+        let u = self.look(Ns::Users, k[0])?;
+        let r = self.look(Ns::Roles, k[1])?;
+        let ty = match self.tref(k[2])? {
+            TRef::Type(i) => i,
+            _ => return Err(err("context type must be a type".into())),
+        };
+        Ok(Ctx {
+            user: self.dint[u as usize],
+            role: self.dint[r as usize],
+            ty,
+            range: self.range(k[3])?,
+        })
+    }
+
+    fn mls_level(&self, l: &Lvl) -> MlsLevel {
+        if !self.mls {
+            return MlsLevel::default();
+        }
+        MlsLevel {
+            sens: l.sens + 1,
+            cats: Ebitmap::from_bits(l.cats.iter().copied()),
+        }
+    }
+    fn mls_range(&self, r: &(Lvl, Lvl)) -> MlsRange {
+        MlsRange {
+            low: self.mls_level(&r.0),
+            high: self.mls_level(&r.1),
+        }
+    }
+    fn sepol_context(&self, c: &Ctx) -> Result<Context, Fail> {
+        let bad = || err("context value out of range".into());
+        Ok(Context {
+            user: UserId::new(c.user + 1).ok_or_else(bad)?,
+            role: RoleId::new(self.role_val[c.role as usize]).ok_or_else(bad)?,
+            ty: TypeId::new(self.type_val[c.ty as usize] as u16).ok_or_else(bad)?,
+            range: self.mls_range(&c.range),
+        })
+    }
+}
+
+/// Merges order statements (`classorder` ...): each list in statement order; a list whose
+/// items are all known is checked, new items are inserted after their predecessor.
+fn merge_orders(lists: &[Vec<u32>]) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for l in lists {
+        let mut pos = None::<usize>;
+        for &x in l {
+            match out.iter().position(|&y| y == x) {
+                Some(p) => pos = Some(p),
+                None => {
+                    let at = pos.map(|p| p + 1).unwrap_or(0);
+                    let at = if pos.is_none() && !out.is_empty() && l[0] == x {
+                        out.len()
+                    } else {
+                        at
+                    };
+                    out.insert(at, x);
+                    pos = Some(at);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn murmur(key: &AvtabKey) -> u32 {
+    const C1: u32 = 0xcc9e2d51;
+    const C2: u32 = 0x1b873593;
+    const R1: u32 = 15;
+    const R2: u32 = 13;
+    const M: u32 = 5;
+    const N: u32 = 0xe6546b64;
+    let mut hash: u32 = 0;
+    let mut mix = |k: u32| {
+        let mut k = k.wrapping_mul(C1);
+        k = k.rotate_left(R1);
+        k = k.wrapping_mul(C2);
+        hash ^= k;
+        hash = hash.rotate_left(R2);
+        hash = hash.wrapping_mul(M).wrapping_add(N);
+    };
+    mix(key.class.value() as u32);
+    mix(key.target.value() as u32);
+    mix(key.source.value() as u32);
+    hash ^= hash >> 16;
+    hash = hash.wrapping_mul(0x85ebca6b);
+    hash ^= hash >> 13;
+    hash = hash.wrapping_mul(0xc2b2ae35);
+    hash ^= hash >> 16;
+    hash & (crate::CIL_AVTAB_SLOTS - 1)
+}
+
+/// Sorts unconditional entries into libsepol's written order: slot, then (s, t, c), then
+/// insertion order.
+fn avtab_order(entries: &mut [AvtabEntry]) {
+    entries.sort_by_cached_key(|e| {
+        (
+            murmur(&e.key),
+            e.key.source,
+            e.key.target,
+            e.key.class,
+        )
+    });
+}
+
+fn kind_bits(kw: Kw) -> AvtabKind {
+    match kw {
+        Kw::Allow => AvtabKind::Allowed,
+        Kw::AuditAllow => AvtabKind::AuditAllow,
+        Kw::DontAudit => AvtabKind::AuditDeny,
+        Kw::TypeTransition => AvtabKind::Transition,
+        Kw::TypeChange => AvtabKind::Change,
+        _ => AvtabKind::Member,
+    }
+}
+
+struct CondBuild {
+    nbools: usize,
+    bools: Vec<u32>,
+    pre: u32,
+    expr: Vec<CondExpr>,
+    true_list: Vec<AvtabEntry>,
+    false_list: Vec<AvtabEntry>,
+}
+
+fn eval_cond(expr: &[CondExpr], val: &dyn Fn(u32) -> bool) -> Option<bool> {
+    let mut st: Vec<bool> = Vec::new();
+    for e in expr {
+        match *e {
+            CondExpr::Bool(b) => st.push(val(b.value() as u32)),
+            CondExpr::Not => {
+                let a = st.pop()?;
+                st.push(!a)
+            }
+            op => {
+                let b = st.pop()?;
+                let a = st.pop()?;
+                st.push(match op {
+                    CondExpr::Or => a | b,
+                    CondExpr::And => a & b,
+                    CondExpr::Xor => a ^ b,
+                    CondExpr::Eq => a == b,
+                    _ => a != b,
+                })
+            }
+        }
+    }
+    if st.len() == 1 {
+        st.pop()
+    } else {
+        None
+    }
+}
+
+pub fn lower(
+    t: &Tree,
+    int: &Interner,
+    ast: &Ast,
+    r: &Resolver<'_>,
+    names: &[String],
+    opts: &Options,
+) -> Result<Lowered, Fail> {
+    let live: Vec<u32> = (0..ast.stmts.len() as u32)
+        .filter(|&s| r.stmt_live(s))
+        .collect();
+    let nd = ast.decls.len();
+    let mut l = L {
+        t,
+        int,
+        ast,
+        r,
+        names,
+        opts,
+        live,
+        dint: vec![NONE; nd],
+        types: vec![],
+        attrs: vec![],
+        attr_members: vec![],
+        attr_busy: vec![],
+        attr_exprs: vec![],
+        attr_used: vec![],
+        attr_val: vec![],
+        type_val: vec![],
+        alias_actual: FxHashMap::default(),
+        roles: vec![],
+        rattrs: vec![],
+        rattr_members: vec![],
+        rattr_exprs: vec![],
+        role_val: vec![],
+        users: vec![],
+        bools: vec![],
+        classes: vec![],
+        class_common: vec![],
+        commons: vec![],
+        sens: vec![],
+        cats: vec![],
+        mls: false,
+    };
+    // Declarations in walk order; decl ids of live declaring statements.
+    let mut decl_of_stmt: FxHashMap<u32, u32> = FxHashMap::default();
+    for (d, decl) in ast.decls.iter().enumerate() {
+        decl_of_stmt.insert(decl.stmt, d as u32);
+    }
+    let mut mls_stmt = None;
+    let mut handle_unknown = None;
+    let mut class_orders = vec![];
+    let mut sid_orders = vec![];
+    let mut sens_orders = vec![];
+    let mut cat_orders = vec![];
+    let mut unordered: Vec<u32> = vec![];
+    for &s in &l.live.clone() {
+        let st = ast.stmts[s as usize];
+        let a = l.args(s);
+        if let Some(&d) = decl_of_stmt.get(&s) {
+            let list = match ast.decls[d as usize].kind {
+                DeclKind::Type => Some(&mut l.types),
+                DeclKind::TypeAttribute => Some(&mut l.attrs),
+                DeclKind::Role => Some(&mut l.roles),
+                DeclKind::RoleAttribute => Some(&mut l.rattrs),
+                DeclKind::User => Some(&mut l.users),
+                DeclKind::Bool => Some(&mut l.bools),
+                DeclKind::Common => Some(&mut l.commons),
+                _ => None,
+            };
+            if let Some(list) = list {
+                l.dint[d as usize] = list.len() as u32;
+                list.push(d);
+            }
+        }
+        match st.kw {
+            Kw::Mls => {
+                if mls_stmt.is_some() {
+                    return Err(err(format!("Mls statement already defined at {}", l.here(s))));
+                }
+                mls_stmt = Some(t.sym(a[1]) == Some(Kw::True.sym()));
+            }
+            Kw::HandleUnknown => {
+                handle_unknown = Some(match t.sym(a[1]).and_then(Kw::of) {
+                    Some(Kw::Allow) => HandleUnknown::Allow,
+                    Some(Kw::Reject) => HandleUnknown::Reject,
+                    _ => HandleUnknown::Deny,
+                });
+            }
+            Kw::ClassOrder | Kw::SidOrder | Kw::SensitivityOrder | Kw::CategoryOrder => {
+                let ns = match st.kw {
+                    Kw::ClassOrder => Ns::Classes,
+                    Kw::SidOrder => Ns::Sids,
+                    Kw::SensitivityOrder => Ns::Sens,
+                    _ => Ns::Cats,
+                };
+                let mut v = vec![];
+                let mut un = false;
+                for &x in t.kids(a[1]) {
+                    if ns == Ns::Classes && t.sym(x) == Some(Kw::Unordered.sym()) {
+                        un = true;
+                        continue;
+                    }
+                    v.push(l.look(ns, x)?);
+                }
+                match st.kw {
+                    Kw::ClassOrder if un => {
+                        for d in v {
+                            if !unordered.contains(&d) {
+                                unordered.push(d)
+                            }
+                        }
+                    }
+                    Kw::ClassOrder => class_orders.push(v),
+                    Kw::SidOrder => sid_orders.push(v),
+                    Kw::SensitivityOrder => sens_orders.push(v),
+                    _ => cat_orders.push(v),
+                }
+            }
+            Kw::TypeAliasActual | Kw::SensitivityAliasActual | Kw::CategoryAliasActual => {
+                let ns = match st.kw {
+                    Kw::TypeAliasActual => Ns::Types,
+                    Kw::SensitivityAliasActual => Ns::Sens,
+                    _ => Ns::Cats,
+                };
+                let al = l.look(ns, a[1])?;
+                let ac = l.look(ns, a[2])?;
+                l.alias_actual.insert(al, ac);
+            }
+            _ => {}
+        }
+    }
+    l.mls = opts.mls.or(mls_stmt).unwrap_or(false);
+    let mut classes = merge_orders(&class_orders);
+    for d in unordered {
+        if !classes.contains(&d) {
+            classes.push(d);
+        }
+    }
+    l.classes = classes;
+    for (i, &d) in l.classes.clone().iter().enumerate() {
+        l.dint[d as usize] = i as u32;
+    }
+    let sids = merge_orders(&sid_orders);
+    l.sens = merge_orders(&sens_orders);
+    l.cats = merge_orders(&cat_orders);
+    for (i, &d) in l.sens.clone().iter().enumerate() {
+        l.dint[d as usize] = i as u32;
+    }
+    for (i, &d) in l.cats.clone().iter().enumerate() {
+        l.dint[d as usize] = i as u32;
+    }
+    for (i, &d) in sids.iter().enumerate() {
+        l.dint[d as usize] = i as u32;
+    }
+    // Every declared class must be ordered.
+    for (d, decl) in ast.decls.iter().enumerate() {
+        if decl.kind == DeclKind::Class && r.stmt_live(decl.stmt) && l.dint[d] == NONE {
+            return Err(err(format!(
+                "Class {} not in classorder statement",
+                l.name(d as u32)
+            )));
+        }
+    }
+    l.class_common = l
+        .classes
+        .iter()
+        .map(|&c| r.class_common(c))
+        .collect();
+
+    // Attribute expressions and usage marks.
+    let na = l.attrs.len();
+    l.attr_members = vec![None; na];
+    l.attr_busy = vec![false; na];
+    l.attr_exprs = vec![vec![]; na];
+    l.attr_used = vec![0; na];
+    l.rattr_members = vec![None; l.rattrs.len()];
+    l.rattr_exprs = vec![vec![]; l.rattrs.len()];
+    for &s in &l.live.clone() {
+        let st = ast.stmts[s as usize];
+        let a = l.args(s);
+        match st.kw {
+            Kw::TypeAttributeSet => {
+                let d = l.look(Ns::Types, a[1])?;
+                if l.kind(d) != DeclKind::TypeAttribute {
+                    return Err(err(format!(
+                        "Attribute type not an attribute at {}",
+                        l.here(s)
+                    )));
+                }
+                l.attr_exprs[l.dint[d as usize] as usize].push(a[2]);
+            }
+            Kw::RoleAttributeSet => {
+                let d = l.look(Ns::Roles, a[1])?;
+                if l.kind(d) != DeclKind::RoleAttribute {
+                    return Err(err(format!("Not a role attribute at {}", l.here(s))));
+                }
+                l.rattr_exprs[l.dint[d as usize] as usize].push(a[2]);
+            }
+            Kw::Allow | Kw::AuditAllow | Kw::DontAudit | Kw::NeverAllow => {
+                if t.sym(a[2]) != Some(Kw::SelfKw.sym()) {
+                    let used = if st.kw == Kw::NeverAllow {
+                        USED_NEVERALLOW
+                    } else {
+                        USED_AVRULE
+                    };
+                    for &x in &a[1..3] {
+                        if let TRef::Attr(i) = l.tref(x)? {
+                            l.attr_used[i as usize] |= used;
+                        }
+                    }
+                }
+            }
+            Kw::Constrain | Kw::MlsConstrain | Kw::ValidateTrans | Kw::MlsValidateTrans => {
+                let mut stack = vec![a[2]];
+                while let Some(n) = stack.pop() {
+                    let k = t.kids(n);
+                    match k.first().and_then(|&x| t.sym(x)).and_then(Kw::of) {
+                        Some(Kw::And | Kw::Or | Kw::Not) => stack.extend_from_slice(&k[1..]),
+                        _ if k.len() == 3
+                            && matches!(
+                                t.sym(k[1]).and_then(Kw::of),
+                                Some(Kw::T1 | Kw::T2 | Kw::T3)
+                            ) =>
+                        {
+                            let names: Vec<u32> = if t.is_list(k[2]) {
+                                t.kids(k[2]).to_vec()
+                            } else if matches!(
+                                t.sym(k[2]).and_then(Kw::of),
+                                Some(Kw::T1 | Kw::T2 | Kw::T3)
+                            ) {
+                                vec![]
+                            } else {
+                                vec![k[2]]
+                            };
+                            for x in names {
+                                if let TRef::Attr(i) = l.tref(x)? {
+                                    l.attr_used[i as usize] |= USED_CONSTRAINT;
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // Attributes generated for neverallows (`*_typeattr_*`) pass their mark on to the
+    // attributes named in their expressions (`__mark_neverallow_attrs`).
+    let is_gen = |l: &L<'_>, a: usize| {
+        int.bytes(ast.decls[l.attrs[a] as usize].name)
+            .windows(10)
+            .any(|w| w == b"_typeattr_")
+    };
+    for i in 0..na {
+        if l.attr_used[i] & USED_NEVERALLOW == 0 || !is_gen(&l, i) {
+            continue;
+        }
+        let mut seen = vec![false; na];
+        seen[i] = true;
+        let mut stack: Vec<u32> = l.attr_exprs[i].clone();
+        while let Some(n) = stack.pop() {
+            if t.is_list(n) {
+                stack.extend_from_slice(t.kids(n));
+                continue;
+            }
+            if let Ok(TRef::Attr(a)) = l.tref(n) {
+                let a = a as usize;
+                if is_gen(&l, a) {
+                    if !seen[a] {
+                        seen[a] = true;
+                        stack.extend(l.attr_exprs[a].iter().copied());
+                    }
+                } else {
+                    l.attr_used[a] |= USED_NEVERALLOW;
+                }
+            }
+        }
+    }
+    for i in 0..na {
+        l.members(i as u32)?;
+    }
+    // Keep decision (cil_typeattribute_used).
+    let keep: Vec<bool> = (0..na)
+        .map(|i| {
+            let used = l.attr_used[i];
+            let name = int.bytes(ast.decls[l.attrs[i] as usize].name);
+            if used == 0 {
+                return false;
+            }
+            if used & USED_CONSTRAINT != 0 {
+                return true;
+            }
+            if opts.expand_generated || used == USED_NEVERALLOW {
+                if name == b"cil_gen_require" || name.windows(10).any(|w| w == b"_typeattr_") {
+                    return false;
+                }
+                if used == USED_NEVERALLOW {
+                    return true;
+                }
+            }
+            if used == USED_AVRULE {
+                let n = l.attr_members[i].as_ref().map_or(0, |b| b.count());
+                if (n as u32) < opts.expand_size {
+                    return false;
+                }
+            }
+            true
+        })
+        .collect();
+    // Sepol type values: types and kept attributes in walk order.
+    l.type_val = vec![0; l.types.len()];
+    l.attr_val = vec![0; na];
+    let mut tdatums: Vec<TypeDatum> = vec![];
+    for &s in &l.live.clone() {
+        if let Some(&d) = decl_of_stmt.get(&s) {
+            match ast.decls[d as usize].kind {
+                DeclKind::Type => {
+                    tdatums.push(TypeDatum {
+                        name: l.name(d).into(),
+                        flavor: TypeFlavor::Type,
+                        bounds: None,
+                    });
+                    l.type_val[l.dint[d as usize] as usize] = tdatums.len() as u32;
+                }
+                DeclKind::TypeAttribute if keep[l.dint[d as usize] as usize] => {
+                    tdatums.push(TypeDatum {
+                        name: l.name(d).into(),
+                        flavor: TypeFlavor::Attribute,
+                        bounds: None,
+                    });
+                    l.attr_val[l.dint[d as usize] as usize] = tdatums.len() as u32;
+                }
+                _ => {}
+            }
+        }
+    }
+    if tdatums.len() > u16::MAX as usize {
+        return Err(err("too many types".into()));
+    }
+    let tid = |v: u32| TypeId::new(v as u16).expect("type values start at 1");
+    // Roles: object_r is value 1.
+    l.role_val = vec![0; l.roles.len()];
+    let mut rdatums: Vec<Role> = vec![Role {
+        name: "object_r".into(),
+        bounds: None,
+        dominates: Ebitmap::default(),
+        types: Ebitmap::default(),
+    }];
+    for (i, &d) in l.roles.clone().iter().enumerate() {
+        if ast.decls[d as usize].name == Kw::ObjectR.sym() {
+            l.role_val[i] = 1;
+        } else {
+            rdatums.push(Role {
+                name: l.name(d).into(),
+                bounds: None,
+                dominates: Ebitmap::from_bits([rdatums.len() as u32]),
+                types: Ebitmap::default(),
+            });
+            l.role_val[i] = rdatums.len() as u32;
+        }
+    }
+    for i in 0..l.rattrs.len() {
+        l.role_members(i as u32)?;
+    }
+    // Type aliases.
+    let mut type_aliases = vec![];
+    for &s in &l.live.clone() {
+        if let Some(&d) = decl_of_stmt.get(&s) {
+            if ast.decls[d as usize].kind == DeclKind::TypeAlias {
+                let n = t.kids(ast.stmts[s as usize].node)[1];
+                if let TRef::Type(i) = l.tref(n)? {
+                    type_aliases.push(TypeAlias {
+                        name: l.name(d).into(),
+                        target: tid(l.type_val[i as usize]),
+                    });
+                } else {
+                    return Err(err(format!("Alias {} must refer to a type", l.name(d))));
+                }
+            }
+        }
+    }
+    // Classes and commons.
+    let mut common_val: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut commons: Vec<Common> = vec![];
+    let mut classes: Vec<Class> = vec![];
+    for (ci, &cd) in l.classes.clone().iter().enumerate() {
+        let cm = l.class_common[ci];
+        let mut ncommon = 0;
+        let common = match cm {
+            Some(c) => {
+                let perms = &ast.perm_lists[&c];
+                ncommon = perms.len() as u32;
+                let v = *common_val.entry(c).or_insert_with(|| {
+                    commons.push(Common {
+                        name: l.name(c).into(),
+                        nprim: perms.len() as u32,
+                        perms: perms
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &p)| Perm {
+                                name: int.str(p).into(),
+                                value: i as u32 + 1,
+                            })
+                            .collect(),
+                    });
+                    commons.len() as u32
+                });
+                arbiter_policy::CommonId::new(v as u8 as _)
+            }
+            None => None,
+        };
+        let own = &ast.perm_lists[&cd];
+        if ncommon + own.len() as u32 > 32 {
+            return Err(err(format!("Too many permissions in class {}", l.name(cd))));
+        }
+        classes.push(Class {
+            name: l.name(cd).into(),
+            common,
+            nprim: ncommon + own.len() as u32,
+            perms: own
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| Perm {
+                    name: int.str(p).into(),
+                    value: ncommon + i as u32 + 1,
+                })
+                .collect(),
+            constraints: Box::new([]),
+            validatetrans: Box::new([]),
+            default_user: Default::default(),
+            default_role: Default::default(),
+            default_type: Default::default(),
+            default_range: Default::default(),
+        });
+    }
+    let cid = |c: u32| ClassId::new(c as u16 + 1).expect("class");
+
+    // Users.
+    let mut udatums: Vec<User> = l
+        .users
+        .iter()
+        .map(|&d| User {
+            name: l.name(d).into(),
+            bounds: None,
+            roles: Ebitmap::default(),
+            range: MlsRange::default(),
+            default_level: MlsLevel::default(),
+        })
+        .collect();
+    let mut user_roles: Vec<Vec<u32>> = vec![vec![]; l.users.len()];
+    let mut role_types: Vec<Bits> = vec![Bits::new(l.types.len()); l.roles.len()];
+    // Booleans.
+    let bdatums: Vec<Bool> = l
+        .bools
+        .iter()
+        .map(|&d| {
+            let s = ast.decls[d as usize].stmt;
+            Bool {
+                name: l.name(d).into(),
+                state: t.sym(l.args(s)[2]) == Some(Kw::True.sym()),
+            }
+        })
+        .collect();
+    // Sensitivities and categories.
+    let mut sdatums: Vec<Sensitivity> = l
+        .sens
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| Sensitivity {
+            name: l.name(d).into(),
+            level: MlsLevel {
+                sens: i as u32 + 1,
+                cats: Ebitmap::default(),
+            },
+        })
+        .collect();
+    let mut sens_cats: Vec<Bits> = vec![Bits::new(l.cats.len()); l.sens.len()];
+    let cdatums: Vec<Category> = l
+        .cats
+        .iter()
+        .map(|&d| Category {
+            name: l.name(d).into(),
+        })
+        .collect();
+    let mut sens_aliases = vec![];
+    let mut cat_aliases = vec![];
+    let mut policycaps = vec![];
+    let mut permissive = vec![];
+
+    // Pass 2 and 3 collections.
+    let mut avtab: Vec<AvtabEntry> = vec![];
+    let mut avindex: FxHashMap<AvtabKey, usize> = FxHashMap::default();
+    let mut ftrans: Vec<FilenameTrans> = vec![];
+    let mut ftindex: FxHashMap<(u32, u32, Sym), usize> = FxHashMap::default();
+    let mut role_trans: Vec<RoleTrans> = vec![];
+    let mut rtseen: FxHashMap<(u32, u32, u32), u32> = FxHashMap::default();
+    let mut role_allow: Vec<RoleAllow> = vec![];
+    let mut range_trans: Vec<RangeTrans> = vec![];
+    let mut rtrindex: FxHashMap<(u32, u32, u32), usize> = FxHashMap::default();
+    let mut constraints: Vec<Vec<Constraint>> = vec![vec![]; classes.len()];
+    let mut validatetrans: Vec<Vec<Constraint>> = vec![vec![]; classes.len()];
+    let mut conds: Vec<CondBuild> = vec![];
+    let mut filecons = vec![];
+    let mut portcons = vec![];
+    let mut genfscons = vec![];
+    let mut fsuses = vec![];
+    let mut sidctx: FxHashMap<u32, Ctx> = FxHashMap::default();
+    let mut selinuxusers = vec![];
+    let mut seuser_default = None;
+    let mut userprefixes = vec![];
+    let mut type_bounds = vec![];
+
+    let type_rule = |l: &mut L<'_>,
+                     s: u32,
+                     avtab: &mut Vec<AvtabEntry>,
+                     avindex: &mut FxHashMap<AvtabKey, usize>,
+                     ftrans: &mut Vec<FilenameTrans>,
+                     ftindex: &mut FxHashMap<(u32, u32, Sym), usize>,
+                     cond: Option<(&mut CondBuild, bool)>|
+     -> Result<(), Fail> {
+        let st = ast.stmts[s as usize];
+        let a = l.args(s);
+        let src = l.tref(a[1])?;
+        let tgt = l.tref(a[2])?;
+        let ci = l.class_of(a[3])?;
+        let res = match l.tref(a[a.len() - 1])? {
+            TRef::Type(i) => l.type_val[i as usize],
+            _ => return Err(err(format!("Type rule result must be a type at {}", l.here(s)))),
+        };
+        let named = a.len() == 6 && t.sym(a[4]) != Some(Kw::Star.sym());
+        let kind = kind_bits(st.kw);
+        let srcs = l.expand_all(src)?;
+        let mut cond = cond;
+        for &sv in &srcs {
+            let tgts = if tgt == TRef::SelfT {
+                vec![sv]
+            } else {
+                l.expand_all(tgt)?
+            };
+            for &tv in &tgts {
+                if named {
+                    let name = t.sym(a[4]).unwrap_or(0);
+                    let key = (tv, ci, name);
+                    let idx = *ftindex.entry(key).or_insert_with(|| {
+                        ftrans.push(FilenameTrans {
+                            target: tid(tv),
+                            class: cid(ci),
+                            name: int.str(name).into(),
+                            outcomes: Box::new([]),
+                        });
+                        ftrans.len() - 1
+                    });
+                    let ft = &mut ftrans[idx];
+                    if let Some((_, o)) = ft.outcomes.iter().find(|(b, _)| b.contains(sv - 1)) {
+                        if o.value() as u32 != res {
+                            return Err(err(format!(
+                                "Conflicting name type transition rules at {}",
+                                l.here(s)
+                            )));
+                        }
+                        continue;
+                    }
+                    let mut outs = ft.outcomes.to_vec();
+                    match outs.iter_mut().find(|(_, o)| o.value() as u32 == res) {
+                        Some((b, _)) => {
+                            *b = Ebitmap::from_bits(b.iter().chain([sv - 1]));
+                        }
+                        None => outs.push((Ebitmap::from_bits([sv - 1]), tid(res))),
+                    }
+                    ft.outcomes = outs.into_boxed_slice();
+                    continue;
+                }
+                let key = AvtabKey {
+                    source: tid(sv),
+                    target: tid(tv),
+                    class: cid(ci),
+                    kind,
+                };
+                let datum = AvtabDatum::Type(tid(res));
+                if let Some(&i) = avindex.get(&key) {
+                    if avtab[i].datum != datum {
+                        return Err(err(format!(
+                            "Conflicting type rules at {}",
+                            l.here(s)
+                        )));
+                    }
+                    continue;
+                }
+                match cond.as_mut() {
+                    None => {
+                        avindex.insert(key, avtab.len());
+                        avtab.push(AvtabEntry { key, datum });
+                    }
+                    Some((cb, br)) => {
+                        let (this, other) = if *br {
+                            (&cb.true_list, &cb.false_list)
+                        } else {
+                            (&cb.false_list, &cb.true_list)
+                        };
+                        if !other.iter().any(|e| e.key == key) && this.iter().any(|e| e.key == key)
+                        {
+                            continue;
+                        }
+                        let list = if *br {
+                            &mut cb.true_list
+                        } else {
+                            &mut cb.false_list
+                        };
+                        list.insert(0, AvtabEntry { key, datum });
+                    }
+                }
+            }
+        }
+        Ok(())
+    };
+
+    // Pass 1/2 (walk order).
+    for &s in &l.live.clone() {
+        let st = ast.stmts[s as usize];
+        if st.cond != NONE {
+            continue;
+        }
+        let a = l.args(s);
+        match st.kw {
+            Kw::PolicyCap => {
+                let cap = match &*int.str(t.node(a[1]).a) {
+                    "network_peer_controls" => 0,
+                    "open_perms" => 1,
+                    "extended_socket_class" => 2,
+                    "always_check_network" => 3,
+                    "cgroup_seclabel" => 4,
+                    "nnp_nosuid_transition" => 5,
+                    "genfs_seclabel_symlinks" => 6,
+                    "ioctl_skip_cloexec" => 7,
+                    other => {
+                        return Err(err(format!("Unknown policy capability {other} at {}", l.here(s))))
+                    }
+                };
+                policycaps.push(cap);
+            }
+            Kw::SensitivityAlias | Kw::CategoryAlias => {
+                let d = decl_of_stmt[&s];
+                let act = *l.alias_actual.get(&d).ok_or_else(|| {
+                    err(format!("Alias {} was not bound at {}", l.name(d), l.here(s)))
+                })?;
+                let m = MlsAlias {
+                    name: l.name(d).into(),
+                    value: l.dint[act as usize] + 1,
+                };
+                if st.kw == Kw::SensitivityAlias {
+                    sens_aliases.push(m)
+                } else {
+                    cat_aliases.push(m)
+                }
+            }
+            Kw::SensitivityCategory => {
+                let sd = l.sens_actual(l.look(Ns::Sens, a[1])?);
+                let b = l.catset(a[2])?;
+                sens_cats[l.dint[sd as usize] as usize].or(&b);
+            }
+            Kw::TypePermissive => {
+                if let TRef::Type(i) = l.tref(a[1])? {
+                    permissive.push(l.type_val[i as usize]);
+                }
+            }
+            Kw::TypeBounds => {
+                type_bounds.push((l.tref(a[1])?, l.tref(a[2])?));
+            }
+            Kw::RoleType => {
+                let roles = l.role_expr(a[1])?;
+                let types = match l.tref(a[2])? {
+                    TRef::Type(i) => {
+                        let mut b = Bits::new(l.types.len());
+                        b.set(i as usize);
+                        b
+                    }
+                    TRef::Attr(x) => l.members(x)?,
+                    TRef::SelfT => Bits::new(l.types.len()),
+                };
+                for ri in roles.iter() {
+                    role_types[ri].or(&types);
+                }
+            }
+            Kw::UserRole => {
+                let u = l.look(Ns::Users, a[1])?;
+                let rv = l.role_vals(a[2])?;
+                user_roles[l.dint[u as usize] as usize].extend(rv);
+            }
+            Kw::UserLevel => {
+                let u = l.look(Ns::Users, a[1])?;
+                let lv = l.level(a[2])?;
+                udatums[l.dint[u as usize] as usize].default_level = l.mls_level(&lv);
+            }
+            Kw::UserRange => {
+                let u = l.look(Ns::Users, a[1])?;
+                let rg = l.range(a[2])?;
+                udatums[l.dint[u as usize] as usize].range = l.mls_range(&rg);
+            }
+            Kw::TypeTransition | Kw::TypeChange | Kw::TypeMember => {
+                type_rule(&mut l, s, &mut avtab, &mut avindex, &mut ftrans, &mut ftindex, None)?;
+            }
+            Kw::RoleTransition => {
+                let roles = l.role_vals(a[1])?;
+                let tys = {
+                    let r = l.tref(a[2])?;
+                    l.expand_all(r)?
+                };
+                let ci = l.class_of(a[3])?;
+                let nr = l.look(Ns::Roles, a[4])?;
+                let nv = l.role_val[l.dint[nr as usize] as usize];
+                for &rv in &roles {
+                    for &tv in &tys {
+                        match rtseen.get(&(rv, tv, ci)) {
+                            Some(&o) if o == nv => continue,
+                            Some(_) => {
+                                return Err(err(format!(
+                                    "Conflicting role transition at {}",
+                                    l.here(s)
+                                )))
+                            }
+                            None => {}
+                        }
+                        rtseen.insert((rv, tv, ci), nv);
+                        role_trans.push(RoleTrans {
+                            role: RoleId::new(rv).expect("role"),
+                            ty: tid(tv),
+                            class: cid(ci),
+                            new_role: RoleId::new(nv).expect("role"),
+                        });
+                    }
+                }
+            }
+            Kw::Constrain | Kw::MlsConstrain | Kw::ValidateTrans | Kw::MlsValidateTrans => {
+                let is_mls = matches!(st.kw, Kw::MlsConstrain | Kw::MlsValidateTrans);
+                if is_mls && !l.mls {
+                    continue;
+                }
+                let expr = constraint_expr(&mut l, a[2])?;
+                if matches!(st.kw, Kw::Constrain | Kw::MlsConstrain) {
+                    for (ci, bits) in l.classperms(a[1])? {
+                        if bits == 0 {
+                            continue;
+                        }
+                        constraints[ci as usize].insert(
+                            0,
+                            Constraint {
+                                perms: bits,
+                                expr: expr.clone().into_boxed_slice(),
+                            },
+                        );
+                    }
+                } else {
+                    let ci = l.class_of(a[1])?;
+                    validatetrans[ci as usize].insert(
+                        0,
+                        Constraint {
+                            perms: 0,
+                            expr: expr.into_boxed_slice(),
+                        },
+                    );
+                }
+            }
+            Kw::RangeTransition => {
+                if !l.mls {
+                    continue;
+                }
+                let src = l.tref(a[1])?;
+                let tgt = l.tref(a[2])?;
+                let ci = l.class_of(a[3])?;
+                let rg = l.range(a[4])?;
+                let range = l.mls_range(&rg);
+                for sv in l.expand_all(src)? {
+                    let tgts = if tgt == TRef::SelfT {
+                        vec![sv]
+                    } else {
+                        l.expand_all(tgt)?
+                    };
+                    for tv in tgts {
+                        if let Some(&i) = rtrindex.get(&(sv, tv, ci)) {
+                            if range_trans[i].range != range {
+                                return Err(err(format!(
+                                    "Conflicting range transition at {}",
+                                    l.here(s)
+                                )));
+                            }
+                            continue;
+                        }
+                        rtrindex.insert((sv, tv, ci), range_trans.len());
+                        range_trans.push(RangeTrans {
+                            source: tid(sv),
+                            target: tid(tv),
+                            class: cid(ci),
+                            range: range.clone(),
+                        });
+                    }
+                }
+            }
+            Kw::SidContext => {
+                let sd = l.look(Ns::Sids, a[1])?;
+                sidctx.insert(sd, l.context(a[2])?);
+            }
+            Kw::FileCon => {
+                let path = int.bytes(t.node(a[1]).a).to_vec();
+                let ft: u32 = match t.sym(a[2]).and_then(Kw::of) {
+                    Some(Kw::Any) => 0,
+                    Some(Kw::File) => 1,
+                    Some(Kw::Dir) => 2,
+                    Some(Kw::Char) => 3,
+                    Some(Kw::Block) => 4,
+                    Some(Kw::Socket) => 5,
+                    Some(Kw::Pipe) => 6,
+                    Some(Kw::Symlink) => 7,
+                    _ => return Err(err(format!("Invalid file type at {}", l.here(s)))),
+                };
+                let ctx = if t.is_list(a[3]) && t.kids(a[3]).is_empty() {
+                    None
+                } else {
+                    Some(l.context(a[3])?)
+                };
+                filecons.push((path, ft, ctx));
+            }
+            Kw::PortCon => {
+                let proto = match t.sym(a[1]).and_then(Kw::of) {
+                    Some(Kw::Udp) => 1u32,
+                    Some(Kw::Tcp) => 2,
+                    Some(Kw::Dccp) => 3,
+                    Some(Kw::Sctp) => 4,
+                    _ => return Err(err(format!("Invalid protocol at {}", l.here(s)))),
+                };
+                let num = |n: u32| -> Result<u32, Fail> {
+                    int.str(t.node(n).a)
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&p| p <= 65535)
+                        .ok_or_else(|| err(format!("Invalid port at {}", l.here(s))))
+                };
+                let (lo, hi) = if t.is_list(a[2]) {
+                    let k = t.kids(a[2]);
+                    if k.len() != 2 {
+                        return Err(err(format!("Invalid port range at {}", l.here(s))));
+                    }
+                    (num(k[0])?, num(k[1])?)
+                } else {
+                    let p = num(a[2])?;
+                    (p, p)
+                };
+                portcons.push((proto, lo, hi, l.context(a[3])?));
+            }
+            Kw::GenfsCon => {
+                let fs = int.bytes(t.node(a[1]).a).to_vec();
+                let path = int.bytes(t.node(a[2]).a).to_vec();
+                let ft = if a.len() == 5 {
+                    match t.sym(a[3]).and_then(Kw::of) {
+                        Some(Kw::Any) => 0,
+                        Some(Kw::File) => 1,
+                        Some(Kw::Dir) => 2,
+                        Some(Kw::Char) => 3,
+                        Some(Kw::Block) => 4,
+                        Some(Kw::Socket) => 5,
+                        Some(Kw::Pipe) => 6,
+                        Some(Kw::Symlink) => 7,
+                        _ => return Err(err(format!("Invalid file type at {}", l.here(s)))),
+                    }
+                } else {
+                    0
+                };
+                genfscons.push((fs, path, ft, l.context(a[a.len() - 1])?));
+            }
+            Kw::FsUse => {
+                let ty = match t.sym(a[1]).and_then(Kw::of) {
+                    Some(Kw::Xattr) => 1u32,
+                    Some(Kw::Trans) => 2,
+                    Some(Kw::Task) => 3,
+                    _ => return Err(err(format!("Invalid fsuse type at {}", l.here(s)))),
+                };
+                let fs = int.bytes(t.node(a[2]).a).to_vec();
+                fsuses.push((ty, fs, l.context(a[3])?));
+            }
+            Kw::SelinuxUser => {
+                let u = l.look(Ns::Users, a[2])?;
+                selinuxusers.push((t.node(a[1]).a, u, l.range(a[3])?));
+            }
+            Kw::SelinuxUserDefault => {
+                let u = l.look(Ns::Users, a[1])?;
+                seuser_default = Some((u, l.range(a[2])?));
+            }
+            Kw::UserPrefix => {
+                let u = l.look(Ns::Users, a[1])?;
+                userprefixes.push((u, t.node(a[2]).a));
+            }
+            Kw::DefaultUser | Kw::DefaultRole | Kw::DefaultType | Kw::DefaultRange => {
+                return Err(err(format!(
+                    "{} is not supported by arbiter's CIL compiler yet (at {})",
+                    st.kw.text(),
+                    l.here(s)
+                )));
+            }
+            _ => {}
+        }
+    }
+
+    // Pass 3: booleanifs, av rules, roleallow.
+    let mut cond_of_stmt: FxHashMap<u32, usize> = FxHashMap::default();
+    let bool_value = |l: &L<'_>, n: u32| -> Result<u32, Fail> {
+        let d = l.look(Ns::Bools, n)?;
+        Ok(l.dint[d as usize] + 1)
+    };
+    for &s in &l.live.clone() {
+        let st = ast.stmts[s as usize];
+        let a = l.args(s);
+        match st.kw {
+            Kw::BooleanIf => {
+                // Expression to RPN.
+                let mut expr = vec![];
+                cond_rpn(&l, a[1], &mut expr, &bool_value)?;
+                let mut depth: i32 = -1;
+                for e in &expr {
+                    match e {
+                        CondExpr::Bool(_) => {
+                            if depth == 9 {
+                                return Err(err(
+                                    "Conditional expression exceeded max allowable depth".into(),
+                                ));
+                            }
+                            depth += 1
+                        }
+                        CondExpr::Not if depth < 0 => {
+                            return Err(err("Invalid conditional expression".into()))
+                        }
+                        CondExpr::Not => {}
+                        _ if depth < 1 => {
+                            return Err(err("Invalid conditional expression".into()))
+                        }
+                        _ => depth -= 1,
+                    }
+                }
+                if depth != 0 {
+                    return Err(err("Invalid conditional expression".into()));
+                }
+                let mut swapped = false;
+                if expr.last() == Some(&CondExpr::Not) {
+                    expr.pop();
+                    swapped = true;
+                }
+                let mut bools: Vec<u32> = vec![];
+                let mut nbools = 0;
+                for e in &expr {
+                    if let CondExpr::Bool(b) = e {
+                        let v = b.value() as u32;
+                        if nbools > 5 || !bools.contains(&v) {
+                            if nbools < 5 {
+                                bools.push(v);
+                            }
+                            nbools += 1;
+                        }
+                    }
+                }
+                let mut pre = 0u32;
+                if nbools <= 5 {
+                    for test in 0..(1u32 << nbools) {
+                        let val = |b: u32| {
+                            let j = bools.iter().position(|&x| x == b).unwrap_or(0);
+                            test & (1 << j) != 0
+                        };
+                        if eval_cond(&expr, &val) == Some(true) {
+                            pre |= 1 << test;
+                        }
+                    }
+                }
+                let found = conds.iter().position(|c| {
+                    c.nbools == nbools
+                        && if nbools <= 5 {
+                            c.bools.iter().all(|b| bools.contains(b)) && c.pre == pre
+                        } else {
+                            c.expr == expr
+                        }
+                });
+                let idx = match found {
+                    Some(i) => i,
+                    None => {
+                        conds.push(CondBuild {
+                            nbools,
+                            bools,
+                            pre,
+                            expr,
+                            true_list: vec![],
+                            false_list: vec![],
+                        });
+                        conds.len() - 1
+                    }
+                };
+                cond_of_stmt.insert(s, idx);
+                // libsepol keeps only the last (true ...) and (false ...) block.
+                let mut last_true = None;
+                let mut last_false = None;
+                for &b in &a[2..] {
+                    if t.sym(t.kids(b)[0]) == Some(Kw::True.sym()) {
+                        last_true = Some(b)
+                    } else {
+                        last_false = Some(b)
+                    }
+                }
+                let mut branches = vec![];
+                let (tb, fb) = if swapped {
+                    (last_false, last_true)
+                } else {
+                    (last_true, last_false)
+                };
+                if let Some(b) = tb {
+                    branches.push((b, true));
+                }
+                if let Some(b) = fb {
+                    branches.push((b, false));
+                }
+                for (b, br) in branches {
+                    for &rn in &t.kids(b)[1..] {
+                        let rs = ast
+                            .stmts
+                            .binary_search_by_key(&rn, |x| x.node)
+                            .map_err(|_| err("internal: rule statement not found".into()))?
+                            as u32;
+                        let kw = ast.stmts[rs as usize].kw;
+                        let mut cb = std::mem::replace(
+                            &mut conds[idx],
+                            CondBuild {
+                                nbools: 0,
+                                bools: vec![],
+                                pre: 0,
+                                expr: vec![],
+                                true_list: vec![],
+                                false_list: vec![],
+                            },
+                        );
+                        let r = match kw {
+                            Kw::TypeTransition | Kw::TypeChange | Kw::TypeMember => type_rule(
+                                &mut l,
+                                rs,
+                                &mut avtab,
+                                &mut avindex,
+                                &mut ftrans,
+                                &mut ftindex,
+                                Some((&mut cb, br)),
+                            ),
+                            _ => av_rule(&mut l, rs, None, Some((&mut cb, br))),
+                        };
+                        conds[idx] = cb;
+                        r?;
+                    }
+                }
+            }
+            Kw::Allow | Kw::AuditAllow | Kw::DontAudit if st.cond == NONE => {
+                if st.kw == Kw::DontAudit && opts.disable_dontaudit {
+                    continue;
+                }
+                av_rule(&mut l, s, Some((&mut avtab, &mut avindex)), None)?;
+            }
+            Kw::RoleAllow => {
+                let ra = l.role_vals(a[1])?;
+                let rb = l.role_vals(a[2])?;
+                for &x in &ra {
+                    for &y in &rb {
+                        role_allow.push(RoleAllow {
+                            role: RoleId::new(x).expect("role"),
+                            new_role: RoleId::new(y).expect("role"),
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if !avtab.iter().any(|e| !e.key.kind.is_type_rule()) {
+        return Err(err("Policy must include at least one avrule".into()));
+    }
+    avtab_order(&mut avtab);
+    role_trans.reverse();
+    role_allow.reverse();
+
+    // Role and user bitmaps.
+    for (ri, b) in role_types.iter().enumerate() {
+        let v = l.role_val[ri];
+        if v == 1 {
+            continue;
+        }
+        rdatums[v as usize - 1].types = Ebitmap::from_bits(b.iter().map(|i| l.type_val[i] - 1));
+    }
+    for (ui, rs) in user_roles.iter().enumerate() {
+        udatums[ui].roles = Ebitmap::from_bits(rs.iter().filter(|&&v| v != 1).map(|v| v - 1));
+    }
+    for (i, c) in sens_cats.iter().enumerate() {
+        sdatums[i].level.cats = Ebitmap::from_bits(c.iter().map(|x| x as u32));
+    }
+    for (i, c) in classes.iter_mut().enumerate() {
+        c.constraints = std::mem::take(&mut constraints[i]).into_boxed_slice();
+        c.validatetrans = std::mem::take(&mut validatetrans[i]).into_boxed_slice();
+    }
+    for (a, b) in type_bounds {
+        if let (TRef::Type(x), TRef::Type(y)) = (a, b) {
+            tdatums[l.type_val[x as usize] as usize - 1].bounds = Some(tid(l.type_val[y as usize]));
+        }
+    }
+
+    // Conditional list: newest node first, lists with type rules moved to the front.
+    let mut cond_nodes = vec![];
+    let mut cond_avtab = Avtab::default();
+    let bool_state = |v: u32| bdatums[v as usize - 1].state;
+    for cb in conds.into_iter().rev() {
+        let state = eval_cond(&cb.expr, &bool_state).unwrap_or(false);
+        let mut push = |list: Vec<AvtabEntry>| -> std::ops::Range<u32> {
+            let start = cond_avtab.entries.len() as u32;
+            cond_avtab.entries.extend(cond_optimize(list));
+            start..cond_avtab.entries.len() as u32
+        };
+        let true_list = push(cb.true_list);
+        let false_list = push(cb.false_list);
+        cond_nodes.push(CondNode {
+            cur_state: state,
+            expr: cb.expr.into_boxed_slice(),
+            true_list,
+            false_list,
+        });
+    }
+
+    // Initial SIDs in sidorder.
+    let mut initial_sids = vec![];
+    for (i, &sd) in sids.iter().enumerate() {
+        if let Some(c) = sidctx.get(&sd) {
+            initial_sids.push(InitialSid {
+                sid: i as u32 + 1,
+                context: l.sepol_context(c)?,
+            });
+        }
+    }
+    // Context rules, sorted as libsepol does.
+    let fc_cmp = |a: &(Vec<u8>, u32, Option<Ctx>), b: &(Vec<u8>, u32, Option<Ctx>)| {
+        let fa = fc_data(&a.0);
+        let fb = fc_data(&b.0);
+        if fa.0 && !fb.0 {
+            return Ordering::Less;
+        }
+        if fb.0 && !fa.0 {
+            return Ordering::Greater;
+        }
+        fa.1.cmp(&fb.1)
+            .then(fa.2.cmp(&fb.2))
+            .then(a.1.cmp(&b.1))
+            .then(a.0.cmp(&b.0))
+    };
+    msort(&mut filecons, &fc_cmp);
+    filecons.dedup_by(|b, a| fc_cmp(a, b) == Ordering::Equal);
+    let port_cmp = |a: &(u32, u32, u32, Ctx), b: &(u32, u32, u32, Ctx)| {
+        let d = (a.2 as i32 - a.1 as i32) - (b.2 as i32 - b.1 as i32);
+        d.cmp(&0).then(a.1.cmp(&b.1)).then(a.0.cmp(&b.0))
+    };
+    msort(&mut portcons, &port_cmp);
+    portcons.dedup_by(|b, a| port_cmp(a, b) == Ordering::Equal);
+    let genfs_cmp = |a: &(Vec<u8>, Vec<u8>, u32, Ctx), b: &(Vec<u8>, Vec<u8>, u32, Ctx)| {
+        a.0.cmp(&b.0).then(a.1.cmp(&b.1))
+    };
+    msort(&mut genfscons, &genfs_cmp);
+    genfscons.dedup_by(|b, a| genfs_cmp(a, b) == Ordering::Equal);
+    let fsuse_cmp =
+        |a: &(u32, Vec<u8>, Ctx), b: &(u32, Vec<u8>, Ctx)| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
+    msort(&mut fsuses, &fsuse_cmp);
+    fsuses.dedup_by(|b, a| fsuse_cmp(a, b) == Ordering::Equal);
+
+    let proto_num = |p: u32| match p {
+        1 => 17,
+        2 => 6,
+        3 => 33,
+        _ => 132,
+    };
+    let mut ports = vec![];
+    for (p, lo, hi, c) in &portcons {
+        ports.push(PortCon {
+            protocol: proto_num(*p),
+            low: *lo,
+            high: *hi,
+            context: l.sepol_context(c)?,
+        });
+    }
+    let mut fs_use = vec![];
+    for (ty, fs, c) in &fsuses {
+        fs_use.push(FsUse {
+            behavior: match ty {
+                1 => FsUseBehavior::Xattr,
+                2 => FsUseBehavior::Trans,
+                _ => FsUseBehavior::Task,
+            },
+            fstype: String::from_utf8_lossy(fs).into(),
+            context: l.sepol_context(c)?,
+        });
+    }
+    let class_named = |n: &str| classes.iter().position(|c| &*c.name == n).map(|i| i as u32 + 1);
+    let mut genfs = vec![];
+    for (fs, path, ft, c) in &genfscons {
+        let class = match ft {
+            0 => 0,
+            1 => class_named("file").unwrap_or(0),
+            2 => class_named("dir").unwrap_or(0),
+            3 => class_named("chr_file").unwrap_or(0),
+            4 => class_named("blk_file").unwrap_or(0),
+            5 => class_named("sock_file").unwrap_or(0),
+            6 => class_named("fifo_file").unwrap_or(0),
+            _ => class_named("lnk_file").unwrap_or(0),
+        };
+        genfs.push(GenfsCon {
+            fstype: String::from_utf8_lossy(fs).into(),
+            path: String::from_utf8_lossy(path).into(),
+            class,
+            context: l.sepol_context(c)?,
+        });
+    }
+    // Users: roles/ranges set; check every user has level and range (non-MLS too).
+    let mut policy = Policy {
+        version: opts.policy_version,
+        mls: l.mls,
+        handle_unknown: opts
+            .handle_unknown
+            .or(handle_unknown)
+            .unwrap_or(HandleUnknown::Deny),
+        policycaps: Ebitmap::from_bits(policycaps),
+        permissive: Ebitmap::from_bits(permissive),
+        neveraudit: Ebitmap::default(),
+        commons,
+        classes,
+        roles: rdatums,
+        types: tdatums,
+        type_aliases,
+        users: udatums,
+        bools: bdatums,
+        sensitivities: if l.mls { sdatums } else { vec![] },
+        sensitivity_aliases: if l.mls { sens_aliases } else { vec![] },
+        categories: if l.mls { cdatums } else { vec![] },
+        category_aliases: if l.mls { cat_aliases } else { vec![] },
+        avtab: Avtab {
+            entries: avtab,
+            xperms: vec![],
+        },
+        cond_nodes,
+        cond_avtab,
+        role_trans,
+        role_allow,
+        filename_trans: ftrans,
+        ocontexts: OContexts {
+            initial_sids,
+            ports,
+            fs_use,
+            ..Default::default()
+        },
+        genfs,
+        range_trans,
+        type_attr_map: vec![],
+    };
+    policy.filename_trans.sort_by(|a, b| {
+        (a.target, a.class, a.name.as_bytes()).cmp(&(b.target, b.class, b.name.as_bytes()))
+    });
+    // type_attr_map: each type maps to itself and its kept attributes.
+    let mut tam: Vec<Vec<u32>> = (0..policy.types.len() as u32).map(|i| vec![i]).collect();
+    for (ai, &v) in l.attr_val.iter().enumerate() {
+        if v == 0 {
+            continue;
+        }
+        if let Some(m) = &l.attr_members[ai] {
+            for ti in m.iter() {
+                tam[l.type_val[ti] as usize - 1].push(v - 1);
+            }
+        }
+    }
+    policy.type_attr_map = tam.into_iter().map(Ebitmap::from_bits).collect();
+
+    // Text outputs.
+    let mut fc = Vec::new();
+    for (path, ft, ctx) in &filecons {
+        fc.extend_from_slice(path);
+        fc.extend_from_slice(match ft {
+            1 => b"\t--",
+            2 => b"\t-d",
+            3 => b"\t-c",
+            4 => b"\t-b",
+            5 => b"\t-s",
+            6 => b"\t-p",
+            7 => b"\t-l",
+            _ => b"",
+        });
+        match ctx {
+            Some(c) => {
+                fc.push(b'\t');
+                fc.extend_from_slice(ast_name(&l, l.users[c.user as usize]).as_bytes());
+                fc.push(b':');
+                fc.extend_from_slice(ast_name(&l, l.roles[c.role as usize]).as_bytes());
+                fc.push(b':');
+                fc.extend_from_slice(ast_name(&l, l.types[c.ty as usize]).as_bytes());
+                if l.mls {
+                    fc.push(b':');
+                    level_text(&l, &c.range.0, &mut fc);
+                    if c.range.0 != c.range.1 {
+                        fc.push(b'-');
+                        level_text(&l, &c.range.1, &mut fc);
+                    }
+                }
+            }
+            None => fc.extend_from_slice(b"\t<<none>>"),
+        }
+        fc.push(b'\n');
+    }
+    let mut seusers = Vec::new();
+    let mut seuser_line = |name: &[u8], u: u32, rg: &(Lvl, Lvl), out: &mut Vec<u8>| {
+        out.extend_from_slice(name);
+        out.push(b':');
+        out.extend_from_slice(l.name(u).as_bytes());
+        if l.mls {
+            out.push(b':');
+            level_text(&l, &rg.0, out);
+            out.push(b'-');
+            level_text(&l, &rg.1, out);
+        }
+        out.push(b'\n');
+    };
+    for (name, u, rg) in selinuxusers.iter().rev() {
+        seuser_line(int.bytes(*name), *u, rg, &mut seusers);
+    }
+    if let Some((u, rg)) = &seuser_default {
+        seuser_line(b"__default__", *u, rg, &mut seusers);
+    }
+    let mut users_extra = Vec::new();
+    for (u, p) in &userprefixes {
+        users_extra.extend_from_slice(b"user ");
+        users_extra.extend_from_slice(l.name(*u).as_bytes());
+        users_extra.extend_from_slice(b" prefix ");
+        users_extra.extend_from_slice(int.bytes(*p));
+        users_extra.extend_from_slice(b";\n");
+    }
+    Ok(Lowered {
+        policy,
+        file_contexts: fc,
+        seusers,
+        users_extra,
+    })
+}
+
+fn ast_name(l: &L<'_>, d: u32) -> String {
+    l.name(d)
+}
+
+/// libsepol's category-list compressor (`__cil_level_to_string`).
+fn level_text(l: &L<'_>, lv: &Lvl, out: &mut Vec<u8>) {
+    out.extend_from_slice(l.name(l.sens[lv.sens as usize]).as_bytes());
+    if lv.cats.is_empty() {
+        return;
+    }
+    out.push(b':');
+    let cn = |c: u32| l.name(l.cats[c as usize]);
+    let (mut first, mut last): (i64, i64) = (-1, -1);
+    let (mut s1, mut s2) = (String::new(), String::new());
+    for (i, &c) in lv.cats.iter().enumerate() {
+        let c64 = c as i64;
+        if first == -1 {
+            s1 = cn(c);
+            first = c64;
+            last = c64;
+        } else if c64 == last + 1 {
+            last += 1;
+            s2 = cn(c);
+        } else {
+            let t = if first == last {
+                format!("{},{}", s1, cn(c))
+            } else if last == first + 1 {
+                format!("{},{},{}", s1, s2, cn(c))
+            } else {
+                format!("{}.{},{}", s1, s2, cn(c))
+            };
+            out.extend_from_slice(t.as_bytes());
+            first = -1;
+            last = -1;
+            if i + 1 < lv.cats.len() {
+                out.push(b',');
+            }
+        }
+    }
+    if first != -1 {
+        let t = if first == last {
+            s1
+        } else if last == first + 1 {
+            format!("{s1},{s2}")
+        } else {
+            format!("{s1}.{s2}")
+        };
+        out.extend_from_slice(t.as_bytes());
+    }
+}
+
+/// (has meta character, stem length, string length) of a filecon path.
+fn fc_data(p: &[u8]) -> (bool, usize, usize) {
+    let (mut meta, mut stem, mut len) = (false, 0, 0);
+    let mut c = 0;
+    while c < p.len() {
+        match p[c] {
+            b'.' | b'^' | b'$' | b'?' | b'*' | b'+' | b'|' | b'[' | b'(' | b'{' => meta = true,
+            b'\\' => {
+                c += 1;
+                if c >= p.len() {
+                    if !meta {
+                        stem += 1;
+                    }
+                    len += 1;
+                    return (meta, stem, len);
+                }
+                if !meta {
+                    stem += 1;
+                }
+            }
+            _ => {
+                if !meta {
+                    stem += 1;
+                }
+            }
+        }
+        len += 1;
+        c += 1;
+    }
+    (meta, stem, len)
+}
+
+/// libsepol's `cond_optimize`: the list is stored newest first; type rules after the head
+/// move to the front (each in turn, so they end up reversed).
+fn cond_optimize(list: Vec<AvtabEntry>) -> Vec<AvtabEntry> {
+    if list.is_empty() {
+        return list;
+    }
+    let mut front: Vec<AvtabEntry> = vec![];
+    let mut rest: Vec<AvtabEntry> = vec![list[0]];
+    for e in &list[1..] {
+        if e.key.kind.is_type_rule() {
+            front.push(*e);
+        } else {
+            rest.push(*e);
+        }
+    }
+    front.reverse();
+    front.extend(rest);
+    front
+}
+
+fn cond_rpn(
+    l: &L<'_>,
+    n: u32,
+    out: &mut Vec<CondExpr>,
+    bv: &dyn Fn(&L<'_>, u32) -> Result<u32, Fail>,
+) -> Result<(), Fail> {
+    let t = l.t;
+    let bool_id = |v: u32| arbiter_policy::BoolId::new(v as _).expect("bool");
+    if !t.is_list(n) {
+        out.push(CondExpr::Bool(bool_id(bv(l, n)?)));
+        return Ok(());
+    }
+    let k = t.kids(n);
+    if k.is_empty() {
+        return Err(err("Invalid conditional expression".into()));
+    }
+    let op = t.sym(k[0]).and_then(Kw::of);
+    let opx = match op {
+        Some(Kw::Not) => Some(CondExpr::Not),
+        Some(Kw::And) => Some(CondExpr::And),
+        Some(Kw::Or) => Some(CondExpr::Or),
+        Some(Kw::Xor) => Some(CondExpr::Xor),
+        Some(Kw::Eq) => Some(CondExpr::Eq),
+        Some(Kw::Neq) => Some(CondExpr::Neq),
+        _ => None,
+    };
+    match opx {
+        Some(CondExpr::Not) => {
+            if k.len() != 2 {
+                return Err(err("Invalid conditional expression".into()));
+            }
+            cond_rpn(l, k[1], out, bv)?;
+            out.push(CondExpr::Not);
+        }
+        Some(o) => {
+            if k.len() != 3 {
+                return Err(err("Invalid conditional expression".into()));
+            }
+            cond_rpn(l, k[1], out, bv)?;
+            cond_rpn(l, k[2], out, bv)?;
+            out.push(o);
+        }
+        None => {
+            cond_rpn(l, k[0], out, bv)?;
+            for &x in &k[1..] {
+                cond_rpn(l, x, out, bv)?;
+                out.push(CondExpr::Or);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn constraint_expr(l: &mut L<'_>, n: u32) -> Result<Vec<ConstraintExpr>, Fail> {
+    let t = l.t;
+    let k = t.kids(n);
+    let op = k.first().and_then(|&x| t.sym(x)).and_then(Kw::of);
+    let mut out = vec![];
+    match op {
+        Some(Kw::Not) => {
+            out = constraint_expr(l, k[1])?;
+            out.push(ConstraintExpr::Not);
+        }
+        Some(o @ (Kw::And | Kw::Or)) => {
+            out = constraint_expr(l, k[1])?;
+            out.extend(constraint_expr(l, k[2])?);
+            out.push(if o == Kw::And {
+                ConstraintExpr::And
+            } else {
+                ConstraintExpr::Or
+            });
+        }
+        Some(o) => {
+            let cop = match o {
+                Kw::Eq => ConstraintOp::Eq,
+                Kw::Neq => ConstraintOp::Neq,
+                Kw::Dom => ConstraintOp::Dom,
+                Kw::Domby => ConstraintOp::Domby,
+                _ => ConstraintOp::Incomp,
+            };
+            let left = t.sym(k[1]).and_then(Kw::of);
+            let right = t.sym(k[2]).and_then(Kw::of);
+            let a = match left {
+                Some(Kw::U1) => attr::USER,
+                Some(Kw::U2) => attr::USER | attr::TARGET,
+                Some(Kw::U3) => attr::USER | attr::XTARGET,
+                Some(Kw::R1) => attr::ROLE,
+                Some(Kw::R2) => attr::ROLE | attr::TARGET,
+                Some(Kw::R3) => attr::ROLE | attr::XTARGET,
+                Some(Kw::T1) => attr::TYPE,
+                Some(Kw::T2) => attr::TYPE | attr::TARGET,
+                Some(Kw::T3) => attr::TYPE | attr::XTARGET,
+                Some(Kw::L1) => match right {
+                    Some(Kw::L2) => attr::L1L2,
+                    Some(Kw::H1) => attr::L1H1,
+                    _ => attr::L1H2,
+                },
+                Some(Kw::L2) => attr::L2H2,
+                Some(Kw::H1) => match right {
+                    Some(Kw::L2) => attr::H1L2,
+                    _ => attr::H1H2,
+                },
+                _ => return Err(err("Invalid constraint expression".into())),
+            };
+            let operand = matches!(
+                right,
+                Some(
+                    Kw::U1
+                        | Kw::U2
+                        | Kw::U3
+                        | Kw::R1
+                        | Kw::R2
+                        | Kw::R3
+                        | Kw::T1
+                        | Kw::T2
+                        | Kw::T3
+                        | Kw::L1
+                        | Kw::L2
+                        | Kw::H1
+                        | Kw::H2
+                )
+            );
+            if operand {
+                out.push(ConstraintExpr::Attr { attr: a, op: cop });
+            } else {
+                let items: Vec<u32> = if t.is_list(k[2]) {
+                    t.kids(k[2]).to_vec()
+                } else {
+                    vec![k[2]]
+                };
+                let mut names: Vec<u32> = vec![];
+                let mut tnames: Vec<u32> = vec![];
+                for x in items {
+                    match left {
+                        Some(Kw::U1 | Kw::U2 | Kw::U3) => {
+                            let d = l.look(Ns::Users, x)?;
+                            if l.kind(d) == DeclKind::UserAttribute {
+                                return Err(err("user attributes are not supported yet".into()));
+                            }
+                            names.push(l.dint[d as usize]);
+                        }
+                        Some(Kw::R1 | Kw::R2 | Kw::R3) => {
+                            for v in l.role_vals(x)? {
+                                names.push(v - 1)
+                            }
+                        }
+                        _ => {
+                            let r = l.tref(x)?;
+                            match r {
+                                TRef::Type(i) => tnames.push(l.type_val[i as usize] - 1),
+                                TRef::Attr(a) if l.attr_val[a as usize] != 0 => {
+                                    tnames.push(l.attr_val[a as usize] - 1)
+                                }
+                                _ => {}
+                            }
+                            for v in l.expand_all(r)? {
+                                names.push(v - 1)
+                            }
+                        }
+                    }
+                }
+                out.push(ConstraintExpr::Names {
+                    attr: a,
+                    op: cop,
+                    names: Ebitmap::from_bits(names),
+                    type_names: Some(Box::new(TypeSet {
+                        types: Ebitmap::from_bits(tnames),
+                        negset: Ebitmap::default(),
+                        flags: 0,
+                    })),
+                });
+            }
+        }
+        None => return Err(err("Invalid constraint expression".into())),
+    }
+    Ok(out)
+}
+
+type UnTab<'x> = (&'x mut Vec<AvtabEntry>, &'x mut FxHashMap<AvtabKey, usize>);
+
+fn av_rule(
+    l: &mut L<'_>,
+    s: u32,
+    uncond: Option<UnTab<'_>>,
+    cond: Option<(&mut CondBuild, bool)>,
+) -> Result<(), Fail> {
+    let st = l.ast.stmts[s as usize];
+    if st.kw == Kw::DontAudit && l.opts.disable_dontaudit {
+        return Ok(());
+    }
+    let a = l.args(s);
+    let src = l.tref(a[1])?;
+    let tgt = l.tref(a[2])?;
+    let cps = l.classperms(a[3])?;
+    let kind = kind_bits(st.kw);
+    let (srcs, selfy) = if tgt == TRef::SelfT {
+        (l.expand_all(src)?, true)
+    } else {
+        (l.expand_av(src)?, false)
+    };
+    let tgts = if selfy { vec![] } else { l.expand_av(tgt)? };
+    let mut uncond = uncond;
+    let mut cond = cond;
+    for &sv in &srcs {
+        let tl: &[u32] = if selfy { std::slice::from_ref(&sv) } else { &tgts };
+        for &tv in tl {
+            for &(ci, bits) in &cps {
+                if bits == 0 {
+                    continue;
+                }
+                let key = AvtabKey {
+                    source: TypeId::new(sv as u16).expect("type"),
+                    target: TypeId::new(tv as u16).expect("type"),
+                    class: ClassId::new(ci as u16 + 1).expect("class"),
+                    kind,
+                };
+                let data = if kind == AvtabKind::AuditDeny {
+                    !bits
+                } else {
+                    bits
+                };
+                if let Some((tab, idx)) = uncond.as_mut() {
+                    if let Some(&i) = idx.get(&key) {
+                        if let AvtabDatum::Perms(p) = &mut tab[i].datum {
+                            if kind == AvtabKind::AuditDeny {
+                                *p &= data
+                            } else {
+                                *p |= data
+                            }
+                        }
+                    } else {
+                        idx.insert(key, tab.len());
+                        tab.push(AvtabEntry {
+                            key,
+                            datum: AvtabDatum::Perms(data),
+                        });
+                    }
+                } else if let Some((cb, br)) = cond.as_mut() {
+                    let list = if *br {
+                        &mut cb.true_list
+                    } else {
+                        &mut cb.false_list
+                    };
+                    list.insert(
+                        0,
+                        AvtabEntry {
+                            key,
+                            datum: AvtabDatum::Perms(data),
+                        },
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,227 @@
+//! Lexer and parser: CIL text to a flat tree of atoms and lists (one per file).
+//!
+//! Follows libsepol's `cil_lexer.l` token classes and `cil_parser.c` checks and messages.
+//! Nesting is tracked with a counter and an explicit stack, never recursion, and stops at
+//! libsepol's limit of 4096 open parentheses.
+
+use crate::intern::{Interner, Sym};
+
+/// libsepol's `CIL_PARSER_MAX_EXPR_DEPTH`.
+pub const MAX_DEPTH: usize = 4096;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Atom,
+    /// A quoted string (quotes stripped).
+    Quoted,
+    List,
+}
+
+/// One node: an atom (`a` = symbol) or a list (`a..b` = range in [`Tree::kids`]).
+#[derive(Copy, Clone, Debug)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub line: u32,
+    pub col: u32,
+    pub a: u32,
+    pub b: u32,
+}
+
+/// The parse of all files: nodes and child lists of every file in one arena.
+#[derive(Default)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+    pub kids: Vec<u32>,
+    /// Per file: the top-level statements (range in `kids`).
+    pub files: Vec<(u32, u32)>,
+}
+
+impl Tree {
+    #[inline]
+    pub fn kids(&self, n: u32) -> &[u32] {
+        let nd = &self.nodes[n as usize];
+        if nd.kind == NodeKind::List {
+            &self.kids[nd.a as usize..nd.b as usize]
+        } else {
+            &[]
+        }
+    }
+    #[inline]
+    pub fn node(&self, n: u32) -> &Node {
+        &self.nodes[n as usize]
+    }
+    #[inline]
+    pub fn is_list(&self, n: u32) -> bool {
+        self.nodes[n as usize].kind == NodeKind::List
+    }
+    /// The symbol of an atom (quoted or not), None for a list.
+    #[inline]
+    pub fn sym(&self, n: u32) -> Option<Sym> {
+        let nd = &self.nodes[n as usize];
+        (nd.kind != NodeKind::List).then_some(nd.a)
+    }
+}
+
+/// A file's parse with its own symbol table, merged into the global one afterwards (so files
+/// parse in parallel).
+pub struct FileParse {
+    pub nodes: Vec<Node>,
+    pub kids: Vec<u32>,
+    pub top: Vec<u32>,
+    pub interner: Interner,
+}
+
+#[inline]
+fn is_symbol_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"[].@=/*-_$%+!|&^:~`#{}'<>?,".contains(&c)
+}
+
+/// Parses one file. `Err` is libsepol's message.
+pub fn parse_file(path: &str, text: &[u8]) -> Result<FileParse, String> {
+    let mut interner = Interner::default();
+    let mut nodes: Vec<Node> = Vec::with_capacity(text.len() / 6);
+    let mut kids: Vec<u32> = Vec::with_capacity(text.len() / 6);
+    // Children of the open lists, flattened; `open` holds (list node, start in pending).
+    let mut pending: Vec<u32> = Vec::new();
+    let mut open: Vec<(u32, usize)> = Vec::new();
+    let mut top: Vec<u32> = Vec::new();
+    let mut line: u32 = 1;
+    let mut line_start = 0usize;
+    let mut i = 0usize;
+    let n = text.len();
+    while i < n {
+        let c = text[i];
+        match c {
+            b'\n' | b'\r' => {
+                line += 1;
+                i += 1;
+                line_start = i;
+            }
+            b' ' | b'\t' => i += 1,
+            b';' => {
+                while i < n && text[i] != b'\n' && text[i] != b'\r' {
+                    i += 1;
+                }
+            }
+            b'(' => {
+                if open.len() >= MAX_DEPTH {
+                    return Err(format!(
+                        "Number of open parenthesis exceeds limit of {MAX_DEPTH} at line {line} of {path}"
+                    ));
+                }
+                let id = nodes.len() as u32;
+                nodes.push(Node {
+                    kind: NodeKind::List,
+                    line,
+                    col: (i - line_start + 1) as u32,
+                    a: 0,
+                    b: 0,
+                });
+                match open.last() {
+                    Some(_) => pending.push(id),
+                    None => top.push(id),
+                }
+                open.push((id, pending.len()));
+                i += 1;
+            }
+            b')' => {
+                let Some((id, start)) = open.pop() else {
+                    return Err(format!(
+                        "Close parenthesis without matching open at line {line} of {path}"
+                    ));
+                };
+                let a = kids.len() as u32;
+                kids.extend(pending.drain(start..));
+                let nd = &mut nodes[id as usize];
+                nd.a = a;
+                nd.b = kids.len() as u32;
+                i += 1;
+            }
+            b'"' => {
+                let mut j = i + 1;
+                while j < n && text[j] != b'"' && text[j] != b'\n' && text[j] != 0 {
+                    j += 1;
+                }
+                if j >= n || text[j] != b'"' {
+                    return Err(format!("Invalid token '\"' at line {line} of {path}"));
+                }
+                if open.is_empty() {
+                    return Err(format!("Symbol not inside parenthesis at line {line} of {path}"));
+                }
+                let sym = interner.intern(&text[i + 1..j]);
+                let id = nodes.len() as u32;
+                nodes.push(Node {
+                    kind: NodeKind::Quoted,
+                    line,
+                    col: (i - line_start + 1) as u32,
+                    a: sym,
+                    b: 0,
+                });
+                pending.push(id);
+                i = j + 1;
+            }
+            c if is_symbol_byte(c) => {
+                let mut j = i + 1;
+                while j < n && is_symbol_byte(text[j]) {
+                    j += 1;
+                }
+                if open.is_empty() {
+                    return Err(format!("Symbol not inside parenthesis at line {line} of {path}"));
+                }
+                let sym = interner.intern(&text[i..j]);
+                let id = nodes.len() as u32;
+                nodes.push(Node {
+                    kind: NodeKind::Atom,
+                    line,
+                    col: (i - line_start + 1) as u32,
+                    a: sym,
+                    b: 0,
+                });
+                pending.push(id);
+                i = j;
+            }
+            other => {
+                let shown = if other.is_ascii() {
+                    (other as char).to_string()
+                } else {
+                    format!("\\x{other:02x}")
+                };
+                return Err(format!("Invalid token '{shown}' at line {line} of {path}"));
+            }
+        }
+    }
+    if !open.is_empty() {
+        return Err(format!(
+            "Open parenthesis without matching close at line {line} of {path}"
+        ));
+    }
+    Ok(FileParse {
+        nodes,
+        kids,
+        top,
+        interner,
+    })
+}
+
+/// Appends a file's parse to the shared tree, re-interning its symbols globally.
+pub fn merge(tree: &mut Tree, global: &mut Interner, fp: FileParse) {
+    let map: Vec<Sym> = (0..fp.interner.len() as u32)
+        .map(|s| global.intern(fp.interner.bytes(s)))
+        .collect();
+    let node_base = tree.nodes.len() as u32;
+    let kid_base = tree.kids.len() as u32;
+    tree.nodes.extend(fp.nodes.into_iter().map(|mut nd| {
+        match nd.kind {
+            NodeKind::List => {
+                nd.a += kid_base;
+                nd.b += kid_base;
+            }
+            _ => nd.a = map[nd.a as usize],
+        }
+        nd
+    }));
+    tree.kids.extend(fp.kids.iter().map(|k| k + node_base));
+    let a = tree.kids.len() as u32;
+    tree.kids.extend(fp.top.iter().map(|k| k + node_base));
+    tree.files.push((a, tree.kids.len() as u32));
+}
