@@ -484,6 +484,23 @@ impl<'a> L<'a> {
         })
     }
 
+    /// An `ipaddr` name or an anonymous `(address)`: IPv6 when it holds a colon.
+    fn ipaddr(&self, n: u32) -> Result<std::net::IpAddr, Fail> {
+        let text_node = if self.t.is_list(n) {
+            self.t.kids(n)[0]
+        } else {
+            let d = self.look(Ns::IpAddrs, n)?;
+            self.args(self.ast.decls[d as usize].stmt)[2]
+        };
+        let txt = self.int.str(self.sym(text_node));
+        let parsed = if txt.contains(':') {
+            txt.parse::<std::net::Ipv6Addr>().map(std::net::IpAddr::V6).ok()
+        } else {
+            txt.parse::<std::net::Ipv4Addr>().map(std::net::IpAddr::V4).ok()
+        };
+        parsed.ok_or_else(|| err(format!("Invalid IP address {txt}")))
+    }
+
     fn mls_level(&self, l: &Lvl) -> MlsLevel {
         if !self.mls {
             return MlsLevel::default();
@@ -1132,11 +1149,17 @@ pub fn lower(
     let mut portcons = vec![];
     let mut genfscons = vec![];
     let mut fsuses = vec![];
+    let mut netifcons: Vec<(Vec<u8>, Ctx, Ctx)> = vec![];
+    let mut nodecons: Vec<(std::net::IpAddr, std::net::IpAddr, Ctx)> = vec![];
+    let mut ibpkeycons: Vec<(Vec<u8>, std::net::Ipv6Addr, u32, u32, Ctx)> = vec![];
+    let mut ibendportcons: Vec<(Vec<u8>, u32, Ctx)> = vec![];
     let mut sidctx: FxHashMap<u32, Ctx> = FxHashMap::default();
     let mut selinuxusers = vec![];
     let mut seuser_default = None;
     let mut userprefixes = vec![];
     let mut type_bounds = vec![];
+    let mut role_bounds: Vec<(u32, u32)> = vec![];
+    let mut user_bounds: Vec<(u32, u32)> = vec![];
 
     let type_rule = |l: &mut L<'_>,
                      s: u32,
@@ -1291,8 +1314,33 @@ pub fn lower(
                     permissive.push(l.type_val[i as usize]);
                 }
             }
+            Kw::TypeBounds | Kw::RoleBounds | Kw::UserBounds if !opts.disable_neverallow => {
+                return Err(err(format!(
+                    "bounds checking is not implemented yet; compile with -N (at {})",
+                    l.here(s)
+                )));
+            }
             Kw::TypeBounds => {
-                type_bounds.push((l.tref(a[1])?, l.tref(a[2])?));
+                type_bounds.push((l.tref(a[2])?, l.tref(a[1])?));
+            }
+            Kw::RoleBounds => {
+                let child = l.look(Ns::Roles, a[2])?;
+                let parent = l.look(Ns::Roles, a[1])?;
+                if l.kind(child) != DeclKind::Role || l.kind(parent) != DeclKind::Role {
+                    return Err(err(format!("rolebounds must name roles at {}", l.here(s))));
+                }
+                role_bounds.push((l.dint[child as usize], l.dint[parent as usize]));
+            }
+            Kw::UserBounds => {
+                let child = l.look(Ns::Users, a[2])?;
+                let parent = l.look(Ns::Users, a[1])?;
+                user_bounds.push((l.dint[child as usize], l.dint[parent as usize]));
+            }
+            Kw::NeverAllow if !opts.disable_neverallow => {
+                return Err(err(format!(
+                    "neverallow checking is not implemented yet; compile with -N (at {})",
+                    l.here(s)
+                )));
             }
             Kw::RoleType => {
                 let roles = l.role_expr(a[1])?;
@@ -1503,6 +1551,58 @@ pub fn lower(
                 };
                 let fs = int.bytes(t.node(a[2]).a).to_vec();
                 fsuses.push((ty, fs, l.context(a[3])?));
+            }
+            Kw::NetifCon => {
+                let name = int.bytes(t.node(a[1]).a).to_vec();
+                netifcons.push((name, l.context(a[2])?, l.context(a[3])?));
+            }
+            Kw::NodeCon => {
+                let addr = l.ipaddr(a[1])?;
+                let mask = l.ipaddr(a[2])?;
+                let v6 = |x: &std::net::IpAddr| x.is_ipv6();
+                if v6(&addr) != v6(&mask) {
+                    return Err(err(format!(
+                        "nodecon: address and mask must be of the same family at {}",
+                        l.here(s)
+                    )));
+                }
+                nodecons.push((addr, mask, l.context(a[3])?));
+            }
+            Kw::IbPkeyCon => {
+                let prefix_text = int.str(t.node(a[1]).a).into_owned();
+                let prefix: std::net::Ipv6Addr = prefix_text.parse().map_err(|_| {
+                    err(format!("ibpkeycon: invalid subnet prefix at {}", l.here(s)))
+                })?;
+                let num = |n: u32| -> Result<u32, Fail> {
+                    let txt = int.str(t.node(n).a);
+                    let v = match txt.strip_prefix("0x") {
+                        Some(h) => u32::from_str_radix(h, 16).ok(),
+                        None => txt.parse::<u32>().ok(),
+                    };
+                    v.filter(|&p| p <= 0xffff)
+                        .ok_or_else(|| err(format!("Invalid pkey at {}", l.here(s))))
+                };
+                let (lo, hi) = if t.is_list(a[2]) {
+                    let k = t.kids(a[2]);
+                    if k.len() != 2 {
+                        return Err(err(format!("Invalid pkey range at {}", l.here(s))));
+                    }
+                    (num(k[0])?, num(k[1])?)
+                } else {
+                    let p = num(a[2])?;
+                    (p, p)
+                };
+                ibpkeycons.push((prefix_text.into_bytes(), prefix, lo, hi, l.context(a[3])?));
+            }
+            Kw::IbEndportCon => {
+                let dev = int.bytes(t.node(a[1]).a).to_vec();
+                let port = int
+                    .str(t.node(a[2]).a)
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&p| (1..=255).contains(&p))
+                    .ok_or_else(|| err(format!("Invalid port at {}", l.here(s))))?;
+                ibendportcons.push((dev, port, l.context(a[3])?));
             }
             Kw::SelinuxUser => {
                 let u = l.look(Ns::Users, a[2])?;
@@ -1722,6 +1822,13 @@ pub fn lower(
         c.constraints = std::mem::take(&mut constraints[i]).into_boxed_slice();
         c.validatetrans = std::mem::take(&mut validatetrans[i]).into_boxed_slice();
     }
+    for (c, p) in role_bounds {
+        let cv = l.role_val[c as usize];
+        rdatums[cv as usize - 1].bounds = RoleId::new(l.role_val[p as usize]);
+    }
+    for (c, p) in user_bounds {
+        udatums[c as usize].bounds = UserId::new(p + 1);
+    }
     for (a, b) in type_bounds {
         if let (TRef::Type(x), TRef::Type(y)) = (a, b) {
             tdatums[l.type_val[x as usize] as usize - 1].bounds = Some(tid(l.type_val[y as usize]));
@@ -1792,6 +1899,87 @@ pub fn lower(
     msort(&mut fsuses, &fsuse_cmp);
     fsuses.dedup_by(|b, a| fsuse_cmp(a, b) == Ordering::Equal);
 
+    let netif_cmp = |a: &(Vec<u8>, Ctx, Ctx), b: &(Vec<u8>, Ctx, Ctx)| a.0.cmp(&b.0);
+    msort(&mut netifcons, &netif_cmp);
+    netifcons.dedup_by(|b, a| netif_cmp(a, b) == Ordering::Equal);
+    let ip_bytes = |x: &std::net::IpAddr| -> Vec<u8> {
+        match x {
+            std::net::IpAddr::V4(v) => v.octets().to_vec(),
+            std::net::IpAddr::V6(v) => v.octets().to_vec(),
+        }
+    };
+    let node_cmp = |a: &(std::net::IpAddr, std::net::IpAddr, Ctx),
+                    b: &(std::net::IpAddr, std::net::IpAddr, Ctx)| {
+        match (a.0.is_ipv4(), b.0.is_ipv4()) {
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            _ => {}
+        }
+        ip_bytes(&b.1)
+            .cmp(&ip_bytes(&a.1))
+            .then(ip_bytes(&a.0).cmp(&ip_bytes(&b.0)))
+    };
+    msort(&mut nodecons, &node_cmp);
+    nodecons.dedup_by(|b, a| node_cmp(a, b) == Ordering::Equal);
+    type Pk = (Vec<u8>, std::net::Ipv6Addr, u32, u32, Ctx);
+    let pkey_cmp = |a: &Pk, b: &Pk| {
+        let d = (a.3 as i32 - a.2 as i32) - (b.3 as i32 - b.2 as i32);
+        a.0.cmp(&b.0).then(d.cmp(&0)).then(a.2.cmp(&b.2))
+    };
+    msort(&mut ibpkeycons, &pkey_cmp);
+    ibpkeycons.dedup_by(|b, a| pkey_cmp(a, b) == Ordering::Equal);
+    let endport_cmp =
+        |a: &(Vec<u8>, u32, Ctx), b: &(Vec<u8>, u32, Ctx)| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
+    msort(&mut ibendportcons, &endport_cmp);
+    ibendportcons.dedup_by(|b, a| endport_cmp(a, b) == Ordering::Equal);
+    let mut netifs = vec![];
+    for (name, c1, c2) in &netifcons {
+        netifs.push(arbiter_policy::ocontext::NetifCon {
+            name: String::from_utf8_lossy(name).into(),
+            if_context: l.sepol_context(c1)?,
+            msg_context: l.sepol_context(c2)?,
+        });
+    }
+    let (mut nodes, mut nodes6) = (vec![], vec![]);
+    for (addr, mask, c) in &nodecons {
+        match (addr, mask) {
+            (std::net::IpAddr::V4(a4), std::net::IpAddr::V4(m4)) => {
+                nodes.push(arbiter_policy::ocontext::NodeCon {
+                    addr: a4.octets(),
+                    mask: m4.octets(),
+                    context: l.sepol_context(c)?,
+                })
+            }
+            (std::net::IpAddr::V6(a6), std::net::IpAddr::V6(m6)) => {
+                nodes6.push(arbiter_policy::ocontext::Node6Con {
+                    addr: a6.octets(),
+                    mask: m6.octets(),
+                    context: l.sepol_context(c)?,
+                })
+            }
+            _ => {}
+        }
+    }
+    let mut ibpkeys = vec![];
+    for (_, prefix, lo, hi, c) in &ibpkeycons {
+        let o = prefix.octets();
+        let mut sp = [0u8; 8];
+        sp.copy_from_slice(&o[..8]);
+        ibpkeys.push(arbiter_policy::ocontext::IbPkeyCon {
+            subnet_prefix: sp,
+            low: *lo as u16,
+            high: *hi as u16,
+            context: l.sepol_context(c)?,
+        });
+    }
+    let mut ibendports = vec![];
+    for (dev, port, c) in &ibendportcons {
+        ibendports.push(arbiter_policy::ocontext::IbEndportCon {
+            device: String::from_utf8_lossy(dev).into(),
+            port: *port as u8,
+            context: l.sepol_context(c)?,
+        });
+    }
     let proto_num = |p: u32| match p {
         1 => 17,
         2 => 6,
@@ -1874,6 +2062,11 @@ pub fn lower(
             initial_sids,
             ports,
             fs_use,
+            netifs,
+            nodes,
+            nodes6,
+            ibpkeys,
+            ibendports,
             ..Default::default()
         },
         genfs,

@@ -290,6 +290,18 @@ impl<'a> Resolver<'a> {
         self.range(k[3])
     }
 
+    /// An `ipaddr` name or an anonymous `(address)`.
+    fn ipaddr(&self, n: u32) -> R {
+        if self.tree.is_list(n) {
+            let k = self.tree.kids(n);
+            if k.len() != 1 || self.tree.is_list(k[0]) {
+                return Err(Miss::Bad("Invalid syntax".into()));
+            }
+            return Ok(());
+        }
+        self.name(Ns::IpAddrs, n)
+    }
+
     fn constraint_expr(&self, n: u32) -> R {
         let mut stack = vec![n];
         while let Some(n) = stack.pop() {
@@ -399,10 +411,6 @@ impl<'a> Resolver<'a> {
                 self.name(Ns::Users, a(1)?)?;
                 self.name(Ns::Users, a(2)?)
             }
-            Kw::UserAttributeSet => {
-                self.name(Ns::Users, a(1)?)?;
-                self.expr(Ns::Users, a(2)?)
-            }
             Kw::UserPrefix => self.name(Ns::Users, a(1)?),
             Kw::SelinuxUser => {
                 self.name(Ns::Users, a(2)?)?;
@@ -498,7 +506,24 @@ impl<'a> Resolver<'a> {
                 self.context(a(n - 1)?)
             }
             Kw::NetifCon => {
+                if n != 4 {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
                 self.context(a(2)?)?;
+                self.context(a(3)?)
+            }
+            Kw::NodeCon => {
+                if n != 4 {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
+                self.ipaddr(a(1)?)?;
+                self.ipaddr(a(2)?)?;
+                self.context(a(3)?)
+            }
+            Kw::IbPkeyCon | Kw::IbEndportCon => {
+                if n != 4 {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
                 self.context(a(3)?)
             }
             Kw::DefaultUser | Kw::DefaultRole | Kw::DefaultType | Kw::DefaultRange => {
@@ -518,7 +543,6 @@ impl<'a> Resolver<'a> {
             | Kw::Role
             | Kw::RoleAttribute
             | Kw::User
-            | Kw::UserAttribute
             | Kw::Common
             | Kw::Class
             | Kw::ClassMap
