@@ -20,22 +20,18 @@ pub struct Stmt {
     pub opt: u32,
     /// Enclosing `booleanif` statement (index into [`Ast::stmts`]), or [`NONE`].
     pub cond: u32,
-    /// In the `true` (or `false`) branch of `cond`.
-    pub branch: bool,
 }
 
 /// An `optional` block: its parent optional (pre-order, so parents come first).
 #[derive(Copy, Clone, Debug)]
 pub struct Optional {
     pub parent: u32,
-    pub stmt: u32,
 }
 
 /// Symbol namespaces (libsepol's `cil_sym_index`, with permission tables per class).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Ns {
-    Blocks,
     Users,
     Roles,
     Types,
@@ -187,12 +183,12 @@ pub fn build(
 ) -> Result<Ast, Fail> {
     let mut ast = Ast::default();
     // (node, file, opt, cond, branch, in_cond_body)
-    let mut stack: Vec<(u32, u32, u32, u32, bool)> = Vec::new();
+    let mut stack: Vec<(u32, u32, u32, u32)> = Vec::new();
     for (f, &(a, b)) in tree.files.iter().enumerate() {
         for &n in tree.kids[a as usize..b as usize].iter().rev() {
-            stack.push((n, f as u32, NONE, NONE, false));
+            stack.push((n, f as u32, NONE, NONE));
         }
-        while let Some((n, file, opt, cond, branch)) = stack.pop() {
+        while let Some((n, file, opt, cond)) = stack.pop() {
             let here = || loc(tree, names, file, n);
             let kids = tree.kids(n);
             let kw = match kids.first().and_then(|&k| tree.sym(k)).and_then(Kw::of) {
@@ -216,7 +212,6 @@ pub fn build(
                 file,
                 opt,
                 cond,
-                branch,
             });
             let bad = |why: &str| {
                 Fail::bad(vec![
@@ -271,6 +266,22 @@ pub fn build(
                     Ok(())
                 }
             };
+            if cond != NONE
+                && !matches!(
+                    kw,
+                    Kw::Allow
+                        | Kw::AuditAllow
+                        | Kw::DontAudit
+                        | Kw::TypeTransition
+                        | Kw::TypeChange
+                        | Kw::TypeMember
+                )
+            {
+                return Err(Fail::bad(vec![
+                    format!("{} is not allowed in booleanif at {}", kw.text(), here()),
+                    "Failed to build AST".into(),
+                ]));
+            }
             use DeclKind as D;
             let simple = match kw {
                 Kw::Type => Some(D::Type),
@@ -375,15 +386,12 @@ pub fn build(
                     }
                     name_at(1)?;
                     let oi = ast.optionals.len() as u32;
-                    ast.optionals.push(Optional {
-                        parent: opt,
-                        stmt: si,
-                    });
+                    ast.optionals.push(Optional { parent: opt });
                     for &k in kids[2..].iter().rev() {
                         if !tree.is_list(k) {
                             return Err(bad("Invalid syntax"));
                         }
-                        stack.push((k, file, oi, cond, branch));
+                        stack.push((k, file, oi, cond));
                     }
                 }
                 Kw::BooleanIf => {
@@ -406,7 +414,8 @@ pub fn build(
                             if !tree.is_list(r) {
                                 return Err(bad("Invalid syntax"));
                             }
-                            pushes.push((r, file, opt, si, br));
+                            let _ = br;
+                            pushes.push((r, file, opt, si));
                         }
                     }
                     for p in pushes.into_iter().rev() {
@@ -428,24 +437,7 @@ pub fn build(
                         here()
                     )]));
                 }
-                _ => {
-                    if cond != NONE
-                        && !matches!(
-                            kw,
-                            Kw::Allow
-                                | Kw::AuditAllow
-                                | Kw::DontAudit
-                                | Kw::TypeTransition
-                                | Kw::TypeChange
-                                | Kw::TypeMember
-                        )
-                    {
-                        return Err(bad(&format!(
-                            "{} is not allowed in booleanif",
-                            kw.text()
-                        )));
-                    }
-                }
+                _ => {}
             }
         }
     }

@@ -81,11 +81,6 @@ impl Interner {
         id
     }
 
-    /// The id of `s` if it was interned.
-    pub fn get(&self, s: &[u8]) -> Option<Sym> {
-        self.map.get(s).copied()
-    }
-
     pub fn bytes(&self, id: Sym) -> &[u8] {
         let (a, b) = self.spans[id as usize];
         &self.text[a as usize..b as usize]

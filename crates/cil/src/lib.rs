@@ -178,7 +178,17 @@ pub fn compile(sources: &[Source], opts: &Options) -> Result<Compiled, CilError>
         });
     }
     // Parse every file, in parallel where there is more than one core.
+    // `ARBITER_CIL_TIMES=1` prints each phase's wall time on stderr (for profiling).
+    let timing = std::env::var_os("ARBITER_CIL_TIMES").is_some();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |phase: &str| {
+        if timing {
+            eprintln!("cil phase {phase}: {:?}", clock.elapsed());
+            clock = std::time::Instant::now();
+        }
+    };
     let parsed = parse_all(sources);
+    lap("parse");
     let mut interner = kw::Kw::interner();
     let mut tree = parse::Tree::default();
     let mut names = Vec::with_capacity(sources.len());
@@ -190,10 +200,14 @@ pub fn compile(sources: &[Source], opts: &Options) -> Result<Compiled, CilError>
         parse::merge(&mut tree, &mut interner, fp);
         names.push(src.name.clone());
     }
+    lap("merge");
     let ast = ast::build(&tree, &interner, &names, opts)?;
+    lap("ast");
     let mut res = resolve::Resolver::new(&tree, &interner, &ast);
     res.run(&names)?;
+    lap("resolve");
     let out = lower::lower(&tree, &interner, &ast, &res, &names, opts)?;
+    lap("lower");
     Ok(Compiled {
         policy: out.policy,
         file_contexts: out.file_contexts,

@@ -90,6 +90,10 @@ struct L<'a> {
     sens: Vec<u32>,
     cats: Vec<u32>,
     mls: bool,
+    /// The statement being lowered, and every context it used (verified afterwards, as
+    /// libsepol's `__cil_verify_context` does).
+    cur_stmt: std::cell::Cell<u32>,
+    ctx_log: std::cell::RefCell<Vec<(u32, Ctx)>>,
 }
 
 fn err(m: String) -> Fail {
@@ -130,9 +134,10 @@ impl<'a> L<'a> {
         }
         let mut d = self.look(Ns::Types, n)?;
         if self.kind(d) == DeclKind::TypeAlias {
-            d = *self.alias_actual.get(&d).ok_or_else(|| {
-                err(format!("Alias {} was not bound to a type", self.name(d)))
-            })?;
+            d = *self
+                .alias_actual
+                .get(&d)
+                .ok_or_else(|| err(format!("Alias {} was not bound to a type", self.name(d))))?;
         }
         Ok(match self.kind(d) {
             DeclKind::TypeAttribute => TRef::Attr(self.dint[d as usize]),
@@ -472,16 +477,32 @@ impl<'a> L<'a> {
         let k = self.t.kids(n);
         let u = self.look(Ns::Users, k[0])?;
         let r = self.look(Ns::Roles, k[1])?;
+        if self.kind(r) != DeclKind::Role {
+            return Err(err(format!(
+                "Role attribute {} used in a context at {}",
+                self.name(r),
+                self.here(self.cur_stmt.get())
+            )));
+        }
         let ty = match self.tref(k[2])? {
             TRef::Type(i) => i,
-            _ => return Err(err("context type must be a type".into())),
+            _ => {
+                return Err(err(format!(
+                    "Type in a context must be a type at {}",
+                    self.here(self.cur_stmt.get())
+                )))
+            }
         };
-        Ok(Ctx {
+        let c = Ctx {
             user: self.dint[u as usize],
             role: self.dint[r as usize],
             ty,
             range: self.range(k[3])?,
-        })
+        };
+        self.ctx_log
+            .borrow_mut()
+            .push((self.cur_stmt.get(), c.clone()));
+        Ok(c)
     }
 
     /// An `ipaddr` name or an anonymous `(address)`: IPv6 when it holds a colon.
@@ -494,9 +515,13 @@ impl<'a> L<'a> {
         };
         let txt = self.int.str(self.sym(text_node));
         let parsed = if txt.contains(':') {
-            txt.parse::<std::net::Ipv6Addr>().map(std::net::IpAddr::V6).ok()
+            txt.parse::<std::net::Ipv6Addr>()
+                .map(std::net::IpAddr::V6)
+                .ok()
         } else {
-            txt.parse::<std::net::Ipv4Addr>().map(std::net::IpAddr::V4).ok()
+            txt.parse::<std::net::Ipv4Addr>()
+                .map(std::net::IpAddr::V4)
+                .ok()
         };
         parsed.ok_or_else(|| err(format!("Invalid IP address {txt}")))
     }
@@ -582,14 +607,7 @@ fn murmur(key: &AvtabKey) -> u32 {
 /// Sorts unconditional entries into libsepol's written order: slot, then (s, t, c), then
 /// insertion order.
 fn avtab_order(entries: &mut [AvtabEntry]) {
-    entries.sort_by_cached_key(|e| {
-        (
-            murmur(&e.key),
-            e.key.source,
-            e.key.target,
-            e.key.class,
-        )
-    });
+    entries.sort_by_cached_key(|e| (murmur(&e.key), e.key.source, e.key.target, e.key.class));
 }
 
 fn kind_bits(kw: Kw) -> AvtabKind {
@@ -684,6 +702,8 @@ pub fn lower(
         sens: vec![],
         cats: vec![],
         mls: false,
+        cur_stmt: std::cell::Cell::new(0),
+        ctx_log: std::cell::RefCell::new(vec![]),
     };
     // Declarations in walk order; decl ids of live declaring statements.
     let mut decl_of_stmt: FxHashMap<u32, u32> = FxHashMap::default();
@@ -719,7 +739,10 @@ pub fn lower(
         match st.kw {
             Kw::Mls => {
                 if mls_stmt.is_some() {
-                    return Err(err(format!("Mls statement already defined at {}", l.here(s))));
+                    return Err(err(format!(
+                        "Mls statement already defined at {}",
+                        l.here(s)
+                    )));
                 }
                 mls_stmt = Some(t.sym(a[1]) == Some(Kw::True.sym()));
             }
@@ -800,16 +823,13 @@ pub fn lower(
     for (d, decl) in ast.decls.iter().enumerate() {
         if decl.kind == DeclKind::Class && r.stmt_live(decl.stmt) && l.dint[d] == NONE {
             return Err(err(format!(
-                "Class {} not in classorder statement",
-                l.name(d as u32)
+                "Class {} not in classorder statement at {}",
+                l.name(d as u32),
+                l.here(decl.stmt)
             )));
         }
     }
-    l.class_common = l
-        .classes
-        .iter()
-        .map(|&c| r.class_common(c))
-        .collect();
+    l.class_common = l.classes.iter().map(|&c| r.class_common(c)).collect();
 
     // Attribute expressions and usage marks.
     let na = l.attrs.len();
@@ -1176,7 +1196,12 @@ pub fn lower(
         let ci = l.class_of(a[3])?;
         let res = match l.tref(a[a.len() - 1])? {
             TRef::Type(i) => l.type_val[i as usize],
-            _ => return Err(err(format!("Type rule result must be a type at {}", l.here(s)))),
+            _ => {
+                return Err(err(format!(
+                    "Type rule result must be a type at {}",
+                    l.here(s)
+                )))
+            }
         };
         let named = a.len() == 6 && t.sym(a[4]) != Some(Kw::Star.sym());
         let kind = kind_bits(st.kw);
@@ -1230,10 +1255,7 @@ pub fn lower(
                 let datum = AvtabDatum::Type(tid(res));
                 if let Some(&i) = avindex.get(&key) {
                     if avtab[i].datum != datum {
-                        return Err(err(format!(
-                            "Conflicting type rules at {}",
-                            l.here(s)
-                        )));
+                        return Err(err(format!("Conflicting type rules at {}", l.here(s))));
                     }
                     continue;
                 }
@@ -1266,7 +1288,10 @@ pub fn lower(
     };
 
     // Pass 1/2 (walk order).
+    let mut user_level: Vec<Option<Lvl>> = vec![None; l.users.len()];
+    let mut user_range: Vec<Option<(Lvl, Lvl)>> = vec![None; l.users.len()];
     for &s in &l.live.clone() {
+        l.cur_stmt.set(s);
         let st = ast.stmts[s as usize];
         if st.cond != NONE {
             continue;
@@ -1284,7 +1309,10 @@ pub fn lower(
                     "genfs_seclabel_symlinks" => 6,
                     "ioctl_skip_cloexec" => 7,
                     other => {
-                        return Err(err(format!("Unknown policy capability {other} at {}", l.here(s))))
+                        return Err(err(format!(
+                            "Unknown policy capability {other} at {}",
+                            l.here(s)
+                        )))
                     }
                 };
                 policycaps.push(cap);
@@ -1292,7 +1320,11 @@ pub fn lower(
             Kw::SensitivityAlias | Kw::CategoryAlias => {
                 let d = decl_of_stmt[&s];
                 let act = *l.alias_actual.get(&d).ok_or_else(|| {
-                    err(format!("Alias {} was not bound at {}", l.name(d), l.here(s)))
+                    err(format!(
+                        "Alias {} was not bound at {}",
+                        l.name(d),
+                        l.here(s)
+                    ))
                 })?;
                 let m = MlsAlias {
                     name: l.name(d).into(),
@@ -1366,14 +1398,24 @@ pub fn lower(
                 let u = l.look(Ns::Users, a[1])?;
                 let lv = l.level(a[2])?;
                 udatums[l.dint[u as usize] as usize].default_level = l.mls_level(&lv);
+                user_level[l.dint[u as usize] as usize] = Some(lv);
             }
             Kw::UserRange => {
                 let u = l.look(Ns::Users, a[1])?;
                 let rg = l.range(a[2])?;
                 udatums[l.dint[u as usize] as usize].range = l.mls_range(&rg);
+                user_range[l.dint[u as usize] as usize] = Some(rg);
             }
             Kw::TypeTransition | Kw::TypeChange | Kw::TypeMember => {
-                type_rule(&mut l, s, &mut avtab, &mut avindex, &mut ftrans, &mut ftindex, None)?;
+                type_rule(
+                    &mut l,
+                    s,
+                    &mut avtab,
+                    &mut avindex,
+                    &mut ftrans,
+                    &mut ftindex,
+                    None,
+                )?;
             }
             Kw::RoleTransition => {
                 let roles = l.role_vals(a[1])?;
@@ -1627,6 +1669,64 @@ pub fn lower(
         }
     }
 
+    // Verification (libsepol's cil_verify): users have levels and ranges, ranges are
+    // well-formed, contexts agree with user roles, role types and user ranges.
+    for (ui, &d) in l.users.iter().enumerate() {
+        let s = ast.decls[d as usize].stmt;
+        if user_level[ui].is_none() {
+            return Err(err(format!(
+                "User {} does not have a default level\nInvalid user at {}",
+                l.name(d),
+                l.here(s)
+            )));
+        }
+        match &user_range[ui] {
+            None => {
+                return Err(err(format!(
+                    "User {} does not have a level range\nInvalid user at {}",
+                    l.name(d),
+                    l.here(s)
+                )))
+            }
+            Some(rg) => verify_range(&l, rg, &sens_cats)
+                .map_err(|m| err(format!("{m}\nInvalid user at {}", l.here(s))))?,
+        }
+    }
+    for (s, c) in l.ctx_log.take() {
+        let kw = ast.stmts[s as usize].kw;
+        let fail = |m: String| {
+            err(format!(
+                "{m}\nInvalid context\nInvalid {} at {}",
+                kw.text(),
+                l.here(s)
+            ))
+        };
+        let rv = l.role_val[c.role as usize];
+        if !user_roles[c.user as usize].contains(&rv) {
+            return Err(fail(format!(
+                "Role {} is invalid for user {}",
+                l.name(l.roles[c.role as usize]),
+                l.name(l.users[c.user as usize])
+            )));
+        }
+        if !role_types[c.role as usize].iter().any(|t| t as u32 == c.ty) {
+            return Err(fail(format!(
+                "Type {} is invalid for role {}",
+                l.name(l.types[c.ty as usize]),
+                l.name(l.roles[c.role as usize])
+            )));
+        }
+        verify_range(&l, &c.range, &sens_cats).map_err(fail)?;
+        if let Some((ul, uh)) = &user_range[c.user as usize] {
+            if c.range.0.sens < ul.sens || c.range.1.sens > uh.sens {
+                return Err(fail(format!(
+                    "Range is invalid for user {}",
+                    l.name(l.users[c.user as usize])
+                )));
+            }
+        }
+    }
+
     // Pass 3: booleanifs, av rules, roleallow.
     let mut cond_of_stmt: FxHashMap<u32, usize> = FxHashMap::default();
     let bool_value = |l: &L<'_>, n: u32| -> Result<u32, Fail> {
@@ -1656,9 +1756,7 @@ pub fn lower(
                             return Err(err("Invalid conditional expression".into()))
                         }
                         CondExpr::Not => {}
-                        _ if depth < 1 => {
-                            return Err(err("Invalid conditional expression".into()))
-                        }
+                        _ if depth < 1 => return Err(err("Invalid conditional expression".into())),
                         _ => depth -= 1,
                     }
                 }
@@ -2007,7 +2105,12 @@ pub fn lower(
             context: l.sepol_context(c)?,
         });
     }
-    let class_named = |n: &str| classes.iter().position(|c| &*c.name == n).map(|i| i as u32 + 1);
+    let class_named = |n: &str| {
+        classes
+            .iter()
+            .position(|c| &*c.name == n)
+            .map(|i| i as u32 + 1)
+    };
     let mut genfs = vec![];
     for (fs, path, ft, c) in &genfscons {
         let class = match ft {
@@ -2126,7 +2229,7 @@ pub fn lower(
         fc.push(b'\n');
     }
     let mut seusers = Vec::new();
-    let mut seuser_line = |name: &[u8], u: u32, rg: &(Lvl, Lvl), out: &mut Vec<u8>| {
+    let seuser_line = |name: &[u8], u: u32, rg: &(Lvl, Lvl), out: &mut Vec<u8>| {
         out.extend_from_slice(name);
         out.push(b':');
         out.extend_from_slice(l.name(u).as_bytes());
@@ -2158,6 +2261,39 @@ pub fn lower(
         seusers,
         users_extra,
     })
+}
+
+/// `__cil_verify_levelrange`: low sensitivity not above high, low categories within high,
+/// every category allowed for its sensitivity.
+fn verify_range(l: &L<'_>, rg: &(Lvl, Lvl), sens_cats: &[Bits]) -> Result<(), String> {
+    let (lo, hi) = rg;
+    if lo.sens > hi.sens {
+        return Err(format!(
+            "Sensitivity {} does not dominate {}",
+            l.name(l.sens[hi.sens as usize]),
+            l.name(l.sens[lo.sens as usize])
+        ));
+    }
+    for c in &lo.cats {
+        if !hi.cats.contains(c) {
+            return Err(format!(
+                "Failed to find category {} in category list\nLow level category set must be a subset of the high level category set",
+                l.name(l.cats[*c as usize])
+            ));
+        }
+    }
+    for (lv, which) in [(lo, "Low"), (hi, "High")] {
+        for c in &lv.cats {
+            if !sens_cats[lv.sens as usize].get(*c as usize) {
+                return Err(format!(
+                    "Category {} cannot be used with sensitivity {}\n{which} level sensitivity and categories are not associated",
+                    l.name(l.cats[*c as usize]),
+                    l.name(l.sens[lv.sens as usize])
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn ast_name(l: &L<'_>, d: u32) -> String {
@@ -2467,7 +2603,11 @@ fn av_rule(
     let mut uncond = uncond;
     let mut cond = cond;
     for &sv in &srcs {
-        let tl: &[u32] = if selfy { std::slice::from_ref(&sv) } else { &tgts };
+        let tl: &[u32] = if selfy {
+            std::slice::from_ref(&sv)
+        } else {
+            &tgts
+        };
         for &tv in tl {
             for &(ci, bits) in &cps {
                 if bits == 0 {

@@ -22,7 +22,6 @@ pub enum NodeKind {
 pub struct Node {
     pub kind: NodeKind,
     pub line: u32,
-    pub col: u32,
     pub a: u32,
     pub b: u32,
 }
@@ -86,7 +85,6 @@ pub fn parse_file(path: &str, text: &[u8]) -> Result<FileParse, String> {
     let mut open: Vec<(u32, usize)> = Vec::new();
     let mut top: Vec<u32> = Vec::new();
     let mut line: u32 = 1;
-    let mut line_start = 0usize;
     let mut i = 0usize;
     let n = text.len();
     while i < n {
@@ -95,7 +93,6 @@ pub fn parse_file(path: &str, text: &[u8]) -> Result<FileParse, String> {
             b'\n' | b'\r' => {
                 line += 1;
                 i += 1;
-                line_start = i;
             }
             b' ' | b'\t' => i += 1,
             b';' => {
@@ -113,7 +110,6 @@ pub fn parse_file(path: &str, text: &[u8]) -> Result<FileParse, String> {
                 nodes.push(Node {
                     kind: NodeKind::List,
                     line,
-                    col: (i - line_start + 1) as u32,
                     a: 0,
                     b: 0,
                 });
@@ -146,14 +142,15 @@ pub fn parse_file(path: &str, text: &[u8]) -> Result<FileParse, String> {
                     return Err(format!("Invalid token '\"' at line {line} of {path}"));
                 }
                 if open.is_empty() {
-                    return Err(format!("Symbol not inside parenthesis at line {line} of {path}"));
+                    return Err(format!(
+                        "Symbol not inside parenthesis at line {line} of {path}"
+                    ));
                 }
                 let sym = interner.intern(&text[i + 1..j]);
                 let id = nodes.len() as u32;
                 nodes.push(Node {
                     kind: NodeKind::Quoted,
                     line,
-                    col: (i - line_start + 1) as u32,
                     a: sym,
                     b: 0,
                 });
@@ -166,14 +163,15 @@ pub fn parse_file(path: &str, text: &[u8]) -> Result<FileParse, String> {
                     j += 1;
                 }
                 if open.is_empty() {
-                    return Err(format!("Symbol not inside parenthesis at line {line} of {path}"));
+                    return Err(format!(
+                        "Symbol not inside parenthesis at line {line} of {path}"
+                    ));
                 }
                 let sym = interner.intern(&text[i..j]);
                 let id = nodes.len() as u32;
                 nodes.push(Node {
                     kind: NodeKind::Atom,
                     line,
-                    col: (i - line_start + 1) as u32,
                     a: sym,
                     b: 0,
                 });

@@ -6,7 +6,7 @@
 //! disabled, which removes the optional's declarations, and resolution repeats until nothing
 //! more is disabled (cil.md §5.3: the fixpoint equals libsepol's reset-and-retry loop).
 
-use crate::ast::{Ast, DeclKind, Ns, NONE};
+use crate::ast::{Ast, Ns, NONE};
 use crate::intern::{Interner, Sym};
 use crate::kw::Kw;
 use crate::parse::Tree;
@@ -25,7 +25,6 @@ type R = Result<(), Miss>;
 /// Resolution state: which optionals are enabled.
 pub struct Resolver<'a> {
     pub tree: &'a Tree,
-    pub int: &'a Interner,
     pub ast: &'a Ast,
     /// Per optional: enabled (and all its ancestors enabled).
     pub live_opt: Vec<bool>,
@@ -35,9 +34,9 @@ pub struct Resolver<'a> {
 impl<'a> Resolver<'a> {
     pub fn new(tree: &'a Tree, int: &'a Interner, ast: &'a Ast) -> Self {
         let n = ast.optionals.len();
+        let _ = int;
         Resolver {
             tree,
-            int,
             ast,
             live_opt: vec![true; n],
             disabled: vec![false; n],
@@ -56,10 +55,6 @@ impl<'a> Resolver<'a> {
     pub fn lookup(&self, ns: Ns, sym: Sym) -> Option<u32> {
         let d = *self.ast.table.get(&(ns, sym))?;
         self.stmt_live(self.ast.decls[d as usize].stmt).then_some(d)
-    }
-
-    pub fn kind(&self, d: u32) -> DeclKind {
-        self.ast.decls[d as usize].kind
     }
 
     fn recompute_live(&mut self) {
@@ -236,13 +231,16 @@ impl<'a> Resolver<'a> {
     /// The common a class inherits (`classcommon`), if any live statement says so.
     pub fn class_common(&self, class: u32) -> Option<u32> {
         let name = self.ast.decls[class as usize].name;
-        self.ast.class_common.get(&name).and_then(|&(st, common_sym)| {
-            if self.stmt_live(st) {
-                self.lookup(Ns::Commons, common_sym)
-            } else {
-                None
-            }
-        })
+        self.ast
+            .class_common
+            .get(&name)
+            .and_then(|&(st, common_sym)| {
+                if self.stmt_live(st) {
+                    self.lookup(Ns::Commons, common_sym)
+                } else {
+                    None
+                }
+            })
     }
 
     fn level(&self, n: u32) -> R {
@@ -323,10 +321,29 @@ impl<'a> Resolver<'a> {
                         _ => return Err(Miss::Bad("Invalid constraint operand".into())),
                     };
                     let right = self.tree.sym(k[2]).and_then(Kw::of);
+                    if matches!(right, Some(Kw::U1 | Kw::R1 | Kw::T1)) {
+                        return Err(Miss::Bad(
+                            "u1, r1, and t1 are not allowed on the right side".into(),
+                        ));
+                    }
+                    if matches!(right, Some(Kw::U3 | Kw::R3 | Kw::T3)) {
+                        return Err(Miss::Bad(
+                            "u3, r3, and t3 are not allowed on the right side".into(),
+                        ));
+                    }
                     if matches!(
                         right,
-                        Some(Kw::U1 | Kw::U2 | Kw::U3 | Kw::R1 | Kw::R2 | Kw::R3 | Kw::T1
-                            | Kw::T2 | Kw::T3)
+                        Some(
+                            Kw::U1
+                                | Kw::U2
+                                | Kw::U3
+                                | Kw::R1
+                                | Kw::R2
+                                | Kw::R3
+                                | Kw::T1
+                                | Kw::T2
+                                | Kw::T3
+                        )
                     ) {
                         continue;
                     }

@@ -27,7 +27,11 @@ fn check_store(store: &str) {
     };
     let ours = compile(&sources, &opts).unwrap_or_else(|e| panic!("arbiter failed: {e}"));
     let diffs = common::compare(&ours.policy, &theirs);
-    assert!(diffs.is_empty(), "{store}: policies differ:\n{}", diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "{store}: policies differ:\n{}",
+        diffs.join("\n")
+    );
     let fc = run.file_contexts.expect("file_contexts");
     assert!(
         ours.file_contexts == fc,
@@ -36,12 +40,20 @@ fn check_store(store: &str) {
         fc.len()
     );
     // seusers / users_extra as semodule installed them for this store.
-    let active = std::path::Path::new("/var/lib/selinux").join(store).join("active");
+    let active = std::path::Path::new("/var/lib/selinux")
+        .join(store)
+        .join("active");
     if let Ok(s) = std::fs::read(active.join("seusers.linked")) {
-        assert_eq!(String::from_utf8_lossy(&ours.seusers), String::from_utf8_lossy(&s));
+        assert_eq!(
+            String::from_utf8_lossy(&ours.seusers),
+            String::from_utf8_lossy(&s)
+        );
     }
     if let Ok(s) = std::fs::read(active.join("users_extra.linked")) {
-        assert_eq!(String::from_utf8_lossy(&ours.users_extra), String::from_utf8_lossy(&s));
+        assert_eq!(
+            String::from_utf8_lossy(&ours.users_extra),
+            String::from_utf8_lossy(&s)
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -40,7 +40,9 @@ pub fn scratch(tag: &str) -> PathBuf {
 /// The enabled modules of a store, decompressed, in libsemanage's order (highest priority
 /// per name, names by strcmp). `None` when the store is not installed.
 pub fn store_sources(store: &str) -> Option<Vec<Source>> {
-    let root = Path::new("/var/lib/selinux").join(store).join("active/modules");
+    let root = Path::new("/var/lib/selinux")
+        .join(store)
+        .join("active/modules");
     let mut prios: Vec<(u32, PathBuf)> = std::fs::read_dir(&root)
         .ok()?
         .filter_map(|e| e.ok())
@@ -105,6 +107,11 @@ pub fn secilc(dir: &Path, args: &[&str], sources: &[Source]) -> SecilcRun {
         std::fs::write(&p, &s.text).expect("write input");
         files.push(p);
     }
+    secilc_files(dir, args, &files)
+}
+
+/// Runs secilc with `args` on files already on disk (so messages name the same paths).
+pub fn secilc_files(dir: &Path, args: &[&str], files: &[PathBuf]) -> SecilcRun {
     let pol = dir.join("policy.out");
     let fc = dir.join("fc.out");
     let _ = std::fs::remove_file(&pol);
@@ -115,7 +122,7 @@ pub fn secilc(dir: &Path, args: &[&str], sources: &[Source]) -> SecilcRun {
         .arg(&pol)
         .arg("-f")
         .arg(&fc)
-        .args(&files)
+        .args(files)
         .output()
         .expect("secilc runs");
     SecilcRun {
@@ -128,7 +135,11 @@ pub fn secilc(dir: &Path, args: &[&str], sources: &[Source]) -> SecilcRun {
 
 fn first_diff<T: std::fmt::Debug + PartialEq>(what: &str, a: &[T], b: &[T], out: &mut Vec<String>) {
     if a.len() != b.len() {
-        out.push(format!("{what}: {} entries (ours) vs {} (secilc)", a.len(), b.len()));
+        out.push(format!(
+            "{what}: {} entries (ours) vs {} (secilc)",
+            a.len(),
+            b.len()
+        ));
     }
     if let Some(i) = (0..a.len().min(b.len())).find(|&i| a[i] != b[i]) {
         out.push(format!(
@@ -141,9 +152,13 @@ fn first_diff<T: std::fmt::Debug + PartialEq>(what: &str, a: &[T], b: &[T], out:
 fn by_key(e: &[AvtabEntry]) -> BTreeMap<(u16, u16, u16), Vec<(u16, String)>> {
     let mut m: BTreeMap<_, Vec<_>> = BTreeMap::new();
     for x in e {
-        m.entry((x.key.source.value(), x.key.target.value(), x.key.class.value()))
-            .or_default()
-            .push((x.key.kind.bits(), format!("{:?}", x.datum)));
+        m.entry((
+            x.key.source.value(),
+            x.key.target.value(),
+            x.key.class.value(),
+        ))
+        .or_default()
+        .push((x.key.kind.bits(), format!("{:?}", x.datum)));
     }
     m
 }
@@ -197,7 +212,12 @@ pub fn compare(ours: &Policy, theirs: &Policy) -> Vec<String> {
     first_diff("type_aliases", &a, &b, &mut d);
     first_diff("users", &ours.users, &theirs.users, &mut d);
     first_diff("bools", &ours.bools, &theirs.bools, &mut d);
-    first_diff("sensitivities", &ours.sensitivities, &theirs.sensitivities, &mut d);
+    first_diff(
+        "sensitivities",
+        &ours.sensitivities,
+        &theirs.sensitivities,
+        &mut d,
+    );
     first_diff("categories", &ours.categories, &theirs.categories, &mut d);
     let mut a = ours.sensitivity_aliases.clone();
     let mut b = theirs.sensitivity_aliases.clone();
@@ -224,13 +244,33 @@ pub fn compare(ours: &Policy, theirs: &Policy) -> Vec<String> {
             });
         d.push(format!("avtab keys differ: {}", k.unwrap_or_default()));
     }
-    first_diff("avtab order", &ours.avtab.entries, &theirs.avtab.entries, &mut d);
-    first_diff("avtab xperms", &ours.avtab.xperms, &theirs.avtab.xperms, &mut d);
+    first_diff(
+        "avtab order",
+        &ours.avtab.entries,
+        &theirs.avtab.entries,
+        &mut d,
+    );
+    first_diff(
+        "avtab xperms",
+        &ours.avtab.xperms,
+        &theirs.avtab.xperms,
+        &mut d,
+    );
     first_diff("cond_nodes", &ours.cond_nodes, &theirs.cond_nodes, &mut d);
-    first_diff("cond_avtab", &ours.cond_avtab.entries, &theirs.cond_avtab.entries, &mut d);
+    first_diff(
+        "cond_avtab",
+        &ours.cond_avtab.entries,
+        &theirs.cond_avtab.entries,
+        &mut d,
+    );
     first_diff("role_trans", &ours.role_trans, &theirs.role_trans, &mut d);
     first_diff("role_allow", &ours.role_allow, &theirs.role_allow, &mut d);
-    first_diff("filename_trans", &ours.filename_trans, &theirs.filename_trans, &mut d);
+    first_diff(
+        "filename_trans",
+        &ours.filename_trans,
+        &theirs.filename_trans,
+        &mut d,
+    );
     let o = &ours.ocontexts;
     let t = &theirs.ocontexts;
     first_diff("initial_sids", &o.initial_sids, &t.initial_sids, &mut d);
@@ -249,6 +289,11 @@ pub fn compare(ours: &Policy, theirs: &Policy) -> Vec<String> {
     a.sort_by_key(key);
     b.sort_by_key(key);
     first_diff("range_trans", &a, &b, &mut d);
-    first_diff("type_attr_map", &ours.type_attr_map, &theirs.type_attr_map, &mut d);
+    first_diff(
+        "type_attr_map",
+        &ours.type_attr_map,
+        &theirs.type_attr_map,
+        &mut d,
+    );
     d
 }
