@@ -163,8 +163,32 @@ impl From<Fail> for CilError {
     }
 }
 
+/// Stack for the compiling thread. Passes recurse over expression nesting, which the
+/// parser bounds at 4096 levels; this leaves room for that in unoptimised builds too.
+const COMPILE_STACK: usize = 256 << 20;
+
 /// Compiles `sources` (in command-line order) as secilc 3.4 does.
 pub fn compile(sources: &[Source], opts: &Options) -> Result<Compiled, CilError> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("cil-compile".into())
+            .stack_size(COMPILE_STACK)
+            .spawn_scoped(s, || compile_here(sources, opts))
+            .map_err(|e| CilError {
+                messages: vec![format!("cannot start the compiler thread: {e}")],
+                status: 255,
+            })?
+            .join()
+            .unwrap_or_else(|_| {
+                Err(CilError {
+                    messages: vec!["internal error: the compiler panicked".into()],
+                    status: 255,
+                })
+            })
+    })
+}
+
+fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError> {
     if sources.is_empty() {
         return Err(CilError {
             messages: vec!["No cil files specified".into()],

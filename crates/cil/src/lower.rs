@@ -22,6 +22,9 @@ use arbiter_policy::transitions::{FilenameTrans, RangeTrans, RoleAllow, RoleTran
 use arbiter_policy::{ClassId, Ebitmap, HandleUnknown, Policy, RoleId, TypeId, UserId};
 use std::cmp::Ordering;
 
+/// Attribute-in-attribute nesting accepted (real policies nest a handful deep).
+const MAX_ATTR_DEPTH: u32 = 4096;
+
 /// Attribute usage marks (libsepol's `CIL_ATTR_*`).
 const USED_AVRULE: u8 = 1;
 const USED_NEVERALLOW: u8 = 2;
@@ -90,6 +93,9 @@ struct L<'a> {
     sens: Vec<u32>,
     cats: Vec<u32>,
     mls: bool,
+    /// How many attribute evaluations are open (bounded: attribute chains are as long as
+    /// the input makes them, and evaluation recurses).
+    attr_depth: u32,
     /// The statement being lowered, and every context it used (verified afterwards, as
     /// libsepol's `__cil_verify_context` does).
     cur_stmt: std::cell::Cell<u32>,
@@ -156,6 +162,13 @@ impl<'a> L<'a> {
                 self.name(self.attrs[a as usize])
             )));
         }
+        self.attr_depth += 1;
+        if self.attr_depth > MAX_ATTR_DEPTH {
+            return Err(err(format!(
+                "Attribute {} is nested more than {MAX_ATTR_DEPTH} attributes deep",
+                self.name(self.attrs[a as usize])
+            )));
+        }
         self.attr_busy[a as usize] = true;
         let mut acc = Bits::new(self.types.len());
         for e in self.attr_exprs[a as usize].clone() {
@@ -163,6 +176,7 @@ impl<'a> L<'a> {
             acc.or(&b);
         }
         self.attr_busy[a as usize] = false;
+        self.attr_depth -= 1;
         self.attr_members[a as usize] = Some(acc.clone());
         Ok(acc)
     }
@@ -216,10 +230,18 @@ impl<'a> L<'a> {
         }
         let mut acc = Bits::new(self.roles.len());
         self.rattr_members[a as usize] = Some(acc.clone());
+        self.attr_depth += 1;
+        if self.attr_depth > MAX_ATTR_DEPTH {
+            return Err(err(format!(
+                "Role attribute {} is nested more than {MAX_ATTR_DEPTH} attributes deep",
+                self.name(self.rattrs[a as usize])
+            )));
+        }
         for e in self.rattr_exprs[a as usize].clone() {
             let b = self.role_expr(e)?;
             acc.or(&b);
         }
+        self.attr_depth -= 1;
         self.rattr_members[a as usize] = Some(acc.clone());
         Ok(acc)
     }
@@ -702,6 +724,7 @@ pub fn lower(
         sens: vec![],
         cats: vec![],
         mls: false,
+        attr_depth: 0,
         cur_stmt: std::cell::Cell::new(0),
         ctx_log: std::cell::RefCell::new(vec![]),
     };
