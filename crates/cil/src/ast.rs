@@ -142,6 +142,34 @@ pub struct Decl {
     pub kind: DeclKind,
     pub name: Sym,
     pub stmt: u32,
+    /// The next declaration of the same symbol (another namespace), or [`NONE`].
+    pub next: u32,
+}
+
+impl Ast {
+    /// The declaration of `sym` in `ns`, live or not.
+    #[inline]
+    pub fn find(&self, ns: Ns, sym: Sym) -> Option<u32> {
+        let mut d = *self.by_sym.get(sym as usize)?;
+        while d != NONE {
+            let decl = &self.decls[d as usize];
+            if decl.kind.ns() == ns {
+                return Some(d);
+            }
+            d = decl.next;
+        }
+        None
+    }
+
+    /// The 0-based index of permission `perm` in class/common `decl`.
+    #[inline]
+    pub fn perm_index(&self, decl: u32, perm: Sym) -> Option<u32> {
+        self.perm_lists
+            .get(&decl)?
+            .iter()
+            .position(|&p| p == perm)
+            .map(|i| i as u32)
+    }
 }
 
 /// Statements, optionals and declarations of the whole input.
@@ -150,10 +178,11 @@ pub struct Ast {
     pub stmts: Vec<Stmt>,
     pub optionals: Vec<Optional>,
     pub decls: Vec<Decl>,
-    pub table: FxHashMap<(Ns, Sym), u32>,
-    /// Permissions of classes, class maps and commons: (decl, perm name) -> 0-based index.
-    pub perms: FxHashMap<(u32, Sym), u32>,
-    /// Permission names per class/common decl, in declaration order.
+    /// Per symbol: its first declaration (any namespace), then `Decl::next` (a symbol is
+    /// declared in one or two namespaces, so the chain is a direct lookup).
+    pub by_sym: Vec<u32>,
+    /// Permission names per class/common decl (index = decl), in declaration order; at
+    /// most 32, so a scan finds a permission's index.
     pub perm_lists: FxHashMap<u32, Vec<Sym>>,
     /// `classcommon`: class name -> (statement, common name).
     pub class_common: FxHashMap<Sym, (u32, Sym)>,
@@ -181,7 +210,10 @@ pub fn build(
     names: &[String],
     opts: &crate::Options,
 ) -> Result<Ast, Fail> {
-    let mut ast = Ast::default();
+    let mut ast = Ast {
+        by_sym: vec![NONE; int.len()],
+        ..Ast::default()
+    };
     // (node, file, opt, cond, branch, in_cond_body)
     let mut stack: Vec<(u32, u32, u32, u32)> = Vec::new();
     for (f, &(a, b)) in tree.files.iter().enumerate() {
@@ -232,8 +264,8 @@ pub fn build(
             };
             let declare = |ast: &mut Ast, kind: DeclKind, name: Sym| -> Result<u32, Fail> {
                 let id = ast.decls.len() as u32;
-                match ast.table.get(&(kind.ns(), name)) {
-                    Some(&prev) => {
+                match ast.find(kind.ns(), name) {
+                    Some(prev) => {
                         let p = ast.decls[prev as usize];
                         let same_ok = opts.multiple_decls
                             && p.kind == kind
@@ -249,12 +281,14 @@ pub fn build(
                         ]))
                     }
                     None => {
-                        ast.table.insert((kind.ns(), name), id);
+                        let slot = &mut ast.by_sym[name as usize];
                         ast.decls.push(Decl {
                             kind,
                             name,
                             stmt: si,
+                            next: *slot,
                         });
+                        *slot = id;
                         Ok(id)
                     }
                 }
@@ -344,7 +378,7 @@ pub fn build(
                             Some(s) if verify_name(int, s, false) => s,
                             _ => return Err(bad("Invalid permission name")),
                         };
-                        if ast.perms.insert((id, ps), list.len() as u32).is_some() {
+                        if list.contains(&ps) {
                             return Err(bad(&format!(
                                 "Re-declaration of permission {}",
                                 int.str(ps)

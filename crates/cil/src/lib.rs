@@ -211,20 +211,19 @@ fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError
             clock = std::time::Instant::now();
         }
     };
-    let parsed = parse_all(sources);
-    lap("parse");
     let mut interner = kw::Kw::interner();
     let mut tree = parse::Tree::default();
     let mut names = Vec::with_capacity(sources.len());
-    for (src, p) in sources.iter().zip(parsed) {
-        let fp = p.map_err(|m| CilError {
-            messages: vec![m, format!("Failure adding {}", src.name)],
-            status: 255,
+    for src in sources {
+        parse::parse_file(&mut tree, &mut interner, &src.name, &src.text).map_err(|m| {
+            CilError {
+                messages: vec![m, format!("Failure adding {}", src.name)],
+                status: 255,
+            }
         })?;
-        parse::merge(&mut tree, &mut interner, fp);
         names.push(src.name.clone());
     }
-    lap("merge");
+    lap("parse");
     let ast = ast::build(&tree, &interner, &names, opts)?;
     lap("ast");
     let mut res = resolve::Resolver::new(&tree, &interner, &ast);
@@ -238,44 +237,5 @@ fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError
         seusers: out.seusers,
         users_extra: out.users_extra,
         warnings: Vec::new(),
-    })
-}
-
-/// Parses the files on up to as many threads as there are cores, in balanced chunks.
-fn parse_all(sources: &[Source]) -> Vec<Result<parse::FileParse, String>> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(sources.len());
-    let one = |s: &Source| parse::parse_file(&s.name, &s.text);
-    if threads <= 1 {
-        return sources.iter().map(one).collect();
-    }
-    // Split by bytes so a large base module does not leave a core idle.
-    let total: usize = sources.iter().map(|s| s.text.len()).sum();
-    let per = total.div_ceil(threads).max(1);
-    let mut chunks: Vec<&[Source]> = Vec::new();
-    let (mut start, mut acc) = (0, 0);
-    for (i, s) in sources.iter().enumerate() {
-        acc += s.text.len();
-        if acc >= per && chunks.len() + 1 < threads {
-            chunks.push(&sources[start..=i]);
-            start = i + 1;
-            acc = 0;
-        }
-    }
-    chunks.push(&sources[start..]);
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|c| sc.spawn(move || c.iter().map(one).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| vec![Err("parser thread failed".to_string())])
-            })
-            .collect()
     })
 }

@@ -299,8 +299,13 @@ impl<'a> L<'a> {
         Ok(match r {
             TRef::Type(i) => vec![self.type_val[i as usize]],
             TRef::Attr(a) => {
-                let m = self.members(a)?;
-                m.iter().map(|i| self.type_val[i]).collect()
+                if self.attr_members[a as usize].is_none() {
+                    self.members(a)?;
+                }
+                match &self.attr_members[a as usize] {
+                    Some(m) => m.iter().map(|i| self.type_val[i]).collect(),
+                    None => vec![],
+                }
             }
             TRef::SelfT => vec![],
         })
@@ -341,11 +346,11 @@ impl<'a> L<'a> {
         let ncommon = common
             .map(|c| self.ast.perm_lists[&c].len() as u32)
             .unwrap_or(0);
-        if let Some(&i) = self.ast.perms.get(&(cd, s)) {
+        if let Some(i) = self.ast.perm_index(cd, s) {
             return Ok(1 << (ncommon + i));
         }
         if let Some(c) = common {
-            if let Some(&i) = self.ast.perms.get(&(c, s)) {
+            if let Some(i) = self.ast.perm_index(c, s) {
                 return Ok(1 << i);
             }
         }

@@ -61,25 +61,43 @@ impl Tree {
     }
 }
 
-/// A file's parse with its own symbol table, merged into the global one afterwards (so files
-/// parse in parallel).
-pub struct FileParse {
-    pub nodes: Vec<Node>,
-    pub kids: Vec<u32>,
-    pub top: Vec<u32>,
-    pub interner: Interner,
-}
+/// Bytes that make up symbols (`cil_lexer.l`: letters, digits and the special characters).
+const SYMBOL_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric();
+        c += 1;
+    }
+    let specials = b"[].@=/*-_$%+!|&^:~`#{}'<>?,";
+    let mut i = 0;
+    while i < specials.len() {
+        t[specials[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 #[inline]
 fn is_symbol_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"[].@=/*-_$%+!|&^:~`#{}'<>?,".contains(&c)
+    SYMBOL_BYTES[c as usize]
 }
 
-/// Parses one file. `Err` is libsepol's message.
-pub fn parse_file(path: &str, text: &[u8]) -> Result<FileParse, String> {
-    let mut interner = Interner::default();
-    let mut nodes: Vec<Node> = Vec::with_capacity(text.len() / 6);
-    let mut kids: Vec<u32> = Vec::with_capacity(text.len() / 6);
+/// Parses one file into the shared arena and symbol table (files are parsed one after the
+/// other: the work is dominated by the lexer, and one arena avoids copying and re-interning
+/// per-file results, which costs more CPU than a second core saves in wall time).
+/// `Err` is libsepol's message.
+pub fn parse_file(
+    tree: &mut Tree,
+    interner: &mut Interner,
+    path: &str,
+    text: &[u8],
+) -> Result<(), String> {
+    let nodes = &mut tree.nodes;
+    let kids = &mut tree.kids;
+    nodes.reserve(text.len() / 5);
+    kids.reserve(text.len() / 5);
     // Children of the open lists, flattened; `open` holds (list node, start in pending).
     let mut pending: Vec<u32> = Vec::new();
     let mut open: Vec<(u32, usize)> = Vec::new();
@@ -193,33 +211,8 @@ pub fn parse_file(path: &str, text: &[u8]) -> Result<FileParse, String> {
             "Open parenthesis without matching close at line {line} of {path}"
         ));
     }
-    Ok(FileParse {
-        nodes,
-        kids,
-        top,
-        interner,
-    })
-}
-
-/// Appends a file's parse to the shared tree, re-interning its symbols globally.
-pub fn merge(tree: &mut Tree, global: &mut Interner, fp: FileParse) {
-    let map: Vec<Sym> = (0..fp.interner.len() as u32)
-        .map(|s| global.intern(fp.interner.bytes(s)))
-        .collect();
-    let node_base = tree.nodes.len() as u32;
-    let kid_base = tree.kids.len() as u32;
-    tree.nodes.extend(fp.nodes.into_iter().map(|mut nd| {
-        match nd.kind {
-            NodeKind::List => {
-                nd.a += kid_base;
-                nd.b += kid_base;
-            }
-            _ => nd.a = map[nd.a as usize],
-        }
-        nd
-    }));
-    tree.kids.extend(fp.kids.iter().map(|k| k + node_base));
-    let a = tree.kids.len() as u32;
-    tree.kids.extend(fp.top.iter().map(|k| k + node_base));
-    tree.files.push((a, tree.kids.len() as u32));
+    let a = kids.len() as u32;
+    kids.extend_from_slice(&top);
+    tree.files.push((a, kids.len() as u32));
+    Ok(())
 }

@@ -53,7 +53,7 @@ impl<'a> Resolver<'a> {
     /// The live declaration of `sym` in `ns`.
     #[inline]
     pub fn lookup(&self, ns: Ns, sym: Sym) -> Option<u32> {
-        let d = *self.ast.table.get(&(ns, sym))?;
+        let d = self.ast.find(ns, sym)?;
         self.stmt_live(self.ast.decls[d as usize].stmt).then_some(d)
     }
 
@@ -205,7 +205,11 @@ impl<'a> Resolver<'a> {
         }
         let c = self.atom(k[0])?;
         let cd = self.lookup(Ns::Classes, c).ok_or(Miss::Missing)?;
-        let common = self.class_common(cd);
+        let own: &[Sym] = self.ast.perm_lists.get(&cd).map_or(&[], |v| v.as_slice());
+        let common: &[Sym] = match self.class_common(cd) {
+            Some(cm) => self.ast.perm_lists.get(&cm).map_or(&[], |v| v.as_slice()),
+            None => &[],
+        };
         let mut stack = vec![k[1]];
         while let Some(n) = stack.pop() {
             if self.tree.is_list(n) {
@@ -219,8 +223,7 @@ impl<'a> Resolver<'a> {
             ) {
                 continue;
             }
-            let ok = self.ast.perms.contains_key(&(cd, s))
-                || common.is_some_and(|cm| self.ast.perms.contains_key(&(cm, s)));
+            let ok = own.contains(&s) || common.contains(&s);
             if !ok {
                 return Err(Miss::Missing);
             }
