@@ -20,12 +20,15 @@ pub struct Stmt {
     pub opt: u32,
     /// Enclosing `booleanif` statement (index into [`Ast::stmts`]), or [`NONE`].
     pub cond: u32,
+    /// The `(true ...)`/`(false ...)` list node holding the statement, or [`NONE`].
+    pub branch: u32,
 }
 
 /// An `optional` block: its parent optional (pre-order, so parents come first).
 #[derive(Copy, Clone, Debug)]
 pub struct Optional {
     pub parent: u32,
+    pub stmt: u32,
 }
 
 /// Symbol namespaces (libsepol's `cil_sym_index`, with permission tables per class).
@@ -215,12 +218,12 @@ pub fn build(
         ..Ast::default()
     };
     // (node, file, opt, cond, branch, in_cond_body)
-    let mut stack: Vec<(u32, u32, u32, u32)> = Vec::new();
+    let mut stack: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
     for (f, &(a, b)) in tree.files.iter().enumerate() {
         for &n in tree.kids[a as usize..b as usize].iter().rev() {
-            stack.push((n, f as u32, NONE, NONE));
+            stack.push((n, f as u32, NONE, NONE, NONE));
         }
-        while let Some((n, file, opt, cond)) = stack.pop() {
+        while let Some((n, file, opt, cond, branch)) = stack.pop() {
             let here = || loc(tree, names, file, n);
             let kids = tree.kids(n);
             let kw = match kids.first().and_then(|&k| tree.sym(k)).and_then(Kw::of) {
@@ -244,6 +247,7 @@ pub fn build(
                 file,
                 opt,
                 cond,
+                branch,
             });
             let bad = |why: &str| {
                 Fail::bad(vec![
@@ -420,12 +424,15 @@ pub fn build(
                     }
                     name_at(1)?;
                     let oi = ast.optionals.len() as u32;
-                    ast.optionals.push(Optional { parent: opt });
+                    ast.optionals.push(Optional {
+                        parent: opt,
+                        stmt: si,
+                    });
                     for &k in kids[2..].iter().rev() {
                         if !tree.is_list(k) {
                             return Err(bad("Invalid syntax"));
                         }
-                        stack.push((k, file, oi, cond));
+                        stack.push((k, file, oi, cond, branch));
                     }
                 }
                 Kw::BooleanIf => {
@@ -449,7 +456,7 @@ pub fn build(
                                 return Err(bad("Invalid syntax"));
                             }
                             let _ = br;
-                            pushes.push((r, file, opt, si));
+                            pushes.push((r, file, opt, si, b));
                         }
                     }
                     for p in pushes.into_iter().rev() {

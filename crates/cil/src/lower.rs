@@ -1206,6 +1206,7 @@ pub fn lower(
     let mut seuser_default = None;
     let mut userprefixes = vec![];
     let mut type_bounds = vec![];
+    let mut neverallows: Vec<u32> = vec![];
     let mut role_bounds: Vec<(u32, u32)> = vec![];
     let mut user_bounds: Vec<(u32, u32)> = vec![];
 
@@ -1396,12 +1397,7 @@ pub fn lower(
                 let parent = l.look(Ns::Users, a[1])?;
                 user_bounds.push((l.dint[child as usize], l.dint[parent as usize]));
             }
-            Kw::NeverAllow if !opts.disable_neverallow => {
-                return Err(err(format!(
-                    "neverallow checking is not implemented yet; compile with -N (at {})",
-                    l.here(s)
-                )));
-            }
+            Kw::NeverAllow if !opts.disable_neverallow => neverallows.push(s),
             Kw::RoleType => {
                 let roles = l.role_expr(a[1])?;
                 let types = match l.tref(a[2])? {
@@ -1961,6 +1957,66 @@ pub fn lower(
         }
     }
 
+    // Neverallow checks (without -N), newest first as libsepol runs them, against both
+    // tables, after everything is inserted.
+    if !neverallows.is_empty() {
+        let cond_entries: Vec<AvtabEntry> = conds
+            .iter()
+            .flat_map(|c| c.true_list.iter().chain(c.false_list.iter()).copied())
+            .collect();
+        let mut messages = vec![];
+        for &s in neverallows.iter().rev() {
+            let found = check_neverallow(&mut l, s, &avtab, &cond_entries)?;
+            if found.is_empty() {
+                continue;
+            }
+            messages.push(format!("neverallow check failed at {}", l.here(s)));
+            messages.push(format!("  {}", node_text(&l, ast.stmts[s as usize].node)));
+            let rules = matching_allow_rules(&mut l, s)?;
+            let shown = if opts.verbose > 0 { rules.len() } else { 4 };
+            for &r in rules.iter().take(shown) {
+                messages.push("    <root>".into());
+                let st = ast.stmts[r as usize];
+                let mut chain = vec![];
+                let mut o = st.opt;
+                while o != NONE {
+                    chain.push(ast.optionals[o as usize].stmt);
+                    o = ast.optionals[o as usize].parent;
+                }
+                for &os in chain.iter().rev() {
+                    messages.push(format!("    optional at {}", l.here(os)));
+                }
+                if st.cond != NONE {
+                    messages.push(format!("    booleanif at {}", l.here(st.cond)));
+                    let b = st.branch;
+                    let which = if t.sym(t.kids(b)[0]) == Some(Kw::True.sym()) {
+                        "true"
+                    } else {
+                        "false"
+                    };
+                    messages.push(format!(
+                        "    {which} at {}",
+                        crate::ast::loc(t, names, st.file, b)
+                    ));
+                }
+                messages.push(format!("    allow at {}", l.here(r)));
+                messages.push(format!("      {}", node_text(&l, st.node)));
+            }
+            if rules.len() > shown {
+                messages.push(format!(
+                    "    Only first {shown} of {} matching rules shown (use \"-v\" to show all)",
+                    rules.len()
+                ));
+            }
+            messages.push(String::new());
+        }
+        if !messages.is_empty() {
+            messages.push("Failed to generate binary".into());
+            messages.push("Failed to build policydb".into());
+            return Err(Fail::bad(messages));
+        }
+    }
+
     // Conditional list: newest node first, lists with type rules moved to the front.
     let mut cond_nodes = vec![];
     let mut cond_avtab = Avtab::default();
@@ -2289,6 +2345,177 @@ pub fn lower(
         seusers,
         users_extra,
     })
+}
+
+/// The allow rules (unconditional and conditional) a neverallow statement forbids.
+fn check_neverallow(
+    l: &mut L<'_>,
+    s: u32,
+    avtab: &[AvtabEntry],
+    cond_entries: &[AvtabEntry],
+) -> Result<Vec<AvtabEntry>, Fail> {
+    let a = l.args(s);
+    let nt = l.types.len();
+    let set_of = |l: &mut L<'_>, r: TRef| -> Result<Bits, Fail> {
+        Ok(match r {
+            TRef::Type(i) => {
+                let mut b = Bits::new(nt);
+                b.set(i as usize);
+                b
+            }
+            TRef::Attr(x) => l.members(x)?,
+            TRef::SelfT => Bits::new(nt),
+        })
+    };
+    let src = l.tref(a[1])?;
+    let tgt = l.tref(a[2])?;
+    let src_set = set_of(l, src)?;
+    let tgt_set = if tgt == TRef::SelfT {
+        None
+    } else {
+        Some(set_of(l, tgt)?)
+    };
+    let cps = l.classperms(a[3])?;
+    // Members of each sepol type value (types: themselves; kept attributes: members).
+    let mut by_val: Vec<Option<Bits>> = vec![None; l.types.len() + l.attrs.len() + 1];
+    for (ti, &v) in l.type_val.iter().enumerate() {
+        let mut b = Bits::new(nt);
+        b.set(ti);
+        by_val[v as usize] = Some(b);
+    }
+    for (ai, &v) in l.attr_val.clone().iter().enumerate() {
+        if v != 0 {
+            by_val[v as usize] = Some(l.members(ai as u32)?);
+        }
+    }
+    let mut found = vec![];
+    for e in avtab.iter().chain(cond_entries) {
+        if e.key.kind != AvtabKind::Allowed {
+            continue;
+        }
+        let AvtabDatum::Perms(p) = e.datum else {
+            continue;
+        };
+        let c = e.key.class.value() as u32 - 1;
+        if !cps.iter().any(|&(ci, bits)| ci == c && bits & p != 0) {
+            continue;
+        }
+        let (Some(Some(es)), Some(Some(et))) = (
+            by_val.get(e.key.source.value() as usize),
+            by_val.get(e.key.target.value() as usize),
+        ) else {
+            continue;
+        };
+        let mut s_hit = es.clone();
+        s_hit.and(&src_set);
+        if s_hit.count() == 0 {
+            continue;
+        }
+        let hit = match &tgt_set {
+            Some(ts) => {
+                let mut t_hit = et.clone();
+                t_hit.and(ts);
+                t_hit.count() != 0
+            }
+            None => {
+                s_hit.and(et);
+                s_hit.count() != 0
+            }
+        };
+        if hit {
+            found.push(*e);
+        }
+    }
+    Ok(found)
+}
+
+/// The allow statements that grant what neverallow `s` forbids (libsepol reports these,
+/// found in the AST, under a failed check).
+fn matching_allow_rules(l: &mut L<'_>, s: u32) -> Result<Vec<u32>, Fail> {
+    let a = l.args(s);
+    let nt = l.types.len();
+    let set_of = |l: &mut L<'_>, r: TRef| -> Result<Option<Bits>, Fail> {
+        Ok(match r {
+            TRef::Type(i) => {
+                let mut b = Bits::new(nt);
+                b.set(i as usize);
+                Some(b)
+            }
+            TRef::Attr(x) => Some(l.members(x)?),
+            TRef::SelfT => None,
+        })
+    };
+    let n_src = set_of(l, l.tref(a[1])?)?.unwrap_or_default();
+    let n_tgt = set_of(l, l.tref(a[2])?)?;
+    let n_cps = l.classperms(a[3])?;
+    let mut out = vec![];
+    for i in 0..l.live.len() {
+        let r = l.live[i];
+        if l.ast.stmts[r as usize].kw != Kw::Allow {
+            continue;
+        }
+        let ra = l.args(r);
+        let cps = l.classperms(ra[3])?;
+        let perms_hit = cps
+            .iter()
+            .any(|&(c, b)| n_cps.iter().any(|&(nc, nb)| nc == c && nb & b != 0));
+        if !perms_hit {
+            continue;
+        }
+        let Some(mut src) = set_of(l, l.tref(ra[1])?)? else {
+            continue;
+        };
+        src.and(&n_src);
+        if src.count() == 0 {
+            continue;
+        }
+        let r_tgt = set_of(l, l.tref(ra[2])?)?;
+        let hit = match (r_tgt, &n_tgt) {
+            (None, None) => true,
+            (None, Some(nt_set)) => {
+                src.and(nt_set);
+                src.count() != 0
+            }
+            (Some(rt), None) => {
+                src.and(&rt);
+                src.count() != 0
+            }
+            (Some(mut rt), Some(nt_set)) => {
+                rt.and(nt_set);
+                rt.count() != 0
+            }
+        };
+        if hit {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// A statement as CIL text (atoms and lists), for messages.
+fn node_text(l: &L<'_>, n: u32) -> String {
+    let mut out = String::new();
+    let mut stack: Vec<(u32, usize)> = vec![(n, 0)];
+    while let Some((node, i)) = stack.pop() {
+        if !l.t.is_list(node) {
+            out.push_str(&l.int.str(l.sym(node)));
+            continue;
+        }
+        let k = l.t.kids(node);
+        if i == 0 {
+            out.push('(');
+        }
+        if i < k.len() {
+            if i > 0 {
+                out.push(' ');
+            }
+            stack.push((node, i + 1));
+            stack.push((k[i], 0));
+        } else {
+            out.push(')');
+        }
+    }
+    out
 }
 
 /// `__cil_verify_levelrange`: low sensitivity not above high, low categories within high,

@@ -117,6 +117,16 @@ fn corpus_cases_match_secilc() {
                         e.status, theirs.stderr
                     ));
                 }
+                // Neverallow failures: the same rules and locations, line by line.
+                if theirs.stderr.starts_with("neverallow check failed") {
+                    let ours_text = e.messages.join("\n");
+                    let theirs_text = theirs.stderr.trim_end();
+                    if ours_text.trim_end() != theirs_text {
+                        failures.push(format!(
+                            "{name}: neverallow report differs:\n--- ours\n{ours_text}\n--- secilc\n{theirs_text}"
+                        ));
+                    }
+                }
                 let case_str = case_path.display().to_string();
                 if theirs.stderr.contains(&case_str) && !e.to_string().contains(&case_str) {
                     failures.push(format!(
