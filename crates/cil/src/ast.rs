@@ -193,7 +193,7 @@ pub struct Ast {
 
 /// Where a node is, for messages: `file:line`.
 pub fn loc(tree: &Tree, names: &[String], file: u32, node: u32) -> String {
-    format!("{}:{}", names[file as usize], tree.node(node).line)
+    format!("{}:{}", names[file as usize], tree.node(node).line())
 }
 
 /// Checks a declared name as `cil_verify_name` does.

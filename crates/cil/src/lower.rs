@@ -123,7 +123,7 @@ impl<'a> L<'a> {
             err(format!(
                 "Unresolved name {} at line {}",
                 self.int.str(s),
-                self.t.node(n).line
+                self.t.node(n).line()
             ))
         })
     }

@@ -18,12 +18,42 @@ pub enum NodeKind {
 }
 
 /// One node: an atom (`a` = symbol) or a list (`a..b` = range in [`Tree::kids`]).
+/// Twelve bytes: the kind lives in the top two bits of the line word (files of more than
+/// 2^30 lines are refused), since Debian's store alone makes about five million nodes.
 #[derive(Copy, Clone, Debug)]
 pub struct Node {
-    pub kind: NodeKind,
-    pub line: u32,
+    line_kind: u32,
     pub a: u32,
     pub b: u32,
+}
+
+const LINE_MASK: u32 = (1 << 30) - 1;
+
+impl Node {
+    fn new(kind: NodeKind, line: u32, a: u32) -> Node {
+        let k = match kind {
+            NodeKind::Atom => 0,
+            NodeKind::Quoted => 1,
+            NodeKind::List => 2,
+        };
+        Node {
+            line_kind: (k << 30) | (line & LINE_MASK),
+            a,
+            b: 0,
+        }
+    }
+    #[inline]
+    pub fn line(&self) -> u32 {
+        self.line_kind & LINE_MASK
+    }
+    #[inline]
+    pub fn kind(&self) -> NodeKind {
+        match self.line_kind >> 30 {
+            0 => NodeKind::Atom,
+            1 => NodeKind::Quoted,
+            _ => NodeKind::List,
+        }
+    }
 }
 
 /// The parse of all files: nodes and child lists of every file in one arena.
@@ -39,7 +69,7 @@ impl Tree {
     #[inline]
     pub fn kids(&self, n: u32) -> &[u32] {
         let nd = &self.nodes[n as usize];
-        if nd.kind == NodeKind::List {
+        if nd.kind() == NodeKind::List {
             &self.kids[nd.a as usize..nd.b as usize]
         } else {
             &[]
@@ -51,13 +81,13 @@ impl Tree {
     }
     #[inline]
     pub fn is_list(&self, n: u32) -> bool {
-        self.nodes[n as usize].kind == NodeKind::List
+        self.nodes[n as usize].kind() == NodeKind::List
     }
     /// The symbol of an atom (quoted or not), None for a list.
     #[inline]
     pub fn sym(&self, n: u32) -> Option<Sym> {
         let nd = &self.nodes[n as usize];
-        (nd.kind != NodeKind::List).then_some(nd.a)
+        (nd.kind() != NodeKind::List).then_some(nd.a)
     }
 }
 
@@ -110,6 +140,9 @@ pub fn parse_file(
         match c {
             b'\n' | b'\r' => {
                 line += 1;
+                if line > LINE_MASK {
+                    return Err(format!("{path} has more than {LINE_MASK} lines"));
+                }
                 i += 1;
             }
             b' ' | b'\t' => i += 1,
@@ -125,12 +158,7 @@ pub fn parse_file(
                     ));
                 }
                 let id = nodes.len() as u32;
-                nodes.push(Node {
-                    kind: NodeKind::List,
-                    line,
-                    a: 0,
-                    b: 0,
-                });
+                nodes.push(Node::new(NodeKind::List, line, 0));
                 match open.last() {
                     Some(_) => pending.push(id),
                     None => top.push(id),
@@ -166,12 +194,7 @@ pub fn parse_file(
                 }
                 let sym = interner.intern(&text[i + 1..j]);
                 let id = nodes.len() as u32;
-                nodes.push(Node {
-                    kind: NodeKind::Quoted,
-                    line,
-                    a: sym,
-                    b: 0,
-                });
+                nodes.push(Node::new(NodeKind::Quoted, line, sym));
                 pending.push(id);
                 i = j + 1;
             }
@@ -187,12 +210,7 @@ pub fn parse_file(
                 }
                 let sym = interner.intern(&text[i..j]);
                 let id = nodes.len() as u32;
-                nodes.push(Node {
-                    kind: NodeKind::Atom,
-                    line,
-                    a: sym,
-                    b: 0,
-                });
+                nodes.push(Node::new(NodeKind::Atom, line, sym));
                 pending.push(id);
                 i = j;
             }
