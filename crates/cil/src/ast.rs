@@ -206,6 +206,58 @@ fn verify_name(int: &Interner, sym: Sym, qualified: bool) -> bool {
         .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || (qualified && c == b'.'))
 }
 
+/// The stack marker for the end of a container.
+const MARK: u32 = u32::MAX - 1;
+
+/// Every `(tunable NAME true|false)` of the input (tunables are only allowed outside
+/// optionals, macros and conditionals, so the top level of each file holds them all).
+fn collect_tunables(tree: &Tree) -> FxHashMap<Sym, bool> {
+    let mut out = FxHashMap::default();
+    for &(a, b) in &tree.files {
+        for &n in &tree.kids[a as usize..b as usize] {
+            let k = tree.kids(n);
+            if k.len() == 3 && tree.sym(k[0]) == Some(Kw::Tunable.sym()) && !tree.is_list(k[1]) {
+                if let Some(name) = tree.sym(k[1]) {
+                    out.entry(name)
+                        .or_insert(tree.sym(k[2]) == Some(Kw::True.sym()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Evaluates a tunableif expression (the operators of booleanif; a bare list is an `or`).
+/// `None` if a name is not a tunable or the expression is malformed.
+fn eval_tunable(tree: &Tree, tunables: &FxHashMap<Sym, bool>, n: u32) -> Option<bool> {
+    if !tree.is_list(n) {
+        return tunables.get(&tree.sym(n)?).copied();
+    }
+    let k = tree.kids(n);
+    let op = tree.sym(*k.first()?).and_then(Kw::of);
+    match op {
+        Some(Kw::Not) if k.len() == 2 => Some(!eval_tunable(tree, tunables, k[1])?),
+        Some(o @ (Kw::And | Kw::Or | Kw::Xor | Kw::Eq | Kw::Neq)) if k.len() == 3 => {
+            let a = eval_tunable(tree, tunables, k[1])?;
+            let b = eval_tunable(tree, tunables, k[2])?;
+            Some(match o {
+                Kw::And => a && b,
+                Kw::Or => a || b,
+                Kw::Xor | Kw::Neq => a != b,
+                _ => a == b,
+            })
+        }
+        Some(Kw::Not | Kw::And | Kw::Or | Kw::Xor | Kw::Eq | Kw::Neq) => None,
+        _ => {
+            let mut acc = false;
+            for &x in k {
+                acc |= eval_tunable(tree, tunables, x)?;
+            }
+            Some(acc)
+        }
+    }
+}
+
 /// Builds the statement list and declaration tables.
 pub fn build(
     tree: &Tree,
@@ -217,13 +269,27 @@ pub fn build(
         by_sym: vec![NONE; int.len()],
         ..Ast::default()
     };
-    // (node, file, opt, cond, branch, in_cond_body)
+    let tunables = collect_tunables(tree);
+    // Statements of chosen tunableif branches, appended at the end of their container
+    // (file or optional) as libsepol's `cil_resolve_tunif` copies them there.
+    let mut deferred: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
+    // (node, file, opt, cond, branch); node MARK = the end of container (file, opt).
     let mut stack: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
     for (f, &(a, b)) in tree.files.iter().enumerate() {
+        stack.push((MARK, f as u32, NONE, NONE, NONE));
         for &n in tree.kids[a as usize..b as usize].iter().rev() {
             stack.push((n, f as u32, NONE, NONE, NONE));
         }
         while let Some((n, file, opt, cond, branch)) = stack.pop() {
+            if n == MARK {
+                if let Some(list) = deferred.remove(&(file, opt)) {
+                    stack.push((MARK, file, opt, NONE, NONE));
+                    for &x in list.iter().rev() {
+                        stack.push((x, file, opt, NONE, NONE));
+                    }
+                }
+                continue;
+            }
             let here = || loc(tree, names, file, n);
             let kids = tree.kids(n);
             let kw = match kids.first().and_then(|&k| tree.sym(k)).and_then(Kw::of) {
@@ -428,6 +494,7 @@ pub fn build(
                         parent: opt,
                         stmt: si,
                     });
+                    stack.push((MARK, file, oi, cond, branch));
                     for &k in kids[2..].iter().rev() {
                         if !tree.is_list(k) {
                             return Err(bad("Invalid syntax"));
@@ -435,7 +502,41 @@ pub fn build(
                         stack.push((k, file, oi, cond, branch));
                     }
                 }
-                Kw::BooleanIf => {
+                Kw::TunableIf if !opts.preserve_tunables => {
+                    if kids.len() < 3 || cond != NONE {
+                        return Err(bad("Invalid syntax"));
+                    }
+                    let value = eval_tunable(tree, &tunables, kids[1]).ok_or_else(|| Fail {
+                        messages: vec![
+                            format!("Failed to resolve tunableif statement at {}", here()),
+                            "Failed to resolve AST".into(),
+                            "Failed to compile cildb: -2".into(),
+                        ],
+                        status: 254,
+                    })?;
+                    // libsepol keeps the last branch of each kind.
+                    let want = if value { Kw::True } else { Kw::False };
+                    let mut chosen = None;
+                    for &b in &kids[2..] {
+                        let which = tree.kids(b).first().and_then(|&k| tree.sym(k));
+                        if which == Some(want.sym()) {
+                            chosen = Some(b);
+                        } else if which != Some(Kw::True.sym()) && which != Some(Kw::False.sym()) {
+                            return Err(bad("Invalid syntax"));
+                        }
+                    }
+                    if let Some(b) = chosen {
+                        let body = &tree.kids(b)[1..];
+                        if body.iter().any(|&r| !tree.is_list(r)) {
+                            return Err(bad("Invalid syntax"));
+                        }
+                        deferred
+                            .entry((file, opt))
+                            .or_default()
+                            .extend_from_slice(body);
+                    }
+                }
+                Kw::BooleanIf | Kw::TunableIf => {
                     if kids.len() < 3 || cond != NONE {
                         return Err(bad("Invalid syntax"));
                     }
@@ -464,7 +565,6 @@ pub fn build(
                     }
                 }
                 Kw::Block
-                | Kw::TunableIf
                 | Kw::UserAttribute
                 | Kw::UserAttributeSet
                 | Kw::BlockAbstract

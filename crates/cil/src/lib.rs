@@ -227,6 +227,7 @@ fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError
     let ast = ast::build(&tree, &interner, &names, opts)?;
     lap("ast");
     let mut res = resolve::Resolver::new(&tree, &interner, &ast);
+    res.tunables_are_bools = opts.preserve_tunables;
     res.run(&names)?;
     lap("resolve");
     let out = lower::lower(&tree, &interner, &ast, &res, &names, opts)?;

@@ -1761,7 +1761,8 @@ pub fn lower(
         let st = ast.stmts[s as usize];
         let a = l.args(s);
         match st.kw {
-            Kw::BooleanIf => {
+            Kw::TunableIf if !opts.preserve_tunables => {}
+            Kw::BooleanIf | Kw::TunableIf => {
                 // Expression to RPN.
                 let mut expr = vec![];
                 cond_rpn(&l, a[1], &mut expr, &bool_value)?;

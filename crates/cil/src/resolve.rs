@@ -29,6 +29,8 @@ pub struct Resolver<'a> {
     /// Per optional: enabled (and all its ancestors enabled).
     pub live_opt: Vec<bool>,
     pub disabled: Vec<bool>,
+    /// `-P`: tunableif statements are booleanifs.
+    pub tunables_are_bools: bool,
 }
 
 impl<'a> Resolver<'a> {
@@ -40,6 +42,7 @@ impl<'a> Resolver<'a> {
             ast,
             live_opt: vec![true; n],
             disabled: vec![false; n],
+            tunables_are_bools: false,
         }
     }
 
@@ -486,6 +489,9 @@ impl<'a> Resolver<'a> {
             Kw::LevelRange => self.range(a(2)?),
             Kw::Context => self.context(a(2)?),
             Kw::BooleanIf => self.bool_expr(a(1)?),
+            // Decided while building the statement list (without -P); with -P a booleanif.
+            Kw::TunableIf if self.tunables_are_bools => self.bool_expr(a(1)?),
+            Kw::TunableIf => Ok(()),
             Kw::RangeTransition => {
                 if n != 5 {
                     return Err(Miss::Bad("Invalid syntax".into()));
