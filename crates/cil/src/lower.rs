@@ -29,6 +29,8 @@ const MAX_ATTR_DEPTH: u32 = 4096;
 const USED_AVRULE: u8 = 1;
 const USED_NEVERALLOW: u8 = 2;
 const USED_CONSTRAINT: u8 = 4;
+const USED_EXPAND_TRUE: u8 = 8;
+const USED_EXPAND_FALSE: u8 = 16;
 
 /// A name in the types namespace, resolved.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -888,6 +890,35 @@ pub fn lower(
                 }
                 l.rattr_exprs[l.dint[d as usize] as usize].push(a[2]);
             }
+            Kw::ExpandTypeAttribute => {
+                let flag = match t.sym(a[2]).and_then(Kw::of) {
+                    Some(Kw::True) => USED_EXPAND_TRUE,
+                    Some(Kw::False) => USED_EXPAND_FALSE,
+                    _ => return Err(err(format!("Bad expandtypeattribute at {}", l.here(s)))),
+                };
+                let names: Vec<u32> = if t.is_list(a[1]) {
+                    t.kids(a[1]).to_vec()
+                } else {
+                    vec![a[1]]
+                };
+                for x in names {
+                    match l.tref(x)? {
+                        TRef::Attr(i) => {
+                            let u = &mut l.attr_used[i as usize];
+                            *u |= flag;
+                            if *u & USED_EXPAND_TRUE != 0 && *u & USED_EXPAND_FALSE != 0 {
+                                *u &= !USED_EXPAND_TRUE;
+                            }
+                        }
+                        _ => {
+                            return Err(err(format!(
+                                "Attribute type not an attribute at {}",
+                                l.here(s)
+                            )))
+                        }
+                    }
+                }
+            }
             Kw::Allow | Kw::AuditAllow | Kw::DontAudit | Kw::NeverAllow => {
                 if t.sym(a[2]) != Some(Kw::SelfKw.sym()) {
                     let used = if st.kw == Kw::NeverAllow {
@@ -978,6 +1009,12 @@ pub fn lower(
             let used = l.attr_used[i];
             let name = int.bytes(ast.decls[l.attrs[i] as usize].name);
             if used == 0 {
+                return false;
+            }
+            if used & USED_EXPAND_FALSE != 0 {
+                return true;
+            }
+            if used & USED_EXPAND_TRUE != 0 {
                 return false;
             }
             if used & USED_CONSTRAINT != 0 {
@@ -1683,11 +1720,76 @@ pub fn lower(
                 userprefixes.push((u, t.node(a[2]).a));
             }
             Kw::DefaultUser | Kw::DefaultRole | Kw::DefaultType | Kw::DefaultRange => {
-                return Err(err(format!(
-                    "{} is not supported by arbiter's CIL compiler yet (at {})",
-                    st.kw.text(),
-                    l.here(s)
-                )));
+                use arbiter_policy::symbols::{DefaultRange as DR, DefaultSide as DS};
+                let class_nodes: Vec<u32> = if t.is_list(a[1]) {
+                    t.kids(a[1]).to_vec()
+                } else {
+                    vec![a[1]]
+                };
+                let side = match t.sym(a[2]).and_then(Kw::of) {
+                    Some(Kw::Source) => Some(DS::Source),
+                    Some(Kw::Target) => Some(DS::Target),
+                    Some(Kw::Glblub) if st.kw == Kw::DefaultRange => None,
+                    _ => return Err(err(format!("Bad {} declaration at {}", st.kw.text(), l.here(s)))),
+                };
+                let range = if st.kw == Kw::DefaultRange {
+                    Some(match (side, a.get(3).and_then(|&x| t.sym(x)).and_then(Kw::of)) {
+                        (None, None) => DR::Glblub,
+                        (Some(DS::Source), Some(Kw::Low)) => DR::SourceLow,
+                        (Some(DS::Source), Some(Kw::High)) => DR::SourceHigh,
+                        (Some(DS::Source), Some(Kw::LowHigh)) => DR::SourceLowHigh,
+                        (Some(DS::Target), Some(Kw::Low)) => DR::TargetLow,
+                        (Some(DS::Target), Some(Kw::High)) => DR::TargetHigh,
+                        (Some(DS::Target), Some(Kw::LowHigh)) => DR::TargetLowHigh,
+                        _ => {
+                            return Err(err(format!(
+                                "Bad defaultrange declaration at {}",
+                                l.here(s)
+                            )))
+                        }
+                    })
+                } else {
+                    None
+                };
+                for cn in class_nodes {
+                    let ci = l.class_of(cn)? as usize;
+                    let c = &mut classes[ci];
+                    let clash = |what: &str, c: &Class| {
+                        err(format!(
+                            "{what} default labeling for class {} already specified",
+                            c.name
+                        ))
+                    };
+                    match (st.kw, range) {
+                        (Kw::DefaultRange, Some(r)) => {
+                            if c.default_range == DR::None {
+                                c.default_range = r
+                            } else if c.default_range != r {
+                                let mut f = clash("Range", c);
+                                f.messages.extend(binary_failed(&l, s));
+                                return Err(f);
+                            }
+                        }
+                        (kw, _) => {
+                            let side = side.unwrap_or_default();
+                            let (slot, what) = match kw {
+                                Kw::DefaultUser => (&mut c.default_user, "User"),
+                                Kw::DefaultRole => (&mut c.default_role, "Role"),
+                                _ => (&mut c.default_type, "Type"),
+                            };
+                            if *slot == DS::None {
+                                *slot = side
+                            } else if *slot != side {
+                                let name = c.name.clone();
+                                let mut m = vec![format!(
+                                    "{what} default labeling for class {name} already specified"
+                                )];
+                                m.extend(binary_failed(&l, s));
+                                return Err(Fail::bad(m));
+                            }
+                        }
+                    }
+                }
             }
             _ => {}
         }
@@ -2491,6 +2593,15 @@ fn matching_allow_rules(l: &mut L<'_>, s: u32) -> Result<Vec<u32>, Fail> {
         }
     }
     Ok(out)
+}
+
+/// The lines secilc adds when a statement fails while the binary policy is built.
+fn binary_failed(l: &L<'_>, s: u32) -> [String; 3] {
+    [
+        format!("Binary policy creation failed at {}", l.here(s)),
+        "Failed to generate binary".into(),
+        "Failed to build policydb".into(),
+    ]
 }
 
 /// A statement as CIL text (atoms and lists), for messages.

@@ -400,6 +400,12 @@ impl<'a> Resolver<'a> {
                 self.name(Ns::Types, a(2)?)
             }
             Kw::TypePermissive => self.name(Ns::Types, a(1)?),
+            Kw::ExpandTypeAttribute => {
+                if n != 3 {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
+                self.expr(Ns::Types, a(1)?)
+            }
             Kw::RoleType => {
                 self.name(Ns::Roles, a(1)?)?;
                 self.name(Ns::Types, a(2)?)
