@@ -95,6 +95,10 @@ struct L<'a> {
     sens: Vec<u32>,
     cats: Vec<u32>,
     mls: bool,
+    /// `classpermissionset` bodies per classpermission, `classmapping` bodies per
+    /// (classmap, map permission), in statement order.
+    cp_sets: FxHashMap<u32, Vec<u32>>,
+    map_sets: FxHashMap<(u32, Sym), Vec<u32>>,
     /// How many attribute evaluations are open (bounded: attribute chains are as long as
     /// the input makes them, and evaluation recurses).
     attr_depth: u32,
@@ -330,17 +334,58 @@ impl<'a> L<'a> {
 
     /// `(class (perms))` → list of (class position, perm bits).
     fn classperms(&mut self, n: u32) -> Result<Vec<(u32, u32)>, Fail> {
+        let mut out = vec![];
+        self.classperms_into(n, 0, &mut out)?;
+        Ok(out)
+    }
+
+    /// Expands class permissions: `(class (perms))`, a `classpermission` name (its sets in
+    /// order), or `(classmap (mapperms))` (each map permission's mappings in order).
+    fn classperms_into(
+        &mut self,
+        n: u32,
+        depth: u32,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Result<(), Fail> {
+        if depth > 64 {
+            return Err(err("Class permissions nested too deeply".into()));
+        }
         if !self.t.is_list(n) {
-            return Err(err("classpermission sets are not supported yet".into()));
+            let d = self.look(Ns::ClassPermissions, n)?;
+            for x in self.cp_sets.get(&d).cloned().unwrap_or_default() {
+                self.classperms_into(x, depth + 1, out)?;
+            }
+            return Ok(());
         }
         let k = self.t.kids(n);
+        if k.len() != 2 {
+            return Err(err("Invalid class permissions".into()));
+        }
         let cd = self.look(Ns::Classes, k[0])?;
         if self.kind(cd) == DeclKind::ClassMap {
-            return Err(err("classmap is not supported yet".into()));
+            let all = self.ast.perm_lists.get(&cd).cloned().unwrap_or_default();
+            let mut wanted = vec![];
+            let mut stack = vec![k[1]];
+            while let Some(x) = stack.pop() {
+                if self.t.is_list(x) {
+                    stack.extend(self.t.kids(x).iter().rev());
+                } else if self.t.sym(x) == Some(Kw::All.sym()) {
+                    wanted.extend(all.iter().copied());
+                } else {
+                    wanted.push(self.sym(x));
+                }
+            }
+            for p in wanted {
+                for x in self.map_sets.get(&(cd, p)).cloned().unwrap_or_default() {
+                    self.classperms_into(x, depth + 1, out)?;
+                }
+            }
+            return Ok(());
         }
         let ci = self.dint[cd as usize];
         let bits = self.perm_expr(cd, ci, k[1])?;
-        Ok(vec![(ci, bits)])
+        out.push((ci, bits));
+        Ok(())
     }
 
     fn perm_bit(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
@@ -731,6 +776,8 @@ pub fn lower(
         sens: vec![],
         cats: vec![],
         mls: false,
+        cp_sets: FxHashMap::default(),
+        map_sets: FxHashMap::default(),
         attr_depth: 0,
         cur_stmt: std::cell::Cell::new(0),
         ctx_log: std::cell::RefCell::new(vec![]),
@@ -812,6 +859,15 @@ pub fn lower(
                     Kw::SensitivityOrder => sens_orders.push(v),
                     _ => cat_orders.push(v),
                 }
+            }
+            Kw::ClassPermissionSet => {
+                let d = l.look(Ns::ClassPermissions, a[1])?;
+                l.cp_sets.entry(d).or_default().push(a[2]);
+            }
+            Kw::ClassMapping => {
+                let d = l.look(Ns::Classes, a[1])?;
+                let p = l.sym(a[2]);
+                l.map_sets.entry((d, p)).or_default().push(a[3]);
             }
             Kw::TypeAliasActual | Kw::SensitivityAliasActual | Kw::CategoryAliasActual => {
                 let ns = match st.kw {
@@ -1730,24 +1786,32 @@ pub fn lower(
                     Some(Kw::Source) => Some(DS::Source),
                     Some(Kw::Target) => Some(DS::Target),
                     Some(Kw::Glblub) if st.kw == Kw::DefaultRange => None,
-                    _ => return Err(err(format!("Bad {} declaration at {}", st.kw.text(), l.here(s)))),
+                    _ => {
+                        return Err(err(format!(
+                            "Bad {} declaration at {}",
+                            st.kw.text(),
+                            l.here(s)
+                        )))
+                    }
                 };
                 let range = if st.kw == Kw::DefaultRange {
-                    Some(match (side, a.get(3).and_then(|&x| t.sym(x)).and_then(Kw::of)) {
-                        (None, None) => DR::Glblub,
-                        (Some(DS::Source), Some(Kw::Low)) => DR::SourceLow,
-                        (Some(DS::Source), Some(Kw::High)) => DR::SourceHigh,
-                        (Some(DS::Source), Some(Kw::LowHigh)) => DR::SourceLowHigh,
-                        (Some(DS::Target), Some(Kw::Low)) => DR::TargetLow,
-                        (Some(DS::Target), Some(Kw::High)) => DR::TargetHigh,
-                        (Some(DS::Target), Some(Kw::LowHigh)) => DR::TargetLowHigh,
-                        _ => {
-                            return Err(err(format!(
-                                "Bad defaultrange declaration at {}",
-                                l.here(s)
-                            )))
-                        }
-                    })
+                    Some(
+                        match (side, a.get(3).and_then(|&x| t.sym(x)).and_then(Kw::of)) {
+                            (None, None) => DR::Glblub,
+                            (Some(DS::Source), Some(Kw::Low)) => DR::SourceLow,
+                            (Some(DS::Source), Some(Kw::High)) => DR::SourceHigh,
+                            (Some(DS::Source), Some(Kw::LowHigh)) => DR::SourceLowHigh,
+                            (Some(DS::Target), Some(Kw::Low)) => DR::TargetLow,
+                            (Some(DS::Target), Some(Kw::High)) => DR::TargetHigh,
+                            (Some(DS::Target), Some(Kw::LowHigh)) => DR::TargetLowHigh,
+                            _ => {
+                                return Err(err(format!(
+                                    "Bad defaultrange declaration at {}",
+                                    l.here(s)
+                                )))
+                            }
+                        },
+                    )
                 } else {
                     None
                 };

@@ -470,6 +470,18 @@ impl<'a> Resolver<'a> {
                 }
                 Ok(())
             }
+            Kw::ClassMapping => {
+                if n != 4 {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
+                let m = self.atom(a(1)?)?;
+                let md = self.lookup(Ns::Classes, m).ok_or(Miss::Missing)?;
+                let p = self.atom(a(2)?)?;
+                if self.ast.perm_index(md, p).is_none() {
+                    return Err(Miss::Missing);
+                }
+                self.classperms(a(3)?)
+            }
             Kw::ClassPermissionSet => {
                 self.name(Ns::ClassPermissions, a(1)?)?;
                 self.classperms(a(2)?)
