@@ -975,9 +975,16 @@ pub fn lower(
                     }
                 }
             }
-            Kw::Allow | Kw::AuditAllow | Kw::DontAudit | Kw::NeverAllow => {
+            Kw::Allow
+            | Kw::AuditAllow
+            | Kw::DontAudit
+            | Kw::NeverAllow
+            | Kw::AllowX
+            | Kw::AuditAllowX
+            | Kw::DontAuditX
+            | Kw::NeverAllowX => {
                 if t.sym(a[2]) != Some(Kw::SelfKw.sym()) {
-                    let used = if st.kw == Kw::NeverAllow {
+                    let used = if matches!(st.kw, Kw::NeverAllow | Kw::NeverAllowX) {
                         USED_NEVERALLOW
                     } else {
                         USED_AVRULE
@@ -1300,6 +1307,8 @@ pub fn lower(
     let mut userprefixes = vec![];
     let mut type_bounds = vec![];
     let mut neverallows: Vec<u32> = vec![];
+    let mut xside: Vec<(AvtabKey, Bits)> = vec![];
+    let mut xindex: FxHashMap<AvtabKey, usize> = FxHashMap::default();
     let mut role_bounds: Vec<(u32, u32)> = vec![];
     let mut user_bounds: Vec<(u32, u32)> = vec![];
 
@@ -2065,6 +2074,18 @@ pub fn lower(
                     }
                 }
             }
+            Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX if st.cond == NONE => {
+                if st.kw == Kw::DontAuditX && opts.disable_dontaudit {
+                    continue;
+                }
+                av_rulex(&mut l, s, &mut xside, &mut xindex)?;
+            }
+            Kw::NeverAllowX if !opts.disable_neverallow => {
+                return Err(err(format!(
+                    "neverallowx checking is not implemented yet; compile with -N (at {})",
+                    l.here(s)
+                )));
+            }
             Kw::Allow | Kw::AuditAllow | Kw::DontAudit if st.cond == NONE => {
                 if st.kw == Kw::DontAudit && opts.disable_dontaudit {
                     continue;
@@ -2086,10 +2107,37 @@ pub fn lower(
             _ => {}
         }
     }
+    // Extended permissions: flushed from their side table (libsepol's avrulex table: 1024
+    // buckets by a key hash that includes the kind, insertion order within a bucket).
+    let mut xorder: Vec<usize> = (0..xside.len()).collect();
+    xorder.sort_by_key(|&i| (avrulex_bucket(&xside[i].0), i));
+    let mut xperms_vec: Vec<arbiter_policy::avtab::Xperms> = vec![];
+    for i in xorder {
+        let (key, bits) = &xside[i];
+        let list = xperms_list(bits);
+        // Each insert for the same key lands before the previous one.
+        for x in list.into_iter().rev() {
+            let idx = xperms_vec.len() as u32;
+            xperms_vec.push(x);
+            avtab.push(AvtabEntry {
+                key: *key,
+                datum: AvtabDatum::Xperms(idx),
+            });
+        }
+    }
     if !avtab.iter().any(|e| !e.key.kind.is_type_rule()) {
         return Err(err("Policy must include at least one avrule".into()));
     }
     avtab_order(&mut avtab);
+    // Number extended permissions in table order, as a reader of the file would.
+    let mut renumbered = Vec::with_capacity(xperms_vec.len());
+    for e in avtab.iter_mut() {
+        if let AvtabDatum::Xperms(i) = e.datum {
+            e.datum = AvtabDatum::Xperms(renumbered.len() as u32);
+            renumbered.push(xperms_vec[i as usize]);
+        }
+    }
+    let xperms_vec = renumbered;
     role_trans.reverse();
     role_allow.reverse();
 
@@ -2405,7 +2453,7 @@ pub fn lower(
         category_aliases: if l.mls { cat_aliases } else { vec![] },
         avtab: Avtab {
             entries: avtab,
-            xperms: vec![],
+            xperms: xperms_vec,
         },
         cond_nodes,
         cond_avtab,
@@ -3006,6 +3054,199 @@ fn constraint_expr(l: &mut L<'_>, n: u32) -> Result<Vec<ConstraintExpr>, Fail> {
         None => return Err(err("Invalid constraint expression".into())),
     }
     Ok(out)
+}
+
+/// libsepol's `avrulex_hash` bucket (1024 buckets whatever the table's size).
+fn avrulex_bucket(key: &AvtabKey) -> u32 {
+    const C1: u32 = 0xcc9e2d51;
+    const C2: u32 = 0x1b873593;
+    let mut hash: u32 = 0;
+    let mut mix = |k: u32| {
+        let mut v = k.wrapping_mul(C1);
+        v = v.rotate_left(15);
+        v = v.wrapping_mul(C2);
+        hash ^= v;
+        hash = hash.rotate_left(13);
+        hash = hash.wrapping_mul(5).wrapping_add(0xe6546b64);
+    };
+    mix(key.class.value() as u32);
+    mix(key.target.value() as u32);
+    mix(key.source.value() as u32);
+    mix(key.kind.bits() as u32);
+    hash ^= hash >> 16;
+    hash = hash.wrapping_mul(0x85ebca6b);
+    hash ^= hash >> 13;
+    hash = hash.wrapping_mul(0xc2b2ae35);
+    hash ^= hash >> 16;
+    hash & 1023
+}
+
+/// `__cil_permx_bitmap_to_sepol_xperms_list`: runs of ioctl numbers cut at function 0xff
+/// or a gap; whole drivers go to one driver entry (last), the rest to per-driver function
+/// entries in ascending driver order.
+fn xperms_list(bits: &Bits) -> Vec<arbiter_policy::avtab::Xperms> {
+    use arbiter_policy::avtab::{Xperms, XpermsKind};
+    let set_range = |x: &mut Xperms, lo: u32, hi: u32| {
+        for b in lo..=hi {
+            x.perms[(b / 32) as usize] |= 1 << (b % 32);
+        }
+    };
+    let mut out = vec![];
+    let mut partial: Option<Xperms> = None;
+    let mut complete: Option<Xperms> = None;
+    let mut low = 0u32;
+    let mut start = true;
+    for i in bits.iter() {
+        let i = i as u32;
+        if start {
+            low = i;
+            start = false;
+        }
+        if i & 0xff != 0xff && bits.get(i as usize + 1) {
+            continue;
+        }
+        let high = i;
+        start = true;
+        if low & 0xff == 0 && high & 0xff == 0xff {
+            let c = complete.get_or_insert(Xperms {
+                kind: XpermsKind::IoctlDriver,
+                driver: 0,
+                perms: [0; 8],
+            });
+            set_range(c, low >> 8, low >> 8);
+        } else {
+            if partial
+                .as_ref()
+                .is_some_and(|p| p.driver as u32 != low >> 8)
+            {
+                out.extend(partial.take());
+            }
+            let p = partial.get_or_insert(Xperms {
+                kind: XpermsKind::IoctlFunction,
+                driver: (low >> 8) as u8,
+                perms: [0; 8],
+            });
+            set_range(p, low & 0xff, high & 0xff);
+        }
+    }
+    out.extend(partial);
+    out.extend(complete);
+    out
+}
+
+/// An `allowx`-family rule into the side table (union of ioctl numbers per key).
+fn av_rulex(
+    l: &mut L<'_>,
+    s: u32,
+    xside: &mut Vec<(AvtabKey, Bits)>,
+    xindex: &mut FxHashMap<AvtabKey, usize>,
+) -> Result<(), Fail> {
+    let st = l.ast.stmts[s as usize];
+    let a = l.args(s);
+    let kind = match st.kw {
+        Kw::AllowX => AvtabKind::XpermsAllowed,
+        Kw::AuditAllowX => AvtabKind::XpermsAuditAllow,
+        _ => AvtabKind::XpermsDontAudit,
+    };
+    let (ci, nums) = permx_value(l, a[3])?;
+    let src = l.tref(a[1])?;
+    let tgt = l.tref(a[2])?;
+    let (srcs, selfy) = if tgt == TRef::SelfT {
+        (l.expand_all(src)?, true)
+    } else {
+        (l.expand_av(src)?, false)
+    };
+    let tgts = if selfy { vec![] } else { l.expand_av(tgt)? };
+    for &sv in &srcs {
+        let tl: &[u32] = if selfy {
+            std::slice::from_ref(&sv)
+        } else {
+            &tgts
+        };
+        for &tv in tl {
+            let key = AvtabKey {
+                source: TypeId::new(sv as u16).expect("type"),
+                target: TypeId::new(tv as u16).expect("type"),
+                class: ClassId::new(ci as u16 + 1).expect("class"),
+                kind,
+            };
+            match xindex.get(&key) {
+                Some(&i) => xside[i].1.or(&nums),
+                None => {
+                    xindex.insert(key, xside.len());
+                    xside.push((key, nums.clone()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A permissionx: its class position and the set of 16-bit ioctl numbers.
+fn permx_value(l: &L<'_>, n: u32) -> Result<(u32, Bits), Fail> {
+    let n = if l.t.is_list(n) {
+        n
+    } else {
+        let d = l.look(Ns::PermissionX, n)?;
+        l.args(l.ast.decls[d as usize].stmt)[2]
+    };
+    let k = l.t.kids(n);
+    let ci = l.class_of(k[1])?;
+    Ok((ci, ioctl_expr(l, k[2])?))
+}
+
+fn ioctl_num(l: &L<'_>, n: u32) -> Result<u32, Fail> {
+    let txt = l.int.str(l.sym(n));
+    let v = match txt.strip_prefix("0x").or_else(|| txt.strip_prefix("0X")) {
+        Some(h) => u32::from_str_radix(h, 16).ok(),
+        None => txt.parse::<u32>().ok(),
+    };
+    v.filter(|&v| v <= 0xffff)
+        .ok_or_else(|| err(format!("Invalid ioctl number {txt}")))
+}
+
+fn ioctl_expr(l: &L<'_>, n: u32) -> Result<Bits, Fail> {
+    const N: usize = 1 << 16;
+    if !l.t.is_list(n) {
+        let mut b = Bits::new(N);
+        b.set(ioctl_num(l, n)? as usize);
+        return Ok(b);
+    }
+    let k = l.t.kids(n);
+    let op = k.first().and_then(|&x| l.t.sym(x)).and_then(Kw::of);
+    match op {
+        Some(Kw::All) => Ok(Bits::all(N)),
+        Some(Kw::Range) if k.len() == 3 => {
+            let (a, b) = (ioctl_num(l, k[1])?, ioctl_num(l, k[2])?);
+            let mut r = Bits::new(N);
+            for i in a..=b {
+                r.set(i as usize);
+            }
+            Ok(r)
+        }
+        Some(Kw::Not) if k.len() == 2 => {
+            let mut b = ioctl_expr(l, k[1])?;
+            b.not(N);
+            Ok(b)
+        }
+        Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
+            let mut a = ioctl_expr(l, k[1])?;
+            let b = ioctl_expr(l, k[2])?;
+            match o {
+                Kw::And => a.and(&b),
+                Kw::Or => a.or(&b),
+                _ => a.xor(&b),
+            }
+            Ok(a)
+        }
+        _ => {
+            let mut acc = Bits::new(N);
+            for &x in k {
+                acc.or(&ioctl_expr(l, x)?);
+            }
+            Ok(acc)
+        }
+    }
 }
 
 type UnTab<'x> = (&'x mut Vec<AvtabEntry>, &'x mut FxHashMap<AvtabKey, usize>);

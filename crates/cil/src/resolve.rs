@@ -294,6 +294,20 @@ impl<'a> Resolver<'a> {
         self.range(k[3])
     }
 
+    /// A `permissionx` name or `(ioctl CLASS EXPR)`.
+    fn permx(&self, n: u32) -> R {
+        if !self.tree.is_list(n) {
+            return self.name(Ns::PermissionX, n);
+        }
+        let k = self.tree.kids(n);
+        if k.len() != 3 || self.tree.sym(k[0]) != Some(Kw::Ioctl.sym()) {
+            return Err(Miss::Bad(
+                "Invalid permissionx: only ioctl is supported".into(),
+            ));
+        }
+        self.name(Ns::Classes, k[1])
+    }
+
     /// An `ipaddr` name or an anonymous `(address)`.
     fn ipaddr(&self, n: u32) -> R {
         if self.tree.is_list(n) {
@@ -381,6 +395,15 @@ impl<'a> Resolver<'a> {
                 self.type_or_self(a(2)?)?;
                 self.classperms(a(3)?)
             }
+            Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX | Kw::NeverAllowX => {
+                if n != 4 {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
+                self.name(Ns::Types, a(1)?)?;
+                self.type_or_self(a(2)?)?;
+                self.permx(a(3)?)
+            }
+            Kw::PermissionX => self.permx(a(2)?),
             Kw::TypeTransition | Kw::TypeChange | Kw::TypeMember => {
                 let ok = n == 5 || (n == 6 && st.kw == Kw::TypeTransition);
                 if !ok {

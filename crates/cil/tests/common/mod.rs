@@ -149,18 +149,35 @@ fn first_diff<T: std::fmt::Debug + PartialEq>(what: &str, a: &[T], b: &[T], out:
     }
 }
 
-fn by_key(e: &[AvtabEntry]) -> BTreeMap<(u16, u16, u16), Vec<(u16, String)>> {
-    let mut m: BTreeMap<_, Vec<_>> = BTreeMap::new();
-    for x in e {
+/// An entry's datum with extended permissions resolved (indexes differ between models).
+fn datum_text(t: &arbiter_policy::avtab::Avtab, x: &AvtabEntry) -> String {
+    match t.xperms_of(x.datum) {
+        Some(xp) => format!("{xp:?}"),
+        None => format!("{:?}", x.datum),
+    }
+}
+
+type KeyMap = BTreeMap<(u16, u16, u16), Vec<(u16, String)>>;
+
+fn by_key(t: &arbiter_policy::avtab::Avtab) -> KeyMap {
+    let mut m: KeyMap = BTreeMap::new();
+    for x in &t.entries {
         m.entry((
             x.key.source.value(),
             x.key.target.value(),
             x.key.class.value(),
         ))
         .or_default()
-        .push((x.key.kind.bits(), format!("{:?}", x.datum)));
+        .push((x.key.kind.bits(), datum_text(t, x)));
     }
     m
+}
+
+fn resolved(t: &arbiter_policy::avtab::Avtab) -> Vec<(arbiter_policy::avtab::AvtabKey, String)> {
+    t.entries
+        .iter()
+        .map(|x| (x.key, datum_text(t, x)))
+        .collect()
 }
 
 /// libsepol writes genfs in sorted order; the reader re-sorts each filesystem's entries by
@@ -230,8 +247,8 @@ pub fn compare(ours: &Policy, theirs: &Policy) -> Vec<String> {
     b.sort_by(|x, y| x.name.cmp(&y.name));
     first_diff("category_aliases", &a, &b, &mut d);
     // avtab: same multiset per (s,t,c) in the same order, then the exact file order.
-    let ka = by_key(&ours.avtab.entries);
-    let kb = by_key(&theirs.avtab.entries);
+    let ka = by_key(&ours.avtab);
+    let kb = by_key(&theirs.avtab);
     if ka != kb {
         let k = ka
             .iter()
@@ -246,14 +263,8 @@ pub fn compare(ours: &Policy, theirs: &Policy) -> Vec<String> {
     }
     first_diff(
         "avtab order",
-        &ours.avtab.entries,
-        &theirs.avtab.entries,
-        &mut d,
-    );
-    first_diff(
-        "avtab xperms",
-        &ours.avtab.xperms,
-        &theirs.avtab.xperms,
+        &resolved(&ours.avtab),
+        &resolved(&theirs.avtab),
         &mut d,
     );
     first_diff("cond_nodes", &ours.cond_nodes, &theirs.cond_nodes, &mut d);
