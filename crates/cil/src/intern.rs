@@ -60,25 +60,77 @@ impl Hasher for FxHasher {
 pub type FxBuild = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
 
-/// The identifier table: bytes stored once in one buffer, looked up by content.
-#[derive(Default)]
+/// The identifier table: bytes stored once in one buffer, found by an open-addressing
+/// table of symbol ids (no per-identifier allocation; a probe compares a stored 32-bit hash
+/// before the bytes).
 pub struct Interner {
-    map: FxHashMap<Box<[u8]>, Sym>,
+    /// Slots: symbol id + 1, or 0 when empty. Size is a power of two, at most half full.
+    slots: Vec<u32>,
+    hashes: Vec<u32>,
     spans: Vec<(u32, u32)>,
     text: Vec<u8>,
 }
 
+impl Default for Interner {
+    fn default() -> Self {
+        Interner {
+            slots: vec![0; 1024],
+            hashes: Vec::new(),
+            spans: Vec::new(),
+            text: Vec::new(),
+        }
+    }
+}
+
+#[inline]
+fn hash_bytes(s: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(s);
+    h.write_usize(s.len());
+    h.finish()
+}
+
 impl Interner {
     pub fn intern(&mut self, s: &[u8]) -> Sym {
-        if let Some(&id) = self.map.get(s) {
-            return id;
+        let h64 = hash_bytes(s);
+        let h = (h64 >> 32) as u32;
+        let mask = self.slots.len() - 1;
+        let mut i = (h64 as usize) & mask;
+        loop {
+            let e = self.slots[i];
+            if e == 0 {
+                break;
+            }
+            let id = e - 1;
+            if self.hashes[id as usize] == h && self.bytes(id) == s {
+                return id;
+            }
+            i = (i + 1) & mask;
         }
         let id = self.spans.len() as Sym;
         let start = self.text.len() as u32;
         self.text.extend_from_slice(s);
         self.spans.push((start, self.text.len() as u32));
-        self.map.insert(s.into(), id);
+        self.hashes.push(h);
+        self.slots[i] = id + 1;
+        if self.spans.len() * 2 > self.slots.len() {
+            self.grow();
+        }
         id
+    }
+
+    fn grow(&mut self) {
+        let size = self.slots.len() * 2;
+        let mask = size - 1;
+        let mut slots = vec![0u32; size];
+        for id in 0..self.spans.len() as u32 {
+            let mut i = (hash_bytes(self.bytes(id)) as usize) & mask;
+            while slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = id + 1;
+        }
+        self.slots = slots;
     }
 
     pub fn bytes(&self, id: Sym) -> &[u8] {

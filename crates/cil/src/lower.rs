@@ -98,6 +98,10 @@ struct L<'a> {
     /// `classpermissionset` bodies per classpermission, `classmapping` bodies per
     /// (classmap, map permission), in statement order.
     cp_sets: FxHashMap<u32, Vec<u32>>,
+    /// Reused buffers of the av-rule loop (one allocation for 200,000 rules).
+    cp_buf: Vec<(u32, u32)>,
+    src_buf: Vec<u32>,
+    tgt_buf: Vec<u32>,
     map_sets: FxHashMap<(u32, Sym), Vec<u32>>,
     /// How many attribute evaluations are open (bounded: attribute chains are as long as
     /// the input makes them, and evaluation recurses).
@@ -315,6 +319,36 @@ impl<'a> L<'a> {
             }
             TRef::SelfT => vec![],
         })
+    }
+
+    /// [`Self::expand_all`] into a reused buffer.
+    fn expand_all_into(&mut self, r: TRef, out: &mut Vec<u32>) -> Result<(), Fail> {
+        out.clear();
+        match r {
+            TRef::Type(i) => out.push(self.type_val[i as usize]),
+            TRef::Attr(a) => {
+                if self.attr_members[a as usize].is_none() {
+                    self.members(a)?;
+                }
+                if let Some(m) = &self.attr_members[a as usize] {
+                    out.extend(m.iter().map(|i| self.type_val[i]));
+                }
+            }
+            TRef::SelfT => {}
+        }
+        Ok(())
+    }
+
+    /// [`Self::expand_av`] into a reused buffer.
+    fn expand_av_into(&mut self, r: TRef, out: &mut Vec<u32>) -> Result<(), Fail> {
+        if let TRef::Attr(a) = r {
+            if self.attr_val[a as usize] != 0 {
+                out.clear();
+                out.push(self.attr_val[a as usize]);
+                return Ok(());
+            }
+        }
+        self.expand_all_into(r, out)
     }
 
     /// Sepol values for an av rule side: kept attributes stay, others expand.
@@ -777,6 +811,9 @@ pub fn lower(
         cats: vec![],
         mls: false,
         cp_sets: FxHashMap::default(),
+        cp_buf: vec![],
+        src_buf: vec![],
+        tgt_buf: vec![],
         map_sets: FxHashMap::default(),
         attr_depth: 0,
         cur_stmt: std::cell::Cell::new(0),
@@ -3264,14 +3301,20 @@ fn av_rule(
     let a = l.args(s);
     let src = l.tref(a[1])?;
     let tgt = l.tref(a[2])?;
-    let cps = l.classperms(a[3])?;
+    let mut cps = std::mem::take(&mut l.cp_buf);
+    cps.clear();
+    l.classperms_into(a[3], 0, &mut cps)?;
     let kind = kind_bits(st.kw);
-    let (srcs, selfy) = if tgt == TRef::SelfT {
-        (l.expand_all(src)?, true)
+    let mut srcs = std::mem::take(&mut l.src_buf);
+    let mut tgts = std::mem::take(&mut l.tgt_buf);
+    let selfy = tgt == TRef::SelfT;
+    if selfy {
+        l.expand_all_into(src, &mut srcs)?;
+        tgts.clear();
     } else {
-        (l.expand_av(src)?, false)
-    };
-    let tgts = if selfy { vec![] } else { l.expand_av(tgt)? };
+        l.expand_av_into(src, &mut srcs)?;
+        l.expand_av_into(tgt, &mut tgts)?;
+    }
     let mut uncond = uncond;
     let mut cond = cond;
     for &sv in &srcs {
@@ -3329,5 +3372,8 @@ fn av_rule(
             }
         }
     }
+    l.cp_buf = cps;
+    l.src_buf = srcs;
+    l.tgt_buf = tgts;
     Ok(())
 }

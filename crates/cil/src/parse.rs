@@ -126,8 +126,6 @@ pub fn parse_file(
 ) -> Result<(), String> {
     let nodes = &mut tree.nodes;
     let kids = &mut tree.kids;
-    nodes.reserve(text.len() / 5);
-    kids.reserve(text.len() / 5);
     // Children of the open lists, flattened; `open` holds (list node, start in pending).
     let mut pending: Vec<u32> = Vec::new();
     let mut open: Vec<(u32, usize)> = Vec::new();

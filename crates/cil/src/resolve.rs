@@ -31,6 +31,9 @@ pub struct Resolver<'a> {
     pub disabled: Vec<bool>,
     /// `-P`: tunableif statements are booleanifs.
     pub tunables_are_bools: bool,
+    /// Set by [`Self::lookup`] when a name resolved to a declaration inside an optional:
+    /// only such statements can fail in a later round, when that optional is disabled.
+    volatile: std::cell::Cell<bool>,
 }
 
 impl<'a> Resolver<'a> {
@@ -43,6 +46,7 @@ impl<'a> Resolver<'a> {
             live_opt: vec![true; n],
             disabled: vec![false; n],
             tunables_are_bools: false,
+            volatile: std::cell::Cell::new(false),
         }
     }
 
@@ -57,7 +61,11 @@ impl<'a> Resolver<'a> {
     #[inline]
     pub fn lookup(&self, ns: Ns, sym: Sym) -> Option<u32> {
         let d = self.ast.find(ns, sym)?;
-        self.stmt_live(self.ast.decls[d as usize].stmt).then_some(d)
+        let st = self.ast.decls[d as usize].stmt;
+        if self.ast.stmts[st as usize].opt != NONE {
+            self.volatile.set(true);
+        }
+        self.stmt_live(st).then_some(d)
     }
 
     fn recompute_live(&mut self) {
@@ -69,13 +77,23 @@ impl<'a> Resolver<'a> {
 
     /// Runs the fixpoint. Errors: the statement outside optionals that cannot resolve.
     pub fn run(&mut self, names: &[String]) -> Result<(), Fail> {
+        // Statements to check: all at first, then only those that resolved a name declared
+        // in an optional (the others cannot change).
+        let mut todo: Vec<u32> = (0..self.ast.stmts.len() as u32).collect();
         loop {
             let mut changed = false;
-            for (i, st) in self.ast.stmts.iter().enumerate() {
+            let mut again = Vec::new();
+            for &i in &todo {
+                let st = self.ast.stmts[i as usize];
                 if st.opt != NONE && !self.live_opt[st.opt as usize] {
                     continue;
                 }
-                match self.check(i as u32) {
+                self.volatile.set(false);
+                let r = self.check(i);
+                if self.volatile.get() {
+                    again.push(i);
+                }
+                match r {
                     Ok(()) => {}
                     Err(Miss::Missing) => {
                         if st.opt == NONE {
@@ -114,6 +132,7 @@ impl<'a> Resolver<'a> {
             if !changed {
                 return Ok(());
             }
+            todo = again;
             self.recompute_live();
         }
     }
