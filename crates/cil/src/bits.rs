@@ -44,7 +44,7 @@ impl Bits {
         b
     }
     fn trim(&mut self, n: usize) {
-        if n % 64 != 0 {
+        if !n.is_multiple_of(64) {
             if let Some(last) = self.0.last_mut() {
                 *last &= (1u64 << (n % 64)) - 1;
             }

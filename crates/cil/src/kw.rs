@@ -7,6 +7,7 @@ macro_rules! keywords {
         /// Every statement keyword and reserved word of CIL 3.4.
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
         #[repr(u8)]
+        #[allow(clippy::enum_variant_names)]
         pub enum Kw { $($v,)* }
         /// Keyword texts in `Kw` order (their symbol ids are their positions).
         pub const KEYWORDS: &[&str] = &[$($s,)*];

@@ -1,30 +1,78 @@
-//! The CIL compiler: CIL source text to an [`arbiter_policy::Policy`], plus the text
-//! outputs secilc writes beside it (`file_contexts`, `seusers`, `users_extra`).
+//! The CIL compiler: CIL source text (the SELinux Common Intermediate Language, as
+//! `secilc` and `semodule` compile it) to an [`arbiter_policy::Policy`], plus the text
+//! outputs secilc writes beside it (`file_contexts`, and semodule's `seusers` and
+//! `users_extra`). It reproduces libsepol 3.4 (Debian 12's secilc): the same symbol values,
+//! the same rules in the same list orders, the same accept/reject decisions and exit
+//! statuses, the same messages where they matter (file and line of the failing statement).
 //!
-//! The compiler is a pipeline of small passes over dense data (cil.md is the reference):
+//! ```no_run
+//! use arbiter_cil::{compile, Options, Source};
+//! let sources = vec![Source { name: "base.cil".into(), text: std::fs::read("base.cil")? }];
+//! let opts = Options { disable_neverallow: true, ..Options::default() }; // secilc -N
+//! match compile(&sources, &opts) {
+//!     Ok(out) => println!("{} types", out.policy.types.len()),
+//!     Err(e) => {
+//!         eprintln!("{e}");
+//!         std::process::exit(e.status.into());
+//!     }
+//! }
+//! # Ok::<(), std::io::Error>(())
+//! ```
 //!
-//! 1. **parse** (`parse`): each file is lexed and parsed into a flat arena of atoms and
-//!    lists, its identifiers interned; files parse on all cores and are merged.
+//! Writing the policy's bytes is the policy writer's job (libsepol-3.4 layout with
+//! [`CIL_AVTAB_SLOTS`]); the [`Policy`] this returns already holds every list in the order
+//! libsepol writes it (the unconditional table in hash-slot order, conditional nodes newest
+//! first, role transitions and allows reversed, object contexts sorted).
+//!
+//! # How it works
+//!
+//! A pipeline of small passes over dense data (the brief `cil.md` is the reference):
+//!
+//! 1. **parse** (`parse`): every file is lexed and parsed into one flat arena of 12-byte
+//!    nodes with identifiers interned to `u32`; nesting stops at libsepol's 4,096 levels
+//!    with its message (no recursion).
 //! 2. **ast** (`ast`): statements in walk order with their enclosing optional and
-//!    booleanif; declarations enter the symbol tables (re-declarations fail here).
+//!    booleanif; declarations enter the symbol tables (re-declarations fail here); chosen
+//!    `tunableif` branches are appended to their container as libsepol copies them.
 //! 3. **resolve** (`resolve`): every name of every statement is looked up; an optional
 //!    holding an unresolvable name is disabled, which removes its declarations, until a
 //!    fixpoint (libsepol's reset-and-retry loop); outside optionals it is fatal (exit 254).
-//! 4. **lower** (`lower`): symbol values in libsepol 3.4's orders, attribute sets and
-//!    the kept-attribute decision, av/type rules, conditionals, constraints, role and range
-//!    transitions, object contexts sorted with glibc's merge sort, and the text outputs.
+//! 4. **lower** (`lower`): symbol values in libsepol 3.4's orders, attribute sets and the
+//!    kept-attribute decision, av/type/xperm rules, conditionals (node sharing by truth
+//!    table), constraints, role and range transitions, verification of users and contexts,
+//!    neverallow checks, object contexts sorted with glibc's merge sort, and the text
+//!    outputs.
 //!
-//! What works: the statements Debian's module stores use (types, attributes, aliases,
-//! roles and role attributes, users, classes/commons/orders, booleans and `booleanif`,
-//! `optional`, sensitivities/categories/levels/ranges, `mlsconstrain`/`constrain`,
-//! `validatetrans`, type rules incl. named transitions, `roletransition`, `roleallow`,
-//! `rangetransition`, `sid*`, `filecon`, `portcon`, `genfscon`, `fsuse`, `policycap`,
-//! `handleunknown`, `mls`, `selinuxuser*`, `userprefix`, `typepermissive`, `typebounds`).
-//! Not yet: blocks, `in`, `blockinherit`/`blockabstract`, macros and `call`, tunables and
-//! `tunableif`, class maps and class permission sets, extended permissions, `default*`,
-//! node/netif/ib contexts, Xen contexts, neverallow and bounds checking (as if `-N`), the
-//! optimiser. Those statements fail with a message naming them and their file:line, never a
-//! silently different policy.
+//! Set `ARBITER_CIL_TIMES=1` to have each phase's wall time printed on stderr. On Debian's
+//! default module store (314 files, 22.5 MB) the whole compile takes about 0.39 s of CPU
+//! against secilc's 5.7 s (see `scripts/bench_cil.sh`).
+//!
+//! # What is supported
+//!
+//! Types, attributes (`typeattributeset` expressions with `and or xor not all`),
+//! `expandtypeattribute`, aliases, `typebounds`, `typepermissive`; roles, role attributes,
+//! `roletype`, `roleallow`, `roletransition`, `rolebounds`; users, `userrole`,
+//! `userlevel`, `userrange`, `userbounds`, `userprefix`, `selinuxuser`,
+//! `selinuxuserdefault`; classes, commons, `classorder` (with `unordered`), `classcommon`,
+//! `classpermission`/`classpermissionset`, `classmap`/`classmapping`; booleans and
+//! `booleanif`, tunables and `tunableif` (and `-P`); `optional`; sensitivities, categories,
+//! aliases, orders, `sensitivitycategory`, `categoryset`, named and anonymous levels, ranges
+//! and contexts, `mls`; `allow`/`auditallow`/`dontaudit`/`neverallow`, `allowx`/
+//! `auditallowx`/`dontauditx` with `permissionx`; `typetransition` (named too),
+//! `typechange`, `typemember`, `rangetransition`; `constrain`, `mlsconstrain`,
+//! `validatetrans`, `mlsvalidatetrans`; `defaultuser/role/type/range`; `sid`, `sidorder`,
+//! `sidcontext`; `filecon`, `portcon`, `genfscon`, `fsuse`, `netifcon`, `nodecon`,
+//! `ipaddr`, `ibpkeycon`, `ibendportcon`; `policycap`, `handleunknown`. Options: `-M`,
+//! `-U`, `-D`, `-P`, `-N`, `-G`, `-X`, `-m` (for `type`/`typeattribute`).
+//!
+//! Not yet supported, each failing with an error that names the statement and its
+//! file:line (never a silently different policy): blocks, `in`, `blockinherit`,
+//! `blockabstract`, macros and `call`, user attributes, `neverallowx` and bounds checking
+//! without `-N`, Xen contexts, the `-O` optimiser, `-Q`; the order-statement merge handles
+//! the single-list and append cases, not libsepol's full merge of overlapping lists.
+//! Error messages follow secilc's for parse errors, unresolved names, re-declarations,
+//! context verification and neverallow failures; other errors say what is wrong in our own
+//! words, with secilc's exit status.
 
 #![forbid(unsafe_code)]
 

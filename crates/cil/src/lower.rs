@@ -742,7 +742,7 @@ fn eval_cond(expr: &[CondExpr], val: &dyn Fn(u32) -> bool) -> Option<bool> {
     let mut st: Vec<bool> = Vec::new();
     for e in expr {
         match *e {
-            CondExpr::Bool(b) => st.push(val(b.value() as u32)),
+            CondExpr::Bool(b) => st.push(val(b.value())),
             CondExpr::Not => {
                 let a = st.pop()?;
                 st.push(!a)
@@ -1019,17 +1019,18 @@ pub fn lower(
             | Kw::AllowX
             | Kw::AuditAllowX
             | Kw::DontAuditX
-            | Kw::NeverAllowX => {
-                if t.sym(a[2]) != Some(Kw::SelfKw.sym()) {
-                    let used = if matches!(st.kw, Kw::NeverAllow | Kw::NeverAllowX) {
-                        USED_NEVERALLOW
-                    } else {
-                        USED_AVRULE
-                    };
-                    for &x in &a[1..3] {
-                        if let TRef::Attr(i) = l.tref(x)? {
-                            l.attr_used[i as usize] |= used;
-                        }
+            | Kw::NeverAllowX
+                if t.sym(a[2]) != Some(Kw::SelfKw.sym()) =>
+            {
+                // The source is not marked when the target is `self` (cil_resolve_avrule).
+                let used = if matches!(st.kw, Kw::NeverAllow | Kw::NeverAllowX) {
+                    USED_NEVERALLOW
+                } else {
+                    USED_AVRULE
+                };
+                for &x in &a[1..3] {
+                    if let TRef::Attr(i) = l.tref(x)? {
+                        l.attr_used[i as usize] |= used;
                     }
                 }
             }
@@ -2009,7 +2010,7 @@ pub fn lower(
                 let mut nbools = 0;
                 for e in &expr {
                     if let CondExpr::Bool(b) = e {
-                        let v = b.value() as u32;
+                        let v = b.value();
                         if nbools > 5 || !bools.contains(&v) {
                             if nbools < 5 {
                                 bools.push(v);

@@ -51,7 +51,7 @@ pub fn store_sources(store: &str) -> Option<Vec<Source>> {
             Some((n, e.path()))
         })
         .collect();
-    prios.sort_by(|a, b| b.0.cmp(&a.0));
+    prios.sort_by_key(|p| std::cmp::Reverse(p.0));
     let mut chosen: BTreeMap<Vec<u8>, PathBuf> = BTreeMap::new();
     for (_, p) in &prios {
         for e in std::fs::read_dir(p).ok()?.filter_map(|e| e.ok()) {
