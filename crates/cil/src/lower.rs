@@ -660,29 +660,125 @@ impl<'a> L<'a> {
     }
 }
 
-/// Merges order statements (`classorder` ...): each list in statement order; a list whose
-/// items are all known is checked, new items are inserted after their predecessor.
-fn merge_orders(lists: &[Vec<u32>]) -> Vec<u32> {
+/// libsepol 3.4's `__cil_ordered_lists_merge_all`: sweep the pending lists, merging each
+/// into the composite when it shares an item placed so that the order is unambiguous
+/// (its first item, or the composite's first item, is the shared one), until nothing
+/// changes. `lists` holds (statement, items); `what` names the item kind for messages.
+fn merge_orders(l: &L<'_>, lists: &[(u32, Vec<u32>)], what: &str) -> Result<Vec<u32>, Fail> {
     let mut out: Vec<u32> = Vec::new();
-    for l in lists {
-        let mut pos = None::<usize>;
-        for &x in l {
-            match out.iter().position(|&y| y == x) {
-                Some(p) => pos = Some(p),
-                None => {
-                    let at = pos.map(|p| p + 1).unwrap_or(0);
-                    let at = if pos.is_none() && !out.is_empty() && l[0] == x {
-                        out.len()
-                    } else {
-                        at
-                    };
-                    out.insert(at, x);
-                    pos = Some(at);
-                }
+    let mut ordered: std::collections::HashSet<u32, crate::intern::FxBuild> = Default::default();
+    let mut merged = vec![false; lists.len()];
+    // Inserts `items` at `at`, failing on an item already placed.
+    let insert = |out: &mut Vec<u32>,
+                  ordered: &mut std::collections::HashSet<u32, crate::intern::FxBuild>,
+                  at: usize,
+                  items: &[u32]|
+     -> Result<(), Fail> {
+        for (k, &x) in items.iter().enumerate() {
+            if !ordered.insert(x) {
+                return Err(err(format!(
+                    "{what} {} has already been merged into the ordered list",
+                    l.name(x)
+                )));
+            }
+            out.insert(at + k, x);
+        }
+        Ok(())
+    };
+    // Returns Ok(true) when merged, Ok(false) when it must wait.
+    let merge_one = |out: &mut Vec<u32>,
+                     ordered: &mut std::collections::HashSet<u32, crate::intern::FxBuild>,
+                     new: &[u32]|
+     -> Result<bool, Fail> {
+        if new.is_empty() {
+            return Ok(true);
+        }
+        if out.is_empty() {
+            insert(out, ordered, 0, new)?;
+            return Ok(true);
+        }
+        let Some((ni, oi)) = new
+            .iter()
+            .enumerate()
+            .find_map(|(ni, x)| out.iter().position(|y| y == x).map(|oi| (ni, oi)))
+        else {
+            return Ok(false);
+        };
+        if ni != 0 && oi != 0 {
+            return Ok(false);
+        }
+        let mut oi = oi;
+        if ni != 0 {
+            insert(out, ordered, 0, &new[..ni])?;
+            oi += ni;
+        }
+        // Overlap: `oprev` is the index of the last matched old item.
+        let mut nc = ni + 1;
+        let mut oc = oi + 1;
+        let mut oprev = oi;
+        while nc < new.len() && oc < out.len() {
+            if new[nc] == out[oc] {
+                oprev = oc;
+                oc += 1;
+                nc += 1;
+                continue;
+            }
+            // Gap in old: old (A C), new (A B C).
+            if let Some(m) = new[nc + 1..].iter().position(|&x| x == out[oc]) {
+                let m = nc + 1 + m;
+                let count = m - nc;
+                insert(out, ordered, oprev + 1, &new[nc..m])?;
+                oc += count;
+                oprev = oc;
+                oc += 1;
+                nc = m + 1;
+                continue;
+            }
+            // Gap in new: old (A B C), new (A C).
+            if let Some(m) = out[oc + 1..].iter().position(|&x| x == new[nc]) {
+                let m = oc + 1 + m;
+                oprev = m;
+                oc = m + 1;
+                nc += 1;
+                continue;
+            }
+            return Ok(false);
+        }
+        if nc < new.len() {
+            let end = out.len();
+            insert(out, ordered, end, &new[nc..])?;
+        }
+        Ok(true)
+    };
+    let mut changed = true;
+    let mut waiting = 1;
+    while waiting > 0 && changed {
+        changed = false;
+        waiting = 0;
+        for (i, (_, list)) in lists.iter().enumerate() {
+            if merged[i] {
+                continue;
+            }
+            if merge_one(&mut out, &mut ordered, list)? {
+                merged[i] = true;
+                changed = true;
+            } else {
+                waiting += 1;
             }
         }
+        if waiting > 0 && !changed {
+            let mut m: Vec<String> = lists
+                .iter()
+                .zip(&merged)
+                .filter(|(_, &done)| !done)
+                .map(|((s, _), _)| format!("Unable to merge ordered list at {}", l.here(*s)))
+                .collect();
+            m.push("Failed to resolve AST".into());
+            m.push("Failed to compile cildb: -1".into());
+            return Err(Fail::bad(m));
+        }
     }
-    out
+    Ok(out)
 }
 
 fn murmur(key: &AvtabKey) -> u32 {
@@ -891,10 +987,10 @@ pub fn lower(
                             }
                         }
                     }
-                    Kw::ClassOrder => class_orders.push(v),
-                    Kw::SidOrder => sid_orders.push(v),
-                    Kw::SensitivityOrder => sens_orders.push(v),
-                    _ => cat_orders.push(v),
+                    Kw::ClassOrder => class_orders.push((s, v)),
+                    Kw::SidOrder => sid_orders.push((s, v)),
+                    Kw::SensitivityOrder => sens_orders.push((s, v)),
+                    _ => cat_orders.push((s, v)),
                 }
             }
             Kw::ClassPermissionSet => {
@@ -920,7 +1016,7 @@ pub fn lower(
         }
     }
     l.mls = opts.mls.or(mls_stmt).unwrap_or(false);
-    let mut classes = merge_orders(&class_orders);
+    let mut classes = merge_orders(&l, &class_orders, "Class")?;
     for d in unordered {
         if !classes.contains(&d) {
             classes.push(d);
@@ -930,9 +1026,9 @@ pub fn lower(
     for (i, &d) in l.classes.clone().iter().enumerate() {
         l.dint[d as usize] = i as u32;
     }
-    let sids = merge_orders(&sid_orders);
-    l.sens = merge_orders(&sens_orders);
-    l.cats = merge_orders(&cat_orders);
+    let sids = merge_orders(&l, &sid_orders, "SID")?;
+    l.sens = merge_orders(&l, &sens_orders, "Sensitivity")?;
+    l.cats = merge_orders(&l, &cat_orders, "Category")?;
     for (i, &d) in l.sens.clone().iter().enumerate() {
         l.dint[d as usize] = i as u32;
     }
@@ -943,13 +1039,27 @@ pub fn lower(
         l.dint[d as usize] = i as u32;
     }
     // Every declared class must be ordered.
+    // Every declared class, SID, sensitivity and category must be ordered
+    // (`__cil_verify_ordered`).
     for (d, decl) in ast.decls.iter().enumerate() {
-        if decl.kind == DeclKind::Class && r.stmt_live(decl.stmt) && l.dint[d] == NONE {
-            return Err(err(format!(
-                "Class {} not in classorder statement at {}",
-                l.name(d as u32),
-                l.here(decl.stmt)
-            )));
+        let what = match decl.kind {
+            DeclKind::Class => "Class %s not in classorder statement",
+            DeclKind::Sid => "SID %s not in sidorder statement",
+            DeclKind::Cat => "Category %s not in categoryorder statement",
+            DeclKind::Sens => "Sensitivity %s not in sensitivityorder statement",
+            _ => continue,
+        };
+        if r.stmt_live(decl.stmt) && l.dint[d] == NONE {
+            return Err(Fail::bad(vec![
+                format!(
+                    "{} at {}",
+                    what.replace("%s", &l.name(d as u32)),
+                    l.here(decl.stmt)
+                ),
+                "Failed to verify cil database".into(),
+                "Post process failed".into(),
+                "Failed to compile cildb: -1".into(),
+            ]));
         }
     }
     l.class_common = l.classes.iter().map(|&c| r.class_common(c)).collect();
