@@ -394,6 +394,7 @@ pub fn build(
                 Kw::Role => Some(D::Role),
                 Kw::RoleAttribute => Some(D::RoleAttribute),
                 Kw::User => Some(D::User),
+                Kw::UserAttribute => Some(D::UserAttribute),
                 Kw::Sensitivity => Some(D::Sens),
                 Kw::SensitivityAlias => Some(D::SensAlias),
                 Kw::Category => Some(D::Cat),
@@ -565,8 +566,6 @@ pub fn build(
                     }
                 }
                 Kw::Block
-                | Kw::UserAttribute
-                | Kw::UserAttributeSet
                 | Kw::BlockAbstract
                 | Kw::BlockInherit
                 | Kw::In

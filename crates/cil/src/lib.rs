@@ -52,7 +52,7 @@
 //! Types, attributes (`typeattributeset` expressions with `and or xor not all`),
 //! `expandtypeattribute`, aliases, `typebounds`, `typepermissive`; roles, role attributes,
 //! `roletype`, `roleallow`, `roletransition`, `rolebounds`; users, `userrole`,
-//! `userlevel`, `userrange`, `userbounds`, `userprefix`, `selinuxuser`,
+//! `userlevel`, `userrange`, `userbounds`, `userattribute`/`userattributeset`, `userprefix`, `selinuxuser`,
 //! `selinuxuserdefault`; classes, commons, `classorder` (with `unordered`), `classcommon`,
 //! `classpermission`/`classpermissionset`, `classmap`/`classmapping`; booleans and
 //! `booleanif`, tunables and `tunableif` (and `-P`); `optional`; sensitivities, categories,
@@ -66,10 +66,12 @@
 //! `-U`, `-D`, `-P`, `-N`, `-G`, `-X`, `-m` (for `type`/`typeattribute`).
 //!
 //! Not yet supported, each failing with an error that names the statement and its
-//! file:line (never a silently different policy): blocks, `in`, `blockinherit`,
-//! `blockabstract`, macros and `call`, user attributes, `neverallowx` and bounds checking
-//! without `-N`, Xen contexts, the `-O` optimiser, `-Q`; the order-statement merge handles
-//! the single-list and append cases, not libsepol's full merge of overlapping lists.
+//! file:line, or the option (never a silently different policy): blocks, `in`,
+//! `blockinherit`, `blockabstract`, macros and `call`, `neverallowx` and bounds checking
+//! without `-N`, the Xen target and its contexts, the `-O` optimiser. At `-v`, duplicate
+//! context rules are refused as secilc 3.4 refuses them, but the message does not list
+//! their locations.
+//!
 //! Error messages follow secilc's for parse errors, unresolved names, re-declarations,
 //! context verification and neverallow failures; other errors say what is wrong in our own
 //! words, with secilc's exit status.
@@ -240,6 +242,19 @@ fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError
     if sources.is_empty() {
         return Err(CilError {
             messages: vec!["No cil files specified".into()],
+            status: 255,
+        });
+    }
+    if opts.optimize || opts.target == Target::Xen {
+        return Err(CilError {
+            messages: vec![format!(
+                "{} is not supported by arbiter's CIL compiler yet",
+                if opts.optimize {
+                    "-O (the optimiser)"
+                } else {
+                    "-t xen"
+                }
+            )],
             status: 255,
         });
     }

@@ -86,6 +86,9 @@ struct L<'a> {
     rattrs: Vec<u32>,
     rattr_members: Vec<Option<Bits>>,
     rattr_exprs: Vec<Vec<u32>>,
+    uattrs: Vec<u32>,
+    uattr_members: Vec<Option<Bits>>,
+    uattr_exprs: Vec<Vec<u32>>,
     role_val: Vec<u32>,
     users: Vec<u32>,
     bools: Vec<u32>,
@@ -292,6 +295,87 @@ impl<'a> L<'a> {
                 for &x in k {
                     let b = self.role_expr(x)?;
                     acc.or(&b);
+                }
+                Ok(acc)
+            }
+        }
+    }
+
+    /// A name that must be a user (not a user attribute): its declaration.
+    fn user_decl(&self, n: u32) -> Result<u32, Fail> {
+        let d = self.look(Ns::Users, n)?;
+        if self.kind(d) != DeclKind::User {
+            return Err(err(format!(
+                "{} is a user attribute, not a user, at {}",
+                self.name(d),
+                self.here(self.cur_stmt.get())
+            )));
+        }
+        Ok(d)
+    }
+
+    /// The users a user or user attribute stands for (bits = user index).
+    fn user_set(&mut self, n: u32) -> Result<Bits, Fail> {
+        let d = self.look(Ns::Users, n)?;
+        if self.kind(d) == DeclKind::UserAttribute {
+            return self.uattr_members(self.dint[d as usize]);
+        }
+        let mut b = Bits::new(self.users.len());
+        b.set(self.dint[d as usize] as usize);
+        Ok(b)
+    }
+
+    fn uattr_members(&mut self, a: u32) -> Result<Bits, Fail> {
+        if let Some(b) = &self.uattr_members[a as usize] {
+            return Ok(b.clone());
+        }
+        let nu = self.users.len();
+        let mut acc = Bits::new(nu);
+        self.uattr_members[a as usize] = Some(acc.clone());
+        self.attr_depth += 1;
+        if self.attr_depth > MAX_ATTR_DEPTH {
+            return Err(err(format!(
+                "User attribute {} is nested more than {MAX_ATTR_DEPTH} attributes deep",
+                self.name(self.uattrs[a as usize])
+            )));
+        }
+        for e in self.uattr_exprs[a as usize].clone() {
+            let b = self.user_expr(e)?;
+            acc.or(&b);
+        }
+        self.attr_depth -= 1;
+        self.uattr_members[a as usize] = Some(acc.clone());
+        Ok(acc)
+    }
+
+    fn user_expr(&mut self, n: u32) -> Result<Bits, Fail> {
+        let nu = self.users.len();
+        if !self.t.is_list(n) {
+            return self.user_set(n);
+        }
+        let k = self.t.kids(n);
+        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
+        match op {
+            Some(Kw::All) => Ok(Bits::all(nu)),
+            Some(Kw::Not) if k.len() == 2 => {
+                let mut b = self.user_expr(k[1])?;
+                b.not(nu);
+                Ok(b)
+            }
+            Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
+                let mut a = self.user_expr(k[1])?;
+                let b = self.user_expr(k[2])?;
+                match o {
+                    Kw::And => a.and(&b),
+                    Kw::Or => a.or(&b),
+                    _ => a.xor(&b),
+                }
+                Ok(a)
+            }
+            _ => {
+                let mut acc = Bits::new(nu);
+                for &x in k {
+                    acc.or(&self.user_expr(x)?);
                 }
                 Ok(acc)
             }
@@ -583,7 +667,7 @@ impl<'a> L<'a> {
             return self.context(self.args(s)[2]);
         }
         let k = self.t.kids(n);
-        let u = self.look(Ns::Users, k[0])?;
+        let u = self.user_decl(k[0])?;
         let r = self.look(Ns::Roles, k[1])?;
         if self.kind(r) != DeclKind::Role {
             return Err(err(format!(
@@ -897,6 +981,9 @@ pub fn lower(
         rattrs: vec![],
         rattr_members: vec![],
         rattr_exprs: vec![],
+        uattrs: vec![],
+        uattr_members: vec![],
+        uattr_exprs: vec![],
         role_val: vec![],
         users: vec![],
         bools: vec![],
@@ -937,6 +1024,7 @@ pub fn lower(
                 DeclKind::Role => Some(&mut l.roles),
                 DeclKind::RoleAttribute => Some(&mut l.rattrs),
                 DeclKind::User => Some(&mut l.users),
+                DeclKind::UserAttribute => Some(&mut l.uattrs),
                 DeclKind::Bool => Some(&mut l.bools),
                 DeclKind::Common => Some(&mut l.commons),
                 _ => None,
@@ -1072,6 +1160,8 @@ pub fn lower(
     l.attr_used = vec![0; na];
     l.rattr_members = vec![None; l.rattrs.len()];
     l.rattr_exprs = vec![vec![]; l.rattrs.len()];
+    l.uattr_members = vec![None; l.uattrs.len()];
+    l.uattr_exprs = vec![vec![]; l.uattrs.len()];
     for &s in &l.live.clone() {
         let st = ast.stmts[s as usize];
         let a = l.args(s);
@@ -1085,6 +1175,13 @@ pub fn lower(
                     )));
                 }
                 l.attr_exprs[l.dint[d as usize] as usize].push(a[2]);
+            }
+            Kw::UserAttributeSet => {
+                let d = l.look(Ns::Users, a[1])?;
+                if l.kind(d) != DeclKind::UserAttribute {
+                    return Err(err(format!("Not a user attribute at {}", l.here(s))));
+                }
+                l.uattr_exprs[l.dint[d as usize] as usize].push(a[2]);
             }
             Kw::RoleAttributeSet => {
                 let d = l.look(Ns::Roles, a[1])?;
@@ -1643,8 +1740,8 @@ pub fn lower(
                 role_bounds.push((l.dint[child as usize], l.dint[parent as usize]));
             }
             Kw::UserBounds => {
-                let child = l.look(Ns::Users, a[2])?;
-                let parent = l.look(Ns::Users, a[1])?;
+                let child = l.user_decl(a[2])?;
+                let parent = l.user_decl(a[1])?;
                 user_bounds.push((l.dint[child as usize], l.dint[parent as usize]));
             }
             Kw::NeverAllow if !opts.disable_neverallow => neverallows.push(s),
@@ -1664,18 +1761,20 @@ pub fn lower(
                 }
             }
             Kw::UserRole => {
-                let u = l.look(Ns::Users, a[1])?;
+                let us = l.user_set(a[1])?;
                 let rv = l.role_vals(a[2])?;
-                user_roles[l.dint[u as usize] as usize].extend(rv);
+                for ui in us.iter() {
+                    user_roles[ui].extend(rv.iter().copied());
+                }
             }
             Kw::UserLevel => {
-                let u = l.look(Ns::Users, a[1])?;
+                let u = l.user_decl(a[1])?;
                 let lv = l.level(a[2])?;
                 udatums[l.dint[u as usize] as usize].default_level = l.mls_level(&lv);
                 user_level[l.dint[u as usize] as usize] = Some(lv);
             }
             Kw::UserRange => {
-                let u = l.look(Ns::Users, a[1])?;
+                let u = l.user_decl(a[1])?;
                 let rg = l.range(a[2])?;
                 udatums[l.dint[u as usize] as usize].range = l.mls_range(&rg);
                 user_range[l.dint[u as usize] as usize] = Some(rg);
@@ -1809,7 +1908,7 @@ pub fn lower(
                 } else {
                     Some(l.context(a[3])?)
                 };
-                filecons.push((path, ft, ctx));
+                filecons.push((path, ft, ctx, s));
             }
             Kw::PortCon => {
                 let proto = match t.sym(a[1]).and_then(Kw::of) {
@@ -1921,15 +2020,15 @@ pub fn lower(
                 ibendportcons.push((dev, port, l.context(a[3])?));
             }
             Kw::SelinuxUser => {
-                let u = l.look(Ns::Users, a[2])?;
+                let u = l.user_decl(a[2])?;
                 selinuxusers.push((t.node(a[1]).a, u, l.range(a[3])?));
             }
             Kw::SelinuxUserDefault => {
-                let u = l.look(Ns::Users, a[1])?;
+                let u = l.user_decl(a[1])?;
                 seuser_default = Some((u, l.range(a[2])?));
             }
             Kw::UserPrefix => {
-                let u = l.look(Ns::Users, a[1])?;
+                let u = l.user_decl(a[1])?;
                 userprefixes.push((u, t.node(a[2]).a));
             }
             Kw::DefaultUser | Kw::DefaultRole | Kw::DefaultType | Kw::DefaultRange => {
@@ -2412,7 +2511,7 @@ pub fn lower(
         }
     }
     // Context rules, sorted as libsepol does.
-    let fc_cmp = |a: &(Vec<u8>, u32, Option<Ctx>), b: &(Vec<u8>, u32, Option<Ctx>)| {
+    let fc_cmp = |a: &(Vec<u8>, u32, Option<Ctx>, u32), b: &(Vec<u8>, u32, Option<Ctx>, u32)| {
         let fa = fc_data(&a.0);
         let fb = fc_data(&b.0);
         if fa.0 && !fb.0 {
@@ -2427,26 +2526,32 @@ pub fn lower(
             .then(a.0.cmp(&b.0))
     };
     msort(&mut filecons, &fc_cmp);
-    filecons.dedup_by(|b, a| fc_cmp(a, b) == Ordering::Equal);
+    dedup_rules(&mut filecons, &fc_cmp, "filecon", opts.verbose, |x| {
+        Some(l.here(x.3))
+    })?;
     let port_cmp = |a: &(u32, u32, u32, Ctx), b: &(u32, u32, u32, Ctx)| {
         let d = (a.2 as i32 - a.1 as i32) - (b.2 as i32 - b.1 as i32);
         d.cmp(&0).then(a.1.cmp(&b.1)).then(a.0.cmp(&b.0))
     };
     msort(&mut portcons, &port_cmp);
-    portcons.dedup_by(|b, a| port_cmp(a, b) == Ordering::Equal);
+    dedup_rules(&mut portcons, &port_cmp, "portcon", opts.verbose, |_| None)?;
     let genfs_cmp = |a: &(Vec<u8>, Vec<u8>, u32, Ctx), b: &(Vec<u8>, Vec<u8>, u32, Ctx)| {
         a.0.cmp(&b.0).then(a.1.cmp(&b.1))
     };
     msort(&mut genfscons, &genfs_cmp);
-    genfscons.dedup_by(|b, a| genfs_cmp(a, b) == Ordering::Equal);
+    dedup_rules(&mut genfscons, &genfs_cmp, "genfscon", opts.verbose, |_| {
+        None
+    })?;
     let fsuse_cmp =
         |a: &(u32, Vec<u8>, Ctx), b: &(u32, Vec<u8>, Ctx)| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
     msort(&mut fsuses, &fsuse_cmp);
-    fsuses.dedup_by(|b, a| fsuse_cmp(a, b) == Ordering::Equal);
+    dedup_rules(&mut fsuses, &fsuse_cmp, "fsuse", opts.verbose, |_| None)?;
 
     let netif_cmp = |a: &(Vec<u8>, Ctx, Ctx), b: &(Vec<u8>, Ctx, Ctx)| a.0.cmp(&b.0);
     msort(&mut netifcons, &netif_cmp);
-    netifcons.dedup_by(|b, a| netif_cmp(a, b) == Ordering::Equal);
+    dedup_rules(&mut netifcons, &netif_cmp, "netifcon", opts.verbose, |_| {
+        None
+    })?;
     let ip_bytes = |x: &std::net::IpAddr| -> Vec<u8> {
         match x {
             std::net::IpAddr::V4(v) => v.octets().to_vec(),
@@ -2465,18 +2570,30 @@ pub fn lower(
             .then(ip_bytes(&a.0).cmp(&ip_bytes(&b.0)))
     };
     msort(&mut nodecons, &node_cmp);
-    nodecons.dedup_by(|b, a| node_cmp(a, b) == Ordering::Equal);
+    dedup_rules(&mut nodecons, &node_cmp, "nodecon", opts.verbose, |_| None)?;
     type Pk = (Vec<u8>, std::net::Ipv6Addr, u32, u32, Ctx);
     let pkey_cmp = |a: &Pk, b: &Pk| {
         let d = (a.3 as i32 - a.2 as i32) - (b.3 as i32 - b.2 as i32);
         a.0.cmp(&b.0).then(d.cmp(&0)).then(a.2.cmp(&b.2))
     };
     msort(&mut ibpkeycons, &pkey_cmp);
-    ibpkeycons.dedup_by(|b, a| pkey_cmp(a, b) == Ordering::Equal);
+    dedup_rules(
+        &mut ibpkeycons,
+        &pkey_cmp,
+        "ibpkeycon",
+        opts.verbose,
+        |_| None,
+    )?;
     let endport_cmp =
         |a: &(Vec<u8>, u32, Ctx), b: &(Vec<u8>, u32, Ctx)| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
     msort(&mut ibendportcons, &endport_cmp);
-    ibendportcons.dedup_by(|b, a| endport_cmp(a, b) == Ordering::Equal);
+    dedup_rules(
+        &mut ibendportcons,
+        &endport_cmp,
+        "ibendportcon",
+        opts.verbose,
+        |_| None,
+    )?;
     let mut netifs = vec![];
     for (name, c1, c2) in &netifcons {
         netifs.push(arbiter_policy::ocontext::NetifCon {
@@ -2642,7 +2759,7 @@ pub fn lower(
 
     // Text outputs.
     let mut fc = Vec::new();
-    for (path, ft, ctx) in &filecons {
+    for (path, ft, ctx, _) in &filecons {
         fc.extend_from_slice(path);
         fc.extend_from_slice(match ft {
             1 => b"\t--",
@@ -2927,6 +3044,39 @@ fn ast_name(l: &L<'_>, d: u32) -> String {
     l.name(d)
 }
 
+/// Collapses equal keys of a sorted context-rule list, keeping the first. libsepol 3.4
+/// only reports duplicates when its log level is at least "warning" (`-v`), and then as
+/// an error; at the default level they are dropped silently.
+fn dedup_rules<T>(
+    v: &mut Vec<T>,
+    cmp: &impl Fn(&T, &T) -> Ordering,
+    kind: &str,
+    verbose: u8,
+    loc: impl Fn(&T) -> Option<String>,
+) -> Result<(), Fail> {
+    if verbose > 0 {
+        let mut i = 0;
+        while i < v.len() {
+            let mut j = i + 1;
+            while j < v.len() && cmp(&v[i], &v[j]) == Ordering::Equal {
+                j += 1;
+            }
+            if j - i > 1 {
+                let mut m = vec![format!("Found conflicting {kind} rules")];
+                m.extend(v[i..j].iter().filter_map(&loc).map(|l| format!("  at {l}")));
+                m.push(format!("Problems processing {kind} rules"));
+                m.push("Failed post db handling".into());
+                m.push("Post process failed".into());
+                m.push("Failed to compile cildb: -1".into());
+                return Err(Fail::bad(m));
+            }
+            i = j;
+        }
+    }
+    v.dedup_by(|b, a| cmp(a, b) == Ordering::Equal);
+    Ok(())
+}
+
 /// libsepol's category-list compressor (`__cil_level_to_string`).
 fn level_text(l: &L<'_>, lv: &Lvl, out: &mut Vec<u8>) {
     out.extend_from_slice(l.name(l.sens[lv.sens as usize]).as_bytes());
@@ -3161,11 +3311,9 @@ fn constraint_expr(l: &mut L<'_>, n: u32) -> Result<Vec<ConstraintExpr>, Fail> {
                 for x in items {
                     match left {
                         Some(Kw::U1 | Kw::U2 | Kw::U3) => {
-                            let d = l.look(Ns::Users, x)?;
-                            if l.kind(d) == DeclKind::UserAttribute {
-                                return Err(err("user attributes are not supported yet".into()));
+                            for ui in l.user_set(x)?.iter() {
+                                names.push(ui as u32);
                             }
-                            names.push(l.dint[d as usize]);
                         }
                         Some(Kw::R1 | Kw::R2 | Kw::R3) => {
                             for v in l.role_vals(x)? {

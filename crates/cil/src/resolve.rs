@@ -483,6 +483,10 @@ impl<'a> Resolver<'a> {
                 self.name(Ns::Users, a(2)?)
             }
             Kw::UserPrefix => self.name(Ns::Users, a(1)?),
+            Kw::UserAttributeSet => {
+                self.name(Ns::Users, a(1)?)?;
+                self.expr(Ns::Users, a(2)?)
+            }
             Kw::SelinuxUser => {
                 self.name(Ns::Users, a(2)?)?;
                 self.range(a(3)?)
@@ -629,6 +633,7 @@ impl<'a> Resolver<'a> {
             | Kw::Role
             | Kw::RoleAttribute
             | Kw::User
+            | Kw::UserAttribute
             | Kw::Common
             | Kw::Class
             | Kw::ClassMap

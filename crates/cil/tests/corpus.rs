@@ -22,6 +22,7 @@ fn case_args(text: &str) -> (Vec<String>, Options) {
     while let Some(a) = it.next() {
         match a.as_str() {
             "-N" => opts.disable_neverallow = true,
+            "-v" => opts.verbose += 1,
             "-D" => opts.disable_dontaudit = true,
             "-P" => opts.preserve_tunables = true,
             "-m" => opts.multiple_decls = true,
