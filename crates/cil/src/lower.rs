@@ -25,6 +25,9 @@ use std::cmp::Ordering;
 /// Attribute-in-attribute nesting accepted (real policies nest a handful deep).
 const MAX_ATTR_DEPTH: u32 = 4096;
 
+/// The symbol of a list where a name was expected: no declaration has it.
+const NOSYM: Sym = u32::MAX;
+
 /// Attribute usage marks (libsepol's `CIL_ATTR_*`).
 const USED_AVRULE: u8 = 1;
 const USED_NEVERALLOW: u8 = 2;
@@ -127,16 +130,42 @@ impl<'a> L<'a> {
     fn args(&self, s: u32) -> &'a [u32] {
         self.t.kids(self.ast.stmts[s as usize].node)
     }
+    /// The symbol of an atom; a list gives a symbol no declaration has, so lookups fail
+    /// cleanly on malformed statements.
     fn sym(&self, n: u32) -> Sym {
-        self.t.node(n).a
+        self.t.sym(n).unwrap_or(NOSYM)
+    }
+
+    /// The bytes of an atom argument (a path, a protocol, a number ...).
+    fn atom_bytes(&self, n: u32) -> Result<&'a [u8], Fail> {
+        match self.t.sym(n) {
+            Some(s) => Ok(self.int.bytes(s)),
+            None => Err(err(format!(
+                "Invalid syntax: expected a name or value, not a list, at {}",
+                self.here(self.cur_stmt.get())
+            ))),
+        }
+    }
+
+    fn atom_sym(&self, n: u32) -> Result<Sym, Fail> {
+        self.t.sym(n).ok_or_else(|| {
+            err(format!(
+                "Invalid syntax: expected a name or value, not a list, at {}",
+                self.here(self.cur_stmt.get())
+            ))
+        })
     }
     fn look(&self, ns: Ns, n: u32) -> Result<u32, Fail> {
         let s = self.sym(n);
         self.r.lookup(ns, s).ok_or_else(|| {
+            let name = if s == NOSYM {
+                "(a list)".into()
+            } else {
+                self.int.str(s).into_owned()
+            };
             err(format!(
-                "Unresolved name {} at line {}",
-                self.int.str(s),
-                self.t.node(n).line()
+                "Unresolved name {name} at {}",
+                self.here(self.cur_stmt.get())
             ))
         })
     }
@@ -519,7 +548,12 @@ impl<'a> L<'a> {
                 return Ok(1 << i);
             }
         }
-        Err(err(format!("Unknown permission {}", self.int.str(s))))
+        let shown = if s == NOSYM {
+            "(a list)".into()
+        } else {
+            self.int.str(s).into_owned()
+        };
+        Err(err(format!("Unknown permission {shown}")))
     }
 
     fn all_perms(&self, cd: u32, ci: u32) -> u32 {
@@ -705,7 +739,7 @@ impl<'a> L<'a> {
             let d = self.look(Ns::IpAddrs, n)?;
             self.args(self.ast.decls[d as usize].stmt)[2]
         };
-        let txt = self.int.str(self.sym(text_node));
+        let txt = String::from_utf8_lossy(self.atom_bytes(text_node)?);
         let parsed = if txt.contains(':') {
             txt.parse::<std::net::Ipv6Addr>()
                 .map(std::net::IpAddr::V6)
@@ -1675,7 +1709,7 @@ pub fn lower(
         let a = l.args(s);
         match st.kw {
             Kw::PolicyCap => {
-                let cap = match &*int.str(t.node(a[1]).a) {
+                let cap = match &*String::from_utf8_lossy(l.atom_bytes(a[1])?) {
                     "network_peer_controls" => 0,
                     "open_perms" => 1,
                     "extended_socket_class" => 2,
@@ -1891,7 +1925,7 @@ pub fn lower(
                 sidctx.insert(sd, l.context(a[2])?);
             }
             Kw::FileCon => {
-                let path = int.bytes(t.node(a[1]).a).to_vec();
+                let path = l.atom_bytes(a[1])?.to_vec();
                 let ft: u32 = match t.sym(a[2]).and_then(Kw::of) {
                     Some(Kw::Any) => 0,
                     Some(Kw::File) => 1,
@@ -1919,7 +1953,7 @@ pub fn lower(
                     _ => return Err(err(format!("Invalid protocol at {}", l.here(s)))),
                 };
                 let num = |n: u32| -> Result<u32, Fail> {
-                    int.str(t.node(n).a)
+                    String::from_utf8_lossy(l.atom_bytes(n)?)
                         .parse::<u32>()
                         .ok()
                         .filter(|&p| p <= 65535)
@@ -1938,8 +1972,8 @@ pub fn lower(
                 portcons.push((proto, lo, hi, l.context(a[3])?));
             }
             Kw::GenfsCon => {
-                let fs = int.bytes(t.node(a[1]).a).to_vec();
-                let path = int.bytes(t.node(a[2]).a).to_vec();
+                let fs = l.atom_bytes(a[1])?.to_vec();
+                let path = l.atom_bytes(a[2])?.to_vec();
                 let ft = if a.len() == 5 {
                     match t.sym(a[3]).and_then(Kw::of) {
                         Some(Kw::Any) => 0,
@@ -1964,11 +1998,11 @@ pub fn lower(
                     Some(Kw::Task) => 3,
                     _ => return Err(err(format!("Invalid fsuse type at {}", l.here(s)))),
                 };
-                let fs = int.bytes(t.node(a[2]).a).to_vec();
+                let fs = l.atom_bytes(a[2])?.to_vec();
                 fsuses.push((ty, fs, l.context(a[3])?));
             }
             Kw::NetifCon => {
-                let name = int.bytes(t.node(a[1]).a).to_vec();
+                let name = l.atom_bytes(a[1])?.to_vec();
                 netifcons.push((name, l.context(a[2])?, l.context(a[3])?));
             }
             Kw::NodeCon => {
@@ -1984,12 +2018,12 @@ pub fn lower(
                 nodecons.push((addr, mask, l.context(a[3])?));
             }
             Kw::IbPkeyCon => {
-                let prefix_text = int.str(t.node(a[1]).a).into_owned();
+                let prefix_text = String::from_utf8_lossy(l.atom_bytes(a[1])?).into_owned();
                 let prefix: std::net::Ipv6Addr = prefix_text.parse().map_err(|_| {
                     err(format!("ibpkeycon: invalid subnet prefix at {}", l.here(s)))
                 })?;
                 let num = |n: u32| -> Result<u32, Fail> {
-                    let txt = int.str(t.node(n).a);
+                    let txt = String::from_utf8_lossy(l.atom_bytes(n)?);
                     let v = match txt.strip_prefix("0x") {
                         Some(h) => u32::from_str_radix(h, 16).ok(),
                         None => txt.parse::<u32>().ok(),
@@ -2010,9 +2044,9 @@ pub fn lower(
                 ibpkeycons.push((prefix_text.into_bytes(), prefix, lo, hi, l.context(a[3])?));
             }
             Kw::IbEndportCon => {
-                let dev = int.bytes(t.node(a[1]).a).to_vec();
+                let dev = l.atom_bytes(a[1])?.to_vec();
                 let port = int
-                    .str(t.node(a[2]).a)
+                    .str(l.atom_sym(a[2])?)
                     .parse::<u32>()
                     .ok()
                     .filter(|&p| (1..=255).contains(&p))
@@ -2021,7 +2055,7 @@ pub fn lower(
             }
             Kw::SelinuxUser => {
                 let u = l.user_decl(a[2])?;
-                selinuxusers.push((t.node(a[1]).a, u, l.range(a[3])?));
+                selinuxusers.push((l.atom_sym(a[1])?, u, l.range(a[3])?));
             }
             Kw::SelinuxUserDefault => {
                 let u = l.user_decl(a[1])?;
@@ -2029,7 +2063,7 @@ pub fn lower(
             }
             Kw::UserPrefix => {
                 let u = l.user_decl(a[1])?;
-                userprefixes.push((u, t.node(a[2]).a));
+                userprefixes.push((u, l.atom_sym(a[2])?));
             }
             Kw::DefaultUser | Kw::DefaultRole | Kw::DefaultType | Kw::DefaultRange => {
                 use arbiter_policy::symbols::{DefaultRange as DR, DefaultSide as DS};
@@ -3492,7 +3526,7 @@ fn permx_value(l: &L<'_>, n: u32) -> Result<(u32, Bits), Fail> {
 }
 
 fn ioctl_num(l: &L<'_>, n: u32) -> Result<u32, Fail> {
-    let txt = l.int.str(l.sym(n));
+    let txt = String::from_utf8_lossy(l.atom_bytes(n)?);
     let v = match txt.strip_prefix("0x").or_else(|| txt.strip_prefix("0X")) {
         Some(h) => u32::from_str_radix(h, 16).ok(),
         None => txt.parse::<u32>().ok(),

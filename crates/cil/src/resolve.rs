@@ -482,7 +482,12 @@ impl<'a> Resolver<'a> {
                 self.name(Ns::Users, a(1)?)?;
                 self.name(Ns::Users, a(2)?)
             }
-            Kw::UserPrefix => self.name(Ns::Users, a(1)?),
+            Kw::UserPrefix => {
+                if n != 3 {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
+                self.name(Ns::Users, a(1)?)
+            }
             Kw::UserAttributeSet => {
                 self.name(Ns::Users, a(1)?)?;
                 self.expr(Ns::Users, a(2)?)
@@ -617,6 +622,13 @@ impl<'a> Resolver<'a> {
                 self.context(a(3)?)
             }
             Kw::DefaultUser | Kw::DefaultRole | Kw::DefaultType | Kw::DefaultRange => {
+                let ok = match st.kw {
+                    Kw::DefaultRange => n == 3 || n == 4,
+                    _ => n == 3,
+                };
+                if !ok {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
                 let c = a(1)?;
                 if self.tree.is_list(c) {
                     for &x in self.tree.kids(c) {
@@ -647,9 +659,24 @@ impl<'a> Resolver<'a> {
             | Kw::Sid
             | Kw::PolicyCap
             | Kw::IpAddr
-            | Kw::Optional
-            | Kw::HandleUnknown
-            | Kw::Mls => Ok(()),
+            | Kw::Optional => Ok(()),
+            Kw::HandleUnknown | Kw::Mls => {
+                let v = self.tree.sym(a(1)?);
+                let ok = n == 2
+                    && match st.kw {
+                        Kw::Mls => v == Some(Kw::True.sym()) || v == Some(Kw::False.sym()),
+                        _ => {
+                            v == Some(Kw::Allow.sym())
+                                || v == Some(Kw::Deny.sym())
+                                || v == Some(Kw::Reject.sym())
+                        }
+                    };
+                if ok {
+                    Ok(())
+                } else {
+                    Err(Miss::Bad("Invalid syntax".into()))
+                }
+            }
             other => Err(Miss::Bad(format!(
                 "{} statements are not supported by arbiter's CIL compiler yet",
                 other.text()

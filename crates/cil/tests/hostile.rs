@@ -144,3 +144,45 @@ fn truncated_files_fail_cleanly() {
     let e = run(&text[..text.len() / 2]).expect_err("cut in the middle of a statement");
     assert!(e.messages[0].contains("of case.cil"), "{e}");
 }
+
+/// Every argument of every corpus statement replaced in turn by a list, an empty list and
+/// a dropped argument: the compiler reports an error or compiles, and never panics (a
+/// panic would surface as "internal error").
+#[test]
+fn malformed_statement_shapes_never_panic() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
+    let mut cases: Vec<_> = std::fs::read_dir(dir)
+        .expect("corpus")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "cil"))
+        .collect();
+    cases.sort();
+    let mut tried = 0;
+    for case in cases {
+        let text = String::from_utf8(std::fs::read(&case).expect("read")).expect("utf-8 corpus");
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let words: Vec<&str> = line.split(' ').collect();
+            for w in 1..words.len() {
+                for replacement in ["(x)", "()", ""] {
+                    let mut ws = words.clone();
+                    ws[w] = replacement;
+                    let mut mutated = lines.clone();
+                    let new_line = ws.join(" ");
+                    mutated[i] = &new_line;
+                    let body = mutated.join("\n");
+                    if let Err(e) = run(body.as_bytes()) {
+                        assert!(
+                            !e.to_string().contains("internal error"),
+                            "{}: line {} as `{new_line}` panicked",
+                            case.display(),
+                            i + 1
+                        );
+                    }
+                    tried += 1;
+                }
+            }
+        }
+    }
+    assert!(tried > 1000, "only {tried} mutations");
+}
