@@ -3369,15 +3369,19 @@ fn constraint_expr(l: &mut L<'_>, n: u32) -> Result<Vec<ConstraintExpr>, Fail> {
                         }
                     }
                 }
+                // The source-level type set exists in the format from version 29.
+                let type_names = (l.opts.policy_version >= 29).then(|| {
+                    Box::new(TypeSet {
+                        types: Ebitmap::from_bits(tnames),
+                        negset: Ebitmap::default(),
+                        flags: 0,
+                    })
+                });
                 out.push(ConstraintExpr::Names {
                     attr: a,
                     op: cop,
                     names: Ebitmap::from_bits(names),
-                    type_names: Some(Box::new(TypeSet {
-                        types: Ebitmap::from_bits(tnames),
-                        negset: Ebitmap::default(),
-                        flags: 0,
-                    })),
+                    type_names,
                 });
             }
         }
