@@ -2207,6 +2207,16 @@ pub fn lower(
         }
     }
 
+    // The statements of booleanif branches, by their list node (tunableif bodies are
+    // moved, so statements are not in node order).
+    let cond_rules: FxHashMap<u32, u32> = ast
+        .stmts
+        .iter()
+        .enumerate()
+        .filter(|(_, st)| st.cond != NONE)
+        .map(|(i, st)| (st.node, i as u32))
+        .collect();
+
     // Pass 3: booleanifs, av rules, roleallow.
     let mut cond_of_stmt: FxHashMap<u32, usize> = FxHashMap::default();
     let bool_value = |l: &L<'_>, n: u32| -> Result<u32, Fail> {
@@ -2321,11 +2331,9 @@ pub fn lower(
                 }
                 for (b, br) in branches {
                     for &rn in &t.kids(b)[1..] {
-                        let rs = ast
-                            .stmts
-                            .binary_search_by_key(&rn, |x| x.node)
-                            .map_err(|_| err("internal: rule statement not found".into()))?
-                            as u32;
+                        let rs = *cond_rules
+                            .get(&rn)
+                            .ok_or_else(|| err("internal: rule statement not found".into()))?;
                         let kw = ast.stmts[rs as usize].kw;
                         let mut cb = std::mem::replace(
                             &mut conds[idx],
