@@ -9,54 +9,27 @@ use crate::intern::{Interner, Sym};
 /// libsepol's `CIL_PARSER_MAX_EXPR_DEPTH`.
 pub const MAX_DEPTH: usize = 4096;
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum NodeKind {
-    Atom,
-    /// A quoted string (quotes stripped).
-    Quoted,
-    List,
-}
+/// A reference to a tree element, as stored in [`Tree::kids`]: a list (index into
+/// [`Tree::nodes`]) or, with [`ATOM`] set, an atom's symbol. Atoms take no node: they are
+/// three quarters of CIL's elements, so the arena holds lists only.
+pub const ATOM: u32 = 1 << 31;
 
-/// One node: an atom (`a` = symbol) or a list (`a..b` = range in [`Tree::kids`]).
-/// Twelve bytes: the kind lives in the top two bits of the line word (files of more than
-/// 2^30 lines are refused), since Debian's store alone makes about five million nodes.
+/// One list: its line and its elements (`a..b` in [`Tree::kids`]).
 #[derive(Copy, Clone, Debug)]
 pub struct Node {
-    line_kind: u32,
+    line: u32,
     pub a: u32,
     pub b: u32,
 }
 
-const LINE_MASK: u32 = (1 << 30) - 1;
-
 impl Node {
-    fn new(kind: NodeKind, line: u32, a: u32) -> Node {
-        let k = match kind {
-            NodeKind::Atom => 0,
-            NodeKind::Quoted => 1,
-            NodeKind::List => 2,
-        };
-        Node {
-            line_kind: (k << 30) | (line & LINE_MASK),
-            a,
-            b: 0,
-        }
-    }
     #[inline]
     pub fn line(&self) -> u32 {
-        self.line_kind & LINE_MASK
-    }
-    #[inline]
-    pub fn kind(&self) -> NodeKind {
-        match self.line_kind >> 30 {
-            0 => NodeKind::Atom,
-            1 => NodeKind::Quoted,
-            _ => NodeKind::List,
-        }
+        self.line
     }
 }
 
-/// The parse of all files: nodes and child lists of every file in one arena.
+/// The parse of all files: lists and their elements of every file in one arena.
 #[derive(Default)]
 pub struct Tree {
     pub nodes: Vec<Node>,
@@ -66,28 +39,28 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// The elements of a list (nothing for an atom).
     #[inline]
     pub fn kids(&self, n: u32) -> &[u32] {
-        let nd = &self.nodes[n as usize];
-        if nd.kind() == NodeKind::List {
-            &self.kids[nd.a as usize..nd.b as usize]
-        } else {
-            &[]
+        if n & ATOM != 0 {
+            return &[];
         }
+        let nd = &self.nodes[n as usize];
+        &self.kids[nd.a as usize..nd.b as usize]
     }
+    /// A list's node (statements and branches are lists).
     #[inline]
     pub fn node(&self, n: u32) -> &Node {
-        &self.nodes[n as usize]
+        &self.nodes[(n & !ATOM) as usize]
     }
     #[inline]
     pub fn is_list(&self, n: u32) -> bool {
-        self.nodes[n as usize].kind() == NodeKind::List
+        n & ATOM == 0
     }
     /// The symbol of an atom (quoted or not), None for a list.
     #[inline]
     pub fn sym(&self, n: u32) -> Option<Sym> {
-        let nd = &self.nodes[n as usize];
-        (nd.kind() != NodeKind::List).then_some(nd.a)
+        (n & ATOM != 0).then_some(n & !ATOM)
     }
 }
 
@@ -137,10 +110,7 @@ pub fn parse_file(
         let c = text[i];
         match c {
             b'\n' | b'\r' => {
-                line += 1;
-                if line > LINE_MASK {
-                    return Err(format!("{path} has more than {LINE_MASK} lines"));
-                }
+                line = line.saturating_add(1);
                 i += 1;
             }
             b' ' | b'\t' => i += 1,
@@ -156,7 +126,10 @@ pub fn parse_file(
                     ));
                 }
                 let id = nodes.len() as u32;
-                nodes.push(Node::new(NodeKind::List, line, 0));
+                if id >= ATOM {
+                    return Err(format!("Too many lists at line {line} of {path}"));
+                }
+                nodes.push(Node { line, a: 0, b: 0 });
                 match open.last() {
                     Some(_) => pending.push(id),
                     None => top.push(id),
@@ -191,9 +164,10 @@ pub fn parse_file(
                     ));
                 }
                 let sym = interner.intern(&text[i + 1..j]);
-                let id = nodes.len() as u32;
-                nodes.push(Node::new(NodeKind::Quoted, line, sym));
-                pending.push(id);
+                if sym >= ATOM {
+                    return Err(format!("Too many distinct names at line {line} of {path}"));
+                }
+                pending.push(ATOM | sym);
                 i = j + 1;
             }
             c if is_symbol_byte(c) => {
@@ -207,9 +181,10 @@ pub fn parse_file(
                     ));
                 }
                 let sym = interner.intern(&text[i..j]);
-                let id = nodes.len() as u32;
-                nodes.push(Node::new(NodeKind::Atom, line, sym));
-                pending.push(id);
+                if sym >= ATOM {
+                    return Err(format!("Too many distinct names at line {line} of {path}"));
+                }
+                pending.push(ATOM | sym);
                 i = j;
             }
             other => {

@@ -154,7 +154,9 @@ impl<'a> Resolver<'a> {
         if self.tree.is_list(n) {
             return Err(Miss::Bad("Invalid syntax: expected a name".into()));
         }
-        Ok(self.tree.node(n).a)
+        self.tree
+            .sym(n)
+            .ok_or_else(|| Miss::Bad("Invalid syntax: expected a name".into()))
     }
 
     fn name(&self, ns: Ns, n: u32) -> R {
@@ -178,7 +180,9 @@ impl<'a> Resolver<'a> {
                 stack.extend_from_slice(self.tree.kids(n));
                 continue;
             }
-            let s = self.tree.node(n).a;
+            let Some(s) = self.tree.sym(n) else {
+                continue;
+            };
             if matches!(
                 Kw::of(s),
                 Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All | Kw::Range)
@@ -202,7 +206,9 @@ impl<'a> Resolver<'a> {
                 stack.extend_from_slice(self.tree.kids(n));
                 continue;
             }
-            let s = self.tree.node(n).a;
+            let Some(s) = self.tree.sym(n) else {
+                continue;
+            };
             if matches!(
                 Kw::of(s),
                 Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::Eq | Kw::Neq)
@@ -238,7 +244,9 @@ impl<'a> Resolver<'a> {
                 stack.extend_from_slice(self.tree.kids(n));
                 continue;
             }
-            let s = self.tree.node(n).a;
+            let Some(s) = self.tree.sym(n) else {
+                continue;
+            };
             if matches!(
                 Kw::of(s),
                 Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)
