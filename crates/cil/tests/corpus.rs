@@ -1,0 +1,143 @@
+//! The hand-written CIL corpus (`tests/corpus/*.cil`), each case compiled after
+//! `corpus/base.cil` by arbiter and by secilc 3.4 with the options named on a `; args:` line:
+//! same exit status; on success the same policy section by section and the same
+//! file_contexts bytes; on failure our messages name the failing file where secilc's do.
+
+mod common;
+
+use arbiter_cil::{compile, Options, Source};
+use arbiter_policy::{HandleUnknown, Policy};
+use std::path::{Path, PathBuf};
+
+/// secilc options of a case (first lines `; args: ...`) and the same as [`Options`].
+fn case_args(text: &str) -> (Vec<String>, Options) {
+    let mut opts = Options::default();
+    let mut args = Vec::new();
+    for line in text.lines().take_while(|l| l.starts_with(';')) {
+        if let Some(rest) = line.strip_prefix("; args:") {
+            args.extend(rest.split_whitespace().map(String::from));
+        }
+    }
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-N" => opts.disable_neverallow = true,
+            "-v" => opts.verbose += 1,
+            "-D" => opts.disable_dontaudit = true,
+            "-P" => opts.preserve_tunables = true,
+            "-m" => opts.multiple_decls = true,
+            "-G" => opts.expand_generated = true,
+            "-M" => opts.mls = it.next().map(|v| v == "true" || v == "1"),
+            "-X" => opts.expand_size = it.next().and_then(|v| v.parse().ok()).unwrap_or(1),
+            "-c" => opts.policy_version = it.next().and_then(|v| v.parse().ok()).unwrap_or(33),
+            "-U" => {
+                opts.handle_unknown = match it.next().map(String::as_str) {
+                    Some("allow") => Some(HandleUnknown::Allow),
+                    Some("reject") => Some(HandleUnknown::Reject),
+                    _ => Some(HandleUnknown::Deny),
+                }
+            }
+            other => panic!("corpus: option {other} not mapped"),
+        }
+    }
+    (args, opts)
+}
+
+#[test]
+fn corpus_cases_match_secilc() {
+    if common::skip() {
+        return;
+    }
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let base_text = std::fs::read(here.join("base.cil")).expect("base.cil");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&here)
+        .expect("corpus dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "cil") && !p.ends_with("base.cil"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 20, "corpus went missing");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let text = std::fs::read(case).expect("case");
+        let (args, opts) = case_args(&String::from_utf8_lossy(&text));
+        let dir = common::scratch("corpus");
+        let base_path = dir.join("base.cil");
+        let case_path = dir.join(case.file_name().expect("name"));
+        std::fs::write(&base_path, &base_text).expect("write");
+        std::fs::write(&case_path, &text).expect("write");
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let theirs = common::secilc_files(&dir, &argv, &[base_path.clone(), case_path.clone()]);
+        let sources = vec![
+            Source {
+                name: base_path.display().to_string(),
+                text: base_text.clone(),
+            },
+            Source {
+                name: case_path.display().to_string(),
+                text: text.clone(),
+            },
+        ];
+        let name = case
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        eprintln!("corpus case {name}");
+        let ours = compile(&sources, &opts);
+        match (ours, theirs.status) {
+            (Ok(out), 0) => {
+                let pol = Policy::from_bytes(theirs.policy.as_deref().expect("policy"))
+                    .expect("secilc output readable");
+                let diffs = common::compare(&out.policy, &pol);
+                if !diffs.is_empty() {
+                    failures.push(format!(
+                        "{name}: policies differ:\n  {}",
+                        diffs.join("\n  ")
+                    ));
+                }
+                if Some(&out.file_contexts) != theirs.file_contexts.as_ref() {
+                    failures.push(format!(
+                        "{name}: file_contexts differ:\n--- ours\n{}--- secilc\n{}",
+                        String::from_utf8_lossy(&out.file_contexts),
+                        String::from_utf8_lossy(theirs.file_contexts.as_deref().unwrap_or(b""))
+                    ));
+                }
+            }
+            (Ok(_), st) => failures.push(format!(
+                "{name}: secilc failed ({st}) but arbiter succeeded; secilc said:\n{}",
+                theirs.stderr
+            )),
+            (Err(e), 0) => {
+                failures.push(format!("{name}: arbiter failed but secilc succeeded: {e}"))
+            }
+            (Err(e), st) => {
+                if i32::from(e.status) != st {
+                    failures.push(format!(
+                        "{name}: exit status {} vs secilc {st}\n  ours: {e}\n  secilc: {}",
+                        e.status, theirs.stderr
+                    ));
+                }
+                // Neverallow failures: the same rules and locations, line by line.
+                if theirs.stderr.starts_with("neverallow check failed") {
+                    let ours_text = e.messages.join("\n");
+                    let theirs_text = theirs.stderr.trim_end();
+                    if ours_text.trim_end() != theirs_text {
+                        failures.push(format!(
+                            "{name}: neverallow report differs:\n--- ours\n{ours_text}\n--- secilc\n{theirs_text}"
+                        ));
+                    }
+                }
+                let case_str = case_path.display().to_string();
+                if theirs.stderr.contains(&case_str) && !e.to_string().contains(&case_str) {
+                    failures.push(format!(
+                        "{name}: our error does not name {case_str}:\n  ours: {e}\n  secilc: {}",
+                        theirs.stderr
+                    ));
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
