@@ -5,6 +5,7 @@
 
 mod cmd;
 mod load;
+mod out;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -53,25 +54,24 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Info(a) => cmd::info::run(a),
-        Command::Check(a) => cmd::check::run(a),
-        Command::Av(a) => cmd::av::run(a),
-        Command::Label(a) => cmd::label::run(a),
-        Command::Bools(a) => cmd::bools::run(a),
-        Command::Search(a) => cmd::search::run(a),
-        Command::Diff(a) => cmd::diff::run(a),
-        Command::Why(a) => cmd::why::run(a),
-        Command::Demo => cmd::demo::run(),
-        Command::Bsm(c) => cmd::bsm::run(c),
-        Command::Landlock(w) => cmd::landlock::run(w),
-        Command::Bench(w) => cmd::bench::run(w),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("arbiter: {e}");
-            ExitCode::from(2)
-        }
+    let mut out = out::Out::stdout();
+    let result = run(cli.command, &mut out);
+    out::finish(out, result)
+}
+
+fn run(command: Command, out: &mut out::Out) -> Result<ExitCode, out::CliError> {
+    match command {
+        Command::Info(a) => cmd::info::run(a, out),
+        Command::Check(a) => cmd::check::run(a, out),
+        Command::Av(a) => cmd::av::run(a, out),
+        Command::Label(a) => cmd::label::run(a, out),
+        Command::Bools(a) => cmd::bools::run(a, out),
+        Command::Search(a) => cmd::search::run(a, out),
+        Command::Diff(a) => cmd::diff::run(a, out),
+        Command::Why(a) => cmd::why::run(a, out),
+        Command::Demo => cmd::demo::run(out),
+        Command::Bsm(c) => cmd::bsm::run(c, out),
+        Command::Landlock(w) => cmd::landlock::run(w, out),
+        Command::Bench(w) => cmd::bench::run(w, out),
     }
 }

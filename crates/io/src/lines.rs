@@ -50,9 +50,9 @@ pub enum Body<'a> {
 
 /// Why one line cannot be used; the batch goes on with the next.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {}: {}", self.line(), self.reason())]
 pub enum LineError {
     /// Longer than the reader's limit.
-    #[error("line {line}: longer than {max} bytes ({len} bytes), skipped")]
     TooLong {
         /// The line's number.
         line: u64,
@@ -62,13 +62,34 @@ pub enum LineError {
         len: u64,
     },
     /// Not UTF-8.
-    #[error("line {line}: not valid UTF-8 (byte {offset} of the line), skipped")]
     NotUtf8 {
         /// The line's number.
         line: u64,
         /// Where the first invalid byte is, from the start of the line.
         offset: usize,
     },
+}
+
+impl LineError {
+    /// The line's number.
+    pub fn line(&self) -> u64 {
+        match self {
+            LineError::TooLong { line, .. } | LineError::NotUtf8 { line, .. } => *line,
+        }
+    }
+
+    /// What is wrong with the line, without its number (for outputs that carry the number
+    /// in a field of their own).
+    pub fn reason(&self) -> String {
+        match self {
+            LineError::TooLong { max, len, .. } => {
+                format!("longer than {max} bytes ({len} bytes), skipped")
+            }
+            LineError::NotUtf8 { offset, .. } => {
+                format!("not valid UTF-8 (byte {offset} of the line), skipped")
+            }
+        }
+    }
 }
 
 impl<'a> Line<'a> {

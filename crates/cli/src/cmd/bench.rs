@@ -12,6 +12,8 @@
 //! security server.
 
 use crate::load;
+use crate::out::{CliError, Out};
+use std::io::Write;
 use arbiter_decide::SecurityServer;
 use arbiter_lab::avc_study::{self as bench, BenchOptions, Query, TraceOptions};
 use arbiter_policy::avtab::AvtabKind;
@@ -51,7 +53,7 @@ pub struct ReloadArgs {
     json: bool,
 }
 
-fn run_reload(a: ReloadArgs) -> Result<ExitCode, String> {
+fn run_reload(a: ReloadArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let mut names = a.policies.clone();
     if names.is_empty() {
         names = arbiter_testkit::debian_policies()
@@ -66,7 +68,7 @@ fn run_reload(a: ReloadArgs) -> Result<ExitCode, String> {
         .iter()
         .map(|n| load::policy(n))
         .collect::<Result<_, _>>()?;
-    eprintln!(
+    crate::diag!(
         "arbiter bench reload: {} SIDs, {} s, alternating {}",
         a.sids,
         a.seconds,
@@ -85,28 +87,34 @@ fn run_reload(a: ReloadArgs) -> Result<ExitCode, String> {
     j["scaling"] = scaling.to_json();
     j["policies"] = serde_json::json!(names);
     if a.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            out,
             "reloads {} (boolean commits {}), reload median {:.3} ms, max {:.3} ms",
             rep.reloads, rep.commits, rep.reload_ms_median, rep.reload_ms_max
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "SIDs converted {} (invalid under the last policy: {})",
             rep.sids_converted, rep.sids_invalidated
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "checks {} (verified {}), mismatches {}, errors {}",
             rep.checks, rep.verified, rep.mismatches, rep.errors
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "longest check {:.1} µs; p99.99 steady {:.0} ns, during reloads {:.0} ns",
             rep.max_stall_us, rep.p9999_ns_steady, rep.p9999_ns_during_reload
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "cache hits/s: arbiter {:.1} M (1 thread) -> {:.1} M (2 threads) = {:.2}x; shared refcount {:.1} M -> {:.1} M = {:.2}x",
             scaling.arbiter_1 / 1e6,
             scaling.arbiter_2 / 1e6,
@@ -114,7 +122,7 @@ fn run_reload(a: ReloadArgs) -> Result<ExitCode, String> {
             scaling.refcount_1 / 1e6,
             scaling.refcount_2 / 1e6,
             scaling.refcount_2 / scaling.refcount_1
-        );
+        )?;
     }
     Ok(if rep.mismatches == 0 && rep.errors == 0 {
         ExitCode::SUCCESS
@@ -151,16 +159,16 @@ pub struct AvcArgs {
     quick: bool,
 }
 
-pub fn run(w: Which) -> Result<ExitCode, String> {
+pub fn run(w: Which, out: &mut Out) -> Result<ExitCode, CliError> {
     match w {
-        Which::Avc(a) => run_avc(a),
-        Which::Reload(a) => run_reload(a),
-        Which::Bsm(b) => crate::cmd::bsm::bench(b),
-        Which::Landlock(a) => crate::cmd::landlock::bench(a),
+        Which::Avc(a) => run_avc(a, out),
+        Which::Reload(a) => run_reload(a, out),
+        Which::Bsm(b) => crate::cmd::bsm::bench(b, out),
+        Which::Landlock(a) => crate::cmd::landlock::bench(a, out),
     }
 }
 
-fn run_avc(a: AvcArgs) -> Result<ExitCode, String> {
+fn run_avc(a: AvcArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let server = Arc::new(SecurityServer::new(load::policy(&a.policy)?));
     let mut opts = BenchOptions {
         repetitions: a.repetitions,
@@ -188,15 +196,16 @@ fn run_avc(a: AvcArgs) -> Result<ExitCode, String> {
     if trace.is_empty() {
         return Err("the trace is empty".into());
     }
-    eprintln!("arbiter bench avc: {} queries on {}", trace.len(), a.policy);
+    crate::diag!("arbiter bench avc: {} queries on {}", trace.len(), a.policy);
     let report = bench::run(&trace, &server, &opts);
     if a.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&report.to_json()).map_err(|e| e.to_string())?
-        );
+        )?;
     } else {
-        print!("{}", report.to_text());
+        write!(out, "{}", report.to_text())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,8 @@
 //! `arbiter diff`: sediff's sections and text (setools 4.4.1), `--stats`, `--json`.
 
-use super::emit;
 use crate::load;
+use crate::out::{CliError, Out};
+use std::io::Write;
 use arbiter_query::diff::{self, DiffArgs};
 use std::process::ExitCode;
 
@@ -25,15 +26,15 @@ section options (sediff's; none selects every section):
   --ibendportcon --ibpkeycon --initialsid --fs_use --genfscon --netifcon --nodecon --portcon
   --default --property --polcap --typebounds";
 
-pub fn run(a: Args) -> Result<ExitCode, String> {
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     if a.args.iter().any(|s| s == "-h" || s == "--help") {
-        println!("{USAGE}");
+        writeln!(out, "{USAGE}")?;
         return Ok(ExitCode::SUCCESS);
     }
     let args = match DiffArgs::parse(&a.args) {
         Ok(args) => args,
         Err(e) => {
-            eprintln!("{USAGE}\narbiter diff: error: {e}");
+            crate::diag!("{USAGE}\narbiter diff: error: {e}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -41,9 +42,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     let right = load::policy(&args.policies[1])?;
     let sections = diff::sections(&left, &right, &args);
     if args.json {
-        emit(&format!("{}\n", diff::render_json(&sections)));
+        writeln!(out, "{}", diff::render_json(&sections))?;
     } else {
-        emit(&diff::render_text(&sections, args.stats));
+        out.write_all(diff::render_text(&sections, args.stats).as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,8 +4,9 @@
 //! options (`-t`, `-a`, `--portcon 80`, `-x`, `--flat`, `--all`, ...) list components
 //! with seinfo 4.4.1's text, or as JSON with `--json`.
 
-use super::emit;
 use crate::load;
+use crate::out::{CliError, Out};
+use std::io::Write;
 use arbiter_policy::stats;
 use arbiter_query::info::{self, InfoArgs};
 use arbiter_query::Index;
@@ -27,15 +28,15 @@ const USAGE: &str = "usage: arbiter info [POLICY] [-x] [--flat] [--json] [-a [AT
 [--portcon [PORTNUM]] [--sensitivity [SENS]] [--typebounds [BOUND_TYPE]] \
 [--validatetrans [CLASS]] [--all]";
 
-pub fn run(a: Args) -> Result<ExitCode, String> {
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     if a.args.iter().any(|s| s == "-h" || s == "--help") {
-        println!("{USAGE}");
+        writeln!(out, "{USAGE}")?;
         return Ok(ExitCode::SUCCESS);
     }
     let args = match InfoArgs::parse(&a.args) {
         Ok(args) => args,
         Err(e) => {
-            eprintln!("{USAGE}\narbiter info: error: {e}");
+            crate::diag!("{USAGE}\narbiter info: error: {e}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -43,9 +44,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     let p = load::policy(path)?;
     if args.components.is_empty() && !args.all {
         if args.json {
-            emit(&format!("{}\n", stats::render_json(&p, path)));
+            writeln!(out, "{}", stats::render_json(&p, path))?;
         } else {
-            emit(&stats::render_text(&p, path));
+            out.write_all(stats::render_text(&p, path).as_bytes())?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -53,16 +54,16 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     if args.json {
         return match info::components(&index, &args) {
             Ok(c) => {
-                emit(&format!("{}\n", info::render_json(&c)));
+                writeln!(out, "{}", info::render_json(&c))?;
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
-                emit(&format!("{e}\n"));
+                writeln!(out, "{e}")?;
                 Ok(ExitCode::from(1))
             }
         };
     }
     let (text, code) = info::execute(&index, &args, &stats::render_text(&p, path));
-    emit(&text);
+    out.write_all(text.as_bytes())?;
     Ok(ExitCode::from(code))
 }

@@ -3,10 +3,11 @@
 //! implement are accepted by the parser only to be refused with a message.
 
 use crate::load;
+use crate::out::{CliError, Out};
 use arbiter_denials::package::{self, PackageError};
 use arbiter_denials::{
-    BoolDescriptions, Engine, Explanation, Generation, Mode, ModuleName, Options, Session,
-    TypeFilter,
+    BoolDescriptions, Engine, Explanation, Generation, Malformed, Mode, ModuleName, Newlines,
+    Options, ProblemKind, Session, TypeFilter,
 };
 use std::io::{self, BufReader, Write};
 use std::path::Path;
@@ -128,7 +129,7 @@ enum Input {
     Program(&'static str, &'static [&'static str]),
 }
 
-pub fn run(a: Args) -> Result<ExitCode, String> {
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     refuse_unimplemented(&a)?;
     let generation = Generation {
         module: a
@@ -189,19 +190,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     // -M and -o collect the text; otherwise it streams to standard output.
     let collect = a.module_package.is_some() || a.output.is_some();
     let mut text: Vec<u8> = Vec::new();
-    let stdout = io::stdout();
-    let mut stream = io::BufWriter::new(stdout.lock());
-    let out: &mut dyn Write = if collect { &mut text } else { &mut stream };
-    match feed(&mut session, &input, out) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-        Err(e) => return Err(e.to_string()),
-    }
-    let summary = match session.finish(&mut *out) {
-        Ok(s) => s,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-        Err(e) => return Err(e.to_string()),
-    };
+    let sink: &mut dyn Write = if collect { &mut text } else { &mut *out };
+    feed(&mut session, &input, sink)?;
+    let summary = session.finish(&mut *sink)?;
     let mut err = io::stderr().lock();
     if !summary.selinux_seen && !opts.program_output {
         let _ = writeln!(err, "Nothing to do");
@@ -224,8 +215,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             PackageError::Compile(_) | PackageError::Package(_) => format!("-M {e}"),
             e => e.to_string(),
         })?;
-        let _ = stream.write_all(package::activation_notice(&name).as_bytes());
-        let _ = stream.flush();
+        out.write_all(package::activation_notice(&name).as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -301,7 +291,7 @@ fn feed(session: &mut Session<'_>, input: &Input, out: &mut dyn Write) -> io::Re
                 let named = |e: io::Error| io::Error::new(e.kind(), format!("{f}: {e}"));
                 if f == "-" {
                     session
-                        .feed("-", io::stdin().lock(), &mut *out)
+                        .feed_with("-", io::stdin().lock(), Newlines::Lf, &mut *out)
                         .map_err(named)?;
                 } else {
                     let file = std::fs::File::open(f).map_err(named)?;
@@ -327,14 +317,27 @@ fn feed(session: &mut Session<'_>, input: &Input, out: &mut dyn Write) -> io::Re
                     };
                     io::Error::new(e.kind(), format!("could not run {program}{hint}: {e}"))
                 })?;
-            session.feed(program, &o.stdout[..], &mut *out)?;
+            session.feed_with(program, &o.stdout[..], Newlines::Lf, &mut *out)?;
         }
     }
     Ok(())
 }
 
+/// Every over-long line (whose content was not, or only in part, read), then the first
+/// [`SHOWN_PROBLEMS`] other problems, then the counts.
 fn report_problems(summary: &arbiter_denials::Summary, err: &mut impl Write) {
-    for p in summary.problems.iter().take(SHOWN_PROBLEMS) {
+    let long = |p: &&arbiter_denials::Problem| {
+        matches!(p.what, ProblemKind::Malformed(Malformed::TooLong { .. }))
+    };
+    for p in summary.problems.iter().filter(long) {
+        let _ = writeln!(err, "arbiter why: {p}");
+    }
+    for p in summary
+        .problems
+        .iter()
+        .filter(|p| !long(p))
+        .take(SHOWN_PROBLEMS)
+    {
         let _ = writeln!(err, "arbiter why: {p}");
     }
     let total = summary.malformed + summary.unknown;
