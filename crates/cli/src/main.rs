@@ -3,6 +3,7 @@
 //! policy, and prints; the work happens in `arbiter-policy`, `arbiter-decide` and
 //! `arbiter-avc`.
 
+mod args;
 mod cmd;
 mod load;
 mod out;

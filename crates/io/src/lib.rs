@@ -17,5 +17,5 @@ pub mod quote;
 pub mod whole;
 
 pub use lines::{Body, Crlf, Line, LineError, Lines, DEFAULT_MAX_LINE};
-pub use quote::{quote, Quoted, QUOTE_MAX};
+pub use quote::{prefix, quote, Quoted, QUOTE_MAX};
 pub use whole::{read_to_end_bounded, TooLarge};

@@ -2,19 +2,23 @@
 //!
 //! An error that quotes what it complains about helps the user find it; one that quotes a
 //! 100 KB context or a 1 GB line back floods the terminal and the logs. Every message that
-//! echoes input goes through [`quote`], which keeps at most [`QUOTE_MAX`] bytes (cut at a
-//! character boundary) and marks the cut with `…` and the full length.
+//! echoes input goes through [`quote`] (escaped and in quotes, as `{:?}` shows it) or
+//! [`prefix`] (as is, for messages whose text follows another tool's, such as argparse's
+//! `unrecognized arguments: ...`), which keep at most [`QUOTE_MAX`] bytes (cut at a
+//! character boundary) and mark the cut with `…` and the full length. Short input is
+//! rendered exactly as `{:?}` or `{}` would.
 
 use std::fmt;
 
 /// The most bytes of an input an error message quotes.
 pub const QUOTE_MAX: usize = 200;
 
-/// A bounded, debug-escaped rendering of some input (see [`quote`]).
+/// A bounded rendering of some input (see [`quote`] and [`prefix`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Quoted<'a> {
     text: &'a str,
     full_len: usize,
+    escaped: bool,
 }
 
 /// The input as an error message should quote it: `"its first 200 bytes"…(N bytes)` when
@@ -27,12 +31,26 @@ pub fn quote(input: &str) -> Quoted<'_> {
     Quoted {
         text: &input[..end],
         full_len: input.len(),
+        escaped: true,
+    }
+}
+
+/// The input's first [`QUOTE_MAX`] bytes as they are (no quotes, no escaping), then
+/// `…(N bytes)` when it was longer.
+pub fn prefix(input: &str) -> Quoted<'_> {
+    Quoted {
+        escaped: false,
+        ..quote(input)
     }
 }
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", self.text)?;
+        if self.escaped {
+            write!(f, "{:?}", self.text)?;
+        } else {
+            f.write_str(self.text)?;
+        }
         if self.full_len > self.text.len() {
             write!(f, "…({} bytes)", self.full_len)?;
         }
@@ -55,6 +73,12 @@ mod tests {
         let q = quote(&s).to_string();
         assert!(q.len() < QUOTE_MAX + 30, "{q}");
         assert!(q.ends_with("…(100000 bytes)"), "{q}");
+    }
+
+    #[test]
+    fn prefix_is_unescaped() {
+        assert_eq!(prefix("a\"b").to_string(), "a\"b");
+        assert!(prefix(&"y".repeat(500)).to_string().ends_with("y…(500 bytes)"));
     }
 
     #[test]

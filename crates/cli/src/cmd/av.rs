@@ -27,7 +27,7 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct Args {
     /// Policy file, or `builtin`.
-    policy: String,
+    policy: std::ffi::OsString,
     /// Compute every query in the security server, bypassing the access vector cache.
     #[arg(long)]
     no_cache: bool,

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 pub struct Args {
     /// Policy file, or `builtin`.
     #[arg(default_value = load::BUILTIN_NAME)]
-    policy: String,
+    policy: std::ffi::OsString,
 }
 
 pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {

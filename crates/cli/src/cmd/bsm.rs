@@ -6,6 +6,7 @@ use arbiter_bsm::print::{PrintOptions, Printer};
 use arbiter_bsm::reduce::{ReduceError, ReduceOptions, Reducer};
 use arbiter_bsm::{Mask, Outcome, Preselector};
 use crate::out::{CliError, Out};
+use arbiter_io::quote;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -301,12 +302,12 @@ fn preselect(a: PreselectArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         Err(_) => {
             cfg.events
                 .by_name(a.event.as_bytes())
-                .ok_or(format!("{}: no such event in audit_event", a.event))?
+                .ok_or(format!("{}: no such event in audit_event", quote(&a.event)))?
                 .number
         }
     };
     let mask =
-        Mask::parse(&a.mask, &cfg.classes).map_err(|e| format!("--mask {:?}: {e}", a.mask))?;
+        Mask::parse(&a.mask, &cfg.classes).map_err(|e| format!("--mask {}: {e}", quote(&a.mask)))?;
     let outcome = if a.both {
         Outcome::Both
     } else if a.failure {

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct Args {
     /// Policy file, or `builtin`.
-    policy: String,
+    policy: std::ffi::OsString,
     /// Source context, e.g. system_u:system_r:httpd_t:s0.
     scontext: String,
     /// Target context.
@@ -105,8 +105,8 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
             ClassRef::Known(_) => {}
             ClassRef::Unknown => writeln!(
                 out,
-                "note: class {:?} is not defined by the policy; {rule} it",
-                a.tclass
+                "note: class {} is not defined by the policy; {rule} it",
+                arbiter_io::quote(&a.tclass)
             )?,
         }
         if let Some(x) = &explanation {

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 pub struct Args {
     /// sediff's options, then POLICY1 POLICY2.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
-    args: Vec<String>,
+    args: Vec<std::ffi::OsString>,
 }
 
 const USAGE: &str =
@@ -27,19 +27,21 @@ section options (sediff's; none selects every section):
   --default --property --polcap --typebounds";
 
 pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
-    if a.args.iter().any(|s| s == "-h" || s == "--help") {
+    let raw = crate::args::Args::new(a.args);
+    if raw.strings.iter().any(|s| s == "-h" || s == "--help") {
         writeln!(out, "{USAGE}")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let args = match DiffArgs::parse(&a.args) {
+    let args = match DiffArgs::parse(&raw.strings) {
         Ok(args) => args,
         Err(e) => {
             crate::diag!("{USAGE}\narbiter diff: error: {e}");
             return Ok(ExitCode::from(2));
         }
     };
-    let left = load::policy(&args.policies[0])?;
-    let right = load::policy(&args.policies[1])?;
+    raw.check_only_paths(args.policies.iter().map(String::as_str))?;
+    let left = load::policy(raw.path(&args.policies[0]))?;
+    let right = load::policy(raw.path(&args.policies[1]))?;
     let sections = diff::sections(&left, &right, &args);
     if args.json {
         writeln!(out, "{}", diff::render_json(&sections))?;

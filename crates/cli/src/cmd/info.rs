@@ -17,7 +17,7 @@ use std::process::ExitCode;
 pub struct Args {
     /// Policy file, or `builtin` (default), then seinfo's component options.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
-    args: Vec<String>,
+    args: Vec<std::ffi::OsString>,
 }
 
 const USAGE: &str = "usage: arbiter info [POLICY] [-x] [--flat] [--json] [-a [ATTR]] [-b [BOOL]] \
@@ -29,19 +29,23 @@ const USAGE: &str = "usage: arbiter info [POLICY] [-x] [--flat] [--json] [-a [AT
 [--validatetrans [CLASS]] [--all]";
 
 pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
-    if a.args.iter().any(|s| s == "-h" || s == "--help") {
+    let raw = crate::args::Args::new(a.args);
+    if raw.strings.iter().any(|s| s == "-h" || s == "--help") {
         writeln!(out, "{USAGE}")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let args = match InfoArgs::parse(&a.args) {
+    let args = match InfoArgs::parse(&raw.strings) {
         Ok(args) => args,
         Err(e) => {
             crate::diag!("{USAGE}\narbiter info: error: {e}");
             return Ok(ExitCode::from(2));
         }
     };
-    let path = args.policy.as_deref().unwrap_or(load::BUILTIN_NAME);
-    let p = load::policy(path)?;
+    raw.check_only_paths(args.policy.as_deref())?;
+    let arg = args.policy.as_deref().unwrap_or(load::BUILTIN_NAME);
+    let p = load::policy(raw.path(arg))?;
+    let shown = raw.display(arg);
+    let path = shown.as_str();
     if args.components.is_empty() && !args.all {
         if args.json {
             writeln!(out, "{}", stats::render_json(&p, path))?;

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct Args {
     /// Policy file, or `builtin`.
-    policy: String,
+    policy: std::ffi::OsString,
     /// Source (creating process) context.
     scontext: String,
     /// Target (parent directory / related object) context.

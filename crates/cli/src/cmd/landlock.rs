@@ -58,7 +58,7 @@ pub struct RunArgs {
     layers: Vec<PathBuf>,
     /// The command and its arguments.
     #[arg(last = true, required = true)]
-    command: Vec<String>,
+    command: Vec<std::ffi::OsString>,
 }
 
 pub fn run(w: Which, out: &mut Out) -> Result<ExitCode, CliError> {
@@ -227,7 +227,7 @@ fn sandbox(a: RunArgs) -> Result<ExitCode, CliError> {
     let err = std::process::Command::new(&a.command[0])
         .args(&a.command[1..])
         .exec();
-    Err(format!("cannot run {}: {err}", a.command[0]).into())
+    Err(format!("cannot run {}: {err}", a.command[0].to_string_lossy()).into())
 }
 
 #[derive(clap::Args)]

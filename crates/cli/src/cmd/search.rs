@@ -15,7 +15,7 @@ use std::process::ExitCode;
 pub struct Args {
     /// sesearch's options and the policy file, e.g. `-A -s httpd_t policy.33`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
-    args: Vec<String>,
+    args: Vec<std::ffi::OsString>,
 }
 
 const USAGE: &str = "usage: arbiter search [-A] [--allow] [--allowxperm] [--auditallow] \
@@ -25,11 +25,12 @@ const USAGE: &str = "usage: arbiter search [-A] [--allow] [--allowxperm] [--audi
 [-rb] [--expand] [--json [--set-bool NAME=VALUE]...] POLICY";
 
 pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
-    if a.args.iter().any(|s| s == "-h" || s == "--help") {
+    let raw = crate::args::Args::new(a.args);
+    if raw.strings.iter().any(|s| s == "-h" || s == "--help") {
         writeln!(out, "{USAGE}")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let args = match SearchArgs::parse(&a.args) {
+    let args = match SearchArgs::parse(&raw.strings) {
         Ok(args) => args,
         Err(e) => {
             crate::diag!("{USAGE}\narbiter search: error: {e}");
@@ -40,7 +41,8 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
         crate::diag!("{USAGE}\narbiter search: error: a policy file is required");
         return Ok(ExitCode::from(2));
     };
-    let policy = match load::policy(path) {
+    raw.check_only_paths([path])?;
+    let policy = match load::policy(raw.path(path)) {
         Ok(p) => p,
         Err(e) => {
             writeln!(out, "{e}")?;

@@ -33,10 +33,10 @@ const DMESG: &str = "/bin/dmesg";
 #[derive(clap::Args)]
 pub struct Args {
     /// Binary policy file (policy.NN), or `builtin`.
-    policy: String,
+    policy: std::ffi::OsString,
     /// Logs to read: audit.log, `ausearch -i` output, journal / dmesg text, Android logcat.
     /// Standard input when none is given (or for `-`).
-    files: Vec<String>,
+    files: Vec<std::ffi::OsString>,
     /// Add arbiter's full explanation: granting and would-be-granting rules, every boolean
     /// that would grant it, constraints term by term, role and bounds checks (audit2why
     /// reports only).
@@ -50,7 +50,7 @@ pub struct Args {
     json: bool,
     /// audit2allow -i: read this log (as a FILE argument does).
     #[arg(short = 'i', long = "input", value_name = "FILE")]
-    input: Vec<String>,
+    input: Vec<std::ffi::OsString>,
     /// audit2allow -a: read the audit log through `/sbin/ausearch -m
     /// AVC,USER_AVC,MAC_POLICY_LOAD,DAEMON_START,SELINUX_ERR`.
     #[arg(short = 'a', long = "all")]
@@ -82,7 +82,7 @@ pub struct Args {
     xperms: bool,
     /// audit2allow -o: append the generated rules to FILE instead of printing them.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
+    output: Option<std::path::PathBuf>,
     /// audit2allow -N: no refpolicy interface calls (arbiter's only style).
     #[arg(short = 'N', long = "noreference")]
     noreference: bool,
@@ -124,7 +124,7 @@ pub struct Args {
 /// Where the input comes from.
 enum Input {
     /// Files (`-` for standard input).
-    Files(Vec<String>),
+    Files(Vec<std::ffi::OsString>),
     /// A program's output (`-a`, `-d`).
     Program(&'static str, &'static [&'static str]),
 }
@@ -167,7 +167,7 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
         let mut files = a.files.clone();
         files.extend(a.input.iter().cloned());
         if files.is_empty() {
-            files.push("-".to_string());
+            files.push("-".into());
         }
         Input::Files(files)
     };
@@ -204,8 +204,9 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
             .append(true)
             .create(true)
             .open(path)
-            .map_err(|e| format!("{path}: {e}"))?;
-        f.write_all(&text).map_err(|e| format!("{path}: {e}"))?;
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        f.write_all(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if let Some(name) = &a.module_package {
         let name = ModuleName::parse(name).map_err(|e| e.to_string())?;
@@ -288,7 +289,8 @@ fn feed(session: &mut Session<'_>, input: &Input, out: &mut dyn Write) -> io::Re
     match input {
         Input::Files(files) => {
             for f in files {
-                let named = |e: io::Error| io::Error::new(e.kind(), format!("{f}: {e}"));
+                let name = Path::new(f).display().to_string();
+                let named = |e: io::Error| io::Error::new(e.kind(), format!("{name}: {e}"));
                 if f == "-" {
                     session
                         .feed_with("-", io::stdin().lock(), Newlines::Lf, &mut *out)
@@ -296,7 +298,7 @@ fn feed(session: &mut Session<'_>, input: &Input, out: &mut dyn Write) -> io::Re
                 } else {
                     let file = std::fs::File::open(f).map_err(named)?;
                     session
-                        .feed(f, BufReader::new(file), &mut *out)
+                        .feed(&name, BufReader::new(file), &mut *out)
                         .map_err(named)?;
                 }
             }
