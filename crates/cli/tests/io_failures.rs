@@ -47,8 +47,12 @@ struct Fixtures {
 }
 
 impl Fixtures {
-    fn new() -> Fixtures {
-        let dir = std::env::temp_dir().join(format!("arbiter-io-failures-{}", std::process::id()));
+    /// Files of their own for each test (the tests run in parallel).
+    fn new(test: &str) -> Fixtures {
+        let dir = std::env::temp_dir().join(format!(
+            "arbiter-io-failures-{}-{test}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("a")).unwrap();
         std::fs::write(dir.join("a/f"), b"x\n").unwrap();
@@ -59,6 +63,12 @@ impl Fixtures {
                  [[path_beneath]]\nallowed_access = [\"read_file\"]\nparent = [\"{}\"]\n",
                 dir.join("a").display()
             ),
+        )
+        .unwrap();
+        // For `landlock run`: only writes are handled, so the command can be executed.
+        std::fs::write(
+            dir.join("run.toml"),
+            "abi = 4\n[[ruleset]]\nhandled_access_fs = [\"write_file\"]\n",
         )
         .unwrap();
         std::fs::write(dir.join("audit.log"), denial_log()).unwrap();
@@ -107,7 +117,8 @@ fn cases(f: &Fixtures) -> Vec<Case> {
     let trail = f.path("trail.bsm");
     let file = f.path("a/f");
     let av_batch = format!("{HTTPD} {CONTENT} file\n{HTTPD} {HOME} file\n");
-    let mut no_output = case("landlock run", &["--layer", &layer, "--", "true"]);
+    let run_layer = f.path("run.toml");
+    let mut no_output = case("landlock run", &["--layer", &run_layer, "--", "true"]);
     no_output.writes = Writes::Nothing;
     vec![
         case("info", &["builtin"]),
@@ -172,7 +183,9 @@ fn cases(f: &Fixtures) -> Vec<Case> {
         ),
         case(
             "bench reload",
-            &["--policy", "builtin", "--sids", "10", "--seconds", "0.05"],
+            &[
+                "--policy", "builtin", "--sids", "10", "--seconds", "0.05", "--lookups", "1000",
+            ],
         ),
         case("bench landlock", &["--repetitions", "1", "--checks", "10"]),
     ]
@@ -232,7 +245,7 @@ fn describe(c: &Case) -> String {
 
 #[test]
 fn every_subcommand_has_a_case() {
-    let f = Fixtures::new();
+    let f = Fixtures::new("list");
     let covered: BTreeSet<&str> = cases(&f).iter().map(|c| c.command).collect();
     let listed = subcommands(&[]);
     assert!(listed.len() >= 15, "help lists too few commands: {listed:?}");
@@ -253,7 +266,7 @@ fn every_subcommand_has_a_case() {
 
 #[test]
 fn every_command_fails_with_status_2_into_a_full_disk() {
-    let f = Fixtures::new();
+    let f = Fixtures::new("full");
     let mut failures = Vec::new();
     for c in cases(&f) {
         let full = std::fs::OpenOptions::new()
@@ -282,7 +295,7 @@ fn every_command_fails_with_status_2_into_a_full_disk() {
 
 #[test]
 fn every_command_stops_quietly_with_status_0_into_a_closed_pipe() {
-    let f = Fixtures::new();
+    let f = Fixtures::new("pipe");
     let mut failures = Vec::new();
     for c in cases(&f) {
         let (reader, writer) = std::io::pipe().expect("pipe");

@@ -48,6 +48,9 @@ pub struct ReloadArgs {
     /// Seconds of reloading under load.
     #[arg(long, default_value_t = 10.0)]
     seconds: f64,
+    /// Cache hits per thread in the hit-scaling measurement.
+    #[arg(long, default_value_t = 4_000_000)]
+    lookups: usize,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -82,7 +85,7 @@ fn run_reload(a: ReloadArgs, out: &mut Out) -> Result<ExitCode, CliError> {
             ..Default::default()
         },
     )?;
-    let scaling = arbiter_lab::reload::scaling(&policies[0], 4_000_000, 5)?;
+    let scaling = arbiter_lab::reload::scaling(&policies[0], a.lookups.max(1), 5)?;
     let mut j = rep.to_json();
     j["scaling"] = scaling.to_json();
     j["policies"] = serde_json::json!(names);
