@@ -49,10 +49,8 @@ struct Fixtures {
 impl Fixtures {
     /// Files of their own for each test (the tests run in parallel).
     fn new(test: &str) -> Fixtures {
-        let dir = std::env::temp_dir().join(format!(
-            "arbiter-io-failures-{}-{test}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("arbiter-io-failures-{}-{test}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("a")).unwrap();
         std::fs::write(dir.join("a/f"), b"x\n").unwrap();
@@ -127,7 +125,10 @@ fn cases(f: &Fixtures) -> Vec<Case> {
         case("info", &["builtin", "-t", "--json"]),
         case("info", &["--help"]),
         case("check", &["builtin", HTTPD, CONTENT, "file", "read"]),
-        case("check", &["builtin", HTTPD, HOME, "file", "read", "--explain"]),
+        case(
+            "check",
+            &["builtin", HTTPD, HOME, "file", "read", "--explain"],
+        ),
         case("check", &["builtin", HTTPD, HOME, "file", "read", "--json"]),
         with_stdin(case("av", &["builtin"]), av_batch.clone()),
         with_stdin(case("av", &["builtin", "--no-cache"]), av_batch),
@@ -166,7 +167,15 @@ fn cases(f: &Fixtures) -> Vec<Case> {
         case("landlock check", &["--layer", &layer, "--", "read", &file]),
         case(
             "landlock check",
-            &["--layer", &layer, "--explain", "--json", "--", "read", &file],
+            &[
+                "--layer",
+                &layer,
+                "--explain",
+                "--json",
+                "--",
+                "read",
+                &file,
+            ],
         ),
         with_stdin(
             case("landlock check", &["--layer", &layer, "--batch"]),
@@ -175,16 +184,38 @@ fn cases(f: &Fixtures) -> Vec<Case> {
         no_output,
         case(
             "bench avc",
-            &["--quick", "--queries", "2000", "--distinct", "50", "--repetitions", "1"],
+            &[
+                "--quick",
+                "--queries",
+                "2000",
+                "--distinct",
+                "50",
+                "--repetitions",
+                "1",
+            ],
         ),
         case(
             "bench bsm",
-            &["--records", "200", "--seconds", "0.001", "--repetitions", "1"],
+            &[
+                "--records",
+                "200",
+                "--seconds",
+                "0.001",
+                "--repetitions",
+                "1",
+            ],
         ),
         case(
             "bench reload",
             &[
-                "--policy", "builtin", "--sids", "10", "--seconds", "0.05", "--lookups", "1000",
+                "--policy",
+                "builtin",
+                "--sids",
+                "10",
+                "--seconds",
+                "0.05",
+                "--lookups",
+                "1000",
             ],
         ),
         case("bench landlock", &["--repetitions", "1", "--checks", "10"]),
@@ -248,7 +279,10 @@ fn every_subcommand_has_a_case() {
     let f = Fixtures::new("list");
     let covered: BTreeSet<&str> = cases(&f).iter().map(|c| c.command).collect();
     let listed = subcommands(&[]);
-    assert!(listed.len() >= 15, "help lists too few commands: {listed:?}");
+    assert!(
+        listed.len() >= 15,
+        "help lists too few commands: {listed:?}"
+    );
     let missing: Vec<&String> = listed
         .iter()
         .filter(|s| !covered.contains(s.as_str()))
@@ -261,7 +295,10 @@ fn every_subcommand_has_a_case() {
         .iter()
         .filter(|c| !listed.iter().any(|l| l == *c))
         .collect();
-    assert!(unknown.is_empty(), "cases for commands that do not exist: {unknown:?}");
+    assert!(
+        unknown.is_empty(),
+        "cases for commands that do not exist: {unknown:?}"
+    );
 }
 
 #[test]

@@ -21,8 +21,8 @@ use crate::out::{CliError, Out};
 use arbiter_avc::{Avc, AvcConfig, HashKind};
 use arbiter_io::{Crlf, Lines};
 use std::io::Write;
-use std::sync::Arc;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(clap::Args)]
 pub struct Args {

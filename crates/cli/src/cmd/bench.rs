@@ -13,12 +13,12 @@
 
 use crate::load;
 use crate::out::{CliError, Out};
-use std::io::Write;
 use arbiter_decide::SecurityServer;
 use arbiter_lab::avc_study::{self as bench, BenchOptions, Query, TraceOptions};
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::mls::{Context, MlsRange};
 use arbiter_policy::{RoleId, TypeFlavor, TypeId};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 

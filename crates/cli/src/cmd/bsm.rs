@@ -1,11 +1,11 @@
 //! `arbiter bsm print|reduce|preselect`: praudit, auditreduce and au_preselect on the
 //! command line. Thin: the work is in `arbiter-bsm`.
 
+use crate::out::{CliError, Out};
 use arbiter_bsm::config::Config;
 use arbiter_bsm::print::{PrintOptions, Printer};
 use arbiter_bsm::reduce::{ReduceError, ReduceOptions, Reducer};
 use arbiter_bsm::{Mask, Outcome, Preselector};
-use crate::out::{CliError, Out};
 use arbiter_io::quote;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -306,8 +306,8 @@ fn preselect(a: PreselectArgs, out: &mut Out) -> Result<ExitCode, CliError> {
                 .number
         }
     };
-    let mask =
-        Mask::parse(&a.mask, &cfg.classes).map_err(|e| format!("--mask {}: {e}", quote(&a.mask)))?;
+    let mask = Mask::parse(&a.mask, &cfg.classes)
+        .map_err(|e| format!("--mask {}: {e}", quote(&a.mask)))?;
     let outcome = if a.both {
         Outcome::Both
     } else if a.failure {
@@ -326,12 +326,24 @@ fn preselect(a: PreselectArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         }
     };
     let selected = sel.is_some_and(|s| s.selected());
-    writeln!(out, "{}", if selected { "selected" } else { "not selected" })?;
+    writeln!(
+        out,
+        "{}",
+        if selected { "selected" } else { "not selected" }
+    )?;
     if a.explain {
         match sel {
-            None => writeln!(out, "event {event} is not in audit_event (au_preselect returns -1)")?,
+            None => writeln!(
+                out,
+                "event {event} is not in audit_event (au_preselect returns -1)"
+            )?,
             Some(s) => {
-                writeln!(out, "event {event} class 0x{:08x} ({})", s.class, names(s.class))?;
+                writeln!(
+                    out,
+                    "event {event} class 0x{:08x} ({})",
+                    s.class,
+                    names(s.class)
+                )?;
                 writeln!(
                     out,
                     "mask success 0x{:08x} failure 0x{:08x}",
@@ -501,6 +513,9 @@ pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     line("reduce -c lo (proc)", whole_reduce)?;
     line("reduce -c lo", reduce_c)?;
     line("reduce -m -u", reduce_m)?;
-    writeln!(out, "(reduce -c lo selects {sel_c}; -m AUE_EXECVE -u 1001 selects {sel_m})")?;
+    writeln!(
+        out,
+        "(reduce -c lo selects {sel_c}; -m AUE_EXECVE -u 1001 selects {sel_m})"
+    )?;
     Ok(ExitCode::SUCCESS)
 }

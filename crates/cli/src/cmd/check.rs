@@ -2,8 +2,8 @@
 
 use crate::load;
 use crate::out::{CliError, Out};
-use std::io::Write;
 use arbiter_decide::ClassRef;
+use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]

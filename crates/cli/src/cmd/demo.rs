@@ -3,8 +3,8 @@
 
 use crate::load;
 use crate::out::{CliError, Out};
-use std::io::Write;
 use arbiter_decide::{LabelKind, SecurityServer};
+use std::io::Write;
 use std::process::ExitCode;
 
 fn check(
@@ -30,10 +30,18 @@ fn check(
     if v.allowed() {
         writeln!(out, "allowed")?;
     } else {
-        writeln!(out, "denied {{ {} }}", server.perm_names(c, v.denied).join(" "))?;
+        writeln!(
+            out,
+            "denied {{ {} }}",
+            server.perm_names(c, v.denied).join(" ")
+        )?;
     }
     if why {
-        write!(out, "{}", server.explain(ssid, tsid, c, req.bits()).map_err(e)?)?;
+        write!(
+            out,
+            "{}",
+            server.explain(ssid, tsid, c, req.bits()).map_err(e)?
+        )?;
     }
     writeln!(out)?;
     Ok(())
@@ -86,7 +94,10 @@ pub fn run(out: &mut Out) -> Result<ExitCode, CliError> {
     let seq = server
         .set_booleans(&[("httpd_enable_homedirs", true)])
         .map_err(|e| e.to_string())?;
-    writeln!(out, "# setting httpd_enable_homedirs=on (policy sequence number now {seq})")?;
+    writeln!(
+        out,
+        "# setting httpd_enable_homedirs=on (policy sequence number now {seq})"
+    )?;
     check(
         out,
         &server,

@@ -6,10 +6,10 @@
 
 use crate::load;
 use crate::out::{CliError, Out};
-use std::io::Write;
 use arbiter_policy::stats;
 use arbiter_query::info::{self, InfoArgs};
 use arbiter_query::Index;
+use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]

@@ -1,14 +1,14 @@
 //! `arbiter landlock check|run`: would these Landlock layers allow an operation, and a
 //! sandboxer that applies the same configuration files for real.
 
+use super::BATCH_LINE_MAX;
+use crate::out::{CliError, Out};
+use arbiter_io::{Crlf, Lines};
 use arbiter_landlock::access::{fs_rights_of_abi, net_rights_of_abi, scopes_of_abi};
 use arbiter_landlock::config::{load_layers, Layers};
 use arbiter_landlock::eval::Evaluation;
 use arbiter_landlock::sys::{self, KernelLayer};
 use arbiter_landlock::{Layout, Op};
-use super::BATCH_LINE_MAX;
-use crate::out::{CliError, Out};
-use arbiter_io::{Crlf, Lines};
 use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -136,13 +136,16 @@ fn check(a: CheckArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         .map_err(|e| format!("reading stdin: {e}"))?
     {
         let n = line.number;
-        let parsed = line.text(BATCH_LINE_MAX).map_err(|e| e.reason()).and_then(|text| {
-            let words: Vec<&str> = text.split_whitespace().collect();
-            if words.is_empty() || words[0].starts_with('#') {
-                return Ok(None);
-            }
-            Op::parse(&words).map(Some).map_err(|e| e.to_string())
-        });
+        let parsed = line
+            .text(BATCH_LINE_MAX)
+            .map_err(|e| e.reason())
+            .and_then(|text| {
+                let words: Vec<&str> = text.split_whitespace().collect();
+                if words.is_empty() || words[0].starts_with('#') {
+                    return Ok(None);
+                }
+                Op::parse(&words).map(Some).map_err(|e| e.to_string())
+            });
         match parsed {
             Ok(None) => {}
             Ok(Some(op)) => print(
