@@ -7,7 +7,7 @@
 //!
 //! sepolgen holds a line whole, however long, and finds a record anywhere in it (it looks
 //! for a record token such as `avc:` among the line's words). A line over the limit is not
-//! held; instead its bytes stream through a [`Salvage`] that keeps the neighbourhood of the
+//! held; instead its bytes stream through a salvager that keeps the neighbourhood of the
 //! line's first record token — [`CONTEXT`] bytes before it and up to [`MAX_LINE`] bytes in
 //! all — so a record behind a megabyte of garbage is still found and explained (its report
 //! then quotes that neighbourhood, not the whole line; fields further away are not seen).
@@ -92,7 +92,10 @@ impl<R: BufRead> LineReader<R> {
         }
         let max = self.lines.max();
         let mut salvage = Salvage::new(max.min(MAX_LINE), CONTEXT.min(max / 2));
-        let Some(line) = self.lines.next_line_with(&mut |piece| salvage.feed(piece))? else {
+        let Some(line) = self
+            .lines
+            .next_line_with(&mut |piece| salvage.feed(piece))?
+        else {
             return Ok(None);
         };
         let newline = line.newline;
@@ -229,8 +232,8 @@ impl Salvage {
         if len > LONGEST_TOKEN {
             return false;
         }
-        let is_record = std::str::from_utf8(&self.buf[at..])
-            .is_ok_and(crate::parse::is_record_token);
+        let is_record =
+            std::str::from_utf8(&self.buf[at..]).is_ok_and(crate::parse::is_record_token);
         if !is_record {
             return false;
         }

@@ -273,9 +273,16 @@ mod tests {
         let expect = input.clone();
         input.extend_from_slice(b"\nnext\n");
         // A small BufReader buffer, so the line arrives in many pieces.
-        let mut r = Lines::new(io::BufReader::with_capacity(64, &input[..]), 100, Crlf::Keep);
+        let mut r = Lines::new(
+            io::BufReader::with_capacity(64, &input[..]),
+            100,
+            Crlf::Keep,
+        );
         let mut seen = Vec::new();
-        let l = r.next_line_with(&mut |p| seen.extend_from_slice(p)).unwrap().unwrap();
+        let l = r
+            .next_line_with(&mut |p| seen.extend_from_slice(p))
+            .unwrap()
+            .unwrap();
         assert_eq!(l.body, Body::TooLong { len: 5000 });
         assert_eq!(seen, expect);
         let l = r.next_line().unwrap().unwrap();

@@ -78,7 +78,9 @@ mod tests {
     #[test]
     fn prefix_is_unescaped() {
         assert_eq!(prefix("a\"b").to_string(), "a\"b");
-        assert!(prefix(&"y".repeat(500)).to_string().ends_with("y…(500 bytes)"));
+        assert!(prefix(&"y".repeat(500))
+            .to_string()
+            .ends_with("y…(500 bytes)"));
     }
 
     #[test]

@@ -408,7 +408,8 @@ impl Config {
         };
         // Read to the end with the bound, not sized by `stat`: a FIFO or process
         // substitution (`--layer <(gen-rules)`) has a size of 0.
-        let file = std::fs::File::open(path).map_err(|e| err(ConfigErrorKind::Io(e.to_string())))?;
+        let file =
+            std::fs::File::open(path).map_err(|e| err(ConfigErrorKind::Io(e.to_string())))?;
         let bytes = match arbiter_io::read_to_end_bounded(file, MAX_FILE_BYTES as u64) {
             Ok(b) => b,
             Err(e) if e.get_ref().is_some_and(|r| r.is::<arbiter_io::TooLarge>()) => {

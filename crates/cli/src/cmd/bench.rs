@@ -67,10 +67,7 @@ fn run_reload(a: ReloadArgs, out: &mut Out) -> Result<ExitCode, CliError> {
             names.push(load::BUILTIN_NAME.to_string());
         }
     }
-    let policies: Vec<_> = names
-        .iter()
-        .map(|n| load::policy(n))
-        .collect::<Result<_, _>>()?;
+    let policies: Vec<_> = names.iter().map(load::policy).collect::<Result<_, _>>()?;
     crate::diag!(
         "arbiter bench reload: {} SIDs, {} s, alternating {}",
         a.sids,
