@@ -9,7 +9,7 @@
 //!   an over-long or non-UTF-8 line is an error for that line only, with its number.
 //! - [`whole`]: an input read to its end (pipes and FIFOs have no size to `stat`), refused
 //!   beyond a documented maximum.
-//! - [`quote`]: the bounded prefix of an input that an error message may echo.
+//! - [`mod@quote`]: the bounded prefix of an input that an error message may echo.
 #![forbid(unsafe_code)]
 
 pub mod lines;
