@@ -13,6 +13,7 @@
 
 use crate::load;
 use crate::out::{CliError, Out};
+use arbiter_io::{Crlf, Lines};
 use arbiter_decide::SecurityServer;
 use arbiter_lab::avc_study::{self as bench, BenchOptions, Query, TraceOptions};
 use arbiter_policy::avtab::AvtabKind;
@@ -138,7 +139,7 @@ pub struct AvcArgs {
     policy: String,
     /// Replay this workload (lines `SCONTEXT TCONTEXT TCLASS`) instead of a synthetic trace.
     #[arg(long)]
-    trace: Option<String>,
+    trace: Option<std::path::PathBuf>,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -307,16 +308,28 @@ fn policy_trace(server: &SecurityServer, topts: &TraceOptions) -> Result<Vec<Que
 }
 
 /// Reads `SCONTEXT TCONTEXT TCLASS` lines; each query requests every permission.
-fn read_trace(server: &SecurityServer, path: &str) -> Result<Vec<Query>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+/// Reads a workload, line by line and bounded as every batch input (a trace is a file of
+/// any size, or a pipe); the first bad line stops the benchmark with its number.
+fn read_trace(server: &SecurityServer, path: &std::path::Path) -> Result<Vec<Query>, String> {
+    let name = path.display();
+    let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+    let mut lines = Lines::new(
+        std::io::BufReader::new(file),
+        crate::cmd::BATCH_LINE_MAX,
+        Crlf::Strip,
+    );
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let t = line.trim();
+    while let Some(line) = lines.next_line().map_err(|e| format!("{name}: {e}"))? {
+        let t = line
+            .text(crate::cmd::BATCH_LINE_MAX)
+            .map_err(|e| format!("{name}: {e}"))?
+            .trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
         let f: Vec<&str> = t.split_ascii_whitespace().collect();
-        let err = |e: String| format!("{path}:{}: {e}", n + 1);
+        let n = line.number;
+        let err = |e: String| format!("{name}:{n}: {e}");
         if f.len() != 3 {
             return Err(err(format!(
                 "expected `SCONTEXT TCONTEXT TCLASS`, got {} fields",

@@ -165,6 +165,9 @@ fn check(a: CheckArgs, out: &mut Out) -> Result<ExitCode, CliError> {
                 }
             }
         }
+        // One answer per line as it is asked, so a program driving the batch through a
+        // pipe gets each answer before it writes the next question.
+        out.flush()?;
     }
     Ok(if bad {
         ExitCode::from(2)
