@@ -368,7 +368,13 @@ fn command_code_writes_only_through_the_one_writer() {
             let text = std::fs::read_to_string(&p).unwrap();
             for (n, line) in text.lines().enumerate() {
                 let code = line.split("//").next().unwrap();
-                let bad = ["println!(", "print!(", "io::stdout()", "eprintln!(", "eprint!("];
+                let bad = [
+                    "println!(",
+                    "print!(",
+                    "io::stdout()",
+                    "eprintln!(",
+                    "eprint!(",
+                ];
                 if bad.iter().any(|b| code.contains(b)) {
                     found.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
                 }
@@ -376,6 +382,9 @@ fn command_code_writes_only_through_the_one_writer() {
         }
     }
     let mut found = Vec::new();
-    visit(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut found);
+    visit(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut found,
+    );
     assert!(found.is_empty(), "{}", found.join("\n"));
 }

@@ -13,8 +13,8 @@
 
 use crate::load;
 use crate::out::{CliError, Out};
-use arbiter_io::{Crlf, Lines};
 use arbiter_decide::SecurityServer;
+use arbiter_io::{Crlf, Lines};
 use arbiter_lab::avc_study::{self as bench, BenchOptions, Query, TraceOptions};
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::mls::{Context, MlsRange};
