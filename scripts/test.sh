@@ -11,7 +11,9 @@ cd "$(dirname "$0")/.."
 
 # 1. System packages: the policies, the compiler, setools (the seinfo oracle) and libsepol
 #    (the decision oracle, linked only into tests and benchmarks).
-packages=(selinux-policy-default selinux-policy-mls checkpolicy secilc setools python3-setools libsepol-dev)
+packages=(selinux-policy-default selinux-policy-mls checkpolicy secilc setools python3-setools libsepol-dev bzip2
+          policycoreutils selinux-utils)  # semodule, setfiles, sefcontext_compile: crates/store's oracles
+
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

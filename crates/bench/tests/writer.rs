@@ -446,6 +446,7 @@ fn conversions_keep_the_model_or_name_what_the_version_lacks() {
                         v,
                         &WriteOptions {
                             drop_unsupported: true,
+                            ..Default::default()
                         },
                     )
                     .unwrap_or_else(|e| panic!("{what} (dropping): {e}"));
@@ -519,6 +520,7 @@ fn dropping_reports_each_loss_once() {
         29,
         &WriteOptions {
             drop_unsupported: true,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -557,6 +559,7 @@ fn down_conversions_agree_with_checkpolicy() {
                 v,
                 &WriteOptions {
                     drop_unsupported: true,
+                    ..Default::default()
                 },
             )
             .unwrap_or_else(|e| panic!("{what}: {e}"));

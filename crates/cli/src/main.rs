@@ -48,6 +48,8 @@ enum Command {
     /// Landlock: check operations against layered rulesets, or run a command sandboxed.
     #[command(subcommand)]
     Landlock(cmd::landlock::Which),
+    /// Build a binary policy from CIL (secilc's options), or rebuild a module store (--store).
+    Build(cmd::build::Args),
     /// Benchmarks (the access vector cache study).
     #[command(subcommand)]
     Bench(cmd::bench::Which),
@@ -73,6 +75,7 @@ fn run(command: Command, out: &mut out::Out) -> Result<ExitCode, out::CliError> 
         Command::Demo => cmd::demo::run(out),
         Command::Bsm(c) => cmd::bsm::run(c, out),
         Command::Landlock(w) => cmd::landlock::run(w, out),
+        Command::Build(a) => cmd::build::run(a, out),
         Command::Bench(w) => cmd::bench::run(w, out),
     }
 }

@@ -150,3 +150,12 @@ macro_rules! diag {
         let _ = writeln!(std::io::stderr(), $($arg)*);
     }};
 }
+
+/// [`diag!`](crate::diag) without the newline (progress lines redrawn with `\r`).
+#[macro_export]
+macro_rules! diag_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}

@@ -182,6 +182,8 @@ fn cases(f: &Fixtures) -> Vec<Case> {
             format!("read {file}\nwrite {file}\nbogus\n"),
         ),
         no_output,
+        case("build", &["-h"]),
+        case("build", &["--store", "-h"]),
         case(
             "bench avc",
             &[

@@ -232,6 +232,15 @@ impl<V: Copy + Default> KeyMap<V> {
 
     /// The value of `key`, if present.
     #[inline]
+    pub fn get(&self, key: u64) -> Option<V> {
+        match self.find(key) {
+            (i, true) => Some(self.values[i]),
+            _ => None,
+        }
+    }
+
+    /// The value of `key`, if present.
+    #[inline]
     pub fn get_mut(&mut self, key: u64) -> Option<&mut V> {
         match self.find(key) {
             (i, true) => Some(&mut self.values[i]),

@@ -7,7 +7,11 @@
 //! [`PolicyError`] naming what was being read and at which byte offset.
 //!
 //! [`write_policy`] writes a model back out, at its own or another format version (see
-//! [`mod@write`]), so policies can be converted between versions.
+//! [`mod@write`]), so policies can be converted between versions. With
+//! [`write::Layout::Libsepol34`] the bytes are libsepol 3.4's own for the same policy
+//! (symbols, rules and transitions in its hash tables' order), which is how a compiler
+//! built on this model reproduces `secilc`'s output; [`optimize::optimize`] is libsepol's
+//! `policydb_optimize` (`secilc -O`) over the model.
 //!
 //! ```no_run
 //! let policy = arbiter_policy::Policy::open("/etc/selinux/default/policy/policy.33")?;
@@ -27,6 +31,7 @@ pub mod ids;
 mod keytab;
 pub mod mls;
 pub mod ocontext;
+pub mod optimize;
 mod policy;
 mod read;
 pub mod stats;
@@ -46,7 +51,7 @@ pub use error::{PolicyError, Result};
 pub use ids::{BoolId, CatId, ClassId, CommonId, RoleId, SensId, TypeId, UserId};
 pub use policy::{version, HandleUnknown, Policy, MAX_VERSION, MIN_VERSION};
 pub use symbols::TypeFlavor;
-pub use write::{write_policy, write_policy_with, WriteError, WriteOptions};
+pub use write::{write_policy, write_policy_with, Layout, WriteError, WriteOptions};
 
 impl Policy {
     /// Reads a policy from its binary image.

@@ -222,6 +222,7 @@ fn dropping_the_conditional_xperms_reports_them_once_at_any_lower_version() {
             v,
             &WriteOptions {
                 drop_unsupported: true,
+                ..Default::default()
             },
         )
         .unwrap();

@@ -4,6 +4,7 @@ pub mod av;
 pub mod bench;
 pub mod bools;
 pub mod bsm;
+pub mod build;
 pub mod check;
 pub mod demo;
 pub mod diff;

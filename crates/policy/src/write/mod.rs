@@ -2,9 +2,9 @@
 //!
 //! Sections are written in the kernel's order, with the layout libsepol's `policydb_write`
 //! uses for kernel policies of that version, so that the kernel, libsepol and this crate's
-//! reader all load the result. Symbols are written in value order (libsepol writes its hash
-//! tables' order), so the bytes need not equal checkpolicy's; what is guaranteed is that
-//! reading the output gives back the same model.
+//! reader all load the result. By default ([`Layout::ValueOrder`]) symbols are written in
+//! value order (libsepol writes its hash tables' order), so the bytes need not equal
+//! checkpolicy's; what is guaranteed is that reading the output gives back the same model.
 //!
 //! This makes the writer a converter between versions:
 //!
@@ -26,12 +26,40 @@
 //! (or, for rules on attributes below version 20, expanded to the attributes' types as
 //! libsepol does), and every such loss is listed in [`Written::dropped`].
 //!
+//! # libsepol 3.4's layout
+//!
+//! [`Layout::Libsepol34`] writes the bytes libsepol 3.4's `policydb_write` writes for the
+//! same policy (what `secilc` and `semodule` on Debian 12 produce), for versions 24 to 33.
+//! libsepol keeps symbols, the unconditional rules, filename transitions and range
+//! transitions in hash tables and writes them in bucket order, so this mode sorts them the
+//! same way (`write/layout.rs` holds libsepol's hash functions): symbol tables by
+//! `symhash` bucket and name; the unconditional avtab by slot of a table of `avtab_slots`
+//! buckets (secilc always allocates 2^20, whatever the policy's size), then (source,
+//! target, class), entries of one key keeping the model's order; filename transition keys
+//! and range transitions by their tables' buckets. Everything else (conditional lists,
+//! role transitions and allows, object contexts) is written in the model's order, which a
+//! compiler must build as libsepol does; genfs entries are written as secilc sorts them
+//! (filesystem, then path). Details follow libsepol rather than the model where the two can
+//! differ: a role's `dominates` always holds the role itself (object_r's is empty), and
+//! what libsepol leaves out of older versions without failing (filename transitions below
+//! 25, class defaults below 27, constraint type names below 29, `glblub` below 32, ...) is
+//! left out and listed in [`Written::dropped`] whatever [`WriteOptions::drop_unsupported`]
+//! says; what libsepol refuses (extended permissions below 30, MLS below 19) is refused.
+//! Reading secilc's output and writing it back in this mode gives secilc's bytes; the
+//! Debian 12 policies (2 MB, about 100 000 rules) take some tens of milliseconds.
+//!
 //! Nothing here validates the model beyond what the layout needs: a [`Policy`] from
 //! [`Policy::from_bytes`] is valid, and one changed by hand should be read back
 //! ([`Policy::from_bytes`] on the output) to have it checked.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
+
+mod filename;
+pub(crate) mod layout;
+mod unsupported;
+
+use filename::per_rule;
+pub use unsupported::Unsupported;
 
 use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind};
 use crate::cond::{CondExpr, CondNode};
@@ -59,12 +87,27 @@ const SPEC_ORDER: [AvtabKind; 6] = [
     AvtabKind::Member,
 ];
 
-/// How to treat content the target version cannot hold.
+/// How to write: what to do with content the target version cannot hold, and in which
+/// order. Build it with `..Default::default()`: fields may be added.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     /// Leave such content out (listing it in [`Written::dropped`]) instead of failing with
     /// [`WriteError::Unsupported`].
     pub drop_unsupported: bool,
+    /// The order of symbols and rules in the file.
+    pub layout: Layout,
+}
+
+/// The order in which tables are written (see the [module documentation](self)).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// Symbols in value order, everything else in the model's order.
+    #[default]
+    ValueOrder,
+    /// libsepol 3.4's hash-table orders, for byte-identical output: the unconditional
+    /// avtab is laid out as a table of `avtab_slots` buckets (a power of two; secilc's is
+    /// `1 << 20`, libsepol's `policydb_read` sizes it from the rule count).
+    Libsepol34 { avtab_slots: u32 },
 }
 
 /// The output of [`write_policy_with`].
@@ -75,145 +118,6 @@ pub struct Written {
     /// What the target version could not hold and was left out (empty unless
     /// [`WriteOptions::drop_unsupported`] was set).
     pub dropped: Vec<Unsupported>,
-}
-
-/// Content that a format version cannot express, with how much of it there is.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Unsupported {
-    /// Booleans and conditional rules (version 16).
-    Booleans { bools: usize, cond_nodes: usize },
-    /// IPv6 `nodecon`s (version 17).
-    Ipv6NodeContexts(usize),
-    /// MLS: the MLS flag, sensitivities, categories, or MLS levels in users and contexts
-    /// (version 19).
-    Mls,
-    /// `validatetrans` rules (version 19).
-    ValidateTrans(usize),
-    /// Range transitions (version 19).
-    RangeTransitions(usize),
-    /// Rules on attributes, or types with attributes (version 20). The older format has no
-    /// type→attribute map: rules must name types. Dropping expands them to their types.
-    AttributeRules(usize),
-    /// Range transitions for classes other than `process` (version 21).
-    RangeTransitionClasses(usize),
-    /// Policy capabilities (version 22).
-    PolicyCapabilities(usize),
-    /// Permissive types (version 23).
-    PermissiveTypes(usize),
-    /// Type, role and user bounds (version 24).
-    Bounds(usize),
-    /// Attribute names (version 24): older kernel policies leave attributes unnamed.
-    AttributeNames(usize),
-    /// Filename type transitions (version 25).
-    FilenameTransitions(usize),
-    /// Role transitions for classes other than `process` (version 26).
-    RoleTransitionClasses(usize),
-    /// `default_user`, `default_role` and `default_range` (version 27).
-    ClassDefaults(usize),
-    /// `default_type` (version 28).
-    DefaultType(usize),
-    /// The source-level type sets of constraint terms (version 29).
-    ConstraintTypeNames(usize),
-    /// Extended-permission rules (version 30).
-    Xperms(usize),
-    /// InfiniBand partition key and end port contexts (version 31).
-    InfinibandContexts(usize),
-    /// `default_range glblub` (version 32).
-    Glblub(usize),
-    /// Filename transition groups whose outcomes the per-rule format cannot reproduce
-    /// (version 33): a source listed under two outcomes, or outcomes sharing a new type.
-    /// Dropping writes the rules that apply, the same decisions in another grouping.
-    FilenameTransitionGrouping(usize),
-    /// Extended-permission rules inside conditionals (version 34).
-    ConditionalXperms(usize),
-    /// `neveraudit` types (version 35).
-    NeverAuditTypes(usize),
-    /// Type values no symbol names (attributes of policies before version 24, which did
-    /// not write them): from version 24 every value must be named, and libsepol refuses
-    /// the gaps. Dropping names them as attributes `attribute_VALUE`.
-    UnnamedTypes(usize),
-}
-
-impl Unsupported {
-    /// The format versions that can express this content.
-    pub fn versions(&self) -> std::ops::RangeInclusive<u32> {
-        match self {
-            Unsupported::UnnamedTypes(_) => MIN_VERSION..=version::BOUNDARY - 1,
-            other => other.min_version()..=MAX_VERSION,
-        }
-    }
-
-    fn min_version(&self) -> u32 {
-        use Unsupported::*;
-        match self {
-            Booleans { .. } => version::BOOL,
-            Ipv6NodeContexts(_) => version::IPV6,
-            Mls | ValidateTrans(_) | RangeTransitions(_) => version::MLS,
-            AttributeRules(_) => version::AVTAB,
-            RangeTransitionClasses(_) => version::RANGETRANS,
-            PolicyCapabilities(_) => version::POLCAP,
-            PermissiveTypes(_) => version::PERMISSIVE,
-            Bounds(_) | AttributeNames(_) => version::BOUNDARY,
-            FilenameTransitions(_) => version::FILENAME_TRANS,
-            RoleTransitionClasses(_) => version::ROLETRANS,
-            ClassDefaults(_) => version::NEW_OBJECT_DEFAULTS,
-            DefaultType(_) => version::DEFAULT_TYPE,
-            ConstraintTypeNames(_) => version::CONSTRAINT_NAMES,
-            Xperms(_) => version::XPERMS_IOCTL,
-            InfinibandContexts(_) => version::INFINIBAND,
-            Glblub(_) => version::GLBLUB,
-            FilenameTransitionGrouping(_) => version::COMP_FTRANS,
-            ConditionalXperms(_) => version::COND_XPERMS,
-            NeverAuditTypes(_) => version::NEVERAUDIT,
-            UnnamedTypes(_) => MIN_VERSION,
-        }
-    }
-}
-
-impl fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use Unsupported::*;
-        match self {
-            Booleans { bools, cond_nodes } => {
-                write!(f, "{bools} booleans and {cond_nodes} conditional blocks")
-            }
-            Ipv6NodeContexts(n) => write!(f, "{n} IPv6 node contexts"),
-            Mls => write!(f, "MLS (sensitivities, categories and levels)"),
-            ValidateTrans(n) => write!(f, "{n} validatetrans rules"),
-            RangeTransitions(n) => write!(f, "{n} range transitions"),
-            AttributeRules(n) => write!(
-                f,
-                "{n} rules or type attribute maps involving attributes (rules must name types)"
-            ),
-            RangeTransitionClasses(n) => {
-                write!(f, "{n} range transitions for classes other than process")
-            }
-            PolicyCapabilities(n) => write!(f, "{n} policy capabilities"),
-            PermissiveTypes(n) => write!(f, "{n} permissive types"),
-            Bounds(n) => write!(f, "{n} type, role or user bounds"),
-            AttributeNames(n) => write!(f, "the names of {n} attributes"),
-            FilenameTransitions(n) => write!(f, "{n} filename transition groups"),
-            RoleTransitionClasses(n) => {
-                write!(f, "{n} role transitions for classes other than process")
-            }
-            ClassDefaults(n) => write!(f, "{n} default_user/default_role/default_range rules"),
-            DefaultType(n) => write!(f, "{n} default_type rules"),
-            ConstraintTypeNames(n) => write!(f, "the type names of {n} constraint terms"),
-            Xperms(n) => write!(f, "{n} extended-permission rules"),
-            InfinibandContexts(n) => write!(f, "{n} InfiniBand contexts"),
-            Glblub(n) => write!(f, "{n} default_range glblub rules"),
-            FilenameTransitionGrouping(n) => write!(
-                f,
-                "the grouping of {n} filename transition groups (not reproducible rule by rule)"
-            ),
-            ConditionalXperms(n) => {
-                write!(f, "{n} extended-permission rules inside conditionals")
-            }
-            NeverAuditTypes(n) => write!(f, "{n} neveraudit types"),
-            UnnamedTypes(n) => write!(f, "{n} unnamed type values"),
-        }
-    }
 }
 
 /// Why a policy could not be written.
@@ -267,10 +171,20 @@ pub fn write_policy_with(
             max: MAX_VERSION,
         });
     }
+    let sepol_slots = match opts.layout {
+        Layout::ValueOrder => None,
+        Layout::Libsepol34 { avtab_slots } if avtab_slots.is_power_of_two() => Some(avtab_slots),
+        Layout::Libsepol34 { avtab_slots } => {
+            return Err(WriteError::Invalid(format!(
+                "{avtab_slots} avtab slots: libsepol's tables have a power of two"
+            )))
+        }
+    };
     let mut w = Writer {
         p,
         v: version,
         drop: opts.drop_unsupported,
+        sepol_slots,
         dropped: Vec::new(),
         out: Out::default(),
         mls: p.mls,
@@ -331,6 +245,8 @@ struct Writer<'a> {
     p: &'a Policy,
     v: u32,
     drop: bool,
+    /// `Some(avtab slots)` in [`Layout::Libsepol34`].
+    sepol_slots: Option<u32>,
     dropped: Vec<Unsupported>,
     out: Out,
     /// Whether the MLS flag is written (cleared when MLS is dropped below version 19).
@@ -353,7 +269,7 @@ enum Datum {
 impl<'a> Writer<'a> {
     /// Refuses `what`, or notes it as dropped.
     fn unsupported(&mut self, what: Unsupported) -> Result<(), WriteError> {
-        if self.drop {
+        if self.drop || (self.sepol() && what.libsepol_drops()) {
             self.dropped.push(what);
             Ok(())
         } else {
@@ -361,6 +277,20 @@ impl<'a> Writer<'a> {
                 version: self.v,
                 what,
             })
+        }
+    }
+
+    /// Whether libsepol's layout and behaviour are asked for.
+    fn sepol(&self) -> bool {
+        self.sepol_slots.is_some()
+    }
+
+    /// The order to write a symbol table of `initial` buckets in: indices into `names`.
+    fn symbol_order(&self, initial: u32, names: &[&str]) -> Vec<usize> {
+        if self.sepol() {
+            layout::symtab_order(initial, names)
+        } else {
+            (0..names.len()).collect()
         }
     }
 
@@ -596,7 +526,9 @@ impl<'a> Writer<'a> {
     }
 
     fn perms(&mut self, perms: &[Perm]) -> Result<(), WriteError> {
-        for perm in perms {
+        let names: Vec<&str> = perms.iter().map(|p| &*p.name).collect();
+        for i in self.symbol_order(layout::PERMS, &names) {
+            let perm = &perms[i];
             self.out.u32(len32(perm.name.len(), "name byte")?);
             self.out.u32(perm.value);
             self.out.bytes(perm.name.as_bytes());
@@ -604,14 +536,27 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
+    /// The named entries of a value-indexed table, as (value, index), in the order to
+    /// write them.
+    fn named<'n>(&self, initial: u32, names: impl Iterator<Item = &'n str>) -> Vec<(u32, usize)> {
+        let named: Vec<(u32, usize, &str)> = (1u32..)
+            .zip(names.enumerate())
+            .filter(|(_, (_, n))| !n.is_empty())
+            .map(|(v, (i, n))| (v, i, n))
+            .collect();
+        let just_names: Vec<&str> = named.iter().map(|&(_, _, n)| n).collect();
+        self.symbol_order(initial, &just_names)
+            .into_iter()
+            .map(|k| (named[k].0, named[k].1))
+            .collect()
+    }
+
     fn commons(&mut self) -> Result<(), WriteError> {
         let p = self.p;
-        let named = p.commons.iter().filter(|c| !c.name.is_empty()).count();
-        self.table_header(p.commons.len(), named)?;
-        for (value, c) in (1u32..).zip(&p.commons) {
-            if c.name.is_empty() {
-                continue;
-            }
+        let order = self.named(layout::COMMONS, p.commons.iter().map(|c| &*c.name));
+        self.table_header(p.commons.len(), order.len())?;
+        for (value, i) in order {
+            let c = &p.commons[i];
             self.out.u32s(&[
                 len32(c.name.len(), "name byte")?,
                 value,
@@ -627,12 +572,10 @@ impl<'a> Writer<'a> {
     fn classes(&mut self) -> Result<(), WriteError> {
         let p = self.p;
         let v = self.v;
-        let named = p.classes.iter().filter(|c| !c.name.is_empty()).count();
-        self.table_header(p.classes.len(), named)?;
-        for (value, c) in (1u32..).zip(&p.classes) {
-            if c.name.is_empty() {
-                continue;
-            }
+        let order = self.named(layout::CLASSES, p.classes.iter().map(|c| &*c.name));
+        self.table_header(p.classes.len(), order.len())?;
+        for (value, i) in order {
+            let c = &p.classes[i];
             let common = c
                 .common
                 .map(|id| p.commons.get(id.index()).map(|cm| &*cm.name).unwrap_or(""))
@@ -706,12 +649,10 @@ impl<'a> Writer<'a> {
 
     fn roles(&mut self) -> Result<(), WriteError> {
         let p = self.p;
-        let named = p.roles.iter().filter(|r| !r.name.is_empty()).count();
-        self.table_header(p.roles.len(), named)?;
-        for (value, r) in (1u32..).zip(&p.roles) {
-            if r.name.is_empty() {
-                continue;
-            }
+        let order = self.named(layout::ROLES, p.roles.iter().map(|r| &*r.name));
+        self.table_header(p.roles.len(), order.len())?;
+        for (value, i) in order {
+            let r = &p.roles[i];
             self.out.u32(len32(r.name.len(), "name byte")?);
             self.out.u32(value);
             if self.v >= version::BOUNDARY {
@@ -720,9 +661,14 @@ impl<'a> Writer<'a> {
             self.out.bytes(r.name.as_bytes());
             if &*r.name == OBJECT_R && value == 1 {
                 // The kernel replaces object_r's record with its own (the model keeps that
-                // one); checkpolicy writes it with both bitmaps empty.
+                // one); checkpolicy and libsepol write it with both bitmaps empty.
                 self.out.ebitmap(&Ebitmap::default());
                 self.out.ebitmap(&Ebitmap::default());
+            } else if self.sepol() && !r.dominates.contains(value - 1) {
+                // libsepol's compilers always set the role's own bit.
+                let bits = r.dominates.iter().chain([value - 1]);
+                self.out.ebitmap(&Ebitmap::from_bits(bits));
+                self.out.ebitmap(&r.types);
             } else {
                 self.out.ebitmap(&r.dominates);
                 self.out.ebitmap(&r.types);
@@ -747,63 +693,73 @@ impl<'a> Writer<'a> {
             taken.extend(p.types.iter().map(|t| &*t.name));
             taken.extend(p.type_aliases.iter().map(|a| &*a.name));
         }
-        // The name each value is written under; `None`: not written.
-        let names: Vec<Option<std::borrow::Cow<'_, str>>> = (1u32..)
-            .zip(&p.types)
-            .map(|(value, t)| match t.flavor {
-                TypeFlavor::Type => Some((&*t.name).into()),
-                TypeFlavor::Attribute if bounded => Some((&*t.name).into()),
+        /// A record of the type table: a type or attribute (by value), or an alias.
+        enum Record<'t> {
+            Primary(u32, &'t crate::symbols::TypeDatum),
+            Alias(&'t crate::symbols::TypeAlias),
+        }
+        // The name each record is written under; values not written have none.
+        let mut records: Vec<(std::borrow::Cow<'_, str>, Record<'_>)> = Vec::new();
+        for (value, t) in (1u32..).zip(&p.types) {
+            let name = match t.flavor {
+                TypeFlavor::Type => (&*t.name).into(),
+                TypeFlavor::Attribute if bounded => (&*t.name).into(),
                 TypeFlavor::Unnamed if bounded => {
                     let mut name = format!("attribute_{value}");
                     while taken.contains(&*name) {
                         name.push('_');
                     }
-                    Some(name.into())
+                    name.into()
                 }
-                _ => None,
-            })
-            .collect();
-        let nel = names.iter().flatten().count() + p.type_aliases.len();
-        self.table_header(p.types.len(), nel)?;
-        for ((value, t), name) in (1u32..).zip(&p.types).zip(&names) {
-            let Some(name) = name else {
-                continue;
+                _ => continue,
             };
+            records.push((name, Record::Primary(value, t)));
+        }
+        records.extend(
+            p.type_aliases
+                .iter()
+                .map(|a| ((&*a.name).into(), Record::Alias(a))),
+        );
+        self.table_header(p.types.len(), records.len())?;
+        let names: Vec<&str> = records.iter().map(|(n, _)| &**n).collect();
+        for i in self.symbol_order(layout::TYPES, &names) {
+            let (name, record) = &records[i];
             self.out.u32(len32(name.len(), "name byte")?);
-            self.out.u32(value);
-            if bounded {
-                let mut props = TYPE_PROPERTY_PRIMARY;
-                if t.flavor != TypeFlavor::Type {
-                    props |= TYPE_PROPERTY_ATTRIBUTE;
+            match record {
+                Record::Primary(value, t) => {
+                    self.out.u32(*value);
+                    if bounded {
+                        let mut props = TYPE_PROPERTY_PRIMARY;
+                        if t.flavor != TypeFlavor::Type {
+                            props |= TYPE_PROPERTY_ATTRIBUTE;
+                        }
+                        self.out.u32(props);
+                        self.out.u32(t.bounds.map_or(0, |b| u32::from(b.value())));
+                    } else {
+                        self.out.u32(1);
+                    }
                 }
-                self.out.u32(props);
-                self.out.u32(t.bounds.map_or(0, |b| u32::from(b.value())));
-            } else {
-                self.out.u32(1);
+                Record::Alias(a) => {
+                    // Not primary, no properties, no bounds (bounds name the type).
+                    self.out.u32(u32::from(a.target.value()));
+                    if bounded {
+                        self.out.u32s(&[0, 0]);
+                    } else {
+                        self.out.u32(0);
+                    }
+                }
             }
             self.out.bytes(name.as_bytes());
-        }
-        for a in &p.type_aliases {
-            self.out.u32(len32(a.name.len(), "name byte")?);
-            self.out.u32(u32::from(a.target.value()));
-            if bounded {
-                self.out.u32s(&[0, 0]);
-            } else {
-                self.out.u32(0);
-            }
-            self.out.bytes(a.name.as_bytes());
         }
         Ok(())
     }
 
     fn users(&mut self) -> Result<(), WriteError> {
         let p = self.p;
-        let named = p.users.iter().filter(|u| !u.name.is_empty()).count();
-        self.table_header(p.users.len(), named)?;
-        for (value, u) in (1u32..).zip(&p.users) {
-            if u.name.is_empty() {
-                continue;
-            }
+        let order = self.named(layout::USERS, p.users.iter().map(|u| &*u.name));
+        self.table_header(p.users.len(), order.len())?;
+        for (value, i) in order {
+            let u = &p.users[i];
             self.out.u32(len32(u.name.len(), "name byte")?);
             self.out.u32(value);
             if self.v >= version::BOUNDARY {
@@ -821,12 +777,10 @@ impl<'a> Writer<'a> {
 
     fn bools(&mut self) -> Result<(), WriteError> {
         let p = self.p;
-        let named = p.bools.iter().filter(|b| !b.name.is_empty()).count();
-        self.table_header(p.bools.len(), named)?;
-        for (value, b) in (1u32..).zip(&p.bools) {
-            if b.name.is_empty() {
-                continue;
-            }
+        let order = self.named(layout::BOOLS, p.bools.iter().map(|b| &*b.name));
+        self.table_header(p.bools.len(), order.len())?;
+        for (value, i) in order {
+            let b = &p.bools[i];
             self.out
                 .u32s(&[value, u32::from(b.state), len32(b.name.len(), "name byte")?]);
             self.out.bytes(b.name.as_bytes());
@@ -836,19 +790,14 @@ impl<'a> Writer<'a> {
 
     fn sensitivities(&mut self) -> Result<(), WriteError> {
         let p = self.p;
-        let named = p
+        // (name, is alias, level): an alias shares its sensitivity's level.
+        let mut records: Vec<(&str, u32, MlsLevel)> = p
             .sensitivities
             .iter()
             .filter(|s| !s.name.is_empty())
-            .count();
-        self.table_header(p.sensitivities.len(), named + p.sensitivity_aliases.len())?;
-        for s in p.sensitivities.iter().filter(|s| !s.name.is_empty()) {
-            self.out.u32s(&[len32(s.name.len(), "name byte")?, 0]);
-            self.out.bytes(s.name.as_bytes());
-            self.level(&s.level);
-        }
+            .map(|s| (&*s.name, 0, s.level.clone()))
+            .collect();
         for a in &p.sensitivity_aliases {
-            // An alias shares its sensitivity's level.
             let level = p
                 .sensitivities
                 .get((a.value as usize).wrapping_sub(1))
@@ -857,29 +806,35 @@ impl<'a> Writer<'a> {
                     sens: a.value,
                     cats: Ebitmap::default(),
                 });
-            self.out.u32s(&[len32(a.name.len(), "name byte")?, 1]);
-            self.out.bytes(a.name.as_bytes());
-            self.level(&level);
+            records.push((&a.name, 1, level));
+        }
+        self.table_header(p.sensitivities.len(), records.len())?;
+        let names: Vec<&str> = records.iter().map(|r| r.0).collect();
+        for i in self.symbol_order(layout::LEVELS, &names) {
+            let (name, alias, level) = &records[i];
+            self.out.u32s(&[len32(name.len(), "name byte")?, *alias]);
+            self.out.bytes(name.as_bytes());
+            self.level(level);
         }
         Ok(())
     }
 
     fn categories(&mut self) -> Result<(), WriteError> {
         let p = self.p;
-        let named = p.categories.iter().filter(|c| !c.name.is_empty()).count();
-        self.table_header(p.categories.len(), named + p.category_aliases.len())?;
-        for (value, c) in (1u32..).zip(&p.categories) {
-            if c.name.is_empty() {
-                continue;
-            }
+        // (name, value, is alias)
+        let mut records: Vec<(&str, u32, u32)> = (1u32..)
+            .zip(&p.categories)
+            .filter(|(_, c)| !c.name.is_empty())
+            .map(|(v, c)| (&*c.name, v, 0))
+            .collect();
+        records.extend(p.category_aliases.iter().map(|a| (&*a.name, a.value, 1)));
+        self.table_header(p.categories.len(), records.len())?;
+        let names: Vec<&str> = records.iter().map(|r| r.0).collect();
+        for i in self.symbol_order(layout::CATS, &names) {
+            let (name, value, alias) = records[i];
             self.out
-                .u32s(&[len32(c.name.len(), "name byte")?, value, 0]);
-            self.out.bytes(c.name.as_bytes());
-        }
-        for a in &p.category_aliases {
-            self.out
-                .u32s(&[len32(a.name.len(), "name byte")?, a.value, 1]);
-            self.out.bytes(a.name.as_bytes());
+                .u32s(&[len32(name.len(), "name byte")?, value, alias]);
+            self.out.bytes(name.as_bytes());
         }
         Ok(())
     }
@@ -1004,6 +959,13 @@ impl<'a> Writer<'a> {
         let mut items = self.filter_xperms(items)?;
         if let Some(of) = expand {
             items = expand_attributes(items, of)?;
+        }
+        if let Some(slots) = self.sepol_slots {
+            let keys: Vec<AvtabKey> = items.iter().map(|i| i.key).collect();
+            items = layout::avtab_order(slots, &keys)
+                .into_iter()
+                .map(|i| items[i])
+                .collect();
         }
         self.item_list(&items, None)
     }
@@ -1176,10 +1138,28 @@ impl<'a> Writer<'a> {
 
     fn filename_trans(&mut self) -> Result<(), WriteError> {
         let p = self.p;
+        let groups: Vec<&FilenameTrans> = if self.sepol() {
+            let keys: Vec<(u32, u32, &str)> = p
+                .filename_trans
+                .iter()
+                .map(|f| {
+                    (
+                        u32::from(f.target.value()),
+                        u32::from(f.class.value()),
+                        &*f.name,
+                    )
+                })
+                .collect();
+            layout::filename_trans_order(&keys)
+                .into_iter()
+                .map(|i| &p.filename_trans[i])
+                .collect()
+        } else {
+            p.filename_trans.iter().collect()
+        };
         if self.v >= version::COMP_FTRANS {
-            self.out
-                .u32(len32(p.filename_trans.len(), "filename transition")?);
-            for f in &p.filename_trans {
+            self.out.u32(len32(groups.len(), "filename transition")?);
+            for f in groups {
                 self.out.name(&f.name)?;
                 self.out.u32s(&[
                     u32::from(f.target.value()),
@@ -1195,7 +1175,15 @@ impl<'a> Writer<'a> {
         }
         let mut rules: Vec<(&FilenameTrans, u32, TypeId)> = Vec::new();
         let mut regrouped = 0;
-        for f in &p.filename_trans {
+        for f in groups {
+            if self.sepol() {
+                // libsepol's `filename_write_one_compat`: outcome by outcome, each source
+                // in ascending order (its outcomes never share a source or a new type).
+                for (sources, new_type) in f.outcomes.iter() {
+                    rules.extend(sources.iter().map(|b| (f, b + 1, *new_type)));
+                }
+                continue;
+            }
             match per_rule(f) {
                 Ok(r) => rules.extend(r.into_iter().map(|(s, o)| (f, s, o))),
                 Err(r) => {
@@ -1294,12 +1282,23 @@ impl<'a> Writer<'a> {
     }
 
     /// genfscon, grouped by filesystem in order of first appearance (the model keeps the
-    /// kernel's lookup order, which the reader restores from any grouping).
+    /// kernel's lookup order, which the reader restores from any grouping); in libsepol's
+    /// layout, in secilc's order.
     fn genfs(&mut self) -> Result<(), WriteError> {
         let p = self.p;
+        let mut entries: Vec<&crate::ocontext::GenfsCon> = p.genfs.iter().collect();
+        if self.sepol() {
+            // secilc's order (`cil_post_genfscon_compare`): filesystem, then path, as
+            // `strcmp` compares them; a stable sort keeps the model's order of equal paths,
+            // which (being of equal length) the model keeps as secilc wrote them.
+            entries.sort_by(|a, b| {
+                (a.fstype.as_bytes(), a.path.as_bytes())
+                    .cmp(&(b.fstype.as_bytes(), b.path.as_bytes()))
+            });
+        }
         let mut order: Vec<&str> = Vec::new();
         let mut by_fs: HashMap<&str, Vec<&crate::ocontext::GenfsCon>> = HashMap::new();
-        for g in &p.genfs {
+        for g in entries {
             by_fs
                 .entry(&g.fstype)
                 .or_insert_with(|| {
@@ -1326,11 +1325,30 @@ impl<'a> Writer<'a> {
     fn range_trans(&mut self) -> Result<(), WriteError> {
         let p = self.p;
         let process = self.process_class();
-        let keep: Vec<_> = if self.v >= version::RANGETRANS {
+        let all: Vec<_> = if self.sepol() {
+            let keys: Vec<(u32, u32, u32)> = p
+                .range_trans
+                .iter()
+                .map(|r| {
+                    (
+                        u32::from(r.source.value()),
+                        u32::from(r.target.value()),
+                        u32::from(r.class.value()),
+                    )
+                })
+                .collect();
+            layout::range_trans_order(&keys)
+                .into_iter()
+                .map(|i| &p.range_trans[i])
+                .collect()
+        } else {
             p.range_trans.iter().collect()
+        };
+        let keep: Vec<_> = if self.v >= version::RANGETRANS {
+            all
         } else {
             let (keep, other): (Vec<_>, Vec<_>) =
-                p.range_trans.iter().partition(|r| Some(r.class) == process);
+                all.into_iter().partition(|r| Some(r.class) == process);
             self.needs(
                 version::RANGETRANS,
                 other.len(),
@@ -1446,137 +1464,9 @@ fn fs_use_raw(b: crate::ocontext::FsUseBehavior) -> u32 {
     }
 }
 
-/// Per-rule filename transitions of one group: (source type value, new type).
-type Rules = Vec<(u32, TypeId)>;
-
-/// The per-rule form (before version 33) of a filename transition group: (source type
-/// value, new type) rules in an order from which the kernel's grouping (see
-/// `read_filename_trans`) rebuilds exactly the group's outcomes. `Err` holds the rules that
-/// apply instead (each source with the first outcome listing it) when no order can.
-fn per_rule(f: &FilenameTrans) -> Result<Rules, Rules> {
-    let outcomes: Vec<(Vec<u32>, TypeId)> = f
-        .outcomes
-        .iter()
-        .map(|(bits, t)| (bits.iter().map(|b| b + 1).collect(), *t))
-        .collect();
-    // The last outcome listing each source.
-    let mut last: HashMap<u32, usize> = HashMap::new();
-    for (j, (sources, _)) in outcomes.iter().enumerate() {
-        for &s in sources {
-            last.insert(s, j);
-        }
-    }
-    // Each outcome is created by a source no later outcome lists (so that it can still be
-    // added there); the other sources follow, latest outcome first, so that a source
-    // listed twice reaches the later outcome before the earlier one holds it.
-    let mut rules = Vec::new();
-    let mut creator = Vec::with_capacity(outcomes.len());
-    for (j, (sources, t)) in outcomes.iter().enumerate() {
-        let c = sources
-            .iter()
-            .copied()
-            .find(|s| last[s] == j)
-            .or_else(|| sources.first().copied());
-        if let Some(c) = c {
-            rules.push((c, *t));
-        }
-        creator.push(c);
-    }
-    for (j, (sources, t)) in outcomes.iter().enumerate().rev() {
-        rules.extend(
-            sources
-                .iter()
-                .filter(|&&s| Some(s) != creator[j])
-                .map(|&s| (s, *t)),
-        );
-    }
-    if regroup(&rules) == outcomes {
-        return Ok(rules);
-    }
-    let mut seen = HashSet::new();
-    let mut effective = Vec::new();
-    for (sources, t) in &outcomes {
-        for &s in sources {
-            if seen.insert(s) {
-                effective.push((s, *t));
-            }
-        }
-    }
-    Err(effective)
-}
-
-/// The kernel's `filename_trans_read_helper_compat` grouping of one key's rules.
-fn regroup(rules: &[(u32, TypeId)]) -> Vec<(Vec<u32>, TypeId)> {
-    let mut outcomes: Vec<(Vec<u32>, TypeId)> = Vec::new();
-    'rules: for &(s, t) in rules {
-        for o in outcomes.iter_mut() {
-            if o.0.contains(&s) {
-                continue 'rules;
-            }
-            if o.1 == t {
-                o.0.push(s);
-                continue 'rules;
-            }
-        }
-        outcomes.push((vec![s], t));
-    }
-    for o in &mut outcomes {
-        o.0.sort_unstable();
-    }
-    outcomes
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tid(v: u16) -> TypeId {
-        TypeId::new(v).unwrap()
-    }
-
-    fn group(outcomes: &[(&[u32], u16)]) -> FilenameTrans {
-        FilenameTrans {
-            target: tid(1),
-            class: ClassId::new(1).unwrap(),
-            name: "f".into(),
-            outcomes: outcomes
-                .iter()
-                .map(|(bits, t)| (Ebitmap::from_bits(bits.iter().copied()), tid(*t)))
-                .collect(),
-        }
-    }
-
-    #[test]
-    fn per_rule_order_rebuilds_disjoint_groups() {
-        let f = group(&[(&[0, 2], 7), (&[1, 5], 8)]);
-        let rules = per_rule(&f).unwrap();
-        assert_eq!(
-            regroup(&rules),
-            vec![(vec![1, 3], tid(7)), (vec![2, 6], tid(8))]
-        );
-    }
-
-    #[test]
-    fn per_rule_order_rebuilds_a_source_under_two_outcomes() {
-        // What the kernel builds from (1→7), (2→8), (2→7): source 2 under both.
-        let f = group(&[(&[0, 1], 7), (&[1], 8)]);
-        let rules = per_rule(&f).unwrap();
-        assert_eq!(
-            regroup(&rules),
-            vec![(vec![1, 2], tid(7)), (vec![2], tid(8))]
-        );
-    }
-
-    #[test]
-    fn unreproducible_groups_fall_back_to_the_rules_that_apply() {
-        // Two outcomes with the same new type cannot come out of the per-rule format.
-        let f = group(&[(&[0], 7), (&[1], 8), (&[2], 7)]);
-        let rules = per_rule(&f).unwrap_err();
-        assert_eq!(rules, vec![(1, tid(7)), (2, tid(8)), (3, tid(7))]);
-        // A source only under outcomes that all list it cannot create the later one.
-        let f = group(&[(&[0], 7), (&[0], 8)]);
-        assert_eq!(per_rule(&f).unwrap_err(), vec![(1, tid(7))]);
-    }
 
     #[test]
     fn errors_name_the_version_needed() {

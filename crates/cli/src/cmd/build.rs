@@ -1,0 +1,553 @@
+//! `arbiter build`: secilc 3.4's command line (CIL files to a binary policy and
+//! file_contexts), and `arbiter build --store`, which rebuilds a libsemanage module store as
+//! `semodule -B -n` does (with semodule's `-p`, `-s`, `-n`, `-D`, `-P`). The work is in `arbiter-cil` and `arbiter-store`.
+//!
+//! secilc mode follows secilc's option parsing (GNU `getopt_long` with the option string
+//! `o:f:U:hvt:M:PQDmNOc:GX:n`): usage on stdout and exit 1 for `-h`, a bad option value
+//! or no input file; an unknown option is only complained about and the build goes on, as
+//! in secilc; compiler failures exit with secilc's status (255, or 254 for unresolved
+//! names). Outputs are written to temporary files and renamed once both are complete.
+
+use crate::out::{CliError, Out};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use arbiter_cil::{Options, Source, Target};
+use arbiter_policy::{write_policy_with, HandleUnknown, Layout, WriteOptions};
+
+#[derive(clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct Args {
+    /// secilc's options and CIL files, or `--store [-p ROOT] [-s NAME] -n`.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    args: Vec<String>,
+}
+
+const PROG: &str = "arbiter build";
+
+fn usage(out: &mut Out) -> ExitCode {
+    // A failed write is kept by `Out` and decides the exit status in `out::finish`.
+    let _ = write!(
+        out,
+        "Usage: {PROG} [OPTION]... FILE...
+
+Options:
+  -o, --output=<file>            write binary policy to <file>
+                                 (default: policy.<version>)
+  -f, --filecontext=<file>       write file contexts to <file>
+                                 (default: file_contexts)
+  -t, --target=<type>            specify target architecture. may be selinux or
+                                 xen. (default: selinux)
+  -M, --mls true|false           build an mls policy. Must be true or false.
+                                 This will override the (mls boolean) statement
+                                 if present in the policy
+  -c, --policyvers=<version>     build a binary policy with a given <version>
+                                 (default: 33)
+  -U, --handle-unknown=<action>  how to handle unknown classes or permissions.
+                                 may be deny, allow, or reject. (default: deny)
+                                 This will override the (handleunknown action)
+                                 statement if present in the policy
+  -D, --disable-dontaudit        do not add dontaudit rules to the binary policy
+  -P, --preserve-tunables        treat tunables as booleans
+  -Q, --qualified-names          Allow names containing dots (qualified names).
+                                 Blocks, blockinherits, blockabstracts, and
+                                 in-statements will not be allowed.
+  -m, --multiple-decls           allow some statements to be re-declared
+  -N, --disable-neverallow       do not check neverallow rules
+  -G, --expand-generated         Expand and remove auto-generated attributes
+  -X, --expand-size <SIZE>       Expand type attributes with fewer than <SIZE>
+                                 members.
+  -O, --optimize                 optimize final policy
+  -v, --verbose                  increment verbosity level
+  -h, --help                     display usage information
+"
+    );
+    ExitCode::from(1)
+}
+
+/// `arbiter build --store -h`.
+fn store_usage(out: &mut Out) -> ExitCode {
+    let _ = write!(
+        out,
+        "Usage: {PROG} --store [-p ROOT] [-s NAME] [-D] [-P] -n
+
+Rebuilds a libsemanage module store as `semodule -p ROOT -s NAME -B -n` does, writing the
+same files; never loads the policy into the kernel.
+
+Options:
+  -p, --path=<root>              alternate root (default: /)
+  -s, --store=<name>             store name (default: SELINUXTYPE of /etc/selinux/config)
+  -n, --noreload                 required: arbiter never loads a policy
+  -B, --build                    accepted (store mode always rebuilds)
+  -D, --disable_dontaudit        remove dontaudits from the policy (semodule -D)
+  -P, --preserve_tunables        preserve tunables in the policy (semodule -P)
+  -h, --help                     display usage information
+"
+    );
+    ExitCode::from(1)
+}
+
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
+    // clap swallows a first `--`, which getopt must see (`-- -N` names a file `-N`): the
+    // words after the subcommand are taken from the process's own argument list.
+    let args: Vec<String> = std::env::args_os()
+        .map(|w| w.to_string_lossy().into_owned())
+        .skip(1)
+        .skip_while(|w| w != "build")
+        .skip(1)
+        .collect();
+    let args = if args.len() >= a.args.len() {
+        args
+    } else {
+        a.args
+    };
+    if args.iter().any(|s| s == "--store") {
+        return Ok(run_store(&args, out));
+    }
+    Ok(run_secilc(&args, out))
+}
+
+/// The options secilc takes, with whether each needs an argument.
+const SHORT: &[(char, bool)] = &[
+    ('o', true),
+    ('f', true),
+    ('U', true),
+    ('h', false),
+    ('v', false),
+    ('t', true),
+    ('M', true),
+    ('P', false),
+    ('Q', false),
+    ('D', false),
+    ('m', false),
+    ('N', false),
+    ('O', false),
+    ('c', true),
+    ('G', false),
+    ('X', true),
+    ('n', false),
+];
+const LONG: &[(&str, char, bool)] = &[
+    ("help", 'h', false),
+    ("verbose", 'v', false),
+    ("target", 't', true),
+    ("mls", 'M', true),
+    ("policyversion", 'c', true),
+    ("handle-unknown", 'U', true),
+    ("disable-dontaudit", 'D', false),
+    ("multiple-decls", 'm', false),
+    ("disable-neverallow", 'N', false),
+    ("preserve-tunables", 'P', false),
+    ("qualified-names", 'Q', false),
+    ("output", 'o', true),
+    ("filecontexts", 'f', true),
+    ("expand-generated", 'G', false),
+    ("expand-size", 'X', true),
+    ("optimize", 'O', false),
+];
+
+/// One parsed option: its letter and argument; `None` for getopt's `?` (already reported).
+type Opt = Option<(char, Option<String>)>;
+
+/// GNU `getopt_long` with argument permutation: options anywhere, `--` ends them, long
+/// names may be abbreviated while unambiguous. Returns the options in order and the
+/// operands.
+fn getopt(
+    args: &[String],
+    short: &[(char, bool)],
+    long: &[(&str, char, bool)],
+) -> (Vec<Opt>, Vec<String>) {
+    let (mut opts, mut operands) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if a == "--" {
+            operands.extend(args[i..].iter().cloned());
+            break;
+        }
+        if let Some(body) = a.strip_prefix("--") {
+            let (name, inline) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (body, None),
+            };
+            let exact = long.iter().find(|l| l.0 == name);
+            let matches: Vec<_> = long.iter().filter(|l| l.0.starts_with(name)).collect();
+            let found = exact.or(if matches.len() == 1 {
+                Some(matches[0])
+            } else {
+                None
+            });
+            let Some(&(lname, c, has_arg)) = found else {
+                if matches.len() > 1 {
+                    let names: Vec<String> =
+                        matches.iter().map(|l| format!("'--{}'", l.0)).collect();
+                    crate::diag!(
+                        "{PROG}: option '--{name}' is ambiguous; possibilities: {}",
+                        names.join(" ")
+                    );
+                } else {
+                    crate::diag!("{PROG}: unrecognized option '{a}'");
+                }
+                opts.push(None);
+                continue;
+            };
+            if has_arg {
+                let v = inline.or_else(|| {
+                    let v = args.get(i).cloned();
+                    i += 1;
+                    v
+                });
+                match v {
+                    Some(v) => opts.push(Some((c, Some(v)))),
+                    None => {
+                        crate::diag!("{PROG}: option '--{lname}' requires an argument");
+                        opts.push(None);
+                    }
+                }
+            } else if inline.is_some() {
+                crate::diag!("{PROG}: option '--{lname}' doesn't allow an argument");
+                opts.push(None);
+            } else {
+                opts.push(Some((c, None)));
+            }
+            continue;
+        }
+        if a.len() > 1 && a.starts_with('-') {
+            let chars: Vec<char> = a[1..].chars().collect();
+            let mut j = 0;
+            while j < chars.len() {
+                let c = chars[j];
+                j += 1;
+                match short.iter().find(|s| s.0 == c) {
+                    None => {
+                        crate::diag!("{PROG}: invalid option -- '{c}'");
+                        opts.push(None);
+                    }
+                    Some(&(_, false)) => opts.push(Some((c, None))),
+                    Some(&(_, true)) => {
+                        let rest: String = chars[j..].iter().collect();
+                        j = chars.len();
+                        let v = if !rest.is_empty() {
+                            Some(rest)
+                        } else {
+                            let v = args.get(i).cloned();
+                            i += 1;
+                            v
+                        };
+                        match v {
+                            Some(v) => opts.push(Some((c, Some(v)))),
+                            None => {
+                                crate::diag!("{PROG}: option requires an argument -- '{c}'");
+                                opts.push(None);
+                            }
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        operands.push(a.clone());
+    }
+    (opts, operands)
+}
+
+/// C's `strtol` accepting the whole string (secilc rejects trailing text).
+fn whole_number(s: &str) -> Option<i64> {
+    let t = s.trim_start();
+    if t.is_empty() {
+        return None;
+    }
+    t.parse::<i64>().ok()
+}
+
+fn run_secilc(args: &[String], out: &mut Out) -> ExitCode {
+    let (opts, files) = getopt(args, SHORT, LONG);
+    let mut o = Options::default();
+    let (mut output, mut fc_out): (Option<String>, Option<String>) = (None, None);
+    for opt in opts.into_iter().flatten() {
+        let (c, v) = opt;
+        let v = v.unwrap_or_default();
+        match c {
+            'v' => o.verbose = o.verbose.saturating_add(1),
+            't' => match v.as_str() {
+                "selinux" => o.target = Target::Selinux,
+                "xen" => o.target = Target::Xen,
+                _ => {
+                    crate::diag!("Unknown target: {v}");
+                    return usage(out);
+                }
+            },
+            'M' => match v.to_ascii_lowercase().as_str() {
+                "true" | "1" => o.mls = Some(true),
+                "false" | "0" => o.mls = Some(false),
+                _ => return usage(out),
+            },
+            'c' => {
+                let Some(n) = whole_number(&v) else {
+                    crate::diag!("Bad policy version: {v}");
+                    return usage(out);
+                };
+                if !(15..=33).contains(&n) {
+                    crate::diag!("Policy version must be between 15 and 33");
+                    return usage(out);
+                }
+                o.policy_version = n as u32;
+            }
+            'U' => match v.to_ascii_lowercase().as_str() {
+                "deny" => o.handle_unknown = Some(HandleUnknown::Deny),
+                "allow" => o.handle_unknown = Some(HandleUnknown::Allow),
+                "reject" => o.handle_unknown = Some(HandleUnknown::Reject),
+                _ => return usage(out),
+            },
+            'D' => o.disable_dontaudit = true,
+            'm' => o.multiple_decls = true,
+            'N' => o.disable_neverallow = true,
+            'P' => o.preserve_tunables = true,
+            'Q' => o.qualified_names = true,
+            'o' => output = Some(v),
+            'f' => fc_out = Some(v),
+            'G' => o.expand_generated = true,
+            'X' => {
+                let Some(n) = whole_number(&v) else {
+                    crate::diag!("Bad attribute expand size: {v}");
+                    return usage(out);
+                };
+                if n < 0 {
+                    crate::diag!("Attribute expand size must be > 0");
+                    return usage(out);
+                }
+                o.expand_size = n.min(u32::MAX as i64) as u32;
+            }
+            'O' => o.optimize = true,
+            'h' => return usage(out),
+            _ => {
+                // `-n`: in secilc's option string without a handler.
+                crate::diag!("Unsupported option: (null)");
+                return usage(out);
+            }
+        }
+    }
+    if files.is_empty() {
+        crate::diag!("No cil files specified");
+        return usage(out);
+    }
+    let mut sources = Vec::with_capacity(files.len());
+    for f in &files {
+        match std::fs::read(f) {
+            // secilc skips empty files.
+            Ok(text) if text.is_empty() => {}
+            Ok(text) => sources.push(Source {
+                name: f.clone(),
+                text,
+            }),
+            Err(_) => {
+                crate::diag!("Could not open file: {f}");
+                return ExitCode::from(255);
+            }
+        }
+    }
+    let compiled = match arbiter_cil::compile(&sources, &o) {
+        Ok(c) => c,
+        Err(e) => {
+            for m in &e.messages {
+                crate::diag!("{m}");
+            }
+            return ExitCode::from(e.status);
+        }
+    };
+    drop(sources);
+    for w in &compiled.warnings {
+        crate::diag!("{w}");
+    }
+    let bytes = match write_policy_with(
+        &compiled.policy,
+        o.policy_version,
+        &WriteOptions {
+            layout: Layout::Libsepol34 {
+                avtab_slots: arbiter_cil::CIL_AVTAB_SLOTS,
+            },
+            ..WriteOptions::default()
+        },
+    ) {
+        Ok(w) => w.bytes,
+        Err(e) => {
+            crate::diag!("Failed to write binary policy: {e}");
+            return ExitCode::from(255);
+        }
+    };
+    let output = output.unwrap_or_else(|| format!("policy.{}", o.policy_version));
+    let fc_out = fc_out.unwrap_or_else(|| "file_contexts".into());
+    let policy_tmp = match write_temp(Path::new(&output), &bytes) {
+        Ok(p) => p,
+        Err(_) => {
+            crate::diag!("Failure opening binary file for writing");
+            return ExitCode::from(255);
+        }
+    };
+    let fc_tmp = match write_temp(Path::new(&fc_out), &compiled.file_contexts) {
+        Ok(p) => p,
+        Err(_) => {
+            let _ = std::fs::remove_file(&policy_tmp);
+            crate::diag!("Failure opening file contexts file for writing");
+            return ExitCode::from(255);
+        }
+    };
+    for (tmp, dest) in [(&policy_tmp, &output), (&fc_tmp, &fc_out)] {
+        if let Err(e) = std::fs::rename(tmp, dest) {
+            let _ = std::fs::remove_file(&policy_tmp);
+            let _ = std::fs::remove_file(&fc_tmp);
+            crate::diag!("{dest}: {e}");
+            return ExitCode::from(255);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Writes `bytes` to a new temporary file beside `dest` (mode 0644 as secilc's `fopen`
+/// under the usual umask) and returns its path.
+fn write_temp(dest: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    let dir = dest
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = dest.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.arbiter-tmp.{}", std::process::id()));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)?;
+    let r = f.write_all(bytes).and_then(|()| f.sync_all());
+    if let Err(e) = r {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(tmp)
+}
+
+/// SELINUXTYPE from `/etc/selinux/config` (libselinux's default store name).
+fn default_store_name() -> String {
+    std::fs::read_to_string("/etc/selinux/config")
+        .ok()
+        .and_then(|t| {
+            t.lines().find_map(|l| {
+                l.trim()
+                    .strip_prefix("SELINUXTYPE=")
+                    .map(|v| v.trim().to_string())
+            })
+        })
+        .unwrap_or_else(|| "default".into())
+}
+
+fn run_store(args: &[String], out: &mut Out) -> ExitCode {
+    let rest: Vec<String> = args.iter().filter(|a| *a != "--store").cloned().collect();
+    let (opts, operands) = getopt(
+        &rest,
+        &[
+            ('p', true),
+            ('s', true),
+            ('n', false),
+            ('B', false),
+            ('D', false),
+            ('P', false),
+            ('h', false),
+        ],
+        &[
+            ("path", 'p', true),
+            ("store", 's', true),
+            ("noreload", 'n', false),
+            ("build", 'B', false),
+            ("disable_dontaudit", 'D', false),
+            ("preserve_tunables", 'P', false),
+            ("help", 'h', false),
+        ],
+    );
+    let (mut root, mut name, mut noreload) = (PathBuf::from("/"), None, false);
+    let (mut disable_dontaudit, mut preserve_tunables) = (false, false);
+    for opt in opts {
+        match opt {
+            Some(('p', Some(v))) => root = PathBuf::from(v),
+            Some(('s', Some(v))) => name = Some(v),
+            Some(('n', _)) => noreload = true,
+            // `-B` is what store mode does anyway; accepted so semodule's line works.
+            Some(('B', _)) => {}
+            Some(('D', _)) => disable_dontaudit = true,
+            Some(('P', _)) => preserve_tunables = true,
+            _ => return store_usage(out),
+        }
+    }
+    if !operands.is_empty() {
+        crate::diag!("{PROG}: --store takes no files (found `{}`)", operands[0]);
+        return store_usage(out);
+    }
+    if !noreload {
+        crate::diag!("{PROG}: --store needs -n: arbiter builds the store's files but never loads a policy into the kernel");
+        return ExitCode::from(1);
+    }
+    let req = arbiter_store::StoreBuild {
+        root,
+        name: name.unwrap_or_else(default_store_name),
+        disable_dontaudit,
+        preserve_tunables,
+    };
+    let tty = std::io::stderr().is_terminal();
+    let mut progress = |phase: &str| {
+        if tty {
+            crate::diag_part!("\r\x1b[K{PROG}: {phase}…");
+        }
+    };
+    let result = arbiter_store::build_store(&req, &mut progress);
+    if tty {
+        crate::diag_part!("\r\x1b[K");
+    }
+    match result {
+        Ok(report) => {
+            for w in &report.warnings {
+                crate::diag!("{w}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            crate::diag!("{e}");
+            match e {
+                arbiter_store::StoreError::Compile(c) => ExitCode::from(c.status),
+                _ => ExitCode::from(255),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn getopt_permutes_operands_and_splits_clusters() {
+        let (o, f) = getopt(
+            &s(&[
+                "a.cil", "-NMtrue", "-o", "out", "b.cil", "--pol=31", "--", "-x",
+            ]),
+            SHORT,
+            LONG,
+        );
+        assert_eq!(f, s(&["a.cil", "b.cil", "-x"]));
+        let o: Vec<_> = o.into_iter().flatten().collect();
+        assert_eq!(o[0], ('N', None));
+        assert_eq!(o[1], ('M', Some("true".into())));
+        assert_eq!(o[2], ('o', Some("out".into())));
+        assert_eq!(o[3], ('c', Some("31".into())));
+    }
+
+    #[test]
+    fn unknown_option_is_reported_not_fatal() {
+        let (o, f) = getopt(&s(&["-z", "x.cil"]), SHORT, LONG);
+        assert_eq!(o, vec![None]);
+        assert_eq!(f, s(&["x.cil"]));
+    }
+}

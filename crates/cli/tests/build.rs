@@ -1,0 +1,245 @@
+//! `arbiter build` against secilc 3.4 at test time: the same stdout, stderr and exit status
+//! for the command-line cases that end before compiling (usage, bad option values, missing
+//! or unreadable files, `-n`), and for a small CIL policy the same policy and file_contexts
+//! bytes once the compiler is there (until then: a failure that writes nothing).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn have_secilc() -> bool {
+    let found = Command::new("secilc").arg("-h").output().is_ok();
+    assert!(
+        found || std::env::var_os("CI").is_none(),
+        "secilc is not installed"
+    );
+    found
+}
+
+fn run(prog: &str, args: &[&str], dir: &Path) -> Output {
+    let mut c = if prog == "secilc" {
+        Command::new("secilc")
+    } else {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        c.arg("build");
+        c
+    };
+    c.args(args).current_dir(dir).output().unwrap()
+}
+
+fn scratch(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("arbiter-build-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn option_errors_match_secilc() {
+    if !have_secilc() {
+        return;
+    }
+    let dir = scratch("opts");
+    std::fs::write(dir.join("x.cil"), "(bad").unwrap();
+    let cases: &[&[&str]] = &[
+        &["-h"],
+        &["--help"],
+        &[],
+        &["-N"],
+        &["-c", "99", "x.cil"],
+        &["-c", "14", "x.cil"],
+        &["-c", "3x", "x.cil"],
+        &["--policyvers=abc", "x.cil"],
+        &["-M", "maybe", "x.cil"],
+        &["-U", "ignore", "x.cil"],
+        &["-t", "Xen", "x.cil"],
+        &["-X", "-1", "x.cil"],
+        &["-X", "q", "x.cil"],
+        &["-n", "x.cil"],
+        &["-N", "missing.cil"],
+        &["-vN", "-o"],
+        &["--p", "missing.cil"],
+        &["--output"],
+        &["--mls"],
+        &["--optimize=1", "missing.cil"],
+        &["--zz", "missing.cil"],
+        &["-z", "missing.cil"],
+        &["-X5", "-c33", "--pol", "31", "-h"],
+        &["--", "-N"],
+    ];
+    for args in cases {
+        let want = run("secilc", args, &dir);
+        let got = run("arbiter", args, &dir);
+        let norm = |b: &[u8]| String::from_utf8_lossy(b).replace("secilc", "arbiter build");
+        assert_eq!(
+            got.status.code(),
+            want.status.code(),
+            "exit status for {args:?}"
+        );
+        assert_eq!(norm(&got.stdout), norm(&want.stdout), "stdout for {args:?}");
+        assert_eq!(norm(&got.stderr), norm(&want.stderr), "stderr for {args:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unknown_option_is_reported_and_the_build_goes_on() {
+    if !have_secilc() {
+        return;
+    }
+    let dir = scratch("unknown");
+    std::fs::write(dir.join("x.cil"), "(bad").unwrap();
+    let want = run("secilc", &["-z", "x.cil"], &dir);
+    let got = run("arbiter", &["-z", "x.cil"], &dir);
+    let first = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .replace("secilc", "arbiter build")
+    };
+    assert_eq!(first(&got.stderr), first(&want.stderr));
+    // Both went on to compile the (broken) file and failed there.
+    assert_ne!(want.status.code(), Some(0));
+    assert_ne!(got.status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn small_policy_matches_secilc_or_fails_writing_nothing() {
+    if !have_secilc() {
+        return;
+    }
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/tiny");
+    let (d1, d2) = (scratch("tiny1"), scratch("tiny2"));
+    for d in [&d1, &d2] {
+        for m in ["base.cil", "extra.cil"] {
+            std::fs::copy(data.join(m), d.join(m)).unwrap();
+        }
+    }
+    let want = run("secilc", &["base.cil", "extra.cil"], &d1);
+    assert!(
+        want.status.success(),
+        "{}",
+        String::from_utf8_lossy(&want.stderr)
+    );
+    let got = run("arbiter", &["base.cil", "extra.cil"], &d2);
+    if got.status.success() {
+        for f in ["policy.33", "file_contexts"] {
+            assert!(
+                std::fs::read(d1.join(f)).unwrap() == std::fs::read(d2.join(f)).unwrap(),
+                "{f} differs from secilc's"
+            );
+        }
+    } else {
+        eprintln!(
+            "arbiter build failed: {}",
+            String::from_utf8_lossy(&got.stderr)
+        );
+        let mut left: Vec<_> = std::fs::read_dir(&d2)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["base.cil", "extra.cil"],
+            "a failed build left files behind"
+        );
+    }
+    std::fs::remove_dir_all(&d1).unwrap();
+    std::fs::remove_dir_all(&d2).unwrap();
+}
+
+#[test]
+fn store_mode_requires_no_reload() {
+    let dir = scratch("store");
+    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["build", "--store", "-p"])
+        .arg(&dir)
+        .args(["-s", "none"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs -n"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every regular file under `dir` with its bytes, lock files and module trees aside.
+fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(dir).unwrap().to_path_buf();
+            let s = rel.to_string_lossy().into_owned();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !s.ends_with(".LOCK") && !s.contains("/active/modules/") {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn store_mode_matches_semodule_or_fails_touching_nothing() {
+    let have_semodule = Command::new("semodule").arg("-h").output().is_ok();
+    assert!(
+        have_semodule || std::env::var_os("CI").is_none(),
+        "semodule is not installed"
+    );
+    if !have_semodule {
+        return;
+    }
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/tiny");
+    let (r1, r2) = (scratch("store1"), scratch("store2"));
+    for r in [&r1, &r2] {
+        std::fs::create_dir_all(r.join("etc/selinux/tiny")).unwrap();
+        std::fs::write(
+            r.join("etc/selinux/semanage.conf"),
+            "module-store = direct\nexpand-check=0\n",
+        )
+        .unwrap();
+        for m in ["base", "extra"] {
+            let d = r.join("var/lib/selinux/tiny/active/modules/100").join(m);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::copy(data.join(format!("{m}.cil")), d.join("cil")).unwrap();
+            std::fs::write(d.join("lang_ext"), "cil").unwrap();
+        }
+    }
+    let before = tree(&r2);
+    let sem = Command::new("semodule")
+        .arg("-p")
+        .arg(&r1)
+        .args(["-s", "tiny", "-B", "-n"])
+        .output()
+        .unwrap();
+    assert!(
+        sem.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sem.stderr)
+    );
+    let ours = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["build", "--store", "-p"])
+        .arg(&r2)
+        .args(["-s", "tiny", "-n"])
+        .output()
+        .unwrap();
+    if ours.status.success() {
+        assert!(
+            tree(&r1) == tree(&r2),
+            "the store build differs from semodule's"
+        );
+    } else {
+        eprintln!(
+            "arbiter build --store failed: {}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        assert_ne!(ours.status.code(), Some(0));
+        assert!(tree(&r2) == before, "a failed store build changed files");
+    }
+    std::fs::remove_dir_all(&r1).unwrap();
+    std::fs::remove_dir_all(&r2).unwrap();
+}

@@ -1,0 +1,292 @@
+//! `semodule -B -n` for one store: read, compile, derive, install (see the crate docs).
+
+use std::path::{Path, PathBuf};
+
+use arbiter_cil::{Options, Source};
+use arbiter_policy::{write_policy_with, Layout, WriteOptions};
+
+use crate::conf::{conf_path, SemanageConf};
+use crate::error::StoreError;
+use crate::fc::{parse_seusers, parse_users_extra, split_fc};
+use crate::homedirs::{genhomedircon, HostAccounts, Inputs};
+use crate::install::{exec_prog, Staging};
+use crate::modules::{active_modules, modules_checksum, read_cil};
+
+/// What to build: the store `name` under `root` (`semodule -p ROOT -s NAME -B`).
+#[derive(Clone, Debug, Default)]
+pub struct StoreBuild {
+    pub root: PathBuf,
+    pub name: String,
+    /// `semodule -D`: leave out dontaudit rules, and record it in the store's
+    /// `disable_dontaudit` flag file. Without it, `semodule -B` builds with dontaudit rules
+    /// and removes the flag file; so does this builder.
+    pub disable_dontaudit: bool,
+    /// `semodule -P`: tunables become booleans (flag file `preserve_tunables`, likewise
+    /// removed when not asked for).
+    pub preserve_tunables: bool,
+}
+
+/// What a successful build did.
+#[derive(Clone, Debug, Default)]
+pub struct BuildReport {
+    /// The modules compiled, in order.
+    pub modules: Vec<String>,
+    /// Every file written, in the order they were renamed into place.
+    pub written: Vec<PathBuf>,
+    /// Messages libsemanage would print (genhomedircon's, the compiler's).
+    pub warnings: Vec<String>,
+}
+
+/// Customisation files (`semanage boolean -m` and friends) whose merge into `policy.kern`
+/// this builder does not implement: a store holding one is refused rather than built
+/// without it.
+const LOCAL_FILES: &[&str] = &[
+    "booleans.local",
+    "ports.local",
+    "interfaces.local",
+    "nodes.local",
+    "users.local",
+    "users_extra.local",
+    "seusers.local",
+    "pkeys.local",
+    "ibendports.local",
+];
+
+fn under(root: &Path, abs: &str) -> PathBuf {
+    root.join(abs.trim_start_matches('/'))
+}
+
+/// Builds the store, reporting each phase to `progress`.
+pub fn build_store(
+    req: &StoreBuild,
+    progress: &mut dyn FnMut(&str),
+) -> Result<BuildReport, StoreError> {
+    let conf = SemanageConf::load(&conf_path(&req.root))?;
+    refuse_unsupported(&conf)?;
+    let store_dir = under(&req.root, &conf.store_root).join(&req.name);
+    let active = store_dir.join("active");
+    if !active.is_dir() {
+        return Err(StoreError::store(
+            &active,
+            "no module store here (is -p/-s right?)",
+        ));
+    }
+    for f in LOCAL_FILES {
+        let p = active.join(f);
+        if p.metadata().is_ok_and(|m| m.len() > 0) {
+            return Err(StoreError::Unsupported(format!(
+                "{} holds local customisations; merging them into policy.kern is not implemented",
+                p.display()
+            )));
+        }
+    }
+    progress("reading modules");
+    let modules = active_modules(&active.join("modules"))?;
+    if modules.is_empty() {
+        return Err(StoreError::store(
+            &active.join("modules"),
+            "no enabled modules to build",
+        ));
+    }
+    let cils = read_cil(&modules, &conf.compiler_directory)?;
+    let checksum = modules_checksum(&cils);
+
+    let opts = Options {
+        target: conf.target_platform,
+        policy_version: conf.policy_version,
+        handle_unknown: conf.handle_unknown,
+        disable_dontaudit: req.disable_dontaudit,
+        preserve_tunables: req.preserve_tunables,
+        disable_neverallow: conf.expand_check == 0,
+        optimize: conf.optimize_policy,
+        ..Options::default()
+    };
+    let sources: Vec<Source> = modules
+        .iter()
+        .zip(cils)
+        .map(|(m, text)| Source {
+            // semodule compiles from its sandbox copy (`<store>/tmp/modules/…`) and its
+            // messages name that path.
+            name: store_dir
+                .join("tmp/modules")
+                .join(m.dir.strip_prefix(active.join("modules")).unwrap_or(&m.dir))
+                .join("cil")
+                .to_string_lossy()
+                .into_owned(),
+            text,
+        })
+        .collect();
+    progress(&format!("compiling {} modules", sources.len()));
+    let compiled = arbiter_cil::compile(&sources, &opts)?;
+    drop(sources);
+    let mut warnings = compiled.warnings.clone();
+
+    progress("writing");
+    let policy_bytes = write_policy_with(
+        &compiled.policy,
+        conf.policy_version,
+        &WriteOptions {
+            layout: Layout::Libsepol34 {
+                avtab_slots: arbiter_cil::CIL_AVTAB_SLOTS,
+            },
+            ..WriteOptions::default()
+        },
+    )?
+    .bytes;
+    let (fc, homedir_template) = split_fc(&compiled.file_contexts);
+
+    let fc_local_path = active.join("file_contexts.local");
+    let fc_local = match std::fs::read(&fc_local_path) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(StoreError::io(&fc_local_path, e)),
+    };
+    let homedirs = if conf.disable_genhomedircon {
+        warnings.push("WARNING: genhomedircon is disabled. See /etc/selinux/semanage.conf if you need to enable it.".into());
+        None
+    } else {
+        let seusers = parse_seusers(&String::from_utf8_lossy(&compiled.seusers))
+            .map_err(StoreError::Homedirs)?;
+        let extra = parse_users_extra(&String::from_utf8_lossy(&compiled.users_extra))
+            .map_err(StoreError::Homedirs)?;
+        let g = genhomedircon(
+            &Inputs {
+                policy: &compiled.policy,
+                homedir_template: &homedir_template,
+                // libsemanage's policy fcontext database: the store's file_contexts only.
+                file_contexts: &fc,
+                seusers: &seusers,
+                users_extra: &extra,
+                usepasswd: conf.usepasswd,
+                ignoredirs: conf.ignoredirs.as_deref(),
+            },
+            &HostAccounts::from_system(),
+        )
+        .map_err(StoreError::Homedirs)?;
+        warnings.extend(g.warnings);
+        Some(g.text)
+    };
+
+    let commit_num = read_commit_num(&active.join("commit_num"))? + 1;
+    let mut commit_buf = [0u8; 32];
+    let digits = commit_num.to_string();
+    commit_buf[..digits.len()].copy_from_slice(digits.as_bytes());
+
+    // The active store (libsemanage writes these with umask 077).
+    let mut st = Staging::default();
+    let a = |n: &str| active.join(n);
+    // semanage_direct_commit creates or removes the store flags to match the build.
+    for (flag, on) in [
+        ("disable_dontaudit", req.disable_dontaudit),
+        ("preserve_tunables", req.preserve_tunables),
+    ] {
+        if on {
+            st.stage(&a(flag), b"", 0o600)?;
+        } else {
+            st.remove_on_commit(&a(flag));
+        }
+    }
+    st.stage(&a("modules_checksum"), &checksum, 0o600)?;
+    st.stage(&a("file_contexts"), &fc, 0o600)?;
+    st.stage(&a("homedir_template"), &homedir_template, 0o600)?;
+    // With no selinuxuser/userprefix statements libsemanage writes no `.linked` file and
+    // clears its database, whose flush writes the file as a bare header.
+    let seusers = if compiled.seusers.is_empty() {
+        DBASE_HEADER.to_vec()
+    } else {
+        st.stage(&a("seusers.linked"), &compiled.seusers, 0o600)?;
+        compiled.seusers.clone()
+    };
+    st.stage(&a("seusers"), &seusers, 0o600)?;
+    if compiled.users_extra.is_empty() {
+        st.stage(&a("users_extra"), DBASE_HEADER, 0o600)?;
+    } else {
+        st.stage(&a("users_extra.linked"), &compiled.users_extra, 0o600)?;
+        st.stage(&a("users_extra"), &compiled.users_extra, 0o600)?;
+    }
+    st.stage(&a("policy.linked"), &policy_bytes, 0o600)?;
+    st.stage(&a("policy.kern"), &policy_bytes, 0o600)?;
+    if let Some(h) = &homedirs {
+        st.stage(&a("file_contexts.homedirs"), h, 0o600)?;
+    }
+    st.stage(&a("commit_num"), &commit_buf, 0o600)?;
+
+    // The installed policy under /etc/selinux/NAME.
+    progress("installing");
+    let etc = under(&req.root, "/etc/selinux").join(&req.name);
+    let files = etc.join("contexts/files");
+    let mode = conf.file_mode;
+    let kern = st.stage(
+        &etc.join(format!("policy/policy.{}", conf.policy_version)),
+        &policy_bytes,
+        mode,
+    )?;
+    let staged_fc = st.stage(&files.join("file_contexts"), &fc, mode)?;
+    if let Some(setfiles) = &conf.setfiles {
+        // semodule validates file_contexts against the new policy before installing.
+        exec_prog(setfiles, &kern, &staged_fc)?;
+    }
+    let compile_bin = |st: &mut Staging, staged: PathBuf, name: &str| -> Result<(), StoreError> {
+        let Some(prog) = &conf.sefcontext_compile else {
+            return Ok(());
+        };
+        exec_prog(prog, &staged, Path::new(""))?;
+        let bin = PathBuf::from(format!("{}.bin", staged.display()));
+        st.adopt(&bin, &files.join(format!("{name}.bin")), mode)
+    };
+    compile_bin(&mut st, staged_fc, "file_contexts")?;
+    if let Some(local) = &fc_local {
+        let s = st.stage(&files.join("file_contexts.local"), local, mode)?;
+        compile_bin(&mut st, s, "file_contexts.local")?;
+    }
+    if let Some(h) = &homedirs {
+        let s = st.stage(&files.join("file_contexts.homedirs"), h, mode)?;
+        compile_bin(&mut st, s, "file_contexts.homedirs")?;
+    }
+    st.stage(&etc.join("seusers"), &seusers, mode)?;
+    let written = st.commit()?;
+    Ok(BuildReport {
+        modules: modules.iter().map(|m| m.name.clone()).collect(),
+        written,
+        warnings,
+    })
+}
+
+/// What libsemanage's file databases write above their records (`dbase_file_flush`).
+const DBASE_HEADER: &[u8] =
+    b"# This file is auto-generated by libsemanage\n# Do not edit directly.\n\n";
+
+/// Settings that change what semodule does in ways this builder does not reproduce: each
+/// is refused by name rather than built differently.
+fn refuse_unsupported(conf: &SemanageConf) -> Result<(), StoreError> {
+    let what = if conf.save_previous {
+        "save-previous = true (keeping the old store as previous/)"
+    } else if conf.ignore_module_cache {
+        "ignore-module-cache = true (recompiling every module from its HLL source)"
+    } else if !conf.verify_module.is_empty()
+        || !conf.verify_linked.is_empty()
+        || !conf.verify_kernel.is_empty()
+    {
+        "[verify …] blocks (running policy verifiers)"
+    } else {
+        return Ok(());
+    };
+    Err(StoreError::Unsupported(format!(
+        "semanage.conf sets {what}"
+    )))
+}
+
+/// libsemanage's `semanage_direct_get_serial`: the decimal number at the start of
+/// `commit_num` (0 when missing or unreadable as a number).
+fn read_commit_num(path: &Path) -> Result<u64, StoreError> {
+    match std::fs::read(path) {
+        Ok(b) => {
+            let s = String::from_utf8_lossy(&b[..b.len().min(32)]);
+            let s = s.trim_start();
+            let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+            Ok(s[..end].parse().unwrap_or(0))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+        Err(e) => Err(StoreError::io(path, e)),
+    }
+}

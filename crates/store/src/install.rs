@@ -1,0 +1,168 @@
+//! Writing a set of outputs so that a failure leaves every existing file as it was: each
+//! output is first written completely into a staging directory beside its destination
+//! (same file system), external programs (`sefcontext_compile`, `setfiles -c`) run on the
+//! staged copies, and only when everything has succeeded are the staged files renamed over
+//! the old ones. Each rename is atomic; a failure between two renames (which needs the file
+//! system to fail mid-way) is reported and can leave the set mixed.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::error::StoreError;
+
+/// Files staged for installation.
+#[derive(Default)]
+pub struct Staging {
+    /// (staged path, final path)
+    files: Vec<(PathBuf, PathBuf)>,
+    dirs: Vec<PathBuf>,
+    /// Files to delete once the staged files are in place.
+    removals: Vec<PathBuf>,
+    committed: bool,
+}
+
+impl Staging {
+    fn staging_dir(&mut self, dest: &Path) -> Result<PathBuf, StoreError> {
+        let parent = dest.parent().unwrap_or(Path::new("."));
+        let dir = parent.join(format!(".arbiter-build.{}", std::process::id()));
+        if !self.dirs.contains(&dir) {
+            fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
+            match fs::create_dir(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(StoreError::io(&dir, e)),
+            }
+            self.dirs.push(dir.clone());
+        }
+        Ok(dir)
+    }
+
+    /// Writes `bytes` to a staged copy of `dest` with permission bits `mode`; returns the
+    /// staged path.
+    pub fn stage(&mut self, dest: &Path, bytes: &[u8], mode: u32) -> Result<PathBuf, StoreError> {
+        let dir = self.staging_dir(dest)?;
+        let staged = dir.join(dest.file_name().unwrap_or_default());
+        let mut f = fs::File::create(&staged).map_err(|e| StoreError::io(&staged, e))?;
+        f.write_all(bytes).map_err(|e| StoreError::io(&staged, e))?;
+        f.sync_all().map_err(|e| StoreError::io(&staged, e))?;
+        fs::set_permissions(&staged, fs::Permissions::from_mode(mode))
+            .map_err(|e| StoreError::io(&staged, e))?;
+        self.files.push((staged.clone(), dest.to_path_buf()));
+        Ok(staged)
+    }
+
+    /// Adds a file an external program produced in a staging directory.
+    pub fn adopt(&mut self, staged: &Path, dest: &Path, mode: u32) -> Result<(), StoreError> {
+        fs::set_permissions(staged, fs::Permissions::from_mode(mode))
+            .map_err(|e| StoreError::io(staged, e))?;
+        self.files.push((staged.to_path_buf(), dest.to_path_buf()));
+        Ok(())
+    }
+
+    /// Deletes `path` (if it exists) when the set is committed.
+    pub fn remove_on_commit(&mut self, path: &Path) {
+        self.removals.push(path.to_path_buf());
+    }
+
+    /// Renames every staged file over its destination, in staging order, then performs the
+    /// removals.
+    pub fn commit(mut self) -> Result<Vec<PathBuf>, StoreError> {
+        let mut done = Vec::new();
+        for (staged, dest) in &self.files {
+            fs::rename(staged, dest).map_err(|e| StoreError::io(dest, e))?;
+            done.push(dest.clone());
+        }
+        self.committed = true;
+        for r in &self.removals {
+            match fs::remove_file(r) {
+                Ok(()) => done.push(r.clone()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(StoreError::io(r, e)),
+            }
+        }
+        Ok(done)
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.committed {
+            for (staged, _) in &self.files {
+                let _ = fs::remove_file(staged);
+            }
+        }
+        for d in &self.dirs {
+            // Removes leftovers of a failed external program too.
+            let _ = fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Runs an external program as libsemanage's `semanage_exec_prog`: `args` with `$@`
+/// replaced by `first` and `$<` by `second`, split on white space.
+pub fn exec_prog(
+    prog: &crate::conf::ExternalProg,
+    first: &Path,
+    second: &Path,
+) -> Result<(), StoreError> {
+    let args = prog.args.as_deref().unwrap_or("");
+    let argv: Vec<String> = args
+        .split_whitespace()
+        .map(|a| {
+            a.replace("$@", &first.to_string_lossy())
+                .replace("$<", &second.to_string_lossy())
+        })
+        .collect();
+    let name = Path::new(&prog.path)
+        .file_name()
+        .map_or(prog.path.clone(), |n| n.to_string_lossy().into_owned());
+    let out = Command::new(&prog.path)
+        .args(&argv)
+        .output()
+        .map_err(|e| StoreError::External(format!("{name}: cannot run {}: {e}", prog.path)))?;
+    if !out.status.success() {
+        return Err(StoreError::External(format!(
+            "{name} returned error code {}. Compiling {}{}",
+            out.status.code().unwrap_or(-1),
+            first.display(),
+            String::from_utf8_lossy(&out.stderr)
+                .trim_end()
+                .lines()
+                .map(|l| format!("\n{l}"))
+                .collect::<String>()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dropped_staging_leaves_destination_untouched() {
+        let dir = std::env::temp_dir().join(format!("arbiter-store-stage-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let dest = dir.join("f");
+        fs::write(&dest, b"old").unwrap();
+        {
+            let mut s = Staging::default();
+            s.stage(&dest, b"new", 0o600).unwrap();
+        }
+        assert_eq!(fs::read(&dest).unwrap(), b"old");
+        assert_eq!(
+            fs::read_dir(&dir).unwrap().count(),
+            1,
+            "staging directory removed"
+        );
+        let mut s = Staging::default();
+        s.stage(&dest, b"new", 0o600).unwrap();
+        s.commit().unwrap();
+        assert_eq!(fs::read(&dest).unwrap(), b"new");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
