@@ -351,7 +351,7 @@ fn report_problems(summary: &arbiter_denials::Summary, err: &mut impl Write) {
             summary.malformed,
             summary.unknown,
             if total as usize > SHOWN_PROBLEMS {
-                format!("; first {SHOWN_PROBLEMS} shown")
+                format!("; every over-long line and the first {SHOWN_PROBLEMS} other problems shown")
             } else {
                 String::new()
             }
