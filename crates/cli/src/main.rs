@@ -3,8 +3,10 @@
 //! policy, and prints; the work happens in `arbiter-policy`, `arbiter-decide` and
 //! `arbiter-avc`.
 
+mod args;
 mod cmd;
 mod load;
+mod out;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -55,26 +57,25 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Info(a) => cmd::info::run(a),
-        Command::Check(a) => cmd::check::run(a),
-        Command::Av(a) => cmd::av::run(a),
-        Command::Label(a) => cmd::label::run(a),
-        Command::Bools(a) => cmd::bools::run(a),
-        Command::Search(a) => cmd::search::run(a),
-        Command::Diff(a) => cmd::diff::run(a),
-        Command::Why(a) => cmd::why::run(a),
-        Command::Demo => cmd::demo::run(),
-        Command::Bsm(c) => cmd::bsm::run(c),
-        Command::Landlock(w) => cmd::landlock::run(w),
-        Command::Build(a) => cmd::build::run(a),
-        Command::Bench(w) => cmd::bench::run(w),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("arbiter: {e}");
-            ExitCode::from(2)
-        }
+    let mut out = out::Out::stdout();
+    let result = run(cli.command, &mut out);
+    out::finish(out, result)
+}
+
+fn run(command: Command, out: &mut out::Out) -> Result<ExitCode, out::CliError> {
+    match command {
+        Command::Info(a) => cmd::info::run(a, out),
+        Command::Check(a) => cmd::check::run(a, out),
+        Command::Av(a) => cmd::av::run(a, out),
+        Command::Label(a) => cmd::label::run(a, out),
+        Command::Bools(a) => cmd::bools::run(a, out),
+        Command::Search(a) => cmd::search::run(a, out),
+        Command::Diff(a) => cmd::diff::run(a, out),
+        Command::Why(a) => cmd::why::run(a, out),
+        Command::Demo => cmd::demo::run(out),
+        Command::Bsm(c) => cmd::bsm::run(c, out),
+        Command::Landlock(w) => cmd::landlock::run(w, out),
+        Command::Build(a) => cmd::build::run(a, out),
+        Command::Bench(w) => cmd::bench::run(w, out),
     }
 }

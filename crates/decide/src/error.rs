@@ -1,13 +1,16 @@
 //! Errors of the security server. Each names the offending part of the input, so a caller
 //! can tell a typo in a type name from a context the policy forbids. No error is ever turned
-//! into a grant: callers that cannot compute a decision must deny.
+//! into a grant: callers that cannot compute a decision must deny. Names and contexts are
+//! quoted with `arbiter_io::quote`, so a 100 KB context is not echoed back whole.
+
+use arbiter_io::quote;
 
 /// Why a query could not be answered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DecideError {
     /// The context string does not have the `user:role:type[:range]` shape.
-    #[error("malformed context {context:?}: {reason}")]
+    #[error("malformed context {}: {reason}", quote(context))]
     MalformedContext {
         /// The context as given.
         context: String,
@@ -15,22 +18,22 @@ pub enum DecideError {
         reason: String,
     },
     /// No user has this name.
-    #[error("unknown user {0:?}")]
+    #[error("unknown user {}", quote(.0))]
     UnknownUser(String),
     /// No role has this name.
-    #[error("unknown role {0:?}")]
+    #[error("unknown role {}", quote(.0))]
     UnknownRole(String),
     /// No type or alias has this name.
-    #[error("unknown type {0:?}")]
+    #[error("unknown type {}", quote(.0))]
     UnknownType(String),
     /// No sensitivity or alias has this name.
-    #[error("unknown sensitivity {0:?}")]
+    #[error("unknown sensitivity {}", quote(.0))]
     UnknownSensitivity(String),
     /// No category or alias has this name.
-    #[error("unknown category {0:?}")]
+    #[error("unknown category {}", quote(.0))]
     UnknownCategory(String),
     /// Every part names a symbol, but the policy does not allow the combination.
-    #[error("invalid context {context:?}: {reason}")]
+    #[error("invalid context {}: {reason}", quote(context))]
     InvalidContext {
         /// The context as given.
         context: String,
@@ -38,10 +41,10 @@ pub enum DecideError {
         reason: String,
     },
     /// No class has this name (or value).
-    #[error("unknown class {0:?}")]
+    #[error("unknown class {}", quote(.0))]
     UnknownClass(String),
     /// The class defines no permission of this name.
-    #[error("unknown permission {perm:?} in class {class:?}")]
+    #[error("unknown permission {} in class {}", quote(perm), quote(class))]
     UnknownPermission {
         /// The class.
         class: String,
@@ -49,7 +52,7 @@ pub enum DecideError {
         perm: String,
     },
     /// No boolean has this name.
-    #[error("unknown boolean {0:?}")]
+    #[error("unknown boolean {}", quote(.0))]
     UnknownBoolean(String),
     /// This server never issued the SID.
     #[error("unknown SID {0}")]

@@ -21,9 +21,21 @@ pub enum Malformed {
     /// A `security_compute_sid` record without its context fields.
     #[error("security_compute_sid record without invalid context, scontext, tcontext, tclass")]
     ComputeSid,
-    /// Longer than the reader's line limit; the rest of the line was skipped.
-    #[error("line longer than {0} bytes")]
-    TooLong(usize),
+    /// Longer than the reader's line limit: the line was not held in memory. When it had a
+    /// record token, the record around it was still read (see [`crate::read`]).
+    #[error("line of {len} bytes is longer than {max}: {}", if *.salvaged {
+        "only the record found in it was read (its report quotes that record, not the line)"
+    } else {
+        "no record found in it, skipped"
+    })]
+    TooLong {
+        /// The reader's limit.
+        max: usize,
+        /// The line's length.
+        len: u64,
+        /// Whether a record was found in it and read.
+        salvaged: bool,
+    },
 }
 
 /// Why a well-formed denial could not be explained by the policy. audit2why drops such

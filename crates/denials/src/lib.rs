@@ -40,5 +40,5 @@ pub use error::{Malformed, Unknown, WhyError};
 pub use filter::{BadTypeFilter, TypeFilter};
 pub use module::{BadModuleName, Explanation, Generation, ModuleName};
 pub use parse::{parse_line, AvcRecord, AvcSource, ComputeSid, Line};
-pub use read::{LineReader, RawLine};
+pub use read::{LineReader, Newlines, RawLine};
 pub use session::{Mode, Options, Problem, ProblemKind, Session, Summary};

@@ -109,6 +109,12 @@ fn trigger(tok: &str) -> Option<Trigger> {
     })
 }
 
+/// Whether `tok` announces an SELinux record (sepolgen's list: `avc:`, `msg='avc:`,
+/// `security_compute_sid:`, `type=MAC_POLICY_LOAD`, ...).
+pub fn is_record_token(tok: &str) -> bool {
+    trigger(tok).is_some()
+}
+
 /// Parses one line (without or with its line terminator).
 pub fn parse_line(line: &str) -> Line<'_> {
     let toks: Vec<&str> = tokens(line).collect();

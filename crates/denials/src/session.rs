@@ -13,7 +13,7 @@ use crate::error::{Malformed, Unknown};
 use crate::filter::TypeFilter;
 use crate::module::{Explanation, Generation};
 use crate::parse::{avc_path, header, parse_line, starts_over, AvcRecord, AvcSource, Line};
-use crate::read::{LineReader, RawLine, MAX_LINE};
+use crate::read::{LineReader, Newlines, RawLine, MAX_LINE};
 use crate::why;
 use serde_json::json;
 use std::collections::HashMap;
@@ -165,18 +165,39 @@ impl<'e> Session<'e> {
         input: R,
         w: &mut W,
     ) -> io::Result<()> {
-        let mut reader = LineReader::new(input);
+        self.feed_with(name, input, Newlines::Universal, w)
+    }
+
+    /// [`Session::feed`] with the line ends of the input's kind: audit2allow reads a named
+    /// file with universal newlines, standard input and program output with `\n` only
+    /// (a CRLF record keeps its `\r` in its report).
+    pub fn feed_with<R: BufRead, W: Write + ?Sized>(
+        &mut self,
+        name: &str,
+        input: R,
+        newlines: Newlines,
+        w: &mut W,
+    ) -> io::Result<()> {
+        let mut reader = LineReader::with_options(input, MAX_LINE, newlines);
         let mut line_no = 0u64;
         while let Some(raw) = reader.next_line()? {
             line_no += 1;
             self.summary.lines += 1;
             match raw {
-                RawLine::TooLong => {
-                    self.problem(
-                        name,
-                        line_no,
-                        ProblemKind::Malformed(Malformed::TooLong(MAX_LINE)),
-                    );
+                RawLine::TooLong {
+                    len,
+                    salvaged,
+                    newline,
+                } => {
+                    let what = Malformed::TooLong {
+                        max: MAX_LINE,
+                        len,
+                        salvaged: salvaged.is_some(),
+                    };
+                    self.problem(name, line_no, ProblemKind::Malformed(what));
+                    if let Some(text) = salvaged {
+                        self.line(name, line_no, &text, newline);
+                    }
                 }
                 RawLine::Text { text, newline } => self.line(name, line_no, &text, newline),
             }
@@ -214,7 +235,10 @@ impl<'e> Session<'e> {
             ProblemKind::Malformed(_) => self.summary.malformed += 1,
             ProblemKind::Unknown(_) => self.summary.unknown += 1,
         }
-        if self.summary.problems.len() < MAX_KEPT {
+        // Every skipped line is kept (one per MiB of input at most); other problems only
+        // up to the limit.
+        let skipped = matches!(what, ProblemKind::Malformed(Malformed::TooLong { .. }));
+        if skipped || self.summary.problems.len() < MAX_KEPT {
             self.summary.problems.push(Problem {
                 source: source.to_string(),
                 line,

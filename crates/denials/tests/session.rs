@@ -43,7 +43,13 @@ fn bad_lines_are_counted_with_line_numbers_and_the_run_goes_on() {
     );
     assert!(matches!(
         at[1],
-        (2, ProblemKind::Malformed(Malformed::TooLong(_)))
+        (
+            2,
+            ProblemKind::Malformed(Malformed::TooLong {
+                salvaged: false,
+                ..
+            })
+        )
     ));
     assert_eq!(at[2].0, 3);
     assert!(matches!(
@@ -53,6 +59,23 @@ fn bad_lines_are_counted_with_line_numbers_and_the_run_goes_on() {
     // The good record after them is still explained.
     assert!(out.starts_with(GOOD));
     assert!(out.contains("Was caused by:"));
+}
+
+/// sepolgen finds a record anywhere in a line, however long: a record behind 2 MiB of
+/// other text is explained (its report quoting the record), and the line is reported.
+#[test]
+fn record_after_the_first_mib_of_a_long_line_is_explained_and_the_line_reported() {
+    let e = engine();
+    let mut input = vec![b'x'; 2 << 20];
+    input.push(b' ');
+    input.extend_from_slice(GOOD.as_bytes());
+    let (out, s) = run(&e, &input, Options::default());
+    assert_eq!(s.records, 1);
+    assert!(out.starts_with(GOOD), "{:.200}", out);
+    assert!(matches!(
+        s.problems[0].what,
+        ProblemKind::Malformed(Malformed::TooLong { salvaged: true, .. })
+    ));
 }
 
 #[test]

@@ -406,12 +406,23 @@ impl Config {
             file: file.clone(),
             kind,
         };
-        let meta = std::fs::metadata(path).map_err(|e| err(ConfigErrorKind::Io(e.to_string())))?;
-        if meta.len() > MAX_FILE_BYTES as u64 {
-            return Err(err(ConfigErrorKind::TooLarge));
-        }
-        let text =
-            std::fs::read_to_string(path).map_err(|e| err(ConfigErrorKind::Io(e.to_string())))?;
+        // Read to the end with the bound, not sized by `stat`: a FIFO or process
+        // substitution (`--layer <(gen-rules)`) has a size of 0.
+        let file =
+            std::fs::File::open(path).map_err(|e| err(ConfigErrorKind::Io(e.to_string())))?;
+        let bytes = match arbiter_io::read_to_end_bounded(file, MAX_FILE_BYTES as u64) {
+            Ok(b) => b,
+            Err(e) if e.get_ref().is_some_and(|r| r.is::<arbiter_io::TooLarge>()) => {
+                return Err(err(ConfigErrorKind::TooLarge))
+            }
+            Err(e) => return Err(err(ConfigErrorKind::Io(e.to_string()))),
+        };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            err(ConfigErrorKind::Io(format!(
+                "not UTF-8 (byte {})",
+                e.utf8_error().valid_up_to()
+            )))
+        })?;
         let format = if path.extension().is_some_and(|e| e == "json") {
             Format::Json
         } else {

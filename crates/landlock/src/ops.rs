@@ -82,7 +82,7 @@ pub enum OpParseError {
     #[error("no operation given")]
     Empty,
     /// Unknown operation word.
-    #[error("unknown operation `{0}`")]
+    #[error("unknown operation `{}`", arbiter_io::prefix(.0))]
     Unknown(String),
     /// Wrong argument count.
     #[error("`{op}` takes {want} argument(s), got {got}")]
@@ -95,7 +95,7 @@ pub enum OpParseError {
         got: usize,
     },
     /// A bad argument.
-    #[error("`{op}`: bad {what} `{value}`")]
+    #[error("`{op}`: bad {what} `{}`", arbiter_io::prefix(value))]
     Bad {
         /// The operation.
         op: String,

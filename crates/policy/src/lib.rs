@@ -59,7 +59,10 @@ impl Policy {
         read::read_policy(bytes)
     }
 
-    /// Reads a policy file (memory-mapped, so large policies are not copied first).
+    /// Reads a policy file. A regular file is memory-mapped (large policies are not copied
+    /// first); anything else — a pipe, a FIFO, `/dev/stdin`, a process substitution such as
+    /// `<(zcat policy.gz)` — has no size to `stat`, so it is read to its end, up to
+    /// [`MAX_STREAMED_POLICY`] bytes (more is an error naming the bound).
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Policy> {
         let path = path.as_ref();
         let io = |source| PolicyError::Io {
@@ -67,8 +70,12 @@ impl Policy {
             source,
         };
         let file = std::fs::File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        if len == 0 {
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() {
+            let bytes = arbiter_io::read_to_end_bounded(&file, MAX_STREAMED_POLICY).map_err(io)?;
+            return Policy::from_bytes(&bytes);
+        }
+        if meta.len() == 0 {
             return Policy::from_bytes(&[]);
         }
         // SAFETY: the mapping is read-only and private to this call; the model copies out
@@ -79,3 +86,8 @@ impl Policy {
         Policy::from_bytes(&map)
     }
 }
+
+/// The largest policy read from a pipe, FIFO or other non-regular file: 256 MiB, many times
+/// the largest distribution policy (Fedora's is about 10 MiB), and what a stream read
+/// costs in memory at most.
+pub const MAX_STREAMED_POLICY: u64 = 256 << 20;

@@ -79,7 +79,12 @@ pub fn parse(args: &[String], opts: &[Opt]) -> Result<Parsed, UsageError> {
                 .collect();
             match cands.as_slice() {
                 [o] => (*o, inline),
-                [] => return Err(UsageError(format!("unrecognized arguments: {arg}"))),
+                [] => {
+                    return Err(UsageError(format!(
+                        "unrecognized arguments: {}",
+                        arbiter_io::prefix(arg)
+                    )))
+                }
                 many => {
                     let names: Vec<&str> = many
                         .iter()

@@ -88,7 +88,7 @@ impl InfoArgs {
         if p.positional.len() > 1 {
             return Err(UsageError(format!(
                 "unrecognized arguments: {}",
-                p.positional[1..].join(" ")
+                arbiter_io::prefix(&p.positional[1..].join(" "))
             )));
         }
         let mut a = InfoArgs {

@@ -134,7 +134,7 @@ impl SearchArgs {
         if p.positional.len() > 1 {
             return Err(UsageError(format!(
                 "unrecognized arguments: {}",
-                p.positional[1..].join(" ")
+                arbiter_io::prefix(&p.positional[1..].join(" "))
             )));
         }
         a.policy = p.positional.first().cloned();

@@ -6,74 +6,28 @@
 //! `error` (so output lines stay aligned with queries) and the reason goes to stderr with
 //! the line number. Exit status 0 when every line was answered, 1 otherwise.
 //!
-//! Every line is answered: a line that is not UTF-8, or longer than [`MAX_LINE`] bytes (read
-//! no further than that, so a hostile input cannot exhaust memory), is an `error` line for
-//! that line only.
+//! Every line is answered: a line that is not UTF-8, or longer than
+//! [`BATCH_LINE_MAX`] bytes (read to its end but never held, so a hostile input cannot
+//! exhaust memory), is an `error` line for that line only. A `\r` before the `\n` is
+//! dropped; a last line without a newline is answered.
 //!
 //! Decisions go through the access vector cache unless `--no-cache` is given; `--stats`
 //! prints the cache's statistics (the kernel's `cache_stats` and `hash_stats`) to stderr
 //! after the run.
 
+use super::BATCH_LINE_MAX;
 use crate::load;
+use crate::out::{CliError, Out};
 use arbiter_avc::{Avc, AvcConfig, HashKind};
-use std::io::{BufRead, Write};
-use std::sync::Arc;
-
-/// Longest query line accepted, in bytes (three contexts fit many times over).
-pub const MAX_LINE: usize = 64 * 1024;
-
-/// One input line, read without ever buffering more than [`MAX_LINE`] bytes of it.
-enum Line {
-    Text(String),
-    NotUtf8,
-    TooLong,
-}
-
-/// Reads the next line (without its newline); `None` at end of input.
-fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<Line>> {
-    buf.clear();
-    let mut too_long = false;
-    let mut any = false;
-    loop {
-        let chunk = input.fill_buf()?;
-        if chunk.is_empty() {
-            break;
-        }
-        any = true;
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (i, true),
-            None => (chunk.len(), false),
-        };
-        if !too_long {
-            if buf.len() + take > MAX_LINE {
-                too_long = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(&chunk[..take]);
-            }
-        }
-        input.consume(if done { take + 1 } else { take });
-        if done {
-            break;
-        }
-    }
-    if !any {
-        return Ok(None);
-    }
-    if too_long {
-        return Ok(Some(Line::TooLong));
-    }
-    Ok(Some(match String::from_utf8(std::mem::take(buf)) {
-        Ok(s) => Line::Text(s),
-        Err(_) => Line::NotUtf8,
-    }))
-}
+use arbiter_io::{Crlf, Lines};
+use std::io::Write;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Policy file, or `builtin`.
-    policy: String,
+    policy: std::ffi::OsString,
     /// Compute every query in the security server, bypassing the access vector cache.
     #[arg(long)]
     no_cache: bool,
@@ -108,7 +62,7 @@ pub fn parse_hash(name: &str) -> Result<HashKind, String> {
     })
 }
 
-pub fn run(a: Args) -> Result<ExitCode, String> {
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     let server = load::server(&a.policy, &a.bools)?;
     let config = AvcConfig {
         slots: a.slots,
@@ -119,27 +73,19 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     let server = Arc::new(server);
     let avc = Avc::new(server.clone(), config).map_err(|e| format!("cache configuration: {e}"))?;
     let mut q = server.query();
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut failed = 0usize;
-    let mut buf = Vec::new();
-    let mut n = 0usize;
-    while let Some(line) =
-        next_line(&mut input, &mut buf).map_err(|e| format!("reading stdin: {e}"))?
+    let mut lines = Lines::new(std::io::stdin().lock(), BATCH_LINE_MAX, Crlf::Strip);
+    while let Some(line) = lines
+        .next_line()
+        .map_err(|e| format!("reading stdin: {e}"))?
     {
-        n += 1;
-        let line = match line {
-            Line::Text(t) => t,
-            bad => {
+        let n = line.number;
+        let line = match line.text(BATCH_LINE_MAX) {
+            Ok(t) => t,
+            Err(e) => {
                 failed += 1;
-                let why = match bad {
-                    Line::NotUtf8 => "not valid UTF-8".to_string(),
-                    _ => format!("longer than {MAX_LINE} bytes"),
-                };
-                eprintln!("arbiter av: line {n}: {why}");
-                writeln!(out, "error").map_err(|e| format!("writing stdout: {e}"))?;
+                crate::diag!("arbiter av: {e}");
+                writeln!(out, "error")?;
                 continue;
             }
         };
@@ -176,21 +122,21 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("arbiter av: line {n}: {e}");
+                crate::diag!("arbiter av: line {n}: {e}");
                 writeln!(out, "error")
             }
         };
-        w.map_err(|e| format!("writing stdout: {e}"))?;
+        w?;
     }
-    out.flush().map_err(|e| format!("writing stdout: {e}"))?;
+    out.flush()?;
     if a.stats {
         if a.no_cache {
-            eprintln!("arbiter av: --stats: no cache was used (--no-cache)");
+            crate::diag!("arbiter av: --stats: no cache was used (--no-cache)");
         } else {
             let s = avc.stats();
             let h = avc.hash_stats();
-            eprintln!("{s}");
-            eprintln!("{h}");
+            crate::diag!("{s}");
+            crate::diag!("{h}");
         }
     }
     Ok(if failed == 0 {

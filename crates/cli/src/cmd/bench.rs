@@ -12,11 +12,14 @@
 //! security server.
 
 use crate::load;
+use crate::out::{CliError, Out};
 use arbiter_decide::SecurityServer;
+use arbiter_io::{Crlf, Lines};
 use arbiter_lab::avc_study::{self as bench, BenchOptions, Query, TraceOptions};
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::mls::{Context, MlsRange};
 use arbiter_policy::{RoleId, TypeFlavor, TypeId};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -46,12 +49,15 @@ pub struct ReloadArgs {
     /// Seconds of reloading under load.
     #[arg(long, default_value_t = 10.0)]
     seconds: f64,
+    /// Cache hits per thread in the hit-scaling measurement.
+    #[arg(long, default_value_t = 4_000_000)]
+    lookups: usize,
     /// Print JSON.
     #[arg(long)]
     json: bool,
 }
 
-fn run_reload(a: ReloadArgs) -> Result<ExitCode, String> {
+fn run_reload(a: ReloadArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let mut names = a.policies.clone();
     if names.is_empty() {
         names = arbiter_testkit::debian_policies()
@@ -62,11 +68,8 @@ fn run_reload(a: ReloadArgs) -> Result<ExitCode, String> {
             names.push(load::BUILTIN_NAME.to_string());
         }
     }
-    let policies: Vec<_> = names
-        .iter()
-        .map(|n| load::policy(n))
-        .collect::<Result<_, _>>()?;
-    eprintln!(
+    let policies: Vec<_> = names.iter().map(load::policy).collect::<Result<_, _>>()?;
+    crate::diag!(
         "arbiter bench reload: {} SIDs, {} s, alternating {}",
         a.sids,
         a.seconds,
@@ -80,33 +83,39 @@ fn run_reload(a: ReloadArgs) -> Result<ExitCode, String> {
             ..Default::default()
         },
     )?;
-    let scaling = arbiter_lab::reload::scaling(&policies[0], 4_000_000, 5)?;
+    let scaling = arbiter_lab::reload::scaling(&policies[0], a.lookups.max(1), 5)?;
     let mut j = rep.to_json();
     j["scaling"] = scaling.to_json();
     j["policies"] = serde_json::json!(names);
     if a.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            out,
             "reloads {} (boolean commits {}), reload median {:.3} ms, max {:.3} ms",
             rep.reloads, rep.commits, rep.reload_ms_median, rep.reload_ms_max
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "SIDs converted {} (invalid under the last policy: {})",
             rep.sids_converted, rep.sids_invalidated
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "checks {} (verified {}), mismatches {}, errors {}",
             rep.checks, rep.verified, rep.mismatches, rep.errors
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "longest check {:.1} µs; p99.99 steady {:.0} ns, during reloads {:.0} ns",
             rep.max_stall_us, rep.p9999_ns_steady, rep.p9999_ns_during_reload
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "cache hits/s: arbiter {:.1} M (1 thread) -> {:.1} M (2 threads) = {:.2}x; shared refcount {:.1} M -> {:.1} M = {:.2}x",
             scaling.arbiter_1 / 1e6,
             scaling.arbiter_2 / 1e6,
@@ -114,7 +123,7 @@ fn run_reload(a: ReloadArgs) -> Result<ExitCode, String> {
             scaling.refcount_1 / 1e6,
             scaling.refcount_2 / 1e6,
             scaling.refcount_2 / scaling.refcount_1
-        );
+        )?;
     }
     Ok(if rep.mismatches == 0 && rep.errors == 0 {
         ExitCode::SUCCESS
@@ -130,7 +139,7 @@ pub struct AvcArgs {
     policy: String,
     /// Replay this workload (lines `SCONTEXT TCONTEXT TCLASS`) instead of a synthetic trace.
     #[arg(long)]
-    trace: Option<String>,
+    trace: Option<std::path::PathBuf>,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -151,16 +160,16 @@ pub struct AvcArgs {
     quick: bool,
 }
 
-pub fn run(w: Which) -> Result<ExitCode, String> {
+pub fn run(w: Which, out: &mut Out) -> Result<ExitCode, CliError> {
     match w {
-        Which::Avc(a) => run_avc(a),
-        Which::Reload(a) => run_reload(a),
-        Which::Bsm(b) => crate::cmd::bsm::bench(b),
-        Which::Landlock(a) => crate::cmd::landlock::bench(a),
+        Which::Avc(a) => run_avc(a, out),
+        Which::Reload(a) => run_reload(a, out),
+        Which::Bsm(b) => crate::cmd::bsm::bench(b, out),
+        Which::Landlock(a) => crate::cmd::landlock::bench(a, out),
     }
 }
 
-fn run_avc(a: AvcArgs) -> Result<ExitCode, String> {
+fn run_avc(a: AvcArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let server = Arc::new(SecurityServer::new(load::policy(&a.policy)?));
     let mut opts = BenchOptions {
         repetitions: a.repetitions,
@@ -188,15 +197,16 @@ fn run_avc(a: AvcArgs) -> Result<ExitCode, String> {
     if trace.is_empty() {
         return Err("the trace is empty".into());
     }
-    eprintln!("arbiter bench avc: {} queries on {}", trace.len(), a.policy);
+    crate::diag!("arbiter bench avc: {} queries on {}", trace.len(), a.policy);
     let report = bench::run(&trace, &server, &opts);
     if a.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&report.to_json()).map_err(|e| e.to_string())?
-        );
+        )?;
     } else {
-        print!("{}", report.to_text());
+        write!(out, "{}", report.to_text())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -298,16 +308,28 @@ fn policy_trace(server: &SecurityServer, topts: &TraceOptions) -> Result<Vec<Que
 }
 
 /// Reads `SCONTEXT TCONTEXT TCLASS` lines; each query requests every permission.
-fn read_trace(server: &SecurityServer, path: &str) -> Result<Vec<Query>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+/// Reads a workload, line by line and bounded as every batch input (a trace is a file of
+/// any size, or a pipe); the first bad line stops the benchmark with its number.
+fn read_trace(server: &SecurityServer, path: &std::path::Path) -> Result<Vec<Query>, String> {
+    let name = path.display();
+    let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+    let mut lines = Lines::new(
+        std::io::BufReader::new(file),
+        crate::cmd::BATCH_LINE_MAX,
+        Crlf::Strip,
+    );
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let t = line.trim();
+    while let Some(line) = lines.next_line().map_err(|e| format!("{name}: {e}"))? {
+        let t = line
+            .text(crate::cmd::BATCH_LINE_MAX)
+            .map_err(|e| format!("{name}: {e}"))?
+            .trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
         let f: Vec<&str> = t.split_ascii_whitespace().collect();
-        let err = |e: String| format!("{path}:{}: {e}", n + 1);
+        let n = line.number;
+        let err = |e: String| format!("{name}:{n}: {e}");
         if f.len() != 3 {
             return Err(err(format!(
                 "expected `SCONTEXT TCONTEXT TCLASS`, got {} fields",

@@ -1,10 +1,12 @@
 //! `arbiter bsm print|reduce|preselect`: praudit, auditreduce and au_preselect on the
 //! command line. Thin: the work is in `arbiter-bsm`.
 
+use crate::out::{CliError, Out};
 use arbiter_bsm::config::Config;
 use arbiter_bsm::print::{PrintOptions, Printer};
 use arbiter_bsm::reduce::{ReduceError, ReduceOptions, Reducer};
 use arbiter_bsm::{Mask, Outcome, Preselector};
+use arbiter_io::quote;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -106,12 +108,12 @@ pub struct PreselectArgs {
     explain: bool,
 }
 
-pub fn run(c: Command) -> Result<ExitCode, String> {
+pub fn run(c: Command, out: &mut Out) -> Result<ExitCode, CliError> {
     match c {
-        Command::Print(a) => print(a),
-        Command::Reduce(a) => reduce(a),
-        Command::Preselect(a) => preselect(a),
-        Command::Config(a) => check_config(a),
+        Command::Print(a) => print(a, out),
+        Command::Reduce(a) => reduce(a, out),
+        Command::Preselect(a) => preselect(a, out),
+        Command::Config(a) => check_config(a, out),
     }
 }
 
@@ -119,7 +121,7 @@ fn config(etc: Option<&std::path::Path>) -> Result<Config, String> {
     Config::locate(etc).map_err(|e| e.to_string())
 }
 
-fn print(a: PrintArgs) -> Result<ExitCode, String> {
+fn print(a: PrintArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let cfg = config(a.etc.as_deref())?;
     let opts = PrintOptions {
         oneline: a.oneline,
@@ -132,24 +134,22 @@ fn print(a: PrintArgs) -> Result<ExitCode, String> {
         resync: a.resync,
     };
     let printer = Printer::new(&cfg.events, opts);
-    let stdout = std::io::stdout();
-    let mut w = stdout.lock();
     let mut head = Vec::new();
     if a.xml {
         printer.xml_header(&mut head);
-        w.write_all(&head).map_err(|e| e.to_string())?;
+        out.write_all(&head)?;
     }
     let report = |name: &str, s: &arbiter_bsm::PrintSummary| {
         if a.check {
             for e in &s.bad_tokens {
-                eprintln!("arbiter: {name}: {e}");
+                crate::diag!("arbiter: {name}: {e}");
             }
         }
         for f in &s.framing {
             if a.resync {
-                eprintln!("arbiter: {name}: {f}; resynchronised at the next record");
+                crate::diag!("arbiter: {name}: {f}; resynchronised at the next record");
             } else {
-                eprintln!(
+                crate::diag!(
                     "arbiter: {name}: {f}; the rest of the file is not printed (--resync goes on)"
                 );
             }
@@ -161,7 +161,7 @@ fn print(a: PrintArgs) -> Result<ExitCode, String> {
             .read_to_end(&mut data)
             .map_err(|e| format!("stdin: {e}"))?;
         let s = printer
-            .print_trail(&data, &mut w)
+            .print_trail(&data, &mut *out)
             .map_err(|e| e.to_string())?;
         report("stdin", &s);
         // praudit returns 1 after reading standard input, without the XML footer.
@@ -171,25 +171,25 @@ fn print(a: PrintArgs) -> Result<ExitCode, String> {
         let data = match arbiter_bsm::read_file(f) {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("{e}");
+                crate::diag!("{e}");
                 continue;
             }
         };
         let s = printer
-            .print_trail(&data, &mut w)
+            .print_trail(&data, &mut *out)
             .map_err(|e| e.to_string())?;
         report(&f.display().to_string(), &s);
     }
     if a.xml {
         let mut tail = Vec::new();
         printer.xml_footer(&mut tail);
-        w.write_all(&tail).map_err(|e| e.to_string())?;
+        out.write_all(&tail)?;
     }
-    w.flush().map_err(|e| e.to_string())?;
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn reduce(a: ReduceArgs) -> Result<ExitCode, String> {
+fn reduce(a: ReduceArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let mut args = Vec::new();
     let mut etc = None;
     let mut it = a.args.into_iter();
@@ -206,18 +206,16 @@ fn reduce(a: ReduceArgs) -> Result<ExitCode, String> {
     let (opts, files) = match ReduceOptions::parse(&args, &cfg) {
         Ok(x) => x,
         Err(e @ ReduceError::Usage(_)) => {
-            eprintln!("arbiter bsm reduce: {e}");
+            crate::diag!("arbiter bsm reduce: {e}");
             return Ok(ExitCode::from(64));
         }
         Err(e) => {
-            eprintln!("arbiter bsm reduce: {e}");
+            crate::diag!("arbiter bsm reduce: {e}");
             return Ok(ExitCode::from(1));
         }
     };
     let reducer = Reducer::new(opts, &cfg);
-    let stdout = std::io::stdout();
-    let mut w = stdout.lock();
-    let mut out = Vec::new();
+    let mut selected = Vec::new();
     let inputs: Vec<Option<PathBuf>> = if files.is_empty() {
         vec![None]
     } else {
@@ -235,26 +233,26 @@ fn reduce(a: ReduceArgs) -> Result<ExitCode, String> {
             Some(p) => match arbiter_bsm::read_file(p) {
                 Ok(d) => d,
                 Err(_) => {
-                    eprintln!("arbiter bsm reduce: Couldn't open {}", p.display());
+                    crate::diag!("arbiter bsm reduce: Couldn't open {}", p.display());
                     return Ok(ExitCode::from(1));
                 }
             },
         };
-        out.clear();
-        let s = reducer.reduce_trail(&data, &mut out);
-        w.write_all(&out).map_err(|e| e.to_string())?;
+        selected.clear();
+        let s = reducer.reduce_trail(&data, &mut selected);
+        out.write_all(&selected)?;
         if s.suppressed_after_error > 0 {
-            eprintln!(
+            crate::diag!(
                 "arbiter bsm reduce: {} record(s) dropped only because an earlier record had an undecodable token (auditreduce's behaviour; --extended keeps them)",
                 s.suppressed_after_error
             );
         }
     }
-    w.flush().map_err(|e| e.to_string())?;
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn check_config(a: ConfigArgs) -> Result<ExitCode, String> {
+fn check_config(a: ConfigArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let cfg = config(a.etc.as_deref())?;
     let mut reported = 0;
     let mut text = String::new();
@@ -281,11 +279,8 @@ fn check_config(a: ConfigArgs) -> Result<ExitCode, String> {
             reported += 1;
         }
     }
-    let mut w = std::io::stdout().lock();
-    w.write_all(text.as_bytes())
-        .and_then(|_| w.flush())
-        .map_err(|e| e.to_string())?;
-    eprintln!(
+    out.write_all(text.as_bytes())?;
+    crate::diag!(
         "{} classes, {} event lines ({} enumerated), {} users; {} finding(s)",
         cfg.classes.entries().len(),
         cfg.events.parsed_lines(),
@@ -300,19 +295,19 @@ fn check_config(a: ConfigArgs) -> Result<ExitCode, String> {
     })
 }
 
-fn preselect(a: PreselectArgs) -> Result<ExitCode, String> {
+fn preselect(a: PreselectArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let cfg = config(a.etc.as_deref())?;
     let event = match a.event.parse::<u16>() {
         Ok(n) => n,
         Err(_) => {
             cfg.events
                 .by_name(a.event.as_bytes())
-                .ok_or(format!("{}: no such event in audit_event", a.event))?
+                .ok_or(format!("{}: no such event in audit_event", quote(&a.event)))?
                 .number
         }
     };
-    let mask =
-        Mask::parse(&a.mask, &cfg.classes).map_err(|e| format!("--mask {:?}: {e}", a.mask))?;
+    let mask = Mask::parse(&a.mask, &cfg.classes)
+        .map_err(|e| format!("--mask {}: {e}", quote(&a.mask)))?;
     let outcome = if a.both {
         Outcome::Both
     } else if a.failure {
@@ -331,17 +326,30 @@ fn preselect(a: PreselectArgs) -> Result<ExitCode, String> {
         }
     };
     let selected = sel.is_some_and(|s| s.selected());
-    println!("{}", if selected { "selected" } else { "not selected" });
+    writeln!(
+        out,
+        "{}",
+        if selected { "selected" } else { "not selected" }
+    )?;
     if a.explain {
         match sel {
-            None => println!("event {event} is not in audit_event (au_preselect returns -1)"),
+            None => writeln!(
+                out,
+                "event {event} is not in audit_event (au_preselect returns -1)"
+            )?,
             Some(s) => {
-                println!("event {event} class 0x{:08x} ({})", s.class, names(s.class));
-                println!(
+                writeln!(
+                    out,
+                    "event {event} class 0x{:08x} ({})",
+                    s.class,
+                    names(s.class)
+                )?;
+                writeln!(
+                    out,
                     "mask success 0x{:08x} failure 0x{:08x}",
                     mask.success, mask.failure
-                );
-                println!("matched 0x{:08x} ({})", s.matched, names(s.matched));
+                )?;
+                writeln!(out, "matched 0x{:08x} ({})", s.matched, names(s.matched))?;
             }
         }
     }
@@ -375,7 +383,7 @@ pub struct BenchArgs {
 /// about 31 s with `-n`).
 const PRAUDIT_RECORDS_PER_SECOND: f64 = 6_500.0;
 
-pub fn bench(a: BenchArgs) -> Result<ExitCode, String> {
+pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     use arbiter_bsm::bench as b;
     let reps = a.repetitions.max(1);
     let cfg = Config::builtin();
@@ -447,24 +455,28 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode, String> {
             "reduce_m_u_selected": sel_m,
             "repetitions": reps,
         });
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-        );
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     let m6 = |x: f64| x / 1e6;
-    println!("(1-minute load average at the end: {load}; per-CPU-second figures discount waiting for a CPU)");
-    println!(
+    writeln!(out, "(1-minute load average at the end: {load}; per-CPU-second figures discount waiting for a CPU)")?;
+    writeln!(
+        out,
         "event -> class lookups, M/s (median of {reps}; {} s per measurement)",
         a.seconds
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<14} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9}",
         "design", "1t wall", "1t cpu", "2t wall", "2t cpu", "2t/1t cpu", "vs (a)"
-    );
+    )?;
     for m in &maps {
-        println!(
+        writeln!(
+            out,
             "{:<14} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>8.2}x {:>8.1}x",
             m.design,
             m6(m.one.wall),
@@ -473,31 +485,37 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode, String> {
             m6(m.two.cpu),
             m.two.cpu / m.one.cpu,
             m.one.cpu / base.cpu
-        );
+        )?;
     }
-    println!();
-    println!(
+    writeln!(out)?;
+    writeln!(
+        out,
         "trail: {} records, {} bytes (generated by the crate's writer)",
         a.records,
         trail.len()
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "records/s, M           wall      cpu   vs praudit (~{PRAUDIT_RECORDS_PER_SECOND}/s, cpu)"
-    );
-    let line = |name: &str, x: b::Rate| {
-        println!(
+    )?;
+    let mut line = |name: &str, x: b::Rate| {
+        writeln!(
+            out,
             "{name:<20} {:>8.2} {:>8.2} {:>10.0}x",
             m6(x.wall),
             m6(x.cpu),
             x.cpu / PRAUDIT_RECORDS_PER_SECOND
         )
     };
-    line("print -l (process)", whole);
-    line("print -l (in proc)", print_l);
-    line("print -x (in proc)", print_x);
-    line("reduce -c lo (proc)", whole_reduce);
-    line("reduce -c lo", reduce_c);
-    line("reduce -m -u", reduce_m);
-    println!("(reduce -c lo selects {sel_c}; -m AUE_EXECVE -u 1001 selects {sel_m})");
+    line("print -l (process)", whole)?;
+    line("print -l (in proc)", print_l)?;
+    line("print -x (in proc)", print_x)?;
+    line("reduce -c lo (proc)", whole_reduce)?;
+    line("reduce -c lo", reduce_c)?;
+    line("reduce -m -u", reduce_m)?;
+    writeln!(
+        out,
+        "(reduce -c lo selects {sel_c}; -m AUE_EXECVE -u 1001 selects {sel_m})"
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -8,7 +8,8 @@
 //! in secilc; compiler failures exit with secilc's status (255, or 254 for unresolved
 //! names). Outputs are written to temporary files and renamed once both are complete.
 
-use std::io::IsTerminal;
+use crate::out::{CliError, Out};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -25,8 +26,10 @@ pub struct Args {
 
 const PROG: &str = "arbiter build";
 
-fn usage() -> ExitCode {
-    print!(
+fn usage(out: &mut Out) -> ExitCode {
+    // A failed write is kept by `Out` and decides the exit status in `out::finish`.
+    let _ = write!(
+        out,
         "Usage: {PROG} [OPTION]... FILE...
 
 Options:
@@ -64,8 +67,9 @@ Options:
 }
 
 /// `arbiter build --store -h`.
-fn store_usage() -> ExitCode {
-    print!(
+fn store_usage(out: &mut Out) -> ExitCode {
+    let _ = write!(
+        out,
         "Usage: {PROG} --store [-p ROOT] [-s NAME] [-D] [-P] -n
 
 Rebuilds a libsemanage module store as `semodule -p ROOT -s NAME -B -n` does, writing the
@@ -84,7 +88,7 @@ Options:
     ExitCode::from(1)
 }
 
-pub fn run(a: Args) -> Result<ExitCode, String> {
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     // clap swallows a first `--`, which getopt must see (`-- -N` names a file `-N`): the
     // words after the subcommand are taken from the process's own argument list.
     let args: Vec<String> = std::env::args_os()
@@ -99,9 +103,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         a.args
     };
     if args.iter().any(|s| s == "--store") {
-        return Ok(run_store(&args));
+        return Ok(run_store(&args, out));
     }
-    Ok(run_secilc(&args))
+    Ok(run_secilc(&args, out))
 }
 
 /// The options secilc takes, with whether each needs an argument.
@@ -179,12 +183,12 @@ fn getopt(
                 if matches.len() > 1 {
                     let names: Vec<String> =
                         matches.iter().map(|l| format!("'--{}'", l.0)).collect();
-                    eprintln!(
+                    crate::diag!(
                         "{PROG}: option '--{name}' is ambiguous; possibilities: {}",
                         names.join(" ")
                     );
                 } else {
-                    eprintln!("{PROG}: unrecognized option '{a}'");
+                    crate::diag!("{PROG}: unrecognized option '{a}'");
                 }
                 opts.push(None);
                 continue;
@@ -198,12 +202,12 @@ fn getopt(
                 match v {
                     Some(v) => opts.push(Some((c, Some(v)))),
                     None => {
-                        eprintln!("{PROG}: option '--{lname}' requires an argument");
+                        crate::diag!("{PROG}: option '--{lname}' requires an argument");
                         opts.push(None);
                     }
                 }
             } else if inline.is_some() {
-                eprintln!("{PROG}: option '--{lname}' doesn't allow an argument");
+                crate::diag!("{PROG}: option '--{lname}' doesn't allow an argument");
                 opts.push(None);
             } else {
                 opts.push(Some((c, None)));
@@ -218,7 +222,7 @@ fn getopt(
                 j += 1;
                 match short.iter().find(|s| s.0 == c) {
                     None => {
-                        eprintln!("{PROG}: invalid option -- '{c}'");
+                        crate::diag!("{PROG}: invalid option -- '{c}'");
                         opts.push(None);
                     }
                     Some(&(_, false)) => opts.push(Some((c, None))),
@@ -235,7 +239,7 @@ fn getopt(
                         match v {
                             Some(v) => opts.push(Some((c, Some(v)))),
                             None => {
-                                eprintln!("{PROG}: option requires an argument -- '{c}'");
+                                crate::diag!("{PROG}: option requires an argument -- '{c}'");
                                 opts.push(None);
                             }
                         }
@@ -258,7 +262,7 @@ fn whole_number(s: &str) -> Option<i64> {
     t.parse::<i64>().ok()
 }
 
-fn run_secilc(args: &[String]) -> ExitCode {
+fn run_secilc(args: &[String], out: &mut Out) -> ExitCode {
     let (opts, files) = getopt(args, SHORT, LONG);
     let mut o = Options::default();
     let (mut output, mut fc_out): (Option<String>, Option<String>) = (None, None);
@@ -271,23 +275,23 @@ fn run_secilc(args: &[String]) -> ExitCode {
                 "selinux" => o.target = Target::Selinux,
                 "xen" => o.target = Target::Xen,
                 _ => {
-                    eprintln!("Unknown target: {v}");
-                    return usage();
+                    crate::diag!("Unknown target: {v}");
+                    return usage(out);
                 }
             },
             'M' => match v.to_ascii_lowercase().as_str() {
                 "true" | "1" => o.mls = Some(true),
                 "false" | "0" => o.mls = Some(false),
-                _ => return usage(),
+                _ => return usage(out),
             },
             'c' => {
                 let Some(n) = whole_number(&v) else {
-                    eprintln!("Bad policy version: {v}");
-                    return usage();
+                    crate::diag!("Bad policy version: {v}");
+                    return usage(out);
                 };
                 if !(15..=33).contains(&n) {
-                    eprintln!("Policy version must be between 15 and 33");
-                    return usage();
+                    crate::diag!("Policy version must be between 15 and 33");
+                    return usage(out);
                 }
                 o.policy_version = n as u32;
             }
@@ -295,7 +299,7 @@ fn run_secilc(args: &[String]) -> ExitCode {
                 "deny" => o.handle_unknown = Some(HandleUnknown::Deny),
                 "allow" => o.handle_unknown = Some(HandleUnknown::Allow),
                 "reject" => o.handle_unknown = Some(HandleUnknown::Reject),
-                _ => return usage(),
+                _ => return usage(out),
             },
             'D' => o.disable_dontaudit = true,
             'm' => o.multiple_decls = true,
@@ -307,27 +311,27 @@ fn run_secilc(args: &[String]) -> ExitCode {
             'G' => o.expand_generated = true,
             'X' => {
                 let Some(n) = whole_number(&v) else {
-                    eprintln!("Bad attribute expand size: {v}");
-                    return usage();
+                    crate::diag!("Bad attribute expand size: {v}");
+                    return usage(out);
                 };
                 if n < 0 {
-                    eprintln!("Attribute expand size must be > 0");
-                    return usage();
+                    crate::diag!("Attribute expand size must be > 0");
+                    return usage(out);
                 }
                 o.expand_size = n.min(u32::MAX as i64) as u32;
             }
             'O' => o.optimize = true,
-            'h' => return usage(),
+            'h' => return usage(out),
             _ => {
                 // `-n`: in secilc's option string without a handler.
-                eprintln!("Unsupported option: (null)");
-                return usage();
+                crate::diag!("Unsupported option: (null)");
+                return usage(out);
             }
         }
     }
     if files.is_empty() {
-        eprintln!("No cil files specified");
-        return usage();
+        crate::diag!("No cil files specified");
+        return usage(out);
     }
     let mut sources = Vec::with_capacity(files.len());
     for f in &files {
@@ -339,7 +343,7 @@ fn run_secilc(args: &[String]) -> ExitCode {
                 text,
             }),
             Err(_) => {
-                eprintln!("Could not open file: {f}");
+                crate::diag!("Could not open file: {f}");
                 return ExitCode::from(255);
             }
         }
@@ -348,14 +352,14 @@ fn run_secilc(args: &[String]) -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             for m in &e.messages {
-                eprintln!("{m}");
+                crate::diag!("{m}");
             }
             return ExitCode::from(e.status);
         }
     };
     drop(sources);
     for w in &compiled.warnings {
-        eprintln!("{w}");
+        crate::diag!("{w}");
     }
     let bytes = match write_policy_with(
         &compiled.policy,
@@ -369,7 +373,7 @@ fn run_secilc(args: &[String]) -> ExitCode {
     ) {
         Ok(w) => w.bytes,
         Err(e) => {
-            eprintln!("Failed to write binary policy: {e}");
+            crate::diag!("Failed to write binary policy: {e}");
             return ExitCode::from(255);
         }
     };
@@ -378,7 +382,7 @@ fn run_secilc(args: &[String]) -> ExitCode {
     let policy_tmp = match write_temp(Path::new(&output), &bytes) {
         Ok(p) => p,
         Err(_) => {
-            eprintln!("Failure opening binary file for writing");
+            crate::diag!("Failure opening binary file for writing");
             return ExitCode::from(255);
         }
     };
@@ -386,7 +390,7 @@ fn run_secilc(args: &[String]) -> ExitCode {
         Ok(p) => p,
         Err(_) => {
             let _ = std::fs::remove_file(&policy_tmp);
-            eprintln!("Failure opening file contexts file for writing");
+            crate::diag!("Failure opening file contexts file for writing");
             return ExitCode::from(255);
         }
     };
@@ -394,7 +398,7 @@ fn run_secilc(args: &[String]) -> ExitCode {
         if let Err(e) = std::fs::rename(tmp, dest) {
             let _ = std::fs::remove_file(&policy_tmp);
             let _ = std::fs::remove_file(&fc_tmp);
-            eprintln!("{dest}: {e}");
+            crate::diag!("{dest}: {e}");
             return ExitCode::from(255);
         }
     }
@@ -437,7 +441,7 @@ fn default_store_name() -> String {
         .unwrap_or_else(|| "default".into())
 }
 
-fn run_store(args: &[String]) -> ExitCode {
+fn run_store(args: &[String], out: &mut Out) -> ExitCode {
     let rest: Vec<String> = args.iter().filter(|a| *a != "--store").cloned().collect();
     let (opts, operands) = getopt(
         &rest,
@@ -471,15 +475,15 @@ fn run_store(args: &[String]) -> ExitCode {
             Some(('B', _)) => {}
             Some(('D', _)) => disable_dontaudit = true,
             Some(('P', _)) => preserve_tunables = true,
-            _ => return store_usage(),
+            _ => return store_usage(out),
         }
     }
     if !operands.is_empty() {
-        eprintln!("{PROG}: --store takes no files (found `{}`)", operands[0]);
-        return store_usage();
+        crate::diag!("{PROG}: --store takes no files (found `{}`)", operands[0]);
+        return store_usage(out);
     }
     if !noreload {
-        eprintln!("{PROG}: --store needs -n: arbiter builds the store's files but never loads a policy into the kernel");
+        crate::diag!("{PROG}: --store needs -n: arbiter builds the store's files but never loads a policy into the kernel");
         return ExitCode::from(1);
     }
     let req = arbiter_store::StoreBuild {
@@ -491,22 +495,22 @@ fn run_store(args: &[String]) -> ExitCode {
     let tty = std::io::stderr().is_terminal();
     let mut progress = |phase: &str| {
         if tty {
-            eprint!("\r\x1b[K{PROG}: {phase}…");
+            crate::diag_part!("\r\x1b[K{PROG}: {phase}…");
         }
     };
     let result = arbiter_store::build_store(&req, &mut progress);
     if tty {
-        eprint!("\r\x1b[K");
+        crate::diag_part!("\r\x1b[K");
     }
     match result {
         Ok(report) => {
             for w in &report.warnings {
-                eprintln!("{w}");
+                crate::diag!("{w}");
             }
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("{e}");
+            crate::diag!("{e}");
             match e {
                 arbiter_store::StoreError::Compile(c) => ExitCode::from(c.status),
                 _ => ExitCode::from(255),

@@ -1,13 +1,15 @@
 //! `arbiter check`: one access decision, with reasons on request.
 
 use crate::load;
+use crate::out::{CliError, Out};
 use arbiter_decide::ClassRef;
+use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Policy file, or `builtin`.
-    policy: String,
+    policy: std::ffi::OsString,
     /// Source context, e.g. system_u:system_r:httpd_t:s0.
     scontext: String,
     /// Target context.
@@ -29,7 +31,7 @@ pub struct Args {
     bools: Vec<String>,
 }
 
-pub fn run(a: Args) -> Result<ExitCode, String> {
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     let server = load::server(&a.policy, &a.bools)?;
     let e = |x: arbiter_decide::DecideError| x.to_string();
     let ssid = server
@@ -58,7 +60,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     };
 
     if a.json {
-        let mut out = serde_json::json!({
+        let mut j = serde_json::json!({
             "allowed": v.allowed(),
             "denied": denied_names,
             "decision": {
@@ -71,14 +73,15 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             "unknown_permissions": unknown,
         });
         if let Some(x) = &explanation {
-            out["explanation"] = x.to_json();
+            j["explanation"] = x.to_json();
         }
-        println!("{out}");
+        writeln!(out, "{j}")?;
     } else {
         if v.allowed() {
-            println!("allowed");
+            writeln!(out, "allowed")?;
         } else {
-            println!(
+            writeln!(
+                out,
                 "denied {{ {} }}{}",
                 denied_names.join(" "),
                 if v.permissive() {
@@ -86,7 +89,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
                 } else {
                     ""
                 }
-            );
+            )?;
         }
         let rule = if req.unknown_allowed() {
             "handle_unknown=allow grants"
@@ -94,18 +97,20 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             "handle_unknown=deny denies"
         };
         match req.class() {
-            ClassRef::Known(_) if !unknown.is_empty() => println!(
+            ClassRef::Known(_) if !unknown.is_empty() => writeln!(
+                out,
                 "note: not defined by the policy ({rule} them): {}",
                 unknown.join(" ")
-            ),
+            )?,
             ClassRef::Known(_) => {}
-            ClassRef::Unknown => println!(
-                "note: class {:?} is not defined by the policy; {rule} it",
-                a.tclass
-            ),
+            ClassRef::Unknown => writeln!(
+                out,
+                "note: class {} is not defined by the policy; {rule} it",
+                arbiter_io::quote(&a.tclass)
+            )?,
         }
         if let Some(x) = &explanation {
-            print!("{x}");
+            write!(out, "{x}")?;
         }
     }
     Ok(if v.allowed() {

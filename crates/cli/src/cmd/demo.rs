@@ -2,54 +2,69 @@
 //! statistics, decisions with reasons, a boolean flip, a label computation.
 
 use crate::load;
+use crate::out::{CliError, Out};
 use arbiter_decide::{LabelKind, SecurityServer};
+use std::io::Write;
 use std::process::ExitCode;
 
 fn check(
+    out: &mut Out,
     server: &SecurityServer,
     s: &str,
     t: &str,
     class: &str,
     perms: &[&str],
     why: bool,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let e = |x: arbiter_decide::DecideError| x.to_string();
     let ssid = server.context_to_sid(s).map_err(e)?;
     let tsid = server.context_to_sid(t).map_err(e)?;
     let c = server.known_class(class).map_err(e)?;
     let req = server.perm_set(class, perms).map_err(e)?;
     let v = server.check(ssid, tsid, &req).map_err(e)?;
-    println!(
+    writeln!(
+        out,
         "$ arbiter check builtin {s} {t} {class} {}",
         perms.join(" ")
-    );
+    )?;
     if v.allowed() {
-        println!("allowed");
+        writeln!(out, "allowed")?;
     } else {
-        println!("denied {{ {} }}", server.perm_names(c, v.denied).join(" "));
+        writeln!(
+            out,
+            "denied {{ {} }}",
+            server.perm_names(c, v.denied).join(" ")
+        )?;
     }
     if why {
-        print!("{}", server.explain(ssid, tsid, c, req.bits()).map_err(e)?);
+        write!(
+            out,
+            "{}",
+            server.explain(ssid, tsid, c, req.bits()).map_err(e)?
+        )?;
     }
-    println!();
+    writeln!(out)?;
     Ok(())
 }
 
-pub fn run() -> Result<ExitCode, String> {
+pub fn run(out: &mut Out) -> Result<ExitCode, CliError> {
     let t0 = std::time::Instant::now();
     let policy = load::policy(load::BUILTIN_NAME)?;
     let loaded = t0.elapsed();
-    println!(
+    writeln!(
+        out,
         "arbiter demo: the embedded policy (policies/src/default.conf), loaded in {loaded:?}\n"
-    );
-    print!(
+    )?;
+    write!(
+        out,
         "{}",
         arbiter_policy::stats::render_text(&policy, load::BUILTIN_NAME)
-    );
-    println!();
+    )?;
+    writeln!(out)?;
     let server = SecurityServer::new(policy);
 
     check(
+        out,
         &server,
         "system_u:system_r:httpd_t:s0",
         "system_u:object_r:httpd_content_t:s0",
@@ -58,6 +73,7 @@ pub fn run() -> Result<ExitCode, String> {
         false,
     )?;
     check(
+        out,
         &server,
         "user_u:user_r:user_t:s0",
         "system_u:object_r:shadow_t:s0",
@@ -66,6 +82,7 @@ pub fn run() -> Result<ExitCode, String> {
         true,
     )?;
     check(
+        out,
         &server,
         "system_u:system_r:httpd_t:s0",
         "user_u:object_r:user_home_t:s0",
@@ -77,8 +94,12 @@ pub fn run() -> Result<ExitCode, String> {
     let seq = server
         .set_booleans(&[("httpd_enable_homedirs", true)])
         .map_err(|e| e.to_string())?;
-    println!("# setting httpd_enable_homedirs=on (policy sequence number now {seq})");
+    writeln!(
+        out,
+        "# setting httpd_enable_homedirs=on (policy sequence number now {seq})"
+    )?;
     check(
+        out,
         &server,
         "system_u:system_r:httpd_t:s0",
         "user_u:object_r:user_home_t:s0",
@@ -98,21 +119,24 @@ pub fn run() -> Result<ExitCode, String> {
     let label = server
         .compute_label(s, t, file, LabelKind::Create, Some("shadow"))
         .map_err(e)?;
-    println!(
+    writeln!(
+        out,
         "$ arbiter label builtin user_u:user_r:passwd_t:s0 system_u:object_r:etc_t:s0 file shadow"
-    );
-    println!("{}", server.sid_to_context(label.sid).map_err(e)?);
+    )?;
+    writeln!(out, "{}", server.sid_to_context(label.sid).map_err(e)?)?;
 
     // A policy reload under the same server: SIDs keep their meaning, booleans their
     // values, and the sequence number moves on.
     let reload = server
         .load_policy(load::policy(load::BUILTIN_NAME)?)
         .map_err(e)?;
-    println!(
+    writeln!(
+        out,
         "\n# policy reloaded: sequence number {}, {} SIDs carried over ({} invalidated) in {} µs",
         reload.seqno, reload.sids.converted, reload.sids.invalidated, reload.build_us
-    );
+    )?;
     check(
+        out,
         &server,
         "system_u:system_r:httpd_t:s0",
         "user_u:object_r:user_home_t:s0",

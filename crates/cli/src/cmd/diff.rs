@@ -1,8 +1,9 @@
 //! `arbiter diff`: sediff's sections and text (setools 4.4.1), `--stats`, `--json`.
 
-use super::emit;
 use crate::load;
+use crate::out::{CliError, Out};
 use arbiter_query::diff::{self, DiffArgs};
+use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 pub struct Args {
     /// sediff's options, then POLICY1 POLICY2.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
-    args: Vec<String>,
+    args: Vec<std::ffi::OsString>,
 }
 
 const USAGE: &str =
@@ -25,25 +26,27 @@ section options (sediff's; none selects every section):
   --ibendportcon --ibpkeycon --initialsid --fs_use --genfscon --netifcon --nodecon --portcon
   --default --property --polcap --typebounds";
 
-pub fn run(a: Args) -> Result<ExitCode, String> {
-    if a.args.iter().any(|s| s == "-h" || s == "--help") {
-        println!("{USAGE}");
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
+    let raw = crate::args::Args::new(a.args);
+    if raw.strings.iter().any(|s| s == "-h" || s == "--help") {
+        writeln!(out, "{USAGE}")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let args = match DiffArgs::parse(&a.args) {
+    let args = match DiffArgs::parse(&raw.strings) {
         Ok(args) => args,
         Err(e) => {
-            eprintln!("{USAGE}\narbiter diff: error: {e}");
+            crate::diag!("{USAGE}\narbiter diff: error: {e}");
             return Ok(ExitCode::from(2));
         }
     };
-    let left = load::policy(&args.policies[0])?;
-    let right = load::policy(&args.policies[1])?;
+    raw.check_only_paths(args.policies.iter().map(String::as_str))?;
+    let left = load::policy(raw.path(&args.policies[0]))?;
+    let right = load::policy(raw.path(&args.policies[1]))?;
     let sections = diff::sections(&left, &right, &args);
     if args.json {
-        emit(&format!("{}\n", diff::render_json(&sections)));
+        writeln!(out, "{}", diff::render_json(&sections))?;
     } else {
-        emit(&diff::render_text(&sections, args.stats));
+        out.write_all(diff::render_text(&sections, args.stats).as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,13 +1,15 @@
 //! `arbiter label`: the context of a new, relabeled or member object.
 
 use crate::load;
+use crate::out::{CliError, Out};
 use arbiter_decide::LabelKind;
+use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Policy file, or `builtin`.
-    policy: String,
+    policy: std::ffi::OsString,
     /// Source (creating process) context.
     scontext: String,
     /// Target (parent directory / related object) context.
@@ -31,7 +33,7 @@ enum Kind {
     Member,
 }
 
-pub fn run(a: Args) -> Result<ExitCode, String> {
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     let server = load::server(&a.policy, &a.bools)?;
     let ssid = server
         .context_to_sid(&a.scontext)
@@ -48,11 +50,12 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     let label = server
         .compute_label(ssid, tsid, class, kind, a.name.as_deref())
         .map_err(|e| e.to_string())?;
-    println!(
+    writeln!(
+        out,
         "{}",
         server
             .sid_to_context(label.sid)
             .map_err(|e| e.to_string())?
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,12 +1,15 @@
 //! `arbiter landlock check|run`: would these Landlock layers allow an operation, and a
 //! sandboxer that applies the same configuration files for real.
 
+use super::BATCH_LINE_MAX;
+use crate::out::{CliError, Out};
+use arbiter_io::{Crlf, Lines};
 use arbiter_landlock::access::{fs_rights_of_abi, net_rights_of_abi, scopes_of_abi};
 use arbiter_landlock::config::{load_layers, Layers};
 use arbiter_landlock::eval::Evaluation;
 use arbiter_landlock::sys::{self, KernelLayer};
 use arbiter_landlock::{Layout, Op};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -55,12 +58,12 @@ pub struct RunArgs {
     layers: Vec<PathBuf>,
     /// The command and its arguments.
     #[arg(last = true, required = true)]
-    command: Vec<String>,
+    command: Vec<std::ffi::OsString>,
 }
 
-pub fn run(w: Which) -> Result<ExitCode, String> {
+pub fn run(w: Which, out: &mut Out) -> Result<ExitCode, CliError> {
     match w {
-        Which::Check(a) => check(a),
+        Which::Check(a) => check(a, out),
         Which::Run(a) => sandbox(a),
     }
 }
@@ -69,7 +72,7 @@ fn load(files: &[PathBuf], layout: Layout) -> Result<Layers, String> {
     let layers = load_layers(files, layout).map_err(|e| e.to_string())?;
     for r in &layers.resolved {
         for w in &r.warnings {
-            eprintln!("arbiter: warning: {w}");
+            crate::diag!("arbiter: warning: {w}");
         }
     }
     Ok(layers)
@@ -106,19 +109,17 @@ fn print(
     }
 }
 
-fn check(a: CheckArgs) -> Result<ExitCode, String> {
+fn check(a: CheckArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let layout = if a.layout == "hash" {
         Layout::Hash
     } else {
         Layout::Sorted
     };
     let layers = load(&a.layers, layout)?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     if !a.batch {
         let op = Op::parse(&a.op).map_err(|e| e.to_string())?;
         let ev = layers.sandbox.evaluate(&op);
-        print(&mut out, &op.to_string(), &ev, a.explain, a.json).map_err(|e| e.to_string())?;
+        print(out, &op.to_string(), &ev, a.explain, a.json)?;
         return Ok(if ev.outcome == arbiter_landlock::Outcome::Allowed {
             ExitCode::SUCCESS
         } else {
@@ -129,31 +130,44 @@ fn check(a: CheckArgs) -> Result<ExitCode, String> {
         return Err("--batch reads operations from stdin; give none after --".into());
     }
     let mut bad = false;
-    for (n, line) in std::io::stdin().lock().lines().enumerate() {
-        let line = line.map_err(|e| e.to_string())?;
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if words.is_empty() || words[0].starts_with('#') {
-            continue;
-        }
-        let r = match Op::parse(&words) {
-            Ok(op) => print(
-                &mut out,
+    let mut lines = Lines::new(std::io::stdin().lock(), BATCH_LINE_MAX, Crlf::Strip);
+    while let Some(line) = lines
+        .next_line()
+        .map_err(|e| format!("reading stdin: {e}"))?
+    {
+        let n = line.number;
+        let parsed = line
+            .text(BATCH_LINE_MAX)
+            .map_err(|e| e.reason())
+            .and_then(|text| {
+                let words: Vec<&str> = text.split_whitespace().collect();
+                if words.is_empty() || words[0].starts_with('#') {
+                    return Ok(None);
+                }
+                Op::parse(&words).map(Some).map_err(|e| e.to_string())
+            });
+        match parsed {
+            Ok(None) => {}
+            Ok(Some(op)) => print(
+                out,
                 &op.to_string(),
                 &layers.sandbox.evaluate(&op),
                 a.explain,
                 a.json,
-            ),
+            )?,
             Err(e) => {
                 bad = true;
                 if a.json {
-                    let v = serde_json::json!({"line": n + 1, "error": e.to_string()});
-                    writeln!(out, "{v}")
+                    let v = serde_json::json!({"line": n, "error": e});
+                    writeln!(out, "{v}")?;
                 } else {
-                    writeln!(out, "error line {}: {e}", n + 1)
+                    writeln!(out, "error line {n}: {e}")?;
                 }
             }
-        };
-        r.map_err(|e| e.to_string())?;
+        }
+        // One answer per line as it is asked, so a program driving the batch through a
+        // pipe gets each answer before it writes the next question.
+        out.flush()?;
     }
     Ok(if bad {
         ExitCode::from(2)
@@ -165,12 +179,12 @@ fn check(a: CheckArgs) -> Result<ExitCode, String> {
 /// One layer's path and port rules, masked to the kernel's ABI.
 type MaskedRules = (Vec<(PathBuf, u16)>, Vec<(u64, u8)>);
 
-fn sandbox(a: RunArgs) -> Result<ExitCode, String> {
+fn sandbox(a: RunArgs) -> Result<ExitCode, CliError> {
     let layers = load(&a.layers, Layout::default())?;
     let abi = match sys::landlock_abi() {
         Ok(abi) => abi,
         Err(e) => {
-            eprintln!("arbiter: warning: Landlock is not available ({e}); running unsandboxed");
+            crate::diag!("arbiter: warning: Landlock is not available ({e}); running unsandboxed");
             0
         }
     };
@@ -219,7 +233,7 @@ fn sandbox(a: RunArgs) -> Result<ExitCode, String> {
     let err = std::process::Command::new(&a.command[0])
         .args(&a.command[1..])
         .exec();
-    Err(format!("cannot run {}: {err}", a.command[0]))
+    Err(format!("cannot run {}: {err}", a.command[0].to_string_lossy()).into())
 }
 
 #[derive(clap::Args)]
@@ -236,7 +250,7 @@ pub struct BenchArgs {
 }
 
 /// `arbiter bench landlock`.
-pub fn bench(a: BenchArgs) -> Result<ExitCode, String> {
+pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let opts = arbiter_landlock::bench::Options {
         repetitions: a.repetitions.max(1),
         checks: a.checks.max(1),
@@ -247,8 +261,6 @@ pub fn bench(a: BenchArgs) -> Result<ExitCode, String> {
     } else {
         report.text()
     };
-    std::io::stdout()
-        .write_all(text.as_bytes())
-        .map_err(|e| e.to_string())?;
+    out.write_all(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

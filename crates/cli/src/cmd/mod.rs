@@ -14,10 +14,7 @@ pub mod landlock;
 pub mod search;
 pub mod why;
 
-/// Prints to stdout, ignoring a closed pipe (`| head`), as setools does with SIGPIPE.
-pub(crate) fn emit(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-}
+/// The longest line a query batch (`av`, `landlock check --batch`) reads: 64 KiB, many
+/// times three contexts or two `PATH_MAX` paths. A longer line is that line's error; it is
+/// read to its end without being kept.
+pub(crate) const BATCH_LINE_MAX: usize = 64 * 1024;

@@ -5,6 +5,7 @@
 //! stdout, as setools prints it), 2 for a usage error (stderr).
 
 use crate::load;
+use crate::out::{CliError, Out};
 use arbiter_query::{search, Index, SearchArgs};
 use std::io::Write;
 use std::process::ExitCode;
@@ -14,7 +15,7 @@ use std::process::ExitCode;
 pub struct Args {
     /// sesearch's options and the policy file, e.g. `-A -s httpd_t policy.33`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
-    args: Vec<String>,
+    args: Vec<std::ffi::OsString>,
 }
 
 const USAGE: &str = "usage: arbiter search [-A] [--allow] [--allowxperm] [--auditallow] \
@@ -23,26 +24,28 @@ const USAGE: &str = "usage: arbiter search [-A] [--allow] [--allowxperm] [--audi
 [-x XPERMS] [-D DEFAULT] [-b BOOL] [-eb] [-ep] [-ex] [-Sp] [-ds] [-dt] [-rs] [-rt] [-rc] [-rd] \
 [-rb] [--expand] [--json [--set-bool NAME=VALUE]...] POLICY";
 
-pub fn run(a: Args) -> Result<ExitCode, String> {
-    if a.args.iter().any(|s| s == "-h" || s == "--help") {
-        println!("{USAGE}");
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
+    let raw = crate::args::Args::new(a.args);
+    if raw.strings.iter().any(|s| s == "-h" || s == "--help") {
+        writeln!(out, "{USAGE}")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let args = match SearchArgs::parse(&a.args) {
+    let args = match SearchArgs::parse(&raw.strings) {
         Ok(args) => args,
         Err(e) => {
-            eprintln!("{USAGE}\narbiter search: error: {e}");
+            crate::diag!("{USAGE}\narbiter search: error: {e}");
             return Ok(ExitCode::from(2));
         }
     };
     let Some(path) = args.policy.as_deref() else {
-        eprintln!("{USAGE}\narbiter search: error: a policy file is required");
+        crate::diag!("{USAGE}\narbiter search: error: a policy file is required");
         return Ok(ExitCode::from(2));
     };
-    let policy = match load::policy(path) {
+    raw.check_only_paths([path])?;
+    let policy = match load::policy(raw.path(path)) {
         Ok(p) => p,
         Err(e) => {
-            println!("{e}");
+            writeln!(out, "{e}")?;
             return Ok(ExitCode::from(1));
         }
     };
@@ -50,33 +53,39 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     // one would cost a short query a tenth of its time.
     let policy = std::mem::ManuallyDrop::new(policy);
     let index = std::mem::ManuallyDrop::new(Index::new(&policy));
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     if args.json {
         return match arbiter_query::json::search(&index, &args) {
             Ok(v) => {
-                let _ = writeln!(out, "{v}");
+                writeln!(out, "{v}")?;
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
-                let _ = writeln!(out, "{e}");
+                writeln!(out, "{e}")?;
                 Ok(ExitCode::from(1))
             }
         };
     }
-    let mut broken = false;
+    // The search streams its lines through a callback that cannot fail; the first failed
+    // write is kept, and later lines are dropped unwritten.
+    let mut failed: Option<std::io::Error> = None;
     let result = search::run(&index, &args, &mut |line| {
-        if !broken && (out.write_all(line.as_bytes()).is_err() || out.write_all(b"\n").is_err()) {
-            broken = true;
+        if failed.is_none() {
+            if let Err(e) = out
+                .write_all(line.as_bytes())
+                .and_then(|()| out.write_all(b"\n"))
+            {
+                failed = Some(e);
+            }
         }
     });
-    let code = match result {
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    Ok(match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(out, "{e}");
+            writeln!(out, "{e}")?;
             ExitCode::from(1)
         }
-    };
-    let _ = out.flush();
-    Ok(code)
+    })
 }

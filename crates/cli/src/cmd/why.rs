@@ -3,10 +3,11 @@
 //! implement are accepted by the parser only to be refused with a message.
 
 use crate::load;
+use crate::out::{CliError, Out};
 use arbiter_denials::package::{self, PackageError};
 use arbiter_denials::{
-    BoolDescriptions, Engine, Explanation, Generation, Mode, ModuleName, Options, Session,
-    TypeFilter,
+    BoolDescriptions, Engine, Explanation, Generation, Malformed, Mode, ModuleName, Newlines,
+    Options, ProblemKind, Session, TypeFilter,
 };
 use std::io::{self, BufReader, Write};
 use std::path::Path;
@@ -32,10 +33,10 @@ const DMESG: &str = "/bin/dmesg";
 #[derive(clap::Args)]
 pub struct Args {
     /// Binary policy file (policy.NN), or `builtin`.
-    policy: String,
+    policy: std::ffi::OsString,
     /// Logs to read: audit.log, `ausearch -i` output, journal / dmesg text, Android logcat.
     /// Standard input when none is given (or for `-`).
-    files: Vec<String>,
+    files: Vec<std::ffi::OsString>,
     /// Add arbiter's full explanation: granting and would-be-granting rules, every boolean
     /// that would grant it, constraints term by term, role and bounds checks (audit2why
     /// reports only).
@@ -49,7 +50,7 @@ pub struct Args {
     json: bool,
     /// audit2allow -i: read this log (as a FILE argument does).
     #[arg(short = 'i', long = "input", value_name = "FILE")]
-    input: Vec<String>,
+    input: Vec<std::ffi::OsString>,
     /// audit2allow -a: read the audit log through `/sbin/ausearch -m
     /// AVC,USER_AVC,MAC_POLICY_LOAD,DAEMON_START,SELINUX_ERR`.
     #[arg(short = 'a', long = "all")]
@@ -81,7 +82,7 @@ pub struct Args {
     xperms: bool,
     /// audit2allow -o: append the generated rules to FILE instead of printing them.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<String>,
+    output: Option<std::path::PathBuf>,
     /// audit2allow -N: no refpolicy interface calls (arbiter's only style).
     #[arg(short = 'N', long = "noreference")]
     noreference: bool,
@@ -123,12 +124,12 @@ pub struct Args {
 /// Where the input comes from.
 enum Input {
     /// Files (`-` for standard input).
-    Files(Vec<String>),
+    Files(Vec<std::ffi::OsString>),
     /// A program's output (`-a`, `-d`).
     Program(&'static str, &'static [&'static str]),
 }
 
-pub fn run(a: Args) -> Result<ExitCode, String> {
+pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     refuse_unimplemented(&a)?;
     let generation = Generation {
         module: a
@@ -166,7 +167,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         let mut files = a.files.clone();
         files.extend(a.input.iter().cloned());
         if files.is_empty() {
-            files.push("-".to_string());
+            files.push("-".into());
         }
         Input::Files(files)
     };
@@ -189,19 +190,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     // -M and -o collect the text; otherwise it streams to standard output.
     let collect = a.module_package.is_some() || a.output.is_some();
     let mut text: Vec<u8> = Vec::new();
-    let stdout = io::stdout();
-    let mut stream = io::BufWriter::new(stdout.lock());
-    let out: &mut dyn Write = if collect { &mut text } else { &mut stream };
-    match feed(&mut session, &input, out) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-        Err(e) => return Err(e.to_string()),
-    }
-    let summary = match session.finish(&mut *out) {
-        Ok(s) => s,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-        Err(e) => return Err(e.to_string()),
-    };
+    let sink: &mut dyn Write = if collect { &mut text } else { &mut *out };
+    feed(&mut session, &input, sink)?;
+    let summary = session.finish(&mut *sink)?;
     let mut err = io::stderr().lock();
     if !summary.selinux_seen && !opts.program_output {
         let _ = writeln!(err, "Nothing to do");
@@ -213,8 +204,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             .append(true)
             .create(true)
             .open(path)
-            .map_err(|e| format!("{path}: {e}"))?;
-        f.write_all(&text).map_err(|e| format!("{path}: {e}"))?;
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        f.write_all(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if let Some(name) = &a.module_package {
         let name = ModuleName::parse(name).map_err(|e| e.to_string())?;
@@ -224,8 +216,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             PackageError::Compile(_) | PackageError::Package(_) => format!("-M {e}"),
             e => e.to_string(),
         })?;
-        let _ = stream.write_all(package::activation_notice(&name).as_bytes());
-        let _ = stream.flush();
+        out.write_all(package::activation_notice(&name).as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -298,15 +289,16 @@ fn feed(session: &mut Session<'_>, input: &Input, out: &mut dyn Write) -> io::Re
     match input {
         Input::Files(files) => {
             for f in files {
-                let named = |e: io::Error| io::Error::new(e.kind(), format!("{f}: {e}"));
+                let name = Path::new(f).display().to_string();
+                let named = |e: io::Error| io::Error::new(e.kind(), format!("{name}: {e}"));
                 if f == "-" {
                     session
-                        .feed("-", io::stdin().lock(), &mut *out)
+                        .feed_with("-", io::stdin().lock(), Newlines::Lf, &mut *out)
                         .map_err(named)?;
                 } else {
                     let file = std::fs::File::open(f).map_err(named)?;
                     session
-                        .feed(f, BufReader::new(file), &mut *out)
+                        .feed(&name, BufReader::new(file), &mut *out)
                         .map_err(named)?;
                 }
             }
@@ -327,14 +319,27 @@ fn feed(session: &mut Session<'_>, input: &Input, out: &mut dyn Write) -> io::Re
                     };
                     io::Error::new(e.kind(), format!("could not run {program}{hint}: {e}"))
                 })?;
-            session.feed(program, &o.stdout[..], &mut *out)?;
+            session.feed_with(program, &o.stdout[..], Newlines::Lf, &mut *out)?;
         }
     }
     Ok(())
 }
 
+/// Every over-long line (whose content was not, or only in part, read), then the first
+/// [`SHOWN_PROBLEMS`] other problems, then the counts.
 fn report_problems(summary: &arbiter_denials::Summary, err: &mut impl Write) {
-    for p in summary.problems.iter().take(SHOWN_PROBLEMS) {
+    let long = |p: &&arbiter_denials::Problem| {
+        matches!(p.what, ProblemKind::Malformed(Malformed::TooLong { .. }))
+    };
+    for p in summary.problems.iter().filter(long) {
+        let _ = writeln!(err, "arbiter why: {p}");
+    }
+    for p in summary
+        .problems
+        .iter()
+        .filter(|p| !long(p))
+        .take(SHOWN_PROBLEMS)
+    {
         let _ = writeln!(err, "arbiter why: {p}");
     }
     let total = summary.malformed + summary.unknown;
@@ -346,7 +351,7 @@ fn report_problems(summary: &arbiter_denials::Summary, err: &mut impl Write) {
             summary.malformed,
             summary.unknown,
             if total as usize > SHOWN_PROBLEMS {
-                format!("; first {SHOWN_PROBLEMS} shown")
+                format!("; every over-long line and the first {SHOWN_PROBLEMS} other problems shown")
             } else {
                 String::new()
             }

@@ -111,7 +111,10 @@ impl DiffArgs {
             let missing = match p.positional.len() {
                 0 => "the following arguments are required: POLICY1, POLICY2".to_string(),
                 1 => "the following arguments are required: POLICY2".to_string(),
-                _ => format!("unrecognized arguments: {}", p.positional[2..].join(" ")),
+                _ => format!(
+                    "unrecognized arguments: {}",
+                    arbiter_io::prefix(&p.positional[2..].join(" "))
+                ),
             };
             return Err(UsageError(missing));
         }

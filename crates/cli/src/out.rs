@@ -1,0 +1,161 @@
+//! The one writer for everything arbiter prints on standard output, and what a failed
+//! write means for the exit status.
+//!
+//! Output that cannot be written must never be claimed as success: on a full disk
+//! (`> /dev/full`) the command exits with status 2 and `arbiter: cannot write output:
+//! <why>` on stderr, including when only the final flush fails. A closed pipe (`arbiter
+//! search ... | head -1`) is a normal way to stop reading: the command stops at the first
+//! write that fails with `EPIPE` and exits quietly with status 0, as sesearch does. (Rust
+//! ignores SIGPIPE, so the write returns the error instead of killing the process.)
+//!
+//! How a command adopts it:
+//!
+//! ```text
+//! pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
+//!     writeln!(out, "{}", answer)?;            // io::Error -> CliError, `?` stops the command
+//!     library::render(&model, &mut *out)?;    // Out is an io::Write: pass it to libraries
+//!     Ok(ExitCode::SUCCESS)
+//! }
+//! ```
+//!
+//! `main` creates the one [`Out`], hands it to the command and calls [`finish`], which
+//! flushes and turns a failed write — whatever error the command returned because of it —
+//! into the status above. Never `println!`/`print!` (they panic on a closed pipe) and never
+//! a second handle on stdout (its buffer would escape the flush check); diagnostics go to
+//! stderr through [`diag!`](crate::diag), which cannot panic.
+
+use std::fmt;
+use std::io::{self, BufWriter, Stdout, Write};
+use std::process::ExitCode;
+
+/// Buffered standard output that remembers its first failure.
+pub struct Out {
+    w: BufWriter<Stdout>,
+    failure: Option<(io::ErrorKind, String)>,
+}
+
+impl Out {
+    /// The process's standard output (one per process: `main` makes it).
+    pub fn stdout() -> Out {
+        Out {
+            w: BufWriter::with_capacity(1 << 16, io::stdout()),
+            failure: None,
+        }
+    }
+
+    fn record(&mut self, e: io::Error) -> io::Error {
+        if self.failure.is_none() {
+            self.failure = Some((e.kind(), e.to_string()));
+        }
+        e
+    }
+
+    fn failed(&self) -> Option<io::Error> {
+        self.failure
+            .as_ref()
+            .map(|(kind, text)| io::Error::new(*kind, text.clone()))
+    }
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if let Some(e) = self.failed() {
+            return Err(e);
+        }
+        self.w.write(buf).map_err(|e| self.record(e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if let Some(e) = self.failed() {
+            return Err(e);
+        }
+        self.w.write_all(buf).map_err(|e| self.record(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if let Some(e) = self.failed() {
+            return Err(e);
+        }
+        self.w.flush().map_err(|e| self.record(e))
+    }
+}
+
+/// Why a command stopped.
+#[derive(Debug)]
+pub enum CliError {
+    /// A message for the user (printed as `arbiter: <message>`, status 2).
+    Message(String),
+    /// An I/O error; when [`Out`] has failed it is taken as that failure.
+    Io(io::Error),
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Message(m) => f.write_str(m),
+            CliError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<String> for CliError {
+    fn from(m: String) -> CliError {
+        CliError::Message(m)
+    }
+}
+
+impl From<&str> for CliError {
+    fn from(m: &str) -> CliError {
+        CliError::Message(m.to_string())
+    }
+}
+
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> CliError {
+        CliError::Io(e)
+    }
+}
+
+/// Flushes the output and turns the command's result into the process's exit status.
+///
+/// A failed write decides, whatever the command returned (a command that stops because
+/// its output failed may report that failure in any form): `EPIPE` exits 0 quietly, any
+/// other failure prints `arbiter: cannot write output: <why>` and exits 2. Otherwise an
+/// error prints `arbiter: <error>` and exits 2, and success exits with the command's own
+/// status.
+pub fn finish(mut out: Out, result: Result<ExitCode, CliError>) -> ExitCode {
+    let _ = out.flush();
+    if let Some((kind, text)) = &out.failure {
+        if *kind == io::ErrorKind::BrokenPipe {
+            return ExitCode::SUCCESS;
+        }
+        crate::diag!("arbiter: cannot write output: {text}");
+        return ExitCode::from(2);
+    }
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            crate::diag!("arbiter: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `eprintln!` that cannot panic: a diagnostic that cannot be written to stderr (closed,
+/// full) is dropped, the command's status still says what happened.
+#[macro_export]
+macro_rules! diag {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// [`diag!`](crate::diag) without the newline (progress lines redrawn with `\r`).
+#[macro_export]
+macro_rules! diag_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
