@@ -267,6 +267,33 @@ impl Server {
             .map_err(decide_error)
     }
 
+    /// Pickles as the current policy's image and the booleans' current values; the
+    /// unpickled server starts a new sequence (its `seqno` restarts).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>, Bound<'py, PyDict>))> {
+        let py = slf.py();
+        let me = slf.get();
+        let image = Policy::wrap(me.inner.policy(), None).image()?;
+        let restore = py.get_type::<Server>().getattr("_restore")?;
+        Ok((
+            restore,
+            (pyo3::types::PyBytes::new(py, &image).into_any(), me.booleans(py)?),
+        ))
+    }
+
+    /// Rebuilds a pickled server (`__reduce__`'s counterpart). Not part of the API.
+    #[staticmethod]
+    fn _restore(
+        py: Python<'_>,
+        image: &Bound<'_, PyAny>,
+        booleans: &Bound<'_, PyDict>,
+    ) -> PyResult<Server> {
+        let srv = Server::new(py, image)?;
+        srv.set_booleans(booleans)?;
+        Ok(srv)
+    }
+
     fn __repr__(&self) -> String {
         let p = self.inner.policy();
         format!(
