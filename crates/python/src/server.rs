@@ -56,6 +56,10 @@ pub fn perm_set(srv: &SecurityServer, tclass: &str, perms: &Bound<'_, PyAny>) ->
     srv.perm_set(tclass, &names).map_err(decide_error)
 }
 
+/// What `Server.__reduce__` returns: the rebuilding function and its arguments (the policy
+/// image and the booleans).
+type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, Bound<'py, PyDict>));
+
 impl Server {
     /// Builds the server's index and tables without holding the GIL.
     fn build(py: Python<'_>, model: Model) -> PyResult<Server> {
@@ -269,9 +273,7 @@ impl Server {
 
     /// Pickles as the current policy's image and the booleans' current values; the
     /// unpickled server starts a new sequence (its `seqno` restarts).
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>, Bound<'py, PyDict>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
         let py = slf.py();
         let me = slf.get();
         let image = Policy::wrap(me.inner.policy(), None).image()?;

@@ -106,7 +106,6 @@ impl PolicyDb {
     #[allow(clippy::type_complexity)]
     fn type_table(&self) -> Vec<(u32, String, bool, bool, Vec<String>)> {
         let p = &*self.model;
-        let index = Index::new(p);
         let named: Vec<usize> = (0..p.types.len())
             .filter(|&i| p.types[i].flavor != TypeFlavor::Unnamed)
             .collect();
@@ -118,7 +117,6 @@ impl PolicyDb {
                 v.push(&a.name);
             }
         }
-        let _ = index;
         hashtab_positions(&names, entries, TYPES_SLOTS)
             .into_iter()
             .map(|k| {
@@ -137,20 +135,49 @@ impl PolicyDb {
             .collect()
     }
 
-    /// The attributes of type `value`, ascending by value.
-    fn type_attributes(&self, value: u32) -> Vec<u32> {
-        let index = Index::new(&self.model);
-        arbiter_policy::TypeId::from_index(value as usize - 1)
-            .map(|t| index.attributes_of(t).map(|a| a.index() as u32 + 1).collect())
-            .unwrap_or_default()
+    /// For every type and attribute slot, by value: a type's attributes, or an attribute's
+    /// member types (both ascending by value), built with one index for the whole table.
+    fn type_relations(&self) -> Vec<Vec<u32>> {
+        let p = &*self.model;
+        let index = Index::new(p);
+        (0..p.types.len())
+            .map(|i| {
+                let Some(t) = arbiter_policy::TypeId::from_index(i) else {
+                    return Vec::new();
+                };
+                if p.types[i].flavor == TypeFlavor::Type {
+                    index.attributes_of(t).map(|a| a.index() as u32 + 1).collect()
+                } else {
+                    index.expand(t).iter().map(|m| m.index() as u32 + 1).collect()
+                }
+            })
+            .collect()
     }
 
-    /// The member types of attribute `value`, ascending by value.
-    fn attribute_members(&self, value: u32) -> Vec<u32> {
-        let index = Index::new(&self.model);
-        arbiter_policy::TypeId::from_index(value as usize - 1)
-            .map(|t| index.expand(t).iter().map(|m| m.index() as u32 + 1).collect())
-            .unwrap_or_default()
+    /// `allow ROLE NEW_ROLE;` rules in the policy's order: `(role value, new role value)`.
+    fn role_allows(&self) -> Vec<(u32, u32)> {
+        self.model
+            .role_allow
+            .iter()
+            .map(|r| (r.role.index() as u32 + 1, r.new_role.index() as u32 + 1))
+            .collect()
+    }
+
+    /// `role_transition ROLE TYPE:CLASS NEW_ROLE;` rules in the policy's order: `(role,
+    /// type, class, new role)` values.
+    fn role_transitions(&self) -> Vec<(u32, u32, u32, u32)> {
+        self.model
+            .role_trans
+            .iter()
+            .map(|r| {
+                (
+                    r.role.index() as u32 + 1,
+                    r.ty.index() as u32 + 1,
+                    r.class.index() as u32 + 1,
+                    r.new_role.index() as u32 + 1,
+                )
+            })
+            .collect()
     }
 
     /// Roles in setools' order: `(value, name, type values)`.

@@ -71,6 +71,8 @@ QUERIES = [
     dict(ruletype=["neverallow"]),
     dict(source="init_t", ruletype=["type_transition"], tclass=["file", "dir"]),
 ]
+
+
 def describe(kw):
     return [(k, sorted(v) if isinstance(v, (set, frozenset)) else v) for k, v in sorted(kw.items())]
 
@@ -99,9 +101,10 @@ for kw in [dict(source="nosuch_t"), dict(tclass=["nosuch"]), dict(boolean=["nosu
     except (setools.exception.SEToolsException, ValueError, KeyError) as e:
         print("error", sorted(kw), type(e).__name__, e)
 
+some = str(next(p.types()))
 q = TERuleQuery(p)
-q.source = "init_t"
+q.source = some
 q.ruletype = [setools.TERuletype.allow]
 print("settable", len(list(q.results())))
-a = sorted(TERuleQuery(p, source="init_t", tclass=["process"]).results())[:5]
+a = sorted(TERuleQuery(p, source=some).results())[:5]
 print("sorted", [str(r) for r in a])

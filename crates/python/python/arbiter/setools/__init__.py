@@ -8,7 +8,7 @@ never replaced on disk: only the importing process sees arbiter's.
 Implemented: ``SELinuxPolicy`` (types, attributes, roles, users, Booleans, classes,
 commons, policy capabilities, conditionals, TE rules, lookups, counts), the TE rule classes
 and ``TERuleQuery`` (in Rust), ``TypeQuery``, ``TypeAttributeQuery``, ``RoleQuery``,
-``UserQuery`` (without MLS criteria), ``BoolQuery``, ``ObjClassQuery``, ``CommonQuery``,
+``UserQuery`` (without MLS criteria), ``RBACRuleQuery``, ``BoolQuery``, ``ObjClassQuery``, ``CommonQuery``,
 ``PolCapQuery``. The other names of setools raise ``AttributeError`` (and their modules
 ``ModuleNotFoundError``) saying they are not implemented yet; the analyses
 (``DomainTransitionAnalysis``, ``InfoFlowAnalysis``, ``PermissionMap``, ``PolicyChecker``)
@@ -39,6 +39,8 @@ from .policyrep import (  # noqa: F401
     MLSRuletype,
     NodeconIPVersion,
     ObjClass,
+    RoleAllow,
+    RoleTransition,
     PolicyCapability,
     PolicyTarget,
     PortconProtocol,
@@ -59,6 +61,7 @@ from .boolquery import BoolQuery  # noqa: F401
 from .commonquery import CommonQuery  # noqa: F401
 from .objclassquery import ObjClassQuery  # noqa: F401
 from .polcapquery import PolCapQuery  # noqa: F401
+from .rbacrulequery import RBACRuleQuery  # noqa: F401
 from .rolequery import RoleQuery  # noqa: F401
 from .terulequery import TERuleQuery  # noqa: F401
 from .typeattrquery import TypeAttributeQuery  # noqa: F401
@@ -79,7 +82,7 @@ NOT_IMPLEMENTED_NAMES = frozenset(
     Iomemcon IomemconQuery Ioportcon IoportconQuery LevelDecl MLSRule MLSRuleQuery Mapping
     Netifcon NetifconQuery Nodecon NodeconQuery Pcidevicecon PcideviceconQuery
     PermissionMap Pirqcon PirqconQuery PolicyChecker PolicyDifference Portcon PortconQuery
-    RBACRuleQuery RoleAllow RoleTransition RuleWeight Sensitivity SensitivityQuery
+    RuleWeight Sensitivity SensitivityQuery
     Validatetrans xperm_str_to_tuple_ranges""".split()
 )
 

@@ -16,7 +16,7 @@ NOT_IMPLEMENTED_MODULES = frozenset(
     """boundsquery categoryquery checker constraintquery defaultquery descriptors
     devicetreeconquery diff dta fsusequery genfsconquery ibendportconquery ibpkeyconquery
     infoflow initsidquery iomemconquery ioportconquery mixins mlsrulequery netifconquery
-    nodeconquery pcideviceconquery permmap pirqconquery portconquery rbacrulequery
+    nodeconquery pcideviceconquery permmap pirqconquery portconquery
     sensitivityquery util""".split()
 )
 

@@ -328,7 +328,8 @@ class Type(BaseType):
     def attributes(self):
         """The attributes the type belongs to, in attribute-value order."""
         p = self.policy
-        return (p._type_by_value[v] for v in p._db.type_attributes(self._value))
+        tv = p._type_by_value
+        return (tv[v] for v in p._type_relations()[self._value - 1])
 
     def expand(self):
         """A type expands to itself."""
@@ -352,7 +353,8 @@ class TypeAttribute(BaseType):
 
     def _members(self):
         p = self.policy
-        return [p._type_by_value[v] for v in p._db.attribute_members(self._value)]
+        tv = p._type_by_value
+        return [tv[v] for v in p._type_relations()[self._value - 1]]
 
     def expand(self):
         """The member types, in type-value order."""
@@ -758,7 +760,7 @@ class BaseTERule(PolicyRule):
         self._res = res
         self._i = i
         self._row = row
-        self.ruletype = TERuletype[row[0]]
+        self.ruletype = _TE_KINDS[row[0]]
         self.source = source
         self.target = target
         self.tclass = tclass
@@ -944,6 +946,7 @@ class FileNameTERule(TERule):
 
 
 _TE_CLASSES = (AVRule, AVRuleXperm, TERule, FileNameTERule)
+_TE_KINDS = {k.name: k for k in TERuletype}
 
 
 def _te_rules(policy, res):
@@ -953,6 +956,85 @@ def _te_rules(policy, res):
     classes = _TE_CLASSES
     for i, row in enumerate(res.rows()):
         yield classes[row[4]](policy, res, i, row, tv[row[1]], tv[row[2]], cv[row[3]])
+
+
+# --------------------------------------------------------------------------- RBAC rules
+
+
+class RoleAllow(PolicyRule):
+    """``allow ROLE NEW_ROLE;``"""
+
+    __slots__ = ("_n",)
+
+    def __init__(self, policy, n, source, target, origin=None):
+        self.policy = policy
+        self._n = n
+        self.ruletype = RBACRuletype.allow
+        self.source = source
+        self.target = target
+        self.origin = origin
+
+    def _key(self):
+        return ("allow", self._n)
+
+    def __hash__(self):
+        return hash(("allow", str(self.source), str(self.target)))
+
+    @property
+    def tclass(self):
+        raise RuleUseError("Role allow rules do not have an object class.")
+
+    @property
+    def default(self):
+        raise RuleUseError("Role allow rules do not have a default role.")
+
+    def statement(self):
+        return "allow {0.source} {0.target};".format(self)
+
+    def expand(self):
+        """Roles expand to themselves: one rule, whose origin is this one."""
+        if self.origin is not None:
+            yield self
+            return
+        for s in self.source.expand():
+            for t in self.target.expand():
+                yield RoleAllow(self.policy, self._n, s, t, origin=self)
+
+
+class RoleTransition(PolicyRule):
+    """``role_transition ROLE TYPE:CLASS NEW_ROLE;``"""
+
+    __slots__ = ("_n", "tclass", "default")
+
+    def __init__(self, policy, n, source, target, tclass, default, origin=None):
+        self.policy = policy
+        self._n = n
+        self.ruletype = RBACRuletype.role_transition
+        self.source = source
+        self.target = target
+        self.tclass = tclass
+        self.default = default
+        self.origin = origin
+
+    def _key(self):
+        return ("role_transition", self._n)
+
+    def __hash__(self):
+        return hash(("role_transition", str(self.source), str(self.target), str(self.tclass),
+                     str(self.default)))
+
+    def statement(self):
+        return "role_transition {0.source} {0.target}:{0.tclass} {0.default};".format(self)
+
+    def expand(self):
+        """One rule per (role, type of the target attribute)."""
+        if self.origin is not None:
+            yield self
+            return
+        for s in self.source.expand():
+            for t in self.target.expand():
+                yield RoleTransition(self.policy, self._n, s, t, self.tclass, self.default,
+                                     origin=self)
 
 
 # --------------------------------------------------------------------------- the policy
@@ -1066,6 +1148,10 @@ class SELinuxPolicy:
 
         return self._table("types", build)
 
+    def _type_relations(self):
+        """Per type slot: a type's attribute values or an attribute's member values."""
+        return self._table("type_relations", self._db.type_relations)
+
     @property
     def _type_by_value(self):
         return self._table("type_by_value", lambda: {t._value: t for t in self._types_all()})
@@ -1166,6 +1252,15 @@ class SELinuxPolicy:
         """Every conditional expression, in the policy's order."""
         n = self._db.counts()["conditional"]
         return (self._conditional(i) for i in range(n))
+
+    def rbacrules(self):
+        """Every RBAC rule: the role allows, then the role transitions, in policy order."""
+        rv = self._role_by_value
+        for n, (r, nr) in enumerate(self._db.role_allows()):
+            yield RoleAllow(self, n, rv[r], rv[nr])
+        tv, cv = self._type_by_value, self._class_by_value
+        for n, (r, t, c, nr) in enumerate(self._db.role_transitions()):
+            yield RoleTransition(self, n, rv[r], tv[t], cv[c], rv[nr])
 
     def terules(self):
         """Every TE rule, in setools' order (see ``TERuleQuery``)."""
