@@ -1395,7 +1395,11 @@ class SELinuxPolicy:
         )
 
     def _te_count(self, kind):
-        return sum(1 for r in self.terules() if r.ruletype.name == kind)
+        # One native scan, no rule objects (filename transitions count as type_transition,
+        # as setools counts them).
+        from .terulequery import TERuleQuery
+
+        return len(TERuleQuery(self, ruletype=[kind])._native(None))
 
     @property
     def allow_count(self):
