@@ -280,7 +280,10 @@ impl Server {
         let restore = py.get_type::<Server>().getattr("_restore")?;
         Ok((
             restore,
-            (pyo3::types::PyBytes::new(py, &image).into_any(), me.booleans(py)?),
+            (
+                pyo3::types::PyBytes::new(py, &image).into_any(),
+                me.booleans(py)?,
+            ),
         ))
     }
 

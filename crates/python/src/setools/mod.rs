@@ -146,9 +146,16 @@ impl PolicyDb {
                     return Vec::new();
                 };
                 if p.types[i].flavor == TypeFlavor::Type {
-                    index.attributes_of(t).map(|a| a.index() as u32 + 1).collect()
+                    index
+                        .attributes_of(t)
+                        .map(|a| a.index() as u32 + 1)
+                        .collect()
                 } else {
-                    index.expand(t).iter().map(|m| m.index() as u32 + 1).collect()
+                    index
+                        .expand(t)
+                        .iter()
+                        .map(|m| m.index() as u32 + 1)
+                        .collect()
                 }
             })
             .collect()

@@ -6,9 +6,9 @@
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::Policy as Model;
 use arbiter_query::search::{search_te_policy_order, te_statement, TeBody, TeHit};
+use arbiter_query::{Index, SearchArgs};
 use pyo3::prelude::*;
 use std::sync::{Arc, OnceLock};
-use arbiter_query::{Index, SearchArgs};
 
 /// A `TERuleQuery`'s criteria, already validated by the Python half (names looked up,
 /// lists joined with commas as sesearch's options take them).

@@ -309,7 +309,12 @@ pub(super) fn policy_order(index: &Index<'_>, matches: &[TeMatch<'_>]) -> Vec<us
             }
             (None, _) => {
                 let first = *first_of_kind
-                    .entry((m.source.value(), m.target.value(), m.class.value(), m.kind.bits()))
+                    .entry((
+                        m.source.value(),
+                        m.target.value(),
+                        m.class.value(),
+                        m.kind.bits(),
+                    ))
                     .or_insert(i);
                 let key = arbiter_policy::avtab::AvtabKey {
                     source: m.source,
@@ -337,7 +342,10 @@ fn filename_key(ft: &arbiter_policy::transitions::FilenameTrans) -> (u64, &[u8])
     for &c in ft.name.as_bytes() {
         // partial_name_hash: (prev + (c << 4) + (c >> 4)) * 11 on an unsigned long.
         let c = u64::from(c);
-        hash = hash.wrapping_add(c << 4).wrapping_add(c >> 4).wrapping_mul(11);
+        hash = hash
+            .wrapping_add(c << 4)
+            .wrapping_add(c >> 4)
+            .wrapping_mul(11);
     }
     (hash & ((1 << 10) - 1), ft.name.as_bytes())
 }
