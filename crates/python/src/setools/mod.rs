@@ -161,6 +161,15 @@ impl PolicyDb {
             .collect()
     }
 
+    /// For every type slot, by value: the value of the type that bounds it (0 if none).
+    fn type_bounds(&self) -> Vec<u32> {
+        self.model
+            .types
+            .iter()
+            .map(|t| t.bounds.map_or(0, |b| b.index() as u32 + 1))
+            .collect()
+    }
+
     /// `allow ROLE NEW_ROLE;` rules in the policy's order: `(role value, new role value)`.
     fn role_allows(&self) -> Vec<(u32, u32)> {
         self.model

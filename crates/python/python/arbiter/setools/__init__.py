@@ -8,7 +8,7 @@ never replaced on disk: only the importing process sees arbiter's.
 Implemented: ``SELinuxPolicy`` (types, attributes, roles, users, Booleans, classes,
 commons, policy capabilities, conditionals, TE rules, lookups, counts), the TE rule classes
 and ``TERuleQuery`` (in Rust), ``TypeQuery``, ``TypeAttributeQuery``, ``RoleQuery``,
-``UserQuery`` (without MLS criteria), ``RBACRuleQuery``, ``BoolQuery``, ``ObjClassQuery``, ``CommonQuery``,
+``UserQuery`` (without MLS criteria), ``RBACRuleQuery``, ``BoundsQuery``, ``BoolQuery``, ``ObjClassQuery``, ``CommonQuery``,
 ``PolCapQuery``. The other names of setools raise ``AttributeError`` (and their modules
 ``ModuleNotFoundError``) saying they are not implemented yet; the analyses
 (``DomainTransitionAnalysis``, ``InfoFlowAnalysis``, ``PermissionMap``, ``PolicyChecker``)
@@ -21,6 +21,7 @@ from .policyrep import (  # noqa: F401
     AVRule,
     AVRuleXperm,
     Boolean,
+    Bounds,
     BoundsRuletype,
     Common,
     Conditional,
@@ -58,6 +59,7 @@ from .policyrep import (  # noqa: F401
 )
 from .query import PolicyQuery  # noqa: F401
 from .boolquery import BoolQuery  # noqa: F401
+from .boundsquery import BoundsQuery  # noqa: F401
 from .commonquery import CommonQuery  # noqa: F401
 from .objclassquery import ObjClassQuery  # noqa: F401
 from .polcapquery import PolCapQuery  # noqa: F401
@@ -74,7 +76,7 @@ __version__ = "4.4.1"
 # setools 4.4.1's public names this package does not provide yet; asking for one is an
 # AttributeError that says so (never a silent stand-in).
 NOT_IMPLEMENTED_NAMES = frozenset(
-    """AnyConstraint AnyDefault AnyRBACRule AnyTERule Bounds BoundsQuery Category
+    """AnyConstraint AnyDefault AnyRBACRule AnyTERule Category
     CategoryQuery Constraint ConstraintQuery Context Default DefaultQuery DefaultRange
     Devicetreecon DevicetreeconQuery DomainEntrypoint DomainTransition
     DomainTransitionAnalysis FSUse FSUseQuery Genfscon GenfsconQuery Ibendportcon

@@ -276,6 +276,15 @@ class PolicySymbol(PolicyObject):
     def __str__(self):
         return self.name
 
+    def __eq__(self, other):
+        # The common case first (two symbols of one kind), without the generic path.
+        if other.__class__ is self.__class__:
+            return self.policy is other.policy and self._value == other._value
+        return PolicyObject.__eq__(self, other)
+
+    def __hash__(self):
+        return hash(self.name)
+
     def __reduce__(self):
         return (_resolve_symbol, (self.policy, type(self).__name__, self.name))
 
@@ -1037,6 +1046,33 @@ class RoleTransition(PolicyRule):
                                      origin=self)
 
 
+# --------------------------------------------------------------------------- bounds
+
+
+class Bounds(PolicyObject):
+    """``typebounds PARENT CHILD;``"""
+
+    __slots__ = ("ruletype", "parent", "child")
+
+    def __init__(self, policy, parent, child):
+        self.policy = policy
+        self.ruletype = BoundsRuletype.typebounds
+        self.parent = parent
+        self.child = child
+
+    def _key(self):
+        return (self.parent._value, self.child._value)
+
+    def __str__(self):
+        return self.statement()
+
+    def __hash__(self):
+        return hash((str(self.ruletype), str(self.parent), str(self.child)))
+
+    def statement(self):
+        return "{0.ruletype} {0.parent} {0.child};".format(self)
+
+
 # --------------------------------------------------------------------------- the policy
 
 
@@ -1252,6 +1288,19 @@ class SELinuxPolicy:
         """Every conditional expression, in the policy's order."""
         n = self._db.counts()["conditional"]
         return (self._conditional(i) for i in range(n))
+
+    def bounds(self):
+        """Every typebounds statement, in the type table's order (setools' order)."""
+        tv = self._type_by_value
+        bounds = self._table("type_bounds", self._db.type_bounds)
+        for t in self.types():
+            parent = bounds[t._value - 1]
+            if parent:
+                yield Bounds(self, tv[parent], t)
+
+    @property
+    def typebounds_count(self):
+        return sum(1 for _ in self.bounds())
 
     def rbacrules(self):
         """Every RBAC rule: the role allows, then the role transitions, in policy order."""

@@ -1,6 +1,6 @@
 """``setools.typequery.TypeQuery``: types by name, alias, attributes and permissiveness."""
 
-from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_set
+from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_set, match_values
 
 
 class TypeQuery(PolicyQuery):
@@ -19,6 +19,8 @@ class TypeQuery(PolicyQuery):
 
     def results(self):
         """The matching types, in the policy's order."""
+        rel = self.policy._type_relations()
+        tv = self.policy._type_by_value
         for t in self.policy.types():
             if self.name is not None:
                 if self.alias_deref and not self.name_regex:
@@ -32,8 +34,8 @@ class TypeQuery(PolicyQuery):
                 self.alias_regex,
             ):
                 continue
-            if self.attrs is not None and not match_set(
-                t.attributes(), self.attrs, self.attrs_equal, self.attrs_regex
+            if self.attrs is not None and not match_values(
+                rel[t._value - 1], self.attrs, self.attrs_equal, self.attrs_regex, tv
             ):
                 continue
             if self.match_permissive and bool(self.permissive) != t.ispermissive:
