@@ -41,13 +41,13 @@ DEB = [p for p in (DEBIAN, DEBIAN_MLS) if p.exists()]
 
 def run_real(script, *args):
     return subprocess.run([REAL_PYTHON, str(CORPUS / script), *map(str, args)],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=3600)
 
 
 def run_arbiter(script, *args):
     env = dict(os.environ)
     return subprocess.run([sys.executable, "-m", "arbiter.setools", str(CORPUS / script),
-                           *map(str, args)], capture_output=True, text=True, timeout=600, env=env)
+                           *map(str, args)], capture_output=True, text=True, timeout=3600, env=env)
 
 
 def assert_same(script, *args):
