@@ -1250,7 +1250,9 @@ class SELinuxPolicy:
 
     def types(self):
         """Every type (not attributes or aliases), in setools' order."""
-        return (t for t in self._types_all() if isinstance(t, Type))
+        return iter(
+            self._table("types_only", lambda: [t for t in self._types_all() if isinstance(t, Type)])
+        )
 
     def typeattributes(self):
         """Every type attribute, in setools' order."""

@@ -21,7 +21,15 @@ class TypeQuery(PolicyQuery):
         """The matching types, in the policy's order."""
         rel = self.policy._type_relations()
         tv = self.policy._type_by_value
+        members = None
+        if self.attrs is not None and not self.attrs_regex and not self.attrs_equal:
+            # Intersecting with the criterion attributes is being a member of one of them.
+            members = set()
+            for a in self.attrs:
+                members.update(rel[a._value - 1])
         for t in self.policy.types():
+            if members is not None and t._value not in members:
+                continue
             if self.name is not None:
                 if self.alias_deref and not self.name_regex:
                     ok = t == self.name or any(a == self.name for a in t.aliases())
@@ -34,7 +42,7 @@ class TypeQuery(PolicyQuery):
                 self.alias_regex,
             ):
                 continue
-            if self.attrs is not None and not match_values(
+            if members is None and self.attrs is not None and not match_values(
                 rel[t._value - 1], self.attrs, self.attrs_equal, self.attrs_regex, tv
             ):
                 continue
