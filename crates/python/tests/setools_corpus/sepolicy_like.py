@@ -118,7 +118,7 @@ print_section("attributes", attribute_info())
 print_section("users", user_info())
 print_section("booleans", bool_info())
 print_section("classes", class_info())
-domains = [t["name"] for t in type_info() if "domain" in t["attributes"]][:15]
+domains = [t["name"] for t in type_info() if "domain" in t["attributes"]][:3]
 for d in domains:
     print_section("allow from " + d, search(["allow"], source=d, tclass=["file", "dir"]))
     print_section("transitions from " + d, search(["type_transition"], source=d))
