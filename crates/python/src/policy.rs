@@ -100,6 +100,12 @@ fn handle_unknown_name(h: HandleUnknown) -> &'static str {
 }
 
 impl Policy {
+    /// The policy's image, written at its own version (for pickling).
+    pub fn image(&self) -> PyResult<Vec<u8>> {
+        arbiter_policy::write::write_policy(&self.model, self.model.version)
+            .map_err(|e| crate::errors::Error::new_err(format!("cannot write the policy: {e}")))
+    }
+
     /// Wraps a model already shared elsewhere (a server's current policy).
     pub fn wrap(model: Arc<Model>, path: Option<PathBuf>) -> Policy {
         Policy { model, path }
@@ -280,6 +286,27 @@ impl Policy {
             d.set_item(&*b.name, b.state)?;
         }
         Ok(d)
+    }
+
+    /// Pickles by path when the policy was read from a file (the unpickling process reads
+    /// that file again, so it must see the same one), else by its image (written back at
+    /// the policy's own version).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
+        let py = slf.py();
+        let cls = py.get_type::<Policy>();
+        let me = slf.get();
+        match &me.path {
+            Some(p) => Ok((
+                cls.getattr("open")?,
+                (p.clone().into_pyobject(py)?.into_any(),),
+            )),
+            None => Ok((
+                cls.getattr("from_bytes")?,
+                (PyBytes::new(py, &me.image()?).into_any(),),
+            )),
+        }
     }
 
     fn __repr__(&self) -> String {

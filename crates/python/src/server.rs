@@ -56,6 +56,10 @@ pub fn perm_set(srv: &SecurityServer, tclass: &str, perms: &Bound<'_, PyAny>) ->
     srv.perm_set(tclass, &names).map_err(decide_error)
 }
 
+/// What `Server.__reduce__` returns: the rebuilding function and its arguments (the policy
+/// image and the booleans).
+type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, Bound<'py, PyDict>));
+
 impl Server {
     /// Builds the server's index and tables without holding the GIL.
     fn build(py: Python<'_>, model: Model) -> PyResult<Server> {
@@ -265,6 +269,34 @@ impl Server {
             .map_err(crate::errors::panic_error)?
             .map(|r| r.seqno)
             .map_err(decide_error)
+    }
+
+    /// Pickles as the current policy's image and the booleans' current values; the
+    /// unpickled server starts a new sequence (its `seqno` restarts).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let py = slf.py();
+        let me = slf.get();
+        let image = Policy::wrap(me.inner.policy(), None).image()?;
+        let restore = py.get_type::<Server>().getattr("_restore")?;
+        Ok((
+            restore,
+            (
+                pyo3::types::PyBytes::new(py, &image).into_any(),
+                me.booleans(py)?,
+            ),
+        ))
+    }
+
+    /// Rebuilds a pickled server (`__reduce__`'s counterpart). Not part of the API.
+    #[staticmethod]
+    fn _restore(
+        py: Python<'_>,
+        image: &Bound<'_, PyAny>,
+        booleans: &Bound<'_, PyDict>,
+    ) -> PyResult<Server> {
+        let srv = Server::new(py, image)?;
+        srv.set_booleans(booleans)?;
+        Ok(srv)
     }
 
     fn __repr__(&self) -> String {

@@ -757,8 +757,9 @@ fn type_statement(index: &Index<'_>, t: TypeId) -> String {
 /// Orders names as libsepol's symbol table iterates them, which is the order setools 4.4.1
 /// lists aliases in: by bucket of the symbol hash (`symhash`) in a table that starts at
 /// `initial` slots and doubles while it holds at least as many entries as slots, then by
-/// name within a bucket.
-fn hashtab_order(names: &mut [&str], entries: usize, initial: usize) {
+/// name within a bucket. Public for the Python binding, whose symbol iterators walk the
+/// tables in this order as setools' do.
+pub fn hashtab_order(names: &mut [&str], entries: usize, initial: usize) {
     let mut size = initial.max(1);
     while size <= entries.saturating_sub(1) && size < (1 << 30) {
         size *= 2;

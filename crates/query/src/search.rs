@@ -444,8 +444,9 @@ pub fn search_te<'p>(
         .collect())
 }
 
-/// TE rules matching the arguments, in statement order.
-fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<TeMatches<'p>, QueryError> {
+/// TE rules matching the arguments, in scan order: the unconditional table in file order,
+/// the filename transitions, then each conditional's lists.
+fn te_scan<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p>>, QueryError> {
     let policy = index.policy();
     // setools sets the query's criteria in this order, so the first error reported is the
     // first failing lookup in it: target, source, default, classes, perms, xperms, booleans.
@@ -561,6 +562,12 @@ fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<TeMatches<'p>,
             )?;
         }
     }
+    Ok(hits)
+}
+
+/// TE rules matching the arguments, in statement order.
+fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<TeMatches<'p>, QueryError> {
+    let hits = te_scan(index, args)?;
     if hits.iter().any(|m| matches!(m.body, MatchBody::Perms(0))) {
         // setools indexes the first permission of the empty set while sorting.
         return Err(QueryError("list index out of range".to_string()));
@@ -570,6 +577,24 @@ fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<TeMatches<'p>,
         matches: hits,
         order,
     })
+}
+
+/// TE rules matching the arguments in the order setools' `TERuleQuery.results()` yields
+/// them, which is `SELinuxPolicy.terules()`'s: the unconditional table as libsepol chains
+/// it (bucket by bucket), the filename transitions in their hash table's order, then each
+/// conditional's true and false lists. The Python binding (`arbiter.setools`) needs this
+/// order; sesearch sorts instead.
+pub fn search_te_policy_order<'p>(
+    index: &Index<'p>,
+    args: &SearchArgs,
+) -> Result<Vec<TeHit<'p>>, QueryError> {
+    let hits = te_scan(index, args)?;
+    let order = order::policy_order(index, &hits);
+    Ok(order
+        .into_iter()
+        .filter_map(|i| hits.get(i))
+        .map(|m| m.hit(index))
+        .collect())
 }
 
 /// The TE rules a query matched, in scan order, and the order their statements print in.

@@ -75,7 +75,7 @@ pub(super) struct TeSide<'i, 'p> {
 
 /// The number of buckets minus one of the table libsepol 3.4 reads `nel` entries into
 /// (`avtab_alloc`): a power of two near a quarter of the entries, at most 2^20.
-fn avtab_mask(nel: usize) -> u32 {
+pub(crate) fn avtab_mask(nel: usize) -> u32 {
     if nel == 0 {
         return 0;
     }
@@ -85,7 +85,7 @@ fn avtab_mask(nel: usize) -> u32 {
 }
 
 /// libsepol's `avtab_hash` (MurmurHash3 over class, target and source values).
-fn avtab_bucket(key: &AvtabKey, mask: u32) -> u32 {
+pub(crate) fn avtab_bucket(key: &AvtabKey, mask: u32) -> u32 {
     let mut hash: u32 = 0;
     for input in [
         u32::from(key.class.value()),

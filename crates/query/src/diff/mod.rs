@@ -12,6 +12,7 @@
 mod av;
 mod constraints;
 mod expand;
+pub(crate) use expand::{avtab_bucket, avtab_mask};
 mod labeling;
 mod mls;
 mod other;

@@ -11,7 +11,7 @@
 //! names break the condition gets one key for every rule, which is the plain text sort.
 
 use super::statement::TeWriter;
-use super::TeMatch;
+use super::{MatchBody, TeMatch};
 use crate::index::Index;
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::{ClassId, TypeId};
@@ -276,4 +276,76 @@ mod policy_tests {
         }
         assert_text_order(&dump(&p));
     }
+}
+
+/// The order setools' `terules()` yields `matches` in (indices into `matches`, which are in
+/// scan order: unconditional table in file order, filename transitions, conditionals).
+///
+/// libsepol reads the unconditional table into `avtab_alloc(nel)` buckets, each chain sorted
+/// by (source, target, class) with an extended-permission entry put before the earlier
+/// entries of its key, so those come in reverse file order. Filename transitions live in a
+/// hash table of 2^10 buckets keyed by (target, class, name), each chain sorted by that key;
+/// a key's outcomes and their source types keep file order. Conditional lists keep file
+/// order.
+pub(super) fn policy_order(index: &Index<'_>, matches: &[TeMatch<'_>]) -> Vec<usize> {
+    let mask = crate::diff::avtab_mask(index.policy().avtab.entries.len());
+    // Within one (source, target, class) chain position, libsepol appends an entry of a new
+    // kind and puts an entry of a kind already there (only extended permissions repeat)
+    // before the others of that kind: kinds by first appearance, each kind's entries in
+    // reverse file order.
+    let mut first_of_kind: std::collections::HashMap<(u16, u16, u16, u16), usize> =
+        std::collections::HashMap::new();
+    let mut order: Vec<usize> = (0..matches.len()).collect();
+    order.sort_by_cached_key(|&i| {
+        let m = &matches[i];
+        match (m.cond, &m.body) {
+            (Some(_), _) => (2u8, 0u64, 0u64, &b""[..], i),
+            (None, MatchBody::Filename(_, ft)) => {
+                let (bucket, name) = filename_key(ft);
+                let key = (bucket << 32)
+                    | (u64::from(ft.target.value()) << 16)
+                    | u64::from(ft.class.value());
+                (1, key, 0, name, i)
+            }
+            (None, _) => {
+                let first = *first_of_kind
+                    .entry((
+                        m.source.value(),
+                        m.target.value(),
+                        m.class.value(),
+                        m.kind.bits(),
+                    ))
+                    .or_insert(i);
+                let key = arbiter_policy::avtab::AvtabKey {
+                    source: m.source,
+                    target: m.target,
+                    class: m.class,
+                    kind: m.kind,
+                };
+                let chain = (u64::from(crate::diff::avtab_bucket(&key, mask)) << 48)
+                    | (u64::from(m.source.value()) << 32)
+                    | (u64::from(m.target.value()) << 16)
+                    | u64::from(m.class.value());
+                let within = ((first as u64) << 32) | u64::from(u32::MAX - i as u32);
+                (0, chain, within, &b""[..], 0)
+            }
+        }
+    });
+    order
+}
+
+/// A filename transition's chain position: libsepol's `filenametr_hash` bucket in its
+/// 2^10-slot table (the order setools 4.4.1 yields them in), then (target, class, name) as
+/// `filenametr_cmp` orders them.
+fn filename_key(ft: &arbiter_policy::transitions::FilenameTrans) -> (u64, &[u8]) {
+    let mut hash = u64::from(ft.target.value()) ^ u64::from(ft.class.value());
+    for &c in ft.name.as_bytes() {
+        // partial_name_hash: (prev + (c << 4) + (c >> 4)) * 11 on an unsigned long.
+        let c = u64::from(c);
+        hash = hash
+            .wrapping_add(c << 4)
+            .wrapping_add(c >> 4)
+            .wrapping_mul(11);
+    }
+    (hash & ((1 << 10) - 1), ft.name.as_bytes())
 }

@@ -1,0 +1,76 @@
+"""Serving ``setools`` and its submodules from ``arbiter.setools`` in one process.
+
+A finder placed first on ``sys.meta_path`` answers every ``setools`` / ``setools.X``
+import with the module ``arbiter.setools`` / ``arbiter.setools.X`` (the same object under
+both names), so it wins over a real setools on ``sys.path``. Nothing is installed on disk
+under the name ``setools``.
+"""
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+# setools 4.4.1 modules not provided yet: importing one fails with a message that says so.
+NOT_IMPLEMENTED_MODULES = frozenset(
+    """categoryquery checker constraintquery defaultquery descriptors
+    devicetreeconquery diff dta fsusequery genfsconquery ibendportconquery ibpkeyconquery
+    infoflow initsidquery iomemconquery ioportconquery mixins mlsrulequery netifconquery
+    nodeconquery pcideviceconquery permmap pirqconquery portconquery
+    sensitivityquery util""".split()
+)
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loads ``setools.X`` as the already imported ``arbiter.setools.X``."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def create_module(self, spec):
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module):
+        pass
+
+
+class SetoolsFinder(importlib.abc.MetaPathFinder):
+    """Maps ``setools`` and ``setools.*`` onto ``arbiter.setools``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "setools" and not fullname.startswith("setools."):
+            return None
+        sub = fullname[len("setools."):] if fullname != "setools" else ""
+        if sub.split(".")[0] in NOT_IMPLEMENTED_MODULES:
+            raise ModuleNotFoundError(
+                "{0} is not implemented by arbiter.setools yet".format(fullname),
+                name=fullname,
+            )
+        real = "arbiter.setools" + ("." + sub if sub else "")
+        if importlib.util.find_spec(real) is None:
+            return None
+        mod = importlib.import_module(real)
+        return importlib.util.spec_from_loader(
+            fullname, _AliasLoader(real), is_package=hasattr(mod, "__path__")
+        )
+
+
+_FINDER = SetoolsFinder()
+
+
+def install():
+    """Serve ``setools`` from arbiter in this process. Fails (RuntimeError) if another
+    setools was imported already, since objects of both would then mix."""
+    existing = sys.modules.get("setools")
+    if existing is not None and not existing.__name__.startswith("arbiter."):
+        raise RuntimeError(
+            "the real setools is already imported; call arbiter.setools.install() first"
+        )
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+
+
+def uninstall():
+    """Stop serving ``setools`` (already imported aliases stay in ``sys.modules``)."""
+    if _FINDER in sys.meta_path:
+        sys.meta_path.remove(_FINDER)

@@ -1,0 +1,1497 @@
+"""``setools.policyrep`` on arbiter: ``SELinuxPolicy``, the symbol and rule classes and the
+enums, with setools 4.4.1's attributes, ``str()``, equality, hashing and ordering.
+
+Each object is a small handle (the policy and the symbol's value); the tables behind it
+come from the native ``PolicyDb`` (one read of the policy, shared) the first time a kind
+of symbol is asked for. Iteration orders are setools' (libsepol's hash tables), which the
+native side reproduces.
+"""
+
+import enum
+import errno
+import itertools
+import os
+from collections import namedtuple
+
+from .. import _native
+from .exception import (  # noqa: F401  (re-exported as setools.policyrep does)
+    ConstraintUseError,
+    InvalidBoolean,
+    InvalidBoundsType,
+    InvalidCategory,
+    InvalidClass,
+    InvalidCommon,
+    InvalidConstraintType,
+    InvalidDefaultRange,
+    InvalidDefaultType,
+    InvalidDefaultValue,
+    InvalidFSUseType,
+    InvalidInitialSid,
+    InvalidLevel,
+    InvalidLevelDecl,
+    InvalidMLSRuleType,
+    InvalidPermission,
+    InvalidPolicy,
+    InvalidRBACRuleType,
+    InvalidRange,
+    InvalidRole,
+    InvalidRuleType,
+    InvalidSensitivity,
+    InvalidSymbol,
+    InvalidTERuleType,
+    InvalidType,
+    InvalidUser,
+    LowLevelPolicyError,
+    MLSDisabled,
+    NoCommon,
+    NoDefaults,
+    NoStatement,
+    PolicyrepException,
+    RuleNotConditional,
+    RuleUseError,
+    SymbolUseError,
+    TERuleNoFilename,
+)
+
+# --------------------------------------------------------------------------- enums
+
+
+class PolicyEnum(enum.Enum):
+    """An enumeration whose ``str()`` is the member's name (``allow``); ``lookup`` takes a
+    member, its name or its value."""
+
+    def __str__(self):
+        return self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    @classmethod
+    def lookup(cls, value):
+        """The member named or valued ``value`` (or ``value`` itself, a member)."""
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(value)
+        except ValueError:
+            return cls[value]
+
+
+class TERuletype(PolicyEnum):
+    """TE rule types."""
+
+    allow = 1
+    neverallow = 128
+    auditallow = 2
+    dontaudit = 4
+    allowxperm = 256
+    neverallowxperm = 2048
+    auditallowxperm = 512
+    dontauditxperm = 1024
+    type_transition = 16
+    type_change = 64
+    type_member = 32
+
+
+class RBACRuletype(PolicyEnum):
+    """RBAC rule types."""
+
+    allow = 1
+    role_transition = 2
+
+
+class MLSRuletype(PolicyEnum):
+    """MLS rule types."""
+
+    range_transition = 1
+
+
+class HandleUnknown(PolicyEnum):
+    """What the kernel does with classes and permissions the policy does not define."""
+
+    deny = 0
+    allow = 4
+    reject = 2
+
+
+class PolicyTarget(PolicyEnum):
+    """The platform a policy is for."""
+
+    selinux = 0
+    xen = 1
+
+
+class ConstraintRuletype(PolicyEnum):
+    """Constraint rule types."""
+
+    constrain = 1
+    mlsconstrain = 2
+    validatetrans = 3
+    mlsvalidatetrans = 4
+
+
+class DefaultRuletype(PolicyEnum):
+    """default_* rule types."""
+
+    default_user = 1
+    default_role = 2
+    default_type = 3
+    default_range = 4
+
+
+class DefaultValue(PolicyEnum):
+    """Which context a default_* rule takes its field from."""
+
+    source = 1
+    target = 2
+    glblub = 7
+
+
+class DefaultRangeValue(PolicyEnum):
+    """Which part of the range a default_range rule takes."""
+
+    low = 1
+    high = 2
+    low_high = 3
+
+
+class BoundsRuletype(PolicyEnum):
+    """Bounds rule types."""
+
+    typebounds = 1
+
+
+class FSUseRuletype(PolicyEnum):
+    """fs_use_* rule types."""
+
+    fs_use_xattr = 1
+    fs_use_trans = 2
+    fs_use_task = 3
+
+
+class PortconProtocol(PolicyEnum):
+    """portcon protocols (IP protocol numbers)."""
+
+    tcp = 6
+    udp = 17
+    dccp = 33
+    sctp = 132
+
+
+class NodeconIPVersion(PolicyEnum):
+    """nodecon address families."""
+
+    ipv4 = 2
+    ipv6 = 10
+
+
+TruthTableRow = namedtuple("TruthTableRow", ["values", "result"])
+PortconRange = namedtuple("PortconRange", ["low", "high"])
+IbpkeyconRange = namedtuple("IbpkeyconRange", ["low", "high"])
+IoportconRange = namedtuple("IoportconRange", ["low", "high"])
+IomemconRange = namedtuple("IomemconRange", ["low", "high"])
+
+# The policy capabilities libsepol 3.4 names, by bit.
+_POLCAP_NAMES = (
+    "network_peer_controls",
+    "open_perms",
+    "extended_socket_class",
+    "always_check_network",
+    "cgroup_seclabel",
+    "nnp_nosuid_transition",
+    "genfs_seclabel_symlinks",
+    "ioctl_skip_cloexec",
+)
+
+# --------------------------------------------------------------------------- base classes
+
+
+class PolicyObject:
+    """Base of every object of a policy: equal to an object of the same policy and kind
+    with the same identity, else compared by ``str()``; hashed and ordered by ``str()``."""
+
+    __slots__ = ("policy",)
+
+    def _key(self):
+        raise NotImplementedError
+
+    def __str__(self):
+        raise NotImplementedError
+
+    def __getattr__(self, name):
+        # Reached for missing attributes and for properties that raised AttributeError (a
+        # RuleUseError, say): re-raise those; word the others as setools' compiled classes
+        # do, since scripts print the message.
+        if hasattr(type(self), name):
+            return object.__getattribute__(self, name)
+        raise AttributeError(
+            "'setools.policyrep.{}' object has no attribute '{}'".format(type(self).__name__, name)
+        )
+
+    def __repr__(self):
+        return '<{}({!r}, "{}")>'.format(type(self).__name__, self.policy, self)
+
+    def __eq__(self, other):
+        if isinstance(other, PolicyObject):
+            return (
+                type(self) is type(other)
+                and self.policy is other.policy
+                and self._key() == other._key()
+            )
+        return str(self) == str(other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def __lt__(self, other):
+        return str(self) < str(other)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def statement(self):
+        """The policy language text of the object."""
+        raise NoStatement
+
+
+class PolicySymbol(PolicyObject):
+    """A named symbol: ``str()`` is its name."""
+
+    __slots__ = ("name", "_value")
+
+    def __init__(self, policy, value, name):
+        self.policy = policy
+        self._value = value
+        self.name = name
+
+    def _key(self):
+        return self._value
+
+    def __str__(self):
+        return self.name
+
+    def __eq__(self, other):
+        # The common case first (two symbols of one kind), without the generic path.
+        if other.__class__ is self.__class__:
+            return self.policy is other.policy and self._value == other._value
+        return PolicyObject.__eq__(self, other)
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __reduce__(self):
+        return (_resolve_symbol, (self.policy, type(self).__name__, self.name))
+
+
+def _resolve_symbol(policy, kind, name):
+    """Rebuilds a pickled symbol in its (unpickled) policy."""
+    lookup = {
+        "Type": policy.lookup_type,
+        "TypeAttribute": policy.lookup_typeattr,
+        "Role": policy.lookup_role,
+        "User": policy.lookup_user,
+        "Boolean": policy.lookup_boolean,
+        "ObjClass": policy.lookup_class,
+        "Common": policy.lookup_common,
+    }[kind]
+    return lookup(name)
+
+
+# --------------------------------------------------------------------------- symbols
+
+
+class BaseType(PolicySymbol):
+    """Common base of ``Type`` and ``TypeAttribute``."""
+
+    __slots__ = ()
+
+    def expand(self):
+        raise NotImplementedError
+
+
+class Type(BaseType):
+    """A type."""
+
+    __slots__ = ("_permissive", "_aliases")
+
+    def __init__(self, policy, value, name, permissive, aliases):
+        super().__init__(policy, value, name)
+        self._permissive = permissive
+        self._aliases = aliases
+
+    @property
+    def ispermissive(self):
+        """Whether the type is permissive: 1 or 0 (an int, as setools returns it)."""
+        return 1 if self._permissive else 0
+
+    def aliases(self):
+        """The type's aliases, in the policy's alias order."""
+        return iter(self._aliases)
+
+    def attributes(self):
+        """The attributes the type belongs to, in attribute-value order."""
+        p = self.policy
+        tv = p._type_by_value
+        return (tv[v] for v in p._type_relations()[self._value - 1])
+
+    def expand(self):
+        """A type expands to itself."""
+        yield self
+
+    def statement(self):
+        s = "type " + self.name
+        if len(self._aliases) == 1:
+            s += " alias " + self._aliases[0]
+        elif self._aliases:
+            s += " alias {{ {} }}".format(" ".join(self._aliases))
+        for a in self.attributes():
+            s += ", " + a.name
+        return s + ";"
+
+
+class TypeAttribute(BaseType):
+    """A type attribute: a set of types."""
+
+    __slots__ = ()
+
+    def _members(self):
+        p = self.policy
+        tv = p._type_by_value
+        return [tv[v] for v in p._type_relations()[self._value - 1]]
+
+    def expand(self):
+        """The member types, in type-value order."""
+        return iter(self._members())
+
+    def __iter__(self):
+        return self.expand()
+
+    def __len__(self):
+        return len(self._members())
+
+    def __contains__(self, other):
+        return any(other == t for t in self._members())
+
+    @property
+    def ispermissive(self):
+        raise SymbolUseError("Attributes cannot be permissive.")
+
+    def aliases(self):
+        raise SymbolUseError("Type attributes do not have aliases.")
+
+    def attributes(self):
+        raise SymbolUseError("Type attributes do not have attributes.")
+
+    def statement(self):
+        return "attribute {};".format(self.name)
+
+
+class Role(PolicySymbol):
+    """A role."""
+
+    __slots__ = ("_types",)
+
+    def __init__(self, policy, value, name, types):
+        super().__init__(policy, value, name)
+        self._types = types
+
+    def types(self):
+        """The types the role may have (a frozenset)."""
+        p = self.policy
+        return frozenset(p._type_by_value[v] for v in self._types)
+
+    @property
+    def dominated_roles(self):
+        """Roles dominated by this one (none in a binary policy)."""
+        return frozenset()
+
+    def expand(self):
+        """A role expands to itself."""
+        yield self
+
+    def statement(self):
+        types = sorted(str(t) for t in self.types())
+        if len(types) == 1:
+            return "role {} types {};".format(self.name, types[0])
+        return "role {} types {{ {} }};".format(self.name, " ".join(types))
+
+
+class User(PolicySymbol):
+    """A user."""
+
+    __slots__ = ("_roles", "_level", "_range")
+
+    def __init__(self, policy, value, name, roles, level, range_):
+        super().__init__(policy, value, name)
+        self._roles = roles
+        self._level = level
+        self._range = range_
+
+    @property
+    def roles(self):
+        """The user's roles (a frozenset, without ``object_r``)."""
+        p = self.policy
+        return frozenset(
+            r for r in (p._role_by_value[v] for v in self._roles) if r.name != "object_r"
+        )
+
+    @property
+    def mls_level(self):
+        """The user's default level."""
+        if self._level is None:
+            raise MLSDisabled
+        return Level(self.policy, self._level)
+
+    @property
+    def mls_range(self):
+        """The user's range."""
+        if self._range is None:
+            raise MLSDisabled
+        return Range(self.policy, self._range)
+
+    def statement(self):
+        roles = sorted(str(r) for r in self.roles)
+        s = "user {} roles ".format(self.name)
+        s += roles[0] if len(roles) == 1 else "{{ {} }}".format(" ".join(roles))
+        if self._level is not None:
+            s += " level {} range {}".format(self._level, self._range)
+        return s + ";"
+
+
+class Boolean(PolicySymbol):
+    """A conditional policy Boolean."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, policy, value, name, state):
+        super().__init__(policy, value, name)
+        self.state = state
+
+    def statement(self):
+        return "bool {} {};".format(self.name, "true" if self.state else "false")
+
+
+class Common(PolicySymbol):
+    """A common permission set."""
+
+    __slots__ = ("perms",)
+
+    def __init__(self, policy, value, name, perms):
+        super().__init__(policy, value, name)
+        self.perms = frozenset(perms)
+
+    def __contains__(self, perm):
+        return perm in self.perms
+
+    def statement(self):
+        return "common {}\n{{\n{}}}".format(
+            self.name, "".join("\t{}\n".format(p) for p in sorted(self.perms))
+        )
+
+
+class ObjClass(PolicySymbol):
+    """An object class."""
+
+    __slots__ = ("perms", "_common")
+
+    def __init__(self, policy, value, name, common, perms):
+        super().__init__(policy, value, name)
+        self._common = common
+        self.perms = frozenset(perms)
+
+    @property
+    def common(self):
+        """The common the class inherits (``NoCommon`` if none)."""
+        if self._common is None:
+            raise NoCommon("{} does not inherit a common.".format(self.name))
+        return self.policy.lookup_common(self._common)
+
+    def __contains__(self, perm):
+        if perm in self.perms:
+            return True
+        return self._common is not None and perm in self.common.perms
+
+    def statement(self):
+        s = "class {}\n".format(self.name)
+        if self._common is not None:
+            s += "inherits {}\n".format(self._common)
+        if self.perms:
+            s += "{\n" + "".join("\t{}\n".format(p) for p in sorted(self.perms)) + "}"
+        return s
+
+
+class PolicyCapability(PolicySymbol):
+    """A policy capability."""
+
+    __slots__ = ()
+
+    def statement(self):
+        return "policycap {};".format(self.name)
+
+
+class Level(PolicyObject):
+    """An MLS level, as text (``s0:c0.c3``). Compared by its text."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, policy, text):
+        self.policy = policy
+        self._text = text
+
+    def _key(self):
+        return self._text
+
+    def __str__(self):
+        return self._text
+
+    def statement(self):
+        raise NoStatement
+
+
+class Range(PolicyObject):
+    """An MLS range, as text (``s0 - s0:c0.c1023``). Compared by its text, spaces around
+    ``-`` ignored."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, policy, text):
+        self.policy = policy
+        self._text = text
+
+    def _key(self):
+        return self._text
+
+    def __str__(self):
+        return self._text
+
+    def __eq__(self, other):
+        norm = lambda s: "-".join(x.strip() for x in str(s).split("-"))  # noqa: E731
+        return norm(self) == norm(other)
+
+    def __hash__(self):
+        return hash(str(self))
+
+    @property
+    def low(self):
+        """The low level."""
+        return Level(self.policy, self._text.split(" - ")[0])
+
+    @property
+    def high(self):
+        """The high level."""
+        parts = self._text.split(" - ")
+        return Level(self.policy, parts[-1])
+
+    def statement(self):
+        raise NoStatement
+
+
+# --------------------------------------------------------------------------- conditionals
+
+
+class ConditionalOperator(PolicyObject):
+    """An operator of a conditional expression."""
+
+    __slots__ = ("_op",)
+
+    _PRECEDENCE = {"!": 5, "&&": 4, "^": 3, "||": 2, "==": 1, "!=": 1}
+
+    def __init__(self, policy, op):
+        self.policy = policy
+        self._op = op
+
+    def _key(self):
+        return self._op
+
+    def __str__(self):
+        return self._op
+
+    @property
+    def precedence(self):
+        return self._PRECEDENCE[self._op]
+
+    @property
+    def unary(self):
+        return self._op == "!"
+
+    def evaluate(self, *operands):
+        a = operands[0]
+        if self._op == "!":
+            return not a
+        b = operands[1]
+        return {
+            "&&": lambda: a and b,
+            "||": lambda: a or b,
+            "^": lambda: a != b,
+            "==": lambda: a == b,
+            "!=": lambda: a != b,
+        }[self._op]()
+
+
+class Conditional(PolicyObject):
+    """A conditional expression (``if`` block) of the policy."""
+
+    __slots__ = ("_node", "_text", "_bools", "_expr")
+
+    def __init__(self, policy, node):
+        self.policy = policy
+        self._node = node
+        self._text, self._bools, self._expr = policy._db.conditional(node)
+
+    def _key(self):
+        return self._node
+
+    def __str__(self):
+        return self._text
+
+    def __hash__(self):
+        return hash(self._node)
+
+    def __contains__(self, other):
+        return any(other == b for b in self.booleans)
+
+    @property
+    def booleans(self):
+        """The Booleans the expression uses (a frozenset)."""
+        p = self.policy
+        return frozenset(p._bool_by_value[v] for v in self._bools)
+
+    def expression(self):
+        """The expression in postfix order: ``Boolean`` and ``ConditionalOperator`` items."""
+        p = self.policy
+        return [
+            p._bool_by_value[v] if op == "" else ConditionalOperator(p, op)
+            for op, v in self._expr
+        ]
+
+    def evaluate(self, **kwargs):
+        """The expression's value, with each Boolean at ``kwargs[name]`` or its default."""
+        stack = []
+        for item in self.expression():
+            if isinstance(item, Boolean):
+                stack.append(kwargs.get(item.name, item.state))
+            elif item.unary:
+                stack.append(item.evaluate(stack.pop()))
+            else:
+                b, a = stack.pop(), stack.pop()
+                stack.append(item.evaluate(a, b))
+        return stack[0]
+
+    def truth_table(self):
+        """Every assignment of the Booleans (sorted by name, from all True down) and the
+        expression's value under it."""
+        names = sorted(str(b) for b in self.booleans)
+        rows = []
+        for values in itertools.product([True, False], repeat=len(names)):
+            v = dict(zip(names, values))
+            rows.append(TruthTableRow(v, self.evaluate(**v)))
+        return rows
+
+    def _rules(self, block):
+        from .terulequery import TERuleQuery
+
+        return (
+            r
+            for r in TERuleQuery(self.policy).results()
+            if r._cond is not None and r._cond[0] == self._node and r._cond[1] == block
+        )
+
+    def true_rules(self):
+        """The rules of the true block."""
+        return self._rules(True)
+
+    def false_rules(self):
+        """The rules of the false block."""
+        return self._rules(False)
+
+    def statement(self):
+        raise NoStatement
+
+
+# --------------------------------------------------------------------------- TE rules
+
+
+class IoctlSet(frozenset):
+    """A set of ioctl numbers; ``ranges()`` counts the runs of consecutive values."""
+
+    def ranges(self):
+        count = 0
+        prev = None
+        for v in sorted(self):
+            if prev is None or v != prev + 1:
+                count += 1
+            prev = v
+        return count
+
+
+class PolicyRule(PolicyObject):
+    """Base of every rule."""
+
+    __slots__ = ("ruletype", "source", "target", "origin")
+
+    extended = False
+
+    def __str__(self):
+        return self.statement()
+
+    def __lt__(self, other):
+        return str(self) < str(other)
+
+    @property
+    def conditional(self):
+        raise RuleNotConditional
+
+    @property
+    def conditional_block(self):
+        raise RuleNotConditional
+
+    def enabled(self, **kwargs):
+        return True
+
+    def expand(self):
+        raise NotImplementedError
+
+
+class BaseTERule(PolicyRule):
+    """Base of the TE rule classes: a handle on one rule of a native result set
+    (``_res``, position ``_i``); fields other than the key are read on demand."""
+
+    __slots__ = ("tclass", "_cond", "_res", "_i", "_row")
+
+    def __init__(self, policy, res, i, row, source, target, tclass, origin=None):
+        self.policy = policy
+        self._res = res
+        self._i = i
+        self._row = row
+        self.ruletype = _TE_KINDS[row[0]]
+        self.source = source
+        self.target = target
+        self.tclass = tclass
+        self._cond = None if row[6] < 0 else (row[6], row[7])
+        self.origin = origin
+
+    def _key(self):
+        # Expanded rules share their origin's identity, as setools' share its pointer.
+        return (self._row, self._extra(), self._origin_stmt())
+
+    def _origin_stmt(self):
+        return self._res.statement(self._i)
+
+    def __hash__(self):
+        return hash(
+            (
+                str(self.ruletype),
+                str(self.source),
+                str(self.target),
+                str(self.tclass),
+                self._extra(),
+                self._cond,
+            )
+        )
+
+    def _extra(self):
+        return None
+
+    @property
+    def conditional(self):
+        if self._cond is None:
+            raise RuleNotConditional
+        return self.policy._conditional(self._cond[0])
+
+    @property
+    def conditional_block(self):
+        if self._cond is None:
+            raise RuleNotConditional
+        return self._cond[1]
+
+    @property
+    def filename(self):
+        raise RuleUseError("{} rules do not have file names".format(self.ruletype))
+
+    def enabled(self, **kwargs):
+        if self._cond is None:
+            return True
+        return self.conditional.evaluate(**kwargs) == self._cond[1]
+
+    def statement(self):
+        stmt = self._res.statement(self._i)
+        if stmt is None:
+            raise IndexError("list index out of range")
+        if self.origin is None:
+            return stmt
+        o = self.origin
+        head = "{} {} {}:{}".format(o.ruletype, o.source, o.target, o.tclass)
+        return "{} {} {}:{}".format(self.ruletype, self.source, self.target, self.tclass) + (
+            stmt[len(head):]
+        )
+
+    def expand(self):
+        """One rule per (source type, target type) of the rule's attributes, sharing its
+        body; an expanded rule yields itself."""
+        if self.origin is not None:
+            yield self
+            return
+        for s in self.source.expand():
+            for t in self.target.expand():
+                yield type(self)(
+                    self.policy, self._res, self._i, self._row, s, t, self.tclass, origin=self
+                )
+
+
+class AVRule(BaseTERule):
+    """allow, auditallow, dontaudit."""
+
+    __slots__ = ()
+
+    @property
+    def perms(self):
+        """The permissions (a frozenset of names)."""
+        return frozenset(self._res.perms(self._i))
+
+    @property
+    def default(self):
+        raise RuleUseError("{} rules do not have a default type.".format(self.ruletype))
+
+    def derive_expanded(self, source, target, perms):
+        """An expanded rule of this one with new permissions."""
+        return _DerivedAVRule(self, source, target, perms)
+
+
+class _DerivedAVRule(AVRule):
+    """An expanded AVRule with its own permission set (``derive_expanded``)."""
+
+    __slots__ = ("_perms",)
+
+    def __init__(self, origin, source, target, perms):
+        super().__init__(
+            origin.policy, origin._res, origin._i, origin._row, source, target, origin.tclass,
+            origin=origin,
+        )
+        self._perms = frozenset(perms)
+
+    @property
+    def perms(self):
+        return self._perms
+
+    def statement(self):
+        stmt = self._res.statement(self._i) or ""
+        cond = stmt[stmt.index(";") + 1:] if ";" in stmt else ""
+        return "{} {} {}:{} {};{}".format(
+            self.ruletype, self.source, self.target, self.tclass, perms_text(self._perms), cond
+        )
+
+
+def perms_text(perms):
+    """A permission list as statements print it."""
+    perms = sorted(perms)
+    if len(perms) == 1:
+        return perms[0]
+    return "{{ {} }}".format(" ".join(perms))
+
+
+class AVRuleXperm(AVRule):
+    """allowxperm, auditallowxperm, dontauditxperm."""
+
+    __slots__ = ()
+
+    extended = True
+
+    @property
+    def perms(self):
+        """The ioctl numbers (an ``IoctlSet``)."""
+        return IoctlSet(self._res.xperms(self._i))
+
+    @property
+    def xperm_type(self):
+        """The extended permission type (``ioctl``)."""
+        return "ioctl"
+
+    def _extra(self):
+        return "ioctl"
+
+
+class TERule(BaseTERule):
+    """type_transition, type_change, type_member."""
+
+    __slots__ = ()
+
+    @property
+    def perms(self):
+        raise RuleUseError("{} rules do not have a permission set.".format(self.ruletype))
+
+    @property
+    def default(self):
+        """The default type."""
+        return self.policy._type_by_value[self._row[5]]
+
+    @property
+    def filename(self):
+        if self.ruletype == TERuletype.type_transition:
+            raise TERuleNoFilename
+        raise RuleUseError("{} rules do not have file names".format(self.ruletype))
+
+    def _extra(self):
+        return self._row[5]
+
+
+class FileNameTERule(TERule):
+    """A type_transition with an object name."""
+
+    __slots__ = ()
+
+    @property
+    def filename(self):
+        """The object name."""
+        return self._res.filename(self._i)
+
+    def _extra(self):
+        return (self._row[5], self.filename)
+
+
+_TE_CLASSES = (AVRule, AVRuleXperm, TERule, FileNameTERule)
+_TE_KINDS = {k.name: k for k in TERuletype}
+
+
+def _te_rules(policy, res):
+    """Rule objects for a native result set, in its order."""
+    tv = policy._type_by_value
+    cv = policy._class_by_value
+    classes = _TE_CLASSES
+    for i, row in enumerate(res.rows()):
+        yield classes[row[4]](policy, res, i, row, tv[row[1]], tv[row[2]], cv[row[3]])
+
+
+# --------------------------------------------------------------------------- RBAC rules
+
+
+class RoleAllow(PolicyRule):
+    """``allow ROLE NEW_ROLE;``"""
+
+    __slots__ = ("_n",)
+
+    def __init__(self, policy, n, source, target, origin=None):
+        self.policy = policy
+        self._n = n
+        self.ruletype = RBACRuletype.allow
+        self.source = source
+        self.target = target
+        self.origin = origin
+
+    def _key(self):
+        return ("allow", self._n)
+
+    def __hash__(self):
+        return hash(("allow", str(self.source), str(self.target)))
+
+    @property
+    def tclass(self):
+        raise RuleUseError("Role allow rules do not have an object class.")
+
+    @property
+    def default(self):
+        raise RuleUseError("Role allow rules do not have a default role.")
+
+    def statement(self):
+        return "allow {0.source} {0.target};".format(self)
+
+    def expand(self):
+        """Roles expand to themselves: one rule, whose origin is this one."""
+        if self.origin is not None:
+            yield self
+            return
+        for s in self.source.expand():
+            for t in self.target.expand():
+                yield RoleAllow(self.policy, self._n, s, t, origin=self)
+
+
+class RoleTransition(PolicyRule):
+    """``role_transition ROLE TYPE:CLASS NEW_ROLE;``"""
+
+    __slots__ = ("_n", "tclass", "default")
+
+    def __init__(self, policy, n, source, target, tclass, default, origin=None):
+        self.policy = policy
+        self._n = n
+        self.ruletype = RBACRuletype.role_transition
+        self.source = source
+        self.target = target
+        self.tclass = tclass
+        self.default = default
+        self.origin = origin
+
+    def _key(self):
+        return ("role_transition", self._n)
+
+    def __hash__(self):
+        return hash(("role_transition", str(self.source), str(self.target), str(self.tclass),
+                     str(self.default)))
+
+    def statement(self):
+        return "role_transition {0.source} {0.target}:{0.tclass} {0.default};".format(self)
+
+    def expand(self):
+        """One rule per (role, type of the target attribute)."""
+        if self.origin is not None:
+            yield self
+            return
+        for s in self.source.expand():
+            for t in self.target.expand():
+                yield RoleTransition(self.policy, self._n, s, t, self.tclass, self.default,
+                                     origin=self)
+
+
+# --------------------------------------------------------------------------- bounds
+
+
+class Bounds(PolicyObject):
+    """``typebounds PARENT CHILD;``"""
+
+    __slots__ = ("ruletype", "parent", "child")
+
+    def __init__(self, policy, parent, child):
+        self.policy = policy
+        self.ruletype = BoundsRuletype.typebounds
+        self.parent = parent
+        self.child = child
+
+    def _key(self):
+        return (self.parent._value, self.child._value)
+
+    def __str__(self):
+        return self.statement()
+
+    def __hash__(self):
+        return hash((str(self.ruletype), str(self.parent), str(self.child)))
+
+    def statement(self):
+        return "{0.ruletype} {0.parent} {0.child};".format(self)
+
+
+# --------------------------------------------------------------------------- the policy
+
+
+def _default_policy_path():
+    try:
+        import selinux  # noqa: F401  (the running policy, when libselinux is importable)
+
+        path = selinux.selinux_current_policy_path()
+        if path:
+            return path
+        base = selinux.selinux_binary_policy_path()
+    except Exception:
+        base = None
+    if base:
+        for v in range(35, 14, -1):
+            candidate = "{}.{}".format(base, v)
+            if os.path.exists(candidate):
+                return candidate
+    raise RuntimeError("Unable to locate an SELinux policy to load.")
+
+
+class SELinuxPolicy:
+    """A binary SELinux policy, read by arbiter. ``SELinuxPolicy(path)``; pickles by path
+    (or, for a policy not read from a file, by its image)."""
+
+    def __init__(self, policyfile=None):
+        if isinstance(policyfile, _native.PolicyDb):
+            self._db = policyfile
+            self._path = policyfile.path
+        else:
+            if policyfile is None:
+                policyfile = _default_policy_path()
+            path = os.fspath(policyfile)
+            if not os.path.exists(path):
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+            try:
+                self._db = _native.PolicyDb(path)
+            except _native.PolicyError as e:
+                raise InvalidPolicy("Invalid policy: {}. {}".format(path, e)) from None
+            self._path = path
+        self._cache = {}
+
+    @classmethod
+    def from_bytes(cls, data):
+        """A policy from its image (``bytes``)."""
+        return cls(_native.PolicyDb(bytes(data)))
+
+    def __reduce__(self):
+        if self._db.path is not None:
+            return (SELinuxPolicy, (os.fspath(self._db.path),))
+        return (SELinuxPolicy.from_bytes, (self._db.image(),))
+
+    def __str__(self):
+        return str(self._path) if self._path is not None else "<memory>"
+
+    def __repr__(self):
+        return '<SELinuxPolicy("{}")>'.format(self)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    # --- properties
+
+    @property
+    def path(self):
+        """The policy file."""
+        return self._path
+
+    @property
+    def version(self):
+        """The policy format version."""
+        return self._db.version
+
+    @property
+    def mls(self):
+        """Whether MLS is enabled."""
+        return self._db.mls
+
+    @property
+    def handle_unknown(self):
+        """The policy's handling of unknown classes and permissions."""
+        return HandleUnknown[self._db.handle_unknown]
+
+    @property
+    def target_platform(self):
+        """The platform (arbiter reads SELinux policies only)."""
+        return PolicyTarget.selinux
+
+    # --- tables, built on first use
+
+    def _table(self, name, build):
+        t = self._cache.get(name)
+        if t is None:
+            t = build()
+            self._cache[name] = t
+        return t
+
+    def _types_all(self):
+        def build():
+            return [
+                TypeAttribute(self, v, n)
+                if attr
+                else Type(self, v, n, perm, tuple(al))
+                for v, n, attr, perm, al in self._db.type_table()
+            ]
+
+        return self._table("types", build)
+
+    def _type_relations(self):
+        """Per type slot: a type's attribute values or an attribute's member values."""
+        return self._table("type_relations", self._db.type_relations)
+
+    @property
+    def _type_by_value(self):
+        return self._table("type_by_value", lambda: {t._value: t for t in self._types_all()})
+
+    def _by_name(self, kind, items):
+        return self._table(kind + "_by_name", lambda: {t.name: t for t in items()})
+
+    def _roles_all(self):
+        return self._table(
+            # A role slot without a name (a gap left by the compiler) is not a symbol.
+            "roles",
+            lambda: [Role(self, v, n, ts) for v, n, ts in self._db.role_table() if n],
+        )
+
+    @property
+    def _role_by_value(self):
+        return self._table("role_by_value", lambda: {r._value: r for r in self._roles_all()})
+
+    def _users_all(self):
+        return self._table(
+            "users",
+            lambda: [User(self, *row) for row in self._db.user_table()],
+        )
+
+    def _bools_all(self):
+        return self._table(
+            "bools", lambda: [Boolean(self, v, n, s) for v, n, s in self._db.bool_table()]
+        )
+
+    @property
+    def _bool_by_value(self):
+        return self._table("bool_by_value", lambda: {b._value: b for b in self._bools_all()})
+
+    def _classes_all(self):
+        return self._table(
+            "classes",
+            lambda: [ObjClass(self, v, n, c, ps) for v, n, c, ps in self._db.class_table()],
+        )
+
+    @property
+    def _class_by_value(self):
+        return self._table(
+            "class_by_value", lambda: {c._value: c for c in self._classes_all()}
+        )
+
+    def _commons_all(self):
+        return self._table(
+            "commons",
+            lambda: [Common(self, v, n, ps) for v, n, ps in self._db.common_table()],
+        )
+
+    def _conditional(self, node):
+        conds = self._table("conditionals", dict)
+        c = conds.get(node)
+        if c is None:
+            c = conds[node] = Conditional(self, node)
+        return c
+
+    # --- iterators
+
+    def types(self):
+        """Every type (not attributes or aliases), in setools' order."""
+        return iter(
+            self._table("types_only", lambda: [t for t in self._types_all() if isinstance(t, Type)])
+        )
+
+    def typeattributes(self):
+        """Every type attribute, in setools' order."""
+        return (t for t in self._types_all() if isinstance(t, TypeAttribute))
+
+    def roles(self):
+        """Every role."""
+        return iter(self._roles_all())
+
+    def users(self):
+        """Every user."""
+        return iter(self._users_all())
+
+    def bools(self):
+        """Every Boolean."""
+        return iter(self._bools_all())
+
+    def classes(self):
+        """Every object class."""
+        return iter(self._classes_all())
+
+    def commons(self):
+        """Every common."""
+        return iter(self._commons_all())
+
+    def polcaps(self):
+        """The policy capabilities, in bit order."""
+        return (
+            PolicyCapability(self, b, _POLCAP_NAMES[b])
+            for b in self._db.polcaps()
+            if b < len(_POLCAP_NAMES)
+        )
+
+    def conditionals(self):
+        """Every conditional expression, in the policy's order."""
+        n = self._db.counts()["conditional"]
+        return (self._conditional(i) for i in range(n))
+
+    def bounds(self):
+        """Every typebounds statement, in the type table's order (setools' order)."""
+        tv = self._type_by_value
+        bounds = self._table("type_bounds", self._db.type_bounds)
+        for t in self.types():
+            parent = bounds[t._value - 1]
+            if parent:
+                yield Bounds(self, tv[parent], t)
+
+    @property
+    def typebounds_count(self):
+        return sum(1 for _ in self.bounds())
+
+    def rbacrules(self):
+        """Every RBAC rule: the role allows, then the role transitions, in policy order."""
+        rv = self._role_by_value
+        for n, (r, nr) in enumerate(self._db.role_allows()):
+            yield RoleAllow(self, n, rv[r], rv[nr])
+        tv, cv = self._type_by_value, self._class_by_value
+        for n, (r, t, c, nr) in enumerate(self._db.role_transitions()):
+            yield RoleTransition(self, n, rv[r], tv[t], cv[c], rv[nr])
+
+    def terules(self):
+        """Every TE rule, in setools' order (see ``TERuleQuery``)."""
+        from .terulequery import TERuleQuery
+
+        return TERuleQuery(self).results()
+
+    # --- lookups
+
+    def lookup_type(self, name, deref=True):
+        """A type by name (or, with ``deref``, alias)."""
+        name = str(name)
+        t = self._by_name("type", self.types).get(name)
+        if t is None and deref:
+            t = self._alias_map().get(name)
+        if t is None:
+            raise InvalidType("{} is not a valid type".format(name))
+        return t
+
+    def _alias_map(self):
+        return self._table(
+            "alias_map", lambda: {a: t for t in self.types() for a in t._aliases}
+        )
+
+    def lookup_typeattr(self, name):
+        """A type attribute by name."""
+        t = self._by_name("attr", self.typeattributes).get(str(name))
+        if t is None:
+            raise InvalidType("{} is not a valid type attribute".format(name))
+        return t
+
+    def lookup_type_or_attr(self, name, deref=True):
+        """A type (or alias) or, failing that, a type attribute."""
+        try:
+            return self.lookup_type(name, deref)
+        except InvalidType:
+            return self.lookup_typeattr(name)
+
+    def lookup_role(self, name):
+        """A role by name."""
+        r = self._by_name("role", self.roles).get(str(name))
+        if r is None:
+            raise InvalidRole("{} is not a valid role".format(name))
+        return r
+
+    def lookup_user(self, name):
+        """A user by name."""
+        u = self._by_name("user", self.users).get(str(name))
+        if u is None:
+            raise InvalidUser("{} is not a valid user".format(name))
+        return u
+
+    def lookup_boolean(self, name):
+        """A Boolean by name."""
+        b = self._by_name("bool", self.bools).get(str(name))
+        if b is None:
+            raise InvalidBoolean("{} is not a valid Boolean".format(name))
+        return b
+
+    def lookup_class(self, name):
+        """An object class by name."""
+        c = self._by_name("class", self.classes).get(str(name))
+        if c is None:
+            raise InvalidClass("{} is not a valid class".format(name))
+        return c
+
+    def lookup_common(self, name):
+        """A common by name."""
+        c = self._by_name("common", self.commons).get(str(name))
+        if c is None:
+            raise InvalidCommon("{} is not a valid common".format(name))
+        return c
+
+    # --- counts
+
+    @property
+    def type_count(self):
+        return sum(1 for _ in self.types())
+
+    @property
+    def type_attribute_count(self):
+        return sum(1 for _ in self.typeattributes())
+
+    @property
+    def role_count(self):
+        return len(self._roles_all())
+
+    @property
+    def user_count(self):
+        return len(self._users_all())
+
+    @property
+    def boolean_count(self):
+        return len(self._bools_all())
+
+    @property
+    def class_count(self):
+        return len(self._classes_all())
+
+    @property
+    def common_count(self):
+        return len(self._commons_all())
+
+    @property
+    def conditional_count(self):
+        return self._db.counts()["conditional"]
+
+    @property
+    def polcap_count(self):
+        return sum(1 for _ in self.polcaps())
+
+    @property
+    def permissives_count(self):
+        return sum(1 for t in self.types() if t.ispermissive)
+
+    @property
+    def role_allow_count(self):
+        return self._db.counts()["role_allow"]
+
+    @property
+    def role_transition_count(self):
+        return self._db.counts()["role_transition"]
+
+    @property
+    def range_transition_count(self):
+        return self._db.counts()["range_transition"]
+
+    @property
+    def permission_count(self):
+        return sum(len(c.perms) for c in self.classes()) + sum(
+            len(c.perms) for c in self.commons()
+        )
+
+    def _te_count(self, kind):
+        # One native scan, no rule objects (filename transitions count as type_transition,
+        # as setools counts them).
+        from .terulequery import TERuleQuery
+
+        return len(TERuleQuery(self, ruletype=[kind])._native(None))
+
+    @property
+    def allow_count(self):
+        return self._te_count("allow")
+
+    @property
+    def auditallow_count(self):
+        return self._te_count("auditallow")
+
+    @property
+    def dontaudit_count(self):
+        return self._te_count("dontaudit")
+
+    @property
+    def allowxperm_count(self):
+        return self._te_count("allowxperm")
+
+    @property
+    def auditallowxperm_count(self):
+        return self._te_count("auditallowxperm")
+
+    @property
+    def dontauditxperm_count(self):
+        return self._te_count("dontauditxperm")
+
+    @property
+    def type_transition_count(self):
+        return self._te_count("type_transition")
+
+    @property
+    def type_change_count(self):
+        return self._te_count("type_change")
+
+    @property
+    def type_member_count(self):
+        return self._te_count("type_member")
+
+    @property
+    def neverallow_count(self):
+        return 0
+
+    @property
+    def neverallowxperm_count(self):
+        return 0

@@ -1,0 +1,129 @@
+"""``setools.query``: the protocol every query shares. ``Q(policy, **criteria)`` sets each
+keyword as an attribute in reverse-sorted name order (so ``x_regex`` is set before ``x``,
+whose setter depends on it); ``results()`` is a generator in the policy's order."""
+
+import re
+
+from .exception import InvalidPermission
+
+
+class PolicyQuery:
+    """Base class of the queries."""
+
+    def __init__(self, policy, **kwargs):
+        self.policy = policy
+        for name in sorted(kwargs, reverse=True):
+            if callable(getattr(self, name, None)):
+                raise ValueError("Keyword parameter {0} conflicts with a callable.".format(name))
+            setattr(self, name, kwargs[name])
+
+    def results(self):
+        """The matching objects (a generator)."""
+        raise NotImplementedError
+
+
+def _empty(value):
+    return value is None or (not isinstance(value, bool) and not value and value != 0)
+
+
+class Criterion:
+    """A criterion naming one policy symbol, or a regular expression when the attribute
+    ``regex`` of the query is true at assignment. ``lookup`` names the policy method that
+    validates a name; None keeps the value as given."""
+
+    def __init__(self, regex=None, lookup=None, default=None):
+        self.regex = regex
+        self.lookup = lookup
+        self.default = default
+
+    def __set_name__(self, owner, name):
+        self.name = "_crit_" + name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return obj.__dict__.get(self.name, self.default)
+
+    def __set__(self, obj, value):
+        if _empty(value):
+            obj.__dict__[self.name] = None
+        elif self.regex and getattr(obj, self.regex):
+            obj.__dict__[self.name] = re.compile(value)
+        elif self.lookup:
+            obj.__dict__[self.name] = getattr(obj.policy, self.lookup)(value)
+        else:
+            obj.__dict__[self.name] = value
+
+
+class SetCriterion(Criterion):
+    """A criterion naming a set of symbols (each looked up), or a regular expression."""
+
+    def __set__(self, obj, value):
+        if _empty(value):
+            obj.__dict__[self.name] = None
+        elif self.regex and getattr(obj, self.regex):
+            obj.__dict__[self.name] = re.compile(value)
+        elif self.lookup:
+            look = getattr(obj.policy, self.lookup)
+            obj.__dict__[self.name] = frozenset(look(v) for v in value)
+        else:
+            obj.__dict__[self.name] = frozenset(value)
+
+
+def match_name(obj, criterion, regex):
+    """setools' name match: equality, or ``re.search`` on ``str()``."""
+    if criterion is None:
+        return True
+    if regex:
+        return bool(criterion.search(str(obj)))
+    return obj == criterion
+
+
+def match_set(objs, criterion, equal, regex):
+    """setools' set match: some element matches the regex; the sets are equal; or they
+    intersect."""
+    if criterion is None:
+        return True
+    if regex:
+        return any(criterion.search(str(o)) for o in objs)
+    objs = set(objs)
+    if equal:
+        return objs == set(criterion)
+    return bool(objs & set(criterion))
+
+
+def match_values(values, criterion, equal, regex, by_value):
+    """``match_set`` over symbol values (ints) instead of symbol objects: the same answer
+    without building and hashing an object per element. ``by_value`` maps a value to its
+    symbol (for regexes, which match names)."""
+    if criterion is None:
+        return True
+    if regex:
+        return any(criterion.search(by_value[v].name) for v in values)
+    crit = {c._value for c in criterion}
+    if equal:
+        return set(values) == crit
+    return any(v in crit for v in values)
+
+
+def validate_perms(policy, perms, classes=None):
+    """setools checks permission criteria when they are set: against the given classes
+    (their own and common permissions), else against every class. The missing names are
+    joined in the set's order, as setools joins them."""
+    if classes:
+        where = "in the specified classes"
+    else:
+        classes = list(policy.classes())
+        where = "any class"
+    known = set()
+    for c in classes:
+        known |= set(c.perms)
+        try:
+            known |= set(c.common.perms)
+        except AttributeError:
+            pass
+    missing = set(perms) - known
+    if missing:
+        raise InvalidPermission(
+            "Permission(s) do not exist {0}: {1}".format(where, ", ".join(missing))
+        )

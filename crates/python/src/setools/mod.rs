@@ -1,0 +1,403 @@
+//! The native half of `arbiter.setools`: one handle per opened policy ([`PolicyDb`]) that
+//! hands the Python half the symbol tables in setools' iteration order and answers
+//! `TERuleQuery` with the query layer (`arbiter_query`), so a query is one scan in Rust and
+//! only the matching rules become Python objects.
+//!
+//! The Python half (`arbiter/setools/*.py`) holds setools 4.4.1's object semantics
+//! (equality, hashing, `str()`, exceptions) over the plain tuples returned here.
+
+mod te;
+pub use te::TeResults;
+
+use crate::policy::{fspath, model_from, open_path};
+use arbiter_policy::{HandleUnknown, Policy as Model, TypeFlavor};
+use arbiter_query::Index;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// libsepol's initial symbol table sizes (`symtab_sizes` in policydb.c), by table.
+const COMMONS_SLOTS: usize = 2;
+const CLASSES_SLOTS: usize = 32;
+const ROLES_SLOTS: usize = 16;
+const TYPES_SLOTS: usize = 512;
+const USERS_SLOTS: usize = 128;
+const BOOLS_SLOTS: usize = 16;
+
+/// One loaded policy as `arbiter.setools` sees it. Immutable; the policy is shared.
+#[pyclass(frozen, module = "arbiter._native")]
+pub struct PolicyDb {
+    model: Arc<Model>,
+    path: Option<PathBuf>,
+}
+
+/// Positions of `names` in libsepol's symbol-table order (see
+/// [`arbiter_query::info::hashtab_order`]); `entries` is how many names the table holds.
+fn hashtab_positions(names: &[&str], entries: usize, initial: usize) -> Vec<usize> {
+    let mut sorted: Vec<&str> = names.to_vec();
+    arbiter_query::info::hashtab_order(&mut sorted, entries, initial);
+    let at: std::collections::HashMap<&str, usize> =
+        names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    sorted.iter().filter_map(|n| at.get(n).copied()).collect()
+}
+
+fn bits(e: &arbiter_policy::ebitmap::Ebitmap) -> Vec<u32> {
+    e.iter().collect()
+}
+
+#[pymethods]
+impl PolicyDb {
+    /// Opens `source`: a path (`str`/`os.PathLike`), the image as `bytes`, or an
+    /// `arbiter.Policy`.
+    #[new]
+    fn new(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PolicyDb> {
+        if source.is_instance_of::<PyString>() || source.hasattr("__fspath__")? {
+            let path = fspath(source)?;
+            let model = open_path(py, path.clone())?;
+            return Ok(PolicyDb {
+                model: Arc::new(model),
+                path: Some(path),
+            });
+        }
+        Ok(PolicyDb {
+            model: model_from(source)?,
+            path: None,
+        })
+    }
+
+    /// The file the policy was read from (None for an image in memory).
+    #[getter]
+    fn path(&self) -> Option<PathBuf> {
+        self.path.clone()
+    }
+
+    /// The policy format version.
+    #[getter]
+    fn version(&self) -> u32 {
+        self.model.version
+    }
+
+    /// Whether the policy has MLS enabled.
+    #[getter]
+    fn mls(&self) -> bool {
+        self.model.mls
+    }
+
+    /// `allow`, `deny` or `reject`.
+    #[getter]
+    fn handle_unknown(&self) -> &'static str {
+        match self.model.handle_unknown {
+            HandleUnknown::Allow => "allow",
+            HandleUnknown::Deny => "deny",
+            HandleUnknown::Reject => "reject",
+        }
+    }
+
+    /// The image of the policy (for pickling a policy that was not read from a file).
+    fn image<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let data = arbiter_policy::write::write_policy(&self.model, self.model.version)
+            .map_err(|e| crate::errors::Error::new_err(e.to_string()))?;
+        Ok(PyBytes::new(py, &data))
+    }
+
+    /// The type table in setools' order: `(value, name, is_attribute, permissive,
+    /// aliases)` for every type and attribute (aliases in their table order).
+    #[allow(clippy::type_complexity)]
+    fn type_table(&self) -> Vec<(u32, String, bool, bool, Vec<String>)> {
+        let p = &*self.model;
+        let named: Vec<usize> = (0..p.types.len())
+            .filter(|&i| p.types[i].flavor != TypeFlavor::Unnamed)
+            .collect();
+        let names: Vec<&str> = named.iter().map(|&i| &*p.types[i].name).collect();
+        let entries = names.len() + p.type_aliases.len();
+        let mut aliases: Vec<Vec<&str>> = vec![Vec::new(); p.types.len()];
+        for a in &p.type_aliases {
+            if let Some(v) = aliases.get_mut(a.target.index()) {
+                v.push(&a.name);
+            }
+        }
+        hashtab_positions(&names, entries, TYPES_SLOTS)
+            .into_iter()
+            .map(|k| {
+                let i = named[k];
+                let t = &p.types[i];
+                let mut al = aliases[i].clone();
+                arbiter_query::info::hashtab_order(&mut al, entries, TYPES_SLOTS);
+                (
+                    i as u32 + 1,
+                    t.name.to_string(),
+                    t.flavor == TypeFlavor::Attribute,
+                    p.permissive.contains(i as u32 + 1),
+                    al.into_iter().map(str::to_string).collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// For every type and attribute slot, by value: a type's attributes, or an attribute's
+    /// member types (both ascending by value), built with one index for the whole table.
+    fn type_relations(&self) -> Vec<Vec<u32>> {
+        let p = &*self.model;
+        let index = Index::new(p);
+        (0..p.types.len())
+            .map(|i| {
+                let Some(t) = arbiter_policy::TypeId::from_index(i) else {
+                    return Vec::new();
+                };
+                if p.types[i].flavor == TypeFlavor::Type {
+                    index
+                        .attributes_of(t)
+                        .map(|a| a.index() as u32 + 1)
+                        .collect()
+                } else {
+                    index
+                        .expand(t)
+                        .iter()
+                        .map(|m| m.index() as u32 + 1)
+                        .collect()
+                }
+            })
+            .collect()
+    }
+
+    /// For every type slot, by value: the value of the type that bounds it (0 if none).
+    fn type_bounds(&self) -> Vec<u32> {
+        self.model
+            .types
+            .iter()
+            .map(|t| t.bounds.map_or(0, |b| b.index() as u32 + 1))
+            .collect()
+    }
+
+    /// `allow ROLE NEW_ROLE;` rules in the policy's order: `(role value, new role value)`.
+    fn role_allows(&self) -> Vec<(u32, u32)> {
+        self.model
+            .role_allow
+            .iter()
+            .map(|r| (r.role.index() as u32 + 1, r.new_role.index() as u32 + 1))
+            .collect()
+    }
+
+    /// `role_transition ROLE TYPE:CLASS NEW_ROLE;` rules in the policy's order: `(role,
+    /// type, class, new role)` values.
+    fn role_transitions(&self) -> Vec<(u32, u32, u32, u32)> {
+        self.model
+            .role_trans
+            .iter()
+            .map(|r| {
+                (
+                    r.role.index() as u32 + 1,
+                    r.ty.index() as u32 + 1,
+                    r.class.index() as u32 + 1,
+                    r.new_role.index() as u32 + 1,
+                )
+            })
+            .collect()
+    }
+
+    /// Roles in setools' order: `(value, name, type values)`.
+    fn role_table(&self) -> Vec<(u32, String, Vec<u32>)> {
+        let p = &*self.model;
+        let names: Vec<&str> = p.roles.iter().map(|r| &*r.name).collect();
+        hashtab_positions(&names, names.len(), ROLES_SLOTS)
+            .into_iter()
+            .map(|i| {
+                let r = &p.roles[i];
+                (
+                    i as u32 + 1,
+                    r.name.to_string(),
+                    r.types.iter().map(|b| b + 1).collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// Users in setools' order: `(value, name, role values, default level, range)` (the
+    /// MLS fields as text, None without MLS).
+    #[allow(clippy::type_complexity)]
+    fn user_table(&self) -> Vec<(u32, String, Vec<u32>, Option<String>, Option<String>)> {
+        let p = &*self.model;
+        let names: Vec<&str> = p.users.iter().map(|u| &*u.name).collect();
+        hashtab_positions(&names, names.len(), USERS_SLOTS)
+            .into_iter()
+            .map(|i| {
+                let u = &p.users[i];
+                let (level, range) = if p.mls {
+                    (
+                        Some(arbiter_query::render::level(p, &u.default_level)),
+                        Some(arbiter_query::render::range(p, &u.range)),
+                    )
+                } else {
+                    (None, None)
+                };
+                (
+                    i as u32 + 1,
+                    u.name.to_string(),
+                    u.roles.iter().map(|b| b + 1).collect(),
+                    level,
+                    range,
+                )
+            })
+            .collect()
+    }
+
+    /// Booleans in setools' order: `(value, name, default state)`.
+    fn bool_table(&self) -> Vec<(u32, String, bool)> {
+        let p = &*self.model;
+        let names: Vec<&str> = p.bools.iter().map(|b| &*b.name).collect();
+        hashtab_positions(&names, names.len(), BOOLS_SLOTS)
+            .into_iter()
+            .map(|i| (i as u32 + 1, p.bools[i].name.to_string(), p.bools[i].state))
+            .collect()
+    }
+
+    /// Classes in setools' order: `(value, name, common name, own permissions)`.
+    fn class_table(&self) -> Vec<(u32, String, Option<String>, Vec<String>)> {
+        let p = &*self.model;
+        let names: Vec<&str> = p.classes.iter().map(|c| &*c.name).collect();
+        hashtab_positions(&names, names.len(), CLASSES_SLOTS)
+            .into_iter()
+            .map(|i| {
+                let c = &p.classes[i];
+                (
+                    i as u32 + 1,
+                    c.name.to_string(),
+                    c.common
+                        .and_then(|id| p.commons.get(id.index()))
+                        .map(|k| k.name.to_string()),
+                    c.perms.iter().map(|q| q.name.to_string()).collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// Commons in setools' order: `(value, name, permissions)`.
+    fn common_table(&self) -> Vec<(u32, String, Vec<String>)> {
+        let p = &*self.model;
+        let names: Vec<&str> = p.commons.iter().map(|c| &*c.name).collect();
+        hashtab_positions(&names, names.len(), COMMONS_SLOTS)
+            .into_iter()
+            .map(|i| {
+                let c = &p.commons[i];
+                (
+                    i as u32 + 1,
+                    c.name.to_string(),
+                    c.perms.iter().map(|q| q.name.to_string()).collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// Conditional `node`: `(infix text as setools prints it, boolean values, postfix
+    /// expression as (op, boolean value) pairs with op "" for a boolean)`.
+    #[allow(clippy::type_complexity)]
+    fn conditional(&self, node: usize) -> Option<(String, Vec<u32>, Vec<(&'static str, u32)>)> {
+        use arbiter_policy::cond::CondExpr;
+        let p = &*self.model;
+        let n = p.cond_nodes.get(node)?;
+        let text = arbiter_query::render::cond_expr(p, &n.expr);
+        let bools = arbiter_query::render::cond_bools(&n.expr)
+            .into_iter()
+            .map(|b| b + 1)
+            .collect();
+        let expr = n
+            .expr
+            .iter()
+            .map(|e| match e {
+                CondExpr::Bool(b) => ("", b.index() as u32 + 1),
+                CondExpr::Not => ("!", 0),
+                CondExpr::Or => ("||", 0),
+                CondExpr::And => ("&&", 0),
+                CondExpr::Xor => ("^", 0),
+                CondExpr::Eq => ("==", 0),
+                CondExpr::Neq => ("!=", 0),
+            })
+            .collect();
+        Some((text, bools, expr))
+    }
+
+    /// The policy capabilities' bit numbers, ascending.
+    fn polcaps(&self) -> Vec<u32> {
+        bits(&self.model.policycaps)
+    }
+
+    /// Rule and symbol counts as setools' `*_count` properties need them.
+    fn counts(&self) -> std::collections::HashMap<&'static str, usize> {
+        let p = &*self.model;
+        let mut m = std::collections::HashMap::new();
+        m.insert("conditional", p.cond_nodes.len());
+        m.insert("role_allow", p.role_allow.len());
+        m.insert("role_transition", p.role_trans.len());
+        m.insert("range_transition", p.range_trans.len());
+        m.insert("category", p.categories.len());
+        m.insert("level", p.sensitivities.len());
+        m
+    }
+
+    /// `TERuleQuery.results()`: see [`te::query`].
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (ruletypes, source, source_regex, source_indirect, target, target_regex,
+        target_indirect, tclass, tclass_regex, perms, perms_equal, perms_subset, xperms,
+        xperms_equal, default, default_regex, boolean, boolean_regex, boolean_equal))]
+    fn te_query(
+        &self,
+        py: Python<'_>,
+        ruletypes: Vec<String>,
+        source: Option<String>,
+        source_regex: bool,
+        source_indirect: bool,
+        target: Option<String>,
+        target_regex: bool,
+        target_indirect: bool,
+        tclass: Option<String>,
+        tclass_regex: bool,
+        perms: Option<String>,
+        perms_equal: bool,
+        perms_subset: bool,
+        xperms: Option<String>,
+        xperms_equal: bool,
+        default: Option<String>,
+        default_regex: bool,
+        boolean: Option<String>,
+        boolean_regex: bool,
+        boolean_equal: bool,
+    ) -> PyResult<te::TeResults> {
+        let args = te::Criteria {
+            ruletypes,
+            source,
+            source_regex,
+            source_indirect,
+            target,
+            target_regex,
+            target_indirect,
+            tclass,
+            tclass_regex,
+            perms,
+            perms_equal,
+            perms_subset,
+            xperms,
+            xperms_equal,
+            default,
+            default_regex,
+            boolean,
+            boolean_regex,
+            boolean_equal,
+        };
+        let model = &self.model;
+        py.detach(|| te::query(model, &args))
+            .map_err(pyo3::exceptions::PyValueError::new_err)
+    }
+
+    /// Pickles as the path it was read from, else as the image.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
+        let py = slf.py();
+        let cls = py.get_type::<PolicyDb>().into_any();
+        let me = slf.get();
+        let arg = match &me.path {
+            Some(p) => p.clone().into_pyobject(py)?.into_any().unbind(),
+            None => me.image(py)?.into_any().unbind(),
+        };
+        Ok((cls, (arg,)))
+    }
+}

@@ -1,0 +1,236 @@
+//! `TERuleQuery.results()` on the query layer: the Python criteria become the
+//! [`SearchArgs`] sesearch would build from the same query (sesearch is a front end over
+//! `TERuleQuery`, so the matching semantics are the same), and the hits come back in
+//! setools' `terules()` order.
+
+use arbiter_policy::avtab::AvtabKind;
+use arbiter_policy::Policy as Model;
+use arbiter_query::search::{search_te_policy_order, te_statement, TeBody, TeHit};
+use arbiter_query::{Index, SearchArgs};
+use pyo3::prelude::*;
+use std::sync::{Arc, OnceLock};
+
+/// A `TERuleQuery`'s criteria, already validated by the Python half (names looked up,
+/// lists joined with commas as sesearch's options take them).
+pub struct Criteria {
+    pub ruletypes: Vec<String>,
+    pub source: Option<String>,
+    pub source_regex: bool,
+    pub source_indirect: bool,
+    pub target: Option<String>,
+    pub target_regex: bool,
+    pub target_indirect: bool,
+    pub tclass: Option<String>,
+    pub tclass_regex: bool,
+    pub perms: Option<String>,
+    pub perms_equal: bool,
+    pub perms_subset: bool,
+    pub xperms: Option<String>,
+    pub xperms_equal: bool,
+    pub default: Option<String>,
+    pub default_regex: bool,
+    pub boolean: Option<String>,
+    pub boolean_regex: bool,
+    pub boolean_equal: bool,
+}
+
+/// What follows `SOURCE TARGET:CLASS` in one matched rule, owned.
+enum Body {
+    Perms(Vec<Box<str>>),
+    Xperms(Vec<u16>),
+    Default(u32),
+    Filename(u32, Box<str>),
+}
+
+/// One matched rule, owned (the query layer's hit borrows the policy).
+struct Hit {
+    kind: AvtabKind,
+    source: arbiter_policy::TypeId,
+    target: arbiter_policy::TypeId,
+    class: arbiter_policy::ClassId,
+    body: Body,
+    cond: Option<(usize, bool)>,
+}
+
+/// The rules one `TERuleQuery.results()` matched, in setools' order. Python reads each
+/// rule's fields by position; statements are rendered for all rules at once, the first
+/// time one is asked for (one index build instead of one per rule).
+#[pyclass(frozen, module = "arbiter._native")]
+pub struct TeResults {
+    model: Arc<Model>,
+    hits: Vec<Hit>,
+    statements: OnceLock<Vec<Option<String>>>,
+}
+
+/// `(ruletype, source value, target value, class value, body kind, default type value or
+/// 0, conditional node or -1, branch)`; body kind is 0 permissions, 1 ioctls, 2 default
+/// type, 3 file name.
+pub type Row = (&'static str, u32, u32, u32, u8, u32, i64, bool);
+
+#[pymethods]
+impl TeResults {
+    /// Every rule's fixed fields, in order.
+    fn rows(&self) -> Vec<Row> {
+        self.hits
+            .iter()
+            .map(|h| {
+                let (body, default) = match &h.body {
+                    Body::Perms(_) => (0, 0),
+                    Body::Xperms(_) => (1, 0),
+                    Body::Default(t) => (2, *t),
+                    Body::Filename(t, _) => (3, *t),
+                };
+                let (node, branch) = h.cond.map_or((-1, false), |(n, b)| (n as i64, b));
+                (
+                    h.kind.name(),
+                    h.source.index() as u32 + 1,
+                    h.target.index() as u32 + 1,
+                    h.class.index() as u32 + 1,
+                    body,
+                    default,
+                    node,
+                    branch,
+                )
+            })
+            .collect()
+    }
+
+    /// Rule `i`'s permission names, sorted (empty for other rules).
+    fn perms(&self, i: usize) -> Vec<&str> {
+        match self.hits.get(i).map(|h| &h.body) {
+            Some(Body::Perms(p)) => p.iter().map(|s| &**s).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Rule `i`'s ioctl numbers, ascending (empty for other rules).
+    fn xperms(&self, i: usize) -> Vec<u16> {
+        match self.hits.get(i).map(|h| &h.body) {
+            Some(Body::Xperms(v)) => v.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Rule `i`'s object name (None unless a filename type_transition).
+    fn filename(&self, i: usize) -> Option<&str> {
+        match self.hits.get(i).map(|h| &h.body) {
+            Some(Body::Filename(_, n)) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Rule `i`'s statement as setools' `statement()` writes it (None where setools'
+    /// fails: an empty permission set).
+    fn statement(&self, i: usize) -> Option<String> {
+        let all = self.statements.get_or_init(|| {
+            let index = Index::new(&self.model);
+            self.hits
+                .iter()
+                .map(|h| {
+                    let body = match &h.body {
+                        Body::Perms(p) => TeBody::Perms(p.iter().map(|s| &**s).collect()),
+                        Body::Xperms(v) => TeBody::Xperms("ioctl", v.clone()),
+                        Body::Default(t) => TeBody::Default(type_id(*t)),
+                        Body::Filename(t, n) => TeBody::Filename(type_id(*t), n),
+                    };
+                    let hit = TeHit {
+                        kind: h.kind,
+                        source: h.source,
+                        target: h.target,
+                        class: h.class,
+                        body,
+                        cond: h.cond,
+                    };
+                    te_statement(&index, &hit).ok()
+                })
+                .collect()
+        });
+        all.get(i).cloned().flatten()
+    }
+
+    fn __len__(&self) -> usize {
+        self.hits.len()
+    }
+}
+
+fn type_id(value: u32) -> arbiter_policy::TypeId {
+    arbiter_policy::TypeId::from_index(value as usize - 1).unwrap_or_else(|| {
+        // Values come from the policy's own hits, so every one is a valid slot.
+        unreachable!("type value {value} out of range")
+    })
+}
+
+const ALL_KINDS: [AvtabKind; 9] = [
+    AvtabKind::Allowed,
+    AvtabKind::AuditAllow,
+    AvtabKind::AuditDeny,
+    AvtabKind::Transition,
+    AvtabKind::Member,
+    AvtabKind::Change,
+    AvtabKind::XpermsAllowed,
+    AvtabKind::XpermsAuditAllow,
+    AvtabKind::XpermsDontAudit,
+];
+
+/// Runs the query. Rule types a binary policy cannot hold (`neverallow`,
+/// `neverallowxperm`) match nothing; no rule types means all of them.
+pub fn query(model: &Arc<Model>, c: &Criteria) -> Result<TeResults, String> {
+    let te: Vec<AvtabKind> = if c.ruletypes.is_empty() {
+        ALL_KINDS.to_vec()
+    } else {
+        ALL_KINDS
+            .iter()
+            .copied()
+            .filter(|k| c.ruletypes.iter().any(|r| r == k.name()))
+            .collect()
+    };
+    let mut out = TeResults {
+        model: model.clone(),
+        hits: Vec::new(),
+        statements: OnceLock::new(),
+    };
+    if te.is_empty() {
+        return Ok(out);
+    }
+    let args = SearchArgs {
+        te,
+        source: c.source.clone(),
+        source_regex: c.source_regex,
+        source_direct: !c.source_indirect,
+        target: c.target.clone(),
+        target_regex: c.target_regex,
+        target_direct: !c.target_indirect,
+        tclass: c.tclass.clone(),
+        tclass_regex: c.tclass_regex,
+        perms: c.perms.clone(),
+        perms_equal: c.perms_equal,
+        perms_subset: c.perms_subset,
+        xperms: c.xperms.clone(),
+        xperms_equal: c.xperms_equal,
+        default: c.default.clone(),
+        default_regex: c.default_regex,
+        boolean: c.boolean.clone(),
+        boolean_regex: c.boolean_regex,
+        boolean_equal: c.boolean_equal,
+        ..SearchArgs::default()
+    };
+    let index = Index::new(model);
+    let hits = search_te_policy_order(&index, &args).map_err(|e| e.0)?;
+    out.hits = hits
+        .into_iter()
+        .map(|h| Hit {
+            kind: h.kind,
+            source: h.source,
+            target: h.target,
+            class: h.class,
+            body: match h.body {
+                TeBody::Perms(p) => Body::Perms(p.into_iter().map(Box::from).collect()),
+                TeBody::Xperms(_, v) => Body::Xperms(v),
+                TeBody::Default(t) => Body::Default(t.index() as u32 + 1),
+                TeBody::Filename(t, n) => Body::Filename(t.index() as u32 + 1, Box::from(n)),
+            },
+            cond: h.cond,
+        })
+        .collect();
+    Ok(out)
+}
