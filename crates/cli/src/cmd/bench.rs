@@ -55,7 +55,7 @@ pub struct ReloadArgs {
 fn run_reload(a: ReloadArgs) -> Result<ExitCode, String> {
     let mut names = a.policies.clone();
     if names.is_empty() {
-        names = arbiter_testkit::debian_policies()
+        names = arbiter_lab::debian_policies()
             .iter()
             .map(|p| p.display().to_string())
             .collect();

@@ -3,9 +3,9 @@
 //! only. Nodes are allocated in a shuffled order so that, as in the kernel's slab, tree
 //! neighbours are not memory neighbours.
 
-use crate::domain::{Domain, RuleLayers, Rules};
-use crate::object::ObjectId;
-use crate::ruleset::Handled;
+use arbiter_landlock::domain::{Domain, RuleLayers, Rules};
+use arbiter_landlock::object::ObjectId;
+use arbiter_landlock::ruleset::Handled;
 
 type Link = Option<Box<Node>>;
 

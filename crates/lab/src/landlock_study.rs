@@ -16,14 +16,13 @@
 //! merge the 16th layer (and all 16) of the big domain, and the throughput of two threads
 //! checking one shared domain relative to one.
 
-use crate::access::{fs, AccessFs};
-use crate::check::check_walk;
-use crate::domain::{Domain, Layout, Rules};
-use crate::object::ObjectId;
-use crate::ruleset::Ruleset;
-use crate::sys::thread_cpu_ns;
-use crate::tree::TreeDomain;
-use arbiter_testkit::{median, Rng};
+use crate::landlock_tree::TreeDomain;
+use arbiter_landlock::access::{fs, AccessFs};
+use arbiter_landlock::check::check_walk;
+use arbiter_landlock::domain::{Domain, Layout, Rules};
+use arbiter_landlock::object::ObjectId;
+use arbiter_landlock::ruleset::Ruleset;
+use arbiter_testkit::{median, thread_cpu_ns, Rng};
 use std::hint::black_box;
 use std::time::Instant;
 

@@ -1,38 +1,16 @@
 //! Benchmarks of the class-map designs, the printer and the selector, side by side in one
 //! run (`arbiter bench bsm`). Medians of several repetitions; ratios against a baseline.
 
-use crate::classmap::{load, ClassMap, FlatMap, LockFreeMap, RwLockMap};
-use crate::config::Config;
-use crate::print::{PrintOptions, Printer};
-use crate::reduce::{ReduceOptions, Reducer};
-use crate::token::{ExecStrings, Header, Token};
-use crate::writer::RecordWriter;
-use crate::{Addr, Subject, SubjectForm};
+use arbiter_bsm::classmap::{load, ClassMap, FlatMap, LockFreeMap, RwLockMap};
+use arbiter_bsm::config::Config;
+use arbiter_bsm::print::{PrintOptions, Printer};
+use arbiter_bsm::reduce::{ReduceOptions, Reducer};
+use arbiter_bsm::token::{ExecStrings, Header, Token};
+use arbiter_bsm::writer::RecordWriter;
+use arbiter_bsm::{Addr, Subject, SubjectForm};
+use arbiter_testkit::{median, thread_cpu_ns, Rng};
 use std::hint::black_box;
 use std::time::Instant;
-
-/// A small deterministic generator (xorshift64*), so trails and event streams are the same
-/// on every run.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed | 1)
-    }
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// A value below `n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
-    }
-}
 
 /// Writes a trail of `records` records with the token mix of `../shared/bsm/synthetic/`
 /// (header32 mostly, then header32_ex and 64-bit headers; subjects in all forms; paths,
@@ -53,9 +31,9 @@ pub fn synthetic_trail(config: &Config, records: usize, seed: u64) -> Vec<u8> {
     let args: &[u8] = b"sh\0-c\0echo hello\0";
     let mut sec: u64 = 1_609_459_200;
     for i in 0..records {
-        sec += r.below(3);
-        let event = events[r.below(events.len() as u64) as usize];
-        let hk = r.below(100);
+        sec += r.below_u64(3);
+        let event = events[r.below_u64(events.len() as u64) as usize];
+        let hk = r.below_u64(100);
         let (id, host) = match hk {
             0..=71 => (0x14, None),
             72..=83 => (0x15, Some(Addr::V4([192, 168, 1, 5]))),
@@ -75,10 +53,10 @@ pub fn synthetic_trail(config: &Config, records: usize, seed: u64) -> Vec<u8> {
             modifier: 0,
             host,
             sec,
-            msec: r.below(1000),
+            msec: r.below_u64(1000),
         });
         match i % 5 {
-            0 => w.token(&Token::Path(paths[r.below(6) as usize])),
+            0 => w.token(&Token::Path(paths[r.below_u64(6) as usize])),
             1 => {
                 w.token(&Token::ExecArgs(ExecStrings {
                     count: 3,
@@ -98,7 +76,7 @@ pub fn synthetic_trail(config: &Config, records: usize, seed: u64) -> Vec<u8> {
             2 => w.token(&Token::Text(b"successful authentication\0")),
             3 => w.token(&Token::Arg32 {
                 no: 1,
-                value: r.below(1 << 20) as u32,
+                value: r.below_u64(1 << 20) as u32,
                 text: b"flags\0",
             }),
             _ => w.token(&Token::SockInet32 {
@@ -107,7 +85,7 @@ pub fn synthetic_trail(config: &Config, records: usize, seed: u64) -> Vec<u8> {
                 addr: [10, 0, 0, 1],
             }),
         }
-        let f = r.below(8) as u8;
+        let f = r.below_u64(8) as u8;
         let form = SubjectForm {
             process: false,
             wide: f & 2 == 2,
@@ -115,12 +93,12 @@ pub fn synthetic_trail(config: &Config, records: usize, seed: u64) -> Vec<u8> {
         };
         w.token(&Token::Subject(Subject {
             form,
-            auid: 1000 + r.below(8) as u32,
-            euid: r.below(3) as u32 * 1000,
+            auid: 1000 + r.below_u64(8) as u32,
+            euid: r.below_u64(3) as u32 * 1000,
             egid: 1000,
             ruid: 1000,
             rgid: 1000,
-            pid: 80_000 + r.below(10_000) as u32,
+            pid: 80_000 + r.below_u64(10_000) as u32,
             sid: 500,
             port: 0,
             addr: if form.ex && f & 1 == 1 {
@@ -129,8 +107,8 @@ pub fn synthetic_trail(config: &Config, records: usize, seed: u64) -> Vec<u8> {
                 Addr::V4([10, 1, 2, 3])
             },
         }));
-        let status = if r.below(100) < 18 { 13 } else { 0 };
-        if r.below(4) == 0 {
+        let status = if r.below_u64(100) < 18 { 13 } else { 0 };
+        if r.below_u64(4) == 0 {
             w.token(&Token::Return64 {
                 status,
                 value: if status == 0 { 3 } else { u64::MAX },
@@ -146,38 +124,21 @@ pub fn synthetic_trail(config: &Config, records: usize, seed: u64) -> Vec<u8> {
     w.into_bytes()
 }
 
-/// CPU seconds from `/proc/<who>/stat` (`thread-self` for this thread's own time; `self`
-/// with `children` for waited-for child processes), or `None` where there is no procfs.
-/// Clock ticks are taken as 100 per second (Linux's USER_HZ on every mainstream arch).
-pub fn cpu_seconds(who: &str, children: bool) -> Option<f64> {
-    if !children {
-        // schedstat has the on-CPU time in nanoseconds: far finer than stat's ticks.
-        if let Ok(s) = std::fs::read_to_string(format!("/proc/{who}/schedstat")) {
-            if let Some(ns) = s
-                .split_whitespace()
-                .next()
-                .and_then(|v| v.parse::<u64>().ok())
-            {
-                return Some(ns as f64 / 1e9);
-            }
-        }
-    }
-    let s = std::fs::read_to_string(format!("/proc/{who}/stat")).ok()?;
+/// CPU seconds of this process's waited-for children, from `/proc/self/stat` (`None` where
+/// there is no procfs). Clock ticks are taken as 100 per second (Linux's USER_HZ on every
+/// mainstream arch).
+pub fn children_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
     let rest = &s[s.rfind(')')? + 1..];
     let f: Vec<&str> = rest.split_whitespace().collect();
-    let (u, sy) = if children { (13, 14) } else { (11, 12) };
-    let ticks: u64 = f.get(u)?.parse::<u64>().ok()? + f.get(sy)?.parse::<u64>().ok()?;
+    let ticks: u64 = f.get(13)?.parse::<u64>().ok()? + f.get(14)?.parse::<u64>().ok()?;
     Some(ticks as f64 / 100.0)
 }
 
-/// Median of a set of measurements.
-pub fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    if v.is_empty() {
-        0.0
-    } else {
-        v[v.len() / 2]
-    }
+/// This thread's CPU seconds so far (an `Option` like [`children_cpu_seconds`], so rates
+/// are computed one way).
+fn thread_cpu_seconds() -> Option<f64> {
+    Some(thread_cpu_ns() as f64 / 1e9)
 }
 
 /// Lookups per second (all threads together) of `map` over `events`, each of `threads`
@@ -198,7 +159,7 @@ pub fn lookups_per_second<M: ClassMap>(
                     let barrier = &barrier;
                     s.spawn(move || {
                         barrier.wait();
-                        let c0 = cpu_seconds("thread-self", false);
+                        let c0 = thread_cpu_seconds();
                         let t0 = Instant::now();
                         let mut acc = 0u32;
                         let mut rounds = 0usize;
@@ -212,9 +173,7 @@ pub fn lookups_per_second<M: ClassMap>(
                         }
                         black_box(acc);
                         let wall = t0.elapsed().as_secs_f64();
-                        let cpu = cpu_seconds("thread-self", false)
-                            .zip(c0)
-                            .map(|(a, b)| a - b);
+                        let cpu = thread_cpu_seconds().zip(c0).map(|(a, b)| a - b);
                         ((rounds * events.len()) as f64, wall, cpu)
                     })
                 })
@@ -256,7 +215,7 @@ pub fn class_maps(config: &Config, min_seconds: f64, reps: usize) -> Vec<MapRow>
     let mut r = Rng::new(7);
     // A system-call-like stream: events drawn from the table, 64 Ki of them (fits in L2).
     let events: Vec<u16> = (0..65_536)
-        .map(|_| pairs[r.below(pairs.len() as u64) as usize].0)
+        .map(|_| pairs[r.below_u64(pairs.len() as u64) as usize].0)
         .collect();
     let a = RwLockMap::default();
     let b = LockFreeMap::default();
@@ -297,11 +256,11 @@ fn rate_of(items: f64, wall: f64, cpu: Option<f64>) -> Rate {
 
 /// Median wall and CPU rates.
 pub fn median_rate(v: &[Rate]) -> Rate {
-    let mut w: Vec<f64> = v.iter().map(|r| r.wall).collect();
-    let mut c: Vec<f64> = v.iter().map(|r| r.cpu).collect();
+    let w: Vec<f64> = v.iter().map(|r| r.wall).collect();
+    let c: Vec<f64> = v.iter().map(|r| r.cpu).collect();
     Rate {
-        wall: median(&mut w),
-        cpu: median(&mut c),
+        wall: median(&w),
+        cpu: median(&c),
     }
 }
 
@@ -311,13 +270,11 @@ pub fn print_rate(config: &Config, trail: &[u8], opts: PrintOptions, reps: usize
     let mut rates = Vec::new();
     let mut sink = std::io::sink();
     for _ in 0..reps {
-        let c0 = cpu_seconds("thread-self", false);
+        let c0 = thread_cpu_seconds();
         let t0 = Instant::now();
         let s = p.print_trail(trail, &mut sink).unwrap_or_default();
         let dt = t0.elapsed().as_secs_f64();
-        let dc = cpu_seconds("thread-self", false)
-            .zip(c0)
-            .map(|(a, b)| a - b);
+        let dc = thread_cpu_seconds().zip(c0).map(|(a, b)| a - b);
         rates.push(rate_of(s.records as f64, dt, dc));
     }
     median_rate(&rates)
@@ -335,13 +292,11 @@ pub fn reduce_rate(config: &Config, trail: &[u8], args: &[&str], reps: usize) ->
     let mut selected = 0;
     for _ in 0..reps {
         out.clear();
-        let c0 = cpu_seconds("thread-self", false);
+        let c0 = thread_cpu_seconds();
         let t0 = Instant::now();
         let s = r.reduce_trail(trail, &mut out);
         let dt = t0.elapsed().as_secs_f64();
-        let dc = cpu_seconds("thread-self", false)
-            .zip(c0)
-            .map(|(a, b)| a - b);
+        let dc = thread_cpu_seconds().zip(c0).map(|(a, b)| a - b);
         selected = s.selected;
         rates.push(rate_of(s.records as f64, dt, dc));
     }
@@ -357,14 +312,14 @@ pub fn process_rate(
 ) -> Result<Rate, String> {
     let mut rates = Vec::new();
     for _ in 0..reps {
-        let c0 = cpu_seconds("self", true);
+        let c0 = children_cpu_seconds();
         let t0 = Instant::now();
         let st = cmd.status().map_err(|e| e.to_string())?;
         let dt = t0.elapsed().as_secs_f64();
         if !st.success() {
             return Err(format!("{cmd:?} failed: {st}"));
         }
-        let dc = cpu_seconds("self", true).zip(c0).map(|(a, b)| a - b);
+        let dc = children_cpu_seconds().zip(c0).map(|(a, b)| a - b);
         rates.push(rate_of(records as f64, dt, dc));
     }
     Ok(median_rate(&rates))
