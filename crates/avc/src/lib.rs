@@ -76,3 +76,9 @@ pub mod internals {
 mod loom_tests;
 #[cfg(all(test, not(loom)))]
 mod tests;
+
+/// The Rust examples of `docs/decisions.md`, compiled and run as doctests so the guide
+/// cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/decisions.md")]
+pub struct DecisionsGuide;
