@@ -96,6 +96,7 @@ for f in failures:
 if ran == 0:
     print("doc-examples: no runnable example found in %s" % " ".join(files), file=sys.stderr)
     sys.exit(1)
+sys.stderr.flush()
 print("doc-examples: %d example commands in %d files, %d failed" % (ran, len(files), len(failures)))
 sys.exit(1 if failures else 0)
 PY

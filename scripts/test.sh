@@ -126,6 +126,13 @@ python3 -m pip install -q --force-reinstall ./crates/python
 # The differential test compares with the CLI built above; without it, it is skipped.
 ARBITER_BIN=target/release/arbiter python3 -m pytest crates/python/tests -q
 
+echo "== documentation: runnable examples, manual pages, completions (about 30 s)"
+# Every ```sh block of README.md and docs/*.md made of `arbiter` commands must exit 0, and
+# every `$ arbiter` transcript must print what it shows; the manual pages for arbiter and
+# every subcommand must render with man -l without a warning, the completions must load.
+bash scripts/doc-examples.sh target/release/arbiter
+bash scripts/check-manual.sh target/release/arbiter
+
 echo "== loom model checks of the lock-free structures"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test --release -p arbiter-decide -p arbiter-avc -p arbiter-bsm --lib loom
