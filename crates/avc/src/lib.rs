@@ -42,6 +42,7 @@
 //! The benchmark lab (kernel-style and libselinux-style cache models, the hash/slot
 //! study) lives in `crates/bench`; a deterministic test double, [`fake::FakeSource`], is
 //! behind the `test-util` feature.
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod audit;

@@ -4,6 +4,8 @@
 //! happens in `arbiter-policy`, `arbiter-decide`, `arbiter-avc`, `arbiter-query`,
 //! `arbiter-denials`, `arbiter-bsm` and `arbiter-landlock`.
 
+#![forbid(unsafe_code)]
+
 mod cmd;
 mod load;
 mod manual;

@@ -11,6 +11,7 @@
 //!   generated trails (`arbiter bench bsm`);
 //! * [`landlock_study`] — the Landlock domain layouts against [`landlock_tree`], a model of
 //!   the kernel's red-black tree of rules (`arbiter bench landlock`).
+#![forbid(unsafe_code)]
 
 pub mod avc_study;
 pub mod bsm_study;

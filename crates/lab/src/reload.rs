@@ -303,7 +303,7 @@ pub fn run(policies: &[Policy], opts: &Options) -> Result<Report, String> {
                         if out.checks % 8 == 0 {
                             let seq = v.decision.seqno;
                             let snap = {
-                                let r = arbiter_testkit::lock(&recent);
+                                let r = arbiter_testkit::lock(recent);
                                 r.iter().find(|s| s.seqno == seq).cloned()
                             };
                             if let Some(snap) = snap {
