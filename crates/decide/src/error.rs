@@ -35,7 +35,7 @@ pub enum DecideError {
         /// The context as given.
         context: String,
         /// The rule it breaks.
-        reason: String,
+        reason: arbiter_policy::Invalid,
     },
     /// No class has this name (or value).
     #[error("unknown class {0:?}")]
@@ -82,7 +82,7 @@ pub enum DecideError {
         /// The computed context.
         context: String,
         /// Why it is invalid.
-        reason: String,
+        reason: arbiter_policy::Invalid,
     },
 }
 

@@ -698,7 +698,7 @@ fn label_in(
     let ctx = labeling::compute_label(st, s, t, class, kind, name, semantics).ok_or_else(|| {
         DecideError::InvalidComputedContext {
             context: "(no common sensitivity for glblub)".into(),
-            reason: "default_range glblub of disjoint ranges".into(),
+            reason: arbiter_policy::Invalid::DisjointGlblub,
         }
     })?;
     if let Err(reason) = st.policy.context_is_valid(&ctx) {
