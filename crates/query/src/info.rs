@@ -487,60 +487,42 @@ fn bools(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
 /// `--category`: MLS categories with their aliases.
 fn categories(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
     let p = q.index.policy();
-    let name_ok = |n: &str| q.name_ok(n);
-    Ok(p.categories
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| !c.name.is_empty())
-        .filter(|(i, c)| {
-            name_ok(&c.name) || aliases(&p.category_aliases, *i).iter().any(|a| name_ok(a))
-        })
-        .map(|(i, c)| {
-            (
-                c.name.to_string(),
-                format!(
-                    "category {}{};",
-                    c.name,
-                    alias_text(&hashtab_ordered(
-                        aliases(&p.category_aliases, i),
-                        p.categories.len() + p.category_aliases.len(),
-                        16
-                    ))
-                ),
-            )
-        })
-        .collect())
+    let names: Vec<&str> = p.categories.iter().map(|c| &*c.name).collect();
+    Ok(mls_symbols(q, "category", &names, &p.category_aliases))
 }
 
 /// `--sensitivity`: MLS sensitivities with their aliases.
 fn sensitivities(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
     let p = q.index.policy();
-    let name_ok = |n: &str| q.name_ok(n);
-    Ok(p.sensitivities
+    let names: Vec<&str> = p.sensitivities.iter().map(|s| &*s.name).collect();
+    Ok(mls_symbols(
+        q,
+        "sensitivity",
+        &names,
+        &p.sensitivity_aliases,
+    ))
+}
+
+/// Categories or sensitivities (`keyword`), each with its aliases in libsepol's symbol-table
+/// order; the name filter matches a symbol or any of its aliases. Unsorted: seinfo lists
+/// them by value.
+fn mls_symbols(
+    q: &Filter<'_, '_>,
+    keyword: &str,
+    names: &[&str],
+    alias_list: &[arbiter_policy::symbols::MlsAlias],
+) -> Items {
+    let table_size = names.len() + alias_list.len();
+    names
         .iter()
         .enumerate()
-        .filter(|(_, s)| !s.name.is_empty())
-        .filter(|(i, s)| {
-            name_ok(&s.name)
-                || aliases(&p.sensitivity_aliases, *i)
-                    .iter()
-                    .any(|a| name_ok(a))
+        .filter(|(_, n)| !n.is_empty())
+        .filter(|(i, n)| q.name_ok(n) || aliases(alias_list, *i).iter().any(|a| q.name_ok(a)))
+        .map(|(i, n)| {
+            let al = hashtab_ordered(aliases(alias_list, i), table_size, 16);
+            (n.to_string(), format!("{keyword} {n}{};", alias_text(&al)))
         })
-        .map(|(i, s)| {
-            (
-                s.name.to_string(),
-                format!(
-                    "sensitivity {}{};",
-                    s.name,
-                    alias_text(&hashtab_ordered(
-                        aliases(&p.sensitivity_aliases, i),
-                        p.sensitivities.len() + p.sensitivity_aliases.len(),
-                        16
-                    ))
-                ),
-            )
-        })
-        .collect())
+        .collect()
 }
 
 /// `-c`: classes, their common and permissions.
