@@ -50,7 +50,7 @@ if cargo tree -q --workspace -e normal,dev,build -i sepol-oracle | grep -q 'arbi
 fi
 for c in $(cargo metadata --no-deps --format-version 1 | python3 -c 'import json,sys; print(" ".join(p["name"] for p in json.load(sys.stdin)["packages"]))'); do
     if [ "$c" != arbiter-testkit ] && [ "$c" != arbiter-lab ] && [ "$c" != arbiter-bench ] \
-        && cargo tree -q -p "$c" -e normal --prefix none | grep -q '^arbiter-testkit '; then
+        && cargo tree -q -p "$c" -e normal --depth 1 --prefix none | grep -q '^arbiter-testkit '; then
         echo "test.sh: $c has arbiter-testkit as a normal dependency (test helpers are dev-dependencies)" >&2
         exit 1
     fi
