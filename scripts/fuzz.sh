@@ -56,7 +56,7 @@ fi
 mkdir -p fuzz/corpus/policy_read fuzz/corpus/context_parse fuzz/corpus/denial_parse fuzz/corpus/landlock_config
 cp policies/bin/* fuzz/corpus/policy_read/
 mkdir -p fuzz/corpus/bsm_trail fuzz/corpus/bsm_config
-cp ../shared/bsm/reference/*_record ../shared/bsm/synthetic/edge.bsm fuzz/corpus/bsm_trail/ 2>/dev/null || true
+cp tests/data/bsm/reference/*_record tests/data/bsm/synthetic/edge.bsm fuzz/corpus/bsm_trail/
 cp crates/bsm/etc/audit_* fuzz/corpus/bsm_config/
 
 stamp=$(mktemp)

@@ -1,19 +1,15 @@
 #!/usr/bin/env bash
 # End-to-end check of `arbiter bsm print|reduce` against every row of
-# ../shared/bsm/EXPECTED.tsv: the binary's stdout must have the listed size and sha256 and
+# tests/data/bsm/EXPECTED.tsv: the binary's stdout must have the listed size and sha256 and
 # its exit status must match (praudit exits 1 after reading stdin). Plus auditreduce's
 # usage errors (exit 64) and `bsm preselect` on the embedded defaults.
 #
 #   ARBITER_BIN=target/release/arbiter bash tests/bsm_cli.sh [DATA_DIR]
 set -euo pipefail
 bin=${ARBITER_BIN:-target/release/arbiter}
-data=${1:-../shared/bsm}
+data=${1:-$(dirname "$0")/data/bsm}
 if [ ! -f "$data/EXPECTED.tsv" ]; then
-    if [ "${ARBITER_BSM_SKIP_SHARED:-0}" = 1 ]; then
-        echo "bsm_cli.sh: $data missing, skipped (ARBITER_BSM_SKIP_SHARED=1)"
-        exit 0
-    fi
-    echo "bsm_cli.sh: $data/EXPECTED.tsv not found (set ARBITER_BSM_SKIP_SHARED=1 to skip)" >&2
+    echo "bsm_cli.sh: $data/EXPECTED.tsv not found (the data is part of the repository)" >&2
     exit 1
 fi
 export TZ=UTC

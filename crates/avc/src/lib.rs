@@ -42,6 +42,7 @@
 //! The benchmark lab (kernel-style and libselinux-style cache models, the hash/slot
 //! study) lives in `crates/bench`; a deterministic test double, [`fake::FakeSource`], is
 //! behind the `test-util` feature.
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod audit;
@@ -76,3 +77,9 @@ pub mod internals {
 mod loom_tests;
 #[cfg(all(test, not(loom)))]
 mod tests;
+
+/// The Rust examples of `docs/decisions.md`, compiled and run as doctests so the guide
+/// cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/decisions.md")]
+pub struct DecisionsGuide;

@@ -9,7 +9,6 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod bench;
 pub mod classmap;
 pub mod config;
 mod errno_text;

@@ -4,26 +4,17 @@
 
 use std::path::PathBuf;
 
-/// `../shared/bsm/` relative to the repository root, or `ARBITER_BSM_DATA`.
-///
-/// Returns `None` only when `ARBITER_BSM_SKIP_SHARED=1` says to skip; a missing directory
-/// otherwise fails the test loudly.
-pub fn data_dir() -> Option<PathBuf> {
-    if std::env::var("ARBITER_BSM_SKIP_SHARED").is_ok_and(|v| v == "1") {
-        eprintln!("ARBITER_BSM_SKIP_SHARED=1: skipping the tests against ../shared/bsm");
-        return None;
-    }
-    let dir = match std::env::var_os("ARBITER_BSM_DATA") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bsm"),
-    };
+/// The BSM reference data, in the repository at `tests/data/bsm/` (provenance in its
+/// README): OpenBSM's reference tokens and records, generated trails, and what OpenBSM's own
+/// praudit and auditreduce print for them.
+pub fn data_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/bsm");
     assert!(
         dir.join("EXPECTED.tsv").is_file(),
-        "BSM reference data not found at {} (expected ../shared/bsm beside the repository; \
-         set ARBITER_BSM_DATA to its path, or ARBITER_BSM_SKIP_SHARED=1 to skip)",
+        "BSM reference data missing from the checkout: {}",
         dir.display()
     );
-    Some(dir)
+    dir
 }
 
 /// Splits a command line the way `sh` would for the forms in EXPECTED.tsv (words, single

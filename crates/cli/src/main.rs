@@ -1,22 +1,29 @@
-//! `arbiter`: SELinux policy statistics, access decisions, labeling and cache benchmarks from
-//! the command line. A thin layer over the library crates: it parses arguments, loads the
-//! policy, and prints; the work happens in `arbiter-policy`, `arbiter-decide` and
-//! `arbiter-avc`.
+//! `arbiter`: SELinux access decisions and labels, setools-style policy queries, denial
+//! explanations, BSM audit trails and Landlock checks from the command line. A thin layer
+//! over the library crates: it parses arguments, loads the input, and prints; the work
+//! happens in `arbiter-policy`, `arbiter-decide`, `arbiter-avc`, `arbiter-query`,
+//! `arbiter-denials`, `arbiter-bsm` and `arbiter-landlock`.
+
+#![forbid(unsafe_code)]
 
 mod args;
 mod cmd;
 mod load;
+mod manual;
 mod out;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// A userspace SELinux access-decision engine.
+/// arbiter: SELinux access decisions and labels as the kernel computes them, policy queries
+/// as setools answers them, denials explained as audit2why does, BSM trails read as OpenBSM
+/// does, and Landlock rulesets checked as the kernel checks them.
 ///
 /// POLICY is a binary policy file (policy.NN), or `builtin` for the small policy embedded in
-/// the binary (policies/src/default.conf in the source tree).
+/// the binary (policies/src/default.conf in the source tree). `arbiter manpage COMMAND`
+/// prints any subcommand's manual page.
 #[derive(Parser)]
-#[command(name = "arbiter", version, about, long_about = None)]
+#[command(name = "arbiter", version, about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -24,25 +31,25 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the policy's statistics with seinfo's names and numbers.
+    /// seinfo: the policy's statistics, or its components (types, classes, portcon, ...).
     Info(cmd::info::Args),
-    /// May SCONTEXT do PERM... to TCONTEXT of class TCLASS? Exit 0 if allowed, 1 if denied.
+    /// May SCONTEXT do PERM... to TCONTEXT of class TCLASS? Exit 0 allowed, 1 denied; --explain.
     Check(cmd::check::Args),
-    /// Batch access vectors: read `SCONTEXT TCONTEXT TCLASS` lines on stdin.
+    /// Batch access vectors: `SCONTEXT TCONTEXT TCLASS` lines on stdin, kernel bits out.
     Av(cmd::av::Args),
     /// Compute the label of a new (create), relabeled (relabel) or member object.
     Label(cmd::label::Args),
     /// List the policy's booleans and their default values.
     Bools(cmd::bools::Args),
-    /// Explain AVC denials from logs, as audit2why (or audit2allow with --allow) does.
+    /// audit2why / audit2allow: explain AVC denials from logs, or generate the rules.
     Why(cmd::why::Args),
-    /// Walk through arbiter's main job on the embedded default policy.
+    /// A tour on the embedded policy: statistics, decisions, a boolean, a label, a reload.
     Demo,
     /// sesearch: TE, RBAC and MLS rule queries with sesearch's options and output.
     Search(cmd::search::Args),
     /// sediff: differences between two policies, with sediff's sections and text.
     Diff(cmd::diff::Args),
-    /// BSM audit trails and preselection (praudit/auditreduce compatible).
+    /// BSM audit: praudit, auditreduce, preselection and audit_* file checks.
     #[command(subcommand)]
     Bsm(cmd::bsm::Command),
     /// Landlock: check operations against layered rulesets, or run a command sandboxed.
@@ -50,9 +57,13 @@ enum Command {
     Landlock(cmd::landlock::Which),
     /// Build a binary policy from CIL (secilc's options), or rebuild a module store (--store).
     Build(cmd::build::Args),
-    /// Benchmarks (the access vector cache study).
+    /// Benchmarks: the cache study, reload under load, BSM, Landlock.
     #[command(subcommand)]
     Bench(cmd::bench::Which),
+    /// Print arbiter's manual page, or a subcommand's, as roff (`| man -l -`).
+    Manpage(manual::ManpageArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(manual::CompletionsArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,5 +88,7 @@ fn run(command: Command, out: &mut out::Out) -> Result<ExitCode, out::CliError> 
         Command::Landlock(w) => cmd::landlock::run(w, out),
         Command::Build(a) => cmd::build::run(a, out),
         Command::Bench(w) => cmd::bench::run(w, out),
+        Command::Manpage(a) => manual::manpage(a, out),
+        Command::Completions(a) => manual::completions(a, out),
     }
 }

@@ -10,8 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 const SESEARCH: &str = "/usr/bin/sesearch";
-const DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
-const MLS: &str = "/etc/selinux/mls/policy/policy.33";
+use arbiter_testkit::{DEBIAN_DEFAULT as DEFAULT, DEBIAN_MLS as MLS};
 
 /// Runs arbiter and sesearch on the same arguments; returns a description of the first
 /// difference in exit status or stdout.

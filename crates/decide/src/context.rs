@@ -127,10 +127,7 @@ fn parse_unvalidated(names: &Names, s: &[u8]) -> Result<Context> {
     if sym.flavor != TypeFlavor::Type {
         return Err(DecideError::InvalidContext {
             context: lossy(s),
-            reason: format!(
-                "{} is a type attribute, not a type",
-                String::from_utf8_lossy(ty_name)
-            ),
+            reason: arbiter_policy::Invalid::AttributeAsType(lossy(ty_name)),
         });
     }
     let range = match (names.mls(), mls) {

@@ -38,7 +38,7 @@ pub enum DecideError {
         /// The context as given.
         context: String,
         /// The rule it breaks.
-        reason: String,
+        reason: arbiter_policy::Invalid,
     },
     /// No class has this name (or value).
     #[error("unknown class {}", quote(.0))]
@@ -85,7 +85,7 @@ pub enum DecideError {
         /// The computed context.
         context: String,
         /// Why it is invalid.
-        reason: String,
+        reason: arbiter_policy::Invalid,
     },
 }
 

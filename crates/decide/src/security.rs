@@ -15,7 +15,7 @@ use crate::publish::{Cell, Guard, Handle};
 use crate::sidtab::{Sid, SidEntry};
 use crate::source::DecisionSource;
 use crate::state::{Loaded, Snapshot};
-use crate::sync::{Arc, AtomicU64, Mutex, MutexGuard, Ordering};
+use crate::sync::{lock, Arc, AtomicU64, Mutex, Ordering};
 use crate::{av, context};
 use crate::{DecideError, Result};
 use arbiter_policy::mls::Context;
@@ -75,12 +75,6 @@ pub struct SecurityServer {
     /// Serialises issuing new SIDs against a reload's final conversion pass.
     sid_lock: Mutex<()>,
     semantics: Semantics,
-}
-
-/// A poisoned lock only means another thread panicked while holding it; what these locks
-/// guard (pending booleans, nothing) is always whole, so keep going.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl SecurityServer {
@@ -698,7 +692,7 @@ fn label_in(
     let ctx = labeling::compute_label(st, s, t, class, kind, name, semantics).ok_or_else(|| {
         DecideError::InvalidComputedContext {
             context: "(no common sensitivity for glblub)".into(),
-            reason: "default_range glblub of disjoint ranges".into(),
+            reason: arbiter_policy::Invalid::DisjointGlblub,
         }
     })?;
     if let Err(reason) = st.policy.context_is_valid(&ctx) {

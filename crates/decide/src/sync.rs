@@ -13,6 +13,15 @@ pub(crate) use std::sync::atomic::{AtomicU64, Ordering};
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
 
+/// Locks `m`, taking the guard even when a thread panicked while holding it: a poisoned
+/// lock only means that panic happened, and what this crate's locks guard (pending
+/// booleans, the SID table's writer state, a lazy slot's initialisation) is whole at every
+/// step, so keep going. The one poison-tolerant lock of the crate, on `std`'s or loom's
+/// mutex alike.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A slot filled once, on first use, by whichever reader needs it first: the per-type
 /// rule plans of a decision index ([`crate::index`]).
 ///
@@ -75,7 +84,7 @@ impl<T> LazySlot<T> {
     fn fill(&self, build: impl FnOnce() -> T) -> &T {
         let value = build();
         #[cfg(loom)]
-        let _init = self.init.lock().unwrap_or_else(|e| e.into_inner());
+        let _init = lock(&self.init);
         let v = self.value.get_or_init(move || value);
         #[cfg(loom)]
         self.filled.store(true, Ordering::Release);

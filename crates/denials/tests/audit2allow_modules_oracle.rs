@@ -29,8 +29,7 @@ use arbiter_denials::{
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
-const MLS: &str = "/etc/selinux/mls/policy/policy.33";
+use arbiter_testkit::{DEBIAN_DEFAULT as DEFAULT, DEBIAN_MLS as MLS};
 const AUDIT2ALLOW: &str = "/usr/bin/audit2allow";
 
 fn oracle_available() -> bool {

@@ -13,8 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-const DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
-const MLS: &str = "/etc/selinux/mls/policy/policy.33";
+use arbiter_testkit::{DEBIAN_DEFAULT as DEFAULT, DEBIAN_MLS as MLS};
 
 fn oracle_available() -> bool {
     let have = [DEFAULT, MLS, "/usr/bin/audit2why", "/usr/bin/audit2allow"]

@@ -34,6 +34,7 @@ use arbiter_avc::fake::RawAvc;
 use arbiter_avc::{Avc, AvcConfig, HashKind, HashStats};
 use arbiter_decide::DecisionSource;
 pub use arbiter_testkit::Rng;
+use arbiter_testkit::{median, thread_cpu_ns};
 
 /// One access check of a trace.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -480,19 +481,6 @@ impl<S: DecisionSource> Subject for Avc<S> {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// ns one `Instant::now()` pair costs (median), to subtract from per-miss timings.
 fn timer_overhead() -> f64 {
     let mut v: Vec<f64> = (0..20_000)
@@ -527,7 +515,7 @@ fn time_probes<T: Subject>(s: &T, qs: &[Query], reps: usize) -> f64 {
             samples.push(t.elapsed().as_nanos() as f64 / chunk.len() as f64);
         }
     }
-    median(samples)
+    median(&samples)
 }
 
 /// Mean of per-miss samples, ignoring those above 50x the median (a preemption, not a
@@ -638,15 +626,6 @@ fn run_variant<S: DecisionSource + ?Sized>(
     }
 }
 
-/// This thread's time on a CPU so far, in ns (Linux `schedstat`), if available. The
-/// kernel folds the running slice into that figure only at scheduling events, so yield
-/// first to bring it up to date.
-fn thread_cpu_ns() -> Option<u64> {
-    std::thread::yield_now();
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
-}
-
 /// Lookups per second over `hits` with `threads` threads, each starting at its own
 /// offset, `n` lookups per thread: `(wall, on_cpu)` in millions per second. `wall` is
 /// total lookups over elapsed time; `on_cpu` sums each thread's lookups over the time it
@@ -683,9 +662,9 @@ fn throughput<F: Fn(&Query) -> Option<u32> + Sync>(
                 }
                 black_box(acc);
                 let wall = t0.elapsed().as_nanos() as f64;
-                let cpu = match (c0, thread_cpu_ns()) {
-                    (Some(a), Some(b)) if b > a => (b - a) as f64,
-                    _ => wall,
+                let cpu = match thread_cpu_ns() - c0 {
+                    0 => wall,
+                    d => d as f64,
                 };
                 (Instant::now(), cpu)
             }));
@@ -929,8 +908,8 @@ pub fn run<S: DecisionSource + ?Sized>(trace: &[Query], source: &S, opts: &Bench
                 }
             }
             for (row, (w, c)) in rows.iter_mut().zip(m) {
-                row.points.push((t, median(w)));
-                row.on_cpu.push((t, median(c)));
+                row.points.push((t, median(&w)));
+                row.on_cpu.push((t, median(&c)));
             }
         }
         rows

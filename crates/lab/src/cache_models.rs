@@ -277,7 +277,7 @@ impl LockedAvc {
     }
 
     fn guard(&self) -> std::sync::MutexGuard<'_, Locked> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        arbiter_testkit::lock(&self.inner)
     }
 
     /// `avc_lookup` under the global lock; marks the node used.

@@ -6,11 +6,23 @@
 //!   policy or a replayed workload;
 //! * [`cache_models`] — a kernel-style chained AVC and a libselinux-style global-lock cache;
 //! * [`reload`] — readers checking through the cache while a writer reloads policies and
-//!   commits booleans, every answer verified, and the refcount-vs-handle scaling figures.
+//!   commits booleans, every answer verified, and the refcount-vs-handle scaling figures;
+//! * [`bsm_study`] — the BSM event→class map designs, printing and selection speed, on
+//!   generated trails (`arbiter bench bsm`);
+//! * [`landlock_study`] — the Landlock domain layouts against [`landlock_tree`], a model of
+//!   the kernel's red-black tree of rules (`arbiter bench landlock`).
+#![forbid(unsafe_code)]
 
 pub mod avc_study;
+pub mod bsm_study;
 pub mod cache_models;
+pub mod landlock_study;
+pub mod landlock_tree;
 pub mod reload;
+
+/// The Debian policies installed on this machine, which the studies use by default (the
+/// command line takes them from here, so that it needs no test kit of its own).
+pub use arbiter_testkit::debian_policies;
 
 use arbiter_decide::{AvDecision, ClassRef, DecideError, DecisionSource, Sid};
 use arbiter_policy::ClassId;

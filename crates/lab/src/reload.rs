@@ -257,7 +257,7 @@ pub fn run(policies: &[Policy], opts: &Options) -> Result<Report, String> {
                     }
                 }
                 {
-                    let mut r = recent.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut r = arbiter_testkit::lock(&recent);
                     r.push_back(server.snapshot());
                     while r.len() > 6 {
                         r.pop_front();
@@ -303,7 +303,7 @@ pub fn run(policies: &[Policy], opts: &Options) -> Result<Report, String> {
                         if out.checks % 8 == 0 {
                             let seq = v.decision.seqno;
                             let snap = {
-                                let r = recent.lock().unwrap_or_else(|e| e.into_inner());
+                                let r = arbiter_testkit::lock(recent);
                                 r.iter().find(|s| s.seqno == seq).cloned()
                             };
                             if let Some(snap) = snap {

@@ -19,7 +19,6 @@
 #![deny(missing_docs)]
 
 pub mod access;
-pub mod bench;
 pub mod check;
 pub mod config;
 pub mod domain;
@@ -31,7 +30,6 @@ pub mod ops;
 pub mod ruleset;
 pub mod scope;
 pub mod sys;
-pub mod tree;
 pub mod walk;
 
 pub use access::{AccessFs, AccessNet, Scopes};

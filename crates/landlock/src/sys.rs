@@ -420,18 +420,6 @@ pub fn kill0(pid: i32) -> i32 {
     rc_errno(unsafe { libc::kill(pid, 0) })
 }
 
-/// CPU time this thread has used, in ns (`CLOCK_THREAD_CPUTIME_ID`): benchmarks on a shared
-/// machine time with it so that other processes' load does not count.
-pub fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a writable timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
 /// `ioctl(fd, cmd, buf)` with a zeroed 256-byte buffer: 0 or the errno.
 pub fn ioctl(fd: RawFd, cmd: u32) -> i32 {
     let mut buf = [0u8; 256];

@@ -128,16 +128,12 @@ impl<'a> Cursor<'a> {
     pub fn str(&mut self, len: u32, what: &'static str) -> Result<&'a str> {
         let at = self.pos;
         let b = self.bytes(len as usize, what)?;
-        // Names are ASCII: bytes 1 to 127 are valid UTF-8 and no NUL, checked in one pass.
-        if b.iter().all(|&x| x.wrapping_sub(1) < 0x7f) {
-            // SAFETY: every byte was just checked to be ASCII, and ASCII is valid UTF-8.
-            return Ok(unsafe { std::str::from_utf8_unchecked(b) });
-        }
-        if b.contains(&0) {
-            return Err(self.invalid_at(at, what, "name contains a NUL byte".into()));
-        }
+        // Untrusted bytes: validated, never assumed (std's UTF-8 check has an ASCII fast
+        // path); the NUL scan is an inline loop because names are short, where a memchr
+        // call costs more than it saves.
         match std::str::from_utf8(b) {
-            Ok(s) => Ok(s),
+            Ok(s) if !s.bytes().any(|c| c == 0) => Ok(s),
+            Ok(_) => Err(self.invalid_at(at, what, "name contains a NUL byte".into())),
             Err(e) => Err(self.invalid_at(at, what, format!("name is not UTF-8: {e}"))),
         }
     }

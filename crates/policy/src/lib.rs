@@ -51,6 +51,7 @@ pub use error::{PolicyError, Result};
 pub use ids::{BoolId, CatId, ClassId, CommonId, RoleId, SensId, TypeId, UserId};
 pub use policy::{version, HandleUnknown, Policy, MAX_VERSION, MIN_VERSION};
 pub use symbols::TypeFlavor;
+pub use validate::Invalid;
 pub use write::{write_policy, write_policy_with, Layout, WriteError, WriteOptions};
 
 impl Policy {

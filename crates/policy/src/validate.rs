@@ -34,11 +34,102 @@ pub(crate) fn validate(p: &Policy) -> Result<()> {
 }
 
 /// The failure of a cross-reference check: `what` names the record, `detail` the fault.
-fn inconsistent(what: impl Into<String>, detail: impl Into<String>) -> PolicyError {
+fn inconsistent(what: impl Into<String>, detail: impl std::fmt::Display) -> PolicyError {
     PolicyError::Inconsistent {
         what: what.into(),
-        detail: detail.into(),
+        detail: detail.to_string(),
     }
+}
+
+/// Why a symbol reference, level, range or context is not valid in a policy: the kernel's
+/// `*_isvalid` rules, each variant carrying the offending values. Its text is the detail of
+/// [`PolicyError::Inconsistent`] at load and the reason of the security server's
+/// invalid-context errors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Invalid {
+    /// A value outside its symbol table.
+    #[error("{table} value {value} is outside 1..={count}")]
+    OutOfRange {
+        /// The table (`type`, `role`, `sensitivity`, ...).
+        table: &'static str,
+        /// The 1-based value.
+        value: usize,
+        /// The table's size.
+        count: usize,
+    },
+    /// A value inside the table that no symbol has.
+    #[error("{table} value {value} is not declared (no symbol has it)")]
+    Undeclared {
+        /// The table.
+        table: &'static str,
+        /// The 1-based value.
+        value: usize,
+    },
+    /// A bitmap naming a value past the end of its table.
+    #[error("bitmap names {table} value {value}, but there are only {count}")]
+    BitmapOutOfRange {
+        /// The table.
+        table: &'static str,
+        /// The highest 1-based value named.
+        value: usize,
+        /// The table's size.
+        count: usize,
+    },
+    /// A bitmap naming a value no symbol has.
+    #[error("bitmap names {table} value {value}, which no symbol has")]
+    BitmapUndeclared {
+        /// The table.
+        table: &'static str,
+        /// The 1-based value.
+        value: usize,
+    },
+    /// An attribute or unnamed value where a type proper is required.
+    #[error("{0} is not a type (an attribute or unnamed value)")]
+    NotAType(String),
+    /// The role is not authorised for the type.
+    #[error("role `{role}` may not have {ty}")]
+    RoleType {
+        /// The role's name.
+        role: String,
+        /// The type, by name where it has one.
+        ty: String,
+    },
+    /// The user is not authorised for the role.
+    #[error("user `{user}` may not have role `{role}`")]
+    UserRole {
+        /// The user's name.
+        user: String,
+        /// The role's name.
+        role: String,
+    },
+    /// The context's range is not within its user's range.
+    #[error("range {range} is not within the range {user_range} of user `{user}`")]
+    OutsideUserRange {
+        /// The context's range.
+        range: String,
+        /// The user's range.
+        user_range: String,
+        /// The user's name.
+        user: String,
+    },
+    /// A range whose high level does not dominate its low level.
+    #[error("range {0}: the high level does not dominate the low level")]
+    HighBelowLow(String),
+    /// A type attribute named where a context needs a type (the kernel's context parser
+    /// refuses attributes; the load-time check accepts them in stored contexts).
+    #[error("{0} is a type attribute, not a type")]
+    AttributeAsType(String),
+    /// `default_range glblub` of two ranges with no common level: no label exists.
+    #[error("default_range glblub of disjoint ranges")]
+    DisjointGlblub,
+    /// A category its level's sensitivity does not allow.
+    #[error("{category} is not allowed with sensitivity `{sensitivity}`")]
+    CategoryNotAllowed {
+        /// The category, by name where it has one.
+        category: String,
+        /// The sensitivity's name.
+        sensitivity: String,
+    },
 }
 
 /// The symbol tables an ebitmap or value may index.
@@ -100,40 +191,43 @@ impl Policy {
 
     /// Checks that a 1-based `value` names a datum of table `s`. Unnamed types pass: they
     /// are attributes of policies before version 24, usable wherever attributes are.
-    fn check_value(&self, s: Sym, value: usize) -> std::result::Result<(), String> {
+    fn check_value(&self, s: Sym, value: usize) -> std::result::Result<(), Invalid> {
         let n = self.sym_count(s);
         if value == 0 || value > n {
-            return Err(format!("{} value {value} is outside 1..={n}", s.noun()));
+            return Err(Invalid::OutOfRange {
+                table: s.noun(),
+                value,
+                count: n,
+            });
         }
         if s != Sym::Type && self.sym_name(s, value - 1).is_empty() {
-            return Err(format!(
-                "{} value {value} is not declared (no symbol has it)",
-                s.noun()
-            ));
+            return Err(Invalid::Undeclared {
+                table: s.noun(),
+                value,
+            });
         }
         Ok(())
     }
 
     /// Checks that every bit of `map` (bit i = value i + 1) names a datum of table `s`.
-    fn check_bits(&self, s: Sym, map: &Ebitmap) -> std::result::Result<(), String> {
+    fn check_bits(&self, s: Sym, map: &Ebitmap) -> std::result::Result<(), Invalid> {
         let n = self.sym_count(s);
         if map.end() as usize > n {
-            return Err(format!(
-                "bitmap names {} value {}, but there are only {n}",
-                s.noun(),
-                map.end()
-            ));
+            return Err(Invalid::BitmapOutOfRange {
+                table: s.noun(),
+                value: map.end() as usize,
+                count: n,
+            });
         }
         if s != Sym::Type {
             if let Some(bit) = map
                 .iter()
                 .find(|&b| self.sym_name(s, b as usize).is_empty())
             {
-                return Err(format!(
-                    "bitmap names {} value {}, which no symbol has",
-                    s.noun(),
-                    bit + 1
-                ));
+                return Err(Invalid::BitmapUndeclared {
+                    table: s.noun(),
+                    value: bit as usize + 1,
+                });
             }
         }
         Ok(())
@@ -141,17 +235,15 @@ impl Policy {
 
     /// Whether `id` is within the type table and is a type proper (not an attribute, not an
     /// unnamed value): what bounds, permissive maps and new types of rules must name.
-    fn check_simple_type(&self, value: usize) -> std::result::Result<(), String> {
+    fn check_simple_type(&self, value: usize) -> std::result::Result<(), Invalid> {
         match self.types.get(value.wrapping_sub(1)) {
             Some(t) if t.flavor == TypeFlavor::Type => Ok(()),
-            Some(_) => Err(format!(
-                "{} is not a type (an attribute or unnamed value)",
-                self.sym_label(Sym::Type, value - 1)
-            )),
-            None => Err(format!(
-                "type value {value} is outside 1..={}",
-                self.types.len()
-            )),
+            Some(_) => Err(Invalid::NotAType(self.sym_label(Sym::Type, value - 1))),
+            None => Err(Invalid::OutOfRange {
+                table: Sym::Type.noun(),
+                value,
+                count: self.types.len(),
+            }),
         }
     }
 
@@ -167,32 +259,31 @@ impl Policy {
     /// Attributes are accepted as types here, as in the kernel, whose context-string parser
     /// refuses them separately. Non-MLS policies store a range (from version 19) that is
     /// ignored.
-    pub fn context_is_valid(&self, c: &Context) -> std::result::Result<(), String> {
+    pub fn context_is_valid(&self, c: &Context) -> std::result::Result<(), Invalid> {
         self.check_value(Sym::User, c.user.value() as usize)?;
         self.check_value(Sym::Role, c.role.value() as usize)?;
         self.check_value(Sym::Type, c.ty.value() as usize)?;
         if self.types[c.ty.index()].flavor == TypeFlavor::Unnamed {
-            return Err(format!(
-                "type value {} is not declared (no symbol has it)",
-                c.ty.value()
-            ));
+            return Err(Invalid::Undeclared {
+                table: Sym::Type.noun(),
+                value: c.ty.value() as usize,
+            });
         }
         let exempt = is_object_r(c.role);
         if !exempt {
             let role = self.role(c.role);
             if !role.types.contains(c.ty.index() as u32) {
-                return Err(format!(
-                    "role `{}` may not have {}",
-                    role.name,
-                    self.sym_label(Sym::Type, c.ty.index())
-                ));
+                return Err(Invalid::RoleType {
+                    role: role.name.to_string(),
+                    ty: self.sym_label(Sym::Type, c.ty.index()),
+                });
             }
             let user = self.user(c.user);
             if !user.roles.contains(c.role.index() as u32) {
-                return Err(format!(
-                    "user `{}` may not have role `{}`",
-                    user.name, role.name
-                ));
+                return Err(Invalid::UserRole {
+                    user: user.name.to_string(),
+                    role: role.name.to_string(),
+                });
             }
         }
         if self.mls {
@@ -200,12 +291,11 @@ impl Policy {
             if !exempt {
                 let user = self.user(c.user);
                 if !range_contains(&user.range, &c.range) {
-                    return Err(format!(
-                        "range {} is not within the range {} of user `{}`",
-                        self.range_label(&c.range),
-                        self.range_label(&user.range),
-                        user.name
-                    ));
+                    return Err(Invalid::OutsideUserRange {
+                        range: self.range_label(&c.range),
+                        user_range: self.range_label(&user.range),
+                        user: user.name.to_string(),
+                    });
                 }
             }
         }
@@ -214,21 +304,18 @@ impl Policy {
 
     /// The kernel's `mls_range_isvalid`: both levels valid and the high level dominating
     /// the low one.
-    pub fn mls_range_is_valid(&self, r: &MlsRange) -> std::result::Result<(), String> {
+    pub fn mls_range_is_valid(&self, r: &MlsRange) -> std::result::Result<(), Invalid> {
         self.mls_level_is_valid(&r.low)?;
         self.mls_level_is_valid(&r.high)?;
         if !r.high.dominates(&r.low) {
-            return Err(format!(
-                "range {}: the high level does not dominate the low level",
-                self.range_label(r)
-            ));
+            return Err(Invalid::HighBelowLow(self.range_label(r)));
         }
         Ok(())
     }
 
     /// The kernel's `mls_level_isvalid`: the sensitivity is declared, and every category is
     /// declared and allowed for that sensitivity by its `level` statement.
-    pub fn mls_level_is_valid(&self, l: &MlsLevel) -> std::result::Result<(), String> {
+    pub fn mls_level_is_valid(&self, l: &MlsLevel) -> std::result::Result<(), Invalid> {
         self.check_value(Sym::Sens, l.sens as usize)?;
         let sens = &self.sensitivities[l.sens as usize - 1];
         if !sens.level.cats.contains_all(&l.cats) {
@@ -237,11 +324,10 @@ impl Policy {
                 .iter()
                 .find(|&b| !sens.level.cats.contains(b))
                 .unwrap_or(0);
-            return Err(format!(
-                "{} is not allowed with sensitivity `{}`",
-                self.sym_label(Sym::Cat, bad as usize),
-                sens.name
-            ));
+            return Err(Invalid::CategoryNotAllowed {
+                category: self.sym_label(Sym::Cat, bad as usize),
+                sensitivity: sens.name.to_string(),
+            });
         }
         Ok(())
     }
@@ -334,7 +420,7 @@ fn check_users(p: &Policy) -> Result<()> {
 }
 
 /// The sensitivity and categories of a level name declared symbols.
-fn check_level_symbols(p: &Policy, l: &MlsLevel) -> std::result::Result<(), String> {
+fn check_level_symbols(p: &Policy, l: &MlsLevel) -> std::result::Result<(), Invalid> {
     p.check_value(Sym::Sens, l.sens as usize)?;
     p.check_bits(Sym::Cat, &l.cats)
 }
@@ -755,11 +841,11 @@ mod tests {
         let p = policy();
         p.context_is_valid(&ctx(1, 2, 1, s0())).unwrap();
         let e = p.context_is_valid(&ctx(1, 2, 4, s0())).unwrap_err();
-        assert_eq!(e, "role `r` may not have type `t3`");
+        assert_eq!(e.to_string(), "role `r` may not have type `t3`");
         let mut q = policy();
         q.users[0].roles = Ebitmap::default();
         let e = q.context_is_valid(&ctx(1, 2, 1, s0())).unwrap_err();
-        assert_eq!(e, "user `u` may not have role `r`");
+        assert_eq!(e.to_string(), "user `u` may not have role `r`");
     }
 
     #[test]
@@ -773,7 +859,8 @@ mod tests {
             .context_is_valid(&ctx(2, 1, 4, range(level(1, &[1]), level(1, &[1]))))
             .unwrap_err();
         assert!(
-            e.contains("category `c1` is not allowed with sensitivity `s0`"),
+            e.to_string()
+                .contains("category `c1` is not allowed with sensitivity `s0`"),
             "{e}"
         );
     }
@@ -786,7 +873,11 @@ mod tests {
         let e = p
             .context_is_valid(&ctx(2, 2, 1, range(level(1, &[]), level(2, &[]))))
             .unwrap_err();
-        assert!(e.contains("not within the range s0 of user `v`"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("not within the range s0 of user `v`"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -795,11 +886,11 @@ mod tests {
         let e = p
             .mls_range_is_valid(&range(level(2, &[]), level(1, &[])))
             .unwrap_err();
-        assert!(e.contains("does not dominate"), "{e}");
+        assert!(e.to_string().contains("does not dominate"), "{e}");
         let e = p
             .mls_range_is_valid(&range(level(2, &[1]), level(2, &[0])))
             .unwrap_err();
-        assert!(e.contains("does not dominate"), "{e}");
+        assert!(e.to_string().contains("does not dominate"), "{e}");
         assert!(p.mls_level_is_valid(&level(3, &[])).is_err());
         assert!(p.mls_level_is_valid(&level(0, &[])).is_err());
     }

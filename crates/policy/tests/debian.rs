@@ -143,7 +143,7 @@ fn stored_contexts_pass_the_public_context_check() {
         let user_r = p.roles.iter().position(|r| &*r.name == "user_r").unwrap();
         ctx.role = arbiter_policy::RoleId::from_index(user_r).unwrap();
         let err = p.context_is_valid(&ctx).unwrap_err();
-        assert!(err.contains("user_r"), "{path}: {err}");
+        assert!(err.to_string().contains("user_r"), "{path}: {err}");
     }
 }
 

@@ -11,40 +11,239 @@ use arbiter_policy::ocontext::{FsUseBehavior, IbPkeyCon, PortCon};
 use arbiter_policy::symbols::{DefaultRange, DefaultSide};
 use arbiter_policy::{ClassId, Policy, TypeFlavor, TypeId};
 
-/// The components, in the order seinfo prints them: (heading, option spellings, key).
-const COMPONENTS: &[(&str, &[&str], &str)] = &[
-    ("Booleans", &["-b", "--bool"], "bool"),
-    ("Categories", &["--category"], "category"),
-    ("Classes", &["-c", "--class"], "class"),
-    ("Commons", &["--common"], "common"),
-    ("Constraints", &["--constrain"], "constrain"),
-    ("Default rules", &["--default"], "default"),
-    ("Fs_use", &["--fs_use"], "fs_use"),
-    ("Genfscon", &["--genfscon"], "genfscon"),
-    ("Ibendportcon", &["--ibendportcon"], "ibendportcon"),
-    ("Ibpkeycon", &["--ibpkeycon"], "ibpkeycon"),
-    ("Initial SIDs", &["--initialsid"], "initialsid"),
-    ("Netifcon", &["--netifcon"], "netifcon"),
-    ("Nodecon", &["--nodecon"], "nodecon"),
-    ("Permissive Types", &["--permissive"], "permissive"),
-    ("Polcap", &["--polcap"], "polcap"),
-    ("Portcon", &["--portcon"], "portcon"),
-    ("Roles", &["-r", "--role"], "role"),
-    ("Sensitivities", &["--sensitivity"], "sensitivity"),
-    ("Typebounds", &["--typebounds"], "typebounds"),
-    ("Types", &["-t", "--type"], "type"),
-    ("Type Attributes", &["-a", "--attribute"], "attribute"),
-    ("Users", &["-u", "--user"], "user"),
-    ("Validatetrans", &["--validatetrans"], "validatetrans"),
-];
+/// One `seinfo` component: what one of its listing options (`-t`, `--portcon`, ...) lists.
+/// Each has its own function below; [`InfoComponent::ALL`] is seinfo's printing order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InfoComponent {
+    /// `-b`: booleans and their defaults.
+    Bool,
+    /// `--category`: MLS categories with their aliases.
+    Category,
+    /// `-c`: classes, their common and permissions.
+    Class,
+    /// `--common`: common permission sets.
+    Common,
+    /// `--constrain`: constrain and mlsconstrain statements.
+    Constrain,
+    /// `--default`: default_user/role/type/range rules.
+    Default,
+    /// `--fs_use`: fs_use_* statements.
+    FsUse,
+    /// `--genfscon`: genfscon statements.
+    Genfscon,
+    /// `--ibendportcon`: Infiniband end port contexts.
+    Ibendportcon,
+    /// `--ibpkeycon`: Infiniband partition key contexts.
+    Ibpkeycon,
+    /// `--initialsid`: initial SIDs and their contexts.
+    InitialSid,
+    /// `--netifcon`: network interface contexts.
+    Netifcon,
+    /// `--nodecon`: node (network address) contexts.
+    Nodecon,
+    /// `--permissive`: permissive types.
+    Permissive,
+    /// `--polcap`: policy capabilities.
+    Polcap,
+    /// `--portcon`: port contexts.
+    Portcon,
+    /// `-r`: roles and their types.
+    Role,
+    /// `--sensitivity`: MLS sensitivities with their aliases.
+    Sensitivity,
+    /// `--typebounds`: typebounds statements.
+    Typebounds,
+    /// `-t`: types with their aliases and attributes.
+    Type,
+    /// `-a`: type attributes and their member types.
+    Attribute,
+    /// `-u`: users, their roles, level and range.
+    User,
+    /// `--validatetrans`: validatetrans and mlsvalidatetrans statements.
+    Validatetrans,
+}
+
+/// A component name [`InfoComponent::from_name`] does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown seinfo component `{0}` (known: bool, category, class, common, constrain, default, fs_use, genfscon, ibendportcon, ibpkeycon, initialsid, netifcon, nodecon, permissive, polcap, portcon, role, sensitivity, typebounds, type, attribute, user, validatetrans)")]
+pub struct UnknownComponent(pub String);
+
+impl InfoComponent {
+    /// Every component, in the order seinfo prints them.
+    pub const ALL: [InfoComponent; 23] = [
+        InfoComponent::Bool,
+        InfoComponent::Category,
+        InfoComponent::Class,
+        InfoComponent::Common,
+        InfoComponent::Constrain,
+        InfoComponent::Default,
+        InfoComponent::FsUse,
+        InfoComponent::Genfscon,
+        InfoComponent::Ibendportcon,
+        InfoComponent::Ibpkeycon,
+        InfoComponent::InitialSid,
+        InfoComponent::Netifcon,
+        InfoComponent::Nodecon,
+        InfoComponent::Permissive,
+        InfoComponent::Polcap,
+        InfoComponent::Portcon,
+        InfoComponent::Role,
+        InfoComponent::Sensitivity,
+        InfoComponent::Typebounds,
+        InfoComponent::Type,
+        InfoComponent::Attribute,
+        InfoComponent::User,
+        InfoComponent::Validatetrans,
+    ];
+
+    /// The heading seinfo prints above the component (`Types`).
+    pub fn heading(self) -> &'static str {
+        match self {
+            InfoComponent::Bool => "Booleans",
+            InfoComponent::Category => "Categories",
+            InfoComponent::Class => "Classes",
+            InfoComponent::Common => "Commons",
+            InfoComponent::Constrain => "Constraints",
+            InfoComponent::Default => "Default rules",
+            InfoComponent::FsUse => "Fs_use",
+            InfoComponent::Genfscon => "Genfscon",
+            InfoComponent::Ibendportcon => "Ibendportcon",
+            InfoComponent::Ibpkeycon => "Ibpkeycon",
+            InfoComponent::InitialSid => "Initial SIDs",
+            InfoComponent::Netifcon => "Netifcon",
+            InfoComponent::Nodecon => "Nodecon",
+            InfoComponent::Permissive => "Permissive Types",
+            InfoComponent::Polcap => "Polcap",
+            InfoComponent::Portcon => "Portcon",
+            InfoComponent::Role => "Roles",
+            InfoComponent::Sensitivity => "Sensitivities",
+            InfoComponent::Typebounds => "Typebounds",
+            InfoComponent::Type => "Types",
+            InfoComponent::Attribute => "Type Attributes",
+            InfoComponent::User => "Users",
+            InfoComponent::Validatetrans => "Validatetrans",
+        }
+    }
+
+    /// The option's spellings on seinfo's command line.
+    fn options(self) -> &'static [&'static str] {
+        match self {
+            InfoComponent::Bool => &["-b", "--bool"],
+            InfoComponent::Category => &["--category"],
+            InfoComponent::Class => &["-c", "--class"],
+            InfoComponent::Common => &["--common"],
+            InfoComponent::Constrain => &["--constrain"],
+            InfoComponent::Default => &["--default"],
+            InfoComponent::FsUse => &["--fs_use"],
+            InfoComponent::Genfscon => &["--genfscon"],
+            InfoComponent::Ibendportcon => &["--ibendportcon"],
+            InfoComponent::Ibpkeycon => &["--ibpkeycon"],
+            InfoComponent::InitialSid => &["--initialsid"],
+            InfoComponent::Netifcon => &["--netifcon"],
+            InfoComponent::Nodecon => &["--nodecon"],
+            InfoComponent::Permissive => &["--permissive"],
+            InfoComponent::Polcap => &["--polcap"],
+            InfoComponent::Portcon => &["--portcon"],
+            InfoComponent::Role => &["-r", "--role"],
+            InfoComponent::Sensitivity => &["--sensitivity"],
+            InfoComponent::Typebounds => &["--typebounds"],
+            InfoComponent::Type => &["-t", "--type"],
+            InfoComponent::Attribute => &["-a", "--attribute"],
+            InfoComponent::User => &["-u", "--user"],
+            InfoComponent::Validatetrans => &["--validatetrans"],
+        }
+    }
+
+    /// The component's name: its long option without dashes (`portcon`, `type`).
+    pub fn name(self) -> &'static str {
+        match self {
+            InfoComponent::Bool => "bool",
+            InfoComponent::Category => "category",
+            InfoComponent::Class => "class",
+            InfoComponent::Common => "common",
+            InfoComponent::Constrain => "constrain",
+            InfoComponent::Default => "default",
+            InfoComponent::FsUse => "fs_use",
+            InfoComponent::Genfscon => "genfscon",
+            InfoComponent::Ibendportcon => "ibendportcon",
+            InfoComponent::Ibpkeycon => "ibpkeycon",
+            InfoComponent::InitialSid => "initialsid",
+            InfoComponent::Netifcon => "netifcon",
+            InfoComponent::Nodecon => "nodecon",
+            InfoComponent::Permissive => "permissive",
+            InfoComponent::Polcap => "polcap",
+            InfoComponent::Portcon => "portcon",
+            InfoComponent::Role => "role",
+            InfoComponent::Sensitivity => "sensitivity",
+            InfoComponent::Typebounds => "typebounds",
+            InfoComponent::Type => "type",
+            InfoComponent::Attribute => "attribute",
+            InfoComponent::User => "user",
+            InfoComponent::Validatetrans => "validatetrans",
+        }
+    }
+
+    /// For the components filtered by a number or range (`--portcon 80`, `--ibpkeycon
+    /// 0x6000-0x6020`): the numbers' base and seinfo's message for a bad one.
+    fn number_range(self) -> Option<(u32, &'static str)> {
+        match self {
+            InfoComponent::Portcon => {
+                Some((10, "Enter a port number or range, e.g. 22 or 6000-6020"))
+            }
+            InfoComponent::Ibpkeycon => Some((
+                16,
+                "Enter a pkey number or range, e.g. 0x22 or 0x6000-0x6020",
+            )),
+            _ => None,
+        }
+    }
+
+    /// The component called `name` (as [`InfoComponent::name`] spells it).
+    pub fn from_name(name: &str) -> Result<InfoComponent, UnknownComponent> {
+        InfoComponent::ALL
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| UnknownComponent(name.to_string()))
+    }
+
+    /// The component's items for `index`, only those named `name` when one is given.
+    pub fn items(self, index: &Index<'_>, name: Option<&str>) -> Result<Items, QueryError> {
+        let q = Filter { index, name };
+        match self {
+            InfoComponent::Bool => bools(&q),
+            InfoComponent::Category => categories(&q),
+            InfoComponent::Class => classes(&q),
+            InfoComponent::Common => commons(&q),
+            InfoComponent::Constrain => constraints(&q),
+            InfoComponent::Default => defaults(&q),
+            InfoComponent::FsUse => fs_uses(&q),
+            InfoComponent::Genfscon => genfscons(&q),
+            InfoComponent::Ibendportcon => ibendportcons(&q),
+            InfoComponent::Ibpkeycon => ibpkeycons(&q),
+            InfoComponent::InitialSid => initial_sids(&q),
+            InfoComponent::Netifcon => netifcons(&q),
+            InfoComponent::Nodecon => nodecons(&q),
+            InfoComponent::Permissive => permissives(&q),
+            InfoComponent::Polcap => polcaps(&q),
+            InfoComponent::Portcon => portcons(&q),
+            InfoComponent::Role => roles(&q),
+            InfoComponent::Sensitivity => sensitivities(&q),
+            InfoComponent::Typebounds => typebounds(&q),
+            InfoComponent::Type => type_items(&q),
+            InfoComponent::Attribute => attributes(&q),
+            InfoComponent::User => users(&q),
+            InfoComponent::Validatetrans => validatetrans(&q),
+        }
+    }
+}
 
 /// The parsed `seinfo` command line.
 #[derive(Debug, Default, Clone)]
 pub struct InfoArgs {
     /// The policy path.
     pub policy: Option<String>,
-    /// Requested components by key, each with its optional name.
-    pub components: Vec<(&'static str, Option<String>)>,
+    /// Requested components, each with its optional name.
+    pub components: Vec<(InfoComponent, Option<String>)>,
     /// `--all`.
     pub all: bool,
     /// `-x`: print full statements.
@@ -56,12 +255,12 @@ pub struct InfoArgs {
 }
 
 fn opts() -> Vec<Opt> {
-    let mut v: Vec<Opt> = COMPONENTS
+    let mut v: Vec<Opt> = InfoComponent::ALL
         .iter()
-        .map(|&(_, names, key)| Opt {
-            names,
+        .map(|&c| Opt {
+            names: c.options(),
             value: Some(false),
-            key,
+            key: c.name(),
         })
         .collect();
     for (names, key) in [
@@ -99,29 +298,21 @@ impl InfoArgs {
             json: p.has("json"),
             ..InfoArgs::default()
         };
-        for &(_, _, key) in COMPONENTS {
-            if let Some(v) = p.values.get(key) {
+        for c in InfoComponent::ALL {
+            if let Some(v) = p.values.get(c.name()) {
                 let name = v.last().cloned().flatten();
                 // seinfo tests the option's value for truth: an empty name drops the
                 // component altogether.
                 if name.as_deref() != Some("") {
-                    a.components.push((key, name));
+                    a.components.push((c, name));
                 }
             }
         }
-        if let Some((_, Some(ports))) = a.components.iter().find(|(k, _)| *k == "portcon") {
-            let bad = || UsageError("Enter a port number or range, e.g. 22 or 6000-6020".into());
-            let n = ports.split('-').count();
-            if n > 2 || ports.split('-').any(|p| py_int(p, 10).is_none()) {
-                return Err(bad());
-            }
-        }
-        if let Some((_, Some(keys))) = a.components.iter().find(|(k, _)| *k == "ibpkeycon") {
-            let bad =
-                || UsageError("Enter a pkey number or range, e.g. 0x22 or 0x6000-0x6020".into());
-            let n = keys.split('-').count();
-            if n > 2 || keys.split('-').any(|p| py_int(p, 16).is_none()) {
-                return Err(bad());
+        for (c, name) in &a.components {
+            if let (Some(name), Some((base, message))) = (name, c.number_range()) {
+                if number_range(name, base).is_none() {
+                    return Err(UsageError(message.into()));
+                }
             }
         }
         Ok(a)
@@ -131,6 +322,28 @@ impl InfoArgs {
     pub fn wants_statistics(&self) -> bool {
         (self.components.is_empty() || self.all) && !self.flat
     }
+}
+
+/// `N` or `LOW-HIGH` as seinfo reads `--portcon` and `--ibpkeycon` values (`None` if
+/// malformed); a single number is the range `N-N`.
+fn number_range(text: &str, base: u32) -> Option<(i64, i64)> {
+    let mut parts = text.split('-');
+    let low = py_int(parts.next()?, base)?;
+    let high = match parts.next() {
+        Some(h) => py_int(h, base)?,
+        None => low,
+    };
+    parts.next().is_none().then_some((low, high))
+}
+
+/// The number range a [`Filter`] names, or seinfo's message for a malformed one.
+fn filter_range(q: &Filter<'_, '_>, c: InfoComponent) -> Result<Option<(i64, i64)>, QueryError> {
+    let Some((base, message)) = c.number_range() else {
+        return Ok(None);
+    };
+    q.name
+        .map(|n| number_range(n, base).ok_or_else(|| QueryError(message.into())))
+        .transpose()
 }
 
 /// Python's `int(s, base)` for the digits seinfo's option parsing accepts.
@@ -159,24 +372,30 @@ fn py_int(s: &str, base: u32) -> Option<i64> {
 }
 
 /// One component's items: (text without `-x`, text with `-x`), sorted as seinfo sorts them.
+pub type Items = Vec<(String, String)>;
+
+/// A component as printed: its heading and its items.
 pub struct Component {
     /// The heading (`Types`).
     pub heading: &'static str,
     /// The items.
-    pub items: Vec<(String, String)>,
+    pub items: Items,
 }
 
 /// Every requested component (all of them with `--all`), in seinfo's order.
 pub fn components(index: &Index<'_>, args: &InfoArgs) -> Result<Vec<Component>, QueryError> {
     let mut out = Vec::new();
-    for &(heading, _, key) in COMPONENTS {
-        let name = match args.components.iter().find(|(k, _)| *k == key) {
+    for c in InfoComponent::ALL {
+        let name = match args.components.iter().find(|(k, _)| *k == c) {
             Some((_, n)) => n.as_deref(),
             None if args.all => None,
             None => continue,
         };
-        let items = component(index, key, name)?;
-        out.push(Component { heading, items });
+        let items = c.items(index, name)?;
+        out.push(Component {
+            heading: c.heading(),
+            items,
+        });
     }
     Ok(out)
 }
@@ -227,439 +446,557 @@ fn same(s: String) -> (String, String) {
     (s.clone(), s)
 }
 
-fn component(
-    index: &Index<'_>,
-    key: &str,
-    name: Option<&str>,
-) -> Result<Vec<(String, String)>, QueryError> {
-    let p = index.policy();
-    let name_ok = |n: &str| name.is_none_or(|want| want == n);
-    let class_filter = |name: Option<&str>| -> Result<Option<ClassId>, QueryError> {
-        name.map(|n| {
-            index
-                .class(n)
-                .ok_or_else(|| QueryError(format!("{n} is not a valid class")))
-        })
-        .transpose()
-    };
-    let items = match key {
-        "bool" => sort_by_text(
-            p.bools
-                .iter()
-                .filter(|b| !b.name.is_empty() && name_ok(&b.name))
-                .map(|b| (b.name.to_string(), format!("bool {} {};", b.name, b.state)))
-                .collect(),
-            false,
-        ),
-        "category" => p
-            .categories
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| !c.name.is_empty())
-            .filter(|(i, c)| {
-                name_ok(&c.name) || aliases(&p.category_aliases, *i).iter().any(|a| name_ok(a))
+/// A component's name filter over one policy's index.
+struct Filter<'a, 'p> {
+    index: &'a Index<'p>,
+    name: Option<&'a str>,
+}
+
+impl Filter<'_, '_> {
+    /// Whether `n` passes the name filter (everything does without one).
+    fn name_ok(&self, n: &str) -> bool {
+        self.name.is_none_or(|want| want == n)
+    }
+
+    /// The class the name filter names, for the components filtered by class.
+    fn class(&self) -> Result<Option<ClassId>, QueryError> {
+        self.name
+            .map(|n| {
+                self.index
+                    .class(n)
+                    .ok_or_else(|| QueryError(format!("{n} is not a valid class")))
             })
-            .map(|(i, c)| {
+            .transpose()
+    }
+}
+
+/// `-b`: booleans and their defaults.
+fn bools(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.bools
+            .iter()
+            .filter(|b| !b.name.is_empty() && name_ok(&b.name))
+            .map(|b| (b.name.to_string(), format!("bool {} {};", b.name, b.state)))
+            .collect(),
+        false,
+    ))
+}
+
+/// `--category`: MLS categories with their aliases.
+fn categories(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let p = q.index.policy();
+    let names: Vec<&str> = p.categories.iter().map(|c| &*c.name).collect();
+    Ok(mls_symbols(q, "category", &names, &p.category_aliases))
+}
+
+/// `--sensitivity`: MLS sensitivities with their aliases.
+fn sensitivities(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let p = q.index.policy();
+    let names: Vec<&str> = p.sensitivities.iter().map(|s| &*s.name).collect();
+    Ok(mls_symbols(
+        q,
+        "sensitivity",
+        &names,
+        &p.sensitivity_aliases,
+    ))
+}
+
+/// Categories or sensitivities (`keyword`), each with its aliases in libsepol's symbol-table
+/// order; the name filter matches a symbol or any of its aliases. Unsorted: seinfo lists
+/// them by value.
+fn mls_symbols(
+    q: &Filter<'_, '_>,
+    keyword: &str,
+    names: &[&str],
+    alias_list: &[arbiter_policy::symbols::MlsAlias],
+) -> Items {
+    let table_size = names.len() + alias_list.len();
+    names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !n.is_empty())
+        .filter(|(i, n)| q.name_ok(n) || aliases(alias_list, *i).iter().any(|a| q.name_ok(a)))
+        .map(|(i, n)| {
+            let al = hashtab_ordered(aliases(alias_list, i), table_size, 16);
+            (n.to_string(), format!("{keyword} {n}{};", alias_text(&al)))
+        })
+        .collect()
+}
+
+/// `-c`: classes, their common and permissions.
+fn classes(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.classes
+            .iter()
+            .filter(|c| !c.name.is_empty() && name_ok(&c.name))
+            .map(|c| {
+                let mut s = format!("class {}\n", c.name);
+                if let Some(common) = c.common.and_then(|id| p.commons.get(id.index())) {
+                    s.push_str(&format!("inherits {}\n", common.name));
+                }
+                if !c.perms.is_empty() {
+                    s.push_str(&perm_block(c.perms.iter().map(|x| &*x.name)));
+                }
+                (c.name.to_string(), s)
+            })
+            .collect(),
+        false,
+    ))
+}
+
+/// `--common`: common permission sets.
+fn commons(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.commons
+            .iter()
+            .filter(|c| !c.name.is_empty() && name_ok(&c.name))
+            .map(|c| {
                 (
                     c.name.to_string(),
                     format!(
-                        "category {}{};",
+                        "common {}\n{}",
                         c.name,
-                        alias_text(&hashtab_ordered(
-                            aliases(&p.category_aliases, i),
-                            p.categories.len() + p.category_aliases.len(),
-                            16
-                        ))
+                        perm_block(c.perms.iter().map(|x| &*x.name))
                     ),
                 )
             })
             .collect(),
-        "sensitivity" => p
-            .sensitivities
+        false,
+    ))
+}
+
+/// The constraints, or with `validatetrans` the validatetrans statements, of the classes
+/// (only the named class when the filter names one).
+fn constraints_or_validatetrans(
+    q: &Filter<'_, '_>,
+    validatetrans: bool,
+) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let only = q.class()?;
+    let mut v = Vec::new();
+    for (i, c) in p.classes.iter().enumerate() {
+        let Some(cid) = ClassId::from_index(i) else {
+            continue;
+        };
+        if only.is_some_and(|o| o != cid) {
+            continue;
+        }
+        if !validatetrans {
+            for k in c.constraints.iter() {
+                v.push(same(constraint_statement(index, cid, k)));
+            }
+        } else {
+            for k in c.validatetrans.iter() {
+                v.push(same(validatetrans_statement(index, cid, k)));
+            }
+        }
+    }
+    Ok(sort_by_text(v, false))
+}
+
+/// `--constrain`.
+fn constraints(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    constraints_or_validatetrans(q, false)
+}
+
+/// `--validatetrans`.
+fn validatetrans(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    constraints_or_validatetrans(q, true)
+}
+
+/// `--default`: default_user/role/type/range rules.
+fn defaults(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let p = q.index.policy();
+    let only = q.class()?;
+    let mut v = Vec::new();
+    for (i, c) in p.classes.iter().enumerate() {
+        if only.is_some_and(|o| o.index() != i) {
+            continue;
+        }
+        for (kw, s) in [
+            ("default_user", c.default_user),
+            ("default_role", c.default_role),
+            ("default_type", c.default_type),
+        ] {
+            if let Some(s) = default_side(s) {
+                v.push(same(format!("{kw} {} {s};", c.name)));
+            }
+        }
+        match default_range_parts(c.default_range) {
+            Some((d, Some(r))) => {
+                v.push(same(format!("default_range {} {d} {r};", c.name)));
+            }
+            Some((d, None)) => v.push(same(format!("default_range {} {d};", c.name))),
+            None => {}
+        }
+    }
+    Ok(sort_by_text(v, false))
+}
+
+/// `--fs_use`: fs_use_* statements.
+fn fs_uses(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.ocontexts
+            .fs_use
             .iter()
-            .enumerate()
-            .filter(|(_, s)| !s.name.is_empty())
-            .filter(|(i, s)| {
-                name_ok(&s.name)
-                    || aliases(&p.sensitivity_aliases, *i)
-                        .iter()
-                        .any(|a| name_ok(a))
+            .filter(|f| name_ok(&f.fstype))
+            .map(|f| {
+                same(format!(
+                    "{} {} {};",
+                    fs_use_keyword(f.behavior),
+                    f.fstype,
+                    context(index, &f.context)
+                ))
             })
-            .map(|(i, s)| {
+            .collect(),
+        false,
+    ))
+}
+
+/// `--genfscon`: genfscon statements.
+fn genfscons(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.genfs
+            .iter()
+            .filter(|g| name_ok(&g.fstype))
+            .map(|g| {
+                same(format!(
+                    "genfscon {} {} {} {}",
+                    g.fstype,
+                    g.path,
+                    genfs_filetype(p, g.class),
+                    context(index, &g.context)
+                ))
+            })
+            .collect(),
+        false,
+    ))
+}
+
+/// `--ibendportcon`: Infiniband end port contexts.
+fn ibendportcons(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.ocontexts
+            .ibendports
+            .iter()
+            .filter(|e| name_ok(&e.device))
+            .map(|e| {
+                same(format!(
+                    "ibendportcon {} {} {}",
+                    e.device,
+                    e.port,
+                    context(index, &e.context)
+                ))
+            })
+            .collect(),
+        false,
+    ))
+}
+
+/// `--ibpkeycon`: Infiniband partition key contexts.
+fn ibpkeycons(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let want = filter_range(q, InfoComponent::Ibpkeycon)?;
+    Ok(sort_by_text(
+        p.ocontexts
+            .ibpkeys
+            .iter()
+            .filter(|k| want.is_none_or(|(lo, hi)| lo == k.low as i64 && hi == k.high as i64))
+            .map(|k| {
+                same(format!(
+                    "{} {}",
+                    ibpkeycon_head(k),
+                    context(index, &k.context)
+                ))
+            })
+            .collect(),
+        false,
+    ))
+}
+
+/// `--initialsid`: initial SIDs and their contexts.
+fn initial_sids(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.ocontexts
+            .initial_sids
+            .iter()
+            .map(|s| (sid_name(s.sid), s))
+            .filter(|(n, _)| name_ok(n))
+            .map(|(n, s)| {
                 (
-                    s.name.to_string(),
-                    format!(
-                        "sensitivity {}{};",
-                        s.name,
-                        alias_text(&hashtab_ordered(
-                            aliases(&p.sensitivity_aliases, i),
-                            p.sensitivities.len() + p.sensitivity_aliases.len(),
-                            16
-                        ))
-                    ),
+                    n.to_string(),
+                    format!("sid {n} {}", context(index, &s.context)),
                 )
             })
             .collect(),
-        "class" => sort_by_text(
-            p.classes
-                .iter()
-                .filter(|c| !c.name.is_empty() && name_ok(&c.name))
-                .map(|c| {
-                    let mut s = format!("class {}\n", c.name);
-                    if let Some(common) = c.common.and_then(|id| p.commons.get(id.index())) {
-                        s.push_str(&format!("inherits {}\n", common.name));
-                    }
-                    if !c.perms.is_empty() {
-                        s.push_str(&perm_block(c.perms.iter().map(|x| &*x.name)));
-                    }
-                    (c.name.to_string(), s)
-                })
-                .collect(),
-            false,
-        ),
-        "common" => sort_by_text(
-            p.commons
-                .iter()
-                .filter(|c| !c.name.is_empty() && name_ok(&c.name))
-                .map(|c| {
-                    (
-                        c.name.to_string(),
-                        format!(
-                            "common {}\n{}",
-                            c.name,
-                            perm_block(c.perms.iter().map(|x| &*x.name))
-                        ),
-                    )
-                })
-                .collect(),
-            false,
-        ),
-        "constrain" | "validatetrans" => {
-            let only = class_filter(name)?;
-            let mut v = Vec::new();
-            for (i, c) in p.classes.iter().enumerate() {
-                let Some(cid) = ClassId::from_index(i) else {
-                    continue;
+        false,
+    ))
+}
+
+/// `--netifcon`: network interface contexts.
+fn netifcons(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.ocontexts
+            .netifs
+            .iter()
+            .filter(|n| name_ok(&n.name))
+            .map(|n| {
+                same(format!(
+                    "netifcon {} {} {}",
+                    n.name,
+                    context(index, &n.if_context),
+                    context(index, &n.msg_context)
+                ))
+            })
+            .collect(),
+        false,
+    ))
+}
+
+/// `--nodecon`: node (network address) contexts.
+fn nodecons(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let name = q.name;
+    let want = name.map(parse_network).transpose()?;
+    let mut v = Vec::new();
+    for n in &p.ocontexts.nodes {
+        let (addr, prefix) = network4(n.addr, n.mask);
+        if want
+            .as_ref()
+            .is_some_and(|w| *w != (false, addr.to_vec(), prefix))
+        {
+            continue;
+        }
+        v.push(same(format!(
+            "{} {}",
+            nodecon_head4(n.addr, n.mask),
+            context(index, &n.context)
+        )));
+    }
+    for n in &p.ocontexts.nodes6 {
+        let (addr, prefix) = network6(n.addr, n.mask);
+        if want
+            .as_ref()
+            .is_some_and(|w| *w != (true, addr.to_vec(), prefix))
+        {
+            continue;
+        }
+        v.push(same(format!(
+            "{} {}",
+            nodecon_head6(n.addr, n.mask),
+            context(index, &n.context)
+        )));
+    }
+    Ok(sort_by_text(v, false))
+}
+
+/// `--permissive`: permissive types.
+fn permissives(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        types(index)
+            .filter(|&t| p.permissive.contains(t.value() as u32))
+            .filter(|&t| name_ok(index.type_name(t)))
+            .map(|t| (index.type_name(t).to_string(), type_statement(index, t)))
+            .collect(),
+        false,
+    ))
+}
+
+/// `--polcap`: policy capabilities.
+fn polcaps(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.policycaps
+            .iter()
+            .filter_map(|bit| POLCAPS.get(bit as usize).copied())
+            .filter(|n| name_ok(n))
+            .map(|n| (n.to_string(), format!("policycap {n};")))
+            .collect(),
+        false,
+    ))
+}
+
+/// `--portcon`: port contexts.
+fn portcons(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let want = filter_range(q, InfoComponent::Portcon)?;
+    Ok(sort_by_text(
+        p.ocontexts
+            .ports
+            .iter()
+            .filter(|pc| want.is_none_or(|(lo, hi)| pc.low as i64 <= lo && hi <= pc.high as i64))
+            .map(|pc| {
+                same(format!(
+                    "{} {}",
+                    portcon_head(pc),
+                    context(index, &pc.context)
+                ))
+            })
+            .collect(),
+        false,
+    ))
+}
+
+/// `-r`: roles and their types.
+fn roles(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.roles
+            .iter()
+            .filter(|r| !r.name.is_empty() && name_ok(&r.name))
+            .map(|r| {
+                let mut names: Vec<&str> = r
+                    .types
+                    .iter()
+                    .filter_map(|b| TypeId::from_index(b as usize))
+                    .filter(|&t| !index.is_attribute(t))
+                    .map(|t| index.type_name(t))
+                    .collect();
+                names.sort_unstable();
+                let s = match names.as_slice() {
+                    [one] => format!("role {} types {one};", r.name),
+                    many => format!("role {} types {{ {} }};", r.name, many.join(" ")),
                 };
-                if only.is_some_and(|o| o != cid) {
-                    continue;
-                }
-                if key == "constrain" {
-                    for k in c.constraints.iter() {
-                        v.push(same(constraint_statement(index, cid, k)));
-                    }
+                (r.name.to_string(), s)
+            })
+            .collect(),
+        false,
+    ))
+}
+
+/// `--typebounds`: typebounds statements.
+fn typebounds(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        types(index)
+            .filter_map(|t| p.types[t.index()].bounds.map(|b| (t, b)))
+            .filter(|&(t, _)| name_ok(index.type_name(t)))
+            .map(|(t, b)| {
+                same(format!(
+                    "typebounds {} {};",
+                    index.type_name(b),
+                    index.type_name(t)
+                ))
+            })
+            .collect(),
+        false,
+    ))
+}
+
+/// `-t`: types with their aliases and attributes.
+fn type_items(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        types(index)
+            .filter(|&t| {
+                name_ok(index.type_name(t)) || type_aliases(index, t).iter().any(|a| name_ok(a))
+            })
+            .map(|t| (index.type_name(t).to_string(), type_statement(index, t)))
+            .collect(),
+        false,
+    ))
+}
+
+/// `-a`: type attributes and their member types.
+fn attributes(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let index = q.index;
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        (0..p.types.len())
+            .filter_map(TypeId::from_index)
+            .filter(|&t| index.is_attribute(t) && name_ok(index.type_name(t)))
+            .map(|t| {
+                let mut members: Vec<&str> = index
+                    .expand(t)
+                    .iter()
+                    .map(|&m| index.type_name(m))
+                    .collect();
+                members.sort_unstable();
+                let body = if members.is_empty() {
+                    "<empty attribute>".to_string()
                 } else {
-                    for k in c.validatetrans.iter() {
-                        v.push(same(validatetrans_statement(index, cid, k)));
-                    }
-                }
-            }
-            sort_by_text(v, false)
-        }
-        "default" => {
-            let only = class_filter(name)?;
-            let mut v = Vec::new();
-            for (i, c) in p.classes.iter().enumerate() {
-                if only.is_some_and(|o| o.index() != i) {
-                    continue;
-                }
-                for (kw, s) in [
-                    ("default_user", c.default_user),
-                    ("default_role", c.default_role),
-                    ("default_type", c.default_type),
-                ] {
-                    if let Some(s) = default_side(s) {
-                        v.push(same(format!("{kw} {} {s};", c.name)));
-                    }
-                }
-                match default_range_parts(c.default_range) {
-                    Some((d, Some(r))) => {
-                        v.push(same(format!("default_range {} {d} {r};", c.name)));
-                    }
-                    Some((d, None)) => v.push(same(format!("default_range {} {d};", c.name))),
-                    None => {}
-                }
-            }
-            sort_by_text(v, false)
-        }
-        "fs_use" => sort_by_text(
-            p.ocontexts
-                .fs_use
-                .iter()
-                .filter(|f| name_ok(&f.fstype))
-                .map(|f| {
-                    same(format!(
-                        "{} {} {};",
-                        fs_use_keyword(f.behavior),
-                        f.fstype,
-                        context(index, &f.context)
-                    ))
-                })
-                .collect(),
-            false,
-        ),
-        "genfscon" => sort_by_text(
-            p.genfs
-                .iter()
-                .filter(|g| name_ok(&g.fstype))
-                .map(|g| {
-                    same(format!(
-                        "genfscon {} {} {} {}",
-                        g.fstype,
-                        g.path,
-                        genfs_filetype(p, g.class),
-                        context(index, &g.context)
-                    ))
-                })
-                .collect(),
-            false,
-        ),
-        "ibendportcon" => sort_by_text(
-            p.ocontexts
-                .ibendports
-                .iter()
-                .filter(|e| name_ok(&e.device))
-                .map(|e| {
-                    same(format!(
-                        "ibendportcon {} {} {}",
-                        e.device,
-                        e.port,
-                        context(index, &e.context)
-                    ))
-                })
-                .collect(),
-            false,
-        ),
-        "ibpkeycon" => {
-            let want = name.map(|n| {
-                let v: Vec<i64> = n.split('-').filter_map(|x| py_int(x, 16)).collect();
-                (v[0], *v.last().unwrap_or(&v[0]))
-            });
-            sort_by_text(
-                p.ocontexts
-                    .ibpkeys
+                    members.join("\n\t")
+                };
+                (
+                    index.type_name(t).to_string(),
+                    format!("attribute {};\n\t{body}", index.type_name(t)),
+                )
+            })
+            .collect(),
+        false,
+    ))
+}
+
+/// `-u`: users, their roles, level and range.
+fn users(q: &Filter<'_, '_>) -> Result<Items, QueryError> {
+    let p = q.index.policy();
+    let name_ok = |n: &str| q.name_ok(n);
+    Ok(sort_by_text(
+        p.users
+            .iter()
+            .filter(|u| !u.name.is_empty() && name_ok(&u.name))
+            .map(|u| {
+                let mut roles: Vec<&str> = u
+                    .roles
                     .iter()
-                    .filter(|k| {
-                        want.is_none_or(|(lo, hi)| lo == k.low as i64 && hi == k.high as i64)
-                    })
-                    .map(|k| {
-                        same(format!(
-                            "{} {}",
-                            ibpkeycon_head(k),
-                            context(index, &k.context)
-                        ))
-                    })
-                    .collect(),
-                false,
-            )
-        }
-        "initialsid" => sort_by_text(
-            p.ocontexts
-                .initial_sids
-                .iter()
-                .map(|s| (sid_name(s.sid), s))
-                .filter(|(n, _)| name_ok(n))
-                .map(|(n, s)| {
-                    (
-                        n.to_string(),
-                        format!("sid {n} {}", context(index, &s.context)),
-                    )
-                })
-                .collect(),
-            false,
-        ),
-        "netifcon" => sort_by_text(
-            p.ocontexts
-                .netifs
-                .iter()
-                .filter(|n| name_ok(&n.name))
-                .map(|n| {
-                    same(format!(
-                        "netifcon {} {} {}",
-                        n.name,
-                        context(index, &n.if_context),
-                        context(index, &n.msg_context)
-                    ))
-                })
-                .collect(),
-            false,
-        ),
-        "nodecon" => {
-            let want = name.map(parse_network).transpose()?;
-            let mut v = Vec::new();
-            for n in &p.ocontexts.nodes {
-                let (addr, prefix) = network4(n.addr, n.mask);
-                if want
-                    .as_ref()
-                    .is_some_and(|w| *w != (false, addr.to_vec(), prefix))
-                {
-                    continue;
+                    .filter_map(|b| p.roles.get(b as usize))
+                    .map(|r| &*r.name)
+                    .collect();
+                roles.sort_unstable();
+                let mut s = format!("user {} roles ", u.name);
+                match roles.as_slice() {
+                    [one] => s.push_str(one),
+                    many => s.push_str(&format!("{{ {} }}", many.join(" "))),
                 }
-                v.push(same(format!(
-                    "{} {}",
-                    nodecon_head4(n.addr, n.mask),
-                    context(index, &n.context)
-                )));
-            }
-            for n in &p.ocontexts.nodes6 {
-                let (addr, prefix) = network6(n.addr, n.mask);
-                if want
-                    .as_ref()
-                    .is_some_and(|w| *w != (true, addr.to_vec(), prefix))
-                {
-                    continue;
+                if p.mls {
+                    s.push_str(&format!(
+                        " level {} range {};",
+                        render::level(p, &u.default_level),
+                        render::range(p, &u.range)
+                    ));
+                } else {
+                    s.push(';');
                 }
-                v.push(same(format!(
-                    "{} {}",
-                    nodecon_head6(n.addr, n.mask),
-                    context(index, &n.context)
-                )));
-            }
-            sort_by_text(v, false)
-        }
-        "permissive" => sort_by_text(
-            types(index)
-                .filter(|&t| p.permissive.contains(t.value() as u32))
-                .filter(|&t| name_ok(index.type_name(t)))
-                .map(|t| (index.type_name(t).to_string(), type_statement(index, t)))
-                .collect(),
-            false,
-        ),
-        "polcap" => sort_by_text(
-            p.policycaps
-                .iter()
-                .filter_map(|bit| POLCAPS.get(bit as usize).copied())
-                .filter(|n| name_ok(n))
-                .map(|n| (n.to_string(), format!("policycap {n};")))
-                .collect(),
-            false,
-        ),
-        "portcon" => {
-            let want = name.map(|n| {
-                let v: Vec<i64> = n.split('-').filter_map(|x| py_int(x, 10)).collect();
-                (v[0], *v.last().unwrap_or(&v[0]))
-            });
-            sort_by_text(
-                p.ocontexts
-                    .ports
-                    .iter()
-                    .filter(|pc| {
-                        want.is_none_or(|(lo, hi)| pc.low as i64 <= lo && hi <= pc.high as i64)
-                    })
-                    .map(|pc| {
-                        same(format!(
-                            "{} {}",
-                            portcon_head(pc),
-                            context(index, &pc.context)
-                        ))
-                    })
-                    .collect(),
-                false,
-            )
-        }
-        "role" => sort_by_text(
-            p.roles
-                .iter()
-                .filter(|r| !r.name.is_empty() && name_ok(&r.name))
-                .map(|r| {
-                    let mut names: Vec<&str> = r
-                        .types
-                        .iter()
-                        .filter_map(|b| TypeId::from_index(b as usize))
-                        .filter(|&t| !index.is_attribute(t))
-                        .map(|t| index.type_name(t))
-                        .collect();
-                    names.sort_unstable();
-                    let s = match names.as_slice() {
-                        [one] => format!("role {} types {one};", r.name),
-                        many => format!("role {} types {{ {} }};", r.name, many.join(" ")),
-                    };
-                    (r.name.to_string(), s)
-                })
-                .collect(),
-            false,
-        ),
-        "typebounds" => sort_by_text(
-            types(index)
-                .filter_map(|t| p.types[t.index()].bounds.map(|b| (t, b)))
-                .filter(|&(t, _)| name_ok(index.type_name(t)))
-                .map(|(t, b)| {
-                    same(format!(
-                        "typebounds {} {};",
-                        index.type_name(b),
-                        index.type_name(t)
-                    ))
-                })
-                .collect(),
-            false,
-        ),
-        "type" => sort_by_text(
-            types(index)
-                .filter(|&t| {
-                    name_ok(index.type_name(t)) || type_aliases(index, t).iter().any(|a| name_ok(a))
-                })
-                .map(|t| (index.type_name(t).to_string(), type_statement(index, t)))
-                .collect(),
-            false,
-        ),
-        "attribute" => sort_by_text(
-            (0..p.types.len())
-                .filter_map(TypeId::from_index)
-                .filter(|&t| index.is_attribute(t) && name_ok(index.type_name(t)))
-                .map(|t| {
-                    let mut members: Vec<&str> = index
-                        .expand(t)
-                        .iter()
-                        .map(|&m| index.type_name(m))
-                        .collect();
-                    members.sort_unstable();
-                    let body = if members.is_empty() {
-                        "<empty attribute>".to_string()
-                    } else {
-                        members.join("\n\t")
-                    };
-                    (
-                        index.type_name(t).to_string(),
-                        format!("attribute {};\n\t{body}", index.type_name(t)),
-                    )
-                })
-                .collect(),
-            false,
-        ),
-        "user" => sort_by_text(
-            p.users
-                .iter()
-                .filter(|u| !u.name.is_empty() && name_ok(&u.name))
-                .map(|u| {
-                    let mut roles: Vec<&str> = u
-                        .roles
-                        .iter()
-                        .filter_map(|b| p.roles.get(b as usize))
-                        .map(|r| &*r.name)
-                        .collect();
-                    roles.sort_unstable();
-                    let mut s = format!("user {} roles ", u.name);
-                    match roles.as_slice() {
-                        [one] => s.push_str(one),
-                        many => s.push_str(&format!("{{ {} }}", many.join(" "))),
-                    }
-                    if p.mls {
-                        s.push_str(&format!(
-                            " level {} range {};",
-                            render::level(p, &u.default_level),
-                            render::range(p, &u.range)
-                        ));
-                    } else {
-                        s.push(';');
-                    }
-                    (u.name.to_string(), s)
-                })
-                .collect(),
-            false,
-        ),
-        _ => Vec::new(),
-    };
-    Ok(items)
+                (u.name.to_string(), s)
+            })
+            .collect(),
+        false,
+    ))
 }
 
 /// libsepol 3.4's policy capability names, by bit.
@@ -1261,4 +1598,63 @@ pub(crate) fn nodecon_head4(addr: [u8; 4], mask: [u8; 4]) -> String {
 pub(crate) fn nodecon_head6(addr: [u8; 16], mask: [u8; 16]) -> String {
     let (net, prefix) = network6(addr, mask);
     format!("nodecon {} {}", ipv6_text(&net), ipv6_text(&mask6(prefix)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn default_policy() -> Policy {
+        Policy::from_bytes(include_bytes!("../../../policies/bin/default.33")).expect("policy")
+    }
+
+    #[test]
+    fn every_component_is_found_by_its_name_and_an_unknown_one_is_an_error() {
+        for c in InfoComponent::ALL {
+            assert_eq!(InfoComponent::from_name(c.name()), Ok(c));
+        }
+        assert_eq!(
+            InfoComponent::from_name("types"),
+            Err(UnknownComponent("types".into()))
+        );
+    }
+
+    #[test]
+    fn a_malformed_number_filter_is_an_error_not_a_panic() {
+        let policy = default_policy();
+        let index = Index::new(&policy);
+        for bad in ["", "-", "80-", "1-2-3", "x"] {
+            assert!(
+                InfoComponent::Portcon.items(&index, Some(bad)).is_err(),
+                "{bad:?}"
+            );
+            assert!(
+                InfoComponent::Ibpkeycon.items(&index, Some(bad)).is_err(),
+                "{bad:?}"
+            );
+        }
+        assert!(InfoComponent::Portcon.items(&index, Some("80")).is_ok());
+    }
+
+    #[test]
+    fn the_command_line_names_components_by_their_options() {
+        let args: Vec<String> = ["POLICY", "-t", "httpd_t", "--portcon", "80", "-b"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let a = InfoArgs::parse(&args).expect("parses");
+        assert_eq!(
+            a.components,
+            vec![
+                (InfoComponent::Bool, None),
+                (InfoComponent::Portcon, Some("80".into())),
+                (InfoComponent::Type, Some("httpd_t".into())),
+            ]
+        );
+        let bad: Vec<String> = ["POLICY", "--portcon", "80-x"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert!(InfoArgs::parse(&bad).is_err());
+    }
 }

@@ -15,8 +15,7 @@ use arbiter_query::Index;
 use oracle::Rng;
 
 const SESEARCH: &str = "/usr/bin/sesearch";
-const DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
-const MLS: &str = "/etc/selinux/mls/policy/policy.33";
+use arbiter_testkit::{DEBIAN_DEFAULT as DEFAULT, DEBIAN_MLS as MLS};
 
 fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()

@@ -21,8 +21,8 @@ fn main() {
     let mut paths: Vec<String> = std::env::args().skip(1).collect();
     if paths.is_empty() {
         paths = vec![
-            "/etc/selinux/default/policy/policy.33".into(),
-            "/etc/selinux/mls/policy/policy.33".into(),
+            arbiter_testkit::DEBIAN_DEFAULT.into(),
+            arbiter_testkit::DEBIAN_MLS.into(),
         ];
     }
     for path in paths {

@@ -63,6 +63,12 @@
 //! `libsepol.so`).  If only the shared library is available it still builds,
 //! but [`Oracle::load`] returns `-ENOSYS`; see [`is_statically_linked`].
 
+//!
+//! Everything is behind the `libsepol` feature (off by default), so that
+//! `cargo build --workspace` and `cargo test` of the engine crates work on a
+//! machine without `libsepol-dev`; `scripts/test.sh` enables it and fails loudly
+//! when libsepol is missing.
+#![cfg(feature = "libsepol")]
 #![warn(missing_docs)]
 
 mod ffi;

@@ -5,7 +5,7 @@ use sepol_oracle::{heap_in_use, policydb_read_only};
 
 #[test]
 fn heap_in_use_sees_a_loaded_policydb_and_its_release() {
-    let bytes = std::fs::read("/etc/selinux/default/policy/policy.33").unwrap();
+    let bytes = std::fs::read(arbiter_testkit::DEBIAN_DEFAULT).unwrap();
     drop(policydb_read_only(&bytes).unwrap()); // warm-up
     let before = heap_in_use();
     let db = policydb_read_only(&bytes).unwrap();

@@ -12,8 +12,7 @@ use sepol_oracle::{
     is_statically_linked, policydb_read_only, HandleUnknown, Oracle, REASON_CONS, REASON_TE,
 };
 
-const DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
-const MLS: &str = "/etc/selinux/mls/policy/policy.33";
+use arbiter_testkit::{DEBIAN_DEFAULT as DEFAULT, DEBIAN_MLS as MLS};
 const BOTH: [&str; 2] = [DEFAULT, MLS];
 
 const EINVAL: i32 = 22;

@@ -2,8 +2,8 @@
 //! measured side by side in one run.
 //!
 //! ```text
-//! cargo run --release -p arbiter-bench --bin av -- [--policy PATH] [--queries N] [--reps R] [--json]
-//! cargo run --release -p arbiter-bench --bin av -- --spin SECONDS   # arbiter only, for profilers
+//! cargo run --release -p arbiter-bench --features libsepol --bin av -- [--policy PATH] [--queries N] [--reps R] [--json]
+//! cargo run --release -p arbiter-bench --features libsepol --bin av -- --spin SECONDS   # arbiter only, for profilers
 //! ```
 //!
 //! The issue's targets: arbiter's mean time per query at least 20x below libsepol's, its

@@ -1,7 +1,7 @@
 //! Load benchmark: arbiter's policy reader against libsepol's `policydb_read`.
 //!
 //! ```text
-//! cargo run --release -p arbiter-bench --bin load -- [--runs N] [--json] [--breakdown] [POLICY...]
+//! cargo run --release -p arbiter-bench --features libsepol --bin load -- [--runs N] [--json] [--breakdown] [POLICY...]
 //! ```
 //!
 //! For each policy (default: the two Debian policies) the file is read into memory once;
@@ -29,6 +29,7 @@
 //! `--breakdown` adds where arbiter's heap goes: each part of the `Policy` is cloned and the
 //! clone's heap measured (clones are exact-sized, so excess capacity of the original's
 //! vectors is reported separately), plus the bytes of all symbol names.
+#![forbid(unsafe_code)]
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -29,9 +29,10 @@ pub enum Which {
     Avc(AvcArgs),
     /// BSM: event-class map designs, praudit-style printing, auditreduce-style selection.
     Bsm(crate::cmd::bsm::BenchArgs),
-    /// Policy reload under load: readers check through the cache while a writer reloads
-    /// policies and flips booleans; every answer verified; hit scaling with and without a
-    /// shared reference count.
+    /// Policy reload under load: reload times, verified answers, hit scaling.
+    ///
+    /// Readers check through the cache while a writer reloads policies and flips booleans;
+    /// every answer verified; hit scaling with and without a shared reference count.
     Reload(ReloadArgs),
     /// The Landlock domain layout study (coalesced hash vs sorted array vs kernel-style tree).
     Landlock(crate::cmd::landlock::BenchArgs),
@@ -60,7 +61,7 @@ pub struct ReloadArgs {
 fn run_reload(a: ReloadArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let mut names = a.policies.clone();
     if names.is_empty() {
-        names = arbiter_testkit::debian_policies()
+        names = arbiter_lab::debian_policies()
             .iter()
             .map(|p| p.display().to_string())
             .collect();

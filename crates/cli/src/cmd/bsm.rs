@@ -384,7 +384,7 @@ pub struct BenchArgs {
 const PRAUDIT_RECORDS_PER_SECOND: f64 = 6_500.0;
 
 pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
-    use arbiter_bsm::bench as b;
+    use arbiter_lab::bsm_study as b;
     let reps = a.repetitions.max(1);
     let cfg = Config::builtin();
     let maps = b::class_maps(&cfg, a.seconds, reps);

@@ -251,11 +251,11 @@ pub struct BenchArgs {
 
 /// `arbiter bench landlock`.
 pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
-    let opts = arbiter_landlock::bench::Options {
+    let opts = arbiter_lab::landlock_study::Options {
         repetitions: a.repetitions.max(1),
         checks: a.checks.max(1),
     };
-    let report = arbiter_landlock::bench::run(&opts);
+    let report = arbiter_lab::landlock_study::run(&opts);
     let text = if a.json {
         format!("{}\n", report.json())
     } else {

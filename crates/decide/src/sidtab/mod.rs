@@ -305,7 +305,7 @@ impl SidTable {
         converted: std::result::Result<Context, Box<str>>,
         stand_in: Option<&Context>,
     ) -> Result<()> {
-        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut w = crate::sync::lock(&self.writer);
         // SAFETY: we hold the writer lock.
         let next = unsafe { self.entries.writer_len() };
         let expected = self.first_dynamic + (next - self.initial.len()) as u64;
@@ -389,7 +389,7 @@ impl SidTable {
                 return Ok(sid);
             }
         }
-        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut w = crate::sync::lock(&self.writer);
         // Another writer may have inserted it since the lock-free probe.
         // SAFETY: we hold the writer lock.
         if let Some(sid) = unsafe { self.find_context_locked(hash, &context) } {
@@ -450,7 +450,7 @@ impl SidTable {
                 return Ok(existing);
             }
         }
-        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut w = crate::sync::lock(&self.writer);
         let is_it = |i: u32| {
             // SAFETY: `i` came from the index, which names only published entries.
             unsafe { *self.strings.get_published(i as usize).text == *s }

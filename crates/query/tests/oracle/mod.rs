@@ -21,14 +21,7 @@ pub struct Outcome {
 /// stops at 33, and setools crashes with SIGSEGV on every rule query of a policy older than
 /// 24, whose attributes have no names).
 pub fn policies() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = [
-        "/etc/selinux/default/policy/policy.33",
-        "/etc/selinux/mls/policy/policy.33",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .filter(|p| p.exists())
-    .collect();
+    let mut v: Vec<PathBuf> = arbiter_testkit::debian_policies();
     let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../policies/bin");
     let mut mine: Vec<PathBuf> = std::fs::read_dir(&ours)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
