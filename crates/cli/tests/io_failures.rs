@@ -71,7 +71,7 @@ impl Fixtures {
         .unwrap();
         std::fs::write(dir.join("audit.log"), denial_log()).unwrap();
         let cfg = arbiter_bsm::config::Config::builtin();
-        let trail = arbiter_bsm::bench::synthetic_trail(&cfg, 200, 7);
+        let trail = arbiter_lab::bsm_study::synthetic_trail(&cfg, 200, 7);
         std::fs::write(dir.join("trail.bsm"), trail).unwrap();
         Fixtures { dir }
     }
@@ -184,6 +184,9 @@ fn cases(f: &Fixtures) -> Vec<Case> {
         no_output,
         case("build", &["-h"]),
         case("build", &["--store", "-h"]),
+        case("manpage", &[]),
+        case("manpage", &["bsm", "print"]),
+        case("completions", &["bash"]),
         case(
             "bench avc",
             &[
