@@ -26,6 +26,7 @@ mod index;
 pub mod info;
 pub mod json;
 mod pattern;
+pub mod python_re;
 pub mod render;
 pub mod search;
 
