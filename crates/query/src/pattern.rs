@@ -76,25 +76,3 @@ pub fn type_table(index: &Index<'_>, crit: &TypeCriterion, indirect: bool) -> Ve
     }
     table
 }
-
-#[cfg(test)]
-mod tests {
-    use super::compile;
-
-    #[test]
-    fn regex_syntax_errors_are_worded_as_python_words_them() {
-        let err = |p: &str| compile(p).err().unwrap_or_default();
-        assert_eq!(
-            err("foo("),
-            "missing ), unterminated subpattern at position 3"
-        );
-        assert_eq!(err("foo)"), "unbalanced parenthesis at position 3");
-        assert_eq!(err("[abc"), "unterminated character set at position 0");
-        assert_eq!(err("*x"), "nothing to repeat at position 0");
-        assert_eq!(err("\\q"), "bad escape \\q at position 0");
-        assert_eq!(
-            err("é("),
-            "missing ), unterminated subpattern at position 1"
-        );
-    }
-}

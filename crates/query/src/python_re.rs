@@ -756,3 +756,83 @@ impl Parser {
         Ok(Some((on, off)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::translate;
+
+    #[test]
+    fn posix_looking_classes_are_sets_followed_by_a_bracket() {
+        let re = regex::Regex::new(&translate("[[:alpha:]]").expect("valid")).expect("engine");
+        assert!(re.is_match("a]") && re.is_match("[]") && !re.is_match("a"));
+    }
+
+    #[test]
+    fn python_repeat_forms_and_literal_braces() {
+        let m = |p: &str, s: &str| {
+            regex::Regex::new(&translate(p).expect("valid"))
+                .expect("engine")
+                .is_match(s)
+        };
+        assert!(m("^a{,2}$", "") && m("^a{,2}$", "aa") && !m("^a{,2}$", "aaa"));
+        assert!(m("^x{,}$", "xxxx"));
+        assert!(m("a{", "a{") && m("{x", "{x") && m("x{1,2", "x{1,2"));
+        assert!(m("_t\\Z", "httpd_t") && !m("_t\\Z", "httpd_t_x"));
+    }
+
+    #[test]
+    fn what_python_rejects_is_rejected_with_its_message() {
+        let err = |p: &str| translate(p).expect_err(p);
+        assert_eq!(err("foo("), "missing ), unterminated subpattern at position 3");
+        assert_eq!(err("foo)"), "unbalanced parenthesis at position 3");
+        assert_eq!(err("[abc"), "unterminated character set at position 0");
+        assert_eq!(err("*x"), "nothing to repeat at position 0");
+        assert_eq!(err("a**"), "multiple repeat at position 2");
+        assert_eq!(err("\\q"), "bad escape \\q at position 0");
+        assert_eq!(err("é("), "missing ), unterminated subpattern at position 1");
+        assert_eq!(
+            err("a(?i)b"),
+            "global flags not at the start of the expression at position 1"
+        );
+    }
+
+    #[test]
+    fn constructs_the_engine_lacks_are_refused_by_name() {
+        for p in ["(a)\\1", "(?=a)", "(?<!a)b", "(?>a)", "a*+", "(?P<n>a)(?P=n)"] {
+            assert!(translate(p).expect_err(p).contains("cannot be translated"), "{p}");
+        }
+    }
+
+    /// What the `search_regex` fuzz target checks, on generated patterns: every accepted
+    /// pattern is valid engine syntax.
+    #[test]
+    fn every_accepted_pattern_is_valid_engine_syntax() {
+        const ALPHABET: &[&str] = &[
+            "a", "_", "[", "]", "^", "-", "\\", "(", ")", "?", "*", "+", "{", "}", ",", "3", "|",
+            "$", ".", ":", "P", "<", ">", "=", "!", "#", " ", "i", "x", "s", "u", "d", "w", "Z",
+            "A", "b", "0", "7", "é", "&", "~", "\n",
+        ];
+        let mut seed: u64 = 0x1234_5678_9abc_def1;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut accepted = 0;
+        for _ in 0..20_000 {
+            let len = 1 + next() % 10;
+            let p: String = (0..len)
+                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+                .collect();
+            if let Ok(t) = translate(&p) {
+                accepted += 1;
+                match regex::RegexBuilder::new(&t).size_limit(1 << 20).build() {
+                    Ok(_) | Err(regex::Error::CompiledTooBig(_)) => {}
+                    Err(e) => panic!("{p:?} -> {t:?}: {e}"),
+                }
+            }
+        }
+        assert!(accepted > 1000, "{accepted}");
+    }
+}
