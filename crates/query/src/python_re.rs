@@ -13,12 +13,15 @@
 //! `regex` engine cannot do (backreferences, lookaround, conditionals, atomic groups,
 //! possessive repeats, `\N{…}`) is refused with a message saying so, never approximated.
 //!
-//! Exact for every subject without a newline (no policy symbol name has one): Python's
-//! `$` also matches before a final newline, the engine's only at the end. Unicode: `\w` is
+//! Exact for every subject that is not empty and has no newline (no policy symbol name is
+//! empty or has one): Python's `$` also matches before a final newline, the engine's only
+//! at the end, and Python's `\B` never matches in an empty string. Unicode: `\w` is
 //! `[\p{L}\p{N}_]` (`str.isalnum()` plus `_`), `\d` is `\p{Nd}`, `\s` is the engine's
-//! White_Space plus U+001C–U+001F (`str.isspace()`); `\b` uses the engine's Unicode word
-//! characters, which differ from Python's only outside letters, digits and `_`. Under
-//! `(?a)` all four are ASCII.
+//! White_Space plus U+001C–U+001F (`str.isspace()`). `\b` and `\B` use the engine's
+//! Unicode word characters, which differ from Python's on numbers that are not digits
+//! (`½`, `²`), combining marks and connector punctuation other than `_`; no translation
+//! without lookaround exists for those, and symbol names do not use them. Under `(?a)` all
+//! of these are ASCII.
 
 /// Translates a Python `re` pattern into an equivalent `regex` crate pattern, or says why
 /// it cannot: Python's own error message and position, or that no translation exists.
@@ -37,12 +40,18 @@ pub fn translate(pattern: &str) -> Result<String, String> {
         // Only a ')' ends the top level early.
         return Err(format!("unbalanced parenthesis at position {}", p.i));
     }
-    let keep: String = p.global.chars().filter(|c| "ims".contains(*c)).collect();
+    let keep = engine_flags(&p.global);
     Ok(if keep.is_empty() {
         body
     } else {
         format!("(?{keep}){body}")
     })
+}
+
+/// The flags among `letters` the engine applies (`i`, `m`, `s`), each once: Python accepts
+/// a letter repeated (`(?i)(?i)`, `(?ii:…)`), the engine does not.
+fn engine_flags(letters: &str) -> String {
+    "ims".chars().filter(|c| letters.contains(*c)).collect()
 }
 
 /// Python's MAXREPEAT (64-bit builds): repeat counts must stay below it.
@@ -657,9 +666,7 @@ impl Parser {
                             if off.contains('x') {
                                 inner.verbose = false;
                             }
-                            let on: String = on.chars().filter(|c| "ims".contains(*c)).collect();
-                            let off: String =
-                                off.chars().filter(|c| "ims".contains(*c)).collect();
+                            let (on, off) = (engine_flags(&on), engine_flags(&off));
                             if !on.is_empty() || !off.is_empty() {
                                 flags = if off.is_empty() {
                                     on
