@@ -170,10 +170,23 @@ fn damaged_ebitmaps_are_refused_exactly_when_libsepol_refuses_them() {
     let mut stricter = 0;
     for path in policies() {
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert!(Oracle::load_bytes(&bytes).is_ok(), "{} loads", path.display());
-        assert!(Policy::from_bytes(&bytes).is_ok(), "{} reads", path.display());
+        assert!(
+            Oracle::load_bytes(&bytes).is_ok(),
+            "{} loads",
+            path.display()
+        );
+        assert!(
+            Policy::from_bytes(&bytes).is_ok(),
+            "{} reads",
+            path.display()
+        );
         let found = ebitmaps(&bytes);
-        assert!(found.len() >= 10, "{}: {} ebitmaps", path.display(), found.len());
+        assert!(
+            found.len() >= 10,
+            "{}: {} ebitmaps",
+            path.display(),
+            found.len()
+        );
         for e in found {
             for (what, m) in damages(&bytes, e) {
                 let Some(m) = m else { continue };
@@ -189,7 +202,11 @@ fn damaged_ebitmaps_are_refused_exactly_when_libsepol_refuses_them() {
                         failures.push(format!("{what} at {}: no offset in {err}", e.at));
                     }
                 }
-                let text = ours.as_ref().err().map(|e| e.to_string()).unwrap_or_default();
+                let text = ours
+                    .as_ref()
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
                 // Stricter than libsepol, on purpose and not about the ebitmap's layout:
                 // the kernel's range check, and bytes left over after the last table.
                 let kernel_check = theirs

@@ -49,8 +49,8 @@ pub use mask::Mask;
 pub use preselect::{user_mask, Outcome, Preselector, Selection};
 pub use print::{PrintOptions, PrintSummary, Printer};
 pub use reduce::{ReduceError, ReduceOptions, Reducer};
-pub use token::{decode, Addr, Header, Subject, SubjectForm, Token};
 pub use stream::{RecordStream, MAX_RECORD_SIZE};
+pub use token::{decode, Addr, Header, Subject, SubjectForm, Token};
 pub use trail::{records, Record, Records};
 pub use writer::{encode, RecordWriter};
 

@@ -13,8 +13,8 @@ use crate::fmt::{
     alt_hex, cstr, ctime_utc, ctime_utc_cached, dec, hex, hex2, ipv4, ipv6, oct, sdec, string,
     xml_string,
 };
-use crate::token::{Addr, Header, Subject, Token, MAX_EXEC_STRINGS};
 use crate::stream::RecordStream;
+use crate::token::{Addr, Header, Subject, Token, MAX_EXEC_STRINGS};
 use crate::trail::Record;
 use std::collections::HashMap;
 use std::io::{Read, Write};

@@ -8,12 +8,12 @@
 //! subjects, processes and return64 are examined too, and a bad record only affects itself.
 
 use crate::config::Config;
+use crate::error::StreamError;
 use crate::fmt::{cstr, days_from_civil};
 use crate::mask::Mask;
 use crate::preselect::{Outcome, Preselector};
-use crate::token::Token;
-use crate::error::StreamError;
 use crate::stream::RecordStream;
+use crate::token::Token;
 use std::io::{Read, Write};
 
 const OPT_A_TIME: u32 = 0x1; // OPT_a

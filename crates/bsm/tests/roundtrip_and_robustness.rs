@@ -8,8 +8,8 @@ use arbiter_bsm::print::{PrintOptions, Printer};
 use arbiter_bsm::reduce::{ReduceOptions, Reducer};
 use arbiter_bsm::token::{ExecStrings, Header};
 use arbiter_bsm::{
-    decode, encode, records, Addr, FramingError, RecordStream, RecordWriter, Subject,
-    SubjectForm, Token, MAX_RECORD_SIZE,
+    decode, encode, records, Addr, FramingError, RecordStream, RecordWriter, Subject, SubjectForm,
+    Token, MAX_RECORD_SIZE,
 };
 use proptest::prelude::*;
 
@@ -407,7 +407,10 @@ fn seen_streamed(src: impl std::io::Read) -> Vec<Seen> {
 /// reduction. Checks that errors name offsets inside the input and that output stays
 /// proportional to the input.
 fn exercise(cfg: &Config, data: &[u8]) {
-    assert_eq!(seen_streamed(common::Trickle::new(data)), seen_in_memory(data));
+    assert_eq!(
+        seen_streamed(common::Trickle::new(data)),
+        seen_in_memory(data)
+    );
     for r in records(data) {
         match r {
             Ok(rec) => {

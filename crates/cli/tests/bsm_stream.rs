@@ -162,7 +162,8 @@ fn a_damaged_trail_fails_alike_from_a_file_and_from_a_pipe() {
         it.next();
         it.next().expect("second").expect("record").offset
     };
-    let damages: Vec<(&str, Box<dyn Fn(&mut Vec<u8>)>)> = vec![
+    type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+    let damages: Vec<(&str, Damage)> = vec![
         ("not a record", Box::new(move |d| d[second] = 0x99)),
         ("size below 5", Box::new(move |d| d[second + 4] = 2)),
         ("size past the end", Box::new(move |d| d[second + 2] = 0x01)),

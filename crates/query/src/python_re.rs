@@ -172,7 +172,12 @@ impl Parser {
     }
 
     /// One branch. `global_ok`: `(?flags)` may still set global flags here.
-    fn sequence(&mut self, out: &mut String, mode: &mut Mode, global_ok: bool) -> Result<(), String> {
+    fn sequence(
+        &mut self,
+        out: &mut String,
+        mode: &mut Mode,
+        global_ok: bool,
+    ) -> Result<(), String> {
         let mut last = Last::Nothing;
         // Where the last item's text starts in `out`, to wrap it in a repeat.
         let mut item_at = out.len();
@@ -612,10 +617,16 @@ impl Parser {
                         let ok = cs.next().is_some_and(|c| c == '_' || c.is_alphabetic())
                             && cs.all(|c| c == '_' || c.is_alphanumeric());
                         if !ok {
-                            return Self::fail(format!("bad character in group name '{name}'"), from);
+                            return Self::fail(
+                                format!("bad character in group name '{name}'"),
+                                from,
+                            );
                         }
                         if self.names.contains(&name) {
-                            return Self::fail(format!("redefinition of group name '{name}'"), from);
+                            return Self::fail(
+                                format!("redefinition of group name '{name}'"),
+                                from,
+                            );
                         }
                         self.names.push(name);
                         capture = Some(());
@@ -713,11 +724,17 @@ impl Parser {
         }
         let check_type = |letters: &str, at: usize| -> Result<(), String> {
             if letters.contains('L') {
-                return Self::fail("bad inline flags: cannot use 'L' flag with a str pattern", at);
+                return Self::fail(
+                    "bad inline flags: cannot use 'L' flag with a str pattern",
+                    at,
+                );
             }
             let n = ['a', 'u'].iter().filter(|c| letters.contains(**c)).count();
             if n > 1 {
-                return Self::fail("bad inline flags: flags 'a', 'u' and 'L' are incompatible", at);
+                return Self::fail(
+                    "bad inline flags: flags 'a', 'u' and 'L' are incompatible",
+                    at,
+                );
             }
             Ok(())
         };
@@ -790,13 +807,19 @@ mod tests {
     #[test]
     fn what_python_rejects_is_rejected_with_its_message() {
         let err = |p: &str| translate(p).expect_err(p);
-        assert_eq!(err("foo("), "missing ), unterminated subpattern at position 3");
+        assert_eq!(
+            err("foo("),
+            "missing ), unterminated subpattern at position 3"
+        );
         assert_eq!(err("foo)"), "unbalanced parenthesis at position 3");
         assert_eq!(err("[abc"), "unterminated character set at position 0");
         assert_eq!(err("*x"), "nothing to repeat at position 0");
         assert_eq!(err("a**"), "multiple repeat at position 2");
         assert_eq!(err("\\q"), "bad escape \\q at position 0");
-        assert_eq!(err("é("), "missing ), unterminated subpattern at position 1");
+        assert_eq!(
+            err("é("),
+            "missing ), unterminated subpattern at position 1"
+        );
         assert_eq!(
             err("a(?i)b"),
             "global flags not at the start of the expression at position 1"
@@ -805,8 +828,18 @@ mod tests {
 
     #[test]
     fn constructs_the_engine_lacks_are_refused_by_name() {
-        for p in ["(a)\\1", "(?=a)", "(?<!a)b", "(?>a)", "a*+", "(?P<n>a)(?P=n)"] {
-            assert!(translate(p).expect_err(p).contains("cannot be translated"), "{p}");
+        for p in [
+            "(a)\\1",
+            "(?=a)",
+            "(?<!a)b",
+            "(?>a)",
+            "a*+",
+            "(?P<n>a)(?P=n)",
+        ] {
+            assert!(
+                translate(p).expect_err(p).contains("cannot be translated"),
+                "{p}"
+            );
         }
     }
 

@@ -194,8 +194,7 @@ const UNTRANSLATABLE: &[&str] = &[
 /// are neither; see `python_re` for the two readings that differ there).
 const UNICODE_SUBJECTS: &[&str] = &[
     "é", "ê", "É", "٣", "½", "²", "Ⅻ", "\u{1c}", "\u{85}", "\u{a0}", "a b", "a\tb", "ß", "ẞ",
-    "\u{212a}", "ǅ", "ǆ", "Ǆ", "_", "‿", "\u{301}", "a{", "x]", "[:]", "{3}", "a-z", "&&",
-    "\u{8}",
+    "\u{212a}", "ǅ", "ǆ", "Ǆ", "_", "‿", "\u{301}", "a{", "x]", "[:]", "{3}", "a-z", "&&", "\u{8}",
 ];
 
 fn python_matches(patterns: &[&str], subjects: &[String]) -> Vec<Result<Vec<bool>, String>> {
@@ -283,7 +282,9 @@ fn every_pattern_matches_the_names_python_re_search_matches() {
                     failures.push(format!("{p:?}: Python accepts, arbiter says {e}"));
                 }
             }
-            (Ok(_), Err(e)) => failures.push(format!("{p:?}: Python rejects ({e}), arbiter accepts")),
+            (Ok(_), Err(e)) => {
+                failures.push(format!("{p:?}: Python rejects ({e}), arbiter accepts"))
+            }
             (Err(_), Err(_)) => {}
         }
     }
@@ -338,7 +339,13 @@ fn every_pattern_gives_sesearch_output_for_each_regex_option() {
     let argv = |shape: &[&str], p: &str, path: &str| -> Vec<String> {
         let mut v: Vec<String> = shape
             .iter()
-            .map(|a| if *a == "{}" { p.to_string() } else { a.to_string() })
+            .map(|a| {
+                if *a == "{}" {
+                    p.to_string()
+                } else {
+                    a.to_string()
+                }
+            })
             .collect();
         v.push(path.to_string());
         v
@@ -369,8 +376,15 @@ fn every_pattern_gives_sesearch_output_for_each_regex_option() {
     let mut failures = Vec::new();
     let mut with_rules = 0;
     for ((on_debian, argv), theirs) in cases.iter().zip(&theirs) {
-        let index = if *on_debian { &debian_index } else { &small_index };
-        let pattern = argv.iter().position(|a| a.starts_with("-r")).map(|i| &argv[i - 1]);
+        let index = if *on_debian {
+            &debian_index
+        } else {
+            &small_index
+        };
+        let pattern = argv
+            .iter()
+            .position(|a| a.starts_with("-r"))
+            .map(|i| &argv[i - 1]);
         let (out, code) = match SearchArgs::parse(argv) {
             Err(e) => (e.0, 2),
             Ok(args) => {
@@ -424,22 +438,91 @@ fn every_pattern_gives_sesearch_output_for_each_regex_option() {
 #[test]
 fn generated_patterns_match_as_python_re_matches() {
     const ALPHABET: &[&str] = &[
-        "a", "t", "_", "s", "h", "[", "]", "^", "-", "\\", "(", ")", "?", "*", "+", "{", "}",
-        ",", "2", "|", "$", ".", ":", "P", "<", ">", "=", "!", "#", " ", "(?i)", "(?x)", "\\d",
-        "\\w", "\\s", "\\W", "\\Z", "\\A", "\\b", "\\B", "é", "&", "~", "[:alpha:]",
+        "a",
+        "t",
+        "_",
+        "s",
+        "h",
+        "[",
+        "]",
+        "^",
+        "-",
+        "\\",
+        "(",
+        ")",
+        "?",
+        "*",
+        "+",
+        "{",
+        "}",
+        ",",
+        "2",
+        "|",
+        "$",
+        ".",
+        ":",
+        "P",
+        "<",
+        ">",
+        "=",
+        "!",
+        "#",
+        " ",
+        "(?i)",
+        "(?x)",
+        "\\d",
+        "\\w",
+        "\\s",
+        "\\W",
+        "\\Z",
+        "\\A",
+        "\\b",
+        "\\B",
+        "é",
+        "&",
+        "~",
+        "[:alpha:]",
     ];
     let count = oracle::case_count("ARBITER_REGEX_GENERATED", 3000);
     let mut rng = oracle::Rng(0x7e57_9a77_e2e5);
     let patterns: Vec<String> = (0..count)
         .map(|_| {
             let len = 1 + rng.below(8);
-            (0..len).map(|_| *rng.pick(ALPHABET).unwrap_or(&"a")).collect()
+            (0..len)
+                .map(|_| *rng.pick(ALPHABET).unwrap_or(&"a"))
+                .collect()
         })
         .collect();
     let mut subjects: Vec<String> = [
-        "httpd_t", "sshd_t", "ssh_home_t", "a", "t", "_", "s_h", "at", "tt_t", "a-b", "a{2}",
-        "a]", "[:]", ":", "é", "É", "A_T", "a b", "ss", "h2", "a,2", "x", "ssh|t", "a$",
-        "(a)", "a.b", "#", "a\tb", "٣",
+        "httpd_t",
+        "sshd_t",
+        "ssh_home_t",
+        "a",
+        "t",
+        "_",
+        "s_h",
+        "at",
+        "tt_t",
+        "a-b",
+        "a{2}",
+        "a]",
+        "[:]",
+        ":",
+        "é",
+        "É",
+        "A_T",
+        "a b",
+        "ss",
+        "h2",
+        "a,2",
+        "x",
+        "ssh|t",
+        "a$",
+        "(a)",
+        "a.b",
+        "#",
+        "a\tb",
+        "٣",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -457,14 +540,20 @@ fn generated_patterns_match_as_python_re_matches() {
         match (ours, want) {
             (Ok(re), Ok(want)) => {
                 compared += 1;
-                if let Some((s, _)) = subjects.iter().zip(want).find(|(s, w)| re.is_match(s) != **w) {
+                if let Some((s, _)) = subjects
+                    .iter()
+                    .zip(want)
+                    .find(|(s, w)| re.is_match(s) != **w)
+                {
                     failures.push(format!("{p:?}: differs on {s:?}"));
                 }
             }
             (Err(e), Ok(_)) if !e.contains("cannot be translated") => {
                 failures.push(format!("{p:?}: Python accepts, arbiter says {e}"))
             }
-            (Ok(_), Err(e)) => failures.push(format!("{p:?}: Python rejects ({e}), arbiter accepts")),
+            (Ok(_), Err(e)) => {
+                failures.push(format!("{p:?}: Python rejects ({e}), arbiter accepts"))
+            }
             _ => {}
         }
     }
@@ -473,6 +562,11 @@ fn generated_patterns_match_as_python_re_matches() {
         failures.is_empty(),
         "{} of {count}:\n{}",
         failures.len(),
-        failures.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
