@@ -3,7 +3,7 @@
 //! address-space limit (`prlimit --as`), identical to the output for one block of it
 //! printed from a file; and a damaged trail fails alike from a file and from a pipe.
 //!
-//! Size: `ARBITER_BSM_STREAM_MIB` MiB of trail for `print` (default 384; set it to 4096
+//! Size: `ARBITER_BSM_STREAM_MIB` MiB of trail for `print` (default 1024; set it to 4096
 //! for the 4 GB check), a quarter of that for `reduce`.
 
 use arbiter_bsm::bench::synthetic_trail;
@@ -115,7 +115,7 @@ fn stream_mib() -> usize {
     std::env::var("ARBITER_BSM_STREAM_MIB")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(384)
+        .unwrap_or(1024)
 }
 
 /// One block of trail: about 4 MiB of the synthetic token mix.
