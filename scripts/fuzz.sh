@@ -13,11 +13,14 @@
 #                  records carry permissions and user:role:type contexts.
 #   bsm_trail      BSM trail reader on arbitrary bytes: framing, every token, praudit printing
 #                  in the plain/raw/XML forms and auditreduce selection; decoded tokens must
-#                  re-encode to the bytes they came from.
+#                  re-encode to the bytes they came from; the streaming reader, fed in
+#                  small pieces, must frame exactly as the in-memory one.
 #   bsm_config     audit_class/audit_event/audit_control/audit_user parsers and masks on
 #                  arbitrary bytes; an accepted mask must survive text and back.
 #   landlock_config  landlockconfig TOML/JSON parsing (first byte picks the format); an
 #                  accepted config keeps every rule's rights inside the handled set.
+#   search_regex   sesearch's Python `re` patterns translated for the regex engine: every
+#                  accepted pattern must be valid engine syntax; translation deterministic.
 #
 # Works on a stable toolchain: RUSTC_BOOTSTRAP=1 lets stable rustc and cargo accept the -Z
 # flags cargo-fuzz passes (-Zsanitizer=address ...); stable ships the ASan runtime. Installs
@@ -39,7 +42,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-all_targets=(policy_read context_parse denial_parse bsm_trail bsm_config landlock_config)
+all_targets=(policy_read context_parse denial_parse bsm_trail bsm_config landlock_config search_regex)
 if [ $# -gt 0 ]; then
     targets=("$@")
 else

@@ -71,6 +71,27 @@ pub enum FramingError {
         /// Bytes left in the input.
         available: usize,
     },
+    /// A complete record larger than the readers accept (see
+    /// [`crate::stream::MAX_RECORD_SIZE`]).
+    #[error("byte offset {offset}: record of {size} bytes is larger than the {limit}-byte limit")]
+    TooLarge {
+        /// Trail offset.
+        offset: usize,
+        /// Declared size.
+        size: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// Provisional, from a [`crate::stream::RecordStream`]: a size field above the limit
+    /// whose record may or may not run past the end of the input;
+    /// [`crate::stream::RecordStream::resolve`] turns it into `Truncated` or `TooLarge`.
+    #[error("byte offset {offset}: record of {size} bytes is larger than the limit")]
+    Oversized {
+        /// Trail offset.
+        offset: usize,
+        /// Declared size.
+        size: u64,
+    },
 }
 
 impl FramingError {
@@ -79,8 +100,23 @@ impl FramingError {
         match self {
             FramingError::NotARecord { offset, .. }
             | FramingError::SizeTooSmall { offset, .. }
-            | FramingError::Truncated { offset, .. } => *offset,
+            | FramingError::Truncated { offset, .. }
+            | FramingError::TooLarge { offset, .. }
+            | FramingError::Oversized { offset, .. } => *offset,
         }
+    }
+
+    /// The same error with its offset moved by `base` (for an error found in a window
+    /// that starts at trail offset `base`).
+    pub fn at(mut self, base: usize) -> FramingError {
+        match &mut self {
+            FramingError::NotARecord { offset, .. }
+            | FramingError::SizeTooSmall { offset, .. }
+            | FramingError::Truncated { offset, .. }
+            | FramingError::TooLarge { offset, .. }
+            | FramingError::Oversized { offset, .. } => *offset += base,
+        }
+        self
     }
 }
 
@@ -115,4 +151,17 @@ pub enum IoError {
         /// The failure.
         source: std::io::Error,
     },
+}
+
+/// Why a streaming print or reduce stopped before the end of its input: the input could
+/// not be read or the output could not be written. (Framing and decoding errors do not
+/// stop it; they are in the summary.)
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// Reading the trail failed.
+    #[error("reading the trail: {0}")]
+    Read(std::io::Error),
+    /// Writing the output failed.
+    #[error("writing the output: {0}")]
+    Write(std::io::Error),
 }

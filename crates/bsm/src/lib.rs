@@ -3,8 +3,22 @@
 //! zero-copy trail reader for every token type, and praudit/auditreduce-compatible
 //! printing and selection.
 //!
-//! Data flow: bytes → [`trail::records`] → [`Record::tokens`] → [`Printer`] or
-//! [`Reducer`]; configuration → [`Config`] → [`Preselector`].
+//! Data flow: bytes → [`trail::records`] (a trail in memory) or [`RecordStream`] (a trail
+//! read as it arrives) → [`Record::tokens`] → [`Printer`] or [`Reducer`]; configuration →
+//! [`Config`] → [`Preselector`].
+//!
+//! # Bad input
+//!
+//! A trail is read as a stream: [`Printer::print_stream`] and [`Reducer::reduce_stream`]
+//! hold one record at a time (at most [`MAX_RECORD_SIZE`] bytes, plus a 64 KiB read
+//! chunk), so a trail of any length from a file, pipe or standard input prints in bounded
+//! memory; the in-memory entry points are thin wrappers over the same loop and answer
+//! byte for byte alike. Where the framing breaks (a byte that starts no record, a size
+//! below 5 or above [`MAX_RECORD_SIZE`], a record running past the end of the input)
+//! printing stops there, as praudit does, and the [`FramingError`] names the byte
+//! offset; `resync` resumes at the next plausible record instead. A token that cannot be
+//! decoded ends its record (libbsm cannot delimit the rest) and is reported with its
+//! offset. Read and write failures end the run as a [`StreamError`].
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -19,6 +33,7 @@ pub mod mask;
 pub mod preselect;
 pub mod print;
 pub mod reduce;
+pub mod stream;
 mod sync;
 pub mod token;
 pub mod trail;
@@ -26,11 +41,14 @@ pub mod writer;
 
 pub use classmap::{ClassMap, FlatMap, LockFreeMap, RwLockMap};
 pub use config::{ClassDb, Config, Control, EventDb, UserDb};
-pub use error::{ConfigError, DecodeError, DecodeErrorKind, FramingError, IoError, MaskError};
+pub use error::{
+    ConfigError, DecodeError, DecodeErrorKind, FramingError, IoError, MaskError, StreamError,
+};
 pub use mask::Mask;
 pub use preselect::{user_mask, Outcome, Preselector, Selection};
 pub use print::{PrintOptions, PrintSummary, Printer};
 pub use reduce::{ReduceError, ReduceOptions, Reducer};
+pub use stream::{RecordStream, MAX_RECORD_SIZE};
 pub use token::{decode, Addr, Header, Subject, SubjectForm, Token};
 pub use trail::{records, Record, Records};
 pub use writer::{encode, RecordWriter};

@@ -8,15 +8,16 @@
 
 use crate::config::EventDb;
 use crate::errno_text::RETURN_TEXT;
-use crate::error::FramingError;
+use crate::error::{FramingError, StreamError};
 use crate::fmt::{
     alt_hex, cstr, ctime_utc, ctime_utc_cached, dec, hex, hex2, ipv4, ipv6, oct, sdec, string,
     xml_string,
 };
+use crate::stream::RecordStream;
 use crate::token::{Addr, Header, Subject, Token, MAX_EXEC_STRINGS};
-use crate::trail::{records, Record};
+use crate::trail::Record;
 use std::collections::HashMap;
-use std::io::Write;
+use std::io::{Read, Write};
 
 /// One named field and the function that writes its value.
 type Field<'f> = (&'f str, &'f dyn Fn(&mut Vec<u8>));
@@ -141,11 +142,24 @@ impl<'e> Printer<'e> {
     }
 
     /// Prints every record of `data` to `w`, as praudit's `print_tokens` does for one file.
+    /// The same loop as [`Printer::print_stream`], over a trail already in memory.
     pub fn print_trail<W: Write>(&self, data: &[u8], w: &mut W) -> std::io::Result<PrintSummary> {
+        self.print_stream(data, w).map_err(|e| match e {
+            StreamError::Read(e) | StreamError::Write(e) => e,
+        })
+    }
+
+    /// Prints every record read from `src` to `w` as the records arrive, holding one
+    /// record and 64 KiB of output at a time.
+    pub fn print_stream<R: Read, W: Write>(
+        &self,
+        src: R,
+        w: &mut W,
+    ) -> Result<PrintSummary, StreamError> {
         let mut out = Vec::with_capacity(1 << 17);
         let mut sum = PrintSummary::default();
-        let mut it = records(data);
-        while let Some(r) = it.next() {
+        let mut it = RecordStream::new(src);
+        while let Some(r) = it.next_record().map_err(StreamError::Read)? {
             match r {
                 Ok(rec) => {
                     let bad = if self.opts.json {
@@ -158,21 +172,24 @@ impl<'e> Printer<'e> {
                     }
                     sum.records += 1;
                     if out.len() >= 1 << 16 {
-                        w.write_all(&out)?;
+                        w.write_all(&out).map_err(StreamError::Write)?;
                         out.clear();
                     }
                 }
                 Err(e) => {
                     sum.framing.push(e);
                     if self.opts.resync {
-                        if let Some(at) = it.resync() {
+                        if let Some(at) = it.resync().map_err(StreamError::Read)? {
                             sum.skipped += at - e.offset();
                         }
                     }
                 }
             }
         }
-        w.write_all(&out)?;
+        w.write_all(&out).map_err(StreamError::Write)?;
+        for e in &mut sum.framing {
+            *e = it.resolve(*e).map_err(StreamError::Read)?;
+        }
         Ok(sum)
     }
 

@@ -8,11 +8,13 @@
 //! subjects, processes and return64 are examined too, and a bad record only affects itself.
 
 use crate::config::Config;
+use crate::error::StreamError;
 use crate::fmt::{cstr, days_from_civil};
 use crate::mask::Mask;
 use crate::preselect::{Outcome, Preselector};
+use crate::stream::RecordStream;
 use crate::token::Token;
-use crate::trail::records;
+use std::io::{Read, Write};
 
 const OPT_A_TIME: u32 = 0x1; // OPT_a
 const OPT_B_TIME: u32 = 0x2; // OPT_b
@@ -469,13 +471,27 @@ impl Reducer {
             .is_some_and(|s| s.selected())
     }
 
-    /// Selects records of one trail file into `out`.
+    /// Selects records of one trail file into `out`: the same loop as
+    /// [`Reducer::reduce_stream`], over a trail already in memory.
     pub fn reduce_trail(&self, data: &[u8], out: &mut Vec<u8>) -> ReduceSummary {
+        // Neither reading a slice nor writing a Vec can fail.
+        self.reduce_stream(data, out).unwrap_or_default()
+    }
+
+    /// Selects records read from `src` as they arrive, writing them to `w` (64 KiB at a
+    /// time). Stops, as auditreduce does, where the framing stops.
+    pub fn reduce_stream<R: Read, W: Write>(
+        &self,
+        src: R,
+        w: &mut W,
+    ) -> Result<ReduceSummary, StreamError> {
         let o = &self.opts;
         let mut sum = ReduceSummary::default();
         let mut err = false;
         let mut hdr_event: u16 = 0;
-        for rec in records(data) {
+        let mut out = Vec::with_capacity(1 << 17);
+        let mut it = RecordStream::new(src);
+        while let Some(rec) = it.next_record().map_err(StreamError::Read)? {
             let Ok(rec) = rec else { break };
             sum.records += 1;
             let mut chkd = 0u32;
@@ -604,9 +620,14 @@ impl Reducer {
             if print {
                 out.extend_from_slice(rec.bytes);
                 sum.selected += 1;
+                if out.len() >= 1 << 16 {
+                    w.write_all(&out).map_err(StreamError::Write)?;
+                    out.clear();
+                }
             }
         }
-        sum
+        w.write_all(&out).map_err(StreamError::Write)?;
+        Ok(sum)
     }
 }
 

@@ -1,13 +1,16 @@
-//! Record framing over a whole trail held in memory (a byte slice or a memory map).
+//! Record framing over a whole trail held in memory (a byte slice or a memory map); for a
+//! trail read as it arrives, [`crate::stream::RecordStream`] frames the same way.
 //!
 //! A trail is a concatenation of records: a header token (0x14, 0x15, 0x74, 0x79) whose
 //! big-endian size covers the whole record, or a lone file token (0x11). Framing follows
 //! libbsm's `au_read_rec`: anything else, a size below 5 or a record running past the end
-//! stops the trail. praudit and auditreduce stop there silently; [`Records`] reports it
+//! stops the trail, and so (unlike libbsm) does a size above
+//! [`MAX_RECORD_SIZE`]. praudit and auditreduce stop there silently; [`Records`] reports it
 //! as a [`FramingError`] with the offset, and [`Records::resync`] can look for the next
 //! plausible record so that nothing after a damaged spot is lost without notice.
 
 use crate::error::{DecodeError, FramingError};
+use crate::stream::MAX_RECORD_SIZE;
 use crate::token::{decode, id, Token, TRAILER_SIZE};
 
 /// One record: its offset in the trail and its bytes (header to trailer, or a file token).
@@ -79,6 +82,24 @@ pub fn records(buf: &[u8]) -> Records<'_> {
     }
 }
 
+/// Whether a plausible record starts at `at`: a header whose size fits (at most
+/// [`MAX_RECORD_SIZE`]) and whose last seven bytes are a trailer with the BSM magic
+/// (0xb105). What resynchronisation looks for.
+pub fn plausible(buf: &[u8], at: usize) -> bool {
+    match buf.get(at) {
+        Some(&(id::HEADER32 | id::HEADER32_EX | id::HEADER64 | id::HEADER64_EX)) => {
+            match frame(buf, at) {
+                Ok(n) if n >= 18 + TRAILER_SIZE => {
+                    let t = &buf[at + n - TRAILER_SIZE..at + n];
+                    t[0] == id::TRAILER && t[1] == 0xb1 && t[2] == 0x05
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// The length of the record starting at `at`, or why there is none.
 pub fn frame(buf: &[u8], at: usize) -> Result<usize, FramingError> {
     let rest = &buf[at.min(buf.len())..];
@@ -107,6 +128,13 @@ pub fn frame(buf: &[u8], at: usize) -> Result<usize, FramingError> {
                     offset: at,
                     size: size as u64,
                     available: rest.len(),
+                });
+            }
+            if size as usize > MAX_RECORD_SIZE {
+                return Err(FramingError::TooLarge {
+                    offset: at,
+                    size: size as u64,
+                    limit: MAX_RECORD_SIZE,
                 });
             }
             Ok(size as usize)
@@ -148,20 +176,7 @@ impl<'a> Records<'a> {
     pub fn resync(&mut self) -> Option<usize> {
         let start = self.pos.saturating_add(1);
         for at in start..self.buf.len() {
-            let b = self.buf[at];
-            let plausible = match b {
-                id::HEADER32 | id::HEADER32_EX | id::HEADER64 | id::HEADER64_EX => {
-                    match frame(self.buf, at) {
-                        Ok(n) if n >= 18 + TRAILER_SIZE => {
-                            let t = &self.buf[at + n - TRAILER_SIZE..at + n];
-                            t[0] == id::TRAILER && t[1] == 0xb1 && t[2] == 0x05
-                        }
-                        _ => false,
-                    }
-                }
-                _ => false,
-            };
-            if plausible {
+            if plausible(self.buf, at) {
                 self.pos = at;
                 self.stopped = false;
                 return Some(at);

@@ -74,3 +74,30 @@ pub fn read_expected(path: &std::path::Path) -> Vec<u8> {
         raw
     }
 }
+
+/// A reader that hands out its bytes in uneven small pieces (1, 2, 3, 5, 7, 64 and 4093
+/// bytes in turn), as a pipe may: every buffer boundary of a streaming reader gets hit.
+pub struct Trickle<'a> {
+    data: &'a [u8],
+    turn: usize,
+}
+
+impl<'a> Trickle<'a> {
+    /// A trickle over `data`.
+    pub fn new(data: &'a [u8]) -> Trickle<'a> {
+        Trickle { data, turn: 0 }
+    }
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        const PIECES: [usize; 7] = [1, 2, 3, 5, 7, 64, 4093];
+        let n = PIECES[self.turn % PIECES.len()]
+            .min(buf.len())
+            .min(self.data.len());
+        self.turn += 1;
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}

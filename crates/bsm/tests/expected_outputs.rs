@@ -1,6 +1,7 @@
 //! Every output listed in `tests/data/bsm/EXPECTED.tsv` (OpenBSM's own praudit and
 //! auditreduce, `TZ=UTC`), reproduced byte for byte through the library, with the same
-//! exit status.
+//! exit status: once from trails held in memory and once from trails trickled through a
+//! reader in uneven small pieces (the streaming path a pipe takes).
 
 mod common;
 
@@ -9,8 +10,35 @@ use arbiter_bsm::print::{PrintOptions, Printer};
 use arbiter_bsm::reduce::{ReduceOptions, Reducer};
 use std::path::Path;
 
+/// How a trail reaches the printer or the reducer.
+#[derive(Clone, Copy, Debug)]
+enum Feed {
+    /// The whole trail as one slice.
+    Memory,
+    /// Through [`common::Trickle`]: reads of 1 to 4093 bytes.
+    Trickle,
+}
+
+fn print_one(p: &Printer<'_>, data: &[u8], out: &mut Vec<u8>, feed: Feed) {
+    match feed {
+        Feed::Memory => {
+            p.print_trail(data, out).expect("write");
+        }
+        Feed::Trickle => {
+            p.print_stream(common::Trickle::new(data), out)
+                .expect("write");
+        }
+    }
+}
+
 /// Runs one praudit command line; returns (stdout, exit status).
-fn praudit(args: &[String], stdin: Option<&str>, dir: &Path, cfg: &Config) -> (Vec<u8>, i32) {
+fn praudit(
+    args: &[String],
+    stdin: Option<&str>,
+    dir: &Path,
+    cfg: &Config,
+    feed: Feed,
+) -> (Vec<u8>, i32) {
     let mut opts = PrintOptions::default();
     let mut files = Vec::new();
     let mut i = 0;
@@ -37,12 +65,12 @@ fn praudit(args: &[String], stdin: Option<&str>, dir: &Path, cfg: &Config) -> (V
     }
     if let Some(f) = stdin {
         let data = std::fs::read(dir.join(f)).expect("stdin file");
-        p.print_trail(&data, &mut out).expect("write");
+        print_one(&p, &data, &mut out, feed);
         return (out, 1);
     }
     for f in &files {
         let data = std::fs::read(dir.join(f)).expect("trail");
-        p.print_trail(&data, &mut out).expect("write");
+        print_one(&p, &data, &mut out, feed);
     }
     if xml {
         p.xml_footer(&mut out);
@@ -50,7 +78,7 @@ fn praudit(args: &[String], stdin: Option<&str>, dir: &Path, cfg: &Config) -> (V
     (out, 0)
 }
 
-fn auditreduce(args: &[String], dir: &Path, cfg: &Config) -> (Vec<u8>, i32) {
+fn auditreduce(args: &[String], dir: &Path, cfg: &Config, feed: Feed) -> (Vec<u8>, i32) {
     let (opts, files) = match ReduceOptions::parse(args, cfg) {
         Ok(x) => x,
         Err(arbiter_bsm::ReduceError::Usage(_)) => return (Vec::new(), 64),
@@ -60,13 +88,30 @@ fn auditreduce(args: &[String], dir: &Path, cfg: &Config) -> (Vec<u8>, i32) {
     let mut out = Vec::new();
     for f in files {
         let data = std::fs::read(dir.join(f)).expect("trail");
-        r.reduce_trail(&data, &mut out);
+        match feed {
+            Feed::Memory => {
+                r.reduce_trail(&data, &mut out);
+            }
+            Feed::Trickle => {
+                r.reduce_stream(common::Trickle::new(&data), &mut out)
+                    .expect("write");
+            }
+        }
     }
     (out, 0)
 }
 
 #[test]
 fn every_expected_praudit_and_auditreduce_output_is_reproduced_byte_for_byte() {
+    every_expected_output(Feed::Memory);
+}
+
+#[test]
+fn every_expected_output_is_reproduced_from_a_trail_trickled_through_a_reader() {
+    every_expected_output(Feed::Trickle);
+}
+
+fn every_expected_output(feed: Feed) {
     let dir = common::data_dir();
     let cfg = Config::load(&dir.join("etc")).expect("reference etc");
     let tsv = std::fs::read_to_string(dir.join("EXPECTED.tsv")).expect("EXPECTED.tsv");
@@ -80,8 +125,8 @@ fn every_expected_praudit_and_auditreduce_output_is_reproduced_byte_for_byte() {
         let (output, command, status) = (f[1], f[2], f[3].parse::<i32>().expect("exit status"));
         let (words, stdin) = common::shell_words(command);
         let (got, code) = match words[0].as_str() {
-            "praudit" => praudit(&words[1..], stdin.as_deref(), &dir, &cfg),
-            "auditreduce" => auditreduce(&words[1..], &dir, &cfg),
+            "praudit" => praudit(&words[1..], stdin.as_deref(), &dir, &cfg, feed),
+            "auditreduce" => auditreduce(&words[1..], &dir, &cfg, feed),
             other => panic!("unknown tool {other} in {command}"),
         };
         let want = common::read_expected(&dir.join(output));
@@ -92,7 +137,7 @@ fn every_expected_praudit_and_auditreduce_output_is_reproduced_byte_for_byte() {
                 .position(|(a, b)| a != b)
                 .unwrap_or(got.len().min(want.len()));
             failures.push(format!(
-                "{command}: exit {code} (want {status}), {} bytes (want {}), first difference at byte {at}",
+                "{feed:?}: {command}: exit {code} (want {status}), {} bytes (want {}), first difference at byte {at}",
                 got.len(),
                 want.len()
             ));

@@ -7,7 +7,10 @@ use arbiter_bsm::config::Config;
 use arbiter_bsm::print::{PrintOptions, Printer};
 use arbiter_bsm::reduce::{ReduceOptions, Reducer};
 use arbiter_bsm::token::{ExecStrings, Header};
-use arbiter_bsm::{decode, encode, records, Addr, RecordWriter, Subject, SubjectForm, Token};
+use arbiter_bsm::{
+    decode, encode, records, Addr, FramingError, RecordStream, RecordWriter, Subject, SubjectForm,
+    Token, MAX_RECORD_SIZE,
+};
 use proptest::prelude::*;
 
 fn addr(n: &[u64; 8], v6: bool) -> Addr {
@@ -342,9 +345,70 @@ fn trails() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// Runs everything over `data`: framing, tokens, every print form, reduction. Checks that
-/// errors name offsets inside the input and that output stays proportional to the input.
+/// What a reader sees of a trail, resynchronising after every framing error: each record
+/// as (offset, bytes), each framing error, and each place resynchronisation resumed.
+#[derive(Debug, PartialEq, Eq)]
+enum Seen {
+    Record(usize, Vec<u8>),
+    Framing(FramingError),
+    Resumed(Option<usize>),
+}
+
+fn seen_in_memory(data: &[u8]) -> Vec<Seen> {
+    let mut seen = Vec::new();
+    let mut it = records(data);
+    loop {
+        match it.next() {
+            None => break,
+            Some(Ok(r)) => seen.push(Seen::Record(r.offset, r.bytes.to_vec())),
+            Some(Err(e)) => {
+                seen.push(Seen::Framing(e));
+                let at = it.resync();
+                seen.push(Seen::Resumed(at));
+                if at.is_none() {
+                    break;
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// The stream settles an oversized record's error once the records are read; so does this.
+fn seen_streamed(src: impl std::io::Read) -> Vec<Seen> {
+    let mut seen = Vec::new();
+    let mut it = RecordStream::new(src);
+    loop {
+        match it.next_record().expect("reading never fails here") {
+            None => break,
+            Some(Ok(r)) => seen.push(Seen::Record(r.offset, r.bytes.to_vec())),
+            Some(Err(e)) => {
+                seen.push(Seen::Framing(e));
+                let at = it.resync().expect("reading never fails here");
+                seen.push(Seen::Resumed(at));
+                if at.is_none() {
+                    break;
+                }
+            }
+        }
+    }
+    for s in &mut seen {
+        if let Seen::Framing(e) = s {
+            *e = it.resolve(*e).expect("reading never fails here");
+        }
+    }
+    seen
+}
+
+/// Runs everything over `data`: framing (in memory and streamed in small pieces, which
+/// must agree record for record and error for error), tokens, every print form,
+/// reduction. Checks that errors name offsets inside the input and that output stays
+/// proportional to the input.
 fn exercise(cfg: &Config, data: &[u8]) {
+    assert_eq!(
+        seen_streamed(common::Trickle::new(data)),
+        seen_in_memory(data)
+    );
     for r in records(data) {
         match r {
             Ok(rec) => {
@@ -516,4 +580,71 @@ fn printing_with_resync_goes_on_after_a_damaged_header_and_reports_it() {
     );
     assert_eq!(s.framing.len(), 1);
     assert_eq!(s.skipped, data.len() / 3);
+}
+
+/// A trail of three small records with a record of `size` bytes (header, text, trailer)
+/// between the first and the last, cut to `keep` bytes of that record.
+fn with_big_record(size: usize, keep: usize) -> (Vec<u8>, usize) {
+    let mut w = RecordWriter::new();
+    w.begin(Header {
+        id: 0x14,
+        size: 0,
+        version: 11,
+        event: 1,
+        modifier: 0,
+        host: None,
+        sec: 0,
+        msec: 0,
+    });
+    w.token(&Token::Text(b"before"));
+    w.end();
+    let small = w.into_bytes();
+    let mut data = small.clone();
+    let at = data.len();
+    let mut big = vec![0u8; size];
+    big[0] = 0x14;
+    big[1..5].copy_from_slice(&(size as u32).to_be_bytes());
+    big[size - 7..size - 4].copy_from_slice(&[0x13, 0xb1, 0x05]);
+    big[size - 4..].copy_from_slice(&(size as u32).to_be_bytes());
+    data.extend_from_slice(&big[..keep]);
+    if keep == size {
+        data.extend_from_slice(&small);
+    }
+    (data, at)
+}
+
+#[test]
+fn a_record_over_the_size_limit_stops_the_trail_and_resync_looks_inside_it() {
+    let size = MAX_RECORD_SIZE + 100;
+    let (data, at) = with_big_record(size, size);
+    let seen = seen_in_memory(&data);
+    assert_eq!(seen_streamed(common::Trickle::new(&data)), seen);
+    assert_eq!(seen_streamed(&data[..]), seen);
+    assert!(
+        matches!(
+            seen[1],
+            Seen::Framing(FramingError::TooLarge { offset, size: s, .. }) if offset == at && s == size as u64
+        ),
+        "{:?}",
+        &seen[1]
+    );
+    // The forged record's own trailer is not a record; the next one after it is.
+    assert_eq!(seen[2], Seen::Resumed(Some(at + size)));
+    assert!(matches!(&seen[3], Seen::Record(o, _) if *o == at + size));
+}
+
+#[test]
+fn an_oversized_record_cut_short_is_reported_as_truncated_with_what_was_left() {
+    let size = MAX_RECORD_SIZE + 100;
+    let (data, at) = with_big_record(size, size - 10);
+    let seen = seen_in_memory(&data);
+    assert_eq!(seen_streamed(&data[..]), seen);
+    assert_eq!(
+        seen[1],
+        Seen::Framing(FramingError::Truncated {
+            offset: at,
+            size: size as u64,
+            available: size - 10
+        })
+    );
 }

@@ -28,13 +28,19 @@ pub struct Ebitmap {
 }
 
 impl Ebitmap {
-    /// Reads an ebitmap as the kernel's `ebitmap_read` does, with its checks: 64-bit map
-    /// units, node starts aligned, ascending and below `highbit`, no empty nodes.
+    /// Reads an ebitmap as libsepol 3.4's `ebitmap_read` does, with its checks: 64-bit map
+    /// units; a high bit of 0 is the empty set whatever the count says (libsepol reads no
+    /// nodes then, and neither does this); otherwise the high bit is a multiple of 64,
+    /// there is at least one node, node starts are aligned, ascending and below the high
+    /// bit, no map is empty, and the last node ends exactly at the high bit.
     pub fn read(c: &mut Cursor<'_>, what: &'static str) -> Result<Self> {
         let at = c.offset();
         let [mapunit, highbit, count] = c.u32s::<3>(what)?;
         if mapunit != MAPUNIT {
             return Err(c.invalid_at(at, what, format!("ebitmap map unit {mapunit}, expected 64")));
+        }
+        if highbit == 0 {
+            return Ok(Ebitmap::default());
         }
         if highbit & (MAPUNIT - 1) != 0 {
             return Err(c.invalid_at(
@@ -43,7 +49,7 @@ impl Ebitmap {
                 format!("ebitmap high bit {highbit} is not a multiple of 64"),
             ));
         }
-        if highbit != 0 && count == 0 {
+        if count == 0 {
             return Err(c.invalid_at(at, what, format!("ebitmap high bit {highbit} but no nodes")));
         }
         let count = c.check_count(count, 12, what)?;
@@ -91,6 +97,18 @@ impl Ebitmap {
             let start = u32::from_le_bytes(n[..4].try_into().expect("4 bytes"));
             let map = u64::from_le_bytes(n[4..].try_into().expect("8 bytes"));
             node(base + 12 * i, start, map)?;
+        }
+        if let Some(&(last, _)) = nodes.last() {
+            if last + MAPUNIT != highbit {
+                return Err(c.invalid_at(
+                    at,
+                    what,
+                    format!(
+                        "ebitmap high bit {highbit} is not the end of its last node ({})",
+                        last + MAPUNIT
+                    ),
+                ));
+            }
         }
         Ok(Ebitmap {
             nodes: nodes.into_boxed_slice(),
@@ -224,6 +242,24 @@ mod tests {
         assert_eq!(e.iter().collect::<Vec<_>>(), vec![0, 2, 191]);
         assert_eq!(e.len(), 3);
         assert_eq!(e.end(), 192);
+    }
+
+    #[test]
+    fn a_zero_high_bit_is_the_empty_set_and_its_count_is_not_read() {
+        // libsepol reads no nodes when the high bit is 0, whatever the count says.
+        let mut bytes = encode(0, &[]);
+        bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+        let mut c = Cursor::new(&bytes);
+        assert!(Ebitmap::read(&mut c, "t").expect("empty").is_empty());
+        assert_eq!(c.offset(), 12);
+    }
+
+    #[test]
+    fn a_high_bit_past_the_last_node_is_refused_with_the_offset() {
+        let bytes = encode(256, &[(0, 1), (128, 1)]);
+        let err = Ebitmap::read(&mut Cursor::new(&bytes), "t").expect_err("libsepol refuses");
+        assert!(err.to_string().contains("offset 0"), "{err}");
+        assert!(Ebitmap::read(&mut Cursor::new(&encode(192, &[(0, 1), (128, 1)])), "t").is_ok());
     }
 
     #[test]

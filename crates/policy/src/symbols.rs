@@ -226,8 +226,9 @@ pub(crate) fn read(c: &mut Cursor<'_>, hdr: &Header) -> Result<Symtabs> {
         Vec::new()
     };
     let (sensitivities, sensitivity_aliases, categories, category_aliases) = if hdr.sym_num > 6 {
-        let (s, sa) = read_sensitivities(c)?;
+        let (s, sa, alias_levels) = read_sensitivities(c)?;
         let (k, ka) = read_categories(c)?;
+        check_alias_levels(c, &alias_levels, &k)?;
         (s, sa, k, ka)
     } else {
         Default::default()
@@ -950,7 +951,35 @@ fn check_mls_aliases<T: Named>(
     Ok(())
 }
 
-fn read_sensitivities(c: &mut Cursor<'_>) -> Result<(Vec<Sensitivity>, Vec<MlsAlias>)> {
+/// A sensitivity alias's own level (its offset and categories): kept only to be checked
+/// once the categories are read, as libsepol validates every level datum, aliases too.
+type AliasLevel = (usize, Ebitmap);
+
+/// Every category an alias's level allows is a declared category (libsepol's
+/// `validate_ebitmap` over the level datum).
+fn check_alias_levels(c: &Cursor<'_>, levels: &[AliasLevel], cats: &[Category]) -> Result<()> {
+    for (at, map) in levels {
+        let undeclared = map
+            .iter()
+            .find(|&b| cats.get(b as usize).is_none_or(|k| k.name.is_empty()));
+        if let Some(bit) = undeclared {
+            return Err(c.invalid_at(
+                *at,
+                "sensitivity level",
+                format!(
+                    "sensitivity alias level names category value {}, which no category has",
+                    bit + 1
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::type_complexity)]
+fn read_sensitivities(
+    c: &mut Cursor<'_>,
+) -> Result<(Vec<Sensitivity>, Vec<MlsAlias>, Vec<AliasLevel>)> {
     const WHAT: &str = "sensitivity";
     let (mut t, nel) = Table::start(
         c,
@@ -960,6 +989,7 @@ fn read_sensitivities(c: &mut Cursor<'_>) -> Result<(Vec<Sensitivity>, Vec<MlsAl
         u32::MAX,
     )?;
     let mut aliases = Vec::new();
+    let mut alias_levels = Vec::new();
     for _ in 0..nel {
         let at = c.offset();
         let [len, isalias] = c.u32s::<2>(WHAT)?;
@@ -972,6 +1002,7 @@ fn read_sensitivities(c: &mut Cursor<'_>) -> Result<(Vec<Sensitivity>, Vec<MlsAl
         if isalias {
             let value = level.sens;
             aliases.push((MlsAlias { name, value }, level_at));
+            alias_levels.push((level_at, level.cats));
             continue;
         }
         let value = level.sens;
@@ -985,7 +1016,11 @@ fn read_sensitivities(c: &mut Cursor<'_>) -> Result<(Vec<Sensitivity>, Vec<MlsAl
             cats: Ebitmap::default(),
         },
     });
-    Ok((sens, aliases.into_iter().map(|(a, _)| a).collect()))
+    Ok((
+        sens,
+        aliases.into_iter().map(|(a, _)| a).collect(),
+        alias_levels,
+    ))
 }
 
 fn read_categories(c: &mut Cursor<'_>) -> Result<(Vec<Category>, Vec<MlsAlias>)> {

@@ -15,6 +15,19 @@
 //! arbiter_query::search::run(&index, &args, &mut |line| println!("{line}"))?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Bad input
+//!
+//! Regex criteria (`-rs -rt -rc -rb -rd`, and every `*_regex` of the Python API) are
+//! read as Python's `re` reads them, as sesearch does: [`python_re`] parses each pattern
+//! to the end and translates it for the `regex` engine, so a pattern means what it means
+//! to sesearch (`[[:alpha:]]` is a set of its letters followed by `]`; `\Z`, `{,3}` and
+//! a lone `{` are valid). A pattern Python rejects is rejected with Python's message and
+//! character position (exit status 1, as sesearch); one using what the engine lacks
+//! (backreferences, lookaround, conditionals, atomic groups, possessive repeats, `\N{…}`)
+//! is refused with a message naming the construct, never approximated. Matching is
+//! linear in the name's length whatever the pattern (the engine has no backtracking);
+//! a pattern that compiles past the engine's size limit is refused as such.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -26,6 +39,7 @@ mod index;
 pub mod info;
 pub mod json;
 mod pattern;
+pub mod python_re;
 pub mod render;
 pub mod search;
 

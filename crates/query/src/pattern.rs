@@ -5,39 +5,17 @@ use crate::index::Index;
 use arbiter_policy::{TypeFlavor, TypeId};
 use regex::Regex;
 
-/// Compiles a pattern as setools does (`re.compile`, matched with `search`, unanchored).
-/// Syntax errors are worded as Python's `re` words the common ones.
+/// Compiles a pattern as setools does (`re.compile`, matched with `search`, unanchored):
+/// read as Python's `re` reads it ([`crate::python_re`]), then handed to the engine.
+/// Errors are Python's wording for what Python rejects, or say that a construct has no
+/// translation; the pattern itself is quoted at most in part.
 pub fn compile(pattern: &str) -> Result<Regex, String> {
-    Regex::new(pattern).map_err(|e| {
-        python_error(pattern).unwrap_or_else(|| match e {
-            regex::Error::Syntax(s) => s.lines().last().unwrap_or("").trim().to_string(),
-            other => other.to_string(),
-        })
-    })
-}
-
-/// Python's message for the syntax errors both engines detect alike.
-fn python_error(pattern: &str) -> Option<String> {
-    use regex_syntax::ast::ErrorKind as K;
-    let err = regex_syntax::ast::parse::Parser::new()
-        .parse(pattern)
-        .err()?;
-    // Python counts characters, the parser bytes.
-    let at = |offset: usize| pattern[..offset.min(pattern.len())].chars().count();
-    let start = err.span().start.offset;
-    Some(match err.kind() {
-        K::GroupUnclosed => format!(
-            "missing ), unterminated subpattern at position {}",
-            at(start)
+    let translated = crate::python_re::translate(pattern)?;
+    Regex::new(&translated).map_err(|e| match e {
+        regex::Error::CompiledTooBig(limit) => format!(
+            "the pattern compiles to more than arbiter's {limit}-byte limit for a regular expression"
         ),
-        K::GroupUnopened => format!("unbalanced parenthesis at position {}", at(start)),
-        K::ClassUnclosed => format!("unterminated character set at position {}", at(start)),
-        K::RepetitionMissing => format!("nothing to repeat at position {}", at(start)),
-        K::EscapeUnrecognized => {
-            let esc: String = pattern[start..].chars().take(2).collect();
-            format!("bad escape {esc} at position {}", at(start))
-        }
-        _ => return None,
+        other => format!("the translated pattern is refused by the regex engine: {other}"),
     })
 }
 
@@ -97,26 +75,4 @@ pub fn type_table(index: &Index<'_>, crit: &TypeCriterion, indirect: bool) -> Ve
         }
     }
     table
-}
-
-#[cfg(test)]
-mod tests {
-    use super::compile;
-
-    #[test]
-    fn regex_syntax_errors_are_worded_as_python_words_them() {
-        let err = |p: &str| compile(p).err().unwrap_or_default();
-        assert_eq!(
-            err("foo("),
-            "missing ), unterminated subpattern at position 3"
-        );
-        assert_eq!(err("foo)"), "unbalanced parenthesis at position 3");
-        assert_eq!(err("[abc"), "unterminated character set at position 0");
-        assert_eq!(err("*x"), "nothing to repeat at position 0");
-        assert_eq!(err("\\q"), "bad escape \\q at position 0");
-        assert_eq!(
-            err("é("),
-            "missing ), unterminated subpattern at position 1"
-        );
-    }
 }

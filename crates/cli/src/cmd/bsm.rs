@@ -7,7 +7,7 @@ use arbiter_bsm::print::{PrintOptions, Printer};
 use arbiter_bsm::reduce::{ReduceError, ReduceOptions, Reducer};
 use arbiter_bsm::{Mask, Outcome, Preselector};
 use arbiter_io::quote;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -156,28 +156,30 @@ fn print(a: PrintArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         }
     };
     if a.files.is_empty() {
-        let mut data = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut data)
-            .map_err(|e| format!("stdin: {e}"))?;
         let s = printer
-            .print_trail(&data, &mut *out)
-            .map_err(|e| e.to_string())?;
+            .print_stream(std::io::stdin().lock(), &mut *out)
+            .map_err(|e| stream_error("stdin", e))?;
         report("stdin", &s);
         // praudit returns 1 after reading standard input, without the XML footer.
         return Ok(ExitCode::from(1));
     }
     for f in &a.files {
-        let data = match arbiter_bsm::read_file(f) {
+        let file = match open_trail(f) {
             Ok(d) => d,
             Err(e) => {
                 crate::diag!("{e}");
                 continue;
             }
         };
-        let s = printer
-            .print_trail(&data, &mut *out)
-            .map_err(|e| e.to_string())?;
+        let s = match printer.print_stream(file, &mut *out) {
+            Ok(s) => s,
+            // As when a file cannot be opened: say so and go on with the next.
+            Err(arbiter_bsm::StreamError::Read(e)) => {
+                crate::diag!("{}: {e}", f.display());
+                continue;
+            }
+            Err(e) => return Err(stream_error(&f.display().to_string(), e)),
+        };
         report(&f.display().to_string(), &s);
     }
     if a.xml {
@@ -187,6 +189,31 @@ fn print(a: PrintArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Opens a trail for streaming (a file, FIFO or `/dev/stdin`; nothing is read yet).
+/// A directory is refused here, with the error reading it would give.
+fn open_trail(p: &std::path::Path) -> Result<std::fs::File, arbiter_bsm::IoError> {
+    const EISDIR: i32 = 21;
+    let err = |source| arbiter_bsm::IoError::File {
+        path: p.into(),
+        source,
+    };
+    let file = std::fs::File::open(p).map_err(err)?;
+    match file.metadata() {
+        Ok(m) if m.is_dir() => Err(err(std::io::Error::from_raw_os_error(EISDIR))),
+        _ => Ok(file),
+    }
+}
+
+/// A read failure names the input; a write failure is about standard output.
+fn stream_error(input: &str, e: arbiter_bsm::StreamError) -> CliError {
+    match e {
+        arbiter_bsm::StreamError::Read(e) => CliError::Message(format!("{input}: {e}")),
+        // The one writer has recorded the failure; `out::finish` reports it (or exits
+        // quietly on a closed pipe).
+        arbiter_bsm::StreamError::Write(e) => CliError::Io(e),
+    }
 }
 
 fn reduce(a: ReduceArgs, out: &mut Out) -> Result<ExitCode, CliError> {
@@ -215,32 +242,32 @@ fn reduce(a: ReduceArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         }
     };
     let reducer = Reducer::new(opts, &cfg);
-    let mut selected = Vec::new();
     let inputs: Vec<Option<PathBuf>> = if files.is_empty() {
         vec![None]
     } else {
         files.into_iter().map(|f| Some(PathBuf::from(f))).collect()
     };
     for f in inputs {
-        let data = match &f {
-            None => {
-                let mut d = Vec::new();
-                std::io::stdin()
-                    .read_to_end(&mut d)
-                    .map_err(|e| format!("stdin: {e}"))?;
-                d
-            }
-            Some(p) => match arbiter_bsm::read_file(p) {
-                Ok(d) => d,
+        let s = match &f {
+            None => reducer
+                .reduce_stream(std::io::stdin().lock(), &mut *out)
+                .map_err(|e| stream_error("stdin", e))?,
+            Some(p) => match open_trail(p) {
+                Ok(file) => match reducer.reduce_stream(file, &mut *out) {
+                    Ok(s) => s,
+                    Err(arbiter_bsm::StreamError::Read(e)) => {
+                        out.flush()?;
+                        crate::diag!("arbiter bsm reduce: {}: {e}", p.display());
+                        return Ok(ExitCode::from(1));
+                    }
+                    Err(e) => return Err(stream_error(&p.display().to_string(), e)),
+                },
                 Err(_) => {
                     crate::diag!("arbiter bsm reduce: Couldn't open {}", p.display());
                     return Ok(ExitCode::from(1));
                 }
             },
         };
-        selected.clear();
-        let s = reducer.reduce_trail(&data, &mut selected);
-        out.write_all(&selected)?;
         if s.suppressed_after_error > 0 {
             crate::diag!(
                 "arbiter bsm reduce: {} record(s) dropped only because an earlier record had an undecodable token (auditreduce's behaviour; --extended keeps them)",
