@@ -40,6 +40,8 @@ enum Command {
     Search(cmd::search::Args),
     /// sediff: differences between two policies, with sediff's sections and text.
     Diff(cmd::diff::Args),
+    /// sedta: domain transitions and transition paths, with sedta's options and report.
+    Dta(cmd::dta::Args),
     /// BSM audit trails and preselection (praudit/auditreduce compatible).
     #[command(subcommand)]
     Bsm(cmd::bsm::Command),
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Bools(a) => cmd::bools::run(a),
         Command::Search(a) => cmd::search::run(a),
         Command::Diff(a) => cmd::diff::run(a),
+        Command::Dta(a) => cmd::dta::run(a),
         Command::Why(a) => cmd::why::run(a),
         Command::Demo => cmd::demo::run(),
         Command::Bsm(c) => cmd::bsm::run(c),

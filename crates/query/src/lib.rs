@@ -28,6 +28,7 @@ pub mod json;
 mod pattern;
 pub mod render;
 pub mod search;
+pub mod terules;
 
 pub use argv::UsageError;
 pub use index::Index;
