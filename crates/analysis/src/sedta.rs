@@ -68,10 +68,36 @@ pub(crate) fn int_arg(p: &argv::Parsed, key: &str, spelling: &str) -> Result<Opt
     }
 }
 
+/// argparse takes `-1` after an option that wants a value as that value (the parser has
+/// no option that looks like a negative number); spell such pairs `--long=-1` for
+/// [`argv::parse`].
+pub(crate) fn join_negative_values(args: &[String], opts: &[Opt]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let opt = opts.iter().find(|o| o.value == Some(true) && o.names.contains(&a.as_str()));
+        let next = args.get(i + 1);
+        let negative = next.is_some_and(|n| {
+            n.strip_prefix('-')
+                .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+        });
+        if let (Some(o), Some(n), true) = (opt, next, negative) {
+            let long = o.names.iter().find(|x| x.starts_with("--")).unwrap_or(&o.names[0]);
+            out.push(format!("{long}={n}"));
+            i += 2;
+        } else {
+            out.push(a.clone());
+            i += 1;
+        }
+    }
+    out
+}
+
 impl DtaArgs {
     /// Reads sedta's command line (without the program name), with its checks and messages.
     pub fn parse(args: &[String]) -> Result<DtaArgs, argv::UsageError> {
-        let p = argv::parse(args, OPTS)?;
+        let p = argv::parse(&join_negative_values(args, OPTS), OPTS)?;
         let Some(source) = p.value("source") else {
             return Err(argv::UsageError("the following arguments are required: -s/--source".into()));
         };

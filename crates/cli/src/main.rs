@@ -42,6 +42,8 @@ enum Command {
     Diff(cmd::diff::Args),
     /// sedta: domain transitions and transition paths, with sedta's options and report.
     Dta(cmd::dta::Args),
+    /// seinfoflow: information flows and flow paths, with seinfoflow's options and report.
+    Infoflow(cmd::infoflow::Args),
     /// BSM audit trails and preselection (praudit/auditreduce compatible).
     #[command(subcommand)]
     Bsm(cmd::bsm::Command),
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Search(a) => cmd::search::run(a),
         Command::Diff(a) => cmd::diff::run(a),
         Command::Dta(a) => cmd::dta::run(a),
+        Command::Infoflow(a) => cmd::infoflow::run(a),
         Command::Why(a) => cmd::why::run(a),
         Command::Demo => cmd::demo::run(),
         Command::Bsm(c) => cmd::bsm::run(c),

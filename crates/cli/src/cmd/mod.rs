@@ -9,6 +9,7 @@ pub mod demo;
 pub mod diff;
 pub mod dta;
 pub mod info;
+pub mod infoflow;
 pub mod label;
 pub mod landlock;
 pub mod search;
