@@ -49,20 +49,101 @@ pub struct Transition {
     pub setcurrent: Vec<TeRuleRef>,
 }
 
+/// One edge as the graph keeps it: the rule lists setools keeps per edge, with the
+/// entrypoint, execute and type_transition lists left to be looked up when a transition
+/// is printed in full.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Edge {
+    source: TypeId,
+    target: TypeId,
+    transition: Vec<TeRuleRef>,
+    /// Entrypoint types, by name.
+    entrypoints: Vec<TypeId>,
+    /// Whether the source's setexec rules are attached.
+    setexec: bool,
+    dyntransition: Vec<TeRuleRef>,
+    /// Whether the source's setcurrent rules are attached.
+    setcurrent: bool,
+}
+
+/// A transition found by a query: its domains, in real direction; [`DtaView::full`] gives
+/// its rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step<'e> {
+    /// The domain transitioned from.
+    pub source: TypeId,
+    /// The domain entered.
+    pub target: TypeId,
+    edge: &'e Edge,
+}
+
+/// The rule tables transitions are validated and printed from.
+#[derive(Default)]
+struct Tables {
+    setexec: HashMap<TypeId, Vec<TeRuleRef>>,
+    setcurrent: HashMap<TypeId, Vec<TeRuleRef>>,
+    execute: SlotRules,
+    entrypoint: SlotRules,
+    type_trans: SlotRules,
+}
+
 /// The domain transition graph of one policy, as setools' `_build_graph` leaves it.
 pub struct DomainTransitionGraph<'i, 'p> {
     index: &'i Index<'p>,
+    tables: Tables,
     /// Nodes in insertion order.
     nodes: Vec<TypeId>,
     /// Node number of each type slot (`u32::MAX` when not a node).
     node_of: Vec<u32>,
     /// Edges in creation order (deleted ones are `None`).
-    edges: Vec<Option<Transition>>,
+    edges: Vec<Option<Edge>>,
     /// Per node, its out-edges (indices into `edges`) in creation order.
     succ: Vec<Vec<u32>>,
 }
 
 const NONE: u32 = u32::MAX;
+
+/// A set over type slots as 64-bit words.
+fn bits(set: &[bool]) -> Vec<u64> {
+    let mut w = vec![0u64; set.len().div_ceil(64)];
+    for (i, _) in set.iter().enumerate().filter(|(_, &b)| b) {
+        w[i / 64] |= 1 << (i % 64);
+    }
+    w
+}
+
+/// The types in both sets, ascending.
+fn set_bits<'a>(a: &'a [u64], b: &'a [u64]) -> impl Iterator<Item = TypeId> + 'a {
+    a.iter().zip(b).enumerate().flat_map(|(i, (&x, &y))| {
+        let mut w = x & y;
+        std::iter::from_fn(move || {
+            if w == 0 {
+                return None;
+            }
+            let bit = w.trailing_zeros() as usize;
+            w &= w - 1;
+            Some(i * 64 + bit)
+        })
+    })
+    .filter_map(TypeId::from_index)
+}
+
+/// The new type of a type_transition rule.
+fn default_of(index: &Index<'_>, r: TeRuleRef) -> Option<TypeId> {
+    let p = index.policy();
+    match r {
+        TeRuleRef::Filename { trans, outcome, .. } => p
+            .filename_trans
+            .get(trans as usize)?
+            .outcomes
+            .get(outcome as usize)
+            .map(|o| o.1),
+        _ => match terules::entry(p, r)?.datum {
+            AvtabDatum::Type(t) => Some(t),
+            _ => None,
+        },
+    }
+}
 
 impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
     /// Builds the graph: one pass over the allow and type_transition rules in setools'
@@ -71,6 +152,7 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
         let p = index.policy();
         let mut g = DomainTransitionGraph {
             index,
+            tables: Tables::default(),
             nodes: Vec::new(),
             node_of: vec![NONE; index.type_slots()],
             edges: Vec::new(),
@@ -166,7 +248,14 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                 _ => {}
             }
         }
-        g.validate(&setexec, &setcurrent, &execute, &entrypoint, &type_trans);
+        g.tables = Tables {
+            setexec,
+            setcurrent,
+            execute,
+            entrypoint,
+            type_trans,
+        };
+        g.validate();
         g
     }
 
@@ -178,14 +267,14 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                 let sn = self.add_node(s);
                 self.add_node(t);
                 let k = self.edges.len() as u32;
-                self.edges.push(Some(Transition {
+                self.edges.push(Some(Edge {
                     source: s,
                     target: t,
                     transition: Vec::new(),
                     entrypoints: Vec::new(),
-                    setexec: Vec::new(),
+                    setexec: false,
                     dyntransition: Vec::new(),
-                    setcurrent: Vec::new(),
+                    setcurrent: false,
                 }));
                 self.succ[sn as usize].push(k);
                 edge_of.insert((s, t), k);
@@ -208,94 +297,98 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
     /// each node's successor order), with its bookkeeping quirk: once an entrypoint m has
     /// been considered for an edge leaving s, setools' `type_trans[s][m]` holds a key, so m
     /// counts as "having a type_transition" for s's later edges.
-    fn validate(
-        &mut self,
-        setexec: &HashMap<TypeId, Vec<TeRuleRef>>,
-        setcurrent: &HashMap<TypeId, Vec<TeRuleRef>>,
-        execute: &SlotRules,
-        entrypoint: &SlotRules,
-        type_trans: &SlotRules,
-    ) {
+    fn validate(&mut self) {
         let index = self.index;
-        let p = index.policy();
+        let t = &self.tables;
         let mut touched: HashSet<(TypeId, TypeId)> = HashSet::new();
-        let mut entry_keys = Vec::new();
-        let mut exe_keys = Vec::new();
-        let default_of = |r: TeRuleRef| -> Option<TypeId> {
-            match r {
-                TeRuleRef::Filename { trans, outcome, .. } => p
-                    .filename_trans
-                    .get(trans as usize)?
-                    .outcomes
-                    .get(outcome as usize)
-                    .map(|o| o.1),
-                _ => match terules::entry(p, r)?.datum {
-                    AvtabDatum::Type(t) => Some(t),
-                    _ => None,
-                },
-            }
-        };
+        let mut exe_cache: HashMap<TypeId, Vec<u64>> = HashMap::new();
+        let mut entry_cache: HashMap<TypeId, Vec<u64>> = HashMap::new();
+        let mut scratch = Vec::new();
         for n in 0..self.nodes.len() {
-            for &k in &self.succ[n].clone() {
+            for &k in &self.succ[n] {
                 let Some(edge) = self.edges[k as usize].as_mut() else {
                     continue;
                 };
-                let (s, t) = (edge.source, edge.target);
+                let (s, d) = (edge.source, edge.target);
                 let mut invalid_trans = true;
                 if !edge.transition.is_empty() {
-                    entrypoint.targets_of(index, t, &mut entry_keys);
-                    execute.targets_of(index, s, &mut exe_keys);
-                    let matched: Vec<TypeId> = (0..entry_keys.len())
-                        .filter(|&i| entry_keys[i] && exe_keys[i])
-                        .filter_map(TypeId::from_index)
-                        .collect();
+                    let entry = entry_cache
+                        .entry(d)
+                        .or_insert_with(|| bits(t.entrypoint.targets_of(index, d, &mut scratch)));
+                    let exe = exe_cache
+                        .entry(s)
+                        .or_insert_with(|| bits(t.execute.targets_of(index, s, &mut scratch)));
+                    let matched: Vec<TypeId> = set_bits(entry, exe).collect();
                     if !matched.is_empty() {
-                        let has_setexec = setexec.contains_key(&s);
+                        let has_setexec = t.setexec.contains_key(&s);
+                        let mut has_tt = false;
                         for &m in &matched {
                             if has_setexec
                                 || touched.contains(&(s, m))
-                                || type_trans.any_between(index, s, m)
+                                || t.type_trans.any_between(index, s, m, |_| true)
                             {
-                                let tt = type_trans.between(index, s, m, |r| default_of(r) == Some(t));
-                                edge.entrypoints.push(Entrypoint {
-                                    name: m,
-                                    entrypoint: entrypoint.between(index, t, m, |_| true),
-                                    execute: execute.between(index, s, m, |_| true),
-                                    type_transition: tt,
-                                });
+                                edge.entrypoints.push(m);
                             }
+                            has_tt |= t.type_trans.any_between(index, s, m, |r| default_of(index, r) == Some(d));
                             touched.insert((s, m));
                         }
-                        if let Some(rules) = setexec.get(&s) {
-                            edge.setexec.extend_from_slice(rules);
-                        }
+                        edge.setexec = has_setexec;
                         edge.entrypoints
-                            .sort_by(|a, b| index.type_name(a.name).cmp(index.type_name(b.name)));
-                        invalid_trans = edge.setexec.is_empty()
-                            && edge.entrypoints.iter().all(|e| e.type_transition.is_empty());
+                            .sort_by(|a, b| index.type_name(*a).cmp(index.type_name(*b)));
+                        invalid_trans = !has_setexec && !has_tt;
                     }
                 }
                 let mut invalid_dyn = true;
-                if !edge.dyntransition.is_empty() {
-                    if let Some(rules) = setcurrent.get(&s) {
-                        edge.setcurrent.extend_from_slice(rules);
-                        invalid_dyn = false;
-                    }
+                if !edge.dyntransition.is_empty() && t.setcurrent.contains_key(&s) {
+                    edge.setcurrent = true;
+                    invalid_dyn = false;
                 }
                 if invalid_trans && invalid_dyn {
                     self.edges[k as usize] = None;
                 } else if invalid_trans {
                     edge.transition.clear();
                     edge.entrypoints.clear();
-                    edge.setexec.clear();
+                    edge.setexec = false;
                 } else if invalid_dyn {
                     edge.dyntransition.clear();
-                    edge.setcurrent.clear();
+                    edge.setcurrent = false;
                 }
             }
         }
         for list in &mut self.succ {
             list.retain(|&k| self.edges[k as usize].is_some());
+        }
+    }
+
+    /// A step's rules, as setools lists them on its edge.
+    pub fn full(&self, step: &Step<'_>) -> Transition {
+        let index = self.index;
+        let t = &self.tables;
+        let e = step.edge;
+        let (s, d) = (e.source, e.target);
+        Transition {
+            source: s,
+            target: d,
+            transition: e.transition.clone(),
+            entrypoints: e
+                .entrypoints
+                .iter()
+                .map(|&m| Entrypoint {
+                    name: m,
+                    entrypoint: t.entrypoint.between(index, d, m, |_| true),
+                    execute: t.execute.between(index, s, m, |_| true),
+                    type_transition: t
+                        .type_trans
+                        .between(index, s, m, |r| default_of(index, r) == Some(d)),
+                })
+                .collect(),
+            setexec: if e.setexec { t.setexec.get(&s).cloned().unwrap_or_default() } else { Vec::new() },
+            dyntransition: e.dyntransition.clone(),
+            setcurrent: if e.setcurrent {
+                t.setcurrent.get(&s).cloned().unwrap_or_default()
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -334,7 +427,7 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                 }
             }
         }
-        let mut data: HashMap<u32, Transition> = HashMap::new();
+        let mut data: HashMap<u32, Edge> = HashMap::new();
         let mut kept_edges: Vec<Vec<u32>> = Vec::with_capacity(n);
         for list in lists {
             let mut kept = Vec::with_capacity(list.len());
@@ -344,9 +437,9 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                 if !node_kept[su as usize] || !node_kept[tv as usize] {
                     continue;
                 }
-                if !excluded.is_empty() && e.entrypoints.iter().any(|x| excluded.contains(&x.name)) {
+                if !excluded.is_empty() && e.entrypoints.iter().any(|x| excluded.contains(x)) {
                     let mut e = e.clone();
-                    e.entrypoints.retain(|x| !excluded.contains(&x.name));
+                    e.entrypoints.retain(|x| !excluded.contains(x));
                     if e.entrypoints.is_empty() && e.dyntransition.is_empty() {
                         continue;
                     }
@@ -388,7 +481,7 @@ pub struct DtaView<'g, 'i, 'p> {
     kept_edges: Vec<Vec<u32>>,
     adjacency: Adjacency,
     /// Edges whose entrypoints the exclusion changed.
-    data: HashMap<u32, Transition>,
+    data: HashMap<u32, Edge>,
 }
 
 impl DtaView<'_, '_, '_> {
@@ -397,13 +490,24 @@ impl DtaView<'_, '_, '_> {
         (n != NONE && self.node_kept[n as usize]).then_some(n)
     }
 
-    fn transition(&self, k: u32) -> Option<&Transition> {
-        self.data
+    fn transition(&self, k: u32) -> Option<Step<'_>> {
+        let edge = self
+            .data
             .get(&k)
-            .or_else(|| self.graph.edges.get(k as usize)?.as_ref())
+            .or_else(|| self.graph.edges.get(k as usize)?.as_ref())?;
+        Some(Step {
+            source: edge.source,
+            target: edge.target,
+            edge,
+        })
     }
 
-    fn step(&self, from: u32, to: u32) -> Option<&Transition> {
+    /// A step's rules, as setools lists them on its edge.
+    pub fn full(&self, step: &Step<'_>) -> Transition {
+        self.graph.full(step)
+    }
+
+    fn step(&self, from: u32, to: u32) -> Option<Step<'_>> {
         let succ = self.adjacency.successors(from);
         let i = succ.iter().position(|&x| x == to)?;
         self.transition(*self.kept_edges.get(from as usize)?.get(i)?)
@@ -411,19 +515,19 @@ impl DtaView<'_, '_, '_> {
 
     /// The transitions out of `source` (into it, for a reversed view), in sedta's order.
     /// Each is given in its real direction.
-    pub fn transitions(&self, source: TypeId, emit: &mut dyn FnMut(&Transition) -> ControlFlow<()>) {
+    pub fn transitions(&self, source: TypeId, emit: &mut dyn FnMut(&Step<'_>) -> ControlFlow<()>) {
         let Some(n) = self.node(source) else { return };
         for &k in &self.kept_edges[n as usize] {
             if let Some(t) = self.transition(k) {
-                if emit(t).is_break() {
+                if emit(&t).is_break() {
                     return;
                 }
             }
         }
     }
 
-    fn walk(&self, path: &[u32], emit: &mut dyn FnMut(&[&Transition]) -> ControlFlow<()>) -> ControlFlow<()> {
-        let steps: Vec<&Transition> = path
+    fn walk(&self, path: &[u32], emit: &mut dyn FnMut(&[Step<'_>]) -> ControlFlow<()>) -> ControlFlow<()> {
+        let steps: Vec<Step<'_>> = path
             .windows(2)
             .filter_map(|w| self.step(w[0], w[1]))
             .collect();
@@ -436,7 +540,7 @@ impl DtaView<'_, '_, '_> {
         &self,
         source: TypeId,
         target: TypeId,
-        emit: &mut dyn FnMut(&[&Transition]) -> ControlFlow<()>,
+        emit: &mut dyn FnMut(&[Step<'_>]) -> ControlFlow<()>,
     ) {
         let (Some(s), Some(t)) = (self.node(source), self.node(target)) else { return };
         search::all_shortest_paths(&self.adjacency, s, t, &mut |p| self.walk(p, emit));
@@ -448,7 +552,7 @@ impl DtaView<'_, '_, '_> {
         source: TypeId,
         target: TypeId,
         max_steps: usize,
-        emit: &mut dyn FnMut(&[&Transition]) -> ControlFlow<()>,
+        emit: &mut dyn FnMut(&[Step<'_>]) -> ControlFlow<()>,
     ) {
         let (Some(s), Some(t)) = (self.node(source), self.node(target)) else { return };
         search::all_simple_paths(&self.adjacency, s, t, max_steps, &mut |p| self.walk(p, emit));

@@ -115,6 +115,11 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
         };
         let mut src: Vec<u32> = Vec::new();
         let mut tgt: Vec<u32> = Vec::new();
+        // The largest read and write weight each (source, target) side pair has carried so
+        // far: a later rule on the same sides (the same statement for another class, say)
+        // whose weight is not larger creates no edge and raises no weight, so its pairs
+        // are not visited again.
+        let mut seen: HashMap<(TypeId, TypeId), (u8, u8)> = HashMap::new();
         for r in terules::raw_order(p, AvtabKind::Allowed.bits()) {
             let Some(e) = terules::entry(p, r) else { continue };
             let AvtabDatum::Perms(bits) = e.datum else { continue };
@@ -139,11 +144,19 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
                 read,
                 write,
             });
+            let prev = seen.entry((e.key.source, e.key.target)).or_insert((0, 0));
+            let read_new = if read > prev.0 { read } else { 0 };
+            let write_new = if write > prev.1 { write } else { 0 };
+            prev.0 = prev.0.max(read);
+            prev.1 = prev.1.max(write);
+            if read_new == 0 && write_new == 0 {
+                continue;
+            }
             src.clear();
             src.extend(index.expand(e.key.source).iter().map(|t| g.node_of[t.index()]));
             tgt.clear();
             tgt.extend(index.expand(e.key.target).iter().map(|t| g.node_of[t.index()]));
-            g.add_rule(&src, &tgt, read, write);
+            g.add_rule(&src, &tgt, read_new, write_new);
         }
         g
     }

@@ -47,15 +47,24 @@ impl SlotRules {
     }
 
     /// Whether any rule's source stands for `s` and target for `t`.
-    pub fn any_between(&self, index: &Index<'_>, s: TypeId, t: TypeId) -> bool {
+    pub fn any_between(
+        &self,
+        index: &Index<'_>,
+        s: TypeId,
+        t: TypeId,
+        keep: impl Fn(TeRuleRef) -> bool,
+    ) -> bool {
         std::iter::once(s)
             .chain(index.attributes_of(s))
             .flat_map(|slot| self.by_source.get(&slot).into_iter().flatten())
-            .any(|&k| stands_for(index, self.rules[k as usize].2, t))
+            .any(|&k| {
+                let (rule, _, target) = self.rules[k as usize];
+                stands_for(index, target, t) && keep(rule)
+            })
     }
 
     /// Every type some rule with a source standing for `s` targets, as a set over type slots.
-    pub fn targets_of(&self, index: &Index<'_>, s: TypeId, out: &mut Vec<bool>) {
+    pub fn targets_of<'o>(&self, index: &Index<'_>, s: TypeId, out: &'o mut Vec<bool>) -> &'o [bool] {
         out.clear();
         out.resize(index.type_slots(), false);
         for slot in std::iter::once(s).chain(index.attributes_of(s)) {
@@ -67,6 +76,7 @@ impl SlotRules {
                 }
             }
         }
+        out
     }
 }
 

@@ -2,7 +2,7 @@
 //! same text on stdout, the same exit status (0 done, 1 analysis error printed on stdout,
 //! 2 usage error on stderr).
 
-use crate::dta::{DomainTransitionGraph, Transition};
+use crate::dta::{DomainTransitionGraph, Step, Transition};
 use crate::AnalysisError;
 use arbiter_query::argv::{self, Opt};
 use arbiter_query::terules;
@@ -223,14 +223,14 @@ fn report(
     let mut count: u64 = 0;
     let limit = a.limit;
     if let Some(target) = target {
-        let mut emit = |steps: &[&Transition]| {
+        let mut emit = |steps: &[Step<'_>]| {
             count += 1;
             let r = (|| -> io::Result<()> {
                 writeln!(out, "Domain transition path {count}:")?;
                 for (k, t) in steps.iter().enumerate() {
                     writeln!(out, "Step {}: {} -> {}", k + 1, index.type_name(t.source), index.type_name(t.target))?;
                     if a.full {
-                        write_rules(out, index, t)?;
+                        write_rules(out, index, &view.full(t))?;
                     }
                 }
                 if limit != 0 && count >= limit {
@@ -264,7 +264,7 @@ fn report(
             let r = (|| -> io::Result<()> {
                 writeln!(out, "Transition {count}: {} -> {}", index.type_name(t.source), index.type_name(t.target))?;
                 if a.full {
-                    write_rules(out, index, t)?;
+                    write_rules(out, index, &view.full(t))?;
                 }
                 Ok(())
             })();
@@ -346,12 +346,13 @@ fn json(
     match target {
         None => view.transitions(source, &mut |t| {
             count += 1;
-            line(serde_json::json!({ "transition": transition_json(index, t) }), count)
+            line(serde_json::json!({ "transition": transition_json(index, &view.full(t)) }), count)
         }),
         Some(target) => {
-            let mut emit = |steps: &[&Transition]| {
+            let mut emit = |steps: &[Step<'_>]| {
                 count += 1;
-                let steps: Vec<_> = steps.iter().map(|t| transition_json(index, t)).collect();
+                let steps: Vec<_> =
+                    steps.iter().map(|t| transition_json(index, &view.full(t))).collect();
                 line(serde_json::json!({ "path": steps }), count)
             };
             match max_steps {
