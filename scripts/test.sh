@@ -115,6 +115,13 @@ python3 -m pip install -q --force-reinstall ./crates/python
 # The differential test compares with the CLI built above; without it, it is skipped.
 ARBITER_BIN=target/release/arbiter python3 -m pytest crates/python/tests -q
 
+echo "== policy analyses: arbiter dta/infoflow against sedta/seinfoflow 4.4.1 (crates/analysis)"
+# sedta live on our small policies and Debian's default and MLS policies; seinfoflow live on
+# our small policies (with bad maps and bad options) and against the outputs it recorded on
+# Debian's policy (≈30 s of CPU a query there). ARBITER_ANALYSIS_SWEEP=1 adds the larger
+# random sweeps and the live Debian seinfoflow cases (tens of minutes).
+cargo test --release -q -p arbiter-analysis
+
 echo "== loom model checks of the lock-free structures"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test --release -p arbiter-decide -p arbiter-avc -p arbiter-bsm --lib loom

@@ -114,18 +114,21 @@ fn bits(set: &[bool]) -> Vec<u64> {
 
 /// The types in both sets, ascending.
 fn set_bits<'a>(a: &'a [u64], b: &'a [u64]) -> impl Iterator<Item = TypeId> + 'a {
-    a.iter().zip(b).enumerate().flat_map(|(i, (&x, &y))| {
-        let mut w = x & y;
-        std::iter::from_fn(move || {
-            if w == 0 {
-                return None;
-            }
-            let bit = w.trailing_zeros() as usize;
-            w &= w - 1;
-            Some(i * 64 + bit)
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .flat_map(|(i, (&x, &y))| {
+            let mut w = x & y;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let bit = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(i * 64 + bit)
+            })
         })
-    })
-    .filter_map(TypeId::from_index)
+        .filter_map(TypeId::from_index)
 }
 
 /// The new type of a type_transition rule.
@@ -165,7 +168,8 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                 .and_then(|c| index.class_perms(c).find(|&(n, _)| n == name))
                 .map_or(0, |(_, b)| 1u32 << b)
         };
-        let (transition, dyntransition) = (bit(process, "transition"), bit(process, "dyntransition"));
+        let (transition, dyntransition) =
+            (bit(process, "transition"), bit(process, "dyntransition"));
         let (setexec_bit, setcurrent_bit) = (bit(process, "setexec"), bit(process, "setcurrent"));
         let (execute_bit, entrypoint_bit) = (bit(file, "execute"), bit(file, "entrypoint"));
 
@@ -226,7 +230,10 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                             }
                         }
                     }
-                    for (bit, map) in [(setexec_bit, &mut setexec), (setcurrent_bit, &mut setcurrent)] {
+                    for (bit, map) in [
+                        (setexec_bit, &mut setexec),
+                        (setcurrent_bit, &mut setcurrent),
+                    ] {
                         if bit != 0 && perms & bit != 0 {
                             for &s in index.expand(source) {
                                 map.entry(s).or_default().push(r);
@@ -329,7 +336,9 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                             {
                                 edge.entrypoints.push(m);
                             }
-                            has_tt |= t.type_trans.any_between(index, s, m, |r| default_of(index, r) == Some(d));
+                            has_tt |= t
+                                .type_trans
+                                .any_between(index, s, m, |r| default_of(index, r) == Some(d));
                             touched.insert((s, m));
                         }
                         edge.setexec = has_setexec;
@@ -382,7 +391,11 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                         .between(index, s, m, |r| default_of(index, r) == Some(d)),
                 })
                 .collect(),
-            setexec: if e.setexec { t.setexec.get(&s).cloned().unwrap_or_default() } else { Vec::new() },
+            setexec: if e.setexec {
+                t.setexec.get(&s).cloned().unwrap_or_default()
+            } else {
+                Vec::new()
+            },
             dyntransition: e.dyntransition.clone(),
             setcurrent: if e.setcurrent {
                 t.setcurrent.get(&s).cloned().unwrap_or_default()
@@ -418,7 +431,9 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (u, succ) in self.succ.iter().enumerate() {
             for &k in succ {
-                let Some(e) = &self.edges[k as usize] else { continue };
+                let Some(e) = &self.edges[k as usize] else {
+                    continue;
+                };
                 let v = self.node_of[e.target.index()];
                 if reverse {
                     lists[v as usize].push(k);
@@ -432,8 +447,13 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
         for list in lists {
             let mut kept = Vec::with_capacity(list.len());
             for k in list {
-                let Some(e) = &self.edges[k as usize] else { continue };
-                let (su, tv) = (self.node_of[e.source.index()], self.node_of[e.target.index()]);
+                let Some(e) = &self.edges[k as usize] else {
+                    continue;
+                };
+                let (su, tv) = (
+                    self.node_of[e.source.index()],
+                    self.node_of[e.target.index()],
+                );
                 if !node_kept[su as usize] || !node_kept[tv as usize] {
                     continue;
                 }
@@ -526,7 +546,11 @@ impl DtaView<'_, '_, '_> {
         }
     }
 
-    fn walk(&self, path: &[u32], emit: &mut dyn FnMut(&[Step<'_>]) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn walk(
+        &self,
+        path: &[u32],
+        emit: &mut dyn FnMut(&[Step<'_>]) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let steps: Vec<Step<'_>> = path
             .windows(2)
             .filter_map(|w| self.step(w[0], w[1]))
@@ -542,7 +566,9 @@ impl DtaView<'_, '_, '_> {
         target: TypeId,
         emit: &mut dyn FnMut(&[Step<'_>]) -> ControlFlow<()>,
     ) {
-        let (Some(s), Some(t)) = (self.node(source), self.node(target)) else { return };
+        let (Some(s), Some(t)) = (self.node(source), self.node(target)) else {
+            return;
+        };
         search::all_shortest_paths(&self.adjacency, s, t, &mut |p| self.walk(p, emit));
     }
 
@@ -554,8 +580,12 @@ impl DtaView<'_, '_, '_> {
         max_steps: usize,
         emit: &mut dyn FnMut(&[Step<'_>]) -> ControlFlow<()>,
     ) {
-        let (Some(s), Some(t)) = (self.node(source), self.node(target)) else { return };
-        search::all_simple_paths(&self.adjacency, s, t, max_steps, &mut |p| self.walk(p, emit));
+        let (Some(s), Some(t)) = (self.node(source), self.node(target)) else {
+            return;
+        };
+        search::all_simple_paths(&self.adjacency, s, t, max_steps, &mut |p| {
+            self.walk(p, emit)
+        });
     }
 
     /// Whether the view is reversed.

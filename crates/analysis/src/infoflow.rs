@@ -121,9 +121,15 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
         // are not visited again.
         let mut seen: HashMap<(TypeId, TypeId), (u8, u8)> = HashMap::new();
         for r in terules::raw_order(p, AvtabKind::Allowed.bits()) {
-            let Some(e) = terules::entry(p, r) else { continue };
-            let AvtabDatum::Perms(bits) = e.datum else { continue };
-            let Some(cw) = class_weights.get(e.key.class.index()) else { continue };
+            let Some(e) = terules::entry(p, r) else {
+                continue;
+            };
+            let AvtabDatum::Perms(bits) = e.datum else {
+                continue;
+            };
+            let Some(cw) = class_weights.get(e.key.class.index()) else {
+                continue;
+            };
             let (mut read, mut write) = (0u8, 0u8);
             let mut b = bits;
             while b != 0 {
@@ -136,7 +142,10 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
             if read == 0 && write == 0 {
                 continue;
             }
-            g.by_source.entry(e.key.source).or_default().push(g.rules.len() as u32);
+            g.by_source
+                .entry(e.key.source)
+                .or_default()
+                .push(g.rules.len() as u32);
             g.rules.push(FlowRule {
                 rule: r,
                 source: e.key.source,
@@ -153,9 +162,19 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
                 continue;
             }
             src.clear();
-            src.extend(index.expand(e.key.source).iter().map(|t| g.node_of[t.index()]));
+            src.extend(
+                index
+                    .expand(e.key.source)
+                    .iter()
+                    .map(|t| g.node_of[t.index()]),
+            );
             tgt.clear();
-            tgt.extend(index.expand(e.key.target).iter().map(|t| g.node_of[t.index()]));
+            tgt.extend(
+                index
+                    .expand(e.key.target)
+                    .iter()
+                    .map(|t| g.node_of[t.index()]),
+            );
             g.add_rule(&src, &tgt, read_new, write_new);
         }
         g
@@ -244,7 +263,9 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
         match r {
             TeRuleRef::Cond { node, branch, .. } => {
                 let p = self.index.policy();
-                let Some(c) = p.cond_nodes.get(node as usize) else { return true };
+                let Some(c) = p.cond_nodes.get(node as usize) else {
+                    return true;
+                };
                 let v = render::cond_eval(&c.expr, |b| values.get(b).copied().unwrap_or(false));
                 v == branch
             }
@@ -271,9 +292,19 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
             let mut tgt = Vec::new();
             for fr in &self.rules {
                 src.clear();
-                src.extend(self.index.expand(fr.source).iter().map(|t| self.node_of[t.index()]));
+                src.extend(
+                    self.index
+                        .expand(fr.source)
+                        .iter()
+                        .map(|t| self.node_of[t.index()]),
+                );
                 tgt.clear();
-                tgt.extend(self.index.expand(fr.target).iter().map(|t| self.node_of[t.index()]));
+                tgt.extend(
+                    self.index
+                        .expand(fr.target)
+                        .iter()
+                        .map(|t| self.node_of[t.index()]),
+                );
                 if self.enabled(fr.rule, values) {
                     for &s in &src {
                         for &t in &tgt {
@@ -288,8 +319,11 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
                         }
                     }
                 } else if fr.write > 0 && fr.read > 0 {
-                    let both: Vec<u32> =
-                        src.iter().copied().filter(|s| tgt.binary_search(s).is_ok()).collect();
+                    let both: Vec<u32> = src
+                        .iter()
+                        .copied()
+                        .filter(|s| tgt.binary_search(s).is_ok())
+                        .collect();
                     for &s in &both {
                         for &t in &both {
                             if s != t {
@@ -311,7 +345,7 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
                 keep_u
                     && kept[v as usize]
                     && row[v as usize] >= min
-                    && survives.map_or(true, |s| s[u * n + v as usize])
+                    && !matches!(survives, Some(s) if !s[u * n + v as usize])
             })
         }));
         InfoFlowView {
@@ -356,7 +390,11 @@ impl InfoFlowView<'_, '_, '_> {
         }
     }
 
-    fn walk(&self, path: &[u32], emit: &mut dyn FnMut(&[Step]) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn walk(
+        &self,
+        path: &[u32],
+        emit: &mut dyn FnMut(&[Step]) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let steps: Vec<Step> = path.windows(2).map(|w| self.step(w[0], w[1])).collect();
         emit(&steps)
     }
@@ -368,7 +406,9 @@ impl InfoFlowView<'_, '_, '_> {
         target: TypeId,
         emit: &mut dyn FnMut(&[Step]) -> ControlFlow<()>,
     ) {
-        let (Some(s), Some(t)) = (self.node(source), self.node(target)) else { return };
+        let (Some(s), Some(t)) = (self.node(source), self.node(target)) else {
+            return;
+        };
         search::all_shortest_paths(&self.adjacency, s, t, &mut |p| self.walk(p, emit));
     }
 
@@ -380,8 +420,12 @@ impl InfoFlowView<'_, '_, '_> {
         max_steps: usize,
         emit: &mut dyn FnMut(&[Step]) -> ControlFlow<()>,
     ) {
-        let (Some(s), Some(t)) = (self.node(source), self.node(target)) else { return };
-        search::all_simple_paths(&self.adjacency, s, t, max_steps, &mut |p| self.walk(p, emit));
+        let (Some(s), Some(t)) = (self.node(source), self.node(target)) else {
+            return;
+        };
+        search::all_simple_paths(&self.adjacency, s, t, max_steps, &mut |p| {
+            self.walk(p, emit)
+        });
     }
 
     /// The rules of a step as setools lists them on the edge: in `terules()` order, a rule
@@ -409,8 +453,11 @@ impl InfoFlowView<'_, '_, '_> {
         let mut rules: Vec<TeRuleRef> = found.into_iter().map(|(_, r)| r).collect();
         if let Some(values) = &self.booleans {
             let mut removed: Vec<TeRuleRef> = Vec::new();
-            let disabled: Vec<TeRuleRef> =
-                rules.iter().copied().filter(|&r| !g.enabled(r, values)).collect();
+            let disabled: Vec<TeRuleRef> = rules
+                .iter()
+                .copied()
+                .filter(|&r| !g.enabled(r, values))
+                .collect();
             for r in disabled {
                 if !removed.contains(&r) {
                     if let Some(i) = rules.iter().position(|&x| x == r) {

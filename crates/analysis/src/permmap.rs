@@ -91,7 +91,8 @@ impl PermissionMap {
 
     /// Parses map text; `path` names it in error messages.
     pub fn parse(path: &str, text: &str) -> Result<PermissionMap, AnalysisError> {
-        let err = |line: usize, what: String| AnalysisError::PermMap(format!("{path}:{line}:{what}"));
+        let err =
+            |line: usize, what: String| AnalysisError::PermMap(format!("{path}:{line}:{what}"));
         let mut map = PermissionMap {
             path: path.to_string(),
             classes: HashMap::new(),
@@ -116,19 +117,29 @@ impl PermissionMap {
                     num_classes = python_int(first)
                         .ok_or_else(|| err(n, format!("Invalid number of classes: {first}")))?;
                     if num_classes < 1 {
-                        return Err(err(n, format!("Number of classes must be positive: {first}")));
+                        return Err(err(
+                            n,
+                            format!("Number of classes must be positive: {first}"),
+                        ));
                     }
                     State::Class
                 }
                 State::Class => {
                     if entry.len() != 3 || entry[0] != "class" {
                         let repr: Vec<String> = entry.iter().map(|t| python_repr(t)).collect();
-                        return Err(err(n, format!("Invalid class declaration: [{}]", repr.join(", "))));
+                        return Err(err(
+                            n,
+                            format!("Invalid class declaration: [{}]", repr.join(", ")),
+                        ));
                     }
-                    let num_perms = python_int(entry[2])
-                        .ok_or_else(|| err(n, format!("Invalid number of permissions: {}", entry[2])))?;
+                    let num_perms = python_int(entry[2]).ok_or_else(|| {
+                        err(n, format!("Invalid number of permissions: {}", entry[2]))
+                    })?;
                     if num_perms < 1 {
-                        return Err(err(n, format!("Number of permissions must be positive: {}", entry[2])));
+                        return Err(err(
+                            n,
+                            format!("Number of permissions must be positive: {}", entry[2]),
+                        ));
                     }
                     class_count += 1;
                     if class_count > num_classes {
@@ -144,8 +155,9 @@ impl PermissionMap {
                     let (Some(dir), Some(weight)) = (entry.get(1), entry.get(2)) else {
                         return Err(AnalysisError::PermMap("list index out of range".into()));
                     };
-                    let direction = Direction::parse(dir)
-                        .ok_or_else(|| err(n, format!("Invalid information flow direction: {dir}")))?;
+                    let direction = Direction::parse(dir).ok_or_else(|| {
+                        err(n, format!("Invalid information flow direction: {dir}"))
+                    })?;
                     let w = python_int(weight)
                         .ok_or_else(|| err(n, format!("Invalid permission weight: {weight}")))?;
                     if !(1..=10).contains(&w) {
@@ -162,7 +174,10 @@ impl PermissionMap {
                     if left <= 1 {
                         State::Class
                     } else {
-                        State::Perms { class, left: left - 1 }
+                        State::Perms {
+                            class,
+                            left: left - 1,
+                        }
                     }
                 }
             };
@@ -220,7 +235,11 @@ fn python_lines(text: &str) -> impl Iterator<Item = &str> {
         }
         let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
         let line = &rest[..end];
-        let skip = if rest[end..].starts_with("\r\n") { 2 } else { usize::from(end < rest.len()) };
+        let skip = if rest[end..].starts_with("\r\n") {
+            2
+        } else {
+            usize::from(end < rest.len())
+        };
         rest = &rest[end + skip..];
         Some(line)
     })
@@ -230,7 +249,11 @@ fn python_lines(text: &str) -> impl Iterator<Item = &str> {
 /// underscores between digits, surrounding whitespace already removed.
 fn python_int(s: &str) -> Option<i64> {
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || digits.starts_with('_') || digits.ends_with('_') || digits.contains("__") {
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
         return None;
     }
     if !digits.chars().all(|c| c.is_ascii_digit() || c == '_') {
@@ -274,7 +297,10 @@ mod tests {
         let e = PermissionMap::parse("m", "x\n").unwrap_err();
         assert_eq!(e.to_string(), "m:1:Invalid number of classes: x");
         let e = PermissionMap::parse("m", "1\nclass file\n").unwrap_err();
-        assert_eq!(e.to_string(), "m:2:Invalid class declaration: ['class', 'file']");
+        assert_eq!(
+            e.to_string(),
+            "m:2:Invalid class declaration: ['class', 'file']"
+        );
         let e = PermissionMap::parse("m", "1\nclass file 1\n read\n").unwrap_err();
         assert_eq!(e.to_string(), "list index out of range");
     }

@@ -2,9 +2,9 @@
 //! slots, indexed by source slot, so "the rules of this category between type s and type
 //! t, in setools' order" costs a look at s's attributes rather than a scan of the policy.
 
+use arbiter_policy::TypeId;
 use arbiter_query::terules::TeRuleRef;
 use arbiter_query::Index;
-use arbiter_policy::TypeId;
 use std::collections::HashMap;
 
 /// One category's rules, in `terules()` order.
@@ -43,7 +43,10 @@ impl SlotRules {
             }
         }
         found.sort_unstable();
-        found.into_iter().map(|k| self.rules[k as usize].0).collect()
+        found
+            .into_iter()
+            .map(|k| self.rules[k as usize].0)
+            .collect()
     }
 
     /// Whether any rule's source stands for `s` and target for `t`.
@@ -64,7 +67,12 @@ impl SlotRules {
     }
 
     /// Every type some rule with a source standing for `s` targets, as a set over type slots.
-    pub fn targets_of<'o>(&self, index: &Index<'_>, s: TypeId, out: &'o mut Vec<bool>) -> &'o [bool] {
+    pub fn targets_of<'o>(
+        &self,
+        index: &Index<'_>,
+        s: TypeId,
+        out: &'o mut Vec<bool>,
+    ) -> &'o [bool] {
         out.clear();
         out.resize(index.type_slots(), false);
         for slot in std::iter::once(s).chain(index.attributes_of(s)) {

@@ -230,7 +230,10 @@ mod tests {
     #[test]
     fn source_equal_to_target_is_one_empty_path_or_none() {
         let g = diamond();
-        assert_eq!(collect(|g, e| all_shortest_paths(g, 2, 2, e), &g), vec![vec![2]]);
+        assert_eq!(
+            collect(|g, e| all_shortest_paths(g, 2, 2, e), &g),
+            vec![vec![2]]
+        );
         assert!(collect(|g, e| all_simple_paths(g, 2, 2, 5, e), &g).is_empty());
     }
 

@@ -12,18 +12,66 @@ use std::ops::ControlFlow;
 
 /// The options, as sedta declares them (`-p` is the policy).
 const OPTS: &[Opt] = &[
-    Opt { names: &["-p", "--policy"], value: Some(true), key: "policy" },
-    Opt { names: &["-s", "--source"], value: Some(true), key: "source" },
-    Opt { names: &["-t", "--target"], value: Some(true), key: "target" },
-    Opt { names: &["--full"], value: None, key: "full" },
-    Opt { names: &["--stats"], value: None, key: "stats" },
-    Opt { names: &["-v", "--verbose"], value: None, key: "verbose" },
-    Opt { names: &["--debug"], value: None, key: "debug" },
-    Opt { names: &["-S", "--shortest_path"], value: None, key: "shortest" },
-    Opt { names: &["-A", "--all_paths"], value: Some(true), key: "all" },
-    Opt { names: &["-r", "--reverse"], value: None, key: "reverse" },
-    Opt { names: &["-l", "--limit_trans"], value: Some(true), key: "limit" },
-    Opt { names: &["--json"], value: None, key: "json" },
+    Opt {
+        names: &["-p", "--policy"],
+        value: Some(true),
+        key: "policy",
+    },
+    Opt {
+        names: &["-s", "--source"],
+        value: Some(true),
+        key: "source",
+    },
+    Opt {
+        names: &["-t", "--target"],
+        value: Some(true),
+        key: "target",
+    },
+    Opt {
+        names: &["--full"],
+        value: None,
+        key: "full",
+    },
+    Opt {
+        names: &["--stats"],
+        value: None,
+        key: "stats",
+    },
+    Opt {
+        names: &["-v", "--verbose"],
+        value: None,
+        key: "verbose",
+    },
+    Opt {
+        names: &["--debug"],
+        value: None,
+        key: "debug",
+    },
+    Opt {
+        names: &["-S", "--shortest_path"],
+        value: None,
+        key: "shortest",
+    },
+    Opt {
+        names: &["-A", "--all_paths"],
+        value: Some(true),
+        key: "all",
+    },
+    Opt {
+        names: &["-r", "--reverse"],
+        value: None,
+        key: "reverse",
+    },
+    Opt {
+        names: &["-l", "--limit_trans"],
+        value: Some(true),
+        key: "limit",
+    },
+    Opt {
+        names: &["--json"],
+        value: None,
+        key: "json",
+    },
 ];
 
 /// The usage line printed with usage errors.
@@ -59,7 +107,11 @@ pub struct DtaArgs {
 }
 
 /// argparse's `type=int` conversion.
-pub(crate) fn int_arg(p: &argv::Parsed, key: &str, spelling: &str) -> Result<Option<i64>, argv::UsageError> {
+pub(crate) fn int_arg(
+    p: &argv::Parsed,
+    key: &str,
+    spelling: &str,
+) -> Result<Option<i64>, argv::UsageError> {
     match p.value(key) {
         None => Ok(None),
         Some(v) => v.trim().parse::<i64>().map(Some).map_err(|_| {
@@ -76,14 +128,20 @@ pub(crate) fn join_negative_values(args: &[String], opts: &[Opt]) -> Vec<String>
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
-        let opt = opts.iter().find(|o| o.value == Some(true) && o.names.contains(&a.as_str()));
+        let opt = opts
+            .iter()
+            .find(|o| o.value == Some(true) && o.names.contains(&a.as_str()));
         let next = args.get(i + 1);
         let negative = next.is_some_and(|n| {
             n.strip_prefix('-')
                 .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
         });
         if let (Some(o), Some(n), true) = (opt, next, negative) {
-            let long = o.names.iter().find(|x| x.starts_with("--")).unwrap_or(&o.names[0]);
+            let long = o
+                .names
+                .iter()
+                .find(|x| x.starts_with("--"))
+                .unwrap_or(&o.names[0]);
             out.push(format!("{long}={n}"));
             i += 2;
         } else {
@@ -99,17 +157,24 @@ impl DtaArgs {
     pub fn parse(args: &[String]) -> Result<DtaArgs, argv::UsageError> {
         let p = argv::parse(&join_negative_values(args, OPTS), OPTS)?;
         let Some(source) = p.value("source") else {
-            return Err(argv::UsageError("the following arguments are required: -s/--source".into()));
+            return Err(argv::UsageError(
+                "the following arguments are required: -s/--source".into(),
+            ));
         };
         let Some(policy) = p.value("policy") else {
-            return Err(argv::UsageError("a policy file is required (-p POLICY)".into()));
+            return Err(argv::UsageError(
+                "a policy file is required (-p POLICY)".into(),
+            ));
         };
         let all_paths = int_arg(&p, "all", "-A/--all_paths")?;
         let limit = int_arg(&p, "limit", "-l/--limit_trans")?.unwrap_or(0);
         let a = DtaArgs {
             policy: policy.to_string(),
             source: source.to_string(),
-            target: p.value("target").filter(|t| !t.is_empty()).map(str::to_string),
+            target: p
+                .value("target")
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
             full: p.has("full"),
             stats: p.has("stats"),
             shortest: p.has("shortest"),
@@ -122,10 +187,14 @@ impl DtaArgs {
         };
         let algorithm = a.shortest || a.all_paths.is_some_and(|n| n != 0);
         if a.target.is_none() && algorithm {
-            return Err(argv::UsageError("The target type must be specified to determine a path.".into()));
+            return Err(argv::UsageError(
+                "The target type must be specified to determine a path.".into(),
+            ));
         }
         if a.target.is_some() && !algorithm {
-            return Err(argv::UsageError("An algorithm must be specified to determine a path.".into()));
+            return Err(argv::UsageError(
+                "An algorithm must be specified to determine a path.".into(),
+            ));
         }
         Ok(a)
     }
@@ -228,7 +297,13 @@ fn report(
             let r = (|| -> io::Result<()> {
                 writeln!(out, "Domain transition path {count}:")?;
                 for (k, t) in steps.iter().enumerate() {
-                    writeln!(out, "Step {}: {} -> {}", k + 1, index.type_name(t.source), index.type_name(t.target))?;
+                    writeln!(
+                        out,
+                        "Step {}: {} -> {}",
+                        k + 1,
+                        index.type_name(t.source),
+                        index.type_name(t.target)
+                    )?;
                     if a.full {
                         write_rules(out, index, &view.full(t))?;
                     }
@@ -262,7 +337,12 @@ fn report(
         view.transitions(source, &mut |t| {
             count += 1;
             let r = (|| -> io::Result<()> {
-                writeln!(out, "Transition {count}: {} -> {}", index.type_name(t.source), index.type_name(t.target))?;
+                writeln!(
+                    out,
+                    "Transition {count}: {} -> {}",
+                    index.type_name(t.source),
+                    index.type_name(t.target)
+                )?;
                 if a.full {
                     write_rules(out, index, &view.full(t))?;
                 }
@@ -301,7 +381,10 @@ fn report(
 /// One transition as a JSON object: its types and every rule list as statement text.
 pub fn transition_json(index: &Index<'_>, t: &Transition) -> serde_json::Value {
     let texts = |rules: &[terules::TeRuleRef]| -> Vec<String> {
-        rules.iter().map(|&r| terules::statement(index, r)).collect()
+        rules
+            .iter()
+            .map(|&r| terules::statement(index, r))
+            .collect()
     };
     serde_json::json!({
         "source": index.type_name(t.source),
@@ -346,18 +429,25 @@ fn json(
     match target {
         None => view.transitions(source, &mut |t| {
             count += 1;
-            line(serde_json::json!({ "transition": transition_json(index, &view.full(t)) }), count)
+            line(
+                serde_json::json!({ "transition": transition_json(index, &view.full(t)) }),
+                count,
+            )
         }),
         Some(target) => {
             let mut emit = |steps: &[Step<'_>]| {
                 count += 1;
-                let steps: Vec<_> =
-                    steps.iter().map(|t| transition_json(index, &view.full(t))).collect();
+                let steps: Vec<_> = steps
+                    .iter()
+                    .map(|t| transition_json(index, &view.full(t)))
+                    .collect();
                 line(serde_json::json!({ "path": steps }), count)
             };
             match max_steps {
                 None => view.all_shortest_paths(source, target, &mut emit),
-                Some(n) => view.all_paths(source, target, usize::try_from(n).unwrap_or(0), &mut emit),
+                Some(n) => {
+                    view.all_paths(source, target, usize::try_from(n).unwrap_or(0), &mut emit)
+                }
             }
         }
     }

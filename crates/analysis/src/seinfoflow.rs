@@ -12,20 +12,76 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 
 const OPTS: &[Opt] = &[
-    Opt { names: &["--full"], value: None, key: "full" },
-    Opt { names: &["--stats"], value: None, key: "stats" },
-    Opt { names: &["-v", "--verbose"], value: None, key: "verbose" },
-    Opt { names: &["--debug"], value: None, key: "debug" },
-    Opt { names: &["-p", "--policy"], value: Some(true), key: "policy" },
-    Opt { names: &["-m", "--map"], value: Some(true), key: "map" },
-    Opt { names: &["-s", "--source"], value: Some(true), key: "source" },
-    Opt { names: &["-t", "--target"], value: Some(true), key: "target" },
-    Opt { names: &["-S", "--shortest_path"], value: None, key: "shortest" },
-    Opt { names: &["-A", "--all_paths"], value: Some(true), key: "all" },
-    Opt { names: &["-w", "--min_weight"], value: Some(true), key: "weight" },
-    Opt { names: &["-l", "--limit_flows"], value: Some(true), key: "limit" },
-    Opt { names: &["-b", "--booleans"], value: Some(true), key: "booleans" },
-    Opt { names: &["--json"], value: None, key: "json" },
+    Opt {
+        names: &["--full"],
+        value: None,
+        key: "full",
+    },
+    Opt {
+        names: &["--stats"],
+        value: None,
+        key: "stats",
+    },
+    Opt {
+        names: &["-v", "--verbose"],
+        value: None,
+        key: "verbose",
+    },
+    Opt {
+        names: &["--debug"],
+        value: None,
+        key: "debug",
+    },
+    Opt {
+        names: &["-p", "--policy"],
+        value: Some(true),
+        key: "policy",
+    },
+    Opt {
+        names: &["-m", "--map"],
+        value: Some(true),
+        key: "map",
+    },
+    Opt {
+        names: &["-s", "--source"],
+        value: Some(true),
+        key: "source",
+    },
+    Opt {
+        names: &["-t", "--target"],
+        value: Some(true),
+        key: "target",
+    },
+    Opt {
+        names: &["-S", "--shortest_path"],
+        value: None,
+        key: "shortest",
+    },
+    Opt {
+        names: &["-A", "--all_paths"],
+        value: Some(true),
+        key: "all",
+    },
+    Opt {
+        names: &["-w", "--min_weight"],
+        value: Some(true),
+        key: "weight",
+    },
+    Opt {
+        names: &["-l", "--limit_flows"],
+        value: Some(true),
+        key: "limit",
+    },
+    Opt {
+        names: &["-b", "--booleans"],
+        value: Some(true),
+        key: "booleans",
+    },
+    Opt {
+        names: &["--json"],
+        value: None,
+        key: "json",
+    },
 ];
 
 /// The usage line printed with usage errors.
@@ -69,25 +125,38 @@ impl InfoFlowArgs {
     pub fn parse(args: &[String]) -> Result<InfoFlowArgs, argv::UsageError> {
         let p = argv::parse(&join_negative_values(args, OPTS), OPTS)?;
         let Some(source) = p.value("source") else {
-            return Err(argv::UsageError("the following arguments are required: -s/--source".into()));
+            return Err(argv::UsageError(
+                "the following arguments are required: -s/--source".into(),
+            ));
         };
         let Some(policy) = p.value("policy") else {
-            return Err(argv::UsageError("a policy file is required (-p POLICY)".into()));
+            return Err(argv::UsageError(
+                "a policy file is required (-p POLICY)".into(),
+            ));
         };
         let all_paths = int_arg(&p, "all", "-A/--all_paths")?;
         let min_weight = int_arg(&p, "weight", "-w/--min_weight")?.unwrap_or(3);
         let limit = int_arg(&p, "limit", "-l/--limit_flows")?.unwrap_or(0);
-        let target = p.value("target").filter(|t| !t.is_empty()).map(str::to_string);
+        let target = p
+            .value("target")
+            .filter(|t| !t.is_empty())
+            .map(str::to_string);
         let shortest = p.has("shortest");
         let algorithm = shortest || all_paths.is_some_and(|n| n != 0);
         if target.is_none() && algorithm {
-            return Err(argv::UsageError("The target type must be specified to determine a path.".into()));
+            return Err(argv::UsageError(
+                "The target type must be specified to determine a path.".into(),
+            ));
         }
         if target.is_some() && !algorithm {
-            return Err(argv::UsageError("A target type is not used for flows in/out of a type.".into()));
+            return Err(argv::UsageError(
+                "A target type is not used for flows in/out of a type.".into(),
+            ));
         }
         if limit < 0 {
-            return Err(argv::UsageError("Limit on information flows cannot be negative.".into()));
+            return Err(argv::UsageError(
+                "Limit on information flows cannot be negative.".into(),
+            ));
         }
         let booleans = match p.value("booleans") {
             None => None,
@@ -97,12 +166,18 @@ impl InfoFlowArgs {
                 for item in text.split(',') {
                     let parts: Vec<&str> = item.split(':').collect();
                     let [name, value] = parts[..] else {
-                        return Err(argv::UsageError("Expected boolean format foo:true,bar:false".into()));
+                        return Err(argv::UsageError(
+                            "Expected boolean format foo:true,bar:false".into(),
+                        ));
                     };
                     let value = match value.to_lowercase().as_str() {
                         "true" => true,
                         "false" => false,
-                        _ => return Err(argv::UsageError("Conditional value must be true or false.".into())),
+                        _ => {
+                            return Err(argv::UsageError(
+                                "Conditional value must be true or false.".into(),
+                            ))
+                        }
                     };
                     v.push((name.to_string(), value));
                 }
@@ -206,8 +281,11 @@ fn report<'g, 'i, 'p>(
     };
     let view = &cache.views[at].1;
     let sorted_rules = |step: Step| -> Vec<String> {
-        let mut texts: Vec<String> =
-            view.rules(step).into_iter().map(|r| terules::statement(index, r)).collect();
+        let mut texts: Vec<String> = view
+            .rules(step)
+            .into_iter()
+            .map(|r| terules::statement(index, r))
+            .collect();
         texts.sort();
         texts
     };
@@ -240,7 +318,13 @@ fn report<'g, 'i, 'p>(
                     }
                     writeln!(out, "Flow {count}:")?;
                     for (k, &s) in steps.iter().enumerate() {
-                        writeln!(out, "  Step {}: {} -> {}", k + 1, name(s.source), name(s.target))?;
+                        writeln!(
+                            out,
+                            "  Step {}: {} -> {}",
+                            k + 1,
+                            name(s.source),
+                            name(s.target)
+                        )?;
                         if a.full {
                             for r in sorted_rules(s) {
                                 writeln!(out, "    {r}")?;
@@ -257,7 +341,9 @@ fn report<'g, 'i, 'p>(
             };
             match max_steps {
                 None => view.all_shortest_paths(source, target, &mut emit),
-                Some(n) => view.all_paths(source, target, usize::try_from(n).unwrap_or(0), &mut emit),
+                Some(n) => {
+                    view.all_paths(source, target, usize::try_from(n).unwrap_or(0), &mut emit)
+                }
             }
         }
         None => view.flows_out(source, &mut |s| {
@@ -267,7 +353,12 @@ fn report<'g, 'i, 'p>(
                     let v = step_json(index, s, a.full.then(|| sorted_rules(s)));
                     return writeln!(out, "{}", serde_json::json!({ "flow": v }));
                 }
-                writeln!(out, "Flow {count}: {} -> {}", name(s.source), name(s.target))?;
+                writeln!(
+                    out,
+                    "Flow {count}: {} -> {}",
+                    name(s.source),
+                    name(s.target)
+                )?;
                 if a.full {
                     for r in sorted_rules(s) {
                         writeln!(out, "    {r}")?;

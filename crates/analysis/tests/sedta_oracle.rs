@@ -10,10 +10,13 @@ use common::{argv, compare, domains, oracle_available, small_policies, types};
 fn cases(policy: &str, seed: u64, n: usize, fixed: &[&str]) -> Vec<Vec<String>> {
     let mut rng = arbiter_testkit::Rng::new(seed);
     let (doms, names) = (domains(policy), types(policy));
-    let mut pick = || rng.pick(&doms).cloned().unwrap_or_default();
-    let mut out: Vec<Vec<String>> = fixed.iter().map(|f| argv(&format!("-p {policy} {f}"))).collect();
+    let mut out: Vec<Vec<String>> = fixed
+        .iter()
+        .map(|f| argv(&format!("-p {policy} {f}")))
+        .collect();
     for k in 0..n {
-        let (s, t) = (pick(), pick());
+        let s = rng.pick(&doms).cloned().unwrap_or_default();
+        let t = rng.pick(&doms).cloned().unwrap_or_default();
         let x = rng.pick(&names).cloned().unwrap_or_default();
         let case = match k % 5 {
             0 => format!("-s {s} --full --stats"),
@@ -29,7 +32,13 @@ fn cases(policy: &str, seed: u64, n: usize, fixed: &[&str]) -> Vec<Vec<String>> 
 
 fn run(cases: Vec<Vec<String>>) {
     let failures: Vec<String> = cases.iter().filter_map(|c| compare("sedta", c)).collect();
-    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -38,7 +47,10 @@ fn transitions_and_paths_match_sedta_on_small_policies() {
         return;
     }
     let policies = small_policies();
-    assert!(!policies.is_empty(), "policies/bin holds our small policies");
+    assert!(
+        !policies.is_empty(),
+        "policies/bin holds our small policies"
+    );
     let mut all = Vec::new();
     for (i, p) in policies.iter().enumerate().filter(|(i, _)| i % 3 == 0) {
         all.extend(cases(&p.to_string_lossy(), 7 + i as u64, 6, &[]));
@@ -48,7 +60,9 @@ fn transitions_and_paths_match_sedta_on_small_policies() {
 
 #[test]
 fn transitions_and_paths_match_sedta_on_debian_default() {
-    if !oracle_available("/usr/bin/sedta") || !std::path::Path::new(arbiter_testkit::DEBIAN_DEFAULT).exists() {
+    if !oracle_available("/usr/bin/sedta")
+        || !std::path::Path::new(arbiter_testkit::DEBIAN_DEFAULT).exists()
+    {
         eprintln!("skipped: Debian default policy not installed");
         return;
     }
@@ -68,16 +82,31 @@ fn transitions_and_paths_match_sedta_on_debian_default() {
         "-s domain",
         "-s init_t nosuch_t",
     ];
-    let n = if std::env::var_os("ARBITER_ANALYSIS_SWEEP").is_some() { 60 } else { 5 };
+    let n = if std::env::var_os("ARBITER_ANALYSIS_SWEEP").is_some() {
+        60
+    } else {
+        5
+    };
     run(cases(arbiter_testkit::DEBIAN_DEFAULT, 11, n, &fixed));
 }
 
 #[test]
 fn transitions_and_paths_match_sedta_on_debian_mls() {
-    if !oracle_available("/usr/bin/sedta") || !std::path::Path::new(arbiter_testkit::DEBIAN_MLS).exists() {
+    if !oracle_available("/usr/bin/sedta")
+        || !std::path::Path::new(arbiter_testkit::DEBIAN_MLS).exists()
+    {
         eprintln!("skipped: Debian MLS policy not installed");
         return;
     }
-    let n = if std::env::var_os("ARBITER_ANALYSIS_SWEEP").is_some() { 40 } else { 3 };
-    run(cases(arbiter_testkit::DEBIAN_MLS, 13, n, &["-s sshd_t -t sysadm_t -S --full", "-s init_t -l 30"]));
+    let n = if std::env::var_os("ARBITER_ANALYSIS_SWEEP").is_some() {
+        40
+    } else {
+        3
+    };
+    run(cases(
+        arbiter_testkit::DEBIAN_MLS,
+        13,
+        n,
+        &["-s sshd_t -t sysadm_t -S --full", "-s init_t -l 30"],
+    ));
 }

@@ -32,8 +32,17 @@ fn cases(policy: &str, seed: u64, n: usize, map: &str) -> Vec<Vec<String>> {
 }
 
 fn run(cases: &[Vec<String>]) {
-    let failures: Vec<String> = cases.iter().filter_map(|c| compare("seinfoflow", c)).collect();
-    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|c| compare("seinfoflow", c))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 /// A permission map of our own, small and in setools' format, to exercise `-m`.
@@ -62,7 +71,10 @@ fn flows_and_paths_match_seinfoflow_on_small_policies() {
          class process 2\n transition w 5\n signal w 3\nclass dir 1\n search r 1\n",
     );
     let policies = small_policies();
-    assert!(!policies.is_empty(), "policies/bin holds our small policies");
+    assert!(
+        !policies.is_empty(),
+        "policies/bin holds our small policies"
+    );
     let mut all = Vec::new();
     for (i, p) in policies.iter().enumerate().filter(|(i, _)| i % 3 == 1) {
         let p = p.to_string_lossy();
@@ -84,7 +96,10 @@ fn bad_input_is_reported_as_seinfoflow_reports_it() {
         ("bad_dir", "1\nclass file 1\n read x 10\n"),
         ("bad_weight", "1\nclass file 1\n read r 11\n"),
         ("bad_weight_text", "1\nclass file 1\n read r ten\n"),
-        ("extra_class", "1\nclass file 1\n read r 1\nclass dir 1\n search r 1\n"),
+        (
+            "extra_class",
+            "1\nclass file 1\n read r 1\nclass dir 1\n search r 1\n",
+        ),
         ("bad_count", "many\n"),
         ("zero_classes", "0\n"),
         ("bad_class_line", "1\nclass file\n"),
@@ -147,7 +162,10 @@ fn flows_and_paths_match_recorded_seinfoflow_on_debian_default() {
             .expect("rc number");
         let ours = ours_infoflow(&args);
         if ours.out != expected || ours.code != rc {
-            let first = expected.lines().zip(ours.out.lines()).position(|(a, b)| a != b);
+            let first = expected
+                .lines()
+                .zip(ours.out.lines())
+                .position(|(a, b)| a != b);
             failures.push(format!(
                 "{}: status {rc} vs ours {}; first differing line {first:?}; lines {} vs {}",
                 args_file.display(),

@@ -45,7 +45,10 @@ pub fn raw_order(policy: &Policy, kinds: u16) -> Vec<TeRuleRef> {
         .map(|(i, e)| (avtab_rank(e, i, mask), i as u32))
         .collect();
     uncond.sort_unstable_by_key(|&(rank, _)| rank);
-    let mut out: Vec<TeRuleRef> = uncond.into_iter().map(|(_, i)| TeRuleRef::Avtab(i)).collect();
+    let mut out: Vec<TeRuleRef> = uncond
+        .into_iter()
+        .map(|(_, i)| TeRuleRef::Avtab(i))
+        .collect();
     if kinds & AvtabKind::Transition.bits() != 0 {
         for (t, ft) in policy.filename_trans.iter().enumerate() {
             for (o, (sources, _)) in ft.outcomes.iter().enumerate() {
@@ -195,9 +198,9 @@ pub fn statement(index: &crate::Index<'_>, r: TeRuleRef) -> String {
                         TeRuleRef::Cond { .. } => &policy.cond_avtab,
                         _ => &policy.avtab,
                     };
-                    let values = table.xperms_of(e.datum).and_then(|x| {
-                        crate::search::xperm_values(x.kind, x.driver, &x.perms)
-                    });
+                    let values = table
+                        .xperms_of(e.datum)
+                        .and_then(|x| crate::search::xperm_values(x.kind, x.driver, &x.perms));
                     TeBody::Xperms("ioctl", values.unwrap_or_default())
                 }
             };

@@ -74,7 +74,9 @@ pub fn normalise(text: &str) -> String {
         }
         let mut j = i;
         while j < lines.len()
-            && (lines[j].is_empty() || lines[j].starts_with('\t') || lines[j].starts_with("Entrypoint "))
+            && (lines[j].is_empty()
+                || lines[j].starts_with('\t')
+                || lines[j].starts_with("Entrypoint "))
         {
             j += 1;
         }
@@ -85,7 +87,11 @@ pub fn normalise(text: &str) -> String {
                 _ => blocks.push(vec![l]),
             }
         }
-        let tail = lines[i..j].iter().rev().take_while(|l| l.is_empty()).count();
+        let tail = lines[i..j]
+            .iter()
+            .rev()
+            .take_while(|l| l.is_empty())
+            .count();
         for b in blocks.iter_mut() {
             while b.last() == Some(&"") {
                 b.pop();
@@ -99,7 +105,7 @@ pub fn normalise(text: &str) -> String {
                 out.extend(["", ""]);
             }
         }
-        out.extend(std::iter::repeat("").take(tail));
+        out.extend((0..tail).map(|_| ""));
         i = j;
     }
     out.join("\n")
@@ -118,8 +124,9 @@ fn loaded(path: &str) -> &'static Loaded {
     if let Some(l) = map.get(path) {
         return l;
     }
-    let policy: &'static Policy =
-        Box::leak(Box::new(Policy::open(path).unwrap_or_else(|e| panic!("{path}: {e}"))));
+    let policy: &'static Policy = Box::leak(Box::new(
+        Policy::open(path).unwrap_or_else(|e| panic!("{path}: {e}")),
+    ));
     let index: &'static Index<'static> = Box::leak(Box::new(Index::new(policy)));
     let dta = Box::leak(Box::new(DomainTransitionGraph::new(index)));
     let l: &'static Loaded = Box::leak(Box::new(Loaded {
@@ -140,24 +147,46 @@ pub fn index(path: &str) -> &'static Index<'static> {
 pub fn ours_dta(args: &[String]) -> Outcome {
     let a = match DtaArgs::parse(args) {
         Ok(a) => a,
-        Err(e) => return Outcome { out: String::new(), err: e.to_string(), code: 2 },
+        Err(e) => {
+            return Outcome {
+                out: String::new(),
+                err: e.to_string(),
+                code: 2,
+            }
+        }
     };
     let l = loaded(&a.policy);
     let mut out = Vec::new();
     let code = sedta::run(l.dta, &a, &mut out).expect("writing to a Vec");
-    Outcome { out: String::from_utf8(out).expect("utf-8"), err: String::new(), code: code.into() }
+    Outcome {
+        out: String::from_utf8(out).expect("utf-8"),
+        err: String::new(),
+        code: code.into(),
+    }
 }
 
 /// Our seinfoflow, in-process, with the graph of each (policy, map) built once.
 pub fn ours_infoflow(args: &[String]) -> Outcome {
     let a = match InfoFlowArgs::parse(args) {
         Ok(a) => a,
-        Err(e) => return Outcome { out: String::new(), err: e.to_string(), code: 2 },
+        Err(e) => {
+            return Outcome {
+                out: String::new(),
+                err: e.to_string(),
+                code: 2,
+            }
+        }
     };
     let l = loaded(&a.policy);
     let map = match a.load_map() {
         Ok(m) => m,
-        Err(e) => return Outcome { out: format!("{e}\n"), err: String::new(), code: 1 },
+        Err(e) => {
+            return Outcome {
+                out: format!("{e}\n"),
+                err: String::new(),
+                code: 1,
+            }
+        }
     };
     let g = {
         let mut graphs = l.infoflow.lock().unwrap_or_else(|e| e.into_inner());
@@ -168,13 +197,21 @@ pub fn ours_infoflow(args: &[String]) -> Outcome {
     let mut cache = ViewCache::default();
     let mut out = Vec::new();
     let code = seinfoflow::run(g, &mut cache, &a, &mut out).expect("writing to a Vec");
-    Outcome { out: String::from_utf8(out).expect("utf-8"), err: String::new(), code: code.into() }
+    Outcome {
+        out: String::from_utf8(out).expect("utf-8"),
+        err: String::new(),
+        code: code.into(),
+    }
 }
 
 /// Compares one case; returns a description of the difference, if any.
 pub fn compare(tool: &str, args: &[String]) -> Option<String> {
     let theirs = theirs(tool, args);
-    let ours = if tool == "sedta" { ours_dta(args) } else { ours_infoflow(args) };
+    let ours = if tool == "sedta" {
+        ours_dta(args)
+    } else {
+        ours_infoflow(args)
+    };
     let (t, o) = (normalise(&theirs.out), normalise(&ours.out));
     if t == o && theirs.code == ours.code && (theirs.code != 2 || theirs.err == ours.err) {
         return None;
@@ -236,8 +273,11 @@ pub fn domains(path: &str) -> Vec<String> {
     let index = index(path);
     match index.type_or_attr("domain") {
         Some(d) if index.is_attribute(d) && !index.expand(d).is_empty() => {
-            let mut v: Vec<String> =
-                index.expand(d).iter().map(|&t| index.type_name(t).to_string()).collect();
+            let mut v: Vec<String> = index
+                .expand(d)
+                .iter()
+                .map(|&t| index.type_name(t).to_string())
+                .collect();
             v.sort();
             v
         }

@@ -18,7 +18,10 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<ExitCode, String> {
     if a.args.iter().any(|s| s == "-h" || s == "--help") {
-        println!("{}\n\nBatch: --batch FILE runs one query (sedta options without -p) per line of FILE.", sedta::USAGE);
+        println!(
+            "{}\n\nBatch: --batch FILE runs one query (sedta options without -p) per line of FILE.",
+            sedta::USAGE
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let (args, batch) = super::split_batch(&a.args);

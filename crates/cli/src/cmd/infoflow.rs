@@ -43,7 +43,10 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     let Some(first) = parsed.first() else {
         return Ok(ExitCode::SUCCESS);
     };
-    if parsed.iter().any(|p| p.map != first.map || p.policy != first.policy) {
+    if parsed
+        .iter()
+        .any(|p| p.map != first.map || p.policy != first.policy)
+    {
         return Err("every query of a batch must use the same policy and permission map".into());
     }
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
