@@ -328,17 +328,17 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                     let matched: Vec<TypeId> = set_bits(entry, exe).collect();
                     if !matched.is_empty() {
                         let has_setexec = t.setexec.contains_key(&s);
+                        let slots = crate::rules::slots_of(index, s);
                         let mut has_tt = false;
                         for &m in &matched {
-                            if has_setexec
-                                || touched.contains(&(s, m))
-                                || t.type_trans.any_between(index, s, m, |_| true)
-                            {
+                            let (any_tt, tt_to_d) =
+                                t.type_trans.any_between(index, &slots, m, |r| {
+                                    default_of(index, r) == Some(d)
+                                });
+                            if has_setexec || any_tt || touched.contains(&(s, m)) {
                                 edge.entrypoints.push(m);
                             }
-                            has_tt |= t
-                                .type_trans
-                                .any_between(index, s, m, |r| default_of(index, r) == Some(d));
+                            has_tt |= tt_to_d;
                             touched.insert((s, m));
                         }
                         edge.setexec = has_setexec;

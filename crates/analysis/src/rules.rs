@@ -34,7 +34,7 @@ impl SlotRules {
         keep: impl Fn(TeRuleRef) -> bool,
     ) -> Vec<TeRuleRef> {
         let mut found: Vec<u32> = Vec::new();
-        for slot in std::iter::once(s).chain(index.attributes_of(s)) {
+        for slot in slots_of(index, s) {
             for &k in self.by_source.get(&slot).into_iter().flatten() {
                 let (rule, _, target) = self.rules[k as usize];
                 if stands_for(index, target, t) && keep(rule) {
@@ -49,21 +49,30 @@ impl SlotRules {
             .collect()
     }
 
-    /// Whether any rule's source stands for `s` and target for `t`.
+    /// Whether any rule whose source is one of `slots` targets `t`, and whether one of
+    /// those satisfies `keep`.
     pub fn any_between(
         &self,
         index: &Index<'_>,
-        s: TypeId,
+        slots: &[TypeId],
         t: TypeId,
         keep: impl Fn(TeRuleRef) -> bool,
-    ) -> bool {
-        std::iter::once(s)
-            .chain(index.attributes_of(s))
-            .flat_map(|slot| self.by_source.get(&slot).into_iter().flatten())
-            .any(|&k| {
-                let (rule, _, target) = self.rules[k as usize];
-                stands_for(index, target, t) && keep(rule)
-            })
+    ) -> (bool, bool) {
+        let (mut any, mut kept) = (false, false);
+        for &k in slots
+            .iter()
+            .flat_map(|slot| self.by_source.get(slot).into_iter().flatten())
+        {
+            let (rule, _, target) = self.rules[k as usize];
+            if stands_for(index, target, t) {
+                any = true;
+                if keep(rule) {
+                    kept = true;
+                    break;
+                }
+            }
+        }
+        (any, kept)
     }
 
     /// Every type some rule with a source standing for `s` targets, as a set over type slots.
@@ -75,7 +84,7 @@ impl SlotRules {
     ) -> &'o [bool] {
         out.clear();
         out.resize(index.type_slots(), false);
-        for slot in std::iter::once(s).chain(index.attributes_of(s)) {
+        for slot in slots_of(index, s) {
             for &k in self.by_source.get(&slot).into_iter().flatten() {
                 for &t in index.expand(self.rules[k as usize].2) {
                     if let Some(b) = out.get_mut(t.index()) {
@@ -91,4 +100,9 @@ impl SlotRules {
 /// Whether the rule side `slot` (a type or an attribute) stands for type `t`.
 pub fn stands_for(index: &Index<'_>, slot: TypeId, t: TypeId) -> bool {
     slot == t || (index.is_attribute(slot) && index.expand(slot).binary_search(&t).is_ok())
+}
+
+/// A type and its attributes: the rule sides that stand for it.
+pub fn slots_of(index: &Index<'_>, t: TypeId) -> Vec<TypeId> {
+    std::iter::once(t).chain(index.attributes_of(t)).collect()
 }
