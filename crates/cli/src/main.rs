@@ -49,6 +49,10 @@ enum Command {
     Search(cmd::search::Args),
     /// sediff: differences between two policies, with sediff's sections and text.
     Diff(cmd::diff::Args),
+    /// sedta: domain transitions and transition paths, with sedta's options and report.
+    Dta(cmd::dta::Args),
+    /// seinfoflow: information flows and flow paths, with seinfoflow's options and report.
+    Infoflow(cmd::infoflow::Args),
     /// BSM audit: praudit, auditreduce, preselection and audit_* file checks.
     #[command(subcommand)]
     Bsm(cmd::bsm::Command),
@@ -82,6 +86,8 @@ fn run(command: Command, out: &mut out::Out) -> Result<ExitCode, out::CliError> 
         Command::Bools(a) => cmd::bools::run(a, out),
         Command::Search(a) => cmd::search::run(a, out),
         Command::Diff(a) => cmd::diff::run(a, out),
+        Command::Dta(a) => cmd::dta::run(a, out),
+        Command::Infoflow(a) => cmd::infoflow::run(a, out),
         Command::Why(a) => cmd::why::run(a, out),
         Command::Demo => cmd::demo::run(out),
         Command::Bsm(c) => cmd::bsm::run(c, out),

@@ -184,6 +184,19 @@ fn cases(f: &Fixtures) -> Vec<Case> {
         no_output,
         case("build", &["-h"]),
         case("build", &["--store", "-h"]),
+        case("dta", &["-p", "policies/bin/default.33", "-s", "init_t"]),
+        case(
+            "dta",
+            &["-p", "policies/bin/default.33", "-s", "init_t", "--json"],
+        ),
+        case(
+            "infoflow",
+            &["-p", "policies/bin/default.33", "-s", "httpd_t"],
+        ),
+        case(
+            "infoflow",
+            &["-p", "policies/bin/default.33", "-s", "httpd_t", "--json"],
+        ),
         case("manpage", &[]),
         case("manpage", &["bsm", "print"]),
         case("completions", &["bash"]),

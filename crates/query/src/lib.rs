@@ -42,6 +42,7 @@ mod pattern;
 pub mod python_re;
 pub mod render;
 pub mod search;
+pub mod terules;
 
 pub use argv::UsageError;
 pub use index::Index;

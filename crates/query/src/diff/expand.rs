@@ -12,7 +12,7 @@
 use super::Section;
 use crate::index::Index;
 use crate::render;
-use arbiter_policy::avtab::{AvtabEntry, AvtabKey, AvtabKind};
+use arbiter_policy::avtab::{AvtabEntry, AvtabKind};
 use arbiter_policy::{TypeFlavor, TypeId};
 use std::cmp::Ordering;
 
@@ -73,58 +73,7 @@ pub(super) struct TeSide<'i, 'p> {
     cond_text: Vec<String>,
 }
 
-/// The number of buckets minus one of the table libsepol 3.4 reads `nel` entries into
-/// (`avtab_alloc`): a power of two near a quarter of the entries, at most 2^20.
-pub(crate) fn avtab_mask(nel: usize) -> u32 {
-    if nel == 0 {
-        return 0;
-    }
-    let bits = usize::BITS - nel.leading_zeros();
-    let shift = if bits > 2 { bits - 2 } else { bits };
-    (1u32 << shift.min(20)) - 1
-}
-
-/// libsepol's `avtab_hash` (MurmurHash3 over class, target and source values).
-pub(crate) fn avtab_bucket(key: &AvtabKey, mask: u32) -> u32 {
-    let mut hash: u32 = 0;
-    for input in [
-        u32::from(key.class.value()),
-        u32::from(key.target.value()),
-        u32::from(key.source.value()),
-    ] {
-        let v = input
-            .wrapping_mul(0xcc9e_2d51)
-            .rotate_left(15)
-            .wrapping_mul(0x1b87_3593);
-        hash ^= v;
-        hash = hash
-            .rotate_left(13)
-            .wrapping_mul(5)
-            .wrapping_add(0xe654_6b64);
-    }
-    hash ^= hash >> 16;
-    hash = hash.wrapping_mul(0x85eb_ca6b);
-    hash ^= hash >> 13;
-    hash = hash.wrapping_mul(0xc2b2_ae35);
-    hash ^= hash >> 16;
-    hash & mask
-}
-
-/// The rank of unconditional entry `i`: libsepol chains each bucket sorted by (source,
-/// target, class), and puts an extended-permission entry before the earlier entries of
-/// its key and kind, so those come in reverse file order.
-fn avtab_rank(e: &AvtabEntry, i: usize, mask: u32) -> Rank {
-    let k = &e.key;
-    (u128::from(avtab_bucket(k, mask)) << 96)
-        | (u128::from(k.source.value()) << 80)
-        | (u128::from(k.target.value()) << 64)
-        | (u128::from(k.class.value()) << 48)
-        | u128::from(u32::MAX - i as u32)
-}
-
-/// Filename transitions come after the unconditional table, conditional rules last.
-const FILENAME_GROUP: Rank = 1 << 124;
-const COND_GROUP: Rank = 2 << 124;
+use crate::terules::{avtab_mask, avtab_rank, COND_GROUP, FILENAME_GROUP};
 
 impl<'i, 'p> TeSide<'i, 'p> {
     /// Indexes the rules of `kind` (and, for type_transition, the filename transitions).

@@ -12,7 +12,7 @@
 mod av;
 mod constraints;
 mod expand;
-pub(crate) use expand::{avtab_bucket, avtab_mask};
+pub(crate) use crate::terules::{avtab_bucket, avtab_mask};
 mod labeling;
 mod mls;
 mod other;
