@@ -19,9 +19,10 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
-//! Writing the policy's bytes is the policy writer's job (libsepol-3.4 layout with
-//! [`CIL_AVTAB_SLOTS`]); the [`Policy`] this returns already holds every list in the order
-//! libsepol writes it (the unconditional table in hash-slot order, conditional nodes newest
+//! [`write_policy`] writes the result as secilc does (the policy writer's libsepol-3.4
+//! layout with [`CIL_AVTAB_SLOTS`], at the `-c` version, with libsepol's warnings for what
+//! that version drops); its bytes equal secilc's. The [`Policy`] `compile` returns already
+//! holds every list in the order libsepol writes it (the unconditional table in hash-slot order, conditional nodes newest
 //! first, role transitions and allows reversed, object contexts sorted).
 //!
 //! # How it works
@@ -42,6 +43,8 @@
 //!    table), constraints, role and range transitions, verification of users and contexts,
 //!    neverallow checks, object contexts sorted with glibc's merge sort, and the text
 //!    outputs.
+//! 5. **optimise** (with `-O`): `arbiter_policy::optimize::optimize`, libsepol's
+//!    `policydb_optimize` over secilc's avtab size.
 //!
 //! Set `ARBITER_CIL_TIMES=1` to have each phase's wall time printed on stderr. On Debian's
 //! default module store (314 files, 22.5 MB) the whole compile takes about 0.35 s of CPU
@@ -63,12 +66,12 @@
 //! `validatetrans`, `mlsvalidatetrans`; `defaultuser/role/type/range`; `sid`, `sidorder`,
 //! `sidcontext`; `filecon`, `portcon`, `genfscon`, `fsuse`, `netifcon`, `nodecon`,
 //! `ipaddr`, `ibpkeycon`, `ibendportcon`; `policycap`, `handleunknown`. Options: `-M`,
-//! `-U`, `-D`, `-P`, `-N`, `-G`, `-X`, `-m` (for `type`/`typeattribute`).
+//! `-U`, `-D`, `-P`, `-N`, `-G`, `-X`, `-O`, `-c`, `-m` (for `type`/`typeattribute`).
 //!
 //! Not yet supported, each failing with an error that names the statement and its
 //! file:line, or the option (never a silently different policy): blocks, `in`,
 //! `blockinherit`, `blockabstract`, macros and `call`, `neverallowx` and bounds checking
-//! without `-N`, the Xen target and its contexts, the `-O` optimiser. At `-v`, duplicate
+//! without `-N`, the Xen target and its contexts. At `-v`, duplicate
 //! context rules are refused as secilc 3.4 refuses them, but the message does not list
 //! their locations.
 //!
@@ -86,6 +89,9 @@ mod lower;
 mod msort;
 mod parse;
 mod resolve;
+mod write;
+
+pub use write::{write_policy, WrittenPolicy};
 
 use arbiter_policy::{HandleUnknown, Policy};
 
@@ -245,16 +251,9 @@ fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError
             status: 255,
         });
     }
-    if opts.optimize || opts.target == Target::Xen {
+    if opts.target == Target::Xen {
         return Err(CilError {
-            messages: vec![format!(
-                "{} is not supported by arbiter's CIL compiler yet",
-                if opts.optimize {
-                    "-O (the optimiser)"
-                } else {
-                    "-t xen"
-                }
-            )],
+            messages: vec!["-t xen is not supported by arbiter's CIL compiler yet".into()],
             status: 255,
         });
     }
@@ -298,8 +297,26 @@ fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError
     res.tunables_are_bools = opts.preserve_tunables;
     res.run(&names)?;
     lap("resolve");
-    let out = lower::lower(&tree, &interner, &ast, &res, &names, opts)?;
+    let mut out = lower::lower(&tree, &interner, &ast, &res, &names, opts)?;
     lap("lower");
+    if opts.optimize {
+        // secilc optimises the finished policydb, after the neverallow checks.
+        arbiter_policy::optimize::optimize(&mut out.policy, CIL_AVTAB_SLOTS).map_err(|e| {
+            CilError {
+                messages: vec![
+                    match e {
+                        arbiter_policy::optimize::OptimizeError::UnsupportedVersion(_) => {
+                            "libsepol.policydb_optimize: Optimizing policy versions between 20 and 23 is not supported".into()
+                        }
+                        other => format!("libsepol.policydb_optimize: {other}"),
+                    },
+                    "Failed to optimize policydb".into(),
+                ],
+                status: 255,
+            }
+        })?;
+        lap("optimize");
+    }
     Ok(Compiled {
         policy: out.policy,
         file_contexts: out.file_contexts,

@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 
 use arbiter_cil::{Options, Source};
-use arbiter_policy::{write_policy_with, Layout, WriteOptions};
 
 use crate::conf::{conf_path, SemanageConf};
 use crate::error::StoreError;
@@ -122,17 +121,9 @@ pub fn build_store(
     let mut warnings = compiled.warnings.clone();
 
     progress("writing");
-    let policy_bytes = write_policy_with(
-        &compiled.policy,
-        conf.policy_version,
-        &WriteOptions {
-            layout: Layout::Libsepol34 {
-                avtab_slots: arbiter_cil::CIL_AVTAB_SLOTS,
-            },
-            ..WriteOptions::default()
-        },
-    )?
-    .bytes;
+    let written = arbiter_cil::write_policy(&compiled, &opts)?;
+    warnings.extend(written.warnings);
+    let policy_bytes = written.bytes;
     let (fc, homedir_template) = split_fc(&compiled.file_contexts);
 
     let fc_local_path = active.join("file_contexts.local");

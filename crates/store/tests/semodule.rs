@@ -174,9 +174,15 @@ fn oracle_checks(dir: &Path, root1: &Path, root2: &Path, store: &str) {
         std::fs::write(&f, c).unwrap();
         files.push(f);
     }
+    // semanage.conf's optimize-policy is secilc's -O.
+    let conf = std::fs::read_to_string(root2.join("etc/selinux/semanage.conf")).unwrap_or_default();
+    let optimize = conf
+        .lines()
+        .any(|l| l.replace(' ', "") == "optimize-policy=true");
     let st = Command::new("secilc")
         .current_dir(dir)
         .args(["-N", "-o", "policy", "-f", "fc"])
+        .args(optimize.then_some("-O"))
         .args(&files)
         .status()
         .unwrap();
@@ -434,4 +440,25 @@ fn unwritable_output_fails_and_keeps_old_files() {
     assert!(r.is_err(), "build succeeded writing under a file");
     assert_eq!(snapshot(&dir), before, "a failed build changed files");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn optimize_policy_matches_semodule() {
+    // `optimize-policy = true`: libsemanage runs libsepol's optimiser before writing; the
+    // extra module's rules are covered by an attribute rule and go.
+    tiny_scenario("optimize", |m| {
+        let root = m.ancestors().nth(6).unwrap();
+        std::fs::write(
+            root.join("etc/selinux/semanage.conf"),
+            "module-store = direct\nexpand-check=0\noptimize-policy = true\n",
+        )
+        .unwrap();
+        std::fs::write(
+            m.join("100/extra/cil"),
+            "(typeattribute kdom)\n(typeattributeset kdom (kernel_t))\n\
+             (allow kdom file_t (file (read getattr)))\n\
+             (allow kernel_t file_t (file (getattr)))\n",
+        )
+        .unwrap();
+    });
 }

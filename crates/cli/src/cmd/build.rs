@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use arbiter_cil::{Options, Source, Target};
-use arbiter_policy::{write_policy_with, HandleUnknown, Layout, WriteOptions};
+use arbiter_policy::HandleUnknown;
 
 #[derive(clap::Args)]
 #[command(disable_help_flag = true)]
@@ -361,20 +361,18 @@ fn run_secilc(args: &[String], out: &mut Out) -> ExitCode {
     for w in &compiled.warnings {
         crate::diag!("{w}");
     }
-    let bytes = match write_policy_with(
-        &compiled.policy,
-        o.policy_version,
-        &WriteOptions {
-            layout: Layout::Libsepol34 {
-                avtab_slots: arbiter_cil::CIL_AVTAB_SLOTS,
-            },
-            ..WriteOptions::default()
-        },
-    ) {
-        Ok(w) => w.bytes,
+    let bytes = match arbiter_cil::write_policy(&compiled, &o) {
+        Ok(w) => {
+            for m in &w.warnings {
+                crate::diag!("{m}");
+            }
+            w.bytes
+        }
         Err(e) => {
-            crate::diag!("Failed to write binary policy: {e}");
-            return ExitCode::from(255);
+            for m in &e.messages {
+                crate::diag!("{m}");
+            }
+            return ExitCode::from(e.status);
         }
     };
     let output = output.unwrap_or_else(|| format!("policy.{}", o.policy_version));
