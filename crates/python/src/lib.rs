@@ -20,6 +20,7 @@
 mod avc;
 mod batch;
 mod decision;
+mod denials;
 pub mod errors;
 mod explanation;
 mod policy;
@@ -40,9 +41,9 @@ fn _panic_for_tests() -> PyResult<()> {
     errors::guard(|| -> PyResult<()> { panic!("deliberate panic for the tests") })
 }
 
-/// The module `arbiter`.
+/// The extension module `arbiter._native`, re-exported by the package `arbiter`.
 #[pymodule]
-#[pyo3(name = "arbiter")]
+#[pyo3(name = "_native")]
 fn arbiter_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
@@ -52,6 +53,7 @@ fn arbiter_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Verdict>()?;
     m.add_class::<AvDecision>()?;
     m.add_class::<Explanation>()?;
+    denials::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

@@ -7,7 +7,7 @@ import pathlib
 
 import arbiter
 
-STUB = pathlib.Path(__file__).resolve().parents[1] / "arbiter.pyi"
+STUB = pathlib.Path(__file__).resolve().parents[1] / "python" / "arbiter" / "__init__.pyi"
 
 
 def stub_classes():
