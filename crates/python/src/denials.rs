@@ -18,8 +18,8 @@ use arbiter_denials::parse::{parse_line, Line};
 use arbiter_denials::read::{LineReader, RawLine};
 use arbiter_denials::why::split_context;
 use arbiter_denials::{
-    BoolDescriptions, Engine, Explanation, Generation, Mode, ModuleName, Options, Session,
-    Summary, TypeFilter,
+    AllowGenerator, BoolDescriptions, BoolFix, Engine, Explanation, Generation, Mode, ModuleName,
+    Options, Session, Summary, TypeFilter, Unknown, Verdict,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -137,7 +137,10 @@ fn run_error(e: RunError) -> PyErr {
 }
 
 /// Runs one session over the inputs, returning standard output's text and the counts.
-fn run(session: &mut Option<Session<'_>>, inputs: &[Input]) -> Result<(Vec<u8>, Summary), RunError> {
+fn run(
+    session: &mut Option<Session<'_>>,
+    inputs: &[Input],
+) -> Result<(Vec<u8>, Summary), RunError> {
     let mut out = Vec::new();
     let s = session.as_mut().expect("session present");
     for input in inputs {
@@ -365,6 +368,58 @@ impl Denials {
         .map_err(|e| Error::new_err(e.to_string()))
     }
 
+    /// The reduce step of fleet analysis: audit2allow's text (as `allow()` prints it) from
+    /// the `kept` denials and `roles` of digests, concatenated in log order. `selinux_seen`:
+    /// whether any digest saw an SELinux line (else the text is empty, as the command line
+    /// prints nothing). Nothing is decided again: the verdicts travel in `kept`.
+    #[pyo3(signature = (kept, roles, selinux_seen, *, module=None, requires=false,
+        dontaudit=false, xperms=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn merge_allow(
+        &self,
+        py: Python<'_>,
+        kept: Vec<KeptDenial>,
+        roles: Vec<(String, String)>,
+        selinux_seen: bool,
+        module: Option<&str>,
+        requires: bool,
+        dontaudit: bool,
+        xperms: bool,
+    ) -> PyResult<String> {
+        let generation = Generation {
+            module: module
+                .map(ModuleName::parse)
+                .transpose()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            requires,
+            dontaudit,
+            xperms,
+            explain: Explanation::None,
+            mls_kernel: arbiter_denials::package::kernel_mls_enabled(),
+        };
+        let mut entries = Vec::with_capacity(kept.len());
+        for (s, t, c, perms, ioctl, v) in kept {
+            entries.push((s, t, c, perms, ioctl, v.map(unplain).transpose()?));
+        }
+        if !selinux_seen {
+            return Ok(String::new());
+        }
+        py.detach(move || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                let mut g = AllowGenerator::new();
+                for (s, t, c, perms, ioctl, v) in &entries {
+                    let perms: Vec<&str> = perms.iter().map(String::as_str).collect();
+                    g.add(s, t, c, &perms, v.as_ref(), *ioctl);
+                }
+                for (role, ty) in &roles {
+                    g.add_role(role, ty);
+                }
+                g.render(&generation)
+            }))
+        })
+        .map_err(panic_error)
+    }
+
     /// Pickle support: rebuilt from the policy's path or image.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
         let cls = py.get_type::<Denials>().into_any();
@@ -496,7 +551,11 @@ impl Denial {
             tclass: s("tclass").unwrap_or_default(),
             perms: v["perms"]
                 .as_array()
-                .map(|a| a.iter().filter_map(|p| p.as_str().map(str::to_string)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|p| p.as_str().map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default(),
             ioctlcmd: v["ioctlcmd"].as_i64(),
             comm: s("comm"),
@@ -545,13 +604,14 @@ impl Denial {
     }
 }
 
-/// Counts of one log chunk, and the lines that decide audit2allow's output.
+/// Counts of one log chunk, and what decides audit2allow's output, already decided.
 ///
-/// `kept` holds, in input order, the first line of every distinct denial (source and target
-/// context, class, permissions, ioctl command), every distinct invalid-context line, and one
-/// SELinux line when nothing else was kept. audit2allow's state depends only on those: a
-/// repeated denial adds nothing (permission sets, first contexts), so a run over the kept
-/// lines of every chunk, in order, prints what one run over all the logs prints.
+/// `kept` holds, in input order, the first occurrence of every distinct denial (source and
+/// target context, class, permissions, ioctl command) with its verdict; `roles` every
+/// distinct (role, type) of an invalid-context line. audit2allow's state depends only on
+/// those: a repeated denial adds nothing (permission sets, first contexts), so
+/// [`Denials::merge_allow`] over the digests of every chunk, in order, prints what one run
+/// over all the logs prints, without deciding anything again.
 #[pyclass(frozen, module = "arbiter.denials")]
 pub struct Digest {
     /// Lines read.
@@ -578,9 +638,60 @@ pub struct Digest {
     /// Denials by (source type, target type, class): the access vectors of audit2allow.
     #[pyo3(get)]
     rules: HashMap<(String, String, String), u64>,
-    /// The lines that decide audit2allow's output (with their newlines).
+    /// Distinct denials in first-seen order: (scontext, tcontext, tclass, perms, ioctlcmd,
+    /// verdict), the verdict as (code, booleans, constraint text), None for a class the
+    /// policy lacks (audit2allow still writes its rule).
     #[pyo3(get)]
-    kept: Vec<String>,
+    kept: Vec<KeptDenial>,
+    /// Distinct (role, type) pairs of invalid-context records.
+    #[pyo3(get)]
+    roles: Vec<(String, String)>,
+}
+
+/// A verdict as plain data: (code, booleans, constraint text).
+type PlainVerdict = (i32, Vec<(String, bool)>, Option<String>);
+/// A kept denial as plain data (see [`Digest::kept`]).
+type KeptDenial = (
+    String,
+    String,
+    String,
+    Vec<String>,
+    Option<i64>,
+    Option<PlainVerdict>,
+);
+
+fn plain(v: &Verdict) -> PlainVerdict {
+    match v {
+        Verdict::Boolean(f) => (
+            v.code(),
+            f.iter().map(|b| (b.name.clone(), b.value)).collect(),
+            None,
+        ),
+        Verdict::Constraint(t) => (v.code(), Vec::new(), Some(t.clone())),
+        _ => (v.code(), Vec::new(), None),
+    }
+}
+
+fn unplain((code, booleans, constraint): PlainVerdict) -> PyResult<Verdict> {
+    Ok(match code {
+        0 => Verdict::Allow,
+        1 => Verdict::DontAudit,
+        2 => Verdict::TeRule,
+        3 => Verdict::Boolean(
+            booleans
+                .into_iter()
+                .map(|(name, value)| BoolFix { name, value })
+                .collect(),
+        ),
+        4 => Verdict::Constraint(constraint.unwrap_or_default()),
+        5 => Verdict::Rbac,
+        6 => Verdict::Bounds,
+        c => {
+            return Err(PyValueError::new_err(format!(
+                "verdict code {c} is not 0-6"
+            )))
+        }
+    })
 }
 
 #[pymethods]
@@ -606,42 +717,35 @@ fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
         verdicts: HashMap::new(),
         rules: HashMap::new(),
         kept: Vec::new(),
+        roles: Vec::new(),
     };
-    let mut verdicts: HashMap<String, &'static str> = HashMap::new();
+    let mut verdicts: HashMap<String, Result<Verdict, Unknown>> = HashMap::new();
     let mut seen: HashSet<String> = HashSet::new();
-    let mut first_selinux: Option<String> = None;
+    let mut roles: HashSet<(String, String)> = HashSet::new();
     let mut reader = LineReader::new(bytes);
     let mut key = String::new();
     while let Some(raw) = reader.next_line()? {
         d.lines += 1;
-        let (text, newline) = match raw {
+        let text = match raw {
             RawLine::TooLong => {
                 d.selinux_seen = true;
                 d.malformed += 1;
                 continue;
             }
-            RawLine::Text { text, newline } => (text, newline),
+            RawLine::Text { text, .. } => text,
         };
-        // Every kept line ends in a newline, so that kept lines concatenate; the last line
-        // of a log without one parses the same either way.
-        let _ = newline;
-        let whole = || format!("{text}\n");
         match parse_line(&text) {
             Line::Other => {}
-            Line::Notice => {
-                d.selinux_seen = true;
-                first_selinux.get_or_insert_with(whole);
-            }
+            Line::Notice => d.selinux_seen = true,
             Line::Malformed(_) => {
                 d.selinux_seen = true;
                 d.malformed += 1;
-                first_selinux.get_or_insert_with(whole);
             }
-            Line::ComputeSid(_) => {
+            Line::ComputeSid(c) => {
                 d.selinux_seen = true;
-                let w = whole();
-                if seen.insert(w.clone()) {
-                    d.kept.push(w);
+                let pair = (c.role.to_string(), c.ty.to_string());
+                if roles.insert(pair.clone()) {
+                    d.roles.push(pair);
                 }
             }
             Line::Avc(rec) => {
@@ -656,22 +760,19 @@ fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
                     key.push_str(p);
                     key.push('\0');
                 }
-                let verdict = match verdicts.get(&key) {
-                    Some(v) => *v,
-                    None => {
-                        let v = match engine.analyze(rec.scontext, rec.tcontext, rec.tclass, &rec.perms)
-                        {
-                            Ok(v) => v.name(),
-                            Err(_) => "UNKNOWN",
-                        };
-                        verdicts.insert(key.clone(), v);
-                        v
+                if !verdicts.contains_key(&key) {
+                    let v = engine.analyze(rec.scontext, rec.tcontext, rec.tclass, &rec.perms);
+                    verdicts.insert(key.clone(), v);
+                }
+                let verdict = &verdicts[&key];
+                let name = match verdict {
+                    Ok(v) => v.name(),
+                    Err(_) => {
+                        d.unknown += 1;
+                        "UNKNOWN"
                     }
                 };
-                if verdict == "UNKNOWN" {
-                    d.unknown += 1;
-                }
-                *d.verdicts.entry(verdict.to_string()).or_insert(0) += 1;
+                *d.verdicts.entry(name.to_string()).or_insert(0) += 1;
                 if rec.denied {
                     d.denials += 1;
                     let rule = (
@@ -680,17 +781,29 @@ fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
                         rec.tclass.to_string(),
                     );
                     *d.rules.entry(rule).or_insert(0) += 1;
-                    key.push_str(&format!("{:?}", rec.ioctlcmd));
-                    if seen.insert(key.clone()) {
-                        d.kept.push(whole());
+                    // As the session in allow mode: an unknown class still makes a rule,
+                    // other unknown names do not.
+                    let v = match verdict {
+                        Ok(v) => Some(Some(plain(v))),
+                        Err(Unknown::Tclass(_)) => Some(None),
+                        Err(_) => None,
+                    };
+                    let mut full = key.clone();
+                    full.push_str(&format!("{:?}", rec.ioctlcmd));
+                    if let Some(v) = v {
+                        if seen.insert(full) {
+                            d.kept.push((
+                                rec.scontext.to_string(),
+                                rec.tcontext.to_string(),
+                                rec.tclass.to_string(),
+                                rec.perms.iter().map(|p| p.to_string()).collect(),
+                                rec.ioctlcmd,
+                                v,
+                            ));
+                        }
                     }
                 }
             }
-        }
-    }
-    if d.kept.is_empty() {
-        if let Some(l) = first_selinux {
-            d.kept.push(l);
         }
     }
     Ok(d)

@@ -127,8 +127,17 @@ def test_pickle_by_path_and_by_bytes(den, debian_path, mixed_log):
 def test_digest_kept_lines_reproduce_allow(den, mixed_log):
     lines = mixed_log.read_text().splitlines(keepends=True)
     chunks = ["".join(lines[i:i + 97]) for i in range(0, len(lines), 97)]
-    kept = []
+    kept, roles = [], []
     for c in chunks:
-        kept.extend(den.digest(c).kept)
-    assert len(kept) < len(lines)
-    assert den.allow("".join(kept)).text == den.allow(files=[mixed_log]).text
+        d = den.digest(c)
+        kept.extend(d.kept)
+        roles.extend(d.roles)
+    assert 0 < len(kept) < len(lines)
+    assert den.merge_allow(kept, roles, True) == den.allow(files=[mixed_log]).text
+    assert den.merge_allow(kept, roles, True, module="m", requires=True, xperms=True) == \
+        den.allow(files=[mixed_log], module="m", requires=True, xperms=True).text
+    assert den.merge_allow([], [], False) == den.allow("no selinux here\n").text == ""
+    with pytest.raises(ValueError):
+        den.merge_allow([("a", "b", "c", ["x"], None, (9, [], None))], [], True)
+    with pytest.raises(TypeError):
+        den.merge_allow([1], [], True)

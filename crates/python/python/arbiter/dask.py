@@ -14,11 +14,11 @@ Install with ``pip install ./crates/python[dask]``.
 
 How it is split: ``dask.bag.read_text`` cuts the logs into partitions of whole lines (each
 tagged with its file); each partition is digested natively (``Denials.digest``: counts, and
-the first line of each distinct denial), on an engine built once per worker process and
+each distinct denial with its verdict), on an engine built once per worker process and
 reused by every task there (keyed by the policy's path, or its bytes' SHA-256). The reduce
-adds the counts and runs audit2allow once over the kept lines, in log order, which prints
-exactly what a run over every line prints (a repeated denial changes nothing in audit2allow's
-output). Dask's scheduler does the scheduling; this module only says what to compute.
+adds the counts and feeds the distinct denials, in log order, to audit2allow's generator
+(``Denials.merge_allow``: nothing is decided again), which prints exactly what a run over
+every line prints (a repeated denial changes nothing in audit2allow's output). Dask's scheduler does the scheduling; this module only says what to compute.
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def _digest_partition(part: Sequence[Tuple[str, str]], policy: PolicySource) -> 
         out.append({
             "path": path, "lines": d.lines, "records": d.records, "denials": d.denials,
             "malformed": d.malformed, "unknown": d.unknown, "verdicts": dict(d.verdicts),
-            "rules": dict(d.rules), "kept": list(d.kept),
+            "rules": dict(d.rules), "kept": list(d.kept), "roles": list(d.roles),
+            "selinux_seen": d.selinux_seen,
         })
     return out
 
@@ -145,7 +146,10 @@ def _reduce(digests: Sequence[Dict[str, Any]], host_of: Mapping[str, str], polic
     rules: Counter = Counter()
     verdicts: Counter = Counter()
     totals = Counter()
-    kept: List[str] = []
+    kept: List[Any] = []
+    roles: List[Any] = []
+    seen_roles = set()
+    selinux_seen = False
     for d in digests:
         hosts[host_of.get(_norm(d["path"]), os.path.basename(d["path"]))] += d["records"]
         rules.update(d["rules"])
@@ -153,9 +157,12 @@ def _reduce(digests: Sequence[Dict[str, Any]], host_of: Mapping[str, str], polic
         for k in ("lines", "records", "denials", "malformed", "unknown"):
             totals[k] += d[k]
         kept.extend(d["kept"])
-    allow = ""
-    if kept:
-        allow = engine(policy).allow("".join(kept), name="fleet", **generation).text
+        for r in d["roles"]:
+            if tuple(r) not in seen_roles:
+                seen_roles.add(tuple(r))
+                roles.append(r)
+        selinux_seen = selinux_seen or d["selinux_seen"]
+    allow = engine(policy).merge_allow(kept, roles, selinux_seen, **generation)
     return Fleet(allow=allow, hosts=dict(hosts), rules=dict(rules), verdicts=dict(verdicts),
                  lines=totals["lines"], records=totals["records"], denials=totals["denials"],
                  malformed=totals["malformed"], unknown=totals["unknown"])
