@@ -141,3 +141,25 @@ def test_digest_kept_lines_reproduce_allow(den, mixed_log):
         den.merge_allow([("a", "b", "c", ["x"], None, (9, [], None))], [], True)
     with pytest.raises(TypeError):
         den.merge_allow([1], [], True)
+
+
+def test_stub_lists_every_member():
+    import ast
+    import inspect
+    import pathlib
+
+    import arbiter.denials as mod
+    stub = pathlib.Path(__file__).resolve().parents[1] / "python" / "arbiter" / "denials.pyi"
+    tree = ast.parse(stub.read_text())
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    for name in mod.__all__:
+        assert name in classes, name
+        cls = getattr(mod, name)
+        stubbed = {n.name for n in classes[name].body if isinstance(n, ast.FunctionDef)} | \
+            {n.target.id for n in classes[name].body if isinstance(n, ast.AnnAssign)}
+        public = {m for m in dir(cls) if not m.startswith("_")} - set(dir(Exception))
+        assert public <= stubbed, (name, public - stubbed)
+        if issubclass(cls, BaseException):
+            continue  # exception attributes are class-level None defaults, documented on the class
+        for m in public:
+            assert inspect.getdoc(getattr(cls, m)), f"{name}.{m} undocumented"
