@@ -1,6 +1,6 @@
 """Throughput of arbiter.dask with 1 and 2 worker processes (lines/s), on a generated fleet.
 
-    python3 bench/dask_fleet.py [--hosts 50] [--lines 20000] [--rounds 3] [--dir DIR]
+    python3 bench/dask_fleet.py [--hosts 50] [--lines 20000] [--rounds 3] [--seeds N] [--dir DIR]
 
 Generates DIR/hostNN.log with crates/denials' gen_denials (formats in turn) if missing,
 starts one LocalCluster per worker count (threads_per_worker=1, processes), warms every
@@ -32,16 +32,20 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--blocksize", default="1MiB")
     ap.add_argument("--dir", default="/tmp/arbiter-dask-fleet")
+    ap.add_argument("--seeds", type=int, default=0,
+                    help="generator seeds shared by the hosts (0: one per host, every denial "
+                         "distinct; N: hosts repeat each other's denials, as a real fleet does)")
     a = ap.parse_args()
     gen = os.environ.get("GEN_DENIALS_BIN", str(REPO / "target/release/examples/gen_denials"))
     d = pathlib.Path(a.dir)
     d.mkdir(parents=True, exist_ok=True)
     logs = {}
     for i in range(a.hosts):
-        p = d / f"host{i:02d}.{a.lines}.log"
+        seed = i % a.seeds if a.seeds else i
+        p = d / f"host{i:02d}.{a.lines}.s{seed}.log"
         if not p.exists():
             with open(p, "wb") as f:
-                subprocess.run([gen, a.policy, FORMATS[i % len(FORMATS)], str(a.lines), str(i)],
+                subprocess.run([gen, a.policy, FORMATS[i % len(FORMATS)], str(a.lines), str(seed)],
                                stdout=f, check=True)
         logs[f"host{i:02d}"] = p
     lines = sum(1 for p in logs.values() for _ in open(p, "rb"))
