@@ -125,6 +125,11 @@ echo "== Python package (crates/python): pip install ./crates/python, then pytes
 # Installs into the default python3 (the package is built by maturin, fetched by pip).
 python3 -m pytest --version >/dev/null 2>&1 || python3 -m pip install -q pytest
 python3 -m pip install -q --force-reinstall ./crates/python
+# arbiter.dask: the [dask] extra's requirements (as in crates/python/pyproject.toml; named
+# here so that pip does not build the package a second time). tests/test_dask.py runs a
+# two-worker LocalCluster over a 60-host generated fleet (~25 s); the denials tests need
+# target/release/examples/gen_denials, built by the "why" step above.
+python3 -m pip install -q "dask[bag]>=2023.1" "distributed>=2023.1"
 # The differential test compares with the CLI built above; without it, it is skipped.
 ARBITER_BIN=target/release/arbiter python3 -m pytest crates/python/tests -q
 

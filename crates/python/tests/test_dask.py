@@ -1,0 +1,78 @@
+"""arbiter.dask on a generated fleet (60 hosts, every log format): a LocalCluster with two
+worker processes gives the same aggregate as the single-process (synchronous) run, and the
+same as the `arbiter why` binary over all the logs (rules text from --allow; per-host,
+per-rule and verdict counts from --json)."""
+
+import json
+from collections import Counter
+
+import pytest
+
+pytest.importorskip("dask.bag")
+distributed = pytest.importorskip("distributed")
+
+import arbiter.dask  # noqa: E402
+from arbiter.denials import LogError  # noqa: E402
+from denial_logs import FORMATS, generate, run_cli  # noqa: E402
+
+HOSTS = 60
+
+
+@pytest.fixture(scope="module")
+def fleet(debian_path, tmp_path_factory):
+    d = tmp_path_factory.mktemp("fleet")
+    logs = {}
+    for i in range(HOSTS):
+        fmt = FORMATS[i % len(FORMATS)]
+        logs[f"host{i:02d}"] = generate(debian_path, fmt, 40 + (i * 37) % 200, 100 + i % 17,
+                                        d / f"host{i:02d}.log")
+    return logs
+
+
+def cli_aggregate(debian_path, logs):
+    paths = list(logs.values())
+    host_of = {str(p): h for h, p in logs.items()}
+    hosts, rules, verdicts = Counter({h: 0 for h in logs}), Counter(), Counter()
+    for line in run_cli("--json", debian_path, *paths).splitlines():
+        r = json.loads(line)
+        hosts[host_of[r["source"]]] += 1
+        verdicts[r["verdict"] or "UNKNOWN"] += 1
+        if r["denied"]:
+            rules[(r["scontext"].split(":")[2], r["tcontext"].split(":")[2], r["tclass"])] += 1
+    return run_cli("--allow", debian_path, *paths), dict(hosts), dict(rules), dict(verdicts)
+
+
+def test_two_worker_cluster_equals_single_process_and_the_cli(debian_path, fleet):
+    single = arbiter.dask.explain_fleet(fleet, debian_path, scheduler="sync", blocksize="16KiB")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    try:
+        with distributed.Client(cluster):
+            multi = arbiter.dask.explain_fleet(fleet, debian_path, blocksize="16KiB")
+    finally:
+        cluster.close()
+    assert multi == single
+    allow, hosts, rules, verdicts = cli_aggregate(debian_path, fleet)
+    assert single.allow == allow and allow.count("allow ") > 10
+    assert single.hosts == hosts and len(hosts) == HOSTS
+    assert single.rules == rules
+    assert single.verdicts == verdicts and len(verdicts) >= 3
+
+
+def test_generation_options_equal_the_cli(debian_path, fleet):
+    sub = dict(list(fleet.items())[:10])
+    got = arbiter.dask.explain_fleet(sub, debian_path, scheduler="sync", blocksize="8KiB",
+                                     module="fleet", requires=True, dontaudit=True, xperms=True)
+    assert got.allow == run_cli("--allow", "-m", "fleet", "-r", "-D", "-x", debian_path,
+                                *sub.values())
+
+
+def test_bad_input(debian_path, tmp_path):
+    with pytest.raises(LogError):
+        arbiter.dask.explain_fleet({"h": tmp_path / "missing.log"}, debian_path, scheduler="sync")
+    with pytest.raises(TypeError):
+        arbiter.dask.explain_fleet({"h": tmp_path}, 42, scheduler="sync")
+    with pytest.raises(TypeError):
+        arbiter.dask.explain_fleet(str(tmp_path), debian_path, scheduler="sync")
+    with pytest.raises(ValueError):
+        arbiter.dask.explain_fleet({}, debian_path, scheduler="sync")
