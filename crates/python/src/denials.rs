@@ -727,10 +727,15 @@ fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
     while let Some(raw) = reader.next_line()? {
         d.lines += 1;
         let text = match raw {
-            RawLine::TooLong => {
+            // As the CLI's session: the line counts as a problem, and a record found near
+            // its first record token is still explained.
+            RawLine::TooLong { salvaged, .. } => {
                 d.selinux_seen = true;
                 d.malformed += 1;
-                continue;
+                match salvaged {
+                    Some(text) => text,
+                    None => continue,
+                }
             }
             RawLine::Text { text, .. } => text,
         };
