@@ -5,9 +5,9 @@
 //! covers; a neverallowxperm is violated when such a rule grants `ioctl` and either no
 //! allowxperm rule restricts that pair or one grants one of its ioctl numbers.
 //!
-//! [`parse`] reads statements (policy language or CIL), [`resolve`] looks their names up
-//! in the policy, [`check`] finds the rules that violate them. The three are separate so a
-//! compiler holding its own statements can call [`check`] alone.
+//! [`parse()`] reads statements (policy language or CIL), [`resolve()`] looks their names up
+//! in the policy, [`check()`] finds the rules that violate them. The three are separate so a
+//! compiler holding its own statements can call [`check()`] alone.
 
 pub mod check;
 pub mod parse;

@@ -1,7 +1,7 @@
 //! neverallow / neverallowxperm statements as written, in the policy language
 //! (`neverallow dom { file_type -shadow_t }:file { read write };`) or in CIL
 //! (`(neverallow dom shadow_t (file (read)))`), parsed into name expressions that
-//! [`super::resolve`] then looks up in a policy. Parsing knows nothing of the policy, so a
+//! [`super::resolve()`] then looks up in a policy. Parsing knows nothing of the policy, so a
 //! syntax error is reported the same whatever policy the statements are checked against.
 
 use super::NeverallowError;
@@ -557,13 +557,15 @@ fn parse_cil(file: &str, text: &str) -> Result<Source, NeverallowError> {
                     }),
                 }
             }
-            other => return Err(err(
-                file,
-                *line,
-                format!(
+            other => {
+                return Err(err(
+                    file,
+                    *line,
+                    format!(
                     "'{other}' is not neverallow, neverallowx, typeattribute or typeattributeset"
                 ),
-            )),
+                ))
+            }
         }
     }
     // CIL declarations may follow their use; every attribute set must be declared.
