@@ -387,3 +387,44 @@ fn bad_statements_are_errors_naming_file_and_line() {
         );
     }
 }
+
+#[test]
+fn mutated_statements_never_panic() {
+    let policy = load(&neverallow_repo().join("bin/tiny.33"));
+    let index = Index::new(&policy);
+    let seeds = [
+        CONF_STATEMENTS,
+        "neverallowxperm user_t etc_t:file ioctl { 0x8900-0x89ff ~0x8901 };",
+        "(typeattribute x)\n(typeattributeset x (and (domain) (not (user_t))))\n\
+         (neverallow x self (process (not (fork))))\n\
+         (neverallowx user_t etc_t (ioctl file (not ((range 0x1 0x2) 0x5))))",
+    ];
+    let alphabet = b"(){}~-*:;, \nx0self";
+    let mut rng = arbiter_testkit::Rng::new(18);
+    for _ in 0..3000 {
+        let mut text = rng.pick(&seeds).unwrap().as_bytes().to_vec();
+        for _ in 0..1 + rng.below(4) {
+            let at = rng.below(text.len() + 1);
+            match rng.below(3) {
+                0 if at < text.len() => {
+                    text.remove(at);
+                }
+                1 => text.insert(at, *rng.pick(alphabet).unwrap()),
+                _ => text.truncate(at),
+            }
+        }
+        let text = String::from_utf8_lossy(&text);
+        if let Ok(src) = neverallow::parse("m.te", &text) {
+            if let Ok(a) = neverallow::resolve(&index, &src) {
+                neverallow::check(&index, &a);
+            }
+        }
+    }
+    // Deep nesting is refused, not a stack overflow.
+    for text in [
+        format!("neverallow {}user_t etc_t:file read;", "~".repeat(100_000)),
+        "(".repeat(100_000),
+    ] {
+        assert!(neverallow::parse("deep.te", &text).is_err());
+    }
+}

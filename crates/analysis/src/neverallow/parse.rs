@@ -166,7 +166,12 @@ struct ConfParser<'a> {
     file: &'a str,
     toks: Vec<Tok>,
     pos: usize,
+    /// `~` nesting, bounded so that `~~~…` cannot exhaust the stack.
+    depth: u32,
 }
+
+/// The deepest `~` / `( )` nesting accepted.
+const MAX_DEPTH: u32 = 256;
 
 impl ConfParser<'_> {
     fn line(&self) -> u32 {
@@ -174,6 +179,14 @@ impl ConfParser<'_> {
             .get(self.pos)
             .or(self.toks.last())
             .map_or(1, |t| t.line)
+    }
+
+    fn deeper(&mut self) -> Result<(), NeverallowError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(err(self.file, self.line(), "expressions nested too deeply"));
+        }
+        Ok(())
     }
 
     fn peek(&self) -> Option<&str> {
@@ -229,7 +242,10 @@ impl ConfParser<'_> {
             }
             Some("~") => {
                 self.pos += 1;
-                Ok(NameSet::Not(Box::new(self.set(false, saw_self)?)))
+                self.deeper()?;
+                let inner = self.set(false, saw_self);
+                self.depth -= 1;
+                Ok(NameSet::Not(Box::new(inner?)))
             }
             Some("{") => {
                 self.pos += 1;
@@ -282,7 +298,10 @@ impl ConfParser<'_> {
         match self.peek() {
             Some("~") => {
                 self.pos += 1;
-                Ok(XpermSet::Not(Box::new(self.xperms()?)))
+                self.deeper()?;
+                let inner = self.xperms();
+                self.depth -= 1;
+                Ok(XpermSet::Not(Box::new(inner?)))
             }
             Some("{") => {
                 self.pos += 1;
@@ -336,7 +355,12 @@ fn number(file: &str, t: &Tok) -> Result<u16, NeverallowError> {
 
 fn parse_conf(file: &str, text: &str) -> Result<Source, NeverallowError> {
     let toks = tokenize_conf(file, text)?;
-    let mut p = ConfParser { file, toks, pos: 0 };
+    let mut p = ConfParser {
+        file,
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let mut out = Source::default();
     while p.pos < p.toks.len() {
         let start = p.pos;
@@ -472,7 +496,7 @@ fn read_sexps(file: &str, text: &str) -> Result<Vec<Sexp>, NeverallowError> {
             match c {
                 ';' => break,
                 '(' => {
-                    if stack.len() > 256 {
+                    if stack.len() > MAX_DEPTH as usize {
                         return Err(err(file, line, "expressions nested too deeply"));
                     }
                     stack.push((Vec::new(), line));
