@@ -137,6 +137,123 @@ fn policy_language_violations_match_checkpolicy() {
     assert!(expected.len() < assertions.len());
 }
 
+/// neverallowxperm statements over `features.conf`'s allowxperm rules: single numbers,
+/// ranges within and across drivers, whole drivers, complements, attributes-free sets.
+const XPERM_STATEMENTS: &str = "\
+neverallowxperm staff_t dev_t:chr_file ioctl 0x5402;
+neverallowxperm staff_t dev_t:chr_file ioctl 0x5405;
+neverallowxperm staff_t dev_t:chr_file ioctl 0x42ab;
+neverallowxperm sysadm_t dev_t:chr_file ioctl { 0x4100-0x41ff };
+neverallowxperm sysadm_t dev_t:chr_file ioctl 0x4300;
+neverallowxperm guest_t dev_t:chr_file ioctl { 0x5400-0x54ff };
+neverallowxperm guest_t dev_t:chr_file ioctl ~{ 0x5400-0x54ff };
+neverallowxperm { staff_t sysadm_t } dev_t:chr_file ioctl 0x8a00;
+neverallowxperm staff_t dev_t:chr_file ioctl 0x8a10;
+neverallowxperm * dev_t:chr_file ioctl { 0x5401 };
+neverallowxperm staff_t dev_t:chr_file ioctl { 0x8a00-0x8aff 0x5400 };
+";
+
+#[test]
+fn policy_language_xperm_violations_match_checkpolicy() {
+    let dir = scratch("xperm");
+    let conf = std::fs::read_to_string(neverallow_repo().join("src/features.conf")).unwrap();
+    let lines: Vec<&str> = conf.lines().collect();
+    // After the policy's own neverallowxperm, among the rules it restricts.
+    let at = 1 + lines
+        .iter()
+        .position(|l| l.starts_with("neverallowxperm"))
+        .unwrap();
+    let mut with = lines[..at].join("\n");
+    with.push('\n');
+    with.push_str(XPERM_STATEMENTS);
+    with.push_str(&lines[at..].join("\n"));
+    with.push('\n');
+    let (with_path, conf_path, bin) = (
+        dir.join("with.conf"),
+        dir.join("features.conf"),
+        dir.join("f.bin"),
+    );
+    std::fs::write(&with_path, &with).unwrap();
+    std::fs::write(&conf_path, &conf).unwrap();
+    let (ok, theirs) = run(
+        "checkpolicy",
+        &[
+            "-M",
+            "-c",
+            "33",
+            "-o",
+            "/dev/null",
+            with_path.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        !ok,
+        "checkpolicy accepted violated neverallowxperms:\n{theirs}"
+    );
+    // line -> {(rule kind, source, target, class)}; each report spans two lines.
+    let mut expected: BTreeMap<u32, BTreeSet<(String, String, String, String)>> = BTreeMap::new();
+    let report: Vec<&str> = theirs.lines().collect();
+    for (k, l) in report.iter().enumerate() {
+        let Some(rest) = l.split("neverallowxperm on line ").nth(1) else {
+            continue;
+        };
+        let line: u32 = rest.split(' ').next().unwrap().parse().unwrap();
+        let mut w = report[k + 1].split([' ', ':']);
+        let (kind, s, t, c) = (
+            w.next().unwrap(),
+            w.next().unwrap(),
+            w.next().unwrap(),
+            w.next().unwrap(),
+        );
+        expected.entry(line - at as u32).or_default().insert((
+            kind.into(),
+            s.into(),
+            t.into(),
+            c.into(),
+        ));
+    }
+    assert!(
+        !expected.is_empty(),
+        "no failures parsed from checkpolicy:\n{theirs}"
+    );
+    let (ok, msg) = run(
+        "checkpolicy",
+        &[
+            "-M",
+            "-c",
+            "33",
+            "-o",
+            bin.to_str().unwrap(),
+            conf_path.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{msg}");
+    let policy = load(&bin);
+    let index = Index::new(&policy);
+    let (assertions, violations) = check_text(&index, "x.te", XPERM_STATEMENTS);
+    let mut ours: BTreeMap<u32, BTreeSet<(String, String, String, String)>> = BTreeMap::new();
+    for v in &violations {
+        let a = &assertions[v.assertion];
+        for &g in &v.grants {
+            let e = terules::entry(&policy, g.rule()).unwrap();
+            let (kind, pairs) = match g {
+                Grant::AllowXperm(_) => ("allowxperm", vec![(e.key.source, e.key.target)]),
+                Grant::Allow(r) => ("allow", covered_pairs(&index, a, r)),
+            };
+            for (s, t) in pairs {
+                ours.entry(a.line).or_default().insert((
+                    kind.into(),
+                    index.type_name(s).into(),
+                    index.type_name(t).into(),
+                    index.class_name(e.key.class).into(),
+                ));
+            }
+        }
+    }
+    assert_eq!(ours, expected, "checkpolicy said:\n{theirs}");
+    assert!(expected.len() < assertions.len());
+}
+
 fn neverallow_repo() -> PathBuf {
     arbiter_testkit::repo_policies()
 }

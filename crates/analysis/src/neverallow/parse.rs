@@ -317,7 +317,19 @@ impl ConfParser<'_> {
                 self.pos += 1;
                 Ok(XpermSet::Or(items))
             }
-            _ => self.xperm_range(),
+            // checkpolicy takes a range only inside braces.
+            _ => {
+                let t = self.ident("an ioctl number")?;
+                let v = number(self.file, &t)?;
+                if self.peek() == Some("-") {
+                    return Err(err(
+                        self.file,
+                        t.line,
+                        "an ioctl range must be inside '{ }'",
+                    ));
+                }
+                Ok(XpermSet::Range(v, v))
+            }
         }
     }
 
@@ -435,7 +447,8 @@ fn join_tokens(toks: &[Tok]) -> String {
             || t.text == ";"
             || toks[i - 1].text == ":"
             || toks[i - 1].text == "~"
-            || toks[i - 1].text == "-";
+            || toks[i - 1].text == "-"
+            || (t.text == "-" && toks[i - 1].text.starts_with(|c: char| c.is_ascii_digit()));
         if !glue {
             s.push(' ');
         }
