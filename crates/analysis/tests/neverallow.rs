@@ -382,13 +382,29 @@ fn cil_violations_and_rules_match_secilc() {
 }
 
 #[test]
-fn debian_neverallow_rules_hold_on_debian_policy() {
-    let policy_path = Path::new(arbiter_testkit::DEBIAN_DEFAULT);
-    let store = Path::new("/var/lib/selinux/default/active/modules/100");
-    if !policy_path.exists() || !store.exists() {
-        eprintln!("SKIPPED: Debian's default policy and module store are not installed");
-        return;
+fn debian_neverallow_rules_hold_on_debian_policies() {
+    for (policy, store) in [
+        (
+            arbiter_testkit::DEBIAN_DEFAULT,
+            "/var/lib/selinux/default/active/modules/100",
+        ),
+        (
+            arbiter_testkit::DEBIAN_MLS,
+            "/var/lib/selinux/mls/active/modules/100",
+        ),
+    ] {
+        let (policy_path, store) = (Path::new(policy), Path::new(store));
+        if !policy_path.exists() || !store.exists() {
+            eprintln!("SKIPPED: {policy} or its module store is not installed");
+            continue;
+        }
+        debian_rules_hold(policy_path, store);
     }
+}
+
+/// The store's neverallow rules (with the attribute declarations they need) hold on the
+/// policy secilc compiled from it.
+fn debian_rules_hold(policy_path: &Path, store: &Path) {
     let mut modules = String::new();
     for entry in std::fs::read_dir(store).unwrap() {
         let cil = entry.unwrap().path().join("cil");
