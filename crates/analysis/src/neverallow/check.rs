@@ -72,10 +72,24 @@ pub fn check(index: &Index<'_>, assertions: &[Assertion]) -> Vec<Violation> {
                 .push(r);
         }
     }
+    // Allow entries by class, in order: a statement looks only at its classes' entries.
+    let mut allows: HashMap<ClassId, Vec<TeRuleRef>> = HashMap::new();
+    for &r in &order {
+        if let Some(e) = terules::entry(policy, r) {
+            if e.key.kind == AvtabKind::Allowed {
+                allows.entry(e.key.class).or_default().push(r);
+            }
+        }
+    }
     let mut out = Vec::new();
     for (n, a) in assertions.iter().enumerate() {
         let mut grants: Vec<Grant> = Vec::new();
-        for &r in &order {
+        let mut classes: Vec<ClassId> = a.perms.iter().map(|&(c, _)| c).collect();
+        classes.dedup();
+        let rules = classes
+            .iter()
+            .flat_map(|c| allows.get(c).into_iter().flatten());
+        for &r in rules {
             let Some(e) = terules::entry(policy, r) else {
                 continue;
             };
