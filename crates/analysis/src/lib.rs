@@ -13,6 +13,7 @@
 
 pub mod dta;
 pub mod infoflow;
+pub mod neverallow;
 pub mod permmap;
 mod rules;
 pub mod search;

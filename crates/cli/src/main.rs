@@ -53,6 +53,9 @@ enum Command {
     Dta(cmd::dta::Args),
     /// seinfoflow: information flows and flow paths, with seinfoflow's options and report.
     Infoflow(cmd::infoflow::Args),
+    /// neverallow / neverallowxperm statements (policy language or CIL) checked against a
+    /// binary policy, with the rules that violate them; exit 1 when one is violated.
+    Neverallow(cmd::neverallow::Args),
     /// BSM audit: praudit, auditreduce, preselection and audit_* file checks.
     #[command(subcommand)]
     Bsm(cmd::bsm::Command),
@@ -88,6 +91,7 @@ fn run(command: Command, out: &mut out::Out) -> Result<ExitCode, out::CliError> 
         Command::Diff(a) => cmd::diff::run(a, out),
         Command::Dta(a) => cmd::dta::run(a, out),
         Command::Infoflow(a) => cmd::infoflow::run(a, out),
+        Command::Neverallow(a) => cmd::neverallow::run(a, out),
         Command::Why(a) => cmd::why::run(a, out),
         Command::Demo => cmd::demo::run(out),
         Command::Bsm(c) => cmd::bsm::run(c, out),

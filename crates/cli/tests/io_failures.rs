@@ -197,6 +197,23 @@ fn cases(f: &Fixtures) -> Vec<Case> {
             "infoflow",
             &["-p", "policies/bin/default.33", "-s", "httpd_t", "--json"],
         ),
+        case(
+            "neverallow",
+            &[
+                "policies/bin/tiny.33",
+                "-n",
+                "neverallow domain self:process fork;",
+            ],
+        ),
+        case(
+            "neverallow",
+            &[
+                "policies/bin/tiny.33",
+                "-n",
+                "neverallow domain self:process fork;",
+                "--json",
+            ],
+        ),
         case("manpage", &[]),
         case("manpage", &["bsm", "print"]),
         case("completions", &["bash"]),

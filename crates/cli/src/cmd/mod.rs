@@ -13,6 +13,7 @@ pub mod info;
 pub mod infoflow;
 pub mod label;
 pub mod landlock;
+pub mod neverallow;
 pub mod search;
 pub mod why;
 

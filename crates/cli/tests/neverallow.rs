@@ -1,0 +1,90 @@
+//! `arbiter neverallow`: exit status (0 none violated, 1 some, 2 error), secilc's report
+//! heading, and errors that name the file and line. What is violated, and by which rules,
+//! is compared with checkpolicy and secilc in `crates/analysis/tests/neverallow.rs`.
+
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_arbiter");
+
+fn tiny() -> String {
+    format!("{}/../../policies/bin/tiny.33", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn arbiter(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("neverallow")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_statement_that_holds_exits_0_silently() {
+    let out = arbiter(&[&tiny(), "-n", "neverallow user_t etc_t:file write;"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+}
+
+#[test]
+fn a_violated_statement_exits_1_with_the_granting_rule() {
+    let out = arbiter(&[
+        &tiny(),
+        "-n",
+        "neverallow user_t etc_t:file write;\nneverallow domain self:process sigkill;",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text,
+        "neverallow check failed at -n#1:2\n  neverallow domain self:process sigkill;\n    \
+         allow init_t domain:process { sigkill signal };\n"
+    );
+    let json = arbiter(&[
+        &tiny(),
+        "-n",
+        "(neverallow domain self (process (sigkill)))",
+        "--json",
+    ]);
+    assert_eq!(json.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["checked"], 1);
+    assert_eq!(doc["violated"][0]["rules"][0]["kind"], "allow");
+}
+
+#[test]
+fn errors_exit_2_naming_file_and_line() {
+    let dir = std::env::temp_dir().join(format!("arbiter-neverallow-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("rules.te");
+    std::fs::write(
+        &file,
+        "neverallow user_t etc_t:file write;\n\nneverallow user_t nosuch_t:file read;\n",
+    )
+    .unwrap();
+    let out = arbiter(&[&tiny(), file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("rules.te:3: unknown type or attribute 'nosuch_t'"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    for args in [
+        vec![tiny(), dir.join("missing").display().to_string()],
+        vec![tiny()],
+        vec![
+            dir.display().to_string(),
+            "-n".into(),
+            "neverallow a b:c d;".into(),
+        ],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = arbiter(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(
+            !out.stderr.is_empty() && out.stdout.is_empty(),
+            "{args:?}: {out:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
