@@ -442,6 +442,81 @@ fn non_utf8_policy_paths_are_paths() {
 }
 
 #[test]
+fn non_utf8_cil_and_trail_paths_are_paths() {
+    use std::os::unix::ffi::OsStrExt;
+    let root = workspace_root();
+    let dir = std::env::temp_dir().join(format!("arbiter-bad-input-cil-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let os = |b: &[u8]| dir.join(std::ffi::OsStr::from_bytes(b));
+    // build: a CIL input and both outputs named with non-UTF-8 bytes; the same bytes as
+    // from plain names.
+    let cil = os(b"base-\xff.cil");
+    std::fs::copy(root.join("crates/cil/tests/corpus/base.cil"), &cil).unwrap();
+    let o = Command::new(BIN)
+        .args(["build", "-N", "-o"])
+        .arg(os(b"policy-\xff"))
+        .arg("-f")
+        .arg(os(b"fc-\xff"))
+        .arg(&cil)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = Command::new(BIN)
+        .args(["build", "-N", "-o"])
+        .arg(dir.join("policy-plain"))
+        .arg("-f")
+        .arg(dir.join("fc-plain"))
+        .arg(root.join("crates/cil/tests/corpus/base.cil"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        std::fs::read(os(b"policy-\xff")).unwrap(),
+        std::fs::read(dir.join("policy-plain")).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(os(b"fc-\xff")).unwrap(),
+        std::fs::read(dir.join("fc-plain")).unwrap()
+    );
+    // A missing non-UTF-8 input is secilc's error, not a usage error.
+    let o = Command::new(BIN)
+        .args(["build", "-N"])
+        .arg(os(b"missing-\xff.cil"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(255));
+    assert!(
+        text(&o.stderr).contains("Could not open file"),
+        "{}",
+        text(&o.stderr)
+    );
+    // bsm reduce: a trail named with non-UTF-8 bytes reads as the same trail.
+    let trail = root.join("tests/data/bsm/synthetic/medium.bsm");
+    let odd = os(b"trail-\xff");
+    std::fs::copy(&trail, &odd).unwrap();
+    let plain = Command::new(BIN)
+        .args(["bsm", "reduce", "-c", "lo"])
+        .arg(&trail)
+        .output()
+        .unwrap();
+    let bytes = Command::new(BIN)
+        .args(["bsm", "reduce", "-c", "lo"])
+        .arg(&odd)
+        .output()
+        .unwrap();
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain.stderr));
+    assert_eq!(
+        bytes.status.code(),
+        plain.status.code(),
+        "{}",
+        text(&bytes.stderr)
+    );
+    assert!(!plain.stdout.is_empty());
+    assert_eq!(bytes.stdout, plain.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn errors_quote_a_bounded_prefix_of_a_huge_input() {
     let huge = format!("{}:r:t:s0", "u".repeat(100_000));
     let o = run(&["check", "builtin", &huge, CONTENT, "file", "read"], b"");

@@ -83,7 +83,7 @@ pub struct PrintArgs {
 pub struct ReduceArgs {
     /// auditreduce's options and trail files.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    args: Vec<String>,
+    args: Vec<std::ffi::OsString>,
 }
 
 #[derive(clap::Args)]
@@ -217,14 +217,17 @@ fn stream_error(input: &str, e: arbiter_bsm::StreamError) -> CliError {
 }
 
 fn reduce(a: ReduceArgs, out: &mut Out) -> Result<ExitCode, CliError> {
+    // Trail paths need not be UTF-8 (crate::args: placeholders for the option parser).
+    let argv = crate::args::Args::new(a.args);
     let mut args = Vec::new();
     let mut etc = None;
-    let mut it = a.args.into_iter();
+    let mut it = argv.strings.iter().cloned();
     while let Some(x) = it.next() {
         if x == "--etc" {
-            etc = Some(PathBuf::from(it.next().ok_or("--etc needs a directory")?));
+            let dir = it.next().ok_or("--etc needs a directory")?;
+            etc = Some(PathBuf::from(argv.path(&dir)));
         } else if let Some(d) = x.strip_prefix("--etc=") {
-            etc = Some(PathBuf::from(d));
+            etc = Some(PathBuf::from(argv.path(d)));
         } else {
             args.push(x);
         }
@@ -245,7 +248,10 @@ fn reduce(a: ReduceArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let inputs: Vec<Option<PathBuf>> = if files.is_empty() {
         vec![None]
     } else {
-        files.into_iter().map(|f| Some(PathBuf::from(f))).collect()
+        files
+            .into_iter()
+            .map(|f| Some(PathBuf::from(argv.path(&f))))
+            .collect()
     };
     for f in inputs {
         let s = match &f {

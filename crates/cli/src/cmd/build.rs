@@ -21,7 +21,7 @@ use arbiter_policy::HandleUnknown;
 pub struct Args {
     /// secilc's options and CIL files, or `--store [-p ROOT] [-s NAME] -n`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
-    args: Vec<String>,
+    args: Vec<std::ffi::OsString>,
 }
 
 const PROG: &str = "arbiter build";
@@ -91,21 +91,33 @@ Options:
 pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     // clap swallows a first `--`, which getopt must see (`-- -N` names a file `-N`): the
     // words after the subcommand are taken from the process's own argument list.
-    let args: Vec<String> = std::env::args_os()
-        .map(|w| w.to_string_lossy().into_owned())
+    // Paths need not be UTF-8: such words reach getopt as placeholders and are turned back
+    // into their bytes where they are used as paths (crate::args).
+    let words: Vec<std::ffi::OsString> = std::env::args_os()
         .skip(1)
         .skip_while(|w| w != "build")
         .skip(1)
         .collect();
-    let args = if args.len() >= a.args.len() {
-        args
+    let argv = if words.len() >= a.args.len() {
+        crate::args::Args::new(words)
     } else {
-        a.args
+        crate::args::Args::new(a.args)
     };
-    if args.iter().any(|s| s == "--store") {
-        return Ok(run_store(&args, out));
+    if argv.strings.iter().any(|s| s == "--store") {
+        return Ok(run_store(&argv, out));
     }
-    Ok(run_secilc(&args, out))
+    Ok(run_secilc(&argv, out))
+}
+
+/// The largest CIL file read (secilc reads whole files too; Debian's largest module is
+/// under 2 MB and its whole store 22.5 MB): a bound on memory for hostile inputs and
+/// endless pipes.
+const MAX_CIL_FILE: u64 = 1 << 30;
+
+/// Reads one CIL input to its end (files, pipes and process substitution alike).
+fn read_cil(path: &std::ffi::OsStr) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    arbiter_io::read_to_end_bounded(std::io::BufReader::new(file), MAX_CIL_FILE)
 }
 
 /// The options secilc takes, with whether each needs an argument.
@@ -262,8 +274,8 @@ fn whole_number(s: &str) -> Option<i64> {
     t.parse::<i64>().ok()
 }
 
-fn run_secilc(args: &[String], out: &mut Out) -> ExitCode {
-    let (opts, files) = getopt(args, SHORT, LONG);
+fn run_secilc(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
+    let (opts, files) = getopt(&argv.strings, SHORT, LONG);
     let mut o = Options::default();
     let (mut output, mut fc_out): (Option<String>, Option<String>) = (None, None);
     for opt in opts.into_iter().flatten() {
@@ -335,15 +347,19 @@ fn run_secilc(args: &[String], out: &mut Out) -> ExitCode {
     }
     let mut sources = Vec::with_capacity(files.len());
     for f in &files {
-        match std::fs::read(f) {
+        match read_cil(argv.path(f)) {
             // secilc skips empty files.
             Ok(text) if text.is_empty() => {}
             Ok(text) => sources.push(Source {
-                name: f.clone(),
+                name: argv.display(f),
                 text,
             }),
+            Err(e) if e.get_ref().is_some_and(|i| i.is::<arbiter_io::TooLarge>()) => {
+                crate::diag!("{}: {e}", argv.display(f));
+                return ExitCode::from(255);
+            }
             Err(_) => {
-                crate::diag!("Could not open file: {f}");
+                crate::diag!("Could not open file: {}", argv.display(f));
                 return ExitCode::from(255);
             }
         }
@@ -377,14 +393,15 @@ fn run_secilc(args: &[String], out: &mut Out) -> ExitCode {
     };
     let output = output.unwrap_or_else(|| format!("policy.{}", o.policy_version));
     let fc_out = fc_out.unwrap_or_else(|| "file_contexts".into());
-    let policy_tmp = match write_temp(Path::new(&output), &bytes) {
+    let (output, fc_out) = (Path::new(argv.path(&output)), Path::new(argv.path(&fc_out)));
+    let policy_tmp = match write_temp(output, &bytes) {
         Ok(p) => p,
         Err(_) => {
             crate::diag!("Failure opening binary file for writing");
             return ExitCode::from(255);
         }
     };
-    let fc_tmp = match write_temp(Path::new(&fc_out), &compiled.file_contexts) {
+    let fc_tmp = match write_temp(fc_out, &compiled.file_contexts) {
         Ok(p) => p,
         Err(_) => {
             let _ = std::fs::remove_file(&policy_tmp);
@@ -392,11 +409,11 @@ fn run_secilc(args: &[String], out: &mut Out) -> ExitCode {
             return ExitCode::from(255);
         }
     };
-    for (tmp, dest) in [(&policy_tmp, &output), (&fc_tmp, &fc_out)] {
+    for (tmp, dest) in [(&policy_tmp, output), (&fc_tmp, fc_out)] {
         if let Err(e) = std::fs::rename(tmp, dest) {
             let _ = std::fs::remove_file(&policy_tmp);
             let _ = std::fs::remove_file(&fc_tmp);
-            crate::diag!("{dest}: {e}");
+            crate::diag!("{}: {e}", dest.display());
             return ExitCode::from(255);
         }
     }
@@ -439,8 +456,13 @@ fn default_store_name() -> String {
         .unwrap_or_else(|| "default".into())
 }
 
-fn run_store(args: &[String], out: &mut Out) -> ExitCode {
-    let rest: Vec<String> = args.iter().filter(|a| *a != "--store").cloned().collect();
+fn run_store(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
+    let rest: Vec<String> = argv
+        .strings
+        .iter()
+        .filter(|a| *a != "--store")
+        .cloned()
+        .collect();
     let (opts, operands) = getopt(
         &rest,
         &[
@@ -466,7 +488,7 @@ fn run_store(args: &[String], out: &mut Out) -> ExitCode {
     let (mut disable_dontaudit, mut preserve_tunables) = (false, false);
     for opt in opts {
         match opt {
-            Some(('p', Some(v))) => root = PathBuf::from(v),
+            Some(('p', Some(v))) => root = PathBuf::from(argv.path(&v)),
             Some(('s', Some(v))) => name = Some(v),
             Some(('n', _)) => noreload = true,
             // `-B` is what store mode does anyway; accepted so semodule's line works.
