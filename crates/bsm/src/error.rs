@@ -136,7 +136,7 @@ pub struct ConfigError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MaskError {
     /// A class name not in `audit_class`.
-    #[error("unknown audit class {0:?}")]
+    #[error("unknown audit class {}", arbiter_io::quote(.0))]
     UnknownClass(String),
 }
 
