@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark of arbiter dta/infoflow against setools 4.4.1's sedta/seinfoflow
 # on Debian's default policy, whole process (start-up and graph build included), with
-# farm-bench: the two commands alternate run by run and the ratio is taken pair by pair.
-# Quote the medians, and the load average printed first.
+# scripts/side-by-side.py: the two commands alternate run by run (wall, CPU, peak RSS,
+# medians and ratios peer/arbiter). Quote the medians, and the load average printed first.
 #
 # Usage: scripts/bench-analysis.sh [RUNS] [dta|infoflow|batch|all]
 #        RUNS defaults to 5 for sedta rows; seinfoflow rows run min(RUNS, 3) times because
@@ -20,19 +20,20 @@ fi
 D=/etc/selinux/default/policy/policy.33
 slow=$(( runs < 3 ? runs : 3 ))
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf "%-44s %9s %9s %8s | %9s %9s %8s | %7s %7s %7s\n" "query" "peer wall" "cpu s" "MB" \
+    "arb wall" "cpu s" "MB" "wall x" "cpu x" "mem x"
+row() { /usr/bin/python3 scripts/side-by-side.py "$@"; }
 
 if [ "$which" = dta ] || [ "$which" = all ]; then
     for q in "-s sshd_t -t sysadm_t -S" "-s init_t" "-s sshd_t -t sysadm_t -A 5"; do
-        echo "== dta $q"
         # shellcheck disable=SC2086
-        farm-bench -n "$runs" --timeout 600 --vs "sedta -p $D $q" -- "$arb" dta -p "$D" $q
+        row "dta $q" "$runs" sedta -p "$D" $q -- "$arb" dta -p "$D" $q
     done
 fi
 if [ "$which" = infoflow ] || [ "$which" = all ]; then
     for q in "-s user_t -t shadow_t -S" "-s user_t -t shadow_t -A 3"; do
-        echo "== infoflow $q"
         # shellcheck disable=SC2086
-        farm-bench -n "$slow" --warmup 0 --timeout 3600 --vs "seinfoflow -p $D $q" -- "$arb" infoflow -p "$D" $q
+        row "infoflow $q" "$slow" seinfoflow -p "$D" $q -- "$arb" infoflow -p "$D" $q
     done
 fi
 if [ "$which" = batch ] || [ "$which" = all ]; then
@@ -43,6 +44,5 @@ if [ "$which" = batch ] || [ "$which" = all ]; then
     "$arb" search -A -c file -p write "$D" | awk '{print $2, $3}' | cut -d: -f1 \
         | awk '$1 ~ /_t$/ && $2 ~ /_t$/' | sort -u | head -500 \
         | while read -r s t; do echo "-s $s"; echo "-s $s -t $t -S"; done > "$batch"
-    echo "== infoflow batch of $(wc -l < "$batch") queries"
-    farm-bench -n "$runs" --timeout 600 -- "$arb" infoflow -p "$D" --batch "$batch"
+    row "infoflow batch of $(wc -l < "$batch") queries" "$runs" -- "$arb" infoflow -p "$D" --batch "$batch"
 fi

@@ -8,8 +8,8 @@
 # Whole-process figures from outside (spawn to reap): wall seconds, CPU seconds (user +
 # system of the child) and peak RSS, the median of RUNS runs each, the two tools alternating
 # run by run so that both see the same machine load, and the ratios (peer / arbiter). A tool
-# that exits non-zero is reported as failed with its status instead of timed figures (today
-# `arbiter build` fails: the CIL compiler is not merged yet).
+# that exits non-zero is reported as failed with its status instead of timed figures
+# (scripts/side-by-side.py does the timing).
 #
 # Usage: scripts/bench-build.sh [RUNS] [default|all]
 #        RUNS defaults to 5. ARBITER=PATH benchmarks that binary instead of building one.
@@ -30,44 +30,8 @@ printf "%-44s %9s %9s %8s | %9s %9s %8s | %7s %7s %7s\n" "build" "peer wall" "cp
     "arb wall" "cpu s" "MB" "wall x" "cpu x" "mem x"
 
 # row NAME RUNS PEER-ARGV... -- ARBITER-ARGV...   (run in the current directory)
-row() {
-    local name=$1 n=$2; shift 2
-    /usr/bin/python3 - "$name" "$n" "$@" <<'PY'
-import os, shutil, statistics, sys, time
-
-name, n, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-split = argv.index("--")
-cmds = [argv[:split], argv[split + 1:]]
-for c in cmds:
-    c[0] = shutil.which(c[0]) or c[0]
-null = os.open(os.devnull, os.O_WRONLY)
-spawn = [(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
-wall, cpu, rss, status = [[], []], [[], []], [[], []], [0, 0]
-for _ in range(n):
-    for k, c in enumerate(cmds):
-        t = time.perf_counter()
-        pid = os.posix_spawn(c[0], c, os.environ, file_actions=spawn)
-        _, st, ru = os.wait4(pid, 0)
-        wall[k].append(time.perf_counter() - t)
-        cpu[k].append(ru.ru_utime + ru.ru_stime)
-        rss[k].append(ru.ru_maxrss / 1024)
-        if os.waitstatus_to_exitcode(st) != 0:
-            status[k] = os.waitstatus_to_exitcode(st)
-med = lambda v: statistics.median(v)
-cols = []
-for k in range(2):
-    if status[k]:
-        cols.append("%9s %9s %8s" % ("FAILED", "exit %d" % status[k], "-"))
-    else:
-        cols.append("%9.3f %9.3f %8.1f" % (med(wall[k]), med(cpu[k]), med(rss[k])))
-if status[0] or status[1]:
-    ratios = "%7s %7s %7s" % ("-", "-", "-")
-else:
-    ratios = "%6.1fx %6.1fx %6.1fx" % (med(wall[0]) / med(wall[1]), med(cpu[0]) / med(cpu[1]),
-                                       med(rss[0]) / med(rss[1]))
-print("%-44s %s | %s | %s" % (name, cols[0], cols[1], ratios))
-PY
-}
+scripts_dir=$PWD/scripts
+row() { /usr/bin/python3 "$scripts_dir/side-by-side.py" "$@"; }
 
 stores=(default)
 [ "$which" = all ] && stores=(default mls)

@@ -48,7 +48,7 @@
 //!
 //! Set `ARBITER_CIL_TIMES=1` to have each phase's wall time printed on stderr. On Debian's
 //! default module store (314 files, 22.5 MB) the whole compile takes about 0.35 s of CPU
-//! and 62 MB against secilc's 5.4 s and 183 MB (see `scripts/bench_cil.sh`).
+//! and 62 MB against secilc's 5.4 s and 183 MB (see `scripts/bench-build.sh`).
 //!
 //! # What is supported
 //!

@@ -1,4 +1,4 @@
-//! Loads a policy N times from memory: the whole-process figure `farm-bench` compares when a
+//! Loads a policy N times from memory: the whole-process figure to compare (side by side) when a
 //! change to the reader might slow loading down (`load_many POLICY [N]`).
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

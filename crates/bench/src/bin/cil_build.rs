@@ -1,5 +1,5 @@
 //! Compiles CIL files with arbiter's compiler as `secilc [-N] FILE...` would, for timing
-//! side by side with secilc (`scripts/bench_cil.sh`). Writes the file_contexts text to
+//! side by side with secilc (`scripts/bench-build.sh`). Writes the file_contexts text to
 //! `-f PATH` when given; prints the policy's sizes. The binary policy itself is not written
 //! (the libsepol-3.4 byte layout of the writer is a separate piece of work).
 
