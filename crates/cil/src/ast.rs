@@ -15,6 +15,9 @@ pub struct Stmt {
     pub kw: Kw,
     /// The statement's list node.
     pub node: u32,
+    /// The node as written: `node` until names in blocks are qualified (`qualify`
+    /// replaces `node` by a copy); a booleanif's rules are found by it.
+    pub src: u32,
     pub file: u32,
     /// Innermost enclosing optional (index into [`Ast::optionals`]), or [`NONE`].
     pub opt: u32,
@@ -22,6 +25,29 @@ pub struct Stmt {
     pub cond: u32,
     /// The `(true ...)`/`(false ...)` list node holding the statement, or [`NONE`].
     pub branch: u32,
+    /// The namespace the statement sits in (index into [`Ast::scopes`]), or [`NONE`] for
+    /// the global one.
+    pub scope: u32,
+}
+
+/// A namespace statements sit in: a block's table, or the copy of an inherited block
+/// inside its inheritor (cil.md §5.4).
+#[derive(Clone, Debug)]
+pub struct Scope {
+    /// The qualified name of the block whose table receives declarations (`a.b`);
+    /// declared names become `a.b.NAME` (`cil_fqn.c`).
+    pub prefix: Vec<u8>,
+    /// The table's identity (scopes with one prefix share it).
+    pub table: u32,
+    /// Abstract blocks are skipped by lookups.
+    pub abs: bool,
+    /// The enclosing scope, or [`NONE`] for the global one.
+    pub parent: u32,
+    /// For the copy a `blockinherit` makes: the inherited block's own scope, searched
+    /// after the inheriting side and its ancestors; else [`NONE`].
+    pub orig: u32,
+    /// Inside a blockinherit copy (copied blocks are never abstract).
+    pub copy: bool,
 }
 
 /// An `optional` block: its parent optional (pre-order, so parents come first).
@@ -164,6 +190,19 @@ impl Ast {
         None
     }
 
+    /// The declaration of base name `sym` in block table `table` (during the walk).
+    fn find_scoped(&self, table: u32, ns: Ns, sym: Sym) -> Option<u32> {
+        let mut d = *self.scoped.get(&(table, sym))?;
+        while d != NONE {
+            let decl = &self.decls[d as usize];
+            if decl.kind.ns() == ns {
+                return Some(d);
+            }
+            d = decl.next;
+        }
+        None
+    }
+
     /// The 0-based index of permission `perm` in class/common `decl`.
     #[inline]
     pub fn perm_index(&self, decl: u32, perm: Sym) -> Option<u32> {
@@ -189,6 +228,13 @@ pub struct Ast {
     pub perm_lists: FxHashMap<u32, Vec<Sym>>,
     /// `classcommon`: class name -> (statement, common name).
     pub class_common: FxHashMap<Sym, (u32, Sym)>,
+    /// Block namespaces (statements outside blocks have scope [`NONE`]).
+    pub scopes: Vec<Scope>,
+    /// Declarations in block tables while the walk runs: (table, base name) -> first
+    /// declaration; they join `by_sym` under their qualified names when the walk ends.
+    scoped: FxHashMap<(u32, Sym), u32>,
+    /// Declarations made in blocks, with their table, for that final step.
+    pending: Vec<(u32, u32)>,
 }
 
 /// Where a node is, for messages: `file:line`.
@@ -197,7 +243,7 @@ pub fn loc(tree: &Tree, names: &[String], file: u32, node: u32) -> String {
 }
 
 /// Checks a declared name as `cil_verify_name` does.
-fn verify_name(int: &Interner, sym: Sym, qualified: bool) -> bool {
+pub(crate) fn verify_name(int: &Interner, sym: Sym, qualified: bool) -> bool {
     let b = int.bytes(sym);
     if b.is_empty() || b.len() >= 2048 || !b[0].is_ascii_alphabetic() {
         return false;
@@ -258,37 +304,152 @@ fn eval_tunable(tree: &Tree, tunables: &FxHashMap<Sym, bool>, n: u32) -> Option<
     }
 }
 
+/// One walk item: a statement node (or [`MARK`]: the end of container `cont`) with where
+/// it sits.
+#[derive(Copy, Clone)]
+struct Item {
+    n: u32,
+    file: u32,
+    opt: u32,
+    cond: u32,
+    branch: u32,
+    scope: u32,
+    cont: u32,
+}
+
+/// A container the walk is inside: a file's top level, an optional, a block (or a
+/// block's copy), an `in` body. Chosen tunableif branches are appended at its end, and a
+/// block's end also receives its `in` bodies.
+struct Cont {
+    file: u32,
+    opt: u32,
+    scope: u32,
+    /// The block whose `in` bodies come at the end, or [`NONE`].
+    block: u32,
+    /// Only the block as written receives `(in after ...)` bodies, copies do not.
+    original: bool,
+    ins_done: bool,
+}
+
+/// How many statements copies may add (blockinherit copies can nest: a bound keeps
+/// memory finite on hostile input).
+const MAX_STMTS: usize = 1 << 25;
+
 /// Builds the statement list and declaration tables.
 pub fn build(
     tree: &Tree,
-    int: &Interner,
+    intm: &mut Interner,
     names: &[String],
     opts: &crate::Options,
 ) -> Result<Ast, Fail> {
+    let int: &Interner = intm;
     let mut ast = Ast {
         by_sym: vec![NONE; int.len()],
         ..Ast::default()
     };
     let tunables = collect_tunables(tree);
-    // Statements of chosen tunableif branches, appended at the end of their container
-    // (file or optional) as libsepol's `cil_resolve_tunif` copies them there.
-    let mut deferred: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
-    // (node, file, opt, cond, branch); node MARK = the end of container (file, opt).
-    let mut stack: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
+    let blocks = crate::blocks::collect(tree, int, names)?;
+    // Scope of each block as written (made on first use).
+    let mut oscope: Vec<u32> = vec![NONE; blocks.list.len()];
+    let mut tables: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
+    // Qualified names of the block instances walked (a copy may not repeat a block).
+    let mut instances: std::collections::HashSet<Vec<u8>> = Default::default();
+    let mut conts: Vec<Cont> = Vec::new();
+    // Statements of chosen tunableif branches, appended at the end of their container as
+    // libsepol's `cil_resolve_tunif` copies them there.
+    let mut deferred: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    let mut stack: Vec<Item> = Vec::new();
     for (f, &(a, b)) in tree.files.iter().enumerate() {
-        stack.push((MARK, f as u32, NONE, NONE, NONE));
+        let c = conts.len() as u32;
+        conts.push(Cont {
+            file: f as u32,
+            opt: NONE,
+            scope: NONE,
+            block: NONE,
+            original: true,
+            ins_done: true,
+        });
+        let top = Item {
+            n: MARK,
+            file: f as u32,
+            opt: NONE,
+            cond: NONE,
+            branch: NONE,
+            scope: NONE,
+            cont: c,
+        };
+        stack.push(top);
         for &n in tree.kids[a as usize..b as usize].iter().rev() {
-            stack.push((n, f as u32, NONE, NONE, NONE));
+            stack.push(Item { n, ..top });
         }
-        while let Some((n, file, opt, cond, branch)) = stack.pop() {
+        while let Some(it) = stack.pop() {
+            let Item {
+                n,
+                file,
+                opt,
+                cond,
+                branch,
+                scope,
+                cont,
+            } = it;
             if n == MARK {
-                if let Some(list) = deferred.remove(&(file, opt)) {
-                    stack.push((MARK, file, opt, NONE, NONE));
+                let c = &mut conts[cont as usize];
+                let at = Item {
+                    n: MARK,
+                    file: c.file,
+                    opt: c.opt,
+                    cond: NONE,
+                    branch: NONE,
+                    scope: c.scope,
+                    cont,
+                };
+                if let Some(list) = deferred.remove(&cont) {
+                    stack.push(at);
                     for &x in list.iter().rev() {
-                        stack.push((x, file, opt, NONE, NONE));
+                        stack.push(Item { n: x, ..at });
+                    }
+                } else if c.block != NONE && !c.ins_done {
+                    c.ins_done = true;
+                    let original = c.original;
+                    stack.push(at);
+                    // Applied in reverse document order: the latest `in` first; the
+                    // `after` ones after all others.
+                    let ins = &blocks.list[c.block as usize].ins;
+                    let order: Vec<_> = ins
+                        .iter()
+                        .filter(|x| !x.2)
+                        .chain(ins.iter().filter(|x| x.2 && original))
+                        .collect();
+                    for &&(inode, ifile, _) in order.iter().rev() {
+                        let ci = conts.len() as u32;
+                        conts.push(Cont {
+                            file: ifile,
+                            opt: at.opt,
+                            scope: at.scope,
+                            block: NONE,
+                            original: true,
+                            ins_done: true,
+                        });
+                        let body_at = blocks.in_nodes[&inode] as usize;
+                        let base = Item {
+                            n: MARK,
+                            file: ifile,
+                            cont: ci,
+                            ..at
+                        };
+                        stack.push(base);
+                        for &x in tree.kids(inode)[body_at..].iter().rev() {
+                            stack.push(Item { n: x, ..base });
+                        }
                     }
                 }
                 continue;
+            }
+            if ast.stmts.len() > MAX_STMTS {
+                return Err(Fail::bad(vec![format!(
+                    "More than {MAX_STMTS} statements after copying inherited blocks (at {})",
+                    loc(tree, names, file, n)
+                )]));
             }
             let here = || loc(tree, names, file, n);
             let kids = tree.kids(n);
@@ -310,10 +471,12 @@ pub fn build(
             ast.stmts.push(Stmt {
                 kw,
                 node: n,
+                src: n,
                 file,
                 opt,
                 cond,
                 branch,
+                scope,
             });
             let bad = |why: &str| {
                 Fail::bad(vec![
@@ -334,7 +497,17 @@ pub fn build(
             };
             let declare = |ast: &mut Ast, kind: DeclKind, name: Sym| -> Result<u32, Fail> {
                 let id = ast.decls.len() as u32;
-                match ast.find(kind.ns(), name) {
+                let table = match scope {
+                    NONE => NONE,
+                    sc if ast.scopes[sc as usize].prefix.is_empty() => NONE,
+                    sc => ast.scopes[sc as usize].table,
+                };
+                let prev = if table == NONE {
+                    ast.find(kind.ns(), name)
+                } else {
+                    ast.find_scoped(table, kind.ns(), name)
+                };
+                match prev {
                     Some(prev) => {
                         let p = ast.decls[prev as usize];
                         let same_ok = opts.multiple_decls
@@ -349,6 +522,18 @@ pub fn build(
                             format!("Bad {} declaration at {}", kw.text(), here()),
                             "Failed to build AST".into(),
                         ]))
+                    }
+                    None if table != NONE => {
+                        let slot = ast.scoped.entry((table, name)).or_insert(NONE);
+                        ast.decls.push(Decl {
+                            kind,
+                            name,
+                            stmt: si,
+                            next: *slot,
+                        });
+                        *slot = id;
+                        ast.pending.push((id, table));
+                        Ok(id)
                     }
                     None => {
                         let slot = &mut ast.by_sym[name as usize];
@@ -385,6 +570,13 @@ pub fn build(
                     format!("{} is not allowed in booleanif at {}", kw.text(), here()),
                     "Failed to build AST".into(),
                 ]));
+            }
+            if scope != NONE && matches!(kw, Kw::Tunable | Kw::PolicyCap | Kw::ClassCommon) {
+                return Err(Fail::bad(vec![format!(
+                    "{} statements inside blocks are not supported by arbiter's CIL compiler yet (at {})",
+                    kw.text(),
+                    here()
+                )]));
             }
             use DeclKind as D;
             let simple = match kw {
@@ -495,12 +687,27 @@ pub fn build(
                         parent: opt,
                         stmt: si,
                     });
-                    stack.push((MARK, file, oi, cond, branch));
+                    let c = conts.len() as u32;
+                    conts.push(Cont {
+                        file,
+                        opt: oi,
+                        scope,
+                        block: NONE,
+                        original: true,
+                        ins_done: true,
+                    });
+                    let base = Item {
+                        n: MARK,
+                        opt: oi,
+                        cont: c,
+                        ..it
+                    };
+                    stack.push(base);
                     for &k in kids[2..].iter().rev() {
                         if !tree.is_list(k) {
                             return Err(bad("Invalid syntax"));
                         }
-                        stack.push((k, file, oi, cond, branch));
+                        stack.push(Item { n: k, ..base });
                     }
                 }
                 Kw::TunableIf if !opts.preserve_tunables => {
@@ -531,10 +738,7 @@ pub fn build(
                         if body.iter().any(|&r| !tree.is_list(r)) {
                             return Err(bad("Invalid syntax"));
                         }
-                        deferred
-                            .entry((file, opt))
-                            .or_default()
-                            .extend_from_slice(body);
+                        deferred.entry(cont).or_default().extend_from_slice(body);
                     }
                 }
                 Kw::BooleanIf | Kw::TunableIf => {
@@ -561,16 +765,128 @@ pub fn build(
                             pushes.push((r, file, opt, si, b));
                         }
                     }
-                    for p in pushes.into_iter().rev() {
-                        stack.push(p);
+                    for (r, file, opt, cond, branch) in pushes.into_iter().rev() {
+                        stack.push(Item {
+                            n: r,
+                            file,
+                            opt,
+                            cond,
+                            branch,
+                            scope,
+                            cont,
+                        });
                     }
                 }
-                Kw::Block
-                | Kw::BlockAbstract
-                | Kw::BlockInherit
-                | Kw::In
-                | Kw::Macro
-                | Kw::Call => {
+                Kw::Block => {
+                    let ob = *blocks
+                        .of_node
+                        .get(&n)
+                        .ok_or_else(|| bad("block is not allowed here"))?;
+                    let o = &blocks.list[ob as usize];
+                    let copy = scope != NONE && ast.scopes[scope as usize].copy;
+                    if !copy && o.abs {
+                        // Abstract: only its copies count (cil.md §1.1).
+                        continue;
+                    }
+                    let sc = if copy {
+                        let mut prefix = ast.scopes[scope as usize].prefix.clone();
+                        if !prefix.is_empty() {
+                            prefix.push(b'.');
+                        }
+                        prefix.extend_from_slice(int.bytes(o.name));
+                        new_scope(&mut ast, &mut tables, prefix, false, scope, NONE, true)
+                    } else {
+                        original_scope(&mut ast, &mut tables, &blocks, &mut oscope, ob)
+                    };
+                    if !instances.insert(ast.scopes[sc as usize].prefix.clone()) {
+                        return Err(Fail::bad(vec![
+                            format!("Re-declaration of block {}", int.str(o.name)),
+                            format!("Bad block declaration at {}", here()),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    let c = conts.len() as u32;
+                    conts.push(Cont {
+                        file,
+                        opt,
+                        scope: sc,
+                        block: ob,
+                        original: !copy,
+                        ins_done: false,
+                    });
+                    let base = Item {
+                        n: MARK,
+                        scope: sc,
+                        cont: c,
+                        ..it
+                    };
+                    stack.push(base);
+                    for &k in kids[2..].iter().rev() {
+                        if !tree.is_list(k) {
+                            return Err(bad("Invalid syntax"));
+                        }
+                        stack.push(Item { n: k, ..base });
+                    }
+                }
+                Kw::BlockInherit => {
+                    let target = *blocks
+                        .inherit_of
+                        .get(&n)
+                        .ok_or_else(|| bad("blockinherit is not allowed here"))?;
+                    let prefix = match scope {
+                        NONE => Vec::new(),
+                        s => ast.scopes[s as usize].prefix.clone(),
+                    };
+                    let orig = original_scope(&mut ast, &mut tables, &blocks, &mut oscope, target);
+                    let sc = new_scope(&mut ast, &mut tables, prefix, false, scope, orig, true);
+                    let t = &blocks.list[target as usize];
+                    let c = conts.len() as u32;
+                    conts.push(Cont {
+                        file: t.file,
+                        opt,
+                        scope: sc,
+                        block: target,
+                        original: false,
+                        ins_done: false,
+                    });
+                    let base = Item {
+                        n: MARK,
+                        file: t.file,
+                        scope: sc,
+                        cont: c,
+                        ..it
+                    };
+                    stack.push(base);
+                    for &k in tree.kids(t.node)[2..].iter().rev() {
+                        if !tree.is_list(k) {
+                            return Err(bad("Invalid syntax"));
+                        }
+                        stack.push(Item { n: k, ..base });
+                    }
+                }
+                Kw::BlockAbstract => {
+                    let target = *blocks
+                        .abstract_of
+                        .get(&n)
+                        .ok_or_else(|| bad("blockabstract is not allowed here"))?;
+                    if scope != NONE && ast.scopes[scope as usize].copy {
+                        // In a copy the name is looked up again from the copy's place; we
+                        // follow only when that finds the same block as written.
+                        let name = tree.sym(kids[1]).unwrap_or(u32::MAX);
+                        if !copy_finds_original(&ast, &blocks, int, scope, name, target) {
+                            return Err(Fail::bad(vec![format!(
+                                "blockabstract inside an inherited block naming a block of the copy is not supported by arbiter's CIL compiler yet (at {})",
+                                here()
+                            )]));
+                        }
+                    }
+                }
+                Kw::In => {
+                    if !blocks.in_nodes.contains_key(&n) {
+                        return Err(bad("in is not allowed here"));
+                    }
+                }
+                Kw::Macro | Kw::Call => {
                     return Err(Fail::bad(vec![format!(
                         "{} statements are not supported by arbiter's CIL compiler yet (at {})",
                         kw.text(),
@@ -581,5 +897,136 @@ pub fn build(
             }
         }
     }
+    // Declarations in blocks join the global table under their qualified names.
+    finish_pending(&mut ast, intm, &tables)?;
     Ok(ast)
+}
+
+/// Interns the qualified names of the declarations made in blocks and enters them in the
+/// global table (after the walk: the walk holds the interner shared).
+fn finish_pending(
+    ast: &mut Ast,
+    int: &mut Interner,
+    tables: &FxHashMap<Vec<u8>, u32>,
+) -> Result<(), Fail> {
+    let mut prefixes: Vec<&[u8]> = vec![&[]; tables.len()];
+    for (p, &t) in tables {
+        prefixes[t as usize] = p;
+    }
+    let pending = std::mem::take(&mut ast.pending);
+    let mut buf = Vec::new();
+    for &(d, table) in &pending {
+        buf.clear();
+        buf.extend_from_slice(prefixes[table as usize]);
+        buf.push(b'.');
+        buf.extend_from_slice(int.bytes(ast.decls[d as usize].name));
+        let q = int.intern(&buf);
+        ast.decls[d as usize].name = q;
+    }
+    if ast.by_sym.len() < int.len() {
+        ast.by_sym.resize(int.len(), NONE);
+    }
+    for &(d, _) in &pending {
+        let decl = ast.decls[d as usize];
+        if let Some(prev) = ast.find(decl.kind.ns(), decl.name) {
+            let _ = prev;
+            return Err(Fail::bad(vec![format!(
+                "Re-declaration of {} {}",
+                decl.kind.word(),
+                int.str(decl.name)
+            )]));
+        }
+        let slot = &mut ast.by_sym[decl.name as usize];
+        ast.decls[d as usize].next = *slot;
+        *slot = d;
+    }
+    ast.scoped.clear();
+    Ok(())
+}
+
+/// A new scope; its table is shared with every scope of the same prefix.
+fn new_scope(
+    ast: &mut Ast,
+    tables: &mut FxHashMap<Vec<u8>, u32>,
+    prefix: Vec<u8>,
+    abs: bool,
+    parent: u32,
+    orig: u32,
+    copy: bool,
+) -> u32 {
+    let n = tables.len() as u32;
+    let table = *tables.entry(prefix.clone()).or_insert(n);
+    ast.scopes.push(Scope {
+        prefix,
+        table,
+        abs,
+        parent,
+        orig,
+        copy,
+    });
+    ast.scopes.len() as u32 - 1
+}
+
+/// The scope of block `b` as written (and of its enclosing blocks), made once.
+fn original_scope(
+    ast: &mut Ast,
+    tables: &mut FxHashMap<Vec<u8>, u32>,
+    blocks: &crate::blocks::Blocks,
+    memo: &mut [u32],
+    b: u32,
+) -> u32 {
+    // The chain of blocks without a scope yet, innermost first.
+    let mut chain = Vec::new();
+    let mut x = b;
+    while x != NONE && memo[x as usize] == NONE {
+        chain.push(x);
+        x = blocks.list[x as usize].parent;
+    }
+    for &y in chain.iter().rev() {
+        let o = &blocks.list[y as usize];
+        let parent = match o.parent {
+            NONE => NONE,
+            p => memo[p as usize],
+        };
+        memo[y as usize] = new_scope(ast, tables, o.qual.clone(), o.abs, parent, NONE, false);
+    }
+    memo[b as usize]
+}
+
+/// Whether `(blockabstract NAME)` copied into scope `scope` finds the block it found as
+/// written: no block of that name on the inheriting side.
+fn copy_finds_original(
+    ast: &Ast,
+    blocks: &crate::blocks::Blocks,
+    int: &Interner,
+    scope: u32,
+    name: Sym,
+    target: u32,
+) -> bool {
+    if name == u32::MAX || int.bytes(name).contains(&b'.') {
+        return false;
+    }
+    // The first block of that name on the walk up (scope prefixes, then the top) must be
+    // the one found as written.
+    let mut s = scope;
+    let mut steps = 0;
+    loop {
+        let prefix: &[u8] = match s {
+            NONE => &[],
+            s => &ast.scopes[s as usize].prefix,
+        };
+        let mut q = prefix.to_vec();
+        if !q.is_empty() {
+            q.push(b'.');
+        }
+        q.extend_from_slice(int.bytes(name));
+        if let Some(i) = blocks.list.iter().position(|b| b.qual == q) {
+            return i as u32 == target;
+        }
+        if s == NONE || steps > 1 << 16 {
+            return false;
+        }
+        s = ast.scopes[s as usize].parent;
+        steps += 1;
+    }
 }

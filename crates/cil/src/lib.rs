@@ -83,11 +83,13 @@
 
 mod ast;
 mod bits;
+mod blocks;
 mod intern;
 mod kw;
 mod lower;
 mod msort;
 mod parse;
+mod qualify;
 mod resolve;
 mod write;
 
@@ -291,7 +293,8 @@ fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError
         names.push(src.name.clone());
     }
     lap("parse");
-    let ast = ast::build(&tree, &interner, &names, opts)?;
+    let mut ast = ast::build(&tree, &mut interner, &names, opts)?;
+    qualify::qualify(&mut tree, &interner, &mut ast)?;
     lap("ast");
     let mut res = resolve::Resolver::new(&tree, &interner, &ast);
     res.tunables_are_bools = opts.preserve_tunables;

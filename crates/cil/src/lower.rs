@@ -2209,12 +2209,14 @@ pub fn lower(
 
     // The statements of booleanif branches, by their list node (tunableif bodies are
     // moved, so statements are not in node order).
-    let cond_rules: FxHashMap<u32, u32> = ast
+    // Keyed by the booleanif and the rule as written: blockinherit copies share nodes,
+    // and rules in blocks are rewritten copies.
+    let cond_rules: FxHashMap<(u32, u32), u32> = ast
         .stmts
         .iter()
         .enumerate()
         .filter(|(_, st)| st.cond != NONE)
-        .map(|(i, st)| (st.node, i as u32))
+        .map(|(i, st)| ((st.cond, st.src), i as u32))
         .collect();
 
     // Pass 3: booleanifs, av rules, roleallow.
@@ -2310,7 +2312,7 @@ pub fn lower(
                 // libsepol keeps only the last (true ...) and (false ...) block.
                 let mut last_true = None;
                 let mut last_false = None;
-                for &b in &a[2..] {
+                for &b in &t.kids(st.src)[2..] {
                     if t.sym(t.kids(b)[0]) == Some(Kw::True.sym()) {
                         last_true = Some(b)
                     } else {
@@ -2332,7 +2334,7 @@ pub fn lower(
                 for (b, br) in branches {
                     for &rn in &t.kids(b)[1..] {
                         let rs = *cond_rules
-                            .get(&rn)
+                            .get(&(s, rn))
                             .ok_or_else(|| err("internal: rule statement not found".into()))?;
                         let kw = ast.stmts[rs as usize].kw;
                         let mut cb = std::mem::replace(

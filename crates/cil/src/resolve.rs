@@ -667,7 +667,11 @@ impl<'a> Resolver<'a> {
             | Kw::Sid
             | Kw::PolicyCap
             | Kw::IpAddr
-            | Kw::Optional => Ok(()),
+            | Kw::Optional
+            | Kw::Block
+            | Kw::BlockInherit
+            | Kw::BlockAbstract
+            | Kw::In => Ok(()),
             Kw::HandleUnknown | Kw::Mls => {
                 let v = self.tree.sym(a(1)?);
                 let ok = n == 2
