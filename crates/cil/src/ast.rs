@@ -48,6 +48,27 @@ pub struct Scope {
     pub orig: u32,
     /// Inside a blockinherit copy (copied blocks are never abstract).
     pub copy: bool,
+    /// For the body of a macro call: the call (index into [`Ast::calls`]); else [`NONE`].
+    pub call: u32,
+}
+
+/// One `call`: the macro's body is walked at the call's place in a scope of its own.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// The call statement.
+    pub stmt: u32,
+    /// The scope the call sits in (declarations of the body go to its table).
+    pub caller: u32,
+    /// The scope of the block holding the macro ([`NONE`]: the top).
+    pub macro_scope: u32,
+    pub params: Vec<(Option<Ns>, Sym)>,
+    /// The argument nodes as written.
+    pub args: Vec<u32>,
+    /// Names the macro's body declares.
+    pub declared: Vec<Sym>,
+    /// The arguments after `qualify`: the name each finds (an atom) or the anonymous
+    /// value's qualified copy (a list).
+    pub resolved: Vec<u32>,
 }
 
 /// An `optional` block: its parent optional (pre-order, so parents come first).
@@ -190,6 +211,37 @@ impl Ast {
         None
     }
 
+    /// The scopes whose tables a lookup from `scope` visits, in order (the global table
+    /// comes last and is not listed): the scope's block and its ancestors; in a
+    /// blockinherit copy the inheriting side first, then the inherited block's
+    /// ancestors; in a macro call's body the macro's ancestors, then the caller's
+    /// (cil.md §5.4). Abstract blocks are skipped.
+    pub fn table_chain(&self, scope: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut stack = vec![scope];
+        let mut steps = 0usize;
+        while let Some(s) = stack.pop() {
+            steps += 1;
+            if s == NONE || steps > 1 << 16 {
+                continue;
+            }
+            let sc = &self.scopes[s as usize];
+            if sc.call != NONE {
+                stack.push(sc.parent);
+                stack.push(self.calls[sc.call as usize].macro_scope);
+            } else if sc.orig != NONE {
+                stack.push(sc.orig);
+                stack.push(sc.parent);
+            } else {
+                if !sc.abs && !sc.prefix.is_empty() {
+                    out.push(s);
+                }
+                stack.push(sc.parent);
+            }
+        }
+        out
+    }
+
     /// The declaration of base name `sym` in block table `table` (during the walk).
     fn find_scoped(&self, table: u32, ns: Ns, sym: Sym) -> Option<u32> {
         let mut d = *self.scoped.get(&(table, sym))?;
@@ -230,6 +282,9 @@ pub struct Ast {
     pub class_common: FxHashMap<Sym, (u32, Sym)>,
     /// Block namespaces (statements outside blocks have scope [`NONE`]).
     pub scopes: Vec<Scope>,
+    pub calls: Vec<Call>,
+    /// Call statement -> index in `calls`.
+    pub call_of_stmt: FxHashMap<u32, u32>,
     /// Declarations in block tables while the walk runs: (table, base name) -> first
     /// declaration; they join `by_sym` under their qualified names when the walk ends.
     scoped: FxHashMap<(u32, Sym), u32>,
@@ -329,6 +384,10 @@ struct Cont {
     /// Only the block as written receives `(in after ...)` bodies, copies do not.
     original: bool,
     ins_done: bool,
+    /// For a macro call's body: the macro; else [`NONE`].
+    macro_id: u32,
+    /// The container this one sits in ([`NONE`] for a file's top level).
+    up: u32,
 }
 
 /// How many statements copies may add (blockinherit copies can nest: a bound keeps
@@ -368,6 +427,8 @@ pub fn build(
             block: NONE,
             original: true,
             ins_done: true,
+            macro_id: NONE,
+            up: NONE,
         });
         let top = Item {
             n: MARK,
@@ -429,6 +490,8 @@ pub fn build(
                             block: NONE,
                             original: true,
                             ins_done: true,
+                            macro_id: NONE,
+                            up: cont,
                         });
                         let body_at = blocks.in_nodes[&inode] as usize;
                         let base = Item {
@@ -564,6 +627,7 @@ pub fn build(
                         | Kw::TypeTransition
                         | Kw::TypeChange
                         | Kw::TypeMember
+                        | Kw::Call
                 )
             {
                 return Err(Fail::bad(vec![
@@ -695,6 +759,8 @@ pub fn build(
                         block: NONE,
                         original: true,
                         ins_done: true,
+                        macro_id: NONE,
+                        up: cont,
                     });
                     let base = Item {
                         n: MARK,
@@ -813,6 +879,8 @@ pub fn build(
                         block: ob,
                         original: !copy,
                         ins_done: false,
+                        macro_id: NONE,
+                        up: cont,
                     });
                     let base = Item {
                         n: MARK,
@@ -848,6 +916,8 @@ pub fn build(
                         block: target,
                         original: false,
                         ins_done: false,
+                        macro_id: NONE,
+                        up: cont,
                     });
                     let base = Item {
                         n: MARK,
@@ -886,12 +956,121 @@ pub fn build(
                         return Err(bad("in is not allowed here"));
                     }
                 }
-                Kw::Macro | Kw::Call => {
-                    return Err(Fail::bad(vec![format!(
-                        "{} statements are not supported by arbiter's CIL compiler yet (at {})",
-                        kw.text(),
-                        here()
-                    )]));
+                Kw::Macro => {
+                    // Walked only where it is called.
+                    if !blocks.macro_nodes.contains(&n) {
+                        return Err(bad("macro is not allowed here"));
+                    }
+                }
+                Kw::Call => {
+                    if cond != NONE {
+                        return Err(Fail::bad(vec![format!(
+                            "call inside booleanif is not supported by arbiter's CIL compiler yet (at {})",
+                            here()
+                        )]));
+                    }
+                    let unresolved = || Fail {
+                        messages: vec![
+                            format!("Failed to resolve call statement at {}", here()),
+                            "Failed to resolve AST".into(),
+                            "Failed to compile cildb: -2".into(),
+                        ],
+                        status: 254,
+                    };
+                    let mname = kids
+                        .get(1)
+                        .and_then(|&k| tree.sym(k))
+                        .ok_or_else(|| bad("Invalid syntax"))?;
+                    let mid =
+                        find_macro(&ast, &blocks, int, scope, mname).ok_or_else(unresolved)?;
+                    let m = &blocks.macros[mid as usize];
+                    if scope != NONE && ast.scopes[scope as usize].copy && m.parent != NONE {
+                        return Err(Fail::bad(vec![format!(
+                            "a call inside an inherited block of a macro defined in a block is not supported by arbiter's CIL compiler yet (at {})",
+                            here()
+                        )]));
+                    }
+                    let args: Vec<u32> = match kids.get(2) {
+                        Some(&l) if tree.is_list(l) && kids.len() == 3 => tree.kids(l).to_vec(),
+                        None => Vec::new(),
+                        _ => return Err(bad("Invalid syntax")),
+                    };
+                    if args.len() != m.params.len() {
+                        let what = if args.len() < m.params.len() {
+                            "Missing arguments"
+                        } else {
+                            "Unexpected arguments"
+                        };
+                        return Err(Fail::bad(vec![
+                            format!("{what} at {}", here()),
+                            "Failed to resolve AST".into(),
+                            "Failed to compile cildb: -1".into(),
+                        ]));
+                    }
+                    // A macro already being expanded on the way up is a recursion.
+                    let mut c = cont;
+                    while c != NONE {
+                        if conts[c as usize].macro_id == mid {
+                            return Err(Fail::bad(vec![
+                                "Recursive macro call found:".into(),
+                                format!(
+                                    "macro {} at {}",
+                                    int.str(m.name),
+                                    loc(tree, names, m.file, m.node)
+                                ),
+                                format!("call {} at {}", int.str(m.name), here()),
+                                "Failed to resolve AST".into(),
+                            ]));
+                        }
+                        c = conts[c as usize].up;
+                    }
+                    let macro_scope = match m.parent {
+                        NONE => NONE,
+                        p => original_scope(&mut ast, &mut tables, &blocks, &mut oscope, p),
+                    };
+                    let ci = ast.calls.len() as u32;
+                    ast.calls.push(Call {
+                        stmt: si,
+                        caller: scope,
+                        macro_scope,
+                        params: m.params.clone(),
+                        args,
+                        declared: m.declared.clone(),
+                        resolved: Vec::new(),
+                    });
+                    ast.call_of_stmt.insert(si, ci);
+                    let prefix = match scope {
+                        NONE => Vec::new(),
+                        s => ast.scopes[s as usize].prefix.clone(),
+                    };
+                    let copy = scope != NONE && ast.scopes[scope as usize].copy;
+                    let sc = new_scope(&mut ast, &mut tables, prefix, false, scope, NONE, copy);
+                    ast.scopes[sc as usize].call = ci;
+                    let c = conts.len() as u32;
+                    conts.push(Cont {
+                        file: m.file,
+                        opt,
+                        scope: sc,
+                        block: NONE,
+                        original: true,
+                        ins_done: true,
+                        macro_id: mid,
+                        up: cont,
+                    });
+                    let base = Item {
+                        n: MARK,
+                        file: m.file,
+                        scope: sc,
+                        cont: c,
+                        ..it
+                    };
+                    stack.push(base);
+                    for &k in tree.kids(m.node)[3..].iter().rev() {
+                        if !tree.is_list(k) {
+                            return Err(bad("Invalid syntax"));
+                        }
+                        stack.push(Item { n: k, ..base });
+                    }
                 }
                 _ => {}
             }
@@ -944,6 +1123,31 @@ fn finish_pending(
     Ok(())
 }
 
+/// The macro `name` names from `scope`: the scope's tables in lookup order, then the top.
+fn find_macro(
+    ast: &Ast,
+    blocks: &crate::blocks::Blocks,
+    int: &Interner,
+    scope: u32,
+    name: Sym,
+) -> Option<u32> {
+    let b = int.bytes(name);
+    if let Some(rest) = b.strip_prefix(b".") {
+        return blocks.macro_by_qual.get(rest).copied();
+    }
+    let mut q = Vec::new();
+    for s in ast.table_chain(scope) {
+        q.clear();
+        q.extend_from_slice(&ast.scopes[s as usize].prefix);
+        q.push(b'.');
+        q.extend_from_slice(b);
+        if let Some(&m) = blocks.macro_by_qual.get(&q) {
+            return Some(m);
+        }
+    }
+    blocks.macro_by_qual.get(b).copied()
+}
+
 /// A new scope; its table is shared with every scope of the same prefix.
 fn new_scope(
     ast: &mut Ast,
@@ -963,6 +1167,7 @@ fn new_scope(
         parent,
         orig,
         copy,
+        call: NONE,
     });
     ast.scopes.len() as u32 - 1
 }

@@ -5,7 +5,7 @@
 //! the blocks as written, before any copy exists, so one pass over the tree decides them.
 //! The statement walk (`ast`) then makes the copies.
 
-use crate::ast::{loc, NONE};
+use crate::ast::{loc, Ns, NONE};
 use crate::intern::{FxHashMap, Interner, Sym};
 use crate::kw::Kw;
 use crate::parse::Tree;
@@ -28,8 +28,27 @@ pub struct OBlock {
     pub qual: Vec<u8>,
 }
 
+/// A macro as written.
+pub struct OMacro {
+    pub name: Sym,
+    /// The enclosing block, or [`NONE`].
+    pub parent: u32,
+    pub node: u32,
+    pub file: u32,
+    /// Parameters: the namespace the argument is looked up in ([`None`]: `string`/`name`,
+    /// taken as written), and the parameter's name.
+    pub params: Vec<(Option<Ns>, Sym)>,
+    /// Names the body declares (they are looked up on the caller's side).
+    pub declared: Vec<Sym>,
+}
+
 #[derive(Default)]
 pub struct Blocks {
+    pub macros: Vec<OMacro>,
+    /// Qualified macro name -> macro.
+    pub macro_by_qual: FxHashMap<Vec<u8>, u32>,
+    /// Macro statement nodes.
+    pub macro_nodes: std::collections::HashSet<u32>,
     pub list: Vec<OBlock>,
     by_name: FxHashMap<(u32, Sym), u32>,
     /// Block statement node -> block.
@@ -91,6 +110,119 @@ fn unsupported(what: &str, at: String) -> Fail {
     Fail::bad(vec![format!(
         "{what} is not supported by arbiter's CIL compiler yet (at {at})"
     )])
+}
+
+/// `(macro NAME ((KIND NAME) ...) BODY...)`.
+fn parse_macro(
+    tree: &Tree,
+    int: &Interner,
+    n: u32,
+    file: u32,
+    parent: u32,
+    names: &[String],
+) -> Result<OMacro, Fail> {
+    let bad = |why: String| {
+        Fail::bad(vec![
+            why,
+            format!("Bad macro declaration at {}", loc(tree, names, file, n)),
+            "Failed to build AST".into(),
+        ])
+    };
+    let kids = tree.kids(n);
+    let name = kids
+        .get(1)
+        .and_then(|&k| tree.sym(k))
+        .filter(|&s| crate::ast::verify_name(int, s, false))
+        .ok_or_else(|| bad("Invalid syntax".into()))?;
+    let plist = *kids
+        .get(2)
+        .filter(|&&k| tree.is_list(k))
+        .ok_or_else(|| bad("Invalid syntax".into()))?;
+    let mut params = Vec::new();
+    for &p in tree.kids(plist) {
+        let pk = tree.kids(p);
+        let (Some(kind), Some(pname)) = (
+            pk.first().and_then(|&k| tree.sym(k)),
+            pk.get(1).and_then(|&k| tree.sym(k)),
+        ) else {
+            return Err(bad("Invalid syntax".into()));
+        };
+        if pk.len() != 2 || !crate::ast::verify_name(int, pname, false) {
+            return Err(bad("Invalid syntax".into()));
+        }
+        let ns = match int.bytes(kind) {
+            b"type" => Some(Ns::Types),
+            b"role" => Some(Ns::Roles),
+            b"user" => Some(Ns::Users),
+            b"sensitivity" => Some(Ns::Sens),
+            b"category" | b"categoryset" => Some(Ns::Cats),
+            b"level" => Some(Ns::Levels),
+            b"levelrange" => Some(Ns::LevelRanges),
+            b"class" | b"classmap" => Some(Ns::Classes),
+            b"classpermission" => Some(Ns::ClassPermissions),
+            b"ipaddr" => Some(Ns::IpAddrs),
+            b"boolean" => Some(Ns::Bools),
+            b"string" | b"name" => None,
+            other => {
+                return Err(bad(format!(
+                    "The kind {} is not allowed as a parameter",
+                    String::from_utf8_lossy(other)
+                )))
+            }
+        };
+        if params.iter().any(|&(_, q)| q == pname) {
+            return Err(bad(format!("Duplicate parameter {}", int.str(pname))));
+        }
+        params.push((ns, pname));
+    }
+    // Names the body declares, through its optionals.
+    let mut declared = Vec::new();
+    let mut st: Vec<u32> = kids[3..].to_vec();
+    while let Some(k) = st.pop() {
+        match kw_of(tree, k) {
+            Some(Kw::Optional) => {
+                st.extend(tree.kids(k).iter().skip(2).filter(|&&x| tree.is_list(x)))
+            }
+            Some(
+                Kw::Type
+                | Kw::TypeAttribute
+                | Kw::TypeAlias
+                | Kw::Role
+                | Kw::RoleAttribute
+                | Kw::User
+                | Kw::UserAttribute
+                | Kw::Sensitivity
+                | Kw::SensitivityAlias
+                | Kw::Category
+                | Kw::CategoryAlias
+                | Kw::Sid
+                | Kw::ClassPermission
+                | Kw::Boolean
+                | Kw::Common
+                | Kw::Class
+                | Kw::ClassMap
+                | Kw::CategorySet
+                | Kw::Level
+                | Kw::LevelRange
+                | Kw::Context
+                | Kw::IpAddr
+                | Kw::PermissionX,
+            ) => {
+                if let Some(s) = tree.kids(k).get(1).and_then(|&x| tree.sym(x)) {
+                    declared.push(s);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(OMacro {
+        name,
+        parent,
+        node: n,
+        file,
+        params,
+        declared,
+    })
 }
 
 fn kw_of(tree: &Tree, n: u32) -> Option<Kw> {
@@ -175,6 +307,36 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                         }
                     }
                 }
+                Some(Kw::Macro) => {
+                    if in_opt {
+                        return Err(Fail::bad(vec![
+                            format!("macro is not allowed in optional at {}", here(file, n)),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    let m = parse_macro(tree, int, n, file, parent, names)?;
+                    let mut qual = match parent {
+                        NONE => Vec::new(),
+                        p => {
+                            let mut q = bl.list[p as usize].qual.clone();
+                            q.push(b'.');
+                            q
+                        }
+                    };
+                    qual.extend_from_slice(int.bytes(m.name));
+                    if bl.macro_by_qual.contains_key(&qual)
+                        || bl.by_name.contains_key(&(parent, m.name))
+                    {
+                        return Err(Fail::bad(vec![
+                            format!("Re-declaration of macro {}", int.str(m.name)),
+                            format!("Bad macro declaration at {}", here(file, n)),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    bl.macro_by_qual.insert(qual, bl.macros.len() as u32);
+                    bl.macro_nodes.insert(n);
+                    bl.macros.push(m);
+                }
                 Some(Kw::In) => {
                     if in_opt {
                         return Err(Fail::bad(vec![
@@ -223,6 +385,9 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
             match kw_of(tree, k) {
                 Some(Kw::Block) => {
                     return Err(unsupported("A block inside an in statement", here(file, k)))
+                }
+                Some(Kw::Macro) => {
+                    return Err(unsupported("A macro inside an in statement", here(file, k)))
                 }
                 Some(Kw::In) => {
                     return Err(Fail::bad(vec![

@@ -13,69 +13,124 @@
 use crate::ast::{Ast, Ns, NONE};
 use crate::intern::{Interner, Sym};
 use crate::kw::Kw;
-use crate::parse::Tree;
+use crate::parse::{Tree, ATOM};
 use crate::Fail;
 
 /// An upper bound on the tables one lookup visits (nested inheritance can repeat them).
 const MAX_STEPS: usize = 1 << 16;
 
+/// One step of a lookup.
+#[derive(Copy, Clone)]
+enum Step {
+    /// A block's table (a scope with a prefix).
+    Table(u32),
+    /// A macro call: names its body declares are on the caller's side.
+    CallDecl(u32),
+    /// A macro call's arguments, by parameter name.
+    Args(u32),
+}
+
 struct Q<'a> {
     tree: &'a Tree,
     int: &'a Interner,
     ast: &'a Ast,
-    /// The statement's tables in lookup order (prefixes; the global table is implied).
-    chain: Vec<u32>,
-    /// (list node, index, new atom)
-    edits: Vec<(u32, usize, Sym)>,
+    /// The statement's lookup plan (the global table is implied at its end).
+    chain: Vec<Step>,
+    /// (list node, index, new element: an atom or a list)
+    edits: Vec<(u32, usize, u32)>,
     buf: Vec<u8>,
 }
 
 impl Q<'_> {
     fn set_chain(&mut self, scope: u32) {
-        self.chain.clear();
-        let mut stack = vec![scope];
-        let mut steps = 0;
-        while let Some(s) = stack.pop() {
-            steps += 1;
-            if s == NONE || steps > MAX_STEPS {
-                continue;
-            }
-            let sc = &self.ast.scopes[s as usize];
-            if sc.orig != NONE {
-                // The inheriting side (and its ancestors) first, then the original's.
-                stack.push(sc.orig);
-                stack.push(sc.parent);
-            } else {
-                if !sc.abs && !sc.prefix.is_empty() {
-                    self.chain.push(s);
-                }
-                stack.push(sc.parent);
-            }
-        }
+        self.chain = plan(self.ast, scope);
     }
 
-    /// The qualified name `sym` finds in `ns`, if it is not the global one.
-    fn find(&mut self, ns: Ns, sym: Sym) -> Option<Sym> {
+    /// What `sym` finds in `ns`: a qualified name (an atom) or an anonymous argument (a
+    /// list); `None` when it is the global name as written or nothing.
+    fn find(&mut self, ns: Ns, sym: Sym) -> Option<u32> {
         let b = self.int.bytes(sym);
         if let Some(rest) = b.strip_prefix(b".") {
             return self
                 .int
                 .get(rest)
-                .filter(|&q| self.ast.find(ns, q).is_some());
+                .filter(|&q| self.ast.find(ns, q).is_some())
+                .map(|q| q | ATOM);
         }
-        for &s in &self.chain {
-            self.buf.clear();
-            self.buf
-                .extend_from_slice(&self.ast.scopes[s as usize].prefix);
-            self.buf.push(b'.');
-            self.buf.extend_from_slice(b);
-            if let Some(q) = self.int.get(&self.buf) {
-                if self.ast.find(ns, q).is_some() {
-                    return Some(q);
+        for &step in &self.chain {
+            match step {
+                Step::Table(s) => {
+                    self.buf.clear();
+                    self.buf
+                        .extend_from_slice(&self.ast.scopes[s as usize].prefix);
+                    self.buf.push(b'.');
+                    self.buf.extend_from_slice(b);
+                    if let Some(q) = self.int.get(&self.buf) {
+                        if self.ast.find(ns, q).is_some() {
+                            return Some(q | ATOM);
+                        }
+                    }
+                }
+                Step::CallDecl(c) => {
+                    let call = &self.ast.calls[c as usize];
+                    if !call.declared.contains(&sym) {
+                        continue;
+                    }
+                    let prefix: &[u8] = match call.caller {
+                        NONE => &[],
+                        s => &self.ast.scopes[s as usize].prefix,
+                    };
+                    if prefix.is_empty() {
+                        if self.ast.find(ns, sym).is_some() {
+                            return None;
+                        }
+                        continue;
+                    }
+                    self.buf.clear();
+                    self.buf.extend_from_slice(prefix);
+                    self.buf.push(b'.');
+                    self.buf.extend_from_slice(b);
+                    if let Some(q) = self.int.get(&self.buf) {
+                        if self.ast.find(ns, q).is_some() {
+                            return Some(q | ATOM);
+                        }
+                    }
+                }
+                Step::Args(c) => {
+                    let call = &self.ast.calls[c as usize];
+                    if let Some(k) = call
+                        .params
+                        .iter()
+                        .position(|&(pns, p)| p == sym && pns == Some(ns))
+                    {
+                        return call.resolved.get(k).copied();
+                    }
                 }
             }
         }
         None
+    }
+
+    /// A `string`/`name` parameter at `(l, i)` becomes its argument.
+    fn string_param(&mut self, l: u32, i: usize) {
+        let Some(s) = self.arg(l, i).and_then(|n| self.tree.sym(n)) else {
+            return;
+        };
+        for &step in &self.chain {
+            if let Step::Args(c) = step {
+                let call = &self.ast.calls[c as usize];
+                if let Some(k) = call
+                    .params
+                    .iter()
+                    .position(|&(pns, p)| p == s && pns.is_none())
+                {
+                    if let Some(&v) = call.resolved.get(k) {
+                        self.edits.push((l, i, v));
+                    }
+                    return;
+                }
+            }
+        }
     }
 
     fn name(&mut self, l: u32, i: usize, ns: Ns) {
@@ -86,7 +141,7 @@ impl Q<'_> {
             return;
         };
         if let Some(q) = self.find(ns, s) {
-            if q != s {
+            if q != n {
                 self.edits.push((l, i, q));
             }
         }
@@ -287,6 +342,9 @@ impl Q<'_> {
                 if n >= 5 {
                     self.name(l, n - 1, Types);
                 }
+                if n == 6 {
+                    self.string_param(l, 4);
+                }
             }
             Kw::TypeAttributeSet => {
                 self.name(l, 1, Types);
@@ -441,7 +499,7 @@ impl Q<'_> {
                 self.buf.push(b'.');
                 self.buf.extend_from_slice(self.int.bytes(s));
                 if let Some(q) = self.int.get(&self.buf) {
-                    self.edits.push((l, 1, q));
+                    self.edits.push((l, 1, q | ATOM));
                 }
             }
         }
@@ -456,12 +514,92 @@ impl Q<'_> {
     }
 }
 
+/// The lookup plan from `scope` (see [`Ast::table_chain`]; a macro call's body first
+/// looks at what the macro declares, then at the arguments).
+fn plan(ast: &Ast, scope: u32) -> Vec<Step> {
+    let mut out = Vec::new();
+    let mut stack = vec![scope];
+    let mut steps = 0usize;
+    while let Some(s) = stack.pop() {
+        steps += 1;
+        if s == NONE || steps > MAX_STEPS {
+            continue;
+        }
+        let sc = &ast.scopes[s as usize];
+        if sc.call != NONE {
+            out.push(Step::CallDecl(sc.call));
+            out.push(Step::Args(sc.call));
+            stack.push(sc.parent);
+            stack.push(ast.calls[sc.call as usize].macro_scope);
+        } else if sc.orig != NONE {
+            stack.push(sc.orig);
+            stack.push(sc.parent);
+        } else {
+            if !sc.abs && !sc.prefix.is_empty() {
+                out.push(Step::Table(s));
+            }
+            stack.push(sc.parent);
+        }
+    }
+    out
+}
+
+/// Resolves every call's arguments from the call's place (calls in walk order: a call in
+/// a macro body comes after the call that walked it, whose arguments it may use).
+fn resolve_args(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fail> {
+    for c in 0..ast.calls.len() {
+        let call = ast.calls[c].clone();
+        let list = tree.kids(ast.stmts[call.stmt as usize].node)[2..]
+            .first()
+            .copied()
+            .unwrap_or(NONE);
+        let mut resolved = Vec::with_capacity(call.args.len());
+        for (k, (&arg, &(ns, _))) in call.args.iter().zip(&call.params).enumerate() {
+            let mut q = Q {
+                tree: &*tree,
+                int,
+                ast: &*ast,
+                chain: plan(ast, call.caller),
+                edits: Vec::new(),
+                buf: Vec::new(),
+            };
+            let Some(ns) = ns else {
+                resolved.push(arg);
+                continue;
+            };
+            if !tree.is_list(arg) {
+                let sym = tree.sym(arg).unwrap_or(0);
+                resolved.push(q.find(ns, sym).unwrap_or(arg));
+                continue;
+            }
+            match ns {
+                Ns::Cats => q.set_expr(list, k, Ns::Cats),
+                Ns::Levels => q.level(list, k),
+                Ns::LevelRanges => q.range(list, k),
+                Ns::ClassPermissions => q.classperms(list, k),
+                Ns::IpAddrs => {}
+                _ => {
+                    return Err(Fail::bad(vec![format!(
+                        "Invalid anonymous argument to call at {}",
+                        tree.node(ast.stmts[call.stmt as usize].node).line()
+                    )]))
+                }
+            }
+            let edits = std::mem::take(&mut q.edits);
+            resolved.push(copy_with(tree, arg, &edits));
+        }
+        ast.calls[c].resolved = resolved;
+    }
+    Ok(())
+}
+
 /// Rewrites the statements that sit in blocks (see the module doc).
 pub fn qualify(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fail> {
     if ast.scopes.is_empty() {
         return Ok(());
     }
-    let mut all_edits: Vec<(u32, Vec<(u32, usize, Sym)>)> = Vec::new();
+    resolve_args(tree, int, ast)?;
+    let mut all_edits: Vec<(u32, Vec<(u32, usize, u32)>)> = Vec::new();
     {
         let mut q = Q {
             tree: &*tree,
@@ -494,8 +632,7 @@ pub fn qualify(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fai
 }
 
 /// A copy of statement `root` with `edits` applied (lists are copied, atoms replaced).
-fn copy_with(tree: &mut Tree, root: u32, edits: &[(u32, usize, Sym)]) -> u32 {
-    use crate::parse::ATOM;
+fn copy_with(tree: &mut Tree, root: u32, edits: &[(u32, usize, u32)]) -> u32 {
     // Pre-order copy: a list is copied with its old children, then each child list is
     // copied and its slot in the new parent patched.
     let mut map: crate::intern::FxHashMap<u32, u32> = Default::default();
@@ -522,7 +659,7 @@ fn copy_with(tree: &mut Tree, root: u32, edits: &[(u32, usize, Sym)]) -> u32 {
     for &(l, i, sym) in edits {
         if let Some(&new) = map.get(&l) {
             let a = tree.node(new).a as usize;
-            tree.kids[a + i] = sym | ATOM;
+            tree.kids[a + i] = sym;
         }
     }
     new_root

@@ -671,7 +671,23 @@ impl<'a> Resolver<'a> {
             | Kw::Block
             | Kw::BlockInherit
             | Kw::BlockAbstract
-            | Kw::In => Ok(()),
+            | Kw::In
+            | Kw::Macro => Ok(()),
+            // libsepol resolves every named argument at the call, used or not.
+            Kw::Call => {
+                let Some(&c) = self.ast.call_of_stmt.get(&s) else {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                };
+                let call = &self.ast.calls[c as usize];
+                for (&v, &(ns, _)) in call.resolved.iter().zip(&call.params) {
+                    if let (Some(ns), Some(sym)) = (ns, self.tree.sym(v)) {
+                        if self.lookup(ns, sym).is_none() {
+                            return Err(Miss::Missing);
+                        }
+                    }
+                }
+                Ok(())
+            }
             Kw::HandleUnknown | Kw::Mls => {
                 let v = self.tree.sym(a(1)?);
                 let ok = n == 2
