@@ -285,6 +285,8 @@ pub struct Ast {
     pub calls: Vec<Call>,
     /// Call statement -> index in `calls`.
     pub call_of_stmt: FxHashMap<u32, u32>,
+    /// Calls in optionals whose macro does not exist.
+    pub unresolved_calls: Vec<u32>,
     /// Declarations in block tables while the walk runs: (table, base name) -> first
     /// declaration; they join `by_sym` under their qualified names when the walk ends.
     scoped: FxHashMap<(u32, Sym), u32>,
@@ -981,8 +983,14 @@ pub fn build(
                         .get(1)
                         .and_then(|&k| tree.sym(k))
                         .ok_or_else(|| bad("Invalid syntax"))?;
-                    let mid =
-                        find_macro(&ast, &blocks, int, scope, mname).ok_or_else(unresolved)?;
+                    let Some(mid) = find_macro(&ast, &blocks, int, scope, mname) else {
+                        if opt == NONE {
+                            return Err(unresolved());
+                        }
+                        // Inside an optional: the resolver disables it.
+                        ast.unresolved_calls.push(si);
+                        continue;
+                    };
                     let m = &blocks.macros[mid as usize];
                     if scope != NONE && ast.scopes[scope as usize].copy && m.parent != NONE {
                         return Err(Fail::bad(vec![format!(

@@ -567,17 +567,32 @@ fn resolve_args(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fa
                 resolved.push(arg);
                 continue;
             };
+            let at = || tree.node(ast.stmts[call.stmt as usize].node).line();
             if !tree.is_list(arg) {
                 let sym = tree.sym(arg).unwrap_or(0);
-                resolved.push(q.find(ns, sym).unwrap_or(arg));
+                let found = q.find(ns, sym);
+                let global = ast.find(ns, sym).is_some();
+                if ns == Ns::IpAddrs && found.is_none() && !global {
+                    // Not an ipaddr's name: an address, passed as an anonymous ipaddr.
+                    let line = at();
+                    resolved.push(tree.push_list(line, &[arg]));
+                    continue;
+                }
+                resolved.push(found.unwrap_or(arg));
                 continue;
+            }
+            if ns == Ns::IpAddrs {
+                return Err(Fail::bad(vec![
+                    format!("Invalid macro parameter at line {}", at()),
+                    "Failed to resolve AST".into(),
+                    "Failed to compile cildb: -1".into(),
+                ]));
             }
             match ns {
                 Ns::Cats => q.set_expr(list, k, Ns::Cats),
                 Ns::Levels => q.level(list, k),
                 Ns::LevelRanges => q.range(list, k),
                 Ns::ClassPermissions => q.classperms(list, k),
-                Ns::IpAddrs => {}
                 _ => {
                     return Err(Fail::bad(vec![format!(
                         "Invalid anonymous argument to call at {}",

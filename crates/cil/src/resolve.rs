@@ -676,6 +676,9 @@ impl<'a> Resolver<'a> {
             // libsepol resolves every named argument at the call, used or not.
             Kw::Call => {
                 let Some(&c) = self.ast.call_of_stmt.get(&s) else {
+                    if self.ast.unresolved_calls.contains(&s) {
+                        return Err(Miss::Missing);
+                    }
                     return Err(Miss::Bad("Invalid syntax".into()));
                 };
                 let call = &self.ast.calls[c as usize];
