@@ -394,7 +394,7 @@ struct Cont {
 
 /// How many statements copies may add (blockinherit copies can nest: a bound keeps
 /// memory finite on hostile input).
-const MAX_STMTS: usize = 1 << 25;
+const MAX_STMTS: usize = 1 << 22;
 
 /// Builds the statement list and declaration tables.
 pub fn build(
@@ -953,16 +953,12 @@ pub fn build(
                         }
                     }
                 }
-                Kw::In => {
-                    if !blocks.in_nodes.contains_key(&n) {
-                        return Err(bad("in is not allowed here"));
-                    }
+                Kw::In if !blocks.in_nodes.contains_key(&n) => {
+                    return Err(bad("in is not allowed here"));
                 }
-                Kw::Macro => {
-                    // Walked only where it is called.
-                    if !blocks.macro_nodes.contains(&n) {
-                        return Err(bad("macro is not allowed here"));
-                    }
+                // Walked only where it is called.
+                Kw::Macro if !blocks.macro_nodes.contains(&n) => {
+                    return Err(bad("macro is not allowed here"));
                 }
                 Kw::Call => {
                     if cond != NONE {
@@ -1085,13 +1081,15 @@ pub fn build(
         }
     }
     // Declarations in blocks join the global table under their qualified names.
-    finish_pending(&mut ast, intm, &tables)?;
+    finish_pending(tree, names, &mut ast, intm, &tables)?;
     Ok(ast)
 }
 
 /// Interns the qualified names of the declarations made in blocks and enters them in the
 /// global table (after the walk: the walk holds the interner shared).
 fn finish_pending(
+    tree: &Tree,
+    names: &[String],
     ast: &mut Ast,
     int: &mut Interner,
     tables: &FxHashMap<Vec<u8>, u32>,
@@ -1107,6 +1105,18 @@ fn finish_pending(
         buf.extend_from_slice(prefixes[table as usize]);
         buf.push(b'.');
         buf.extend_from_slice(int.bytes(ast.decls[d as usize].name));
+        if buf.len() >= 2048 {
+            // libsepol's CIL_MAX_NAME_LENGTH, checked when it qualifies names (`cil_fqn.c`).
+            let st = ast.stmts[ast.decls[d as usize].stmt as usize];
+            return Err(Fail::bad(vec![
+                format!(
+                    "Problem qualifying names in block at {}",
+                    loc(tree, names, st.file, st.node)
+                ),
+                "Failed to qualify names".into(),
+                "Failed to compile cildb: -1".into(),
+            ]));
+        }
         let q = int.intern(&buf);
         ast.decls[d as usize].name = q;
     }

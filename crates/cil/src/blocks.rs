@@ -266,7 +266,17 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                                 "Failed to build AST".into(),
                             ])
                         })?;
-                    if bl.by_name.contains_key(&(parent, name)) {
+                    let mut q = match parent {
+                        NONE => Vec::new(),
+                        p => {
+                            let mut q = bl.list[p as usize].qual.clone();
+                            q.push(b'.');
+                            q
+                        }
+                    };
+                    q.extend_from_slice(int.bytes(name));
+                    if bl.by_name.contains_key(&(parent, name)) || bl.macro_by_qual.contains_key(&q)
+                    {
                         return Err(Fail::bad(vec![
                             format!("Re-declaration of block {}", int.str(name)),
                             format!("Bad block declaration at {}", here(file, n)),

@@ -32,9 +32,20 @@
 //! 1. **parse** (`parse`): every file is lexed and parsed into one flat arena of lists
 //!    whose elements are list indexes or interned identifiers (`u32` each); nesting stops
 //!    at libsepol's 4,096 levels with its message (no recursion).
-//! 2. **ast** (`ast`): statements in walk order with their enclosing optional and
-//!    booleanif; declarations enter the symbol tables (re-declarations fail here); chosen
-//!    `tunableif` branches are appended to their container as libsepol copies them.
+//! 2. **ast** (`ast`, `blocks`): the block structure first (`blocks`: every block as
+//!    written, the targets of `in`, `blockinherit`, `blockabstract` and the inheritance-loop
+//!    check, as libsepol's passes before any copy exists decide them); then statements in
+//!    walk order with their enclosing optional, booleanif and namespace (scope);
+//!    blockinherit copies and macro call bodies are walked at the statement's place, `in`
+//!    bodies at the end of their block (latest first), so walk order is libsepol's value
+//!    order (cil.md §1.1). Declarations enter the symbol tables (re-declarations fail
+//!    here), names in blocks as `block.name`; chosen `tunableif` branches are appended to
+//!    their container as libsepol copies them.
+//! 2b. **qualify** (`qualify`, only when the input has blocks or macros): every statement
+//!    in a block or a call body is replaced by a copy whose names are the qualified names
+//!    they find in libsepol's lookup order (cil.md §5.4), and macro parameters by the
+//!    call's arguments (anonymous ones as qualified copies); the later passes then see one
+//!    global namespace.
 //! 3. **resolve** (`resolve`): every name of every statement is looked up; an optional
 //!    holding an unresolvable name is disabled, which removes its declarations, until a
 //!    fixpoint (libsepol's reset-and-retry loop); outside optionals it is fatal (exit 254).
@@ -68,10 +79,24 @@
 //! `ipaddr`, `ibpkeycon`, `ibendportcon`; `policycap`, `handleunknown`. Options: `-M`,
 //! `-U`, `-D`, `-P`, `-N`, `-G`, `-X`, `-O`, `-c`, `-m` (for `type`/`typeattribute`).
 //!
+//! Namespaces: `block` (names `a.b.name`, dotted and `.`-rooted references, lookup up
+//! the enclosing blocks then global), `in` (also `before`/`after`), `blockinherit`
+//! (copies at the statement's place, inheritance loops refused as secilc does),
+//! `blockabstract`, `macro` and `call` (parameters `type role user sensitivity category
+//! categoryset level levelrange class classmap classpermission ipaddr boolean
+//! string name`, anonymous arguments, body declarations in the caller's namespace,
+//! recursion refused).
+//!
 //! Not yet supported, each failing with an error that names the statement and its
-//! file:line, or the option (never a silently different policy): blocks, `in`,
-//! `blockinherit`, `blockabstract`, macros and `call`, `neverallowx` and bounds checking
-//! without `-N`, the Xen target and its contexts. At `-v`, duplicate
+//! file:line, or the option (never a silently different policy): `neverallowx` and bounds
+//! checking without `-N`, the Xen target and its contexts; `tunable`, `policycap` and
+//! `classcommon` inside blocks; blocks and macros inside `in` bodies and `tunableif`
+//! branches; `call` inside `booleanif`; in a blockinherit copy, a `call` of a macro
+//! defined in a block and a `blockabstract` naming a block of the copy; a `blockinherit`,
+//! `in` or `blockabstract` whose target does not exist inside an optional (secilc would
+//! disable the optional; we stop with its "Failed to resolve" error). One known
+//! difference in a corner: a name in a block that matches a declaration only inside a
+//! disabled optional of that block is not looked up further out. At `-v`, duplicate
 //! context rules are refused as secilc 3.4 refuses them, but the message does not list
 //! their locations.
 //!

@@ -19,6 +19,9 @@ use crate::Fail;
 /// An upper bound on the tables one lookup visits (nested inheritance can repeat them).
 const MAX_STEPS: usize = 1 << 16;
 
+/// A replaced element: (list node, index, new element: an atom or a list).
+type Edit = (u32, usize, u32);
+
 /// One step of a lookup.
 #[derive(Copy, Clone)]
 enum Step {
@@ -614,7 +617,7 @@ pub fn qualify(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fai
         return Ok(());
     }
     resolve_args(tree, int, ast)?;
-    let mut all_edits: Vec<(u32, Vec<(u32, usize, u32)>)> = Vec::new();
+    let mut all_edits: Vec<(u32, Vec<Edit>)> = Vec::new();
     {
         let mut q = Q {
             tree: &*tree,
