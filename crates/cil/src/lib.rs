@@ -41,20 +41,20 @@
 //!    order (cil.md §1.1). Declarations enter the symbol tables (re-declarations fail
 //!    here), names in blocks as `block.name`; chosen `tunableif` branches are appended to
 //!    their container as libsepol copies them.
-//! 2b. **qualify** (`qualify`, only when the input has blocks or macros): every statement
+//! 3. **qualify** (`qualify`, only when the input has blocks or macros): every statement
 //!    in a block or a call body is replaced by a copy whose names are the qualified names
 //!    they find in libsepol's lookup order (cil.md §5.4), and macro parameters by the
 //!    call's arguments (anonymous ones as qualified copies); the later passes then see one
 //!    global namespace.
-//! 3. **resolve** (`resolve`): every name of every statement is looked up; an optional
+//! 4. **resolve** (`resolve`): every name of every statement is looked up; an optional
 //!    holding an unresolvable name is disabled, which removes its declarations, until a
 //!    fixpoint (libsepol's reset-and-retry loop); outside optionals it is fatal (exit 254).
-//! 4. **lower** (`lower`): symbol values in libsepol 3.4's orders, attribute sets and the
+//! 5. **lower** (`lower`): symbol values in libsepol 3.4's orders, attribute sets and the
 //!    kept-attribute decision, av/type/xperm rules, conditionals (node sharing by truth
 //!    table), constraints, role and range transitions, verification of users and contexts,
 //!    neverallow checks, object contexts sorted with glibc's merge sort, and the text
 //!    outputs.
-//! 5. **optimise** (with `-O`): `arbiter_policy::optimize::optimize`, libsepol's
+//! 6. **optimise** (with `-O`): `arbiter_policy::optimize::optimize`, libsepol's
 //!    `policydb_optimize` over secilc's avtab size.
 //!
 //! Set `ARBITER_CIL_TIMES=1` to have each phase's wall time printed on stderr. On Debian's
