@@ -413,6 +413,9 @@ pub fn build(
     // Scope of each block as written (made on first use).
     let mut oscope: Vec<u32> = vec![NONE; blocks.list.len()];
     let mut tables: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
+    // Macros copied into inheriting blocks: qualified name -> (macro, the scope its body's
+    // lookups continue from).
+    let mut copy_macros: FxHashMap<Vec<u8>, (u32, u32)> = FxHashMap::default();
     // Qualified names of the block instances walked (a copy may not repeat a block).
     let mut instances: std::collections::HashSet<Vec<u8>> = Default::default();
     let mut conts: Vec<Cont> = Vec::new();
@@ -866,6 +869,9 @@ pub fn build(
                     } else {
                         original_scope(&mut ast, &mut tables, &blocks, &mut oscope, ob)
                     };
+                    if copy {
+                        register_macros(&ast, &blocks, tree, int, n, sc, &mut copy_macros);
+                    }
                     if !instances.insert(ast.scopes[sc as usize].prefix.clone()) {
                         return Err(Fail::bad(vec![
                             format!("Re-declaration of block {}", int.str(o.name)),
@@ -910,6 +916,7 @@ pub fn build(
                     let orig = original_scope(&mut ast, &mut tables, &blocks, &mut oscope, target);
                     let sc = new_scope(&mut ast, &mut tables, prefix, false, scope, orig, true);
                     let t = &blocks.list[target as usize];
+                    register_macros(&ast, &blocks, tree, int, t.node, sc, &mut copy_macros);
                     let c = conts.len() as u32;
                     conts.push(Cont {
                         file: t.file,
@@ -957,7 +964,7 @@ pub fn build(
                     return Err(bad("in is not allowed here"));
                 }
                 // Walked only where it is called.
-                Kw::Macro if !blocks.macro_nodes.contains(&n) => {
+                Kw::Macro if !blocks.macro_nodes.contains_key(&n) => {
                     return Err(bad("macro is not allowed here"));
                 }
                 Kw::Call => {
@@ -979,7 +986,9 @@ pub fn build(
                         .get(1)
                         .and_then(|&k| tree.sym(k))
                         .ok_or_else(|| bad("Invalid syntax"))?;
-                    let Some(mid) = find_macro(&ast, &blocks, int, scope, mname) else {
+                    let Some((mid, copied_scope)) =
+                        find_macro(&ast, &blocks, &copy_macros, int, scope, mname)
+                    else {
                         if opt == NONE {
                             return Err(unresolved());
                         }
@@ -988,12 +997,6 @@ pub fn build(
                         continue;
                     };
                     let m = &blocks.macros[mid as usize];
-                    if scope != NONE && ast.scopes[scope as usize].copy && m.parent != NONE {
-                        return Err(Fail::bad(vec![format!(
-                            "a call inside an inherited block of a macro defined in a block is not supported by arbiter's CIL compiler yet (at {})",
-                            here()
-                        )]));
-                    }
                     let args: Vec<u32> = match kids.get(2) {
                         Some(&l) if tree.is_list(l) && kids.len() == 3 => tree.kids(l).to_vec(),
                         None => Vec::new(),
@@ -1028,9 +1031,10 @@ pub fn build(
                         }
                         c = conts[c as usize].up;
                     }
-                    let macro_scope = match m.parent {
-                        NONE => NONE,
-                        p => original_scope(&mut ast, &mut tables, &blocks, &mut oscope, p),
+                    let macro_scope = match (copied_scope, m.parent) {
+                        (Some(sc), _) => sc,
+                        (None, NONE) => NONE,
+                        (None, p) => original_scope(&mut ast, &mut tables, &blocks, &mut oscope, p),
                     };
                     let ci = ast.calls.len() as u32;
                     ast.calls.push(Call {
@@ -1141,17 +1145,48 @@ fn finish_pending(
     Ok(())
 }
 
-/// The macro `name` names from `scope`: the scope's tables in lookup order, then the top.
+/// The macros among the children of block node `block`, copied into scope `sc`.
+fn register_macros(
+    ast: &Ast,
+    blocks: &crate::blocks::Blocks,
+    tree: &Tree,
+    int: &Interner,
+    block: u32,
+    sc: u32,
+    out: &mut FxHashMap<Vec<u8>, (u32, u32)>,
+) {
+    let prefix = &ast.scopes[sc as usize].prefix;
+    for &k in tree.kids(block).get(2..).unwrap_or(&[]) {
+        if let Some(&mid) = blocks.macro_nodes.get(&k) {
+            let mut q = prefix.clone();
+            if !q.is_empty() {
+                q.push(b'.');
+            }
+            q.extend_from_slice(int.bytes(blocks.macros[mid as usize].name));
+            out.insert(q, (mid, sc));
+        }
+    }
+}
+
+/// The macro `name` names from `scope`: the scope's tables in lookup order, then the top;
+/// a macro copied by a blockinherit comes with the scope its body's lookups continue from.
 fn find_macro(
     ast: &Ast,
     blocks: &crate::blocks::Blocks,
+    copies: &FxHashMap<Vec<u8>, (u32, u32)>,
     int: &Interner,
     scope: u32,
     name: Sym,
-) -> Option<u32> {
+) -> Option<(u32, Option<u32>)> {
+    let get = |q: &[u8]| {
+        if let Some(&(m, sc)) = copies.get(q) {
+            return Some((m, Some(sc)));
+        }
+        blocks.macro_by_qual.get(q).map(|&m| (m, None))
+    };
     let b = int.bytes(name);
     if let Some(rest) = b.strip_prefix(b".") {
-        return blocks.macro_by_qual.get(rest).copied();
+        return get(rest);
     }
     let mut q = Vec::new();
     for s in ast.table_chain(scope) {
@@ -1159,11 +1194,11 @@ fn find_macro(
         q.extend_from_slice(&ast.scopes[s as usize].prefix);
         q.push(b'.');
         q.extend_from_slice(b);
-        if let Some(&m) = blocks.macro_by_qual.get(&q) {
-            return Some(m);
+        if let Some(x) = get(&q) {
+            return Some(x);
         }
     }
-    blocks.macro_by_qual.get(b).copied()
+    get(b)
 }
 
 /// A new scope; its table is shared with every scope of the same prefix.

@@ -47,8 +47,8 @@ pub struct Blocks {
     pub macros: Vec<OMacro>,
     /// Qualified macro name -> macro.
     pub macro_by_qual: FxHashMap<Vec<u8>, u32>,
-    /// Macro statement nodes.
-    pub macro_nodes: std::collections::HashSet<u32>,
+    /// Macro statement node -> macro.
+    pub macro_nodes: FxHashMap<u32, u32>,
     pub list: Vec<OBlock>,
     by_name: FxHashMap<(u32, Sym), u32>,
     /// Block statement node -> block.
@@ -343,8 +343,8 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                             "Failed to build AST".into(),
                         ]));
                     }
+                    bl.macro_nodes.insert(n, bl.macros.len() as u32);
                     bl.macro_by_qual.insert(qual, bl.macros.len() as u32);
-                    bl.macro_nodes.insert(n);
                     bl.macros.push(m);
                 }
                 Some(Kw::In) => {

@@ -91,8 +91,8 @@
 //! file:line, or the option (never a silently different policy): `neverallowx` and bounds
 //! checking without `-N`, the Xen target and its contexts; `tunable`, `policycap` and
 //! `classcommon` inside blocks; blocks and macros inside `in` bodies and `tunableif`
-//! branches; `call` inside `booleanif`; in a blockinherit copy, a `call` of a macro
-//! defined in a block and a `blockabstract` naming a block of the copy; a `blockinherit`,
+//! branches; `call` inside `booleanif`; in a blockinherit copy, a `blockabstract` naming
+//! a block of the copy; a `blockinherit`,
 //! `in` or `blockabstract` whose target does not exist inside an optional (secilc would
 //! disable the optional; we stop with its "Failed to resolve" error). One known
 //! difference in a corner: a name in a block that matches a declaration only inside a
