@@ -968,12 +968,6 @@ pub fn build(
                     return Err(bad("macro is not allowed here"));
                 }
                 Kw::Call => {
-                    if cond != NONE {
-                        return Err(Fail::bad(vec![format!(
-                            "call inside booleanif is not supported by arbiter's CIL compiler yet (at {})",
-                            here()
-                        )]));
-                    }
                     let unresolved = || Fail {
                         messages: vec![
                             format!("Failed to resolve call statement at {}", here()),

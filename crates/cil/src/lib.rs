@@ -91,7 +91,7 @@
 //! file:line, or the option (never a silently different policy): `neverallowx` and bounds
 //! checking without `-N`, the Xen target and its contexts; `tunable`, `policycap` and
 //! `classcommon` inside blocks; blocks and macros inside `in` bodies and `tunableif`
-//! branches; `call` inside `booleanif`; in a blockinherit copy, a `blockabstract` naming
+//! branches; in a blockinherit copy, a `blockabstract` naming
 //! a block of the copy; a `blockinherit`,
 //! `in` or `blockabstract` whose target does not exist inside an optional (secilc would
 //! disable the optional; we stop with its "Failed to resolve" error). One known
