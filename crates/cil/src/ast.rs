@@ -285,8 +285,9 @@ pub struct Ast {
     pub calls: Vec<Call>,
     /// Call statement -> index in `calls`.
     pub call_of_stmt: FxHashMap<u32, u32>,
-    /// Calls in optionals whose macro does not exist.
-    pub unresolved_calls: Vec<u32>,
+    /// Calls and blockinherits in optionals whose macro or block does not exist (in
+    /// statement order, so sorted).
+    pub unresolved_stmts: Vec<u32>,
     /// Declarations in block tables while the walk runs: (table, base name) -> first
     /// declaration; they join `by_sym` under their qualified names when the walk ends.
     scoped: FxHashMap<(u32, Sym), u32>,
@@ -904,6 +905,9 @@ pub fn build(
                         stack.push(Item { n: k, ..base });
                     }
                 }
+                Kw::BlockInherit if blocks.unresolved_inherits.contains(&n) => {
+                    ast.unresolved_stmts.push(si);
+                }
                 Kw::BlockInherit => {
                     let target = *blocks
                         .inherit_of
@@ -987,7 +991,7 @@ pub fn build(
                             return Err(unresolved());
                         }
                         // Inside an optional: the resolver disables it.
-                        ast.unresolved_calls.push(si);
+                        ast.unresolved_stmts.push(si);
                         continue;
                     };
                     let m = &blocks.macros[mid as usize];

@@ -55,6 +55,8 @@ pub struct Blocks {
     pub of_node: FxHashMap<u32, u32>,
     /// `blockinherit` node -> the inherited block.
     pub inherit_of: FxHashMap<u32, u32>,
+    /// `blockinherit` nodes inside optionals whose block does not exist.
+    pub unresolved_inherits: std::collections::HashSet<u32>,
     /// `blockabstract` node -> the block it names.
     pub abstract_of: FxHashMap<u32, u32>,
     /// `in` nodes that were applied.
@@ -356,8 +358,19 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                     }
                     ins.push((n, file, parent));
                 }
-                Some(Kw::BlockInherit) => inherits.push((n, file, parent)),
-                Some(Kw::BlockAbstract) => abstracts.push((n, file, parent)),
+                Some(Kw::BlockInherit) => inherits.push((n, file, parent, in_opt)),
+                Some(Kw::BlockAbstract) => {
+                    if in_opt {
+                        return Err(Fail::bad(vec![
+                            format!(
+                                "blockabstract is not allowed in optional at {}",
+                                here(file, n)
+                            ),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    abstracts.push((n, file, parent))
+                }
                 _ => {}
             }
         }
@@ -390,8 +403,8 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
             .ok_or_else(|| unresolved(Kw::In, here(file, n)))?;
         bl.list[target as usize].ins.insert(0, (n, file, after));
         bl.in_nodes.insert(n, at as u32 + 1);
-        let mut st: Vec<u32> = kids[at + 1..].to_vec();
-        while let Some(k) = st.pop() {
+        let mut st: Vec<(u32, bool)> = kids[at + 1..].iter().map(|&k| (k, false)).collect();
+        while let Some((k, k_opt)) = st.pop() {
             match kw_of(tree, k) {
                 Some(Kw::Block) => {
                     return Err(unsupported("A block inside an in statement", here(file, k)))
@@ -405,11 +418,24 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                         "Failed to build AST".into(),
                     ]))
                 }
-                Some(Kw::BlockInherit) => inherits.push((k, file, target)),
-                Some(Kw::BlockAbstract) => abstracts.push((k, file, target)),
-                Some(Kw::Optional) => {
-                    st.extend(tree.kids(k).iter().skip(2).filter(|&&x| tree.is_list(x)))
+                Some(Kw::BlockInherit) => inherits.push((k, file, target, k_opt)),
+                Some(Kw::BlockAbstract) if k_opt => {
+                    return Err(Fail::bad(vec![
+                        format!(
+                            "blockabstract is not allowed in optional at {}",
+                            here(file, k)
+                        ),
+                        "Failed to build AST".into(),
+                    ]))
                 }
+                Some(Kw::BlockAbstract) => abstracts.push((k, file, target)),
+                Some(Kw::Optional) => st.extend(
+                    tree.kids(k)
+                        .iter()
+                        .skip(2)
+                        .filter(|&&x| tree.is_list(x))
+                        .map(|&x| (x, true)),
+                ),
                 _ => {}
             }
         }
@@ -421,7 +447,7 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
             adj[b.parent as usize].push((i as u32, NONE, NONE));
         }
     }
-    for &(n, file, parent) in &inherits {
+    for &(n, file, parent, in_opt) in &inherits {
         let name = tree
             .kids(n)
             .get(1)
@@ -434,9 +460,14 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                     "Failed to build AST".into(),
                 ])
             })?;
-        let t = bl
-            .find(int, parent, name)
-            .ok_or_else(|| unresolved(Kw::BlockInherit, here(file, n)))?;
+        let Some(t) = bl.find(int, parent, name) else {
+            if in_opt {
+                // The optional is disabled (by the resolver, as for any missing name).
+                bl.unresolved_inherits.insert(n);
+                continue;
+            }
+            return Err(unresolved(Kw::BlockInherit, here(file, n)));
+        };
         bl.inherit_of.insert(n, t);
         if parent != NONE {
             adj[parent as usize].push((t, n, file));

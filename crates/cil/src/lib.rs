@@ -92,9 +92,7 @@
 //! checking without `-N`, the Xen target and its contexts; `tunable`, `policycap` and
 //! `classcommon` inside blocks; blocks and macros inside `in` bodies and `tunableif`
 //! branches; in a blockinherit copy, a `blockabstract` naming
-//! a block of the copy; a `blockinherit`,
-//! `in` or `blockabstract` whose target does not exist inside an optional (secilc would
-//! disable the optional; we stop with its "Failed to resolve" error). One known
+//! a block of the copy. One known
 //! difference in a corner: a name in a block that matches a declaration only inside a
 //! disabled optional of that block is not looked up further out. At `-v`, duplicate
 //! context rules are refused as secilc 3.4 refuses them, but the message does not list

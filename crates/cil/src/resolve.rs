@@ -669,14 +669,17 @@ impl<'a> Resolver<'a> {
             | Kw::IpAddr
             | Kw::Optional
             | Kw::Block
-            | Kw::BlockInherit
             | Kw::BlockAbstract
             | Kw::In
             | Kw::Macro => Ok(()),
+            Kw::BlockInherit if self.ast.unresolved_stmts.binary_search(&s).is_ok() => {
+                Err(Miss::Missing)
+            }
+            Kw::BlockInherit => Ok(()),
             // libsepol resolves every named argument at the call, used or not.
             Kw::Call => {
                 let Some(&c) = self.ast.call_of_stmt.get(&s) else {
-                    if self.ast.unresolved_calls.contains(&s) {
+                    if self.ast.unresolved_stmts.binary_search(&s).is_ok() {
                         return Err(Miss::Missing);
                     }
                     return Err(Miss::Bad("Invalid syntax".into()));
