@@ -567,7 +567,24 @@ fn resolve_args(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fa
                 buf: Vec::new(),
             };
             let Some(ns) = ns else {
-                resolved.push(arg);
+                // A string; the enclosing call's own string parameter passes through.
+                let mut v = arg;
+                if let Some(sym) = tree.sym(arg) {
+                    for &step in &q.chain {
+                        if let Step::Args(oc) = step {
+                            let outer = &ast.calls[oc as usize];
+                            if let Some(j) = outer
+                                .params
+                                .iter()
+                                .position(|&(pns, p)| p == sym && pns.is_none())
+                            {
+                                v = outer.resolved.get(j).copied().unwrap_or(arg);
+                                break;
+                            }
+                        }
+                    }
+                }
+                resolved.push(v);
                 continue;
             };
             let at = || tree.node(ast.stmts[call.stmt as usize].node).line();
