@@ -641,7 +641,7 @@ pub fn build(
                     "Failed to build AST".into(),
                 ]));
             }
-            if scope != NONE && matches!(kw, Kw::Tunable | Kw::PolicyCap | Kw::ClassCommon) {
+            if scope != NONE && kw == Kw::Tunable {
                 return Err(Fail::bad(vec![format!(
                     "{} statements inside blocks are not supported by arbiter's CIL compiler yet (at {})",
                     kw.text(),

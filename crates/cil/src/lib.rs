@@ -89,8 +89,7 @@
 //!
 //! Not yet supported, each failing with an error that names the statement and its
 //! file:line, or the option (never a silently different policy): `neverallowx` and bounds
-//! checking without `-N`, the Xen target and its contexts; `tunable`, `policycap` and
-//! `classcommon` inside blocks; blocks and macros inside `in` bodies and `tunableif`
+//! checking without `-N`, the Xen target and its contexts; `tunable` inside blocks; blocks and macros inside `in` bodies and `tunableif`
 //! branches; in a blockinherit copy, a `blockabstract` naming
 //! a block of the copy. One known
 //! difference in a corner: a name in a block that matches a declaration only inside a

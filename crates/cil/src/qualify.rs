@@ -406,6 +406,10 @@ impl Q<'_> {
                 self.name(l, 1, Users);
                 self.range(l, 2);
             }
+            Kw::ClassCommon => {
+                self.name(l, 1, Classes);
+                self.name(l, 2, Commons);
+            }
             Kw::ClassOrder => self.names_or_list(l, 1, Classes),
             Kw::SidOrder => self.names_or_list(l, 1, Sids),
             Kw::SensitivityOrder => self.names_or_list(l, 1, Sens),
@@ -662,6 +666,19 @@ pub fn qualify(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fai
     for (s, edits) in all_edits {
         let node = ast.stmts[s as usize].node;
         ast.stmts[s as usize].node = copy_with(tree, node, &edits);
+    }
+    // `classcommon` is kept by class name: again, by the qualified names.
+    ast.class_common.clear();
+    for (i, st) in ast.stmts.iter().enumerate() {
+        if st.kw == Kw::ClassCommon {
+            let k = tree.kids(st.node);
+            if let (Some(c), Some(m)) = (
+                k.get(1).and_then(|&x| tree.sym(x)),
+                k.get(2).and_then(|&x| tree.sym(x)),
+            ) {
+                ast.class_common.entry(c).or_insert((i as u32, m));
+            }
+        }
     }
     Ok(())
 }
