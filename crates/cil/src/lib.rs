@@ -49,6 +49,9 @@
 //! 4. **resolve** (`resolve`): every name of every statement is looked up; an optional
 //!    holding an unresolvable name is disabled, which removes its declarations, until a
 //!    fixpoint (libsepol's reset-and-retry loop); outside optionals it is fatal (exit 254).
+//!    With blocks or macros, a round that disables optionals re-runs **qualify** without
+//!    their declarations (names then find outer ones, as libsepol's reset does) and
+//!    resolves again, until the disabled set stops growing.
 //! 5. **lower** (`lower`): symbol values in libsepol 3.4's orders, attribute sets and the
 //!    kept-attribute decision, av/type/xperm rules, conditionals (node sharing by truth
 //!    table), constraints, role and range transitions, verification of users and contexts,
@@ -91,9 +94,7 @@
 //! file:line, or the option (never a silently different policy): `neverallowx` and bounds
 //! checking without `-N`, the Xen target and its contexts; `tunable` inside blocks; blocks and macros inside `in` bodies and `tunableif`
 //! branches; in a blockinherit copy, a `blockabstract` naming
-//! a block of the copy. One known
-//! difference in a corner: a name in a block that matches a declaration only inside a
-//! disabled optional of that block is not looked up further out. At `-v`, duplicate
+//! a block of the copy. At `-v`, duplicate
 //! context rules are refused as secilc 3.4 refuses them, but the message does not list
 //! their locations.
 //!
@@ -316,11 +317,32 @@ fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError
     }
     lap("parse");
     let mut ast = ast::build(&tree, &mut interner, &names, opts)?;
-    qualify::qualify(&mut tree, &interner, &mut ast)?;
+    qualify::qualify(&mut tree, &interner, &mut ast, None)?;
     lap("ast");
-    let mut res = resolve::Resolver::new(&tree, &interner, &ast);
-    res.tunables_are_bools = opts.preserve_tunables;
-    res.run(&names)?;
+    // With blocks or macros, names were qualified before optionals were decided: when
+    // resolution disables optionals, names that found declarations inside them look
+    // further out (libsepol re-resolves after removing them), until nothing changes.
+    let mut disabled = vec![false; ast.optionals.len()];
+    let res = loop {
+        let mut res = resolve::Resolver::new(&tree, &interner, &ast);
+        res.tunables_are_bools = opts.preserve_tunables;
+        res.disabled.clone_from(&disabled);
+        res.recompute_live();
+        let r = res.run(&names);
+        // A failure outside optionals may come from a name that found a declaration in
+        // an optional disabled earlier in the same round: retry with it gone first.
+        if ast.scopes.is_empty() || res.disabled == disabled {
+            r?;
+            break res;
+        }
+        disabled.clone_from(&res.disabled);
+        let live = res.live_opt.clone();
+        drop(res);
+        for st in &mut ast.stmts {
+            st.node = st.src;
+        }
+        qualify::qualify(&mut tree, &interner, &mut ast, Some(&live))?;
+    };
     lap("resolve");
     let mut out = lower::lower(&tree, &interner, &ast, &res, &names, opts)?;
     lap("lower");

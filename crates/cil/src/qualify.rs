@@ -34,6 +34,8 @@ enum Step {
 }
 
 struct Q<'a> {
+    /// Per optional: live (after a resolution round), or `None` before any.
+    live: Option<&'a [bool]>,
     tree: &'a Tree,
     int: &'a Interner,
     ast: &'a Ast,
@@ -45,6 +47,18 @@ struct Q<'a> {
 }
 
 impl Q<'_> {
+    /// Whether `q` names a declaration in `ns` that is not inside a disabled optional.
+    fn declared(&self, ns: Ns, q: Sym) -> bool {
+        let Some(d) = self.ast.find(ns, q) else {
+            return false;
+        };
+        let Some(live) = self.live else {
+            return true;
+        };
+        let o = self.ast.stmts[self.ast.decls[d as usize].stmt as usize].opt;
+        o == NONE || live[o as usize]
+    }
+
     fn set_chain(&mut self, scope: u32) {
         self.chain = plan(self.ast, scope);
     }
@@ -57,7 +71,7 @@ impl Q<'_> {
             return self
                 .int
                 .get(rest)
-                .filter(|&q| self.ast.find(ns, q).is_some())
+                .filter(|&q| self.declared(ns, q))
                 .map(|q| q | ATOM);
         }
         for &step in &self.chain {
@@ -69,7 +83,7 @@ impl Q<'_> {
                     self.buf.push(b'.');
                     self.buf.extend_from_slice(b);
                     if let Some(q) = self.int.get(&self.buf) {
-                        if self.ast.find(ns, q).is_some() {
+                        if self.declared(ns, q) {
                             return Some(q | ATOM);
                         }
                     }
@@ -84,7 +98,7 @@ impl Q<'_> {
                         s => &self.ast.scopes[s as usize].prefix,
                     };
                     if prefix.is_empty() {
-                        if self.ast.find(ns, sym).is_some() {
+                        if self.declared(ns, sym) {
                             return None;
                         }
                         continue;
@@ -94,7 +108,7 @@ impl Q<'_> {
                     self.buf.push(b'.');
                     self.buf.extend_from_slice(b);
                     if let Some(q) = self.int.get(&self.buf) {
-                        if self.ast.find(ns, q).is_some() {
+                        if self.declared(ns, q) {
                             return Some(q | ATOM);
                         }
                     }
@@ -553,7 +567,12 @@ fn plan(ast: &Ast, scope: u32) -> Vec<Step> {
 
 /// Resolves every call's arguments from the call's place (calls in walk order: a call in
 /// a macro body comes after the call that walked it, whose arguments it may use).
-fn resolve_args(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fail> {
+fn resolve_args(
+    tree: &mut Tree,
+    int: &Interner,
+    ast: &mut Ast,
+    live: Option<&[bool]>,
+) -> Result<(), Fail> {
     for c in 0..ast.calls.len() {
         let call = ast.calls[c].clone();
         let list = tree.kids(ast.stmts[call.stmt as usize].node)[2..]
@@ -563,6 +582,7 @@ fn resolve_args(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fa
         let mut resolved = Vec::with_capacity(call.args.len());
         for (k, (&arg, &(ns, _))) in call.args.iter().zip(&call.params).enumerate() {
             let mut q = Q {
+                live,
                 tree: &*tree,
                 int,
                 ast: &*ast,
@@ -595,7 +615,7 @@ fn resolve_args(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fa
             if !tree.is_list(arg) {
                 let sym = tree.sym(arg).unwrap_or(0);
                 let found = q.find(ns, sym);
-                let global = ast.find(ns, sym).is_some();
+                let global = q.declared(ns, sym);
                 if ns == Ns::IpAddrs && found.is_none() && !global {
                     // Not an ipaddr's name: an address, passed as an anonymous ipaddr.
                     let line = at();
@@ -633,14 +653,20 @@ fn resolve_args(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fa
 }
 
 /// Rewrites the statements that sit in blocks (see the module doc).
-pub fn qualify(tree: &mut Tree, int: &Interner, ast: &mut Ast) -> Result<(), Fail> {
+pub fn qualify(
+    tree: &mut Tree,
+    int: &Interner,
+    ast: &mut Ast,
+    live: Option<&[bool]>,
+) -> Result<(), Fail> {
     if ast.scopes.is_empty() {
         return Ok(());
     }
-    resolve_args(tree, int, ast)?;
+    resolve_args(tree, int, ast, live)?;
     let mut all_edits: Vec<(u32, Vec<Edit>)> = Vec::new();
     {
         let mut q = Q {
+            live,
             tree: &*tree,
             int,
             ast,

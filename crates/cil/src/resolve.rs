@@ -68,7 +68,7 @@ impl<'a> Resolver<'a> {
         self.stmt_live(st).then_some(d)
     }
 
-    fn recompute_live(&mut self) {
+    pub fn recompute_live(&mut self) {
         for i in 0..self.ast.optionals.len() {
             let p = self.ast.optionals[i].parent;
             self.live_opt[i] = !self.disabled[i] && (p == NONE || self.live_opt[p as usize]);
