@@ -333,9 +333,9 @@ fn collect_tunables(tree: &Tree) -> FxHashMap<Sym, bool> {
 
 /// Evaluates a tunableif expression (the operators of booleanif; a bare list is an `or`).
 /// `None` if a name is not a tunable or the expression is malformed.
-fn eval_tunable(tree: &Tree, tunables: &FxHashMap<Sym, bool>, n: u32) -> Option<bool> {
+fn eval_tunable(tree: &Tree, tunables: &dyn Fn(Sym) -> Option<bool>, n: u32) -> Option<bool> {
     if !tree.is_list(n) {
-        return tunables.get(&tree.sym(n)?).copied();
+        return tunables(tree.sym(n)?);
     }
     let k = tree.kids(n);
     let op = tree.sym(*k.first()?).and_then(Kw::of);
@@ -641,13 +641,6 @@ pub fn build(
                     "Failed to build AST".into(),
                 ]));
             }
-            if scope != NONE && kw == Kw::Tunable {
-                return Err(Fail::bad(vec![format!(
-                    "{} statements inside blocks are not supported by arbiter's CIL compiler yet (at {})",
-                    kw.text(),
-                    here()
-                )]));
-            }
             use DeclKind as D;
             let simple = match kw {
                 Kw::Type => Some(D::Type),
@@ -786,7 +779,45 @@ pub fn build(
                     if kids.len() < 3 || cond != NONE {
                         return Err(bad("Invalid syntax"));
                     }
-                    let value = eval_tunable(tree, &tunables, kids[1]).ok_or_else(|| Fail {
+                    // A tunable's name is looked up from the tunableif's place.
+                    let written_in = blocks.tif_block.get(&n).copied();
+                    let lookup = |sym: Sym| -> Option<bool> {
+                        if scope == NONE && written_in.is_none() {
+                            return tunables.get(&sym).copied();
+                        }
+                        let b = int.bytes(sym);
+                        let mut q = Vec::new();
+                        if let Some(mut p) = written_in {
+                            while p != NONE {
+                                let o = &blocks.list[p as usize];
+                                q.clear();
+                                q.extend_from_slice(&o.qual);
+                                q.push(b'.');
+                                q.extend_from_slice(b);
+                                if let Some(&v) = blocks.tunables.get(&q) {
+                                    return Some(v);
+                                }
+                                p = o.parent;
+                            }
+                        } else {
+                            for sc in ast.table_chain(scope) {
+                                q.clear();
+                                q.extend_from_slice(&ast.scopes[sc as usize].prefix);
+                                q.push(b'.');
+                                q.extend_from_slice(b);
+                                if let Some(&v) = blocks.tunables.get(&q) {
+                                    return Some(v);
+                                }
+                            }
+                        }
+                        let b = b.strip_prefix(b".").unwrap_or(b);
+                        blocks
+                            .tunables
+                            .get(b)
+                            .copied()
+                            .or_else(|| tunables.get(&int.get(b)?).copied())
+                    };
+                    let value = eval_tunable(tree, &lookup, kids[1]).ok_or_else(|| Fail {
                         messages: vec![
                             format!("Failed to resolve tunableif statement at {}", here()),
                             "Failed to resolve AST".into(),

@@ -53,6 +53,11 @@ pub struct Blocks {
     by_name: FxHashMap<(u32, Sym), u32>,
     /// Block statement node -> block.
     pub of_node: FxHashMap<u32, u32>,
+    /// `tunableif` node -> the block it is written in (libsepol decides tunableifs first,
+    /// before `in` moves bodies and before copies: names are looked up from there).
+    pub tif_block: FxHashMap<u32, u32>,
+    /// Tunables declared in blocks: qualified name -> value.
+    pub tunables: FxHashMap<Vec<u8>, bool>,
     /// `blockinherit` node -> the inherited block.
     pub inherit_of: FxHashMap<u32, u32>,
     /// `blockinherit` nodes inside optionals whose block does not exist.
@@ -345,6 +350,18 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                             "Failed to build AST".into(),
                         ]));
                     }
+                    if parent != NONE {
+                        let mut st: Vec<u32> = kids[3..].to_vec();
+                        while let Some(k) = st.pop() {
+                            match kw_of(tree, k) {
+                                Some(Kw::TunableIf) => {
+                                    bl.tif_block.insert(k, parent);
+                                }
+                                Some(Kw::Optional) => st.extend(tree.kids(k).iter().skip(2)),
+                                _ => {}
+                            }
+                        }
+                    }
                     bl.macro_nodes.insert(n, bl.macros.len() as u32);
                     bl.macro_by_qual.insert(qual, bl.macros.len() as u32);
                     bl.macros.push(m);
@@ -357,6 +374,19 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                         ]));
                     }
                     ins.push((n, file, parent));
+                }
+                Some(Kw::TunableIf) if parent != NONE => {
+                    bl.tif_block.insert(n, parent);
+                }
+                Some(Kw::Tunable) if parent != NONE && kids.len() == 3 => {
+                    if let Some(name) = tree.sym(kids[1]) {
+                        let mut q = bl.list[parent as usize].qual.clone();
+                        q.push(b'.');
+                        q.extend_from_slice(int.bytes(name));
+                        bl.tunables
+                            .entry(q)
+                            .or_insert(tree.sym(kids[2]) == Some(Kw::True.sym()));
+                    }
                 }
                 Some(Kw::BlockInherit) => inherits.push((n, file, parent, in_opt)),
                 Some(Kw::BlockAbstract) => {
@@ -417,6 +447,9 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                         format!("in is not allowed in in at {}", here(file, k)),
                         "Failed to build AST".into(),
                     ]))
+                }
+                Some(Kw::TunableIf) => {
+                    bl.tif_block.insert(k, parent);
                 }
                 Some(Kw::BlockInherit) => inherits.push((k, file, target, k_opt)),
                 Some(Kw::BlockAbstract) if k_opt => {

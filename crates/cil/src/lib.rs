@@ -92,11 +92,10 @@
 //!
 //! Not yet supported, each failing with an error that names the statement and its
 //! file:line, or the option (never a silently different policy): `neverallowx` and bounds
-//! checking without `-N`, the Xen target and its contexts; `tunable` inside blocks; blocks and macros inside `in` bodies and `tunableif`
-//! branches; in a blockinherit copy, a `blockabstract` naming
-//! a block of the copy. At `-v`, duplicate
-//! context rules are refused as secilc 3.4 refuses them, but the message does not list
-//! their locations.
+//! checking without `-N`, the Xen target and its contexts; blocks and macros inside `in`
+//! bodies and `tunableif` branches; in a blockinherit copy, a `blockabstract` naming a
+//! block of the copy. At `-v`, duplicate context rules are refused as secilc 3.4 refuses
+//! them, but the message does not list their locations.
 //!
 //! Error messages follow secilc's for parse errors, unresolved names, re-declarations,
 //! context verification and neverallow failures; other errors say what is wrong in our own

@@ -452,7 +452,8 @@ impl Q<'_> {
                 self.name(l, 1, Cats);
                 self.name(l, 2, Cats);
             }
-            Kw::BooleanIf => self.bool_expr(l, 1),
+            // A tunableif left in the statements is one `-P` made a booleanif.
+            Kw::BooleanIf | Kw::TunableIf => self.bool_expr(l, 1),
             Kw::RangeTransition => {
                 self.name(l, 1, Types);
                 self.type_or_self(l, 2);
@@ -503,6 +504,7 @@ impl Q<'_> {
                 | Kw::Sid
                 | Kw::ClassPermission
                 | Kw::Boolean
+                | Kw::Tunable
                 | Kw::Common
                 | Kw::Class
                 | Kw::ClassMap
