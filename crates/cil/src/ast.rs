@@ -395,7 +395,7 @@ struct Cont {
 
 /// How many statements copies may add (blockinherit copies can nest: a bound keeps
 /// memory finite on hostile input).
-const MAX_STMTS: usize = 1 << 22;
+const MAX_STMTS: usize = 1 << 21;
 
 /// Builds the statement list and declaration tables.
 pub fn build(
