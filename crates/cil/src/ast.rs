@@ -15,6 +15,9 @@ pub struct Stmt {
     pub kw: Kw,
     /// The statement's list node.
     pub node: u32,
+    /// The node as written: `node` until names in blocks are qualified (`qualify`
+    /// replaces `node` by a copy); a booleanif's rules are found by it.
+    pub src: u32,
     pub file: u32,
     /// Innermost enclosing optional (index into [`Ast::optionals`]), or [`NONE`].
     pub opt: u32,
@@ -22,6 +25,50 @@ pub struct Stmt {
     pub cond: u32,
     /// The `(true ...)`/`(false ...)` list node holding the statement, or [`NONE`].
     pub branch: u32,
+    /// The namespace the statement sits in (index into [`Ast::scopes`]), or [`NONE`] for
+    /// the global one.
+    pub scope: u32,
+}
+
+/// A namespace statements sit in: a block's table, or the copy of an inherited block
+/// inside its inheritor (cil.md §5.4).
+#[derive(Clone, Debug)]
+pub struct Scope {
+    /// The qualified name of the block whose table receives declarations (`a.b`);
+    /// declared names become `a.b.NAME` (`cil_fqn.c`).
+    pub prefix: Vec<u8>,
+    /// The table's identity (scopes with one prefix share it).
+    pub table: u32,
+    /// Abstract blocks are skipped by lookups.
+    pub abs: bool,
+    /// The enclosing scope, or [`NONE`] for the global one.
+    pub parent: u32,
+    /// For the copy a `blockinherit` makes: the inherited block's own scope, searched
+    /// after the inheriting side and its ancestors; else [`NONE`].
+    pub orig: u32,
+    /// Inside a blockinherit copy (copied blocks are never abstract).
+    pub copy: bool,
+    /// For the body of a macro call: the call (index into [`Ast::calls`]); else [`NONE`].
+    pub call: u32,
+}
+
+/// One `call`: the macro's body is walked at the call's place in a scope of its own.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// The call statement.
+    pub stmt: u32,
+    /// The scope the call sits in (declarations of the body go to its table).
+    pub caller: u32,
+    /// The scope of the block holding the macro ([`NONE`]: the top).
+    pub macro_scope: u32,
+    pub params: Vec<(Option<Ns>, Sym)>,
+    /// The argument nodes as written.
+    pub args: Vec<u32>,
+    /// Names the macro's body declares.
+    pub declared: Vec<Sym>,
+    /// The arguments after `qualify`: the name each finds (an atom) or the anonymous
+    /// value's qualified copy (a list).
+    pub resolved: Vec<u32>,
 }
 
 /// An `optional` block: its parent optional (pre-order, so parents come first).
@@ -164,6 +211,50 @@ impl Ast {
         None
     }
 
+    /// The scopes whose tables a lookup from `scope` visits, in order (the global table
+    /// comes last and is not listed): the scope's block and its ancestors; in a
+    /// blockinherit copy the inheriting side first, then the inherited block's
+    /// ancestors; in a macro call's body the macro's ancestors, then the caller's
+    /// (cil.md §5.4). Abstract blocks are skipped.
+    pub fn table_chain(&self, scope: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut stack = vec![scope];
+        let mut steps = 0usize;
+        while let Some(s) = stack.pop() {
+            steps += 1;
+            if s == NONE || steps > 1 << 16 {
+                continue;
+            }
+            let sc = &self.scopes[s as usize];
+            if sc.call != NONE {
+                stack.push(sc.parent);
+                stack.push(self.calls[sc.call as usize].macro_scope);
+            } else if sc.orig != NONE {
+                stack.push(sc.orig);
+                stack.push(sc.parent);
+            } else {
+                if !sc.abs && !sc.prefix.is_empty() {
+                    out.push(s);
+                }
+                stack.push(sc.parent);
+            }
+        }
+        out
+    }
+
+    /// The declaration of base name `sym` in block table `table` (during the walk).
+    fn find_scoped(&self, table: u32, ns: Ns, sym: Sym) -> Option<u32> {
+        let mut d = *self.scoped.get(&(table, sym))?;
+        while d != NONE {
+            let decl = &self.decls[d as usize];
+            if decl.kind.ns() == ns {
+                return Some(d);
+            }
+            d = decl.next;
+        }
+        None
+    }
+
     /// The 0-based index of permission `perm` in class/common `decl`.
     #[inline]
     pub fn perm_index(&self, decl: u32, perm: Sym) -> Option<u32> {
@@ -189,6 +280,19 @@ pub struct Ast {
     pub perm_lists: FxHashMap<u32, Vec<Sym>>,
     /// `classcommon`: class name -> (statement, common name).
     pub class_common: FxHashMap<Sym, (u32, Sym)>,
+    /// Block namespaces (statements outside blocks have scope [`NONE`]).
+    pub scopes: Vec<Scope>,
+    pub calls: Vec<Call>,
+    /// Call statement -> index in `calls`.
+    pub call_of_stmt: FxHashMap<u32, u32>,
+    /// Calls and blockinherits in optionals whose macro or block does not exist (in
+    /// statement order, so sorted).
+    pub unresolved_stmts: Vec<u32>,
+    /// Declarations in block tables while the walk runs: (table, base name) -> first
+    /// declaration; they join `by_sym` under their qualified names when the walk ends.
+    scoped: FxHashMap<(u32, Sym), u32>,
+    /// Declarations made in blocks, with their table, for that final step.
+    pending: Vec<(u32, u32)>,
 }
 
 /// Where a node is, for messages: `file:line`.
@@ -197,7 +301,7 @@ pub fn loc(tree: &Tree, names: &[String], file: u32, node: u32) -> String {
 }
 
 /// Checks a declared name as `cil_verify_name` does.
-fn verify_name(int: &Interner, sym: Sym, qualified: bool) -> bool {
+pub(crate) fn verify_name(int: &Interner, sym: Sym, qualified: bool) -> bool {
     let b = int.bytes(sym);
     if b.is_empty() || b.len() >= 2048 || !b[0].is_ascii_alphabetic() {
         return false;
@@ -229,9 +333,9 @@ fn collect_tunables(tree: &Tree) -> FxHashMap<Sym, bool> {
 
 /// Evaluates a tunableif expression (the operators of booleanif; a bare list is an `or`).
 /// `None` if a name is not a tunable or the expression is malformed.
-fn eval_tunable(tree: &Tree, tunables: &FxHashMap<Sym, bool>, n: u32) -> Option<bool> {
+fn eval_tunable(tree: &Tree, tunables: &dyn Fn(Sym) -> Option<bool>, n: u32) -> Option<bool> {
     if !tree.is_list(n) {
-        return tunables.get(&tree.sym(n)?).copied();
+        return tunables(tree.sym(n)?);
     }
     let k = tree.kids(n);
     let op = tree.sym(*k.first()?).and_then(Kw::of);
@@ -258,37 +362,163 @@ fn eval_tunable(tree: &Tree, tunables: &FxHashMap<Sym, bool>, n: u32) -> Option<
     }
 }
 
+/// One walk item: a statement node (or [`MARK`]: the end of container `cont`) with where
+/// it sits.
+#[derive(Copy, Clone)]
+struct Item {
+    n: u32,
+    file: u32,
+    opt: u32,
+    cond: u32,
+    branch: u32,
+    scope: u32,
+    cont: u32,
+}
+
+/// A container the walk is inside: a file's top level, an optional, a block (or a
+/// block's copy), an `in` body. Chosen tunableif branches are appended at its end, and a
+/// block's end also receives its `in` bodies.
+struct Cont {
+    file: u32,
+    opt: u32,
+    scope: u32,
+    /// The block whose `in` bodies come at the end, or [`NONE`].
+    block: u32,
+    /// Only the block as written receives `(in after ...)` bodies, copies do not.
+    original: bool,
+    ins_done: bool,
+    /// For a macro call's body: the macro; else [`NONE`].
+    macro_id: u32,
+    /// The container this one sits in ([`NONE`] for a file's top level).
+    up: u32,
+}
+
+/// How many statements copies may add (blockinherit copies can nest: a bound keeps
+/// memory finite on hostile input).
+const MAX_STMTS: usize = 1 << 21;
+
 /// Builds the statement list and declaration tables.
 pub fn build(
     tree: &Tree,
-    int: &Interner,
+    intm: &mut Interner,
     names: &[String],
     opts: &crate::Options,
 ) -> Result<Ast, Fail> {
+    let int: &Interner = intm;
     let mut ast = Ast {
         by_sym: vec![NONE; int.len()],
         ..Ast::default()
     };
     let tunables = collect_tunables(tree);
-    // Statements of chosen tunableif branches, appended at the end of their container
-    // (file or optional) as libsepol's `cil_resolve_tunif` copies them there.
-    let mut deferred: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
-    // (node, file, opt, cond, branch); node MARK = the end of container (file, opt).
-    let mut stack: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
+    let blocks = crate::blocks::collect(tree, int, names)?;
+    // Scope of each block as written (made on first use).
+    let mut oscope: Vec<u32> = vec![NONE; blocks.list.len()];
+    let mut tables: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
+    // Macros copied into inheriting blocks: qualified name -> (macro, the scope its body's
+    // lookups continue from).
+    let mut copy_macros: FxHashMap<Vec<u8>, (u32, u32)> = FxHashMap::default();
+    // Qualified names of the block instances walked (a copy may not repeat a block).
+    let mut instances: std::collections::HashSet<Vec<u8>> = Default::default();
+    let mut conts: Vec<Cont> = Vec::new();
+    // Statements of chosen tunableif branches, appended at the end of their container as
+    // libsepol's `cil_resolve_tunif` copies them there.
+    let mut deferred: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    let mut stack: Vec<Item> = Vec::new();
     for (f, &(a, b)) in tree.files.iter().enumerate() {
-        stack.push((MARK, f as u32, NONE, NONE, NONE));
+        let c = conts.len() as u32;
+        conts.push(Cont {
+            file: f as u32,
+            opt: NONE,
+            scope: NONE,
+            block: NONE,
+            original: true,
+            ins_done: true,
+            macro_id: NONE,
+            up: NONE,
+        });
+        let top = Item {
+            n: MARK,
+            file: f as u32,
+            opt: NONE,
+            cond: NONE,
+            branch: NONE,
+            scope: NONE,
+            cont: c,
+        };
+        stack.push(top);
         for &n in tree.kids[a as usize..b as usize].iter().rev() {
-            stack.push((n, f as u32, NONE, NONE, NONE));
+            stack.push(Item { n, ..top });
         }
-        while let Some((n, file, opt, cond, branch)) = stack.pop() {
+        while let Some(it) = stack.pop() {
+            let Item {
+                n,
+                file,
+                opt,
+                cond,
+                branch,
+                scope,
+                cont,
+            } = it;
             if n == MARK {
-                if let Some(list) = deferred.remove(&(file, opt)) {
-                    stack.push((MARK, file, opt, NONE, NONE));
+                let c = &mut conts[cont as usize];
+                let at = Item {
+                    n: MARK,
+                    file: c.file,
+                    opt: c.opt,
+                    cond: NONE,
+                    branch: NONE,
+                    scope: c.scope,
+                    cont,
+                };
+                if let Some(list) = deferred.remove(&cont) {
+                    stack.push(at);
                     for &x in list.iter().rev() {
-                        stack.push((x, file, opt, NONE, NONE));
+                        stack.push(Item { n: x, ..at });
+                    }
+                } else if c.block != NONE && !c.ins_done {
+                    c.ins_done = true;
+                    let original = c.original;
+                    stack.push(at);
+                    // Applied in reverse document order: the latest `in` first; the
+                    // `after` ones after all others.
+                    let ins = &blocks.list[c.block as usize].ins;
+                    let order: Vec<_> = ins
+                        .iter()
+                        .filter(|x| !x.2)
+                        .chain(ins.iter().filter(|x| x.2 && original))
+                        .collect();
+                    for &&(inode, ifile, _) in order.iter().rev() {
+                        let ci = conts.len() as u32;
+                        conts.push(Cont {
+                            file: ifile,
+                            opt: at.opt,
+                            scope: at.scope,
+                            block: NONE,
+                            original: true,
+                            ins_done: true,
+                            macro_id: NONE,
+                            up: cont,
+                        });
+                        let body_at = blocks.in_nodes[&inode] as usize;
+                        let base = Item {
+                            n: MARK,
+                            file: ifile,
+                            cont: ci,
+                            ..at
+                        };
+                        stack.push(base);
+                        for &x in tree.kids(inode)[body_at..].iter().rev() {
+                            stack.push(Item { n: x, ..base });
+                        }
                     }
                 }
                 continue;
+            }
+            if ast.stmts.len() > MAX_STMTS {
+                return Err(Fail::bad(vec![format!(
+                    "More than {MAX_STMTS} statements after copying inherited blocks (at {})",
+                    loc(tree, names, file, n)
+                )]));
             }
             let here = || loc(tree, names, file, n);
             let kids = tree.kids(n);
@@ -310,10 +540,12 @@ pub fn build(
             ast.stmts.push(Stmt {
                 kw,
                 node: n,
+                src: n,
                 file,
                 opt,
                 cond,
                 branch,
+                scope,
             });
             let bad = |why: &str| {
                 Fail::bad(vec![
@@ -334,7 +566,17 @@ pub fn build(
             };
             let declare = |ast: &mut Ast, kind: DeclKind, name: Sym| -> Result<u32, Fail> {
                 let id = ast.decls.len() as u32;
-                match ast.find(kind.ns(), name) {
+                let table = match scope {
+                    NONE => NONE,
+                    sc if ast.scopes[sc as usize].prefix.is_empty() => NONE,
+                    sc => ast.scopes[sc as usize].table,
+                };
+                let prev = if table == NONE {
+                    ast.find(kind.ns(), name)
+                } else {
+                    ast.find_scoped(table, kind.ns(), name)
+                };
+                match prev {
                     Some(prev) => {
                         let p = ast.decls[prev as usize];
                         let same_ok = opts.multiple_decls
@@ -349,6 +591,18 @@ pub fn build(
                             format!("Bad {} declaration at {}", kw.text(), here()),
                             "Failed to build AST".into(),
                         ]))
+                    }
+                    None if table != NONE => {
+                        let slot = ast.scoped.entry((table, name)).or_insert(NONE);
+                        ast.decls.push(Decl {
+                            kind,
+                            name,
+                            stmt: si,
+                            next: *slot,
+                        });
+                        *slot = id;
+                        ast.pending.push((id, table));
+                        Ok(id)
                     }
                     None => {
                         let slot = &mut ast.by_sym[name as usize];
@@ -379,6 +633,7 @@ pub fn build(
                         | Kw::TypeTransition
                         | Kw::TypeChange
                         | Kw::TypeMember
+                        | Kw::Call
                 )
             {
                 return Err(Fail::bad(vec![
@@ -495,19 +750,74 @@ pub fn build(
                         parent: opt,
                         stmt: si,
                     });
-                    stack.push((MARK, file, oi, cond, branch));
+                    let c = conts.len() as u32;
+                    conts.push(Cont {
+                        file,
+                        opt: oi,
+                        scope,
+                        block: NONE,
+                        original: true,
+                        ins_done: true,
+                        macro_id: NONE,
+                        up: cont,
+                    });
+                    let base = Item {
+                        n: MARK,
+                        opt: oi,
+                        cont: c,
+                        ..it
+                    };
+                    stack.push(base);
                     for &k in kids[2..].iter().rev() {
                         if !tree.is_list(k) {
                             return Err(bad("Invalid syntax"));
                         }
-                        stack.push((k, file, oi, cond, branch));
+                        stack.push(Item { n: k, ..base });
                     }
                 }
                 Kw::TunableIf if !opts.preserve_tunables => {
                     if kids.len() < 3 || cond != NONE {
                         return Err(bad("Invalid syntax"));
                     }
-                    let value = eval_tunable(tree, &tunables, kids[1]).ok_or_else(|| Fail {
+                    // A tunable's name is looked up from the tunableif's place.
+                    let written_in = blocks.tif_block.get(&n).copied();
+                    let lookup = |sym: Sym| -> Option<bool> {
+                        if scope == NONE && written_in.is_none() {
+                            return tunables.get(&sym).copied();
+                        }
+                        let b = int.bytes(sym);
+                        let mut q = Vec::new();
+                        if let Some(mut p) = written_in {
+                            while p != NONE {
+                                let o = &blocks.list[p as usize];
+                                q.clear();
+                                q.extend_from_slice(&o.qual);
+                                q.push(b'.');
+                                q.extend_from_slice(b);
+                                if let Some(&v) = blocks.tunables.get(&q) {
+                                    return Some(v);
+                                }
+                                p = o.parent;
+                            }
+                        } else {
+                            for sc in ast.table_chain(scope) {
+                                q.clear();
+                                q.extend_from_slice(&ast.scopes[sc as usize].prefix);
+                                q.push(b'.');
+                                q.extend_from_slice(b);
+                                if let Some(&v) = blocks.tunables.get(&q) {
+                                    return Some(v);
+                                }
+                            }
+                        }
+                        let b = b.strip_prefix(b".").unwrap_or(b);
+                        blocks
+                            .tunables
+                            .get(b)
+                            .copied()
+                            .or_else(|| tunables.get(&int.get(b)?).copied())
+                    };
+                    let value = eval_tunable(tree, &lookup, kids[1]).ok_or_else(|| Fail {
                         messages: vec![
                             format!("Failed to resolve tunableif statement at {}", here()),
                             "Failed to resolve AST".into(),
@@ -531,10 +841,7 @@ pub fn build(
                         if body.iter().any(|&r| !tree.is_list(r)) {
                             return Err(bad("Invalid syntax"));
                         }
-                        deferred
-                            .entry((file, opt))
-                            .or_default()
-                            .extend_from_slice(body);
+                        deferred.entry(cont).or_default().extend_from_slice(body);
                     }
                 }
                 Kw::BooleanIf | Kw::TunableIf => {
@@ -561,25 +868,452 @@ pub fn build(
                             pushes.push((r, file, opt, si, b));
                         }
                     }
-                    for p in pushes.into_iter().rev() {
-                        stack.push(p);
+                    for (r, file, opt, cond, branch) in pushes.into_iter().rev() {
+                        stack.push(Item {
+                            n: r,
+                            file,
+                            opt,
+                            cond,
+                            branch,
+                            scope,
+                            cont,
+                        });
                     }
                 }
-                Kw::Block
-                | Kw::BlockAbstract
-                | Kw::BlockInherit
-                | Kw::In
-                | Kw::Macro
-                | Kw::Call => {
-                    return Err(Fail::bad(vec![format!(
-                        "{} statements are not supported by arbiter's CIL compiler yet (at {})",
-                        kw.text(),
-                        here()
-                    )]));
+                Kw::Block => {
+                    let ob = *blocks
+                        .of_node
+                        .get(&n)
+                        .ok_or_else(|| bad("block is not allowed here"))?;
+                    let o = &blocks.list[ob as usize];
+                    let copy = scope != NONE && ast.scopes[scope as usize].copy;
+                    if !copy && o.abs {
+                        // Abstract: only its copies count (cil.md §1.1).
+                        continue;
+                    }
+                    let sc = if copy {
+                        let mut prefix = ast.scopes[scope as usize].prefix.clone();
+                        if !prefix.is_empty() {
+                            prefix.push(b'.');
+                        }
+                        prefix.extend_from_slice(int.bytes(o.name));
+                        new_scope(&mut ast, &mut tables, prefix, false, scope, NONE, true)
+                    } else {
+                        original_scope(&mut ast, &mut tables, &blocks, &mut oscope, ob)
+                    };
+                    if copy {
+                        register_macros(&ast, &blocks, tree, int, n, sc, &mut copy_macros);
+                    }
+                    if !instances.insert(ast.scopes[sc as usize].prefix.clone()) {
+                        return Err(Fail::bad(vec![
+                            format!("Re-declaration of block {}", int.str(o.name)),
+                            format!("Bad block declaration at {}", here()),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    let c = conts.len() as u32;
+                    conts.push(Cont {
+                        file,
+                        opt,
+                        scope: sc,
+                        block: ob,
+                        original: !copy,
+                        ins_done: false,
+                        macro_id: NONE,
+                        up: cont,
+                    });
+                    let base = Item {
+                        n: MARK,
+                        scope: sc,
+                        cont: c,
+                        ..it
+                    };
+                    stack.push(base);
+                    for &k in kids[2..].iter().rev() {
+                        if !tree.is_list(k) {
+                            return Err(bad("Invalid syntax"));
+                        }
+                        stack.push(Item { n: k, ..base });
+                    }
+                }
+                Kw::BlockInherit if blocks.unresolved_inherits.contains(&n) => {
+                    ast.unresolved_stmts.push(si);
+                }
+                Kw::BlockInherit => {
+                    let target = *blocks
+                        .inherit_of
+                        .get(&n)
+                        .ok_or_else(|| bad("blockinherit is not allowed here"))?;
+                    let prefix = match scope {
+                        NONE => Vec::new(),
+                        s => ast.scopes[s as usize].prefix.clone(),
+                    };
+                    let orig = original_scope(&mut ast, &mut tables, &blocks, &mut oscope, target);
+                    let sc = new_scope(&mut ast, &mut tables, prefix, false, scope, orig, true);
+                    let t = &blocks.list[target as usize];
+                    register_macros(&ast, &blocks, tree, int, t.node, sc, &mut copy_macros);
+                    let c = conts.len() as u32;
+                    conts.push(Cont {
+                        file: t.file,
+                        opt,
+                        scope: sc,
+                        block: target,
+                        original: false,
+                        ins_done: false,
+                        macro_id: NONE,
+                        up: cont,
+                    });
+                    let base = Item {
+                        n: MARK,
+                        file: t.file,
+                        scope: sc,
+                        cont: c,
+                        ..it
+                    };
+                    stack.push(base);
+                    for &k in tree.kids(t.node)[2..].iter().rev() {
+                        if !tree.is_list(k) {
+                            return Err(bad("Invalid syntax"));
+                        }
+                        stack.push(Item { n: k, ..base });
+                    }
+                }
+                Kw::BlockAbstract => {
+                    let target = *blocks
+                        .abstract_of
+                        .get(&n)
+                        .ok_or_else(|| bad("blockabstract is not allowed here"))?;
+                    if scope != NONE && ast.scopes[scope as usize].copy {
+                        // In a copy the name is looked up again from the copy's place; we
+                        // follow only when that finds the same block as written.
+                        let name = tree.sym(kids[1]).unwrap_or(u32::MAX);
+                        if !copy_finds_original(&ast, &blocks, int, scope, name, target) {
+                            return Err(Fail::bad(vec![format!(
+                                "blockabstract inside an inherited block naming a block of the copy is not supported by arbiter's CIL compiler yet (at {})",
+                                here()
+                            )]));
+                        }
+                    }
+                }
+                Kw::In if !blocks.in_nodes.contains_key(&n) => {
+                    return Err(bad("in is not allowed here"));
+                }
+                // Walked only where it is called.
+                Kw::Macro if !blocks.macro_nodes.contains_key(&n) => {
+                    return Err(bad("macro is not allowed here"));
+                }
+                Kw::Call => {
+                    let unresolved = || Fail {
+                        messages: vec![
+                            format!("Failed to resolve call statement at {}", here()),
+                            "Failed to resolve AST".into(),
+                            "Failed to compile cildb: -2".into(),
+                        ],
+                        status: 254,
+                    };
+                    let mname = kids
+                        .get(1)
+                        .and_then(|&k| tree.sym(k))
+                        .ok_or_else(|| bad("Invalid syntax"))?;
+                    let Some((mid, copied_scope)) =
+                        find_macro(&ast, &blocks, &copy_macros, int, scope, mname)
+                    else {
+                        if opt == NONE {
+                            return Err(unresolved());
+                        }
+                        // Inside an optional: the resolver disables it.
+                        ast.unresolved_stmts.push(si);
+                        continue;
+                    };
+                    let m = &blocks.macros[mid as usize];
+                    let args: Vec<u32> = match kids.get(2) {
+                        Some(&l) if tree.is_list(l) && kids.len() == 3 => tree.kids(l).to_vec(),
+                        None => Vec::new(),
+                        _ => return Err(bad("Invalid syntax")),
+                    };
+                    if args.len() != m.params.len() {
+                        let what = if args.len() < m.params.len() {
+                            "Missing arguments"
+                        } else {
+                            "Unexpected arguments"
+                        };
+                        return Err(Fail::bad(vec![
+                            format!("{what} at {}", here()),
+                            "Failed to resolve AST".into(),
+                            "Failed to compile cildb: -1".into(),
+                        ]));
+                    }
+                    // A macro already being expanded on the way up is a recursion.
+                    let mut c = cont;
+                    while c != NONE {
+                        if conts[c as usize].macro_id == mid {
+                            return Err(Fail::bad(vec![
+                                "Recursive macro call found:".into(),
+                                format!(
+                                    "macro {} at {}",
+                                    int.str(m.name),
+                                    loc(tree, names, m.file, m.node)
+                                ),
+                                format!("call {} at {}", int.str(m.name), here()),
+                                "Failed to resolve AST".into(),
+                            ]));
+                        }
+                        c = conts[c as usize].up;
+                    }
+                    let macro_scope = match (copied_scope, m.parent) {
+                        (Some(sc), _) => sc,
+                        (None, NONE) => NONE,
+                        (None, p) => original_scope(&mut ast, &mut tables, &blocks, &mut oscope, p),
+                    };
+                    let ci = ast.calls.len() as u32;
+                    ast.calls.push(Call {
+                        stmt: si,
+                        caller: scope,
+                        macro_scope,
+                        params: m.params.clone(),
+                        args,
+                        declared: m.declared.clone(),
+                        resolved: Vec::new(),
+                    });
+                    ast.call_of_stmt.insert(si, ci);
+                    let prefix = match scope {
+                        NONE => Vec::new(),
+                        s => ast.scopes[s as usize].prefix.clone(),
+                    };
+                    let copy = scope != NONE && ast.scopes[scope as usize].copy;
+                    let sc = new_scope(&mut ast, &mut tables, prefix, false, scope, NONE, copy);
+                    ast.scopes[sc as usize].call = ci;
+                    let c = conts.len() as u32;
+                    conts.push(Cont {
+                        file: m.file,
+                        opt,
+                        scope: sc,
+                        block: NONE,
+                        original: true,
+                        ins_done: true,
+                        macro_id: mid,
+                        up: cont,
+                    });
+                    let base = Item {
+                        n: MARK,
+                        file: m.file,
+                        scope: sc,
+                        cont: c,
+                        ..it
+                    };
+                    stack.push(base);
+                    for &k in tree.kids(m.node)[3..].iter().rev() {
+                        if !tree.is_list(k) {
+                            return Err(bad("Invalid syntax"));
+                        }
+                        stack.push(Item { n: k, ..base });
+                    }
                 }
                 _ => {}
             }
         }
     }
+    // Declarations in blocks join the global table under their qualified names.
+    finish_pending(tree, names, &mut ast, intm, &tables)?;
     Ok(ast)
+}
+
+/// Interns the qualified names of the declarations made in blocks and enters them in the
+/// global table (after the walk: the walk holds the interner shared).
+fn finish_pending(
+    tree: &Tree,
+    names: &[String],
+    ast: &mut Ast,
+    int: &mut Interner,
+    tables: &FxHashMap<Vec<u8>, u32>,
+) -> Result<(), Fail> {
+    let mut prefixes: Vec<&[u8]> = vec![&[]; tables.len()];
+    for (p, &t) in tables {
+        prefixes[t as usize] = p;
+    }
+    let pending = std::mem::take(&mut ast.pending);
+    let mut buf = Vec::new();
+    for &(d, table) in &pending {
+        buf.clear();
+        buf.extend_from_slice(prefixes[table as usize]);
+        buf.push(b'.');
+        buf.extend_from_slice(int.bytes(ast.decls[d as usize].name));
+        if buf.len() >= 2048 {
+            // libsepol's CIL_MAX_NAME_LENGTH, checked when it qualifies names (`cil_fqn.c`).
+            let st = ast.stmts[ast.decls[d as usize].stmt as usize];
+            return Err(Fail::bad(vec![
+                format!(
+                    "Problem qualifying names in block at {}",
+                    loc(tree, names, st.file, st.node)
+                ),
+                "Failed to qualify names".into(),
+                "Failed to compile cildb: -1".into(),
+            ]));
+        }
+        let q = int.intern(&buf);
+        ast.decls[d as usize].name = q;
+    }
+    if ast.by_sym.len() < int.len() {
+        ast.by_sym.resize(int.len(), NONE);
+    }
+    for &(d, _) in &pending {
+        let decl = ast.decls[d as usize];
+        if let Some(prev) = ast.find(decl.kind.ns(), decl.name) {
+            let _ = prev;
+            return Err(Fail::bad(vec![format!(
+                "Re-declaration of {} {}",
+                decl.kind.word(),
+                int.str(decl.name)
+            )]));
+        }
+        let slot = &mut ast.by_sym[decl.name as usize];
+        ast.decls[d as usize].next = *slot;
+        *slot = d;
+    }
+    ast.scoped.clear();
+    Ok(())
+}
+
+/// The macros among the children of block node `block`, copied into scope `sc`.
+fn register_macros(
+    ast: &Ast,
+    blocks: &crate::blocks::Blocks,
+    tree: &Tree,
+    int: &Interner,
+    block: u32,
+    sc: u32,
+    out: &mut FxHashMap<Vec<u8>, (u32, u32)>,
+) {
+    let prefix = &ast.scopes[sc as usize].prefix;
+    for &k in tree.kids(block).get(2..).unwrap_or(&[]) {
+        if let Some(&mid) = blocks.macro_nodes.get(&k) {
+            let mut q = prefix.clone();
+            if !q.is_empty() {
+                q.push(b'.');
+            }
+            q.extend_from_slice(int.bytes(blocks.macros[mid as usize].name));
+            out.insert(q, (mid, sc));
+        }
+    }
+}
+
+/// The macro `name` names from `scope`: the scope's tables in lookup order, then the top;
+/// a macro copied by a blockinherit comes with the scope its body's lookups continue from.
+fn find_macro(
+    ast: &Ast,
+    blocks: &crate::blocks::Blocks,
+    copies: &FxHashMap<Vec<u8>, (u32, u32)>,
+    int: &Interner,
+    scope: u32,
+    name: Sym,
+) -> Option<(u32, Option<u32>)> {
+    let get = |q: &[u8]| {
+        if let Some(&(m, sc)) = copies.get(q) {
+            return Some((m, Some(sc)));
+        }
+        blocks.macro_by_qual.get(q).map(|&m| (m, None))
+    };
+    let b = int.bytes(name);
+    if let Some(rest) = b.strip_prefix(b".") {
+        return get(rest);
+    }
+    let mut q = Vec::new();
+    for s in ast.table_chain(scope) {
+        q.clear();
+        q.extend_from_slice(&ast.scopes[s as usize].prefix);
+        q.push(b'.');
+        q.extend_from_slice(b);
+        if let Some(x) = get(&q) {
+            return Some(x);
+        }
+    }
+    get(b)
+}
+
+/// A new scope; its table is shared with every scope of the same prefix.
+fn new_scope(
+    ast: &mut Ast,
+    tables: &mut FxHashMap<Vec<u8>, u32>,
+    prefix: Vec<u8>,
+    abs: bool,
+    parent: u32,
+    orig: u32,
+    copy: bool,
+) -> u32 {
+    let n = tables.len() as u32;
+    let table = *tables.entry(prefix.clone()).or_insert(n);
+    ast.scopes.push(Scope {
+        prefix,
+        table,
+        abs,
+        parent,
+        orig,
+        copy,
+        call: NONE,
+    });
+    ast.scopes.len() as u32 - 1
+}
+
+/// The scope of block `b` as written (and of its enclosing blocks), made once.
+fn original_scope(
+    ast: &mut Ast,
+    tables: &mut FxHashMap<Vec<u8>, u32>,
+    blocks: &crate::blocks::Blocks,
+    memo: &mut [u32],
+    b: u32,
+) -> u32 {
+    // The chain of blocks without a scope yet, innermost first.
+    let mut chain = Vec::new();
+    let mut x = b;
+    while x != NONE && memo[x as usize] == NONE {
+        chain.push(x);
+        x = blocks.list[x as usize].parent;
+    }
+    for &y in chain.iter().rev() {
+        let o = &blocks.list[y as usize];
+        let parent = match o.parent {
+            NONE => NONE,
+            p => memo[p as usize],
+        };
+        memo[y as usize] = new_scope(ast, tables, o.qual.clone(), o.abs, parent, NONE, false);
+    }
+    memo[b as usize]
+}
+
+/// Whether `(blockabstract NAME)` copied into scope `scope` finds the block it found as
+/// written: no block of that name on the inheriting side.
+fn copy_finds_original(
+    ast: &Ast,
+    blocks: &crate::blocks::Blocks,
+    int: &Interner,
+    scope: u32,
+    name: Sym,
+    target: u32,
+) -> bool {
+    if name == u32::MAX || int.bytes(name).contains(&b'.') {
+        return false;
+    }
+    // The first block of that name on the walk up (scope prefixes, then the top) must be
+    // the one found as written.
+    let mut s = scope;
+    let mut steps = 0;
+    loop {
+        let prefix: &[u8] = match s {
+            NONE => &[],
+            s => &ast.scopes[s as usize].prefix,
+        };
+        let mut q = prefix.to_vec();
+        if !q.is_empty() {
+            q.push(b'.');
+        }
+        q.extend_from_slice(int.bytes(name));
+        if let Some(i) = blocks.list.iter().position(|b| b.qual == q) {
+            return i as u32 == target;
+        }
+        if s == NONE || steps > 1 << 16 {
+            return false;
+        }
+        s = ast.scopes[s as usize].parent;
+        steps += 1;
+    }
 }

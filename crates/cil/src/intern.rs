@@ -119,6 +119,25 @@ impl Interner {
         id
     }
 
+    /// The symbol of `s` if it was interned (a lookup that adds nothing).
+    pub fn get(&self, s: &[u8]) -> Option<Sym> {
+        let h64 = hash_bytes(s);
+        let h = (h64 >> 32) as u32;
+        let mask = self.slots.len() - 1;
+        let mut i = (h64 as usize) & mask;
+        loop {
+            let e = self.slots[i];
+            if e == 0 {
+                return None;
+            }
+            let id = e - 1;
+            if self.hashes[id as usize] == h && self.bytes(id) == s {
+                return Some(id);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     fn grow(&mut self) {
         let size = self.slots.len() * 2;
         let mask = size - 1;

@@ -32,18 +32,32 @@
 //! 1. **parse** (`parse`): every file is lexed and parsed into one flat arena of lists
 //!    whose elements are list indexes or interned identifiers (`u32` each); nesting stops
 //!    at libsepol's 4,096 levels with its message (no recursion).
-//! 2. **ast** (`ast`): statements in walk order with their enclosing optional and
-//!    booleanif; declarations enter the symbol tables (re-declarations fail here); chosen
-//!    `tunableif` branches are appended to their container as libsepol copies them.
-//! 3. **resolve** (`resolve`): every name of every statement is looked up; an optional
+//! 2. **ast** (`ast`, `blocks`): the block structure first (`blocks`: every block as
+//!    written, the targets of `in`, `blockinherit`, `blockabstract` and the inheritance-loop
+//!    check, as libsepol's passes before any copy exists decide them); then statements in
+//!    walk order with their enclosing optional, booleanif and namespace (scope);
+//!    blockinherit copies and macro call bodies are walked at the statement's place, `in`
+//!    bodies at the end of their block (latest first), so walk order is libsepol's value
+//!    order (cil.md §1.1). Declarations enter the symbol tables (re-declarations fail
+//!    here), names in blocks as `block.name`; chosen `tunableif` branches are appended to
+//!    their container as libsepol copies them.
+//! 3. **qualify** (`qualify`, only when the input has blocks or macros): every statement
+//!    in a block or a call body is replaced by a copy whose names are the qualified names
+//!    they find in libsepol's lookup order (cil.md §5.4), and macro parameters by the
+//!    call's arguments (anonymous ones as qualified copies); the later passes then see one
+//!    global namespace.
+//! 4. **resolve** (`resolve`): every name of every statement is looked up; an optional
 //!    holding an unresolvable name is disabled, which removes its declarations, until a
 //!    fixpoint (libsepol's reset-and-retry loop); outside optionals it is fatal (exit 254).
-//! 4. **lower** (`lower`): symbol values in libsepol 3.4's orders, attribute sets and the
+//!    With blocks or macros, a round that disables optionals re-runs **qualify** without
+//!    their declarations (names then find outer ones, as libsepol's reset does) and
+//!    resolves again, until the disabled set stops growing.
+//! 5. **lower** (`lower`): symbol values in libsepol 3.4's orders, attribute sets and the
 //!    kept-attribute decision, av/type/xperm rules, conditionals (node sharing by truth
 //!    table), constraints, role and range transitions, verification of users and contexts,
 //!    neverallow checks, object contexts sorted with glibc's merge sort, and the text
 //!    outputs.
-//! 5. **optimise** (with `-O`): `arbiter_policy::optimize::optimize`, libsepol's
+//! 6. **optimise** (with `-O`): `arbiter_policy::optimize::optimize`, libsepol's
 //!    `policydb_optimize` over secilc's avtab size.
 //!
 //! Set `ARBITER_CIL_TIMES=1` to have each phase's wall time printed on stderr. On Debian's
@@ -68,12 +82,20 @@
 //! `ipaddr`, `ibpkeycon`, `ibendportcon`; `policycap`, `handleunknown`. Options: `-M`,
 //! `-U`, `-D`, `-P`, `-N`, `-G`, `-X`, `-O`, `-c`, `-m` (for `type`/`typeattribute`).
 //!
+//! Namespaces: `block` (names `a.b.name`, dotted and `.`-rooted references, lookup up
+//! the enclosing blocks then global), `in` (also `before`/`after`), `blockinherit`
+//! (copies at the statement's place, inheritance loops refused as secilc does),
+//! `blockabstract`, `macro` and `call` (parameters `type role user sensitivity category
+//! categoryset level levelrange class classmap classpermission ipaddr boolean
+//! string name`, anonymous arguments, body declarations in the caller's namespace,
+//! recursion refused).
+//!
 //! Not yet supported, each failing with an error that names the statement and its
-//! file:line, or the option (never a silently different policy): blocks, `in`,
-//! `blockinherit`, `blockabstract`, macros and `call`, `neverallowx` and bounds checking
-//! without `-N`, the Xen target and its contexts. At `-v`, duplicate
-//! context rules are refused as secilc 3.4 refuses them, but the message does not list
-//! their locations.
+//! file:line, or the option (never a silently different policy): `neverallowx` and bounds
+//! checking without `-N`, the Xen target and its contexts; blocks and macros inside `in`
+//! bodies and `tunableif` branches; in a blockinherit copy, a `blockabstract` naming a
+//! block of the copy. At `-v`, duplicate context rules are refused as secilc 3.4 refuses
+//! them, but the message does not list their locations.
 //!
 //! Error messages follow secilc's for parse errors, unresolved names, re-declarations,
 //! context verification and neverallow failures; other errors say what is wrong in our own
@@ -83,11 +105,13 @@
 
 mod ast;
 mod bits;
+mod blocks;
 mod intern;
 mod kw;
 mod lower;
 mod msort;
 mod parse;
+mod qualify;
 mod resolve;
 mod write;
 
@@ -291,11 +315,33 @@ fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError
         names.push(src.name.clone());
     }
     lap("parse");
-    let ast = ast::build(&tree, &interner, &names, opts)?;
+    let mut ast = ast::build(&tree, &mut interner, &names, opts)?;
+    qualify::qualify(&mut tree, &interner, &mut ast, None)?;
     lap("ast");
-    let mut res = resolve::Resolver::new(&tree, &interner, &ast);
-    res.tunables_are_bools = opts.preserve_tunables;
-    res.run(&names)?;
+    // With blocks or macros, names were qualified before optionals were decided: when
+    // resolution disables optionals, names that found declarations inside them look
+    // further out (libsepol re-resolves after removing them), until nothing changes.
+    let mut disabled = vec![false; ast.optionals.len()];
+    let res = loop {
+        let mut res = resolve::Resolver::new(&tree, &interner, &ast);
+        res.tunables_are_bools = opts.preserve_tunables;
+        res.disabled.clone_from(&disabled);
+        res.recompute_live();
+        let r = res.run(&names);
+        // A failure outside optionals may come from a name that found a declaration in
+        // an optional disabled earlier in the same round: retry with it gone first.
+        if ast.scopes.is_empty() || res.disabled == disabled {
+            r?;
+            break res;
+        }
+        disabled.clone_from(&res.disabled);
+        let live = res.live_opt.clone();
+        drop(res);
+        for st in &mut ast.stmts {
+            st.node = st.src;
+        }
+        qualify::qualify(&mut tree, &interner, &mut ast, Some(&live))?;
+    };
     lap("resolve");
     let mut out = lower::lower(&tree, &interner, &ast, &res, &names, opts)?;
     lap("lower");

@@ -2209,13 +2209,17 @@ pub fn lower(
 
     // The statements of booleanif branches, by their list node (tunableif bodies are
     // moved, so statements are not in node order).
-    let cond_rules: FxHashMap<u32, u32> = ast
-        .stmts
-        .iter()
-        .enumerate()
-        .filter(|(_, st)| st.cond != NONE)
-        .map(|(i, st)| (st.node, i as u32))
-        .collect();
+    // Rules per (booleanif, branch as written), in walk order: a macro call's body sits
+    // at the call's place in the branch.
+    let mut cond_rules: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
+    for (i, st) in ast.stmts.iter().enumerate() {
+        if st.cond != NONE && st.kw != Kw::Call {
+            cond_rules
+                .entry((st.cond, st.branch))
+                .or_default()
+                .push(i as u32);
+        }
+    }
 
     // Pass 3: booleanifs, av rules, roleallow.
     let mut cond_of_stmt: FxHashMap<u32, usize> = FxHashMap::default();
@@ -2310,7 +2314,7 @@ pub fn lower(
                 // libsepol keeps only the last (true ...) and (false ...) block.
                 let mut last_true = None;
                 let mut last_false = None;
-                for &b in &a[2..] {
+                for &b in &t.kids(st.src)[2..] {
                     if t.sym(t.kids(b)[0]) == Some(Kw::True.sym()) {
                         last_true = Some(b)
                     } else {
@@ -2330,11 +2334,16 @@ pub fn lower(
                     branches.push((b, false));
                 }
                 for (b, br) in branches {
-                    for &rn in &t.kids(b)[1..] {
-                        let rs = *cond_rules
-                            .get(&rn)
-                            .ok_or_else(|| err("internal: rule statement not found".into()))?;
+                    let rules = cond_rules.get(&(s, b)).map_or(&[][..], |v| v.as_slice());
+                    for &rs in rules {
                         let kw = ast.stmts[rs as usize].kw;
+                        if kw == Kw::TypeTransition && l.args(rs).len() == 6 {
+                            // libsepol's __cil_cond_to_policydb refuses named transitions.
+                            return Err(err(format!(
+                                "typetransition with file name not allowed within a booleanif block.\nInvalid typetransition statement at {}",
+                                l.here(rs)
+                            )));
+                        }
                         let mut cb = std::mem::replace(
                             &mut conds[idx],
                             CondBuild {

@@ -57,6 +57,18 @@ impl Tree {
     pub fn is_list(&self, n: u32) -> bool {
         n & ATOM == 0
     }
+    /// Appends a list (a rewritten copy of a statement) with `line` for messages.
+    pub fn push_list(&mut self, line: u32, kids: &[u32]) -> u32 {
+        let a = self.kids.len() as u32;
+        self.kids.extend_from_slice(kids);
+        let id = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            line,
+            a,
+            b: self.kids.len() as u32,
+        });
+        id
+    }
     /// The symbol of an atom (quoted or not), None for a list.
     #[inline]
     pub fn sym(&self, n: u32) -> Option<Sym> {

@@ -68,7 +68,7 @@ impl<'a> Resolver<'a> {
         self.stmt_live(st).then_some(d)
     }
 
-    fn recompute_live(&mut self) {
+    pub fn recompute_live(&mut self) {
         for i in 0..self.ast.optionals.len() {
             let p = self.ast.optionals[i].parent;
             self.live_opt[i] = !self.disabled[i] && (p == NONE || self.live_opt[p as usize]);
@@ -667,7 +667,33 @@ impl<'a> Resolver<'a> {
             | Kw::Sid
             | Kw::PolicyCap
             | Kw::IpAddr
-            | Kw::Optional => Ok(()),
+            | Kw::Optional
+            | Kw::Block
+            | Kw::BlockAbstract
+            | Kw::In
+            | Kw::Macro => Ok(()),
+            Kw::BlockInherit if self.ast.unresolved_stmts.binary_search(&s).is_ok() => {
+                Err(Miss::Missing)
+            }
+            Kw::BlockInherit => Ok(()),
+            // libsepol resolves every named argument at the call, used or not.
+            Kw::Call => {
+                let Some(&c) = self.ast.call_of_stmt.get(&s) else {
+                    if self.ast.unresolved_stmts.binary_search(&s).is_ok() {
+                        return Err(Miss::Missing);
+                    }
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                };
+                let call = &self.ast.calls[c as usize];
+                for (&v, &(ns, _)) in call.resolved.iter().zip(&call.params) {
+                    if let (Some(ns), Some(sym)) = (ns, self.tree.sym(v)) {
+                        if self.lookup(ns, sym).is_none() {
+                            return Err(Miss::Missing);
+                        }
+                    }
+                }
+                Ok(())
+            }
             Kw::HandleUnknown | Kw::Mls => {
                 let v = self.tree.sym(a(1)?);
                 let ok = n == 2

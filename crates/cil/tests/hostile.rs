@@ -111,6 +111,43 @@ fn self_inheriting_blocks_and_recursive_macros_fail_cleanly() {
     }
 }
 
+/// Each level holds two copies of the level below: 2^40 statements if nothing stopped it.
+#[test]
+fn exponential_inheritance_is_bounded() {
+    // A wide bottom block: the bound is reached after few copies of blocks.
+    let mut case = String::from("(block b0");
+    for i in 0..4000 {
+        case.push_str(&format!(" (type t{i})"));
+    }
+    case.push_str(")\n");
+    for i in 1..40 {
+        case.push_str(&format!(
+            "(block b{i} (block x (blockinherit b{p})) (block y (blockinherit b{p})))\n",
+            p = i - 1
+        ));
+    }
+    let e = run(case.as_bytes()).expect_err("must fail");
+    assert!(e.to_string().contains("statements after copying"), "{e}");
+    assert!(e.to_string().contains("case.cil:"), "{e}");
+}
+
+/// Deeply nested blocks: within libsepol's name length they compile, past it (the
+/// qualified names grow with depth) they fail as secilc fails.
+#[test]
+fn deeply_nested_blocks_do_not_overflow_the_stack() {
+    for (depth, ok) in [(600, true), (1500, false)] {
+        let mut case = String::new();
+        for _ in 0..depth {
+            case.push_str("(block n (type t)");
+        }
+        case.push_str("(allow t .n.t (file (read)))");
+        case.push_str(&")".repeat(depth));
+        let ours = run(case.as_bytes());
+        assert_eq!(ours.is_ok(), ok, "depth {depth}");
+        same_status_as_secilc(case.as_bytes(), &ours);
+    }
+}
+
 #[test]
 fn huge_names_are_refused() {
     let mut case = b"(type ".to_vec();

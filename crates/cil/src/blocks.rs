@@ -1,0 +1,576 @@
+//! The block structure of the input, found before the statement walk: every `block` as
+//! written (its parent block and qualified name), the target of every `in`,
+//! `blockinherit` and `blockabstract`, and the inheritance-loop check. These are
+//! libsepol's passes IN_BEFORE, BLKIN_LINK and BLKABS (cil.md §5.3): they look names up in
+//! the blocks as written, before any copy exists, so one pass over the tree decides them.
+//! The statement walk (`ast`) then makes the copies.
+
+use crate::ast::{loc, Ns, NONE};
+use crate::intern::{FxHashMap, Interner, Sym};
+use crate::kw::Kw;
+use crate::parse::Tree;
+use crate::Fail;
+
+/// A block as written.
+pub struct OBlock {
+    pub name: Sym,
+    /// The enclosing block, or [`NONE`].
+    pub parent: u32,
+    pub node: u32,
+    pub file: u32,
+    /// Named by a `blockabstract`.
+    pub abs: bool,
+    /// `(in NAME ...)` statements targeting the block, (node, file), in reverse document
+    /// order (libsepol gathers them by prepending and applies them in that order); the
+    /// flag is the `after` form, applied after inheritance (so not part of copies).
+    pub ins: Vec<(u32, u32, bool)>,
+    /// The qualified name (`a.b`).
+    pub qual: Vec<u8>,
+}
+
+/// A macro as written.
+pub struct OMacro {
+    pub name: Sym,
+    /// The enclosing block, or [`NONE`].
+    pub parent: u32,
+    pub node: u32,
+    pub file: u32,
+    /// Parameters: the namespace the argument is looked up in ([`None`]: `string`/`name`,
+    /// taken as written), and the parameter's name.
+    pub params: Vec<(Option<Ns>, Sym)>,
+    /// Names the body declares (they are looked up on the caller's side).
+    pub declared: Vec<Sym>,
+}
+
+#[derive(Default)]
+pub struct Blocks {
+    pub macros: Vec<OMacro>,
+    /// Qualified macro name -> macro.
+    pub macro_by_qual: FxHashMap<Vec<u8>, u32>,
+    /// Macro statement node -> macro.
+    pub macro_nodes: FxHashMap<u32, u32>,
+    pub list: Vec<OBlock>,
+    by_name: FxHashMap<(u32, Sym), u32>,
+    /// Block statement node -> block.
+    pub of_node: FxHashMap<u32, u32>,
+    /// `tunableif` node -> the block it is written in (libsepol decides tunableifs first,
+    /// before `in` moves bodies and before copies: names are looked up from there).
+    pub tif_block: FxHashMap<u32, u32>,
+    /// Tunables declared in blocks: qualified name -> value.
+    pub tunables: FxHashMap<Vec<u8>, bool>,
+    /// `blockinherit` node -> the inherited block.
+    pub inherit_of: FxHashMap<u32, u32>,
+    /// `blockinherit` nodes inside optionals whose block does not exist.
+    pub unresolved_inherits: std::collections::HashSet<u32>,
+    /// `blockabstract` node -> the block it names.
+    pub abstract_of: FxHashMap<u32, u32>,
+    /// `in` nodes that were applied.
+    pub in_nodes: FxHashMap<u32, u32>,
+}
+
+impl Blocks {
+    /// Resolves a block name from inside block `from` ([`NONE`]: the top): the first
+    /// part is looked up walking up the enclosing blocks, the rest descends; a leading
+    /// dot starts at the top (cil.md §5.4).
+    pub fn find(&self, int: &Interner, from: u32, name: Sym) -> Option<u32> {
+        let bytes = int.bytes(name);
+        let (root, rest) = match bytes.strip_prefix(b".") {
+            Some(r) => (true, r),
+            None => (false, bytes),
+        };
+        let mut parts = rest.split(|&c| c == b'.');
+        let first = int.get(parts.next()?)?;
+        let mut b = if root {
+            *self.by_name.get(&(NONE, first))?
+        } else {
+            let mut p = from;
+            loop {
+                if let Some(&x) = self.by_name.get(&(p, first)) {
+                    break x;
+                }
+                if p == NONE {
+                    return None;
+                }
+                p = self.list[p as usize].parent;
+            }
+        };
+        for part in parts {
+            let s = int.get(part)?;
+            b = *self.by_name.get(&(b, s))?;
+        }
+        Some(b)
+    }
+}
+
+fn unresolved(kw: Kw, at: String) -> Fail {
+    Fail {
+        messages: vec![
+            format!("Failed to resolve {} statement at {at}", kw.text()),
+            "Failed to resolve AST".into(),
+            "Failed to compile cildb: -2".into(),
+        ],
+        status: 254,
+    }
+}
+
+fn unsupported(what: &str, at: String) -> Fail {
+    Fail::bad(vec![format!(
+        "{what} is not supported by arbiter's CIL compiler yet (at {at})"
+    )])
+}
+
+/// `(macro NAME ((KIND NAME) ...) BODY...)`.
+fn parse_macro(
+    tree: &Tree,
+    int: &Interner,
+    n: u32,
+    file: u32,
+    parent: u32,
+    names: &[String],
+) -> Result<OMacro, Fail> {
+    let bad = |why: String| {
+        Fail::bad(vec![
+            why,
+            format!("Bad macro declaration at {}", loc(tree, names, file, n)),
+            "Failed to build AST".into(),
+        ])
+    };
+    let kids = tree.kids(n);
+    let name = kids
+        .get(1)
+        .and_then(|&k| tree.sym(k))
+        .filter(|&s| crate::ast::verify_name(int, s, false))
+        .ok_or_else(|| bad("Invalid syntax".into()))?;
+    let plist = *kids
+        .get(2)
+        .filter(|&&k| tree.is_list(k))
+        .ok_or_else(|| bad("Invalid syntax".into()))?;
+    let mut params = Vec::new();
+    for &p in tree.kids(plist) {
+        let pk = tree.kids(p);
+        let (Some(kind), Some(pname)) = (
+            pk.first().and_then(|&k| tree.sym(k)),
+            pk.get(1).and_then(|&k| tree.sym(k)),
+        ) else {
+            return Err(bad("Invalid syntax".into()));
+        };
+        if pk.len() != 2 || !crate::ast::verify_name(int, pname, false) {
+            return Err(bad("Invalid syntax".into()));
+        }
+        let ns = match int.bytes(kind) {
+            b"type" => Some(Ns::Types),
+            b"role" => Some(Ns::Roles),
+            b"user" => Some(Ns::Users),
+            b"sensitivity" => Some(Ns::Sens),
+            b"category" | b"categoryset" => Some(Ns::Cats),
+            b"level" => Some(Ns::Levels),
+            b"levelrange" => Some(Ns::LevelRanges),
+            b"class" | b"classmap" => Some(Ns::Classes),
+            b"classpermission" => Some(Ns::ClassPermissions),
+            b"ipaddr" => Some(Ns::IpAddrs),
+            b"boolean" => Some(Ns::Bools),
+            b"string" | b"name" => None,
+            other => {
+                return Err(bad(format!(
+                    "The kind {} is not allowed as a parameter",
+                    String::from_utf8_lossy(other)
+                )))
+            }
+        };
+        if params.iter().any(|&(_, q)| q == pname) {
+            return Err(bad(format!("Duplicate parameter {}", int.str(pname))));
+        }
+        params.push((ns, pname));
+    }
+    // Names the body declares, through its optionals.
+    let mut declared = Vec::new();
+    let mut st: Vec<u32> = kids[3..].to_vec();
+    while let Some(k) = st.pop() {
+        match kw_of(tree, k) {
+            Some(Kw::Optional) => {
+                st.extend(tree.kids(k).iter().skip(2).filter(|&&x| tree.is_list(x)))
+            }
+            Some(
+                Kw::Type
+                | Kw::TypeAttribute
+                | Kw::TypeAlias
+                | Kw::Role
+                | Kw::RoleAttribute
+                | Kw::User
+                | Kw::UserAttribute
+                | Kw::Sensitivity
+                | Kw::SensitivityAlias
+                | Kw::Category
+                | Kw::CategoryAlias
+                | Kw::Sid
+                | Kw::ClassPermission
+                | Kw::Boolean
+                | Kw::Common
+                | Kw::Class
+                | Kw::ClassMap
+                | Kw::CategorySet
+                | Kw::Level
+                | Kw::LevelRange
+                | Kw::Context
+                | Kw::IpAddr
+                | Kw::PermissionX,
+            ) => {
+                if let Some(s) = tree.kids(k).get(1).and_then(|&x| tree.sym(x)) {
+                    declared.push(s);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(OMacro {
+        name,
+        parent,
+        node: n,
+        file,
+        params,
+        declared,
+    })
+}
+
+fn kw_of(tree: &Tree, n: u32) -> Option<Kw> {
+    tree.kids(n)
+        .first()
+        .and_then(|&k| tree.sym(k))
+        .and_then(Kw::of)
+}
+
+/// Finds the blocks and resolves `in`, `blockinherit` and `blockabstract` targets.
+pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, Fail> {
+    let mut bl = Blocks::default();
+    let here = |file: u32, n: u32| loc(tree, names, file, n);
+    // (node, file, block, in optional)
+    let mut stack: Vec<(u32, u32, u32, bool)> = Vec::new();
+    let mut ins = Vec::new();
+    let mut inherits = Vec::new();
+    let mut abstracts = Vec::new();
+    for (f, &(a, b)) in tree.files.iter().enumerate() {
+        for &n in tree.kids[a as usize..b as usize].iter().rev() {
+            stack.push((n, f as u32, NONE, false));
+        }
+        while let Some((n, file, parent, in_opt)) = stack.pop() {
+            let kids = tree.kids(n);
+            match kw_of(tree, n) {
+                Some(Kw::Block) => {
+                    if in_opt {
+                        return Err(Fail::bad(vec![
+                            format!("block is not allowed in optional at {}", here(file, n)),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    let name = kids
+                        .get(1)
+                        .and_then(|&k| tree.sym(k))
+                        .filter(|&s| crate::ast::verify_name(int, s, false))
+                        .ok_or_else(|| {
+                            Fail::bad(vec![
+                                "Invalid syntax".into(),
+                                format!("Bad block declaration at {}", here(file, n)),
+                                "Failed to build AST".into(),
+                            ])
+                        })?;
+                    let mut q = match parent {
+                        NONE => Vec::new(),
+                        p => {
+                            let mut q = bl.list[p as usize].qual.clone();
+                            q.push(b'.');
+                            q
+                        }
+                    };
+                    q.extend_from_slice(int.bytes(name));
+                    if bl.by_name.contains_key(&(parent, name)) || bl.macro_by_qual.contains_key(&q)
+                    {
+                        return Err(Fail::bad(vec![
+                            format!("Re-declaration of block {}", int.str(name)),
+                            format!("Bad block declaration at {}", here(file, n)),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    let id = bl.list.len() as u32;
+                    let mut qual = match parent {
+                        NONE => Vec::new(),
+                        p => {
+                            let mut q = bl.list[p as usize].qual.clone();
+                            q.push(b'.');
+                            q
+                        }
+                    };
+                    qual.extend_from_slice(int.bytes(name));
+                    bl.list.push(OBlock {
+                        name,
+                        parent,
+                        node: n,
+                        file,
+                        abs: false,
+                        ins: Vec::new(),
+                        qual,
+                    });
+                    bl.by_name.insert((parent, name), id);
+                    bl.of_node.insert(n, id);
+                    for &k in kids[2..].iter().rev() {
+                        if tree.is_list(k) {
+                            stack.push((k, file, id, false));
+                        }
+                    }
+                }
+                Some(Kw::Optional) if kids.len() >= 2 => {
+                    for &k in kids[2..].iter().rev() {
+                        if tree.is_list(k) {
+                            stack.push((k, file, parent, true));
+                        }
+                    }
+                }
+                Some(Kw::Macro) => {
+                    if in_opt {
+                        return Err(Fail::bad(vec![
+                            format!("macro is not allowed in optional at {}", here(file, n)),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    let m = parse_macro(tree, int, n, file, parent, names)?;
+                    let mut qual = match parent {
+                        NONE => Vec::new(),
+                        p => {
+                            let mut q = bl.list[p as usize].qual.clone();
+                            q.push(b'.');
+                            q
+                        }
+                    };
+                    qual.extend_from_slice(int.bytes(m.name));
+                    if bl.macro_by_qual.contains_key(&qual)
+                        || bl.by_name.contains_key(&(parent, m.name))
+                    {
+                        return Err(Fail::bad(vec![
+                            format!("Re-declaration of macro {}", int.str(m.name)),
+                            format!("Bad macro declaration at {}", here(file, n)),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    if parent != NONE {
+                        let mut st: Vec<u32> = kids[3..].to_vec();
+                        while let Some(k) = st.pop() {
+                            match kw_of(tree, k) {
+                                Some(Kw::TunableIf) => {
+                                    bl.tif_block.insert(k, parent);
+                                }
+                                Some(Kw::Optional) => st.extend(tree.kids(k).iter().skip(2)),
+                                _ => {}
+                            }
+                        }
+                    }
+                    bl.macro_nodes.insert(n, bl.macros.len() as u32);
+                    bl.macro_by_qual.insert(qual, bl.macros.len() as u32);
+                    bl.macros.push(m);
+                }
+                Some(Kw::In) => {
+                    if in_opt {
+                        return Err(Fail::bad(vec![
+                            format!("in is not allowed in optional at {}", here(file, n)),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    ins.push((n, file, parent));
+                }
+                Some(Kw::TunableIf) if parent != NONE => {
+                    bl.tif_block.insert(n, parent);
+                }
+                Some(Kw::Tunable) if parent != NONE && kids.len() == 3 => {
+                    if let Some(name) = tree.sym(kids[1]) {
+                        let mut q = bl.list[parent as usize].qual.clone();
+                        q.push(b'.');
+                        q.extend_from_slice(int.bytes(name));
+                        bl.tunables
+                            .entry(q)
+                            .or_insert(tree.sym(kids[2]) == Some(Kw::True.sym()));
+                    }
+                }
+                Some(Kw::BlockInherit) => inherits.push((n, file, parent, in_opt)),
+                Some(Kw::BlockAbstract) => {
+                    if in_opt {
+                        return Err(Fail::bad(vec![
+                            format!(
+                                "blockabstract is not allowed in optional at {}",
+                                here(file, n)
+                            ),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    abstracts.push((n, file, parent))
+                }
+                _ => {}
+            }
+        }
+    }
+    // IN_BEFORE/IN_AFTER: the target, then the body's own blockinherit/blockabstract
+    // statements, which now sit in the target.
+    for &(n, file, parent) in &ins {
+        let kids = tree.kids(n);
+        let bad = || {
+            Fail::bad(vec![
+                "Invalid syntax".into(),
+                format!("Bad in declaration at {}", here(file, n)),
+                "Failed to build AST".into(),
+            ])
+        };
+        let mut at = 1;
+        let mut after = false;
+        let first = kids.get(1).and_then(|&k| tree.sym(k)).ok_or_else(bad)?;
+        if kids.len() >= 3 && tree.sym(kids[2]).is_some() {
+            match int.bytes(first) {
+                b"before" => {}
+                b"after" => after = true,
+                _ => return Err(bad()),
+            }
+            at = 2;
+        }
+        let name = tree.sym(kids[at]).ok_or_else(bad)?;
+        let target = bl
+            .find(int, parent, name)
+            .ok_or_else(|| unresolved(Kw::In, here(file, n)))?;
+        bl.list[target as usize].ins.insert(0, (n, file, after));
+        bl.in_nodes.insert(n, at as u32 + 1);
+        let mut st: Vec<(u32, bool)> = kids[at + 1..].iter().map(|&k| (k, false)).collect();
+        while let Some((k, k_opt)) = st.pop() {
+            match kw_of(tree, k) {
+                Some(Kw::Block) => {
+                    return Err(unsupported("A block inside an in statement", here(file, k)))
+                }
+                Some(Kw::Macro) => {
+                    return Err(unsupported("A macro inside an in statement", here(file, k)))
+                }
+                Some(Kw::In) => {
+                    return Err(Fail::bad(vec![
+                        format!("in is not allowed in in at {}", here(file, k)),
+                        "Failed to build AST".into(),
+                    ]))
+                }
+                Some(Kw::TunableIf) => {
+                    bl.tif_block.insert(k, parent);
+                }
+                Some(Kw::BlockInherit) => inherits.push((k, file, target, k_opt)),
+                Some(Kw::BlockAbstract) if k_opt => {
+                    return Err(Fail::bad(vec![
+                        format!(
+                            "blockabstract is not allowed in optional at {}",
+                            here(file, k)
+                        ),
+                        "Failed to build AST".into(),
+                    ]))
+                }
+                Some(Kw::BlockAbstract) => abstracts.push((k, file, target)),
+                Some(Kw::Optional) => st.extend(
+                    tree.kids(k)
+                        .iter()
+                        .skip(2)
+                        .filter(|&&x| tree.is_list(x))
+                        .map(|&x| (x, true)),
+                ),
+                _ => {}
+            }
+        }
+    }
+    // BLKIN_LINK and BLKABS.
+    let mut adj: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); bl.list.len()];
+    for (i, b) in bl.list.iter().enumerate() {
+        if b.parent != NONE {
+            adj[b.parent as usize].push((i as u32, NONE, NONE));
+        }
+    }
+    for &(n, file, parent, in_opt) in &inherits {
+        let name = tree
+            .kids(n)
+            .get(1)
+            .and_then(|&k| tree.sym(k))
+            .filter(|_| tree.kids(n).len() == 2)
+            .ok_or_else(|| {
+                Fail::bad(vec![
+                    "Invalid syntax".into(),
+                    format!("Bad blockinherit declaration at {}", here(file, n)),
+                    "Failed to build AST".into(),
+                ])
+            })?;
+        let Some(t) = bl.find(int, parent, name) else {
+            if in_opt {
+                // The optional is disabled (by the resolver, as for any missing name).
+                bl.unresolved_inherits.insert(n);
+                continue;
+            }
+            return Err(unresolved(Kw::BlockInherit, here(file, n)));
+        };
+        bl.inherit_of.insert(n, t);
+        if parent != NONE {
+            adj[parent as usize].push((t, n, file));
+        }
+    }
+    for &(n, file, parent) in &abstracts {
+        let name = tree
+            .kids(n)
+            .get(1)
+            .and_then(|&k| tree.sym(k))
+            .filter(|_| tree.kids(n).len() == 2)
+            .ok_or_else(|| {
+                Fail::bad(vec![
+                    "Invalid syntax".into(),
+                    format!("Bad blockabstract declaration at {}", here(file, n)),
+                    "Failed to build AST".into(),
+                ])
+            })?;
+        let t = bl
+            .find(int, parent, name)
+            .ok_or_else(|| unresolved(Kw::BlockAbstract, here(file, n)))?;
+        bl.list[t as usize].abs = true;
+        bl.abstract_of.insert(n, t);
+    }
+    // A copy that contains (through nested blocks and further inheritance) its own
+    // inheritor never ends: a cycle in the graph of "contains" and "inherits" edges.
+    let mut color = vec![0u8; bl.list.len()];
+    for start in 0..bl.list.len() {
+        if color[start] != 0 {
+            continue;
+        }
+        // (block, next edge index, the blockinherit that led here)
+        let mut path: Vec<(u32, usize)> = vec![(start as u32, 0)];
+        color[start] = 1;
+        while let Some(top) = path.last_mut() {
+            let (b, i) = *top;
+            if i == adj[b as usize].len() {
+                color[b as usize] = 2;
+                path.pop();
+                continue;
+            }
+            top.1 += 1;
+            let (t, bi, bfile) = adj[b as usize][i];
+            match color[t as usize] {
+                0 => {
+                    color[t as usize] = 1;
+                    path.push((t, 0));
+                }
+                1 => {
+                    // The loop's edges: from t's position on the path to here; name the
+                    // first blockinherit among them.
+                    let from = path.iter().position(|&(x, _)| x == t).unwrap_or(0);
+                    let mut culprit = (bi, bfile);
+                    for &(x, j) in &path[from..] {
+                        let (_, n2, f2) = adj[x as usize][j - 1];
+                        if n2 != NONE {
+                            culprit = (n2, f2);
+                            break;
+                        }
+                    }
+                    let (n, f) = culprit;
+                    return Err(Fail::bad(vec![
+                        format!("Block inheritance loop found at {}", here(f, n)),
+                        "Failed to resolve AST".into(),
+                        "Failed to compile cildb: -1".into(),
+                    ]));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(bl)
+}
