@@ -900,30 +900,7 @@ fn merge_orders(l: &L<'_>, lists: &[(u32, Vec<u32>)], what: &str) -> Result<Vec<
 }
 
 fn murmur(key: &AvtabKey) -> u32 {
-    const C1: u32 = 0xcc9e2d51;
-    const C2: u32 = 0x1b873593;
-    const R1: u32 = 15;
-    const R2: u32 = 13;
-    const M: u32 = 5;
-    const N: u32 = 0xe6546b64;
-    let mut hash: u32 = 0;
-    let mut mix = |k: u32| {
-        let mut k = k.wrapping_mul(C1);
-        k = k.rotate_left(R1);
-        k = k.wrapping_mul(C2);
-        hash ^= k;
-        hash = hash.rotate_left(R2);
-        hash = hash.wrapping_mul(M).wrapping_add(N);
-    };
-    mix(key.class.value() as u32);
-    mix(key.target.value() as u32);
-    mix(key.source.value() as u32);
-    hash ^= hash >> 16;
-    hash = hash.wrapping_mul(0x85ebca6b);
-    hash ^= hash >> 13;
-    hash = hash.wrapping_mul(0xc2b2ae35);
-    hash ^= hash >> 16;
-    hash & (crate::CIL_AVTAB_SLOTS - 1)
+    key.libsepol_hash() & (crate::CIL_AVTAB_SLOTS - 1)
 }
 
 /// Sorts unconditional entries into libsepol's written order: slot, then (s, t, c), then
@@ -3409,27 +3386,12 @@ fn constraint_expr(l: &mut L<'_>, n: u32) -> Result<Vec<ConstraintExpr>, Fail> {
 
 /// libsepol's `avrulex_hash` bucket (1024 buckets whatever the table's size).
 fn avrulex_bucket(key: &AvtabKey) -> u32 {
-    const C1: u32 = 0xcc9e2d51;
-    const C2: u32 = 0x1b873593;
-    let mut hash: u32 = 0;
-    let mut mix = |k: u32| {
-        let mut v = k.wrapping_mul(C1);
-        v = v.rotate_left(15);
-        v = v.wrapping_mul(C2);
-        hash ^= v;
-        hash = hash.rotate_left(13);
-        hash = hash.wrapping_mul(5).wrapping_add(0xe6546b64);
-    };
-    mix(key.class.value() as u32);
-    mix(key.target.value() as u32);
-    mix(key.source.value() as u32);
-    mix(key.kind.bits() as u32);
-    hash ^= hash >> 16;
-    hash = hash.wrapping_mul(0x85ebca6b);
-    hash ^= hash >> 13;
-    hash = hash.wrapping_mul(0xc2b2ae35);
-    hash ^= hash >> 16;
-    hash & 1023
+    arbiter_policy::avtab::libsepol_murmur(&[
+        u32::from(key.class.value()),
+        u32::from(key.target.value()),
+        u32::from(key.source.value()),
+        u32::from(key.kind.bits()),
+    ]) & 1023
 }
 
 /// `__cil_permx_bitmap_to_sepol_xperms_list`: runs of ioctl numbers cut at function 0xff

@@ -95,6 +95,43 @@ pub struct AvtabKey {
     pub kind: AvtabKind,
 }
 
+impl AvtabKey {
+    /// libsepol's `avtab_hash` of the key (class, target and source values; the kind is not
+    /// hashed): its bucket in a table of `slots` buckets is `hash & (slots - 1)`. The order
+    /// libsepol writes an avtab in, and so the bytes secilc and checkpolicy produce, follow
+    /// from it.
+    pub fn libsepol_hash(&self) -> u32 {
+        libsepol_murmur(&[
+            u32::from(self.class.value()),
+            u32::from(self.target.value()),
+            u32::from(self.source.value()),
+        ])
+    }
+}
+
+/// The MurmurHash3-style mixing libsepol uses for its avtab (`avtab_hash`) and CIL's
+/// extended-permission side table (`avrulex_hash`): each word mixed in turn, then
+/// MurmurHash3's finaliser; no length is mixed in.
+pub fn libsepol_murmur(words: &[u32]) -> u32 {
+    const C1: u32 = 0xcc9e_2d51;
+    const C2: u32 = 0x1b87_3593;
+    let mut hash = 0u32;
+    for &input in words {
+        let v = input.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
+        hash ^= v;
+        hash = hash
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64);
+    }
+    hash ^= hash >> 16;
+    hash = hash.wrapping_mul(0x85eb_ca6b);
+    hash ^= hash >> 13;
+    hash = hash.wrapping_mul(0xc2b2_ae35);
+    hash ^= hash >> 16;
+    hash
+}
+
 /// Which extended permissions an xperms entry carries (the datum's `specified` byte).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum XpermsKind {

@@ -103,30 +103,9 @@ pub(crate) fn avtab_mask(nel: usize) -> u32 {
     (1u32 << shift.min(20)) - 1
 }
 
-/// libsepol's `avtab_hash` (MurmurHash3 over class, target and source values).
+/// The bucket of `key` in a libsepol avtab of `mask + 1` buckets.
 pub(crate) fn avtab_bucket(key: &AvtabKey, mask: u32) -> u32 {
-    let mut hash: u32 = 0;
-    for input in [
-        u32::from(key.class.value()),
-        u32::from(key.target.value()),
-        u32::from(key.source.value()),
-    ] {
-        let v = input
-            .wrapping_mul(0xcc9e_2d51)
-            .rotate_left(15)
-            .wrapping_mul(0x1b87_3593);
-        hash ^= v;
-        hash = hash
-            .rotate_left(13)
-            .wrapping_mul(5)
-            .wrapping_add(0xe654_6b64);
-    }
-    hash ^= hash >> 16;
-    hash = hash.wrapping_mul(0x85eb_ca6b);
-    hash ^= hash >> 13;
-    hash = hash.wrapping_mul(0xc2b2_ae35);
-    hash ^= hash >> 16;
-    hash & mask
+    key.libsepol_hash() & mask
 }
 
 /// The rank of unconditional entry `i`: libsepol chains each bucket sorted by (source,

@@ -60,31 +60,6 @@ pub(crate) fn symtab_order(initial: u32, names: &[&str]) -> Vec<usize> {
     keyed.into_iter().map(|(_, _, i)| i).collect()
 }
 
-/// `avtab_hash`: MurmurHash3's mixing of class, target and source, then its finaliser.
-pub(crate) fn avtab_hash(key: &AvtabKey) -> u32 {
-    const C1: u32 = 0xcc9e_2d51;
-    const C2: u32 = 0x1b87_3593;
-    let mut hash = 0u32;
-    for input in [
-        u32::from(key.class.value()),
-        u32::from(key.target.value()),
-        u32::from(key.source.value()),
-    ] {
-        let v = input.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
-        hash ^= v;
-        hash = hash
-            .rotate_left(13)
-            .wrapping_mul(5)
-            .wrapping_add(0xe654_6b64);
-    }
-    hash ^= hash >> 16;
-    hash = hash.wrapping_mul(0x85eb_ca6b);
-    hash ^= hash >> 13;
-    hash = hash.wrapping_mul(0xc2b2_ae35);
-    hash ^= hash >> 16;
-    hash
-}
-
 /// The order libsepol walks an avtab of `slots` buckets (a power of two): by slot, then
 /// (source, target, class) as `avtab_insert` keeps chains; entries of one (source,
 /// target, class) keep their order in `keys`, which must be the chain's (insertion order,
@@ -96,7 +71,7 @@ pub(crate) fn avtab_order(slots: u32, keys: &[AvtabKey]) -> Vec<usize> {
         .enumerate()
         .map(|(i, k)| {
             (
-                avtab_hash(k) & mask,
+                k.libsepol_hash() & mask,
                 k.source.value(),
                 k.target.value(),
                 k.class.value(),
