@@ -12,7 +12,7 @@ use arbiter_testkit::{median, thread_cpu_ns, Rng};
 use std::hint::black_box;
 use std::time::Instant;
 
-/// Writes a trail of `records` records with the token mix of `../shared/bsm/synthetic/`
+/// Writes a trail of `records` records with the token mix of `tests/data/bsm/synthetic/`
 /// (header32 mostly, then header32_ex and 64-bit headers; subjects in all forms; paths,
 /// attributes, exec arguments, text, arguments, sockets; return32/64 with ~18% failures),
 /// events drawn from `config`'s `audit_event`.
