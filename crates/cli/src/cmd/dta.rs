@@ -19,29 +19,21 @@ pub struct Args {
 }
 
 pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
-    if a.args.iter().any(|s| s == "-h" || s == "--help") {
-        writeln!(
-            out,
-            "{}\n\nBatch: --batch FILE runs one query (sedta options without -p) per line of FILE.",
-            sedta::USAGE
-        )?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let (args, batch) = super::split_batch(&a.args);
-    let queries = match &batch {
-        None => vec![args.clone()],
-        Some(file) => super::batch_lines(file, &args)?,
+    let (queries, parsed, batch) = match super::analysis_queries(
+        &a.args,
+        "dta",
+        sedta::USAGE,
+        "sedta",
+        out,
+        DtaArgs::parse,
+    )? {
+        super::Queries::Done(code) => return Ok(code),
+        super::Queries::Run {
+            queries,
+            parsed,
+            batch,
+        } => (queries, parsed, batch),
     };
-    let mut parsed = Vec::with_capacity(queries.len());
-    for q in &queries {
-        match DtaArgs::parse(q) {
-            Ok(p) => parsed.push(p),
-            Err(e) => {
-                crate::diag!("{}\narbiter dta: error: {e}", sedta::USAGE);
-                return Ok(ExitCode::from(2));
-            }
-        }
-    }
     let Some(first) = parsed.first() else {
         return Ok(ExitCode::SUCCESS);
     };
@@ -56,7 +48,7 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     let graph = std::mem::ManuallyDrop::new(DomainTransitionGraph::new(&index));
     let mut status = 0;
     for (q, p) in queries.iter().zip(&parsed) {
-        if batch.is_some() {
+        if batch {
             super::batch_header(out, q)?;
         }
         match sedta::run(&graph, p, out) {

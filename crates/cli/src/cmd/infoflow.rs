@@ -19,29 +19,21 @@ pub struct Args {
 }
 
 pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
-    if a.args.iter().any(|s| s == "-h" || s == "--help") {
-        writeln!(
-            out,
-            "{}\n\nBatch: --batch FILE runs one query (seinfoflow options without -p) per line of FILE.",
-            seinfoflow::USAGE
-        )?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let (args, batch) = super::split_batch(&a.args);
-    let queries = match &batch {
-        None => vec![args.clone()],
-        Some(file) => super::batch_lines(file, &args)?,
+    let (queries, parsed, batch) = match super::analysis_queries(
+        &a.args,
+        "infoflow",
+        seinfoflow::USAGE,
+        "seinfoflow",
+        out,
+        InfoFlowArgs::parse,
+    )? {
+        super::Queries::Done(code) => return Ok(code),
+        super::Queries::Run {
+            queries,
+            parsed,
+            batch,
+        } => (queries, parsed, batch),
     };
-    let mut parsed = Vec::with_capacity(queries.len());
-    for q in &queries {
-        match InfoFlowArgs::parse(q) {
-            Ok(p) => parsed.push(p),
-            Err(e) => {
-                crate::diag!("{}\narbiter infoflow: error: {e}", seinfoflow::USAGE);
-                return Ok(ExitCode::from(2));
-            }
-        }
-    }
     let Some(first) = parsed.first() else {
         return Ok(ExitCode::SUCCESS);
     };
@@ -70,7 +62,7 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     let mut cache = ViewCache::default();
     let mut status = 0;
     for (q, p) in queries.iter().zip(&parsed) {
-        if batch.is_some() {
+        if batch {
             super::batch_header(out, q)?;
         }
         match seinfoflow::run(&graph, &mut cache, p, out) {

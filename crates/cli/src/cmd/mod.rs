@@ -22,6 +22,61 @@ pub mod why;
 /// read to its end without being kept.
 pub(crate) const BATCH_LINE_MAX: usize = 64 * 1024;
 
+use std::process::ExitCode;
+
+/// What an analysis command (`dta`, `infoflow`) is to answer.
+pub(crate) enum Queries<P> {
+    /// Nothing to run: help was printed, or a query's options were refused (usage printed).
+    Done(ExitCode),
+    /// The queries as given (one, or one per line of `--batch FILE`), each parsed.
+    Run {
+        queries: Vec<Vec<String>>,
+        parsed: Vec<P>,
+        batch: bool,
+    },
+}
+
+/// The shared front of the analysis commands: `-h` prints `usage` plus the batch line,
+/// `--batch FILE` turns each line into a query after the common options, and each query is
+/// parsed by `parse`; the first refused query prints the usage and its error (status 2).
+pub(crate) fn analysis_queries<P, E: std::fmt::Display>(
+    args: &[String],
+    command: &str,
+    usage: &str,
+    tool: &str,
+    out: &mut crate::out::Out,
+    parse: impl Fn(&[String]) -> Result<P, E>,
+) -> Result<Queries<P>, crate::out::CliError> {
+    use std::io::Write;
+    if args.iter().any(|s| s == "-h" || s == "--help") {
+        writeln!(
+            out,
+            "{usage}\n\nBatch: --batch FILE runs one query ({tool} options without -p) per line of FILE."
+        )?;
+        return Ok(Queries::Done(ExitCode::SUCCESS));
+    }
+    let (common, batch) = split_batch(args);
+    let queries = match &batch {
+        None => vec![common],
+        Some(file) => batch_lines(file, &common)?,
+    };
+    let mut parsed = Vec::with_capacity(queries.len());
+    for q in &queries {
+        match parse(q) {
+            Ok(p) => parsed.push(p),
+            Err(e) => {
+                crate::diag!("{usage}\narbiter {command}: error: {e}");
+                return Ok(Queries::Done(ExitCode::from(2)));
+            }
+        }
+    }
+    Ok(Queries::Run {
+        queries,
+        parsed,
+        batch: batch.is_some(),
+    })
+}
+
 /// Takes `--batch FILE` out of an analysis command line.
 pub(crate) fn split_batch(args: &[String]) -> (Vec<String>, Option<String>) {
     let mut rest = Vec::with_capacity(args.len());
