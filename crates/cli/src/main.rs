@@ -22,6 +22,10 @@ use std::process::ExitCode;
 /// POLICY is a binary policy file (policy.NN), or `builtin` for the small policy embedded in
 /// the binary (policies/src/default.conf in the source tree). `arbiter manpage COMMAND`
 /// prints any subcommand's manual page.
+///
+/// `diff`, `why`, `bsm print`/`reduce`, `bench` and `build` draw a progress bar on stderr
+/// when stderr is a terminal (never into a pipe or a file); `ARBITER_NO_PROGRESS=1` or
+/// `CI` set turn it off there too.
 #[derive(Parser)]
 #[command(name = "arbiter", version, about)]
 struct Cli {

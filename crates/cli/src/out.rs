@@ -22,25 +22,40 @@
 //! flushes and turns a failed write — whatever error the command returned because of it —
 //! into the status above. Never `println!`/`print!` (they panic on a closed pipe) and never
 //! a second handle on stdout (its buffer would escape the flush check); diagnostics go to
-//! stderr through [`diag!`](crate::diag), which cannot panic.
+//! stderr through [`diag!`](crate::diag), which cannot panic. Progress bars
+//! ([`progress`]) are drawn on stderr through this writer too: it clears them around
+//! whatever it prints on the same terminal.
+
+pub mod progress;
 
 use std::fmt;
-use std::io::{self, BufWriter, Stdout, Write};
+use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::process::ExitCode;
 
 /// Buffered standard output that remembers its first failure.
 pub struct Out {
     w: BufWriter<Stdout>,
     failure: Option<(io::ErrorKind, String)>,
+    /// Standard output and the progress bars share a terminal: what reaches it must
+    /// clear the bars first.
+    shares_bars: bool,
 }
 
 impl Out {
-    /// The process's standard output (one per process: `main` makes it).
+    /// The process's standard output (one per process: `main` makes it), and the
+    /// process's progress bars, on when [`progress::bars_on_here`] says so.
     pub fn stdout() -> Out {
+        progress::init(progress::bars_on_here());
         Out {
             w: BufWriter::with_capacity(1 << 16, io::stdout()),
             failure: None,
+            shares_bars: progress::shown() && io::stdout().is_terminal(),
         }
+    }
+
+    /// Whether writing `len` more bytes sends the buffer to a terminal with bars on it.
+    fn reaches_bars(&self, len: usize) -> bool {
+        self.shares_bars && self.w.buffer().len() + len > self.w.capacity()
     }
 
     fn record(&mut self, e: io::Error) -> io::Error {
@@ -62,21 +77,36 @@ impl Write for Out {
         if let Some(e) = self.failed() {
             return Err(e);
         }
-        self.w.write(buf).map_err(|e| self.record(e))
+        let r = if self.reaches_bars(buf.len()) {
+            progress::suspend(|| self.w.write(buf))
+        } else {
+            self.w.write(buf)
+        };
+        r.map_err(|e| self.record(e))
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         if let Some(e) = self.failed() {
             return Err(e);
         }
-        self.w.write_all(buf).map_err(|e| self.record(e))
+        let r = if self.reaches_bars(buf.len()) {
+            progress::suspend(|| self.w.write_all(buf))
+        } else {
+            self.w.write_all(buf)
+        };
+        r.map_err(|e| self.record(e))
     }
 
     fn flush(&mut self) -> io::Result<()> {
         if let Some(e) = self.failed() {
             return Err(e);
         }
-        self.w.flush().map_err(|e| self.record(e))
+        let r = if self.shares_bars {
+            progress::suspend(|| self.w.flush())
+        } else {
+            self.w.flush()
+        };
+        r.map_err(|e| self.record(e))
     }
 }
 
@@ -142,20 +172,14 @@ pub fn finish(mut out: Out, result: Result<ExitCode, CliError>) -> ExitCode {
 }
 
 /// `eprintln!` that cannot panic: a diagnostic that cannot be written to stderr (closed,
-/// full) is dropped, the command's status still says what happened.
+/// full) is dropped, the command's status still says what happened. Progress bars are
+/// cleared while it writes.
 #[macro_export]
 macro_rules! diag {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
-
-/// [`diag!`](crate::diag) without the newline (progress lines redrawn with `\r`).
-#[macro_export]
-macro_rules! diag_part {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stderr(), $($arg)*);
+        $crate::out::progress::suspend(|| {
+            let _ = writeln!(std::io::stderr(), $($arg)*);
+        });
     }};
 }

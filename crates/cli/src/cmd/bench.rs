@@ -12,6 +12,7 @@
 //! security server.
 
 use crate::load;
+use crate::out::progress::Bar;
 use crate::out::{CliError, Out};
 use arbiter_decide::SecurityServer;
 use arbiter_io::{Crlf, Lines};
@@ -69,6 +70,8 @@ fn run_reload(a: ReloadArgs, out: &mut Out) -> Result<ExitCode, CliError> {
             names.push(load::BUILTIN_NAME.to_string());
         }
     }
+    let bar = Bar::steps("arbiter bench reload");
+    bar.step("reading the policies");
     let policies: Vec<_> = names.iter().map(load::policy).collect::<Result<_, _>>()?;
     crate::diag!(
         "arbiter bench reload: {} SIDs, {} s, alternating {}",
@@ -76,6 +79,7 @@ fn run_reload(a: ReloadArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         a.seconds,
         names.join(" / ")
     );
+    bar.step(format!("reloading for {} s", a.seconds));
     let rep = arbiter_lab::reload::run(
         &policies,
         &arbiter_lab::reload::Options {
@@ -84,7 +88,9 @@ fn run_reload(a: ReloadArgs, out: &mut Out) -> Result<ExitCode, CliError> {
             ..Default::default()
         },
     )?;
+    bar.step("cache scaling, 1 and 2 threads");
     let scaling = arbiter_lab::reload::scaling(&policies[0], a.lookups.max(1), 5)?;
+    drop(bar);
     let mut j = rep.to_json();
     j["scaling"] = scaling.to_json();
     j["policies"] = serde_json::json!(names);
@@ -171,6 +177,8 @@ pub fn run(w: Which, out: &mut Out) -> Result<ExitCode, CliError> {
 }
 
 fn run_avc(a: AvcArgs, out: &mut Out) -> Result<ExitCode, CliError> {
+    let bar = Bar::steps("arbiter bench avc");
+    bar.step("reading the policy and the trace");
     let server = Arc::new(SecurityServer::new(load::policy(&a.policy)?));
     let mut opts = BenchOptions {
         repetitions: a.repetitions,
@@ -199,7 +207,9 @@ fn run_avc(a: AvcArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         return Err("the trace is empty".into());
     }
     crate::diag!("arbiter bench avc: {} queries on {}", trace.len(), a.policy);
+    bar.step(format!("{} timed repetitions", opts.repetitions));
     let report = bench::run(&trace, &server, &opts);
+    drop(bar);
     if a.json {
         writeln!(
             out,

@@ -1,6 +1,7 @@
 //! `arbiter bsm print|reduce|preselect`: praudit, auditreduce and au_preselect on the
 //! command line. Thin: the work is in `arbiter-bsm`.
 
+use crate::out::progress::{self, Bar};
 use crate::out::{CliError, Out};
 use arbiter_bsm::config::Config;
 use arbiter_bsm::print::{PrintOptions, Printer};
@@ -156,8 +157,9 @@ fn print(a: PrintArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         }
     };
     if a.files.is_empty() {
+        let bar = Bar::bytes("stdin", None);
         let s = printer
-            .print_stream(std::io::stdin().lock(), &mut *out)
+            .print_stream(bar.read(std::io::stdin().lock()), &mut *out)
             .map_err(|e| stream_error("stdin", e))?;
         report("stdin", &s);
         // praudit returns 1 after reading standard input, without the XML footer.
@@ -171,7 +173,8 @@ fn print(a: PrintArgs, out: &mut Out) -> Result<ExitCode, CliError> {
                 continue;
             }
         };
-        let s = match printer.print_stream(file, &mut *out) {
+        let bar = Bar::bytes(&f.display().to_string(), progress::file_len(&file));
+        let s = match printer.print_stream(bar.read(file), &mut *out) {
             Ok(s) => s,
             // As when a file cannot be opened: say so and go on with the next.
             Err(arbiter_bsm::StreamError::Read(e)) => {
@@ -255,11 +258,17 @@ fn reduce(a: ReduceArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     };
     for f in inputs {
         let s = match &f {
-            None => reducer
-                .reduce_stream(std::io::stdin().lock(), &mut *out)
-                .map_err(|e| stream_error("stdin", e))?,
+            None => {
+                let bar = Bar::bytes("stdin", None);
+                reducer
+                    .reduce_stream(bar.read(std::io::stdin().lock()), &mut *out)
+                    .map_err(|e| stream_error("stdin", e))?
+            }
             Some(p) => match open_trail(p) {
-                Ok(file) => match reducer.reduce_stream(file, &mut *out) {
+                Ok(file) => match reducer.reduce_stream(
+                    Bar::bytes(&p.display().to_string(), progress::file_len(&file)).read(file),
+                    &mut *out,
+                ) {
                     Ok(s) => s,
                     Err(arbiter_bsm::StreamError::Read(e)) => {
                         out.flush()?;
@@ -420,7 +429,10 @@ pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     use arbiter_lab::bsm_study as b;
     let reps = a.repetitions.max(1);
     let cfg = Config::builtin();
+    let bar = Bar::steps("arbiter bench bsm");
+    bar.step("class-map lookups");
     let maps = b::class_maps(&cfg, a.seconds, reps);
+    bar.step("the synthetic trail");
     let trail = b::synthetic_trail(&cfg, a.records, 42);
     let path = std::env::temp_dir().join(format!("arbiter-bsm-bench-{}.bsm", std::process::id()));
     std::fs::write(&path, &trail).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -429,6 +441,7 @@ pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     cmd.args(["bsm", "print", "-l", "-n"])
         .arg(&path)
         .stdout(std::process::Stdio::null());
+    bar.step("whole-process print and reduce");
     let whole = b::process_rate(&mut cmd, a.records, reps);
     let mut rcmd = std::process::Command::new(&exe);
     rcmd.args(["bsm", "reduce", "-c", "lo"])
@@ -449,6 +462,7 @@ pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         noresolve: true,
         ..PrintOptions::default()
     };
+    bar.step("print and reduce in process");
     let print_l = b::print_rate(&cfg, &trail, lopts, reps);
     let xopts = PrintOptions {
         xml: true,
@@ -458,6 +472,7 @@ pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let print_x = b::print_rate(&cfg, &trail, xopts, reps);
     let (reduce_c, sel_c) = b::reduce_rate(&cfg, &trail, &["-c", "lo"], reps);
     let (reduce_m, sel_m) = b::reduce_rate(&cfg, &trail, &["-m", "AUE_EXECVE", "-u", "1001"], reps);
+    drop(bar);
     let base = maps.first().map(|m| m.one).unwrap_or_default();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let load = load.split_whitespace().next().unwrap_or("?").to_string();

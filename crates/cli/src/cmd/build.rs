@@ -8,8 +8,9 @@
 //! in secilc; compiler failures exit with secilc's status (255, or 254 for unresolved
 //! names). Outputs are written to temporary files and renamed once both are complete.
 
+use crate::out::progress::Bar;
 use crate::out::{CliError, Out};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -345,6 +346,8 @@ fn run_secilc(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
         crate::diag!("No cil files specified");
         return usage(out);
     }
+    let bar = Bar::steps(PROG);
+    bar.step("reading CIL");
     let mut sources = Vec::with_capacity(files.len());
     for f in &files {
         match read_cil(argv.path(f)) {
@@ -364,6 +367,7 @@ fn run_secilc(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
             }
         }
     }
+    bar.step(format!("compiling {} file(s)", sources.len()));
     let compiled = match arbiter_cil::compile(&sources, &o) {
         Ok(c) => c,
         Err(e) => {
@@ -377,6 +381,7 @@ fn run_secilc(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
     for w in &compiled.warnings {
         crate::diag!("{w}");
     }
+    bar.step("writing the binary policy");
     let bytes = match arbiter_cil::write_policy(&compiled, &o) {
         Ok(w) => {
             for m in &w.warnings {
@@ -391,6 +396,7 @@ fn run_secilc(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
             return ExitCode::from(e.status);
         }
     };
+    bar.step("writing the files");
     let output = output.unwrap_or_else(|| format!("policy.{}", o.policy_version));
     let fc_out = fc_out.unwrap_or_else(|| "file_contexts".into());
     let (output, fc_out) = (Path::new(argv.path(&output)), Path::new(argv.path(&fc_out)));
@@ -512,16 +518,9 @@ fn run_store(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
         disable_dontaudit,
         preserve_tunables,
     };
-    let tty = std::io::stderr().is_terminal();
-    let mut progress = |phase: &str| {
-        if tty {
-            crate::diag_part!("\r\x1b[K{PROG}: {phase}…");
-        }
-    };
-    let result = arbiter_store::build_store(&req, &mut progress);
-    if tty {
-        crate::diag_part!("\r\x1b[K");
-    }
+    let bar = Bar::steps(PROG);
+    let result = arbiter_store::build_store(&req, &mut |phase: &str| bar.step(phase.to_string()));
+    drop(bar);
     match result {
         Ok(report) => {
             for w in &report.warnings {

@@ -1,6 +1,7 @@
 //! `arbiter diff`: sediff's sections and text (setools 4.4.1), `--stats`, `--json`.
 
 use crate::load;
+use crate::out::progress::Bar;
 use crate::out::{CliError, Out};
 use arbiter_query::diff::{self, DiffArgs};
 use std::io::Write;
@@ -40,9 +41,14 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
         }
     };
     raw.check_only_paths(args.policies.iter().map(String::as_str))?;
+    let bar = Bar::steps("arbiter diff");
+    bar.step(format!("reading {}", args.policies[0]));
     let left = load::policy(raw.path(&args.policies[0]))?;
+    bar.step(format!("reading {}", args.policies[1]));
     let right = load::policy(raw.path(&args.policies[1]))?;
+    bar.step("comparing");
     let sections = diff::sections(&left, &right, &args);
+    bar.step("writing the report");
     if args.json {
         writeln!(out, "{}", diff::render_json(&sections))?;
     } else {

@@ -255,7 +255,10 @@ pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         repetitions: a.repetitions.max(1),
         checks: a.checks.max(1),
     };
+    let bar = crate::out::progress::Bar::steps("arbiter bench landlock");
+    bar.step(format!("{} repetitions", opts.repetitions));
     let report = arbiter_lab::landlock_study::run(&opts);
+    drop(bar);
     let text = if a.json {
         format!("{}\n", report.json())
     } else {

@@ -3,6 +3,7 @@
 //! implement are accepted by the parser only to be refused with a message.
 
 use crate::load;
+use crate::out::progress::{self, Bar};
 use crate::out::{CliError, Out};
 use arbiter_denials::package::{self, PackageError};
 use arbiter_denials::{
@@ -292,13 +293,15 @@ fn feed(session: &mut Session<'_>, input: &Input, out: &mut dyn Write) -> io::Re
                 let name = Path::new(f).display().to_string();
                 let named = |e: io::Error| io::Error::new(e.kind(), format!("{name}: {e}"));
                 if f == "-" {
+                    let bar = Bar::bytes("stdin", None);
                     session
-                        .feed_with("-", io::stdin().lock(), Newlines::Lf, &mut *out)
+                        .feed_with("-", bar.read(io::stdin().lock()), Newlines::Lf, &mut *out)
                         .map_err(named)?;
                 } else {
                     let file = std::fs::File::open(f).map_err(named)?;
+                    let bar = Bar::bytes(&name, progress::file_len(&file));
                     session
-                        .feed(&name, BufReader::new(file), &mut *out)
+                        .feed(&name, BufReader::new(bar.read(file)), &mut *out)
                         .map_err(named)?;
                 }
             }
