@@ -600,37 +600,10 @@ impl<'e> Printer<'e> {
     /// Prints one token (without the separator that follows it).
     pub fn print_token(&self, t: &Token<'_>, out: &mut Vec<u8>) {
         use crate::token::id;
-        let x = self.opts.xml;
         match *t {
             Token::Header(ref h) => self.header(out, h),
-            Token::Trailer { count, .. } => {
-                self.kind(out, id::TRAILER, "trailer", "</record>");
-                if !x {
-                    self.del(out);
-                    dec(out, count as u64);
-                }
-            }
-            Token::File { sec, msec, name } => {
-                self.kind(out, id::FILE, "file", "<file ");
-                if x {
-                    self.open(out, "time");
-                    self.sec(out, sec as u64);
-                    self.close(out);
-                    self.open(out, "msec");
-                    self.msec(out, msec as u64);
-                    self.close(out);
-                    out.push(b'>');
-                    string(out, name);
-                    out.extend_from_slice(b"</file>");
-                } else {
-                    self.del(out);
-                    self.sec(out, sec as u64);
-                    self.del(out);
-                    self.msec(out, msec as u64);
-                    self.del(out);
-                    string(out, name);
-                }
-            }
+            Token::Trailer { count, .. } => self.trailer(out, count),
+            Token::File { sec, msec, name } => self.file(out, sec, msec, name),
             Token::Arg32 { no, value, text } => self.arg(out, id::ARG32, no, value as u64, text),
             Token::Arg64 { no, value, text } => self.arg(out, id::ARG64, no, value, text),
             Token::ArgUuid { no, ref uuid, text } => {
@@ -653,90 +626,29 @@ impl<'e> Printer<'e> {
                 fsid,
                 nodeid,
                 dev,
-            } => {
-                self.kind(
-                    out,
-                    if wide { id::ATTR64 } else { id::ATTR32 },
-                    "attribute",
-                    "<attribute ",
-                );
-                let dev = if wide { dev } else { dev as u32 as u64 };
-                let fields: [Field<'_>; 6] = [
-                    ("mode", &|o| oct(o, mode as u64)),
-                    ("uid", &|o| self.user(o, uid)),
-                    ("gid", &|o| self.group(o, gid)),
-                    ("fsid", &|o| dec(o, fsid as u64)),
-                    ("nodeid", &|o| sdec(o, nodeid as i64)),
-                    ("device", &|o| dec(o, dev)),
-                ];
-                self.fields(out, &fields);
-            }
-            Token::Exit { status, ret } => {
-                self.kind(out, id::EXIT, "exit", "<exit ");
-                let fields: [Field<'_>; 2] = [
-                    ("errval", &|o| {
-                        o.extend_from_slice(b"Error ");
-                        dec(o, status as u64)
-                    }),
-                    ("retval", &|o| dec(o, ret as u64)),
-                ];
-                self.fields(out, &fields);
-            }
+            } => self.attr(out, wide, mode, uid, gid, fsid, nodeid, dev),
+            Token::Exit { status, ret } => self.exit(out, status, ret),
             Token::ExecArgs(ref s) => self.exec(out, id::EXEC_ARGS, s, false),
             Token::ExecEnv(ref s) => self.exec(out, id::EXEC_ENV, s, true),
-            Token::Groups { list, .. } => {
-                self.kind(out, id::NEWGROUPS, "group", "<group>");
-                for g in list.chunks_exact(4) {
-                    let g = u32::from_be_bytes([g[0], g[1], g[2], g[3]]);
-                    if x {
-                        out.extend_from_slice(b"<gid>");
-                        self.group(out, g);
-                        out.extend_from_slice(b"</gid></group>");
-                    } else {
-                        self.del(out);
-                        self.group(out, g);
-                    }
-                }
-            }
-            Token::InAddr(ref a) => {
-                self.kind(out, id::IN_ADDR, "ip addr", "<ip_address>");
-                if !x {
-                    self.del(out);
-                }
-                ipv4(out, a);
-                if x {
-                    out.extend_from_slice(b"</ip_address>");
-                }
-            }
-            Token::InAddrEx(ref a) => {
-                self.kind(out, id::IN_ADDR_EX, "ip addr ex", "<ip_address>");
-                if !x {
-                    self.del(out);
-                }
-                self.ex_addr(out, a);
-                if x {
-                    out.extend_from_slice(b"</ip_address>");
-                }
-            }
+            Token::Groups { list, .. } => self.groups(out, list),
+            Token::InAddr(ref a) => self.element(
+                out,
+                id::IN_ADDR,
+                "ip addr",
+                "<ip_address>",
+                "</ip_address>",
+                |o| ipv4(o, a),
+            ),
+            Token::InAddrEx(ref a) => self.element(
+                out,
+                id::IN_ADDR_EX,
+                "ip addr ex",
+                "<ip_address>",
+                "</ip_address>",
+                |o| self.ex_addr(o, a),
+            ),
             Token::Ip(ref ip) => self.ip(out, ip),
-            Token::Ipc { kind, id: ipc_id } => {
-                self.kind(out, id::IPC, "IPC", "<IPC");
-                let ty = |out: &mut Vec<u8>| {
-                    if self.opts.raw {
-                        dec(out, kind as u64)
-                    } else {
-                        match kind {
-                            1 => out.extend_from_slice(b"Message IPC"),
-                            2 => out.extend_from_slice(b"Semaphore IPC"),
-                            3 => out.extend_from_slice(b"Shared Memory IPC"),
-                            k => dec(out, k as u64),
-                        }
-                    }
-                };
-                let fields: [Field<'_>; 2] =
-                    [("ipc-type", &ty), ("ipc-id", &|o| dec(o, ipc_id as u64))];
-                self.fields(out, &fields);
-            }
+            Token::Ipc { kind, id: ipc_id } => self.ipc(out, kind, ipc_id),
             Token::IpcPerm {
                 uid,
                 gid,
@@ -745,54 +657,22 @@ impl<'e> Printer<'e> {
                 mode,
                 seq,
                 key,
-            } => {
-                self.kind(out, id::IPC_PERM, "IPC perm", "<IPC_perm ");
-                let fields: [Field<'_>; 7] = [
-                    ("uid", &|o| self.user(o, uid)),
-                    ("gid", &|o| self.group(o, gid)),
-                    ("creator-uid", &|o| self.user(o, cuid)),
-                    ("creator-gid", &|o| self.group(o, cgid)),
-                    ("mode", &|o| oct(o, mode as u64)),
-                    ("seq", &|o| dec(o, seq as u64)),
-                    ("key", &|o| dec(o, key as u64)),
-                ];
-                self.fields(out, &fields);
-            }
+            } => self.ipc_perm(out, uid, gid, cuid, cgid, mode, seq, key),
             Token::Iport(p) => {
-                self.kind(out, id::IPORT, "ip port", "<ip_port>");
-                if !x {
-                    self.del(out);
-                }
-                alt_hex(out, u16::from_be_bytes(p) as u64);
-                if x {
-                    out.extend_from_slice(b"</ip_port>");
-                }
+                self.element(out, id::IPORT, "ip port", "<ip_port>", "</ip_port>", |o| {
+                    alt_hex(o, u16::from_be_bytes(p) as u64)
+                })
             }
-            Token::Opaque(d) => {
-                self.kind(out, id::OPAQUE, "opaque", "<opaque>");
-                if x {
-                    self.mem(out, d);
-                    out.extend_from_slice(b"</opaque>");
-                } else {
-                    self.del(out);
-                    dec(out, d.len() as u64);
-                    self.del(out);
-                    self.mem(out, d);
-                }
+            Token::Opaque(d) => self.opaque(out, d),
+            Token::Path(p) => {
+                self.element(out, id::PATH, "path", "<path>", "</path>", |o| string(o, p))
             }
-            Token::Path(p) => self.text_like(out, id::PATH, "path", "<path>", "</path>", p),
-            Token::Text(p) => self.text_like(out, id::TEXT, "text", "<text>", "</text>", p),
+            Token::Text(p) => {
+                self.element(out, id::TEXT, "text", "<text>", "</text>", |o| string(o, p))
+            }
             Token::Zonename(z) => {
                 self.kind(out, id::ZONENAME, "zone", "<zone ");
-                if x {
-                    self.open(out, "name");
-                    string(out, z);
-                    self.close(out);
-                    out.extend_from_slice(b"/>");
-                } else {
-                    self.del(out);
-                    string(out, z);
-                }
+                self.fields(out, &[("name", &|o| string(o, z))]);
             }
             Token::Subject(ref s) => self.subject(out, s),
             Token::Return32 { status, value } => {
@@ -803,15 +683,7 @@ impl<'e> Printer<'e> {
             }
             Token::Seq(n) => {
                 self.kind(out, id::SEQ, "sequence", "<sequence ");
-                if x {
-                    self.open(out, "seq-num");
-                    dec(out, n as u64);
-                    self.close(out);
-                    out.extend_from_slice(b"/>");
-                } else {
-                    self.del(out);
-                    dec(out, n as u64);
-                }
+                self.fields(out, &[("seq-num", &|o| dec(o, n as u64))]);
             }
             Token::Socket {
                 stype,
@@ -819,17 +691,7 @@ impl<'e> Printer<'e> {
                 laddr,
                 rport,
                 raddr,
-            } => {
-                self.kind(out, id::SOCKET, "socket", "<socket ");
-                let fields: [Field<'_>; 5] = [
-                    ("sock_type", &|o| dec(o, stype as u64)),
-                    ("lport", &|o| dec(o, u16::from_be_bytes(lport) as u64)),
-                    ("laddr", &|o| ipv4(o, &laddr)),
-                    ("fport", &|o| dec(o, u16::from_be_bytes(rport) as u64)),
-                    ("faddr", &|o| ipv4(o, &raddr)),
-                ];
-                self.fields(out, &fields);
-            }
+            } => self.socket(out, stype, lport, laddr, rport, raddr),
             Token::SocketEx {
                 domain,
                 stype,
@@ -837,106 +699,44 @@ impl<'e> Printer<'e> {
                 ref laddr,
                 rport,
                 ref raddr,
-            } => {
-                self.kind(out, id::SOCKET_EX, "socket", "<socket ");
-                let lp = u16::from_be_bytes(lport) as u64;
-                let rp = u16::from_be_bytes(rport) as u64;
-                if x {
-                    let fields: [Field<'_>; 6] = [
-                        ("sock_dom", &|o| alt_hex(o, domain as u64)),
-                        ("sock_type", &|o| alt_hex(o, stype as u64)),
-                        ("lport", &|o| alt_hex(o, lp)),
-                        ("laddr", &|o| self.ex_addr(o, laddr)),
-                        ("faddr", &|o| self.ex_addr(o, raddr)),
-                        ("fport", &|o| alt_hex(o, rp)),
-                    ];
-                    self.fields(out, &fields);
-                } else {
-                    let fields: [Field<'_>; 6] = [
-                        ("", &|o| alt_hex(o, domain as u64)),
-                        ("", &|o| alt_hex(o, stype as u64)),
-                        ("", &|o| alt_hex(o, lp)),
-                        ("", &|o| self.ex_addr(o, laddr)),
-                        ("", &|o| alt_hex(o, rp)),
-                        ("", &|o| self.ex_addr(o, raddr)),
-                    ];
-                    self.fields(out, &fields);
-                }
-            }
+            } => self.socket_ex(out, domain, stype, lport, laddr, rport, raddr),
             Token::SockInet32 { family, port, addr } => {
                 self.kind(out, id::SOCKINET32, "socket-inet", "<socket-inet ");
-                let fields: [Field<'_>; 3] = [
-                    ("type", &|o| dec(o, family as u64)),
-                    ("port", &|o| dec(o, u16::from_be_bytes(port) as u64)),
-                    ("addr", &|o| ipv4(o, &addr)),
-                ];
-                self.fields(out, &fields);
+                self.sock_inet(out, family, port, &|o| ipv4(o, &addr));
             }
             Token::SockInet128 { family, port, addr } => {
                 self.kind(out, id::SOCKINET128, "socket-inet6", "<socket-inet6 ");
-                let fields: [Field<'_>; 3] = [
-                    ("type", &|o| dec(o, family as u64)),
-                    ("port", &|o| dec(o, u16::from_be_bytes(port) as u64)),
-                    ("addr", &|o| ipv6(o, &addr)),
-                ];
-                self.fields(out, &fields);
+                self.sock_inet(out, family, port, &|o| ipv6(o, &addr));
             }
-            Token::SockUnix { family, path, .. } => {
-                self.kind(out, id::SOCKUNIX, "socket-unix", "<socket-unix ");
-                if x {
-                    let fields: [Field<'_>; 3] = [
-                        ("type", &|o| dec(o, family as u64)),
-                        ("port", &|_| {}),
-                        ("addr", &|o| string(o, cstr(path))),
-                    ];
-                    self.fields(out, &fields);
-                } else {
-                    let fields: [Field<'_>; 2] = [
-                        ("type", &|o| dec(o, family as u64)),
-                        ("addr", &|o| string(o, cstr(path))),
-                    ];
-                    self.fields(out, &fields);
-                }
-            }
+            Token::SockUnix { family, path, .. } => self.sock_unix(out, family, path),
             Token::Upriv { sorf, name } => {
                 self.kind(out, id::UPRIV, "use of privilege", "");
-                let st: &[u8] = if sorf != 0 {
+                let status: &[u8] = if sorf != 0 {
                     b"successful use of priv"
                 } else {
                     b"failed use of priv"
                 };
-                if x {
-                    self.open(out, "status");
-                    out.extend_from_slice(st);
-                    self.close(out);
-                    self.open(out, "name");
-                    string(out, name);
-                    self.close(out);
-                } else {
-                    self.del(out);
-                    out.extend_from_slice(st);
-                    self.del(out);
-                    string(out, name);
-                }
+                self.open_fields(
+                    out,
+                    &[
+                        ("status", &|o| o.extend_from_slice(status)),
+                        ("name", &|o| string(o, name)),
+                    ],
+                );
             }
             Token::Privset { set, privs } => {
                 self.kind(out, id::PRIV, "privilege", "");
-                if x {
-                    self.open(out, "type");
-                    string(out, set);
-                    self.close(out);
-                    self.open(out, "priv");
-                    string(out, privs);
-                    self.close(out);
-                } else {
-                    self.del(out);
-                    string(out, set);
-                    self.del(out);
-                    string(out, privs);
-                }
+                self.open_fields(
+                    out,
+                    &[
+                        ("type", &|o| string(o, set)),
+                        ("priv", &|o| string(o, privs)),
+                    ],
+                );
             }
             Token::Unknown { id: tid, data } => {
-                if !x {
+                // praudit's XML has no element for a token it does not know.
+                if !self.opts.xml {
                     self.kind(out, tid, "unknown", "");
                     self.del(out);
                     self.mem(out, data);
@@ -945,31 +745,293 @@ impl<'e> Printer<'e> {
         }
     }
 
+    fn trailer(&self, out: &mut Vec<u8>, count: u32) {
+        self.kind(out, crate::token::id::TRAILER, "trailer", "</record>");
+        if !self.opts.xml {
+            self.del(out);
+            dec(out, count as u64);
+        }
+    }
+
+    /// The `file` token: time and milliseconds as attributes, the name as the content.
+    fn file(&self, out: &mut Vec<u8>, sec: u32, msec: u32, name: &[u8]) {
+        self.kind(out, crate::token::id::FILE, "file", "<file ");
+        self.open_fields(
+            out,
+            &[
+                ("time", &|o| self.sec(o, sec as u64)),
+                ("msec", &|o| self.msec(o, msec as u64)),
+            ],
+        );
+        if self.opts.xml {
+            out.push(b'>');
+            string(out, name);
+            out.extend_from_slice(b"</file>");
+        } else {
+            self.del(out);
+            string(out, name);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)] // one parameter per field of the token
+    fn attr(
+        &self,
+        out: &mut Vec<u8>,
+        wide: bool,
+        mode: u32,
+        uid: u32,
+        gid: u32,
+        fsid: u32,
+        nodeid: u64,
+        dev: u64,
+    ) {
+        use crate::token::id;
+        self.kind(
+            out,
+            if wide { id::ATTR64 } else { id::ATTR32 },
+            "attribute",
+            "<attribute ",
+        );
+        let dev = if wide { dev } else { dev as u32 as u64 };
+        let fields: [Field<'_>; 6] = [
+            ("mode", &|o| oct(o, mode as u64)),
+            ("uid", &|o| self.user(o, uid)),
+            ("gid", &|o| self.group(o, gid)),
+            ("fsid", &|o| dec(o, fsid as u64)),
+            ("nodeid", &|o| sdec(o, nodeid as i64)),
+            ("device", &|o| dec(o, dev)),
+        ];
+        self.fields(out, &fields);
+    }
+
+    fn exit(&self, out: &mut Vec<u8>, status: u32, ret: u32) {
+        self.kind(out, crate::token::id::EXIT, "exit", "<exit ");
+        let fields: [Field<'_>; 2] = [
+            ("errval", &|o| {
+                o.extend_from_slice(b"Error ");
+                dec(o, status as u64)
+            }),
+            ("retval", &|o| dec(o, ret as u64)),
+        ];
+        self.fields(out, &fields);
+    }
+
+    /// The `newgroups` token: one `<gid>` element (XML) or field per group id.
+    fn groups(&self, out: &mut Vec<u8>, list: &[u8]) {
+        self.kind(out, crate::token::id::NEWGROUPS, "group", "<group>");
+        for g in list.chunks_exact(4) {
+            let g = u32::from_be_bytes([g[0], g[1], g[2], g[3]]);
+            if self.opts.xml {
+                out.extend_from_slice(b"<gid>");
+                self.group(out, g);
+                out.extend_from_slice(b"</gid></group>");
+            } else {
+                self.del(out);
+                self.group(out, g);
+            }
+        }
+    }
+
+    /// The IPC object type by name (`-r`: as a number) and its id.
+    fn ipc(&self, out: &mut Vec<u8>, kind: u8, ipc_id: u32) {
+        self.kind(out, crate::token::id::IPC, "IPC", "<IPC");
+        let ty = |out: &mut Vec<u8>| {
+            if self.opts.raw {
+                dec(out, kind as u64)
+            } else {
+                match kind {
+                    1 => out.extend_from_slice(b"Message IPC"),
+                    2 => out.extend_from_slice(b"Semaphore IPC"),
+                    3 => out.extend_from_slice(b"Shared Memory IPC"),
+                    k => dec(out, k as u64),
+                }
+            }
+        };
+        let fields: [Field<'_>; 2] = [("ipc-type", &ty), ("ipc-id", &|o| dec(o, ipc_id as u64))];
+        self.fields(out, &fields);
+    }
+
+    #[allow(clippy::too_many_arguments)] // one parameter per field of the token
+    fn ipc_perm(
+        &self,
+        out: &mut Vec<u8>,
+        uid: u32,
+        gid: u32,
+        cuid: u32,
+        cgid: u32,
+        mode: u32,
+        seq: u32,
+        key: u32,
+    ) {
+        self.kind(out, crate::token::id::IPC_PERM, "IPC perm", "<IPC_perm ");
+        let fields: [Field<'_>; 7] = [
+            ("uid", &|o| self.user(o, uid)),
+            ("gid", &|o| self.group(o, gid)),
+            ("creator-uid", &|o| self.user(o, cuid)),
+            ("creator-gid", &|o| self.group(o, cgid)),
+            ("mode", &|o| oct(o, mode as u64)),
+            ("seq", &|o| dec(o, seq as u64)),
+            ("key", &|o| dec(o, key as u64)),
+        ];
+        self.fields(out, &fields);
+    }
+
+    /// The `opaque` token: its bytes in hex, preceded by their count outside XML.
+    fn opaque(&self, out: &mut Vec<u8>, d: &[u8]) {
+        self.kind(out, crate::token::id::OPAQUE, "opaque", "<opaque>");
+        if self.opts.xml {
+            self.mem(out, d);
+            out.extend_from_slice(b"</opaque>");
+        } else {
+            self.del(out);
+            dec(out, d.len() as u64);
+            self.del(out);
+            self.mem(out, d);
+        }
+    }
+
+    fn socket(
+        &self,
+        out: &mut Vec<u8>,
+        stype: u16,
+        lport: [u8; 2],
+        laddr: [u8; 4],
+        rport: [u8; 2],
+        raddr: [u8; 4],
+    ) {
+        self.kind(out, crate::token::id::SOCKET, "socket", "<socket ");
+        let fields: [Field<'_>; 5] = [
+            ("sock_type", &|o| dec(o, stype as u64)),
+            ("lport", &|o| dec(o, u16::from_be_bytes(lport) as u64)),
+            ("laddr", &|o| ipv4(o, &laddr)),
+            ("fport", &|o| dec(o, u16::from_be_bytes(rport) as u64)),
+            ("faddr", &|o| ipv4(o, &raddr)),
+        ];
+        self.fields(out, &fields);
+    }
+
+    /// The `socket_ex` token, in hex; praudit orders the remote end's fields differently
+    /// in XML (address, then port) and in text (port, then address).
+    #[allow(clippy::too_many_arguments)] // one parameter per field of the token
+    fn socket_ex(
+        &self,
+        out: &mut Vec<u8>,
+        domain: u16,
+        stype: u16,
+        lport: [u8; 2],
+        laddr: &Addr,
+        rport: [u8; 2],
+        raddr: &Addr,
+    ) {
+        self.kind(out, crate::token::id::SOCKET_EX, "socket", "<socket ");
+        let lp = u16::from_be_bytes(lport) as u64;
+        let rp = u16::from_be_bytes(rport) as u64;
+        if self.opts.xml {
+            let fields: [Field<'_>; 6] = [
+                ("sock_dom", &|o| alt_hex(o, domain as u64)),
+                ("sock_type", &|o| alt_hex(o, stype as u64)),
+                ("lport", &|o| alt_hex(o, lp)),
+                ("laddr", &|o| self.ex_addr(o, laddr)),
+                ("faddr", &|o| self.ex_addr(o, raddr)),
+                ("fport", &|o| alt_hex(o, rp)),
+            ];
+            self.fields(out, &fields);
+        } else {
+            let fields: [Field<'_>; 6] = [
+                ("", &|o| alt_hex(o, domain as u64)),
+                ("", &|o| alt_hex(o, stype as u64)),
+                ("", &|o| alt_hex(o, lp)),
+                ("", &|o| self.ex_addr(o, laddr)),
+                ("", &|o| alt_hex(o, rp)),
+                ("", &|o| self.ex_addr(o, raddr)),
+            ];
+            self.fields(out, &fields);
+        }
+    }
+
+    /// The fields of `socket-inet` and `socket-inet6` (after the token's name).
+    fn sock_inet(
+        &self,
+        out: &mut Vec<u8>,
+        family: u16,
+        port: [u8; 2],
+        addr: &dyn Fn(&mut Vec<u8>),
+    ) {
+        let fields: [Field<'_>; 3] = [
+            ("type", &|o| dec(o, family as u64)),
+            ("port", &|o| dec(o, u16::from_be_bytes(port) as u64)),
+            ("addr", addr),
+        ];
+        self.fields(out, &fields);
+    }
+
+    /// The `socket-unix` token; XML has an empty port attribute, text has no port field.
+    fn sock_unix(&self, out: &mut Vec<u8>, family: u16, path: &[u8]) {
+        self.kind(
+            out,
+            crate::token::id::SOCKUNIX,
+            "socket-unix",
+            "<socket-unix ",
+        );
+        if self.opts.xml {
+            let fields: [Field<'_>; 3] = [
+                ("type", &|o| dec(o, family as u64)),
+                ("port", &|_| {}),
+                ("addr", &|o| string(o, cstr(path))),
+            ];
+            self.fields(out, &fields);
+        } else {
+            let fields: [Field<'_>; 2] = [
+                ("type", &|o| dec(o, family as u64)),
+                ("addr", &|o| string(o, cstr(path))),
+            ];
+            self.fields(out, &fields);
+        }
+    }
+
+    /// A token printed as one element with content (XML) or one field: `ip addr`,
+    /// `ip port`, `path`, `text`.
+    fn element(
+        &self,
+        out: &mut Vec<u8>,
+        id: u8,
+        name: &str,
+        open: &str,
+        close: &str,
+        value: impl FnOnce(&mut Vec<u8>),
+    ) {
+        self.kind(out, id, name, open);
+        if self.opts.xml {
+            value(out);
+            out.extend_from_slice(close.as_bytes());
+        } else {
+            self.del(out);
+            value(out);
+        }
+    }
+
     /// Attribute form (XML, closing `/>`) or delimited form of simple fields.
     fn fields(&self, out: &mut Vec<u8>, fields: &[Field<'_>]) {
+        self.open_fields(out, fields);
+        if self.opts.xml {
+            out.extend_from_slice(b"/>");
+        }
+    }
+
+    /// [`Printer::fields`] without the closing `/>`: the element goes on (content, or
+    /// praudit leaves it open).
+    fn open_fields(&self, out: &mut Vec<u8>, fields: &[Field<'_>]) {
         if self.opts.xml {
             for (name, f) in fields {
                 self.open(out, name);
                 f(out);
                 self.close(out);
             }
-            out.extend_from_slice(b"/>");
         } else {
             for (_, f) in fields {
                 self.del(out);
                 f(out);
             }
-        }
-    }
-
-    fn text_like(&self, out: &mut Vec<u8>, id: u8, name: &str, open: &str, close: &str, s: &[u8]) {
-        self.kind(out, id, name, open);
-        if self.opts.xml {
-            string(out, s);
-            out.extend_from_slice(close.as_bytes());
-        } else {
-            self.del(out);
-            string(out, s);
         }
     }
 

@@ -423,34 +423,7 @@ pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
         id: tid,
     };
     let t = match tid {
-        id::HEADER32 | id::HEADER64 | id::HEADER32_EX | id::HEADER64_EX => {
-            let size = c.u32()?;
-            let version = c.u8()?;
-            let event = c.u16()?;
-            let modifier = c.u16()?;
-            let ex = tid == id::HEADER32_EX || tid == id::HEADER64_EX;
-            let host = if ex {
-                let t = c.u32()?;
-                Some(c.addr_lenient(t)?)
-            } else {
-                None
-            };
-            let (sec, msec) = if tid == id::HEADER32 || tid == id::HEADER32_EX {
-                (c.u32()? as u64, c.u32()? as u64)
-            } else {
-                (c.u64()?, c.u64()?)
-            };
-            Token::Header(Header {
-                id: tid,
-                size,
-                version,
-                event,
-                modifier,
-                host,
-                sec,
-                msec,
-            })
-        }
+        id::HEADER32 | id::HEADER64 | id::HEADER32_EX | id::HEADER64_EX => c.header()?,
         id::TRAILER => Token::Trailer {
             magic: c.u16()?,
             count: c.u32()?,
@@ -460,25 +433,7 @@ pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
             msec: c.u32()?,
             name: c.lstr16()?,
         },
-        id::DATA => {
-            let how = c.u8()?;
-            let unit = c.u8()?;
-            let count = c.u8()?;
-            let size = match unit {
-                0 => 1,
-                1 => 2,
-                2 => 4,
-                3 => 8,
-                other => return Err(c.fail(DecodeErrorKind::ArbitraryUnit(other))),
-            };
-            let data = c.take(size * count as usize)?;
-            Token::Arbitrary {
-                how,
-                unit,
-                count,
-                data,
-            }
-        }
+        id::DATA => c.arbitrary()?,
         id::IPC => Token::Ipc {
             kind: c.u8()?,
             id: c.u32()?,
@@ -494,35 +449,7 @@ pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
         | id::SUBJECT32_EX
         | id::PROCESS32_EX
         | id::SUBJECT64_EX
-        | id::PROCESS64_EX => {
-            let form = subject_form(tid);
-            let auid = c.u32()?;
-            let euid = c.u32()?;
-            let egid = c.u32()?;
-            let ruid = c.u32()?;
-            let rgid = c.u32()?;
-            let pid = c.u32()?;
-            let sid = c.u32()?;
-            let port = if form.wide { c.u64()? } else { c.u32()? as u64 };
-            let addr = if form.ex {
-                let t = c.u32()?;
-                c.addr_strict(t)?
-            } else {
-                Addr::V4(c.arr()?)
-            };
-            Token::Subject(Subject {
-                form,
-                auid,
-                euid,
-                egid,
-                ruid,
-                rgid,
-                pid,
-                sid,
-                port,
-                addr,
-            })
-        }
+        | id::PROCESS64_EX => c.subject()?,
         id::RETURN32 => Token::Return32 {
             status: c.u8()?,
             value: c.u32()?,
@@ -555,26 +482,7 @@ pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
             rport: c.arr()?,
             raddr: c.arr()?,
         },
-        id::SOCKET_EX => {
-            let domain = c.u16()?;
-            let stype = c.u16()?;
-            let atype = c.u16()? as u32;
-            if atype != 4 && atype != 16 {
-                return Err(c.fail(DecodeErrorKind::AddressType(atype)));
-            }
-            let lport = c.arr()?;
-            let laddr = c.addr_strict(atype)?;
-            let rport = c.arr()?;
-            let raddr = c.addr_strict(atype)?;
-            Token::SocketEx {
-                domain,
-                stype,
-                lport,
-                laddr,
-                rport,
-                raddr,
-            }
-        }
+        id::SOCKET_EX => c.socket_ex()?,
         id::SOCKINET32 => Token::SockInet32 {
             family: c.u16()?,
             port: c.arr()?,
@@ -585,23 +493,7 @@ pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
             port: c.arr()?,
             addr: c.arr()?,
         },
-        id::SOCKUNIX => {
-            let family = c.u16()?;
-            let rest = &buf[c.pos..];
-            let search = rest.len().min(UNIX_PATH_MAX);
-            let (take, path_len) = match rest[..search].iter().position(|&b| b == 0) {
-                Some(p) => (p + 1, p),
-                None => (search, search.min(UNIX_PATH_MAX - 1)),
-            };
-            let taken = c.take(take)?;
-            // libbsm copies into a 108-byte buffer and forces its last byte to NUL.
-            let path = &taken[..path_len];
-            Token::SockUnix {
-                family,
-                path,
-                taken,
-            }
-        }
+        id::SOCKUNIX => c.sock_unix()?,
         id::SEQ => Token::Seq(c.u32()?),
         id::IPC_PERM => Token::IpcPerm {
             uid: c.u32()?,
@@ -619,54 +511,13 @@ pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
                 list: c.take(4 * count.min(MAX_GROUPS) as usize)?,
             }
         }
-        id::EXEC_ARGS | id::EXEC_ENV => {
-            let count = c.u32()?;
-            let start = c.pos;
-            for _ in 0..count {
-                if c.pos >= buf.len() {
-                    return Err(c.fail(DecodeErrorKind::ExecStrings { count }));
-                }
-                match buf[c.pos..].iter().position(|&b| b == 0) {
-                    Some(p) => c.pos += p + 1,
-                    None => return Err(c.fail(DecodeErrorKind::ExecStrings { count })),
-                }
-            }
-            let s = ExecStrings {
-                count,
-                data: &buf[start..c.pos],
-            };
-            if tid == id::EXEC_ARGS {
-                Token::ExecArgs(s)
-            } else {
-                Token::ExecEnv(s)
-            }
-        }
-        id::ATTR32 | id::ATTR64 => {
-            let wide = tid == id::ATTR64;
-            Token::Attr {
-                wide,
-                mode: c.u32()?,
-                uid: c.u32()?,
-                gid: c.u32()?,
-                fsid: c.u32()?,
-                nodeid: c.u64()?,
-                dev: if wide { c.u64()? } else { c.u32()? as u64 },
-            }
-        }
+        id::EXEC_ARGS | id::EXEC_ENV => c.exec_strings()?,
+        id::ATTR32 | id::ATTR64 => c.attr()?,
         id::EXIT => Token::Exit {
             status: c.u32()?,
             ret: c.u32()?,
         },
-        id::ARG_UUID | id::RETURN_UUID => {
-            let no = c.u8()?;
-            let uuid = c.arr()?;
-            let text = c.lstr16()?;
-            if tid == id::ARG_UUID {
-                Token::ArgUuid { no, uuid, text }
-            } else {
-                Token::RetUuid { no, uuid, text }
-            }
-        }
+        id::ARG_UUID | id::RETURN_UUID => c.uuid_arg()?,
         id::UPRIV => Token::Upriv {
             sorf: c.u8()?,
             name: c.lstr16()?,
@@ -675,18 +526,209 @@ pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
             set: c.lstr16()?,
             privs: c.lstr16()?,
         },
-        other => {
-            let keep = buf.len() as isize - (1 + TRAILER_SIZE) as isize;
-            if keep <= 0 {
-                return Err(c.fail(DecodeErrorKind::UnknownAtEnd));
-            }
-            Token::Unknown {
-                id: other,
-                data: c.take(keep as usize)?,
-            }
-        }
+        _ => c.unknown()?,
     };
     Ok((t, c.pos))
+}
+
+/// The bodies of the tokens whose layout depends on their id or needs more than reading
+/// fields in order; the cursor stands after the token id, `self.id`.
+impl<'a> Cur<'a> {
+    /// `header32`/`header64` and their `_ex` forms (with the host address).
+    fn header(&mut self) -> Result<Token<'a>, DecodeError> {
+        let tid = self.id;
+        let size = self.u32()?;
+        let version = self.u8()?;
+        let event = self.u16()?;
+        let modifier = self.u16()?;
+        let ex = tid == id::HEADER32_EX || tid == id::HEADER64_EX;
+        let host = if ex {
+            let t = self.u32()?;
+            Some(self.addr_lenient(t)?)
+        } else {
+            None
+        };
+        let (sec, msec) = if tid == id::HEADER32 || tid == id::HEADER32_EX {
+            (self.u32()? as u64, self.u32()? as u64)
+        } else {
+            (self.u64()?, self.u64()?)
+        };
+        Ok(Token::Header(Header {
+            id: tid,
+            size,
+            version,
+            event,
+            modifier,
+            host,
+            sec,
+            msec,
+        }))
+    }
+
+    /// `arbitrary data`: `count` units of 1, 2, 4 or 8 bytes; any other unit is an error.
+    fn arbitrary(&mut self) -> Result<Token<'a>, DecodeError> {
+        let how = self.u8()?;
+        let unit = self.u8()?;
+        let count = self.u8()?;
+        let size = match unit {
+            0 => 1,
+            1 => 2,
+            2 => 4,
+            3 => 8,
+            other => return Err(self.fail(DecodeErrorKind::ArbitraryUnit(other))),
+        };
+        let data = self.take(size * count as usize)?;
+        Ok(Token::Arbitrary {
+            how,
+            unit,
+            count,
+            data,
+        })
+    }
+
+    /// `subject` and `process`, 32- or 64-bit port, with or without the address type.
+    fn subject(&mut self) -> Result<Token<'a>, DecodeError> {
+        let form = subject_form(self.id);
+        let auid = self.u32()?;
+        let euid = self.u32()?;
+        let egid = self.u32()?;
+        let ruid = self.u32()?;
+        let rgid = self.u32()?;
+        let pid = self.u32()?;
+        let sid = self.u32()?;
+        let port = if form.wide {
+            self.u64()?
+        } else {
+            self.u32()? as u64
+        };
+        let addr = if form.ex {
+            let t = self.u32()?;
+            self.addr_strict(t)?
+        } else {
+            Addr::V4(self.arr()?)
+        };
+        Ok(Token::Subject(Subject {
+            form,
+            auid,
+            euid,
+            egid,
+            ruid,
+            rgid,
+            pid,
+            sid,
+            port,
+            addr,
+        }))
+    }
+
+    /// `socket_ex`: one address type (4 or 16) for both ends.
+    fn socket_ex(&mut self) -> Result<Token<'a>, DecodeError> {
+        let domain = self.u16()?;
+        let stype = self.u16()?;
+        let atype = self.u16()? as u32;
+        if atype != 4 && atype != 16 {
+            return Err(self.fail(DecodeErrorKind::AddressType(atype)));
+        }
+        let lport = self.arr()?;
+        let laddr = self.addr_strict(atype)?;
+        let rport = self.arr()?;
+        let raddr = self.addr_strict(atype)?;
+        Ok(Token::SocketEx {
+            domain,
+            stype,
+            lport,
+            laddr,
+            rport,
+            raddr,
+        })
+    }
+
+    /// `sockunix`: a path up to its NUL, at most [`UNIX_PATH_MAX`] bytes as libbsm reads it.
+    fn sock_unix(&mut self) -> Result<Token<'a>, DecodeError> {
+        let family = self.u16()?;
+        let rest = &self.buf[self.pos..];
+        let search = rest.len().min(UNIX_PATH_MAX);
+        let (take, path_len) = match rest[..search].iter().position(|&b| b == 0) {
+            Some(p) => (p + 1, p),
+            None => (search, search.min(UNIX_PATH_MAX - 1)),
+        };
+        let taken = self.take(take)?;
+        // libbsm copies into a 108-byte buffer and forces its last byte to NUL.
+        let path = &taken[..path_len];
+        Ok(Token::SockUnix {
+            family,
+            path,
+            taken,
+        })
+    }
+
+    /// `exec args` / `exec env`: `count` NUL-terminated strings, each inside the record.
+    fn exec_strings(&mut self) -> Result<Token<'a>, DecodeError> {
+        let buf = self.buf;
+        let count = self.u32()?;
+        let start = self.pos;
+        for _ in 0..count {
+            if self.pos >= buf.len() {
+                return Err(self.fail(DecodeErrorKind::ExecStrings { count }));
+            }
+            match buf[self.pos..].iter().position(|&b| b == 0) {
+                Some(p) => self.pos += p + 1,
+                None => return Err(self.fail(DecodeErrorKind::ExecStrings { count })),
+            }
+        }
+        let s = ExecStrings {
+            count,
+            data: &buf[start..self.pos],
+        };
+        Ok(if self.id == id::EXEC_ARGS {
+            Token::ExecArgs(s)
+        } else {
+            Token::ExecEnv(s)
+        })
+    }
+
+    /// `attr32` / `attr64`: the device number is 32 or 64 bits wide.
+    fn attr(&mut self) -> Result<Token<'a>, DecodeError> {
+        let wide = self.id == id::ATTR64;
+        Ok(Token::Attr {
+            wide,
+            mode: self.u32()?,
+            uid: self.u32()?,
+            gid: self.u32()?,
+            fsid: self.u32()?,
+            nodeid: self.u64()?,
+            dev: if wide {
+                self.u64()?
+            } else {
+                self.u32()? as u64
+            },
+        })
+    }
+
+    /// `arg_uuid` / `ret_uuid`: an argument number, a UUID and a text.
+    fn uuid_arg(&mut self) -> Result<Token<'a>, DecodeError> {
+        let no = self.u8()?;
+        let uuid = self.arr()?;
+        let text = self.lstr16()?;
+        Ok(if self.id == id::ARG_UUID {
+            Token::ArgUuid { no, uuid, text }
+        } else {
+            Token::RetUuid { no, uuid, text }
+        })
+    }
+
+    /// A token id libbsm does not know: it takes the rest of the record up to the
+    /// trailer, and is an error when nothing is left before the trailer.
+    fn unknown(&mut self) -> Result<Token<'a>, DecodeError> {
+        let keep = self.buf.len() as isize - (1 + TRAILER_SIZE) as isize;
+        if keep <= 0 {
+            return Err(self.fail(DecodeErrorKind::UnknownAtEnd));
+        }
+        Ok(Token::Unknown {
+            id: self.id,
+            data: self.take(keep as usize)?,
+        })
+    }
 }
 
 fn subject_form(tid: u8) -> SubjectForm {

@@ -389,6 +389,164 @@ impl RightKind {
     }
 }
 
+/// The text's top-level table, in the format-neutral tree.
+fn top_table(text: &str, format: Format) -> Res<Vec<(String, Node)>> {
+    let root = match format {
+        Format::Toml => from_toml(toml::Value::Table(
+            text.parse::<toml::Table>()
+                .map_err(|e| ConfigErrorKind::Syntax(e.to_string().trim().replace('\n', " ")))?,
+        )),
+        Format::Json => from_json(
+            serde_json::from_str(text).map_err(|e| ConfigErrorKind::Syntax(e.to_string()))?,
+        ),
+    };
+    match root {
+        Node::Table(top) => Ok(top),
+        _ => Err(ConfigErrorKind::Type {
+            key: "(top level)".into(),
+            expected: "a table",
+        }),
+    }
+}
+
+/// The `abi` key: an integer from 1 to `u32::MAX`.
+fn abi(v: &Node) -> Res<u32> {
+    match v {
+        Node::Int(i) if (1..=i64::from(u32::MAX)).contains(i) => Ok(*i as u32),
+        _ => Err(ConfigErrorKind::Type {
+            key: "abi".into(),
+            expected: "an integer >= 1",
+        }),
+    }
+}
+
+/// The sections of a configuration, one step each.
+impl Parser {
+    /// The items of the array section `sec`, each a table, with its key (`sec[i]`).
+    fn tables<'a>(&self, sec: &str, v: &'a Node) -> Res<Vec<(String, &'a [(String, Node)])>> {
+        let mut out = Vec::new();
+        for (i, item) in self.array(sec, v)?.iter().enumerate() {
+            let at = format!("{sec}[{i}]");
+            let Node::Table(t) = item else {
+                return Err(ConfigErrorKind::Type {
+                    key: at,
+                    expected: "a table",
+                });
+            };
+            out.push((at, t.as_slice()));
+        }
+        Ok(out)
+    }
+
+    /// One `[[variable]]`: its name and its literals.
+    fn variable(&self, at: &str, t: &[(String, Node)]) -> Res<(String, Vec<String>)> {
+        let (mut name, mut lits) = (None, None);
+        for (k, v) in self.fields(at, t, &["name", "literal"])? {
+            if k == "name" {
+                name = Some(self.string(&join(at, "name"), v)?.to_string());
+            } else {
+                let key = join(at, "literal");
+                let l: Res<Vec<String>> = self
+                    .array(&key, v)?
+                    .iter()
+                    .enumerate()
+                    .map(|(j, x)| self.string(&format!("{key}[{j}]"), x).map(str::to_string))
+                    .collect();
+                lits = Some(l?);
+            }
+        }
+        let name = name.ok_or_else(|| ConfigErrorKind::MissingKey {
+            key: join(at, "name"),
+        })?;
+        let lits = lits.ok_or_else(|| ConfigErrorKind::MissingKey {
+            key: join(at, "literal"),
+        })?;
+        Ok((name, lits))
+    }
+
+    /// One `[[ruleset]]`: its handled rights and scopes, added to the configuration's.
+    fn ruleset(&self, at: &str, t: &[(String, Node)], c: &mut Config) -> Res<()> {
+        let known = ["handled_access_fs", "handled_access_net", "scoped"];
+        for (k, v) in self.fields(at, t, &known)? {
+            let key = join(at, &self.spell(k));
+            match k {
+                "handled_access_fs" => c.handled_fs |= self.rights(&key, v, RightKind::Fs)?,
+                "handled_access_net" => {
+                    c.handled_net |= self.rights(&key, v, RightKind::Net)? as u8
+                }
+                _ => c.scoped |= self.rights(&key, v, RightKind::Scope)? as u8,
+            }
+        }
+        Ok(())
+    }
+
+    /// The two keys of a rule, `allowed_access` (rights of `kind`) and `second` (an
+    /// array), both required: the rights, and the array with its key.
+    fn rule_fields<'a>(
+        &self,
+        at: &str,
+        t: &'a [(String, Node)],
+        second: &str,
+        kind: RightKind,
+    ) -> Res<(u16, String, &'a [Node])> {
+        let (mut access, mut targets) = (None, None);
+        for (k, v) in self.fields(at, t, &["allowed_access", second])? {
+            let key = join(at, &self.spell(k));
+            if k == "allowed_access" {
+                access = Some(self.rights(&key, v, kind)?);
+            } else {
+                targets = Some((key.clone(), self.array(&key, v)?));
+            }
+        }
+        let access = access.ok_or_else(|| ConfigErrorKind::MissingKey {
+            key: join(at, &self.spell("allowed_access")),
+        })?;
+        let (key, targets) = targets.ok_or_else(|| ConfigErrorKind::MissingKey {
+            key: join(at, &self.spell(second)),
+        })?;
+        Ok((access, key, targets))
+    }
+
+    /// One `[[path_beneath]]`, its parents with variables expanded; `expanded` counts the
+    /// paths of the whole configuration against [`MAX_EXPANDED`].
+    fn path_beneath(&self, at: &str, t: &[(String, Node)], expanded: &mut usize) -> Res<PathRule> {
+        let (access, key, targets) = self.rule_fields(at, t, "parent", RightKind::Fs)?;
+        let mut parents = Vec::new();
+        for (j, t) in targets.iter().enumerate() {
+            let k = format!("{key}[{j}]");
+            let e = self.expand(&k, self.string(&k, t)?)?;
+            *expanded += e.len();
+            if *expanded > MAX_EXPANDED {
+                return Err(ConfigErrorKind::TooMany { key: k });
+            }
+            parents.extend(e);
+        }
+        Ok(PathRule { access, parents })
+    }
+
+    /// One `[[net_port]]`: its rights and ports (non-negative integers; the range is
+    /// checked when resolved, as the kernel does).
+    fn net_port(&self, at: &str, t: &[(String, Node)]) -> Res<PortRule> {
+        let (access, key, targets) = self.rule_fields(at, t, "port", RightKind::Net)?;
+        let mut ports = Vec::new();
+        for (j, t) in targets.iter().enumerate() {
+            match t {
+                Node::Int(n) if *n >= 0 => ports.push(*n as u64),
+                _ => {
+                    return Err(ConfigErrorKind::Type {
+                        key: format!("{key}[{j}]"),
+                        expected: "a port number",
+                    })
+                }
+            }
+        }
+        Ok(PortRule {
+            access: access as u8,
+            ports,
+        })
+    }
+}
+
 fn join(at: &str, k: &str) -> String {
     if at.is_empty() {
         k.to_string()
@@ -436,22 +594,7 @@ impl Config {
         if text.len() > MAX_FILE_BYTES {
             return Err(ConfigErrorKind::TooLarge);
         }
-        let root = match format {
-            Format::Toml => {
-                from_toml(toml::Value::Table(text.parse::<toml::Table>().map_err(
-                    |e| ConfigErrorKind::Syntax(e.to_string().trim().replace('\n', " ")),
-                )?))
-            }
-            Format::Json => from_json(
-                serde_json::from_str(text).map_err(|e| ConfigErrorKind::Syntax(e.to_string()))?,
-            ),
-        };
-        let Node::Table(top) = root else {
-            return Err(ConfigErrorKind::Type {
-                key: "(top level)".into(),
-                expected: "a table",
-            });
-        };
+        let top = top_table(text, format)?;
         let mut p = Parser {
             format,
             abi: None,
@@ -464,49 +607,12 @@ impl Config {
         )?;
         // abi and variables first: the other sections use them.
         for (k, v) in &fields {
-            match (*k, v) {
-                ("abi", Node::Int(i)) if (1..=i64::from(u32::MAX)).contains(i) => {
-                    p.abi = Some(*i as u32)
-                }
-                ("abi", _) => {
-                    return Err(ConfigErrorKind::Type {
-                        key: "abi".into(),
-                        expected: "an integer >= 1",
-                    })
-                }
-                ("variable", v) => {
-                    for (i, item) in p.array("variable", v)?.iter().enumerate() {
-                        let at = format!("variable[{i}]");
-                        let Node::Table(t) = item else {
-                            return Err(ConfigErrorKind::Type {
-                                key: at,
-                                expected: "a table",
-                            });
-                        };
-                        let (mut name, mut lits) = (None, None);
-                        for (k, v) in p.fields(&at, t, &["name", "literal"])? {
-                            if k == "name" {
-                                name = Some(p.string(&join(&at, "name"), v)?.to_string());
-                            } else {
-                                let key = join(&at, "literal");
-                                let l: Res<Vec<String>> = p
-                                    .array(&key, v)?
-                                    .iter()
-                                    .enumerate()
-                                    .map(|(j, x)| {
-                                        p.string(&format!("{key}[{j}]"), x).map(str::to_string)
-                                    })
-                                    .collect();
-                                lits = Some(l?);
-                            }
-                        }
-                        let name = name.ok_or_else(|| ConfigErrorKind::MissingKey {
-                            key: join(&at, "name"),
-                        })?;
-                        let lits = lits.ok_or_else(|| ConfigErrorKind::MissingKey {
-                            key: join(&at, "literal"),
-                        })?;
-                        p.variables.push((name, lits));
+            match *k {
+                "abi" => p.abi = Some(abi(v)?),
+                "variable" => {
+                    for (at, t) in p.tables("variable", v)? {
+                        let variable = p.variable(&at, t)?;
+                        p.variables.push(variable);
                     }
                 }
                 _ => {}
@@ -521,97 +627,22 @@ impl Config {
             let sec = p.spell(k);
             match *k {
                 "ruleset" => {
-                    for (i, item) in p.array(&sec, v)?.iter().enumerate() {
-                        let at = format!("{sec}[{i}]");
-                        let Node::Table(t) = item else {
-                            return Err(ConfigErrorKind::Type {
-                                key: at,
-                                expected: "a table",
-                            });
-                        };
-                        for (k, v) in p.fields(
-                            &at,
-                            t,
-                            &["handled_access_fs", "handled_access_net", "scoped"],
-                        )? {
-                            let key = join(&at, &p.spell(k));
-                            match k {
-                                "handled_access_fs" => {
-                                    c.handled_fs |= p.rights(&key, v, RightKind::Fs)?
-                                }
-                                "handled_access_net" => {
-                                    c.handled_net |= p.rights(&key, v, RightKind::Net)? as u8
-                                }
-                                _ => c.scoped |= p.rights(&key, v, RightKind::Scope)? as u8,
-                            }
-                        }
+                    for (at, t) in p.tables(&sec, v)? {
+                        p.ruleset(&at, t, &mut c)?;
                     }
                 }
-                "path_beneath" | "net_port" => {
-                    let is_path = *k == "path_beneath";
-                    let second = if is_path { "parent" } else { "port" };
-                    for (i, item) in p.array(&sec, v)?.iter().enumerate() {
-                        let at = format!("{sec}[{i}]");
-                        let Node::Table(t) = item else {
-                            return Err(ConfigErrorKind::Type {
-                                key: at,
-                                expected: "a table",
-                            });
-                        };
-                        let (mut access, mut targets) = (None, None);
-                        for (k, v) in p.fields(&at, t, &["allowed_access", second])? {
-                            let key = join(&at, &p.spell(k));
-                            if k == "allowed_access" {
-                                let kind = if is_path {
-                                    RightKind::Fs
-                                } else {
-                                    RightKind::Net
-                                };
-                                access = Some(p.rights(&key, v, kind)?);
-                            } else {
-                                targets = Some((key.clone(), p.array(&key, v)?));
-                            }
-                        }
-                        let access = access.ok_or_else(|| ConfigErrorKind::MissingKey {
-                            key: join(&at, &p.spell("allowed_access")),
-                        })?;
-                        let (key, targets) =
-                            targets.ok_or_else(|| ConfigErrorKind::MissingKey {
-                                key: join(&at, &p.spell(second)),
-                            })?;
-                        if is_path {
-                            let mut parents = Vec::new();
-                            for (j, t) in targets.iter().enumerate() {
-                                let k = format!("{key}[{j}]");
-                                let e = p.expand(&k, p.string(&k, t)?)?;
-                                expanded += e.len();
-                                if expanded > MAX_EXPANDED {
-                                    return Err(ConfigErrorKind::TooMany { key: k });
-                                }
-                                parents.extend(e);
-                            }
-                            c.handled_fs |= access;
-                            c.path_beneath.push(PathRule { access, parents });
-                        } else {
-                            let mut ports = Vec::new();
-                            for (j, t) in targets.iter().enumerate() {
-                                let k = format!("{key}[{j}]");
-                                match t {
-                                    Node::Int(n) if *n >= 0 => ports.push(*n as u64),
-                                    _ => {
-                                        return Err(ConfigErrorKind::Type {
-                                            key: k,
-                                            expected: "a port number",
-                                        })
-                                    }
-                                }
-                            }
-                            c.handled_net |= access as u8;
-                            c.net_port.push(PortRule {
-                                access: access as u8,
-                                ports,
-                            });
-                        }
+                "path_beneath" => {
+                    for (at, t) in p.tables(&sec, v)? {
+                        let rule = p.path_beneath(&at, t, &mut expanded)?;
+                        c.handled_fs |= rule.access;
+                        c.path_beneath.push(rule);
+                    }
+                }
+                "net_port" => {
+                    for (at, t) in p.tables(&sec, v)? {
+                        let rule = p.net_port(&at, t)?;
+                        c.handled_net |= rule.access;
+                        c.net_port.push(rule);
                     }
                 }
                 _ => {}

@@ -151,6 +151,175 @@ pub struct PolicyIndex {
     pub process_trans_perms: u32,
 }
 
+/// Each type's attribute values (itself included), ascending, as CSR lists: offsets per
+/// type index and the values. A type the attribute map does not list matches itself.
+fn attribute_lists(policy: &Policy, ntypes: usize) -> (Vec<u32>, Vec<u16>) {
+    let mut attrs_off = Vec::with_capacity(ntypes + 1);
+    let mut attrs = Vec::new();
+    attrs_off.push(0u32);
+    for map in policy.type_attr_map.iter().take(ntypes) {
+        for bit in map.iter() {
+            let b = bit as usize;
+            if b < ntypes {
+                attrs.push((b + 1) as u16);
+            }
+        }
+        attrs_off.push(attrs.len() as u32);
+    }
+    for t in policy.type_attr_map.len().min(ntypes)..ntypes {
+        attrs.push((t + 1) as u16);
+        attrs_off.push(attrs.len() as u32);
+    }
+    (attrs_off, attrs)
+}
+
+/// The rules of the avtabs sorted out by kind, before bucketing: access-vector rules and
+/// extended-permission rules keyed by [`bucket_key`], type rules by their full key.
+struct RuleLists {
+    av: Vec<(u32, AvRule)>,
+    xp: Vec<(u32, XpRule)>,
+    type_rules: FxHashMap<(u16, u16, u16, u16), TypeRuleSlot>,
+}
+
+impl RuleLists {
+    fn with_capacity(av_rules: usize) -> RuleLists {
+        RuleLists {
+            av: Vec::with_capacity(av_rules),
+            xp: Vec::new(),
+            type_rules: FxHashMap::default(),
+        }
+    }
+
+    /// Adds every entry of `table`, entry `i` under the conditional tag `tag_of(i)`.
+    fn add(&mut self, table: &Avtab, tag_of: &dyn Fn(usize) -> CondTag) {
+        for (i, e) in table.entries.iter().enumerate() {
+            let k = e.key;
+            let cond = tag_of(i);
+            let bk = bucket_key(k.source.value(), k.class.value());
+            let av = |kind, perms| {
+                let target = k.target.value();
+                (
+                    bk,
+                    AvRule {
+                        target,
+                        kind,
+                        cond,
+                        perms,
+                    },
+                )
+            };
+            match (k.kind, e.datum) {
+                (AvtabKind::Allowed, AvtabDatum::Perms(p)) => self.av.push(av(AvKind::Allowed, p)),
+                (AvtabKind::AuditAllow, AvtabDatum::Perms(p)) => {
+                    self.av.push(av(AvKind::AuditAllow, p))
+                }
+                (AvtabKind::AuditDeny, AvtabDatum::Perms(p)) => {
+                    self.av.push(av(AvKind::AuditDeny, p))
+                }
+                (kind, AvtabDatum::Type(t)) if kind.is_type_rule() => {
+                    let slot = self
+                        .type_rules
+                        .entry((
+                            k.source.value(),
+                            k.target.value(),
+                            k.class.value(),
+                            kind.bits(),
+                        ))
+                        .or_default();
+                    if cond == UNCONDITIONAL {
+                        slot.unconditional.get_or_insert(t);
+                    } else {
+                        slot.conditional.push((cond, t));
+                    }
+                }
+                (kind, d) if kind.is_xperms() => {
+                    if let Some(x) = table.xperms_of(d) {
+                        self.xp.push((
+                            bk,
+                            XpRule {
+                                target: k.target.value(),
+                                kind,
+                                cond,
+                                xperms: *x,
+                            },
+                        ));
+                    }
+                }
+                // The reader pairs kinds with datums; anything else cannot occur.
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The conditional tag of each conditional avtab entry: `2n` on node `n`'s true list,
+/// `2n + 1` on its false list.
+fn cond_tags(policy: &Policy) -> Vec<CondTag> {
+    let mut tags = vec![UNCONDITIONAL; policy.cond_avtab.entries.len()];
+    for (n, node) in policy.cond_nodes.iter().enumerate() {
+        for i in node.true_list.clone() {
+            if let Some(t) = tags.get_mut(i as usize) {
+                *t = (n * 2) as u32;
+            }
+        }
+        for i in node.false_list.clone() {
+            if let Some(t) = tags.get_mut(i as usize) {
+                *t = (n * 2 + 1) as u32;
+            }
+        }
+    }
+    tags
+}
+
+/// Per type value: permissive, neveraudit, bounded, and unplanned (from `unplanned`,
+/// type indexes).
+fn type_flags(policy: &Policy, ntypes: usize, unplanned: Vec<usize>) -> Vec<u8> {
+    let mut type_flags = vec![0u8; ntypes + 1];
+    for (v, f) in type_flags.iter_mut().enumerate() {
+        if policy.permissive.contains(v as u32) {
+            *f |= FLAG_PERMISSIVE;
+        }
+        if policy.neveraudit.contains(v as u32) {
+            *f |= FLAG_NEVERAUDIT;
+        }
+        if v > 0 && policy.types.get(v - 1).is_some_and(|d| d.bounds.is_some()) {
+            *f |= FLAG_BOUNDED;
+        }
+    }
+    for t in unplanned {
+        if let Some(f) = type_flags.get_mut(t + 1) {
+            *f |= FLAG_UNPLANNED;
+        }
+    }
+    type_flags
+}
+
+/// Per class index: its constraints compiled for access decisions.
+fn compiled_constraints(policy: &Policy) -> Box<[Box<[crate::constraint::Compiled]>]> {
+    policy
+        .classes
+        .iter()
+        .map(|c| {
+            c.constraints
+                .iter()
+                .map(|k| crate::constraint::Compiled::new(k.perms, &k.expr))
+                .collect()
+        })
+        .collect()
+}
+
+/// The filename transitions by (target, class, name), outcomes in file order.
+fn filename_transitions(policy: &Policy) -> FilenameTrans {
+    let mut filename_trans: HashMap<_, Vec<_>, FxBuild> = HashMap::default();
+    for f in &policy.filename_trans {
+        filename_trans
+            .entry((f.target, f.class, f.name.clone()))
+            .or_default()
+            .extend(f.outcomes.iter().cloned());
+    }
+    filename_trans
+}
+
 #[inline]
 fn bucket_key(source: u16, class: u16) -> u32 {
     (source as u32) << 16 | class as u32
@@ -168,110 +337,14 @@ impl PolicyIndex {
     fn build_with(policy: &Policy, wide_keys: bool, budget: Option<usize>) -> PolicyIndex {
         let ntypes = policy.types.len();
         let words = ntypes.div_ceil(64).max(1);
-        let mut attrs_off = Vec::with_capacity(ntypes + 1);
-        let mut attrs = Vec::new();
-        attrs_off.push(0u32);
-        for map in policy.type_attr_map.iter().take(ntypes) {
-            for bit in map.iter() {
-                let b = bit as usize;
-                if b < ntypes {
-                    attrs.push((b + 1) as u16);
-                }
-            }
-            attrs_off.push(attrs.len() as u32);
-        }
-        // Types the map does not list still match themselves.
-        for t in policy.type_attr_map.len().min(ntypes)..ntypes {
-            attrs.push((t + 1) as u16);
-            attrs_off.push(attrs.len() as u32);
-        }
+        let (attrs_off, attrs) = attribute_lists(policy, ntypes);
 
-        let mut av: Vec<(u32, AvRule)> =
-            Vec::with_capacity(policy.avtab.entries.len() + policy.cond_avtab.entries.len());
-        let mut xp: Vec<(u32, XpRule)> = Vec::new();
-        let mut type_rules: FxHashMap<(u16, u16, u16, u16), TypeRuleSlot> = FxHashMap::default();
-        let mut add_table = |table: &Avtab, tag_of: &dyn Fn(usize) -> CondTag| {
-            for (i, e) in table.entries.iter().enumerate() {
-                let k = e.key;
-                let cond = tag_of(i);
-                let bk = bucket_key(k.source.value(), k.class.value());
-                match (k.kind, e.datum) {
-                    (AvtabKind::Allowed, AvtabDatum::Perms(p)) => av.push((
-                        bk,
-                        AvRule {
-                            target: k.target.value(),
-                            kind: AvKind::Allowed,
-                            cond,
-                            perms: p,
-                        },
-                    )),
-                    (AvtabKind::AuditAllow, AvtabDatum::Perms(p)) => av.push((
-                        bk,
-                        AvRule {
-                            target: k.target.value(),
-                            kind: AvKind::AuditAllow,
-                            cond,
-                            perms: p,
-                        },
-                    )),
-                    (AvtabKind::AuditDeny, AvtabDatum::Perms(p)) => av.push((
-                        bk,
-                        AvRule {
-                            target: k.target.value(),
-                            kind: AvKind::AuditDeny,
-                            cond,
-                            perms: p,
-                        },
-                    )),
-                    (kind, AvtabDatum::Type(t)) if kind.is_type_rule() => {
-                        let slot = type_rules
-                            .entry((
-                                k.source.value(),
-                                k.target.value(),
-                                k.class.value(),
-                                kind.bits(),
-                            ))
-                            .or_default();
-                        if cond == UNCONDITIONAL {
-                            slot.unconditional.get_or_insert(t);
-                        } else {
-                            slot.conditional.push((cond, t));
-                        }
-                    }
-                    (kind, d) if kind.is_xperms() => {
-                        if let Some(x) = table.xperms_of(d) {
-                            xp.push((
-                                bk,
-                                XpRule {
-                                    target: k.target.value(),
-                                    kind,
-                                    cond,
-                                    xperms: *x,
-                                },
-                            ));
-                        }
-                    }
-                    // The reader pairs kinds with datums; anything else cannot occur.
-                    _ => {}
-                }
-            }
-        };
-        add_table(&policy.avtab, &|_| UNCONDITIONAL);
-        // Map each conditional entry to its list.
-        let mut tags = vec![UNCONDITIONAL; policy.cond_avtab.entries.len()];
-        for (n, node) in policy.cond_nodes.iter().enumerate() {
-            for i in node.true_list.clone() {
-                if let Some(t) = tags.get_mut(i as usize) {
-                    *t = (n * 2) as u32;
-                }
-            }
-            for i in node.false_list.clone() {
-                if let Some(t) = tags.get_mut(i as usize) {
-                    *t = (n * 2 + 1) as u32;
-                }
-            }
-        }
-        add_table(&policy.cond_avtab, &|i| tags[i]);
+        let mut rules =
+            RuleLists::with_capacity(policy.avtab.entries.len() + policy.cond_avtab.entries.len());
+        rules.add(&policy.avtab, &|_| UNCONDITIONAL);
+        let tags = cond_tags(policy);
+        rules.add(&policy.cond_avtab, &|i| tags[i]);
+        let RuleLists { av, xp, type_rules } = rules;
 
         let solo = solo_values(&attrs_off, &attrs, ntypes);
         let narrow = !wide_keys
@@ -284,51 +357,12 @@ impl PolicyIndex {
         let (shared_ix, shared_member, shared_words) =
             shared_rows(&solo, &attrs_off, &attrs, ntypes);
         let (xp_buckets, xp_rules) = bucketize(xp);
-        let mut type_flags = vec![0u8; ntypes + 1];
-        for (v, f) in type_flags.iter_mut().enumerate() {
-            if policy.permissive.contains(v as u32) {
-                *f |= FLAG_PERMISSIVE;
-            }
-            if policy.neveraudit.contains(v as u32) {
-                *f |= FLAG_NEVERAUDIT;
-            }
-            if v > 0 && policy.types.get(v - 1).is_some_and(|d| d.bounds.is_some()) {
-                *f |= FLAG_BOUNDED;
-            }
-        }
-        for t in unplanned {
-            if let Some(f) = type_flags.get_mut(t + 1) {
-                *f |= FLAG_UNPLANNED;
-            }
-        }
+        let type_flags = type_flags(policy, ntypes, unplanned);
 
         let process_class = policy.process_class();
         let process_trans_perms = process_class
             .map(|c| perm_bits(policy, c, &["transition", "dyntransition"]))
             .unwrap_or(0);
-
-        let role_trans = policy
-            .role_trans
-            .iter()
-            .map(|r| ((r.role, r.ty, r.class), r.new_role))
-            .collect();
-        let role_allow = policy
-            .role_allow
-            .iter()
-            .map(|r| (r.role, r.new_role))
-            .collect();
-        let range_trans = policy
-            .range_trans
-            .iter()
-            .map(|r| ((r.source, r.target, r.class), r.range.clone()))
-            .collect();
-        let mut filename_trans: HashMap<_, Vec<_>, FxBuild> = HashMap::default();
-        for f in &policy.filename_trans {
-            filename_trans
-                .entry((f.target, f.class, f.name.clone()))
-                .or_default()
-                .extend(f.outcomes.iter().cloned());
-        }
 
         PolicyIndex {
             ntypes,
@@ -347,21 +381,24 @@ impl PolicyIndex {
             shared_member,
             shared_words,
             type_flags: type_flags.into_boxed_slice(),
-            constraints: policy
-                .classes
-                .iter()
-                .map(|c| {
-                    c.constraints
-                        .iter()
-                        .map(|k| crate::constraint::Compiled::new(k.perms, &k.expr))
-                        .collect()
-                })
-                .collect(),
+            constraints: compiled_constraints(policy),
             type_rules,
-            role_trans,
-            role_allow,
-            range_trans,
-            filename_trans,
+            role_trans: policy
+                .role_trans
+                .iter()
+                .map(|r| ((r.role, r.ty, r.class), r.new_role))
+                .collect(),
+            role_allow: policy
+                .role_allow
+                .iter()
+                .map(|r| (r.role, r.new_role))
+                .collect(),
+            range_trans: policy
+                .range_trans
+                .iter()
+                .map(|r| ((r.source, r.target, r.class), r.range.clone()))
+                .collect(),
+            filename_trans: filename_transitions(policy),
             cond_nodes: policy.cond_nodes.len(),
             process_class,
             process_trans_perms,

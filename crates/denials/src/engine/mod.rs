@@ -176,6 +176,11 @@ impl Engine {
     }
 
     /// audit2why's verdict for one denial.
+    ///
+    /// The steps of the kernel's decision run in its order (TE rules, constraints, role
+    /// transitions, type bounds); each takes away what it denies, and is a reason when it
+    /// denies a requested permission that the steps before it left. The first reason found
+    /// in that order names the verdict, as in libsepol's `sepol_compute_av_reason`.
     pub fn analyze(
         &self,
         scon: &str,
@@ -184,62 +189,19 @@ impl Engine {
         perms: &[&str],
     ) -> Result<Verdict, Unknown> {
         let (s, t, class, requested) = self.resolve(scon, tcon, tclass, perms)?;
-        let snap = &*self.base;
-        let (te_allowed, _, auditdeny) = te_av(snap, s, t, class);
-        let mut allowed = te_allowed;
+        let (te_allowed, _, auditdeny) = te_av(&self.base, s, t, class);
         let mut req = requested;
-        let mut reason_te = false;
-        if req & !allowed != 0 {
-            reason_te = true;
-            req &= allowed;
-        }
-        let mut buf = String::new();
-        let policy = &*snap.policy;
-        for c in policy.class(class).constraints.iter() {
-            if c.perms & allowed != 0
-                && !reason::eval_with_reason(policy, snap.names(), class, c, s, t, &mut buf)
-            {
-                allowed &= !c.perms;
-            }
-        }
+        let reason_te = req & !te_allowed != 0;
+        req &= te_allowed;
+        let mut constraint_text = String::new();
+        let allowed = self.constraints_allow(s, t, class, te_allowed, &mut constraint_text);
         let reason_cons = req & !allowed != 0;
         req &= allowed;
-        if let Some((pc, trans)) = self.process {
-            if pc == class
-                && allowed & trans != 0
-                && s.role != t.role
-                && !policy
-                    .role_allow
-                    .iter()
-                    .any(|ra| ra.role == s.role && ra.new_role == t.role)
-            {
-                allowed &= !trans;
-            }
-        }
+        let allowed = self.role_transition_allows(s, t, class, allowed);
         let reason_rbac = req & !allowed != 0;
         req &= allowed;
-        let reason_bounds = match policy.type_datum(s.ty).bounds {
-            Some(bound) => {
-                let lo_s = Context {
-                    ty: bound,
-                    ..s.clone()
-                };
-                let lo_t = match policy.type_datum(t.ty).bounds {
-                    Some(tb) => Context {
-                        ty: tb,
-                        ..t.clone()
-                    },
-                    None => t.clone(),
-                };
-                let lo = compute_av(snap, &lo_s, &lo_t, class);
-                req & !lo.allowed.0 & allowed != 0
-            }
-            None => false,
-        };
+        let reason_bounds = self.bounds_deny(s, t, class, req & allowed);
 
-        if !(reason_te || reason_cons || reason_rbac || reason_bounds) {
-            return Ok(Verdict::Allow);
-        }
         if reason_te {
             let fixes = self.boolean_fixes(s, t, class, requested, requested & !te_allowed);
             if !fixes.is_empty() {
@@ -251,13 +213,87 @@ impl Engine {
                 Verdict::TeRule
             });
         }
-        if reason_cons {
-            return Ok(Verdict::Constraint(buf));
+        Ok(if reason_cons {
+            Verdict::Constraint(constraint_text)
+        } else if reason_rbac {
+            Verdict::Rbac
+        } else if reason_bounds {
+            Verdict::Bounds
+        } else {
+            Verdict::Allow
+        })
+    }
+
+    /// `allowed` less the permissions of every constraint of `class` that fails for
+    /// (`s`, `t`); the failing expressions are written to `text` (audit2why's report).
+    fn constraints_allow(
+        &self,
+        s: &Context,
+        t: &Context,
+        class: ClassId,
+        mut allowed: u32,
+        text: &mut String,
+    ) -> u32 {
+        let snap = &*self.base;
+        let policy = &*snap.policy;
+        for c in policy.class(class).constraints.iter() {
+            if c.perms & allowed != 0
+                && !reason::eval_with_reason(policy, snap.names(), class, c, s, t, text)
+            {
+                allowed &= !c.perms;
+            }
         }
-        if reason_rbac {
-            return Ok(Verdict::Rbac);
+        allowed
+    }
+
+    /// `allowed` less the process transition permission when the role changes without a
+    /// `role_allow` rule for that change.
+    fn role_transition_allows(
+        &self,
+        s: &Context,
+        t: &Context,
+        class: ClassId,
+        allowed: u32,
+    ) -> u32 {
+        let Some((pc, trans)) = self.process else {
+            return allowed;
+        };
+        let policy = &*self.base.policy;
+        if pc == class
+            && allowed & trans != 0
+            && s.role != t.role
+            && !policy
+                .role_allow
+                .iter()
+                .any(|ra| ra.role == s.role && ra.new_role == t.role)
+        {
+            allowed & !trans
+        } else {
+            allowed
         }
-        Ok(Verdict::Bounds)
+    }
+
+    /// Whether the source type's bound (with the target's bound, when it has one) is
+    /// denied a permission of `wanted`: a typebounds violation.
+    fn bounds_deny(&self, s: &Context, t: &Context, class: ClassId, wanted: u32) -> bool {
+        let snap = &*self.base;
+        let policy = &*snap.policy;
+        let Some(bound) = policy.type_datum(s.ty).bounds else {
+            return false;
+        };
+        let lo_s = Context {
+            ty: bound,
+            ..s.clone()
+        };
+        let lo_t = match policy.type_datum(t.ty).bounds {
+            Some(tb) => Context {
+                ty: tb,
+                ..t.clone()
+            },
+            None => t.clone(),
+        };
+        let lo = compute_av(snap, &lo_s, &lo_t, class);
+        wanted & !lo.allowed.0 != 0
     }
 
     /// The booleans whose flip alone grants every requested permission, in boolean-value
