@@ -48,17 +48,16 @@ impl Args {
     pub fn check_only_paths<'a>(
         &self,
         paths: impl IntoIterator<Item = &'a str>,
-    ) -> Result<(), String> {
+    ) -> Result<(), crate::out::CliError> {
         let used = paths.into_iter().filter(|p| p.starts_with(MARK)).count();
         if used == self.originals.len() {
             return Ok(());
         }
         let first = self.strings.iter().position(|s| s.starts_with(MARK));
-        Err(format!(
-            "argument {} ({}) is not UTF-8: only a policy path may be",
-            first.map_or(0, |i| i + 1),
-            self.originals[0].to_string_lossy()
-        ))
+        Err(crate::out::CliError::NotUtf8Argument {
+            position: first.map_or(0, |i| i + 1),
+            shown: self.originals[0].to_string_lossy().into_owned(),
+        })
     }
 
     /// A name to show for a policy path (invalid UTF-8 replaced), as setools prints it.
@@ -86,6 +85,10 @@ mod tests {
         let bad = OsStr::from_bytes(b"t\xff").to_os_string();
         let a = Args::new(vec!["-s".into(), bad, "policy".into()]);
         let e = a.check_only_paths(["policy"]).unwrap_err();
-        assert!(e.starts_with("argument 2 "), "{e}");
+        assert!(
+            matches!(e, crate::out::CliError::NotUtf8Argument { position: 2, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().starts_with("argument 2 "), "{e}");
     }
 }

@@ -68,12 +68,12 @@ fn write_all_pages(
     cmd: &clap::Command,
     dir: &Path,
     written: &mut Vec<PathBuf>,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let man = clap_mangen::Man::new(cmd.clone());
     let path = dir.join(man.get_filename());
-    let mut file = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    man.render(&mut file)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let failed = |e| CliError::file(path.display(), e);
+    let mut file = std::fs::File::create(&path).map_err(failed)?;
+    man.render(&mut file).map_err(failed)?;
     written.push(path);
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         write_all_pages(sub, dir, written)?;

@@ -110,20 +110,58 @@ impl Write for Out {
     }
 }
 
-/// Why a command stopped.
-#[derive(Debug)]
+/// Why a command stopped (printed as `arbiter: <error>`, status 2).
+#[derive(Debug, thiserror::Error)]
 pub enum CliError {
-    /// A message for the user (printed as `arbiter: <message>`, status 2).
+    /// The policy or its boolean settings.
+    #[error(transparent)]
+    Load(#[from] crate::load::LoadError),
+    /// A non-UTF-8 argument where only a policy path may be one (1-based position, the
+    /// argument with invalid bytes replaced).
+    #[error("argument {position} ({shown}) is not UTF-8: only a policy path may be")]
+    NotUtf8Argument {
+        /// The argument's position.
+        position: usize,
+        /// The argument, lossily decoded.
+        shown: String,
+    },
+    /// A file the command reads or writes (a batch file, a trace, a manual page).
+    #[error("{path}: {source}")]
+    File {
+        /// The file as named.
+        path: String,
+        /// What failed.
+        source: io::Error,
+    },
+    /// `bench avc --trace`: the workload.
+    #[error(transparent)]
+    Trace(#[from] crate::cmd::bench::TraceError),
+    /// `why`: an option arbiter refuses or a conflicting combination.
+    #[error(transparent)]
+    WhyOptions(#[from] crate::cmd::why::OptionError),
+    /// `landlock`: a ruleset file that cannot be loaded.
+    #[error(transparent)]
+    Landlock(#[from] arbiter_landlock::config::ConfigError),
+    /// `bsm`: the audit_* configuration files.
+    #[error(transparent)]
+    BsmConfig(#[from] arbiter_bsm::IoError),
+    /// `av --hash`: not one of the cache's hash functions.
+    #[error("unknown hash {0:?} (original, muladd, murmur3, arbiter)")]
+    UnknownHash(String),
+    /// A message for the user, from a library error or a check with no variant here.
+    #[error("{0}")]
     Message(String),
     /// An I/O error; when [`Out`] has failed it is taken as that failure.
+    #[error("{0}")]
     Io(io::Error),
 }
 
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CliError::Message(m) => f.write_str(m),
-            CliError::Io(e) => write!(f, "{e}"),
+impl CliError {
+    /// A failure on the file named `path`.
+    pub fn file(path: impl fmt::Display, source: io::Error) -> CliError {
+        CliError::File {
+            path: path.to_string(),
+            source,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! filter, its sort order, and the item text with and without `-x`.
 
 use crate::argv::{self, Opt, UsageError};
+use crate::error::{QueryErrorKind, SymbolKind};
 use crate::index::Index;
 use crate::render;
 use crate::search::QueryError;
@@ -342,7 +343,7 @@ fn filter_range(q: &Filter<'_, '_>, c: InfoComponent) -> Result<Option<(i64, i64
         return Ok(None);
     };
     q.name
-        .map(|n| number_range(n, base).ok_or_else(|| QueryError(message.into())))
+        .map(|n| number_range(n, base).ok_or(QueryError(QueryErrorKind::NumberRange(message))))
         .transpose()
 }
 
@@ -462,9 +463,12 @@ impl Filter<'_, '_> {
     fn class(&self) -> Result<Option<ClassId>, QueryError> {
         self.name
             .map(|n| {
-                self.index
-                    .class(n)
-                    .ok_or_else(|| QueryError(format!("{n} is not a valid class")))
+                self.index.class(n).ok_or_else(|| {
+                    QueryError(QueryErrorKind::NotValid {
+                        kind: SymbolKind::Class,
+                        name: n.to_string(),
+                    })
+                })
             })
             .transpose()
     }
@@ -1395,11 +1399,7 @@ fn ipv6_text(a: &[u8; 16]) -> String {
 
 /// `ipaddress.ip_network(text)` (strict): (is IPv6, network address, prefix length).
 fn parse_network(text: &str) -> Result<(bool, Vec<u8>, u32), QueryError> {
-    let bad = || {
-        QueryError(format!(
-            "'{text}' does not appear to be an IPv4 or IPv6 network"
-        ))
-    };
+    let bad = || QueryError(QueryErrorKind::NotNetwork(text.to_string()));
     let (addr, prefix) = match text.split_once('/') {
         Some((a, p)) => (a, Some(p)),
         None => (text, None),
@@ -1417,7 +1417,7 @@ fn parse_network(text: &str) -> Result<(bool, Vec<u8>, u32), QueryError> {
         };
         let (net, prefix) = network4(a.octets(), mask4(prefix));
         if net != a.octets() {
-            return Err(QueryError(format!("{text} has host bits set")));
+            return Err(QueryError(QueryErrorKind::HostBitsSet(text.to_string())));
         }
         return Ok((false, net.to_vec(), prefix));
     }
@@ -1431,7 +1431,7 @@ fn parse_network(text: &str) -> Result<(bool, Vec<u8>, u32), QueryError> {
         };
         let (net, prefix) = network6(a.octets(), mask6(prefix));
         if net != a.octets() {
-            return Err(QueryError(format!("{text} has host bits set")));
+            return Err(QueryError(QueryErrorKind::HostBitsSet(text.to_string())));
         }
         return Ok((true, net.to_vec(), prefix));
     }
@@ -1450,7 +1450,7 @@ pub fn execute(index: &Index<'_>, args: &InfoArgs, stats: &str) -> (String, u8) 
             out.push_str(&render_text(&c, args));
             (out, 0)
         }
-        Err(e) => (format!("{}\n", e.0), 1),
+        Err(e) => (format!("{}\n", e), 1),
     }
 }
 

@@ -15,9 +15,12 @@ pub fn search(index: &Index<'_>, args: &SearchArgs) -> Result<Value, QueryError>
     let policy = index.policy();
     let mut values: Vec<bool> = policy.bools.iter().map(|b| b.state).collect();
     for (name, v) in &args.bool_values {
-        let i = index
-            .boolean(name)
-            .ok_or_else(|| QueryError(format!("{name} is not a valid Boolean")))?;
+        let i = index.boolean(name).ok_or_else(|| {
+            QueryError(crate::error::QueryErrorKind::NotValid {
+                kind: crate::error::SymbolKind::Boolean,
+                name: name.to_string(),
+            })
+        })?;
         values[i as usize] = *v;
     }
     let mut result = Vec::new();

@@ -34,6 +34,7 @@
 
 pub mod argv;
 pub mod diff;
+mod error;
 pub mod expand;
 mod index;
 pub mod info;
@@ -45,5 +46,7 @@ pub mod search;
 pub mod terules;
 
 pub use argv::UsageError;
+pub use error::{LevelError, QueryError, QueryErrorKind, SymbolKind};
 pub use index::Index;
-pub use search::{QueryError, SearchArgs};
+pub use python_re::PatternError;
+pub use search::SearchArgs;

@@ -2,6 +2,7 @@
 //! table once so that scanning rules costs one array lookup per rule.
 
 use crate::index::Index;
+use crate::python_re::PatternError;
 use arbiter_policy::{TypeFlavor, TypeId};
 use regex::Regex;
 
@@ -9,13 +10,11 @@ use regex::Regex;
 /// read as Python's `re` reads it ([`crate::python_re`]), then handed to the engine.
 /// Errors are Python's wording for what Python rejects, or say that a construct has no
 /// translation; the pattern itself is quoted at most in part.
-pub fn compile(pattern: &str) -> Result<Regex, String> {
+pub fn compile(pattern: &str) -> Result<Regex, PatternError> {
     let translated = crate::python_re::translate(pattern)?;
     Regex::new(&translated).map_err(|e| match e {
-        regex::Error::CompiledTooBig(limit) => format!(
-            "the pattern compiles to more than arbiter's {limit}-byte limit for a regular expression"
-        ),
-        other => format!("the translated pattern is refused by the regex engine: {other}"),
+        regex::Error::CompiledTooBig(limit) => PatternError::TooBig { limit },
+        other => PatternError::Engine(other.to_string()),
     })
 }
 

@@ -23,9 +23,46 @@
 //! without lookaround exists for those, and symbol names do not use them. Under `(?a)` all
 //! of these are ASCII.
 
+/// Why a pattern is not used: Python rejects it, or it has no translation for the engine.
+/// The texts are Python's `re.error` messages (with the character position), which
+/// sesearch prints, so a refused pattern reads as it does there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    /// Python's `re` rejects the pattern: its message and the character position.
+    #[error("{message} at position {at}")]
+    Python {
+        /// Python's message.
+        message: String,
+        /// The position (in characters) Python reports.
+        at: usize,
+    },
+    /// A repetition count at or past Python's `MAXREPEAT` (Python's `OverflowError`).
+    #[error("the repetition number is too large")]
+    RepeatTooLarge,
+    /// Valid in Python, but a construct the engine lacks; never approximated.
+    #[error("{construct} at position {at} cannot be translated to arbiter's regex engine (no backreferences, lookaround, conditionals, atomic groups or possessive repeats)")]
+    Untranslatable {
+        /// The construct, as the message names it (`the backreference \\1`).
+        construct: String,
+        /// Its position in characters.
+        at: usize,
+    },
+    /// The translation compiles past the engine's size limit.
+    #[error(
+        "the pattern compiles to more than arbiter's {limit}-byte limit for a regular expression"
+    )]
+    TooBig {
+        /// The engine's limit in bytes.
+        limit: usize,
+    },
+    /// The engine refuses the translation (a translator bug if it ever happens).
+    #[error("the translated pattern is refused by the regex engine: {0}")]
+    Engine(String),
+}
+
 /// Translates a Python `re` pattern into an equivalent `regex` crate pattern, or says why
 /// it cannot: Python's own error message and position, or that no translation exists.
-pub fn translate(pattern: &str) -> Result<String, String> {
+pub fn translate(pattern: &str) -> Result<String, PatternError> {
     let mut p = Parser {
         s: pattern.chars().collect(),
         i: 0,
@@ -38,7 +75,7 @@ pub fn translate(pattern: &str) -> Result<String, String> {
     p.alternation(&mut body, Mode::default(), 0)?;
     if p.i < p.s.len() {
         // Only a ')' ends the top level early.
-        return Err(format!("unbalanced parenthesis at position {}", p.i));
+        return Parser::fail("unbalanced parenthesis", p.i);
     }
     let keep = engine_flags(&p.global);
     Ok(if keep.is_empty() {
@@ -137,14 +174,18 @@ impl Parser {
         }
     }
 
-    fn fail<T>(msg: impl std::fmt::Display, at: usize) -> Result<T, String> {
-        Err(format!("{msg} at position {at}"))
+    fn fail<T>(msg: impl std::fmt::Display, at: usize) -> Result<T, PatternError> {
+        Err(PatternError::Python {
+            message: msg.to_string(),
+            at,
+        })
     }
 
-    fn refuse<T>(what: &str, at: usize) -> Result<T, String> {
-        Err(format!(
-            "{what} at position {at} cannot be translated to arbiter's regex engine (no backreferences, lookaround, conditionals, atomic groups or possessive repeats)"
-        ))
+    fn refuse<T>(what: &str, at: usize) -> Result<T, PatternError> {
+        Err(PatternError::Untranslatable {
+            construct: what.to_string(),
+            at,
+        })
     }
 
     /// The global flags the translator itself applies (`x`, `a`) set on `mode`.
@@ -154,7 +195,12 @@ impl Parser {
     }
 
     /// Branches separated by `|`, up to a `)` or the end.
-    fn alternation(&mut self, out: &mut String, mode: Mode, depth: usize) -> Result<(), String> {
+    fn alternation(
+        &mut self,
+        out: &mut String,
+        mode: Mode,
+        depth: usize,
+    ) -> Result<(), PatternError> {
         let mut branch = 0;
         loop {
             let mut mode = mode;
@@ -177,7 +223,7 @@ impl Parser {
         out: &mut String,
         mode: &mut Mode,
         global_ok: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), PatternError> {
         let mut last = Last::Nothing;
         // Where the last item's text starts in `out`, to wrap it in a repeat.
         let mut item_at = out.len();
@@ -282,7 +328,7 @@ impl Parser {
     }
 
     /// After `*`, `+`, `?` or `{`: the repeat's bounds, or `None` for a literal `{`.
-    fn repeat(&mut self) -> Result<Option<(u64, Option<u64>)>, String> {
+    fn repeat(&mut self) -> Result<Option<(u64, Option<u64>)>, PatternError> {
         let c = self.s[self.i];
         self.i += 1;
         Ok(Some(match c {
@@ -311,10 +357,10 @@ impl Parser {
                     self.i = here;
                     return Ok(None);
                 }
-                let num = |t: &str| -> Result<u64, String> {
+                let num = |t: &str| -> Result<u64, PatternError> {
                     match t.parse::<u64>() {
                         Ok(n) if n < MAXREPEAT => Ok(n),
-                        _ => Err("the repetition number is too large".to_string()),
+                        _ => Err(PatternError::RepeatTooLarge),
                     }
                 };
                 let min = if lo.is_empty() { 0 } else { num(&lo)? };
@@ -328,7 +374,7 @@ impl Parser {
     }
 
     /// `\` at `start` outside a class (the backslash consumed).
-    fn escape(&mut self, out: &mut String, mode: Mode, start: usize) -> Result<Last, String> {
+    fn escape(&mut self, out: &mut String, mode: Mode, start: usize) -> Result<Last, PatternError> {
         let Some(c) = self.peek() else {
             return Self::fail("bad escape (end of pattern)", start);
         };
@@ -386,7 +432,12 @@ impl Parser {
         Ok(Last::Atom)
     }
 
-    fn octal_literal(&self, out: &mut String, digits: &str, start: usize) -> Result<(), String> {
+    fn octal_literal(
+        &self,
+        out: &mut String,
+        digits: &str,
+        start: usize,
+    ) -> Result<(), PatternError> {
         let v = u32::from_str_radix(digits, 8).unwrap_or(u32::MAX);
         if v > 0o377 {
             return Self::fail(
@@ -400,8 +451,8 @@ impl Parser {
 
     /// Escapes that mean the same in and out of a set: control letters, `\x`, `\u`,
     /// `\U`, `\0`, `\N` (refused), escaped punctuation. `c` is consumed.
-    fn common_escape(&mut self, c: char, start: usize) -> Result<ClassItem, String> {
-        let hex = |p: &mut Parser, n: usize| -> Result<u32, String> {
+    fn common_escape(&mut self, c: char, start: usize) -> Result<ClassItem, PatternError> {
+        let hex = |p: &mut Parser, n: usize| -> Result<u32, PatternError> {
             let from = p.i;
             let mut v = 0u32;
             for _ in 0..n {
@@ -462,7 +513,7 @@ impl Parser {
     }
 
     /// A set, from after its `[` at `start`.
-    fn class(&mut self, out: &mut String, mode: Mode, start: usize) -> Result<(), String> {
+    fn class(&mut self, out: &mut String, mode: Mode, start: usize) -> Result<(), PatternError> {
         let negate = self.eat('^');
         let mut items: Vec<String> = Vec::new();
         let unterminated = || Self::fail("unterminated character set", start);
@@ -549,7 +600,7 @@ impl Parser {
     }
 
     /// `\` at `start` inside a set (the backslash consumed).
-    fn class_escape(&mut self, start: usize) -> Result<ClassItem, String> {
+    fn class_escape(&mut self, start: usize) -> Result<ClassItem, PatternError> {
         let Some(c) = self.peek() else {
             return Self::fail("unterminated character set", start);
         };
@@ -589,7 +640,7 @@ impl Parser {
         mode: &mut Mode,
         start: usize,
         global_ok: bool,
-    ) -> Result<Option<()>, String> {
+    ) -> Result<Option<()>, PatternError> {
         let mut inner = *mode;
         let mut capture = None;
         let mut flags = String::new();
@@ -716,13 +767,13 @@ impl Parser {
     /// Flag letters after `(?` (at `start`): `None` for global flags `(?aimsux)` (recorded
     /// in `self.global` and applied to the mode that follows), else the letters turned on
     /// and off for a scoped `(?on-off:...)` whose `:` is consumed.
-    fn flags(&mut self, start: usize) -> Result<Option<(String, String)>, String> {
+    fn flags(&mut self, start: usize) -> Result<Option<(String, String)>, PatternError> {
         let mut on = String::new();
         while let Some(c) = self.peek().filter(|c| "aiLmsux".contains(*c)) {
             on.push(c);
             self.i += 1;
         }
-        let check_type = |letters: &str, at: usize| -> Result<(), String> {
+        let check_type = |letters: &str, at: usize| -> Result<(), PatternError> {
             if letters.contains('L') {
                 return Self::fail(
                     "bad inline flags: cannot use 'L' flag with a str pattern",
@@ -806,7 +857,7 @@ mod tests {
 
     #[test]
     fn what_python_rejects_is_rejected_with_its_message() {
-        let err = |p: &str| translate(p).expect_err(p);
+        let err = |p: &str| translate(p).expect_err(p).to_string();
         assert_eq!(
             err("foo("),
             "missing ), unterminated subpattern at position 3"
@@ -836,10 +887,12 @@ mod tests {
             "a*+",
             "(?P<n>a)(?P=n)",
         ] {
+            let e = translate(p).expect_err(p);
             assert!(
-                translate(p).expect_err(p).contains("cannot be translated"),
+                matches!(e, super::PatternError::Untranslatable { .. }),
                 "{p}"
             );
+            assert!(e.to_string().contains("cannot be translated"), "{p}");
         }
     }
 

@@ -300,10 +300,8 @@ pub enum RbacHit {
 #[derive(Debug, Clone, Copy)]
 pub struct MlsHit(pub usize);
 
-/// An error setools reports as a printed message and exit status 1.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct QueryError(pub String);
+pub use crate::error::QueryError;
+use crate::error::{LevelError, QueryErrorKind, SymbolKind};
 
 /// Criteria shared by all three rule families after lookup.
 struct Common {
@@ -330,12 +328,17 @@ fn lookup_type(index: &Index<'_>, name: &str, regex: bool) -> Result<TypeCriteri
     if regex {
         return pattern::compile(name)
             .map(TypeCriterion::Regex)
-            .map_err(QueryError);
+            .map_err(QueryError::from);
     }
     index
         .type_or_attr(name)
         .map(TypeCriterion::Symbol)
-        .ok_or_else(|| QueryError(format!("{name} is not a valid type attribute")))
+        .ok_or_else(|| {
+            QueryError(QueryErrorKind::NotValid {
+                kind: SymbolKind::TypeAttribute,
+                name: name.to_string(),
+            })
+        })
 }
 
 fn lookup_classes(
@@ -349,13 +352,16 @@ fn lookup_classes(
     if regex {
         return pattern::compile(spec)
             .map(|r| Some(ClassCrit::Regex(r)))
-            .map_err(QueryError);
+            .map_err(QueryError::from);
     }
     let mut set = vec![false; index.policy().classes.len()];
     for name in spec.split(',') {
-        let c = index
-            .class(name)
-            .ok_or_else(|| QueryError(format!("{name} is not a valid class")))?;
+        let c = index.class(name).ok_or_else(|| {
+            QueryError(QueryErrorKind::NotValid {
+                kind: SymbolKind::Class,
+                name: name.to_string(),
+            })
+        })?;
         set[c.index()] = true;
     }
     Ok(Some(ClassCrit::Set(set)))
@@ -470,17 +476,16 @@ fn te_scan<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p>>,
     };
     let booleans = match opt(args.boolean.as_deref()) {
         None => None,
-        Some(b) if args.boolean_regex => {
-            Some(BoolCrit::Regex(pattern::compile(b).map_err(QueryError)?))
-        }
+        Some(b) if args.boolean_regex => Some(BoolCrit::Regex(pattern::compile(b)?)),
         Some(b) => {
             let mut ids = Vec::new();
             for name in b.split(',') {
-                ids.push(
-                    index
-                        .boolean(name)
-                        .ok_or_else(|| QueryError(format!("{name} is not a valid Boolean")))?,
-                );
+                ids.push(index.boolean(name).ok_or_else(|| {
+                    QueryError(QueryErrorKind::NotValid {
+                        kind: SymbolKind::Boolean,
+                        name: name.to_string(),
+                    })
+                })?);
             }
             ids.sort_unstable();
             ids.dedup();
@@ -570,7 +575,7 @@ fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<TeMatches<'p>,
     let hits = te_scan(index, args)?;
     if hits.iter().any(|m| matches!(m.body, MatchBody::Perms(0))) {
         // setools indexes the first permission of the empty set while sorting.
-        return Err(QueryError("list index out of range".to_string()));
+        return Err(QueryError(QueryErrorKind::ListIndexOutOfRange));
     }
     let order = order::sort(index, &hits, &mut statement::TeWriter::new(index));
     Ok(TeMatches {
@@ -743,9 +748,8 @@ fn scan_entries<'p>(
                     continue;
                 };
                 if !matches!(x.kind, XpermsKind::IoctlFunction | XpermsKind::IoctlDriver) {
-                    return Err(QueryError(format!(
-                        "Unknown extended permission: {}",
-                        x.kind.value()
+                    return Err(QueryError(QueryErrorKind::UnknownXpermsKind(
+                        x.kind.value(),
                     )));
                 }
                 if let Some(p) = ctx.perms {
@@ -845,12 +849,10 @@ fn perm_crit(
     });
     if !invalid.is_empty() {
         // Python prints a set; its order is not reproducible, so one name lists exactly.
-        let which = if matches!(classes, Some(ClassCrit::Set(_))) {
-            "Permission(s) do not exist in the specified classes"
-        } else {
-            "Permission(s) do not exist any class"
-        };
-        return Err(QueryError(format!("{which}: {}", invalid.join(", "))));
+        return Err(QueryError(QueryErrorKind::NoSuchPermissions {
+            in_selected: matches!(classes, Some(ClassCrit::Set(_))),
+            names: invalid.iter().map(|n| n.to_string()).collect(),
+        }));
     }
     let mut per_class = Vec::with_capacity(policy.classes.len());
     for i in 0..policy.classes.len() {
@@ -878,15 +880,11 @@ fn parse_xperms(spec: &str) -> Result<Option<Vec<u16>>, QueryError> {
         let (lo, hi) = match parts.as_slice() {
             [a, b] => (hex(a)?, hex(b)?),
             [a] => (hex(a)?, hex(a)?),
-            _ => {
-                return Err(QueryError(format!(
-                    "Unable to parse \"{item}\" for xperms."
-                )))
-            }
+            _ => return Err(QueryError(QueryErrorKind::XpermsSyntax(item.to_string()))),
         };
         for v in [lo, hi] {
             if !(0..=0xffff).contains(&v) {
-                return Err(QueryError(format!("{} is not a valid ioctl.", hex7(v))));
+                return Err(QueryError(QueryErrorKind::NotIoctl(v)));
             }
         }
         let (lo, hi) = if hi < lo { (hi, lo) } else { (lo, hi) };
@@ -901,12 +899,7 @@ fn parse_xperms(spec: &str) -> Result<Option<Vec<u16>>, QueryError> {
 /// Python's `int(s, base=16)`: optional sign, optional `0x`, underscores between digits,
 /// surrounding whitespace.
 fn hex(s: &str) -> Result<i64, QueryError> {
-    let bad = || {
-        QueryError(format!(
-            "invalid literal for int() with base 16: '{}'",
-            s.replace('\\', "\\\\").replace('\'', "\\'")
-        ))
-    };
+    let bad = || QueryError(QueryErrorKind::NotHex(s.to_string()));
     let t = s.trim();
     let (neg, t) = match t.strip_prefix('-') {
         Some(r) => (true, r),
@@ -929,7 +922,7 @@ fn hex(s: &str) -> Result<i64, QueryError> {
 }
 
 /// Python's `"{0:#07x}".format(v)`.
-fn hex7(v: i64) -> String {
+pub(crate) fn hex7(v: i64) -> String {
     if v < 0 {
         format!("-0x{:04x}", -v)
     } else {
@@ -943,7 +936,7 @@ pub fn te_statement(index: &Index<'_>, h: &TeHit<'_>) -> Result<String, QueryErr
     statement::write_head(&mut s, index, h.kind, h.source, h.target, h.class);
     match &h.body {
         TeBody::Perms(p) if p.is_empty() => {
-            return Err(QueryError("list index out of range".to_string()))
+            return Err(QueryError(QueryErrorKind::ListIndexOutOfRange))
         }
         TeBody::Perms(p) => statement::write_perms(&mut s, p.iter().copied()),
         TeBody::Xperms(kind, values) => {
@@ -980,20 +973,20 @@ pub fn search_rbac(
         if regex {
             return pattern::compile(name)
                 .map(RoleCrit::Regex)
-                .map_err(QueryError);
+                .map_err(QueryError::from);
         }
-        index
-            .role(name)
-            .map(RoleCrit::Role)
-            .ok_or_else(|| QueryError(format!("{name} is not a valid role")))
+        index.role(name).map(RoleCrit::Role).ok_or_else(|| {
+            QueryError(QueryErrorKind::NotValid {
+                kind: SymbolKind::Role,
+                name: name.to_string(),
+            })
+        })
     };
     // Order of lookups: target (a type or attribute first, else a role), source, default,
     // then classes.
     let target = match opt(args.target.as_deref()) {
         None => None,
-        Some(t) if args.target_regex => {
-            Some(RoleCrit::Regex(pattern::compile(t).map_err(QueryError)?))
-        }
+        Some(t) if args.target_regex => Some(RoleCrit::Regex(pattern::compile(t)?)),
         Some(t) => match index.type_or_attr(t) {
             Some(id) => Some(RoleCrit::Type(pattern::type_table(
                 index,
@@ -1144,21 +1137,26 @@ pub fn mls_statement(
 /// setools' `Range.factory_from_string`, with its messages.
 pub fn parse_range(policy: &Policy, text: &str) -> Result<MlsRange, QueryError> {
     if !policy.mls {
-        return Err(QueryError(String::new()));
+        return Err(QueryError(QueryErrorKind::RangeWithoutMls));
     }
     let parts: Vec<&str> = text.split('-').collect();
-    let wrap = |e: String| QueryError(format!("{text} is not a valid range ({e})."));
+    let wrap = |level| {
+        QueryError(QueryErrorKind::InvalidRange {
+            text: text.to_string(),
+            level,
+        })
+    };
     let low = parse_level(policy, parts[0].trim()).map_err(wrap)?;
     let high = match parts.get(1) {
         Some(h) => parse_level(policy, h.trim()).map_err(wrap)?,
         None => low.clone(),
     };
     if !dominates(&high, &low) {
-        return Err(QueryError(format!(
-            "{text} is not a valid range ({} is not dominated by {})",
-            render::level(policy, &low),
-            render::level(policy, &high)
-        )));
+        return Err(QueryError(QueryErrorKind::RangeNotDominated {
+            text: text.to_string(),
+            low: render::level(policy, &low),
+            high: render::level(policy, &high),
+        }));
     }
     Ok(MlsRange { low, high })
 }
@@ -1167,7 +1165,7 @@ fn dominates(a: &MlsLevel, b: &MlsLevel) -> bool {
     a.sens >= b.sens && a.cats.contains_all(&b.cats)
 }
 
-fn parse_level(policy: &Policy, name: &str) -> Result<MlsLevel, String> {
+fn parse_level(policy: &Policy, name: &str) -> Result<MlsLevel, LevelError> {
     let mut split = name.split(':');
     let sens_name = split.next().unwrap_or("");
     let sens = lookup_mls(
@@ -1175,8 +1173,9 @@ fn parse_level(policy: &Policy, name: &str) -> Result<MlsLevel, String> {
         &policy.sensitivity_aliases,
         sens_name,
     )
-    .ok_or_else(|| {
-        format!("{name} is not a valid level ({sens_name} is not a valid sensitivity)")
+    .ok_or_else(|| LevelError::Sensitivity {
+        level: name.to_string(),
+        sensitivity: sens_name.to_string(),
     })?;
     let mut cats: Vec<u32> = Vec::new();
     if let Some(spec) = split.next() {
@@ -1192,16 +1191,18 @@ fn parse_level(policy: &Policy, name: &str) -> Result<MlsLevel, String> {
             match r.as_slice() {
                 [a, b] => {
                     let (Some(lo), Some(hi)) = (cat(a), cat(b)) else {
-                        return Err(format!(
-                            "{name} is not a valid level ({group} is not a valid category range)"
-                        ));
+                        return Err(LevelError::CategoryRange {
+                            level: name.to_string(),
+                            range: group.to_string(),
+                        });
                     };
                     cats.extend(lo..=hi);
                 }
-                [a] => cats.push(cat(a).ok_or_else(|| {
-                    format!("{name} is not a valid level ({group} is not a valid category)")
+                [a] => cats.push(cat(a).ok_or_else(|| LevelError::Category {
+                    level: name.to_string(),
+                    category: group.to_string(),
                 })?),
-                _ => return Err(format!("{name} is not a valid level (level parsing error)")),
+                _ => return Err(LevelError::Syntax(name.to_string())),
             }
         }
     }
@@ -1214,9 +1215,7 @@ fn parse_level(policy: &Policy, name: &str) -> Result<MlsLevel, String> {
         .get(sens as usize)
         .map(|s| &s.level.cats);
     if !decl.is_some_and(|d| d.contains_all(&level.cats)) {
-        return Err(format!(
-            "{name} is not a valid level (one or more categories are not associated with the sensitivity)"
-        ));
+        return Err(LevelError::NotAssociated(name.to_string()));
     }
     Ok(level)
 }
@@ -1248,7 +1247,7 @@ pub fn execute(index: &Index<'_>, args: &SearchArgs) -> (String, u8) {
     match result {
         Ok(()) => (text, 0),
         Err(e) => {
-            text.push_str(&e.0);
+            text.push_str(&e.to_string());
             text.push('\n');
             (text, 1)
         }

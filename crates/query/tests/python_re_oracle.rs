@@ -263,6 +263,7 @@ fn every_pattern_matches_the_names_python_re_search_matches() {
     let mut failures = Vec::new();
     for (p, want) in CORPUS.iter().zip(&theirs) {
         let ours = arbiter_query::python_re::translate(p)
+            .map_err(|e| e.to_string())
             .and_then(|t| regex::Regex::new(&t).map_err(|e| format!("engine: {e}")));
         match (ours, want) {
             (Ok(re), Ok(want)) => {
@@ -536,6 +537,7 @@ fn generated_patterns_match_as_python_re_matches() {
     let mut compared = 0;
     for (p, want) in patterns.iter().zip(&theirs) {
         let ours = arbiter_query::python_re::translate(p)
+            .map_err(|e| e.to_string())
             .and_then(|t| regex::Regex::new(&t).map_err(|e| format!("engine: {e}")));
         match (ours, want) {
             (Ok(re), Ok(want)) => {

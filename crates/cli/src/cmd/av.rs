@@ -48,17 +48,13 @@ pub struct Args {
     bools: Vec<String>,
 }
 
-pub fn parse_hash(name: &str) -> Result<HashKind, String> {
+pub fn parse_hash(name: &str) -> Result<HashKind, CliError> {
     Ok(match name {
         "original" => HashKind::Original,
         "muladd" => HashKind::MulAdd,
         "murmur3" => HashKind::Murmur3,
         "arbiter" => HashKind::Arbiter,
-        other => {
-            return Err(format!(
-                "unknown hash {other:?} (original, muladd, murmur3, arbiter)"
-            ))
-        }
+        other => return Err(CliError::UnknownHash(other.to_string())),
     })
 }
 

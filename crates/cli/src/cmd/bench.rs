@@ -222,6 +222,53 @@ fn run_avc(a: AvcArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Why a workload cannot be built or read; a line's error names the file and line.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The trace file cannot be opened or read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// A line over the batch limit or not UTF-8.
+    #[error("{path}: {source}")]
+    Line {
+        /// The file.
+        path: String,
+        /// The line's problem (it names the line).
+        source: arbiter_io::LineError,
+    },
+    /// A line without exactly three fields.
+    #[error("{path}:{line}: expected `SCONTEXT TCONTEXT TCLASS`, got {fields} fields")]
+    Fields {
+        /// The file.
+        path: String,
+        /// The line number.
+        line: u64,
+        /// How many fields it has.
+        fields: usize,
+    },
+    /// A context or class the policy refuses.
+    #[error("{path}:{line}: {source}")]
+    Decide {
+        /// The file.
+        path: String,
+        /// The line number.
+        line: u64,
+        /// The security server's reason.
+        source: arbiter_decide::DecideError,
+    },
+    /// A type of the synthetic trace has no valid context (a bug in the trace builder).
+    #[error("internal: a trace type has no context")]
+    NoContext,
+    /// A synthetic context the SID table refuses.
+    #[error(transparent)]
+    Sid(arbiter_decide::DecideError),
+}
+
 /// A valid context for each concrete type: the first user's low level, role object_r
 /// (which the kernel exempts from role checks), so every type of the policy can appear.
 fn type_contexts(server: &SecurityServer) -> Vec<Option<Context>> {
@@ -257,7 +304,7 @@ fn type_contexts(server: &SecurityServer) -> Vec<Option<Context>> {
 
 /// Triples of (source type, target type, class) from the policy's allow rules, expanded
 /// to member types, turned into a Zipf trace whose SIDs are interned in first-seen order.
-fn policy_trace(server: &SecurityServer, topts: &TraceOptions) -> Result<Vec<Query>, String> {
+fn policy_trace(server: &SecurityServer, topts: &TraceOptions) -> Result<Vec<Query>, TraceError> {
     let snap = server.snapshot();
     let p = &snap.policy;
     let contexts = type_contexts(server);
@@ -300,11 +347,11 @@ fn policy_trace(server: &SecurityServer, topts: &TraceOptions) -> Result<Vec<Que
     for raw in raws {
         let ctx = contexts[raw as usize]
             .clone()
-            .ok_or("internal: a trace type has no context")?;
+            .ok_or(TraceError::NoContext)?;
         sid_of.push(
             server
                 .context_struct_to_sid(ctx)
-                .map_err(|e| e.to_string())?
+                .map_err(TraceError::Sid)?
                 .get(),
         );
     }
@@ -321,39 +368,47 @@ fn policy_trace(server: &SecurityServer, topts: &TraceOptions) -> Result<Vec<Que
 /// Reads `SCONTEXT TCONTEXT TCLASS` lines; each query requests every permission.
 /// Reads a workload, line by line and bounded as every batch input (a trace is a file of
 /// any size, or a pipe); the first bad line stops the benchmark with its number.
-fn read_trace(server: &SecurityServer, path: &std::path::Path) -> Result<Vec<Query>, String> {
-    let name = path.display();
-    let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+fn read_trace(server: &SecurityServer, path: &std::path::Path) -> Result<Vec<Query>, TraceError> {
+    let name = path.display().to_string();
+    let read = |source| TraceError::Read {
+        path: name.clone(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(read)?;
     let mut lines = Lines::new(
         std::io::BufReader::new(file),
         crate::cmd::BATCH_LINE_MAX,
         Crlf::Strip,
     );
     let mut out = Vec::new();
-    while let Some(line) = lines.next_line().map_err(|e| format!("{name}: {e}"))? {
+    while let Some(line) = lines.next_line().map_err(read)? {
         let t = line
             .text(crate::cmd::BATCH_LINE_MAX)
-            .map_err(|e| format!("{name}: {e}"))?
+            .map_err(|source| TraceError::Line {
+                path: name.clone(),
+                source,
+            })?
             .trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
         let f: Vec<&str> = t.split_ascii_whitespace().collect();
         let n = line.number;
-        let err = |e: String| format!("{name}:{n}: {e}");
         if f.len() != 3 {
-            return Err(err(format!(
-                "expected `SCONTEXT TCONTEXT TCLASS`, got {} fields",
-                f.len()
-            )));
+            return Err(TraceError::Fields {
+                path: name,
+                line: n,
+                fields: f.len(),
+            });
         }
-        let s = server
-            .context_to_sid(f[0])
-            .map_err(|e| err(e.to_string()))?;
-        let tt = server
-            .context_to_sid(f[1])
-            .map_err(|e| err(e.to_string()))?;
-        let c = server.known_class(f[2]).map_err(|e| err(e.to_string()))?;
+        let err = |source| TraceError::Decide {
+            path: name.clone(),
+            line: n,
+            source,
+        };
+        let s = server.context_to_sid(f[0]).map_err(err)?;
+        let tt = server.context_to_sid(f[1]).map_err(err)?;
+        let c = server.known_class(f[2]).map_err(err)?;
         out.push(Query {
             ssid: s.get(),
             tsid: tt.get(),

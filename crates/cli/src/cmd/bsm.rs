@@ -118,8 +118,8 @@ pub fn run(c: Command, out: &mut Out) -> Result<ExitCode, CliError> {
     }
 }
 
-fn config(etc: Option<&std::path::Path>) -> Result<Config, String> {
-    Config::locate(etc).map_err(|e| e.to_string())
+fn config(etc: Option<&std::path::Path>) -> Result<Config, arbiter_bsm::IoError> {
+    Config::locate(etc)
 }
 
 fn print(a: PrintArgs, out: &mut Out) -> Result<ExitCode, CliError> {

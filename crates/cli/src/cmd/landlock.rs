@@ -68,8 +68,11 @@ pub fn run(w: Which, out: &mut Out) -> Result<ExitCode, CliError> {
     }
 }
 
-fn load(files: &[PathBuf], layout: Layout) -> Result<Layers, String> {
-    let layers = load_layers(files, layout).map_err(|e| e.to_string())?;
+fn load(
+    files: &[PathBuf],
+    layout: Layout,
+) -> Result<Layers, arbiter_landlock::config::ConfigError> {
+    let layers = load_layers(files, layout)?;
     for r in &layers.resolved {
         for w in &r.warnings {
             crate::diag!("arbiter: warning: {w}");

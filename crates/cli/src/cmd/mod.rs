@@ -101,16 +101,20 @@ pub(crate) fn split_batch(args: &[String]) -> (Vec<String>, Option<String>) {
 /// split on whitespace, after the options common to all (`base`, e.g. `-p POLICY`). Read
 /// through the bounded line reader: a line over [`BATCH_LINE_MAX`] bytes or not UTF-8 is
 /// reported with its number and skipped, and the batch goes on.
-pub(crate) fn batch_lines(file: &str, base: &[String]) -> Result<Vec<Vec<String>>, String> {
+pub(crate) fn batch_lines(
+    file: &str,
+    base: &[String],
+) -> Result<Vec<Vec<String>>, crate::out::CliError> {
+    use crate::out::CliError;
     use arbiter_io::lines::{Crlf, Lines};
     let input: Box<dyn std::io::Read> = if file == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(std::fs::File::open(file).map_err(|e| format!("{file}: {e}"))?)
+        Box::new(std::fs::File::open(file).map_err(|e| CliError::file(file, e))?)
     };
     let mut lines = Lines::new(std::io::BufReader::new(input), BATCH_LINE_MAX, Crlf::Strip);
     let mut queries = Vec::new();
-    while let Some(line) = lines.next_line().map_err(|e| format!("{file}: {e}"))? {
+    while let Some(line) = lines.next_line().map_err(|e| CliError::file(file, e))? {
         let text = match line.text(BATCH_LINE_MAX) {
             Ok(t) => t.trim(),
             Err(e) => {

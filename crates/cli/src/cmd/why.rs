@@ -222,8 +222,19 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// An option `why` refuses.
+#[derive(Debug, thiserror::Error)]
+pub enum OptionError {
+    /// An audit2allow option arbiter does not implement.
+    #[error("why: audit2allow's {0} is not implemented by arbiter")]
+    Unimplemented(&'static str),
+    /// Options that make no sense together, or that audit2allow refuses together.
+    #[error("why: {0}")]
+    Conflict(&'static str),
+}
+
 /// audit2allow options arbiter does not implement: refused, never ignored.
-fn refuse_unimplemented(a: &Args) -> Result<(), String> {
+fn refuse_unimplemented(a: &Args) -> Result<(), OptionError> {
     let refused = [
         (a.reference, "-R/--reference (refpolicy interface calls)"),
         (
@@ -237,15 +248,13 @@ fn refuse_unimplemented(a: &Args) -> Result<(), String> {
         (a.boot, "-b/--boot (audit messages since the last boot)"),
     ];
     match refused.iter().find(|(set, _)| *set) {
-        Some((_, what)) => Err(format!(
-            "why: audit2allow's {what} is not implemented by arbiter"
-        )),
+        Some((_, what)) => Err(OptionError::Unimplemented(what)),
         None => Ok(()),
     }
 }
 
 /// Combinations that make no sense (or that audit2allow refuses) are errors.
-fn check_conflicts(a: &Args, generates: bool) -> Result<(), String> {
+fn check_conflicts(a: &Args, generates: bool) -> Result<(), OptionError> {
     let has_files = !a.files.is_empty() || !a.input.is_empty();
     let conflicts = [
         (a.all && has_files, "-a/--all conflicts with -i/--input and FILE"),
@@ -281,7 +290,7 @@ fn check_conflicts(a: &Args, generates: bool) -> Result<(), String> {
         ),
     ];
     match conflicts.iter().find(|(c, _)| *c) {
-        Some((_, what)) => Err(format!("why: {what}")),
+        Some((_, what)) => Err(OptionError::Conflict(what)),
         None => Ok(()),
     }
 }
