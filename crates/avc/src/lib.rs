@@ -7,10 +7,10 @@
 //! ```
 //! use arbiter_avc::{Avc, AvcConfig, AuditField};
 //! use arbiter_decide::{AccessVector, SecurityServer};
-//! use arbiter_policy::{Policy, BUILTIN_POLICY};
+//! use arbiter_policy::{ValidPolicy, BUILTIN_POLICY};
 //! use std::sync::{Arc, Mutex};
 //!
-//! let server = Arc::new(SecurityServer::new(Policy::from_bytes(BUILTIN_POLICY).unwrap()));
+//! let server = Arc::new(SecurityServer::new(ValidPolicy::from_bytes(BUILTIN_POLICY).unwrap()));
 //! let avc = Avc::new(server.clone(), AvcConfig::default()).unwrap();
 //! let log = Arc::new(Mutex::new(Vec::new()));
 //! let sink = log.clone();

@@ -5,7 +5,7 @@
 
 use arbiter_avc::{Avc, AvcConfig};
 use arbiter_decide::{ClassRef, SecurityServer, Sid};
-use arbiter_policy::{ClassId, Policy, BUILTIN_POLICY};
+use arbiter_policy::{ClassId, ValidPolicy, BUILTIN_POLICY};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -21,8 +21,8 @@ fn uncached(
     arbiter_decide::internals::compute_av(snap, sc, tc, class.known().unwrap())
 }
 
-fn policy() -> Policy {
-    Policy::from_bytes(BUILTIN_POLICY).expect("embedded test policy")
+fn policy() -> ValidPolicy {
+    ValidPolicy::from_bytes(BUILTIN_POLICY).expect("embedded test policy")
 }
 
 #[test]

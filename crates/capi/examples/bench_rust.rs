@@ -7,7 +7,7 @@
 
 use arbiter_avc::{Avc, AvcConfig};
 use arbiter_decide::{AccessVector, SecurityServer, Sid};
-use arbiter_policy::{ClassId, Policy};
+use arbiter_policy::{ClassId, ValidPolicy};
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -98,7 +98,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: bench_rust POLICY QUERIES_FILE [RUNS]".into());
     }
     let runs: usize = args.get(3).map_or(Ok(15), |r| r.parse())?;
-    let server = Arc::new(SecurityServer::new(Policy::open(&args[1])?));
+    let server = Arc::new(SecurityServer::new(ValidPolicy::open(&args[1])?));
     let mut queries: Vec<(Sid, Sid, ClassId)> = Vec::new();
     for line in std::fs::read_to_string(&args[2])?.lines() {
         let mut f = line.split('\t');

@@ -5,7 +5,7 @@
 use crate::error::{guard, status, Failure, Outcome};
 use crate::ptr::{self, handle, text};
 use arbiter_decide::SecurityServer;
-use arbiter_policy::{HandleUnknown, Policy, BUILTIN_POLICY};
+use arbiter_policy::{HandleUnknown, ValidPolicy, BUILTIN_POLICY};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
@@ -29,7 +29,7 @@ impl ArbServer {
 ///
 /// # Safety
 /// `out` is NULL or writable (crate contract).
-unsafe fn give(out: *mut *mut ArbServer, load: impl FnOnce() -> Outcome<Policy>) -> c_int {
+unsafe fn give(out: *mut *mut ArbServer, load: impl FnOnce() -> Outcome<ValidPolicy>) -> c_int {
     status(|| {
         let out = ptr::out_ptr(out, "out")?;
         let policy = load()?;
@@ -50,7 +50,7 @@ unsafe fn give(out: *mut *mut ArbServer, load: impl FnOnce() -> Outcome<Policy>)
 #[no_mangle]
 pub unsafe extern "C" fn arb_server_open(path: *const c_char, out: *mut *mut ArbServer) -> c_int {
     // SAFETY: crate contract on `path` and `out`.
-    unsafe { give(out, || Ok(Policy::open(text(path, "path")?)?)) }
+    unsafe { give(out, || Ok(ValidPolicy::open(text(path, "path")?)?)) }
 }
 
 /// Like `arb_server_open`, from a policy image in memory (copied; `buf` may be freed after
@@ -67,7 +67,7 @@ pub unsafe extern "C" fn arb_server_from_bytes(
     // SAFETY: crate contract on `buf`, `len` and `out`.
     unsafe {
         give(out, || {
-            Ok(Policy::from_bytes(ptr::bytes(buf, len, "buf")?)?)
+            Ok(ValidPolicy::from_bytes(ptr::bytes(buf, len, "buf")?)?)
         })
     }
 }
@@ -79,7 +79,7 @@ pub unsafe extern "C" fn arb_server_from_bytes(
 #[no_mangle]
 pub unsafe extern "C" fn arb_server_builtin(out: *mut *mut ArbServer) -> c_int {
     // SAFETY: crate contract on `out`.
-    unsafe { give(out, || Ok(Policy::from_bytes(BUILTIN_POLICY)?)) }
+    unsafe { give(out, || Ok(ValidPolicy::from_bytes(BUILTIN_POLICY)?)) }
 }
 
 /// Releases a server handle (NULL is ignored). Caches opened on it keep working.
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn arb_server_free(srv: *mut ArbServer) {
     })
 }
 
-fn reload(srv: &SecurityServer, policy: Policy) -> Outcome<()> {
+fn reload(srv: &SecurityServer, policy: ValidPolicy) -> Outcome<()> {
     srv.load_policy(policy)?;
     Ok(())
 }
@@ -114,7 +114,7 @@ pub unsafe extern "C" fn arb_load_policy(srv: *mut ArbServer, path: *const c_cha
     status(|| {
         // SAFETY: crate contract on `srv` and `path`.
         let (srv, path) = unsafe { (ArbServer::get(srv)?, text(path, "path")?) };
-        reload(srv, Policy::open(path)?)
+        reload(srv, ValidPolicy::open(path)?)
     })
 }
 
@@ -131,7 +131,7 @@ pub unsafe extern "C" fn arb_load_policy_bytes(
     status(|| {
         // SAFETY: crate contract on `srv`, `buf` and `len`.
         let (srv, buf) = unsafe { (ArbServer::get(srv)?, ptr::bytes(buf, len, "buf")?) };
-        reload(srv, Policy::from_bytes(buf)?)
+        reload(srv, ValidPolicy::from_bytes(buf)?)
     })
 }
 

@@ -78,6 +78,11 @@ pub enum DecideError {
         "{0} is not defined by the policy and the policy rejects unknown classes and permissions"
     )]
     RejectedUnknown(String),
+    /// A policy handed to the server as a plain [`arbiter_policy::Policy`] fails
+    /// validation (it was changed after it was read): the validation error's message
+    /// (errors of this type are `Clone` and comparable; a `PolicyError` is not).
+    #[error("the policy fails validation: {0}")]
+    InvalidPolicy(String),
     /// A computed label is not a valid context in this policy (the kernel refuses the
     /// operation in enforcing mode).
     #[error("computed context {context} is invalid: {reason}")]

@@ -1,11 +1,12 @@
 //! The security server: the kernel's access decisions and labeling, computed in userspace
-//! from an [`arbiter_policy::Policy`], reloadable under load.
+//! from an [`arbiter_policy::ValidPolicy`] (a policy that passed validation and cannot be
+//! changed since), reloadable under load.
 //!
 //! ```
 //! use arbiter_decide::{SecurityServer, AccessVector};
-//! use arbiter_policy::Policy;
+//! use arbiter_policy::ValidPolicy;
 //!
-//! let policy = Policy::from_bytes(arbiter_decide::BUILTIN_POLICY).unwrap();
+//! let policy = ValidPolicy::from_bytes(arbiter_decide::BUILTIN_POLICY).unwrap();
 //! let server = SecurityServer::new(policy);
 //! let httpd = server.context_to_sid("system_u:system_r:httpd_t:s0").unwrap();
 //! let content = server.context_to_sid("system_u:object_r:httpd_sys_content_t:s0").unwrap();
@@ -15,7 +16,7 @@
 //!
 //! // Reload (here the same policy): SIDs keep their meaning, the sequence number grows.
 //! let seqno = server.seqno();
-//! let reload = server.load_policy(Policy::from_bytes(arbiter_decide::BUILTIN_POLICY).unwrap()).unwrap();
+//! let reload = server.load_policy(ValidPolicy::from_bytes(arbiter_decide::BUILTIN_POLICY).unwrap()).unwrap();
 //! assert_eq!(reload.seqno, seqno + 1);
 //! assert!(server.check(httpd, content, &read).unwrap().allowed());
 //! # let _ = AccessVector::NONE;
@@ -62,7 +63,7 @@ pub use explain::{
 pub use labeling::{LabelKind, Semantics};
 pub use names::Names;
 pub use perms::{ClassRef, PermSet, Verdict};
-pub use security::{Query, Reload, SecurityServer};
+pub use security::{CheckedPolicy, Query, Reload, SecurityServer};
 pub use sidtab::{Sid, SidEntry};
 pub use source::DecisionSource;
 pub use state::Snapshot;

@@ -19,7 +19,7 @@ use crate::sync::{lock, Arc, AtomicU64, Mutex, Ordering};
 use crate::{av, context};
 use crate::{DecideError, Result};
 use arbiter_policy::mls::Context;
-use arbiter_policy::{ClassId, HandleUnknown, Policy};
+use arbiter_policy::{ClassId, HandleUnknown, Policy, ValidPolicy};
 use std::time::Instant;
 
 /// What a policy reload did.
@@ -77,17 +77,48 @@ pub struct SecurityServer {
     semantics: Semantics,
 }
 
+/// What the security server decides with: a [`ValidPolicy`] as it is, or a plain
+/// [`Policy`], whose tables anyone may have changed since it was read, validated again
+/// first. (Read a policy with [`ValidPolicy::open`] or [`ValidPolicy::from_bytes`] to
+/// validate it once.)
+pub trait CheckedPolicy {
+    /// The policy, validated.
+    fn checked(self) -> std::result::Result<ValidPolicy, arbiter_policy::PolicyError>;
+}
+
+impl CheckedPolicy for ValidPolicy {
+    fn checked(self) -> std::result::Result<ValidPolicy, arbiter_policy::PolicyError> {
+        Ok(self)
+    }
+}
+
+impl CheckedPolicy for Policy {
+    fn checked(self) -> std::result::Result<ValidPolicy, arbiter_policy::PolicyError> {
+        ValidPolicy::check(self)
+    }
+}
+
 impl SecurityServer {
-    /// Builds the server (index, name tables, initial SIDs) for a loaded policy. Its first
-    /// state has sequence number 1.
-    pub fn new(policy: Policy) -> SecurityServer {
+    /// Builds the server (index, name tables, initial SIDs) for a validated policy. Its
+    /// first state has sequence number 1.
+    ///
+    /// # Panics
+    ///
+    /// When handed a plain [`Policy`] changed into one that fails validation (a caller's
+    /// bug: the server never decides with unchecked tables). A [`ValidPolicy`] never
+    /// panics; [`ValidPolicy::check`] reports the fault as an error.
+    pub fn new(policy: impl CheckedPolicy) -> SecurityServer {
         SecurityServer::with_semantics(policy, Semantics::Kernel)
     }
 
     /// Like [`SecurityServer::new`], reproducing libsepol's labeling where it differs from
     /// the kernel (for differential tests against libsepol).
-    pub fn with_semantics(policy: Policy, semantics: Semantics) -> SecurityServer {
-        let policy = std::sync::Arc::new(policy);
+    pub fn with_semantics(policy: impl CheckedPolicy, semantics: Semantics) -> SecurityServer {
+        let policy = match policy.checked() {
+            Ok(p) => p,
+            Err(e) => panic!("SecurityServer: the policy fails validation: {e}"),
+        };
+        let policy = std::sync::Arc::new(policy.into_policy());
         let index = PolicyIndex::build(&policy);
         let sids = crate::sidtab::SidTable::new(&policy);
         let loaded = Arc::new(Loaded::new(policy.clone(), index, sids, 1));
@@ -181,7 +212,14 @@ impl SecurityServer {
     ///
     /// Name lookups are done once per reload into dense id maps, so converting a context is a
     /// few array reads plus the validity check.
-    pub fn load_policy(&self, policy: Policy) -> Result<Reload> {
+    ///
+    /// A plain [`Policy`] is validated again first; one that fails is refused
+    /// ([`DecideError::InvalidPolicy`]) and the running policy stays.
+    pub fn load_policy(&self, policy: impl CheckedPolicy) -> Result<Reload> {
+        let policy = policy
+            .checked()
+            .map_err(|e| DecideError::InvalidPolicy(e.to_string()))?
+            .into_policy();
         let started = Instant::now();
         let mut pending = lock(&self.reload_lock);
         let old = self.cell.load_full();

@@ -9,7 +9,7 @@
 //! `#xperm SCON TCON CLASS ioctl 0xCMD -> allowed|denied`
 
 use arbiter_decide::{ClassRef, LabelKind, SecurityServer, XpermBase, XpermRule};
-use arbiter_policy::{HandleUnknown, Policy};
+use arbiter_policy::{HandleUnknown, ValidPolicy};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -36,7 +36,7 @@ fn set(line: &str, name: &str) -> BTreeSet<String> {
 /// Checks one expectation file against one binary; `tag` selects `[tag]` lines.
 fn check(expect: &str, binary: &str, tag: Option<&str>) -> usize {
     let text = std::fs::read_to_string(repo(expect)).unwrap();
-    let server = SecurityServer::new(Policy::open(repo(binary)).unwrap());
+    let server = SecurityServer::new(ValidPolicy::open(repo(binary)).unwrap());
     let snap = server.snapshot();
     let names = snap.names();
     let hu = snap.policy.handle_unknown;

@@ -12,7 +12,7 @@ use arbiter_decide::{
 };
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
 use arbiter_policy::mls::Context;
-use arbiter_policy::{ClassId, Policy, RoleId, TypeId, UserId};
+use arbiter_policy::{ClassId, Policy, RoleId, TypeId, UserId, ValidPolicy};
 use arbiter_testkit::Rng;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,7 +26,9 @@ fn repo_policy(name: &str) -> PathBuf {
 }
 
 fn server(path: &Path) -> SecurityServer {
-    SecurityServer::new(Policy::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+    SecurityServer::new(
+        ValidPolicy::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    )
 }
 
 /// Explains a query given as strings; also checks it against `compute_av` and the rule

@@ -5,15 +5,15 @@
 
 use arbiter_decide::internals::compute_av;
 use arbiter_decide::{AccessVector, ClassRef, SecurityServer, Sid, Snapshot};
-use arbiter_policy::{Policy, BUILTIN_POLICY};
+use arbiter_policy::{ValidPolicy, BUILTIN_POLICY};
 
-fn repo_policy(name: &str) -> Policy {
+fn repo_policy(name: &str) -> ValidPolicy {
     let path = arbiter_testkit::repo_policies().join("bin").join(name);
-    Policy::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    ValidPolicy::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn builtin() -> Policy {
-    Policy::from_bytes(BUILTIN_POLICY).unwrap()
+fn builtin() -> ValidPolicy {
+    ValidPolicy::from_bytes(BUILTIN_POLICY).unwrap()
 }
 
 /// The decision computed directly on one snapshot, bypassing every cache and handle.
@@ -205,4 +205,21 @@ fn unknown_classes_follow_handle_unknown_through_check() {
         Ok(other) => panic!("resolved to {other:?}"),
         Err(e) => assert!(e.to_string().contains("rejects"), "{e}"),
     }
+}
+
+#[test]
+fn a_policy_changed_after_reading_is_validated_again_and_refused() {
+    let server = SecurityServer::new(builtin());
+    let seqno = server.seqno();
+    let mut changed = builtin().into_policy();
+    changed.type_attr_map.pop();
+    let e = server.load_policy(changed).unwrap_err();
+    assert!(
+        matches!(&e, arbiter_decide::DecideError::InvalidPolicy(m) if m.contains("type attribute map")),
+        "{e}"
+    );
+    assert_eq!(server.seqno(), seqno, "the running policy stays");
+    // The same policy unchanged, as a plain Policy, is checked and taken.
+    assert!(server.load_policy(builtin().into_policy()).is_ok());
+    assert!(arbiter_policy::ValidPolicy::check(builtin().into_policy()).is_ok());
 }

@@ -6,7 +6,7 @@
 //! branch).
 
 use arbiter_decide::{LabelKind, SecurityServer};
-use arbiter_policy::Policy;
+use arbiter_policy::ValidPolicy;
 use std::process::Command;
 
 struct Rule {
@@ -60,7 +60,7 @@ fn check(path: &str) {
         }
     };
     let text = String::from_utf8(out.stdout).unwrap();
-    let server = SecurityServer::new(Policy::open(path).unwrap());
+    let server = SecurityServer::new(ValidPolicy::open(path).unwrap());
     let snap = server.snapshot();
     let mls = snap.policy.mls;
     let mut q = server.query();

@@ -14,7 +14,7 @@
 
 use arbiter_decide::SecurityServer;
 use arbiter_decide::{AvDecision, AvdFlags, XpermBase, XpermRule, XpermsDecision, XpermsUsed};
-use arbiter_policy::Policy;
+use arbiter_policy::ValidPolicy;
 use std::path::Path;
 
 const STAFF: &str = "staff_u:staff_r:staff_t:s0";
@@ -30,7 +30,7 @@ fn server(name: &str) -> SecurityServer {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../policies/bin")
         .join(name);
-    SecurityServer::new(Policy::open(&path).unwrap_or_else(|e| panic!("{name}: {e}")))
+    SecurityServer::new(ValidPolicy::open(&path).unwrap_or_else(|e| panic!("{name}: {e}")))
 }
 
 /// Bits of the given functions (low bytes) in a 256-bit set.

@@ -6,16 +6,16 @@
 //!   target/release/examples/reload_profile reload 2`
 
 use arbiter_decide::{internals::PolicyIndex, SecurityServer};
-use arbiter_policy::Policy;
+use arbiter_policy::ValidPolicy;
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "reload".into());
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2);
     let paths = arbiter_testkit::debian_policies();
-    let policies: Vec<Policy> = paths
+    let policies: Vec<ValidPolicy> = paths
         .iter()
-        .map(|p| Policy::from_bytes(&std::fs::read(p).expect("read policy")).expect("parse"))
+        .map(|p| ValidPolicy::from_bytes(&std::fs::read(p).expect("read policy")).expect("parse"))
         .collect();
     assert!(!policies.is_empty(), "no Debian policies installed");
     match mode.as_str() {

@@ -15,7 +15,7 @@
 
 use arbiter_avc::{Avc, AvcConfig};
 use arbiter_decide::{internals, PermSet, SecurityServer, Sid, Snapshot};
-use arbiter_policy::Policy;
+use arbiter_policy::ValidPolicy;
 use arbiter_testkit::{quantile, Rng};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
@@ -173,7 +173,7 @@ struct Samples {
 }
 
 /// Runs the reload workload over `policies` (at least one; they are loaded in turn).
-pub fn run(policies: &[Policy], opts: &Options) -> Result<Report, String> {
+pub fn run(policies: &[ValidPolicy], opts: &Options) -> Result<Report, String> {
     let first = policies.first().ok_or("no policy given")?;
     let server = Arc::new(SecurityServer::new(first.clone()));
     let sids = live_contexts(&server, opts.sids);
@@ -380,7 +380,7 @@ impl Scaling {
 }
 
 /// Measures [`Scaling`] on `policy` with `iters` checks per thread (median of `reps`).
-pub fn scaling(policy: &Policy, iters: usize, reps: usize) -> Result<Scaling, String> {
+pub fn scaling(policy: &ValidPolicy, iters: usize, reps: usize) -> Result<Scaling, String> {
     let server = Arc::new(SecurityServer::new(policy.clone()));
     let sids = live_contexts(&server, 64);
     let ps = server

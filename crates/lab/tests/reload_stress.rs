@@ -4,20 +4,20 @@
 //! it was computed on; no check may fail, panic or deadlock.
 
 use arbiter_lab::reload::{run, Options};
-use arbiter_policy::Policy;
+use arbiter_policy::ValidPolicy;
 use std::time::Duration;
 
-fn policies() -> Vec<Policy> {
-    let mut v: Vec<Policy> = arbiter_testkit::debian_policies()
+fn policies() -> Vec<ValidPolicy> {
+    let mut v: Vec<ValidPolicy> = arbiter_testkit::debian_policies()
         .iter()
-        .map(|p| Policy::open(p).unwrap())
+        .map(|p| ValidPolicy::open(p).unwrap())
         .collect();
     if v.is_empty() {
         eprintln!("note: Debian policies not installed; reloading between our own only");
     }
     for name in ["default.33", "features.33", "tiny.33"] {
         let path = arbiter_testkit::repo_policies().join("bin").join(name);
-        v.push(Policy::open(&path).unwrap());
+        v.push(ValidPolicy::open(&path).unwrap());
     }
     v
 }

@@ -39,6 +39,7 @@ pub mod symbols;
 #[cfg(test)]
 mod testbytes;
 pub mod transitions;
+mod valid;
 mod validate;
 pub mod write;
 
@@ -51,13 +52,15 @@ pub use error::{PolicyError, Result};
 pub use ids::{BoolId, CatId, ClassId, CommonId, RoleId, SensId, TypeId, UserId};
 pub use policy::{version, HandleUnknown, Policy, MAX_VERSION, MIN_VERSION};
 pub use symbols::TypeFlavor;
+pub use valid::ValidPolicy;
 pub use validate::Invalid;
 pub use write::{write_policy, write_policy_with, Layout, WriteError, WriteOptions};
 
 impl Policy {
-    /// Reads a policy from its binary image.
+    /// Reads a policy from its binary image (validated; see [`ValidPolicy`] for the form
+    /// the security server takes).
     pub fn from_bytes(bytes: &[u8]) -> Result<Policy> {
-        read::read_policy(bytes)
+        ValidPolicy::from_bytes(bytes).map(ValidPolicy::into_policy)
     }
 
     /// Reads a policy file. A regular file is memory-mapped (large policies are not copied
@@ -65,26 +68,7 @@ impl Policy {
     /// `<(zcat policy.gz)` — has no size to `stat`, so it is read to its end, up to
     /// [`MAX_STREAMED_POLICY`] bytes (more is an error naming the bound).
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Policy> {
-        let path = path.as_ref();
-        let io = |source| PolicyError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = std::fs::File::open(path).map_err(io)?;
-        let meta = file.metadata().map_err(io)?;
-        if !meta.is_file() {
-            let bytes = arbiter_io::read_to_end_bounded(&file, MAX_STREAMED_POLICY).map_err(io)?;
-            return Policy::from_bytes(&bytes);
-        }
-        if meta.len() == 0 {
-            return Policy::from_bytes(&[]);
-        }
-        // SAFETY: the mapping is read-only and private to this call; the model copies out
-        // everything it keeps, so the map is dropped before returning. A concurrent writer
-        // truncating the file could fault (SIGBUS); policy files are replaced by rename, not
-        // rewritten in place, so this is the same assumption every policy loader makes.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-        Policy::from_bytes(&map)
+        ValidPolicy::open(path).map(ValidPolicy::into_policy)
     }
 }
 

@@ -69,7 +69,7 @@ impl Counts {
 }
 
 /// Reads and validates a whole policy image.
-pub(crate) fn read_policy(bytes: &[u8]) -> Result<Policy> {
+pub(crate) fn read_policy(bytes: &[u8]) -> Result<crate::ValidPolicy> {
     let mut c = Cursor::new(bytes);
     let hdr = header::read(&mut c)?;
     let syms = symbols::read(&mut c, &hdr)?;
@@ -135,7 +135,7 @@ pub(crate) fn read_policy(bytes: &[u8]) -> Result<Policy> {
         type_attr_map,
     };
     validate::validate(&policy)?;
-    Ok(policy)
+    Ok(crate::ValidPolicy::validated(policy))
 }
 
 /// The type→attribute map: one bitmap per type value from version 20 on; each type also

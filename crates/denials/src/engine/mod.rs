@@ -13,11 +13,11 @@ mod reason;
 
 use crate::error::{Unknown, WhyError};
 use arbiter_decide::internals::{compute_av, te_av};
-use arbiter_decide::{AccessVector, SecurityServer, Snapshot};
+use arbiter_decide::{AccessVector, CheckedPolicy, SecurityServer, Snapshot};
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
 use arbiter_policy::cond::CondExpr;
 use arbiter_policy::mls::Context;
-use arbiter_policy::{ClassId, Policy, TypeId};
+use arbiter_policy::{ClassId, Policy, TypeId, ValidPolicy};
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -94,15 +94,16 @@ pub struct Engine {
 impl Engine {
     /// Loads a binary policy file.
     pub fn open(path: &str) -> Result<Engine, WhyError> {
-        let policy = Policy::open(path).map_err(|e| WhyError::Policy {
+        let policy = ValidPolicy::open(path).map_err(|e| WhyError::Policy {
             path: path.to_string(),
             reason: e.to_string(),
         })?;
         Ok(Engine::new(policy))
     }
 
-    /// Builds the engine for a loaded policy (booleans at their default values).
-    pub fn new(policy: Policy) -> Engine {
+    /// Builds the engine for a loaded policy (booleans at their default values); a plain
+    /// [`arbiter_policy::Policy`] is validated again (see [`CheckedPolicy`]).
+    pub fn new(policy: impl CheckedPolicy) -> Engine {
         let server = SecurityServer::new(policy);
         let base = server.snapshot();
         let n = base.policy.bools.len();
