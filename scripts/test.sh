@@ -31,9 +31,9 @@ fi
 
 echo "== format and lint"
 cargo fmt --all -- --check
-# `libsepol` (crates/sepol-oracle, crates/bench) is off by default so that the workspace
+# `libsepol` (crates/sepol-oracle, crates/oracle-tests) is off by default so that the workspace
 # builds without libsepol-dev; here it is on, and a missing libsepol fails the build loudly.
-sepol=(--features arbiter-bench/libsepol,sepol-oracle/libsepol)
+sepol=(--features arbiter-oracle-tests/libsepol,sepol-oracle/libsepol)
 cargo clippy --workspace --all-targets "${sepol[@]}" -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet "${sepol[@]}"
 
@@ -43,7 +43,7 @@ trap 'rm -rf "$versions"' EXIT
 bash tests/versions.sh "$versions" >/dev/null
 export ARBITER_VERSIONS_DIR="$versions"
 
-echo "== the workspace builds without libsepol (oracle tests live in crates/bench, behind a feature)"
+echo "== the workspace builds without libsepol (oracle tests live in crates/oracle-tests, behind a feature)"
 # Without the feature nothing in the workspace depends on sepol-oracle (whose build script
 # then links nothing), so `cargo build --workspace` needs no libsepol-dev.
 if cargo tree -q --workspace -e normal,dev,build -i sepol-oracle | grep -q 'arbiter'; then
@@ -52,7 +52,7 @@ if cargo tree -q --workspace -e normal,dev,build -i sepol-oracle | grep -q 'arbi
     exit 1
 fi
 for c in $(cargo metadata --no-deps --format-version 1 | python3 -c 'import json,sys; print(" ".join(p["name"] for p in json.load(sys.stdin)["packages"]))'); do
-    if [ "$c" != arbiter-testkit ] && [ "$c" != arbiter-lab ] && [ "$c" != arbiter-bench ] \
+    if [ "$c" != arbiter-testkit ] && [ "$c" != arbiter-lab ] && [ "$c" != arbiter-oracle-tests ] \
         && cargo tree -q -p "$c" -e normal --depth 1 --prefix none | grep -q '^arbiter-testkit '; then
         echo "test.sh: $c has arbiter-testkit as a normal dependency (test helpers are dev-dependencies)" >&2
         exit 1

@@ -40,7 +40,7 @@
 //! * [`HashKind`] — the kernel study's hash functions and arbiter's default.
 //!
 //! The benchmark lab (kernel-style and libselinux-style cache models, the hash/slot
-//! study) lives in `crates/bench`; a deterministic test double, [`fake::FakeSource`], is
+//! study) lives in `crates/oracle-tests`; a deterministic test double, [`fake::FakeSource`], is
 //! behind the `test-util` feature.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

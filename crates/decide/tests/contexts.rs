@@ -3,7 +3,7 @@
 //! policies (non-MLS `tiny`, MLS `features` with sensitivity and category aliases).
 //!
 //! The differential test against libsepol on random strings is in
-//! `crates/bench/tests/contexts_oracle.rs` (it links libsepol).
+//! `crates/oracle-tests/tests/contexts_oracle.rs` (it links libsepol).
 //!
 //! Policies that are not installed are skipped with a note (CI installs them).
 

@@ -1,6 +1,6 @@
 //! arbiter's benchmark lab: the workloads and reference models its benchmarks compare
 //! against, kept out of the engine crates. Nothing here links libsepol (the comparisons
-//! with libsepol live in `crates/bench`), so the command line can run every study.
+//! with libsepol live in `crates/oracle-tests`), so the command line can run every study.
 //!
 //! * [`avc_study`] — the 2025 kernel hash/slot study reproduced on a trace from a real
 //!   policy or a replayed workload;

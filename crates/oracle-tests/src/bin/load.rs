@@ -1,7 +1,7 @@
 //! Load benchmark: arbiter's policy reader against libsepol's `policydb_read`.
 //!
 //! ```text
-//! cargo run --release -p arbiter-bench --features libsepol --bin load -- [--runs N] [--json] [--breakdown] [POLICY...]
+//! cargo run --release -p arbiter-oracle-tests --features libsepol --bin load -- [--runs N] [--json] [--breakdown] [POLICY...]
 //! ```
 //!
 //! For each policy (default: the two Debian policies) the file is read into memory once;

@@ -16,7 +16,7 @@
 //! policies. Labels are compared in libsepol semantics (no socket special case, see
 //! `labeling::Semantics`).
 
-use arbiter_bench::workload::{av_rule_keys, Rng, Sids, Universe};
+use arbiter_oracle_tests::workload::{av_rule_keys, Rng, Sids, Universe};
 use arbiter_decide::{LabelKind, Semantics};
 use arbiter_decide::{SecurityServer, Sid};
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};

@@ -2,7 +2,7 @@
 //! value-order writer, and of the optimiser (`secilc -O`'s `policydb_optimize`).
 //!
 //! ```text
-//! cargo run --release -p arbiter-bench --bin write_layout -- [PATH] [--reps R]
+//! cargo run --release -p arbiter-oracle-tests --bin write_layout -- [PATH] [--reps R]
 //! ```
 //!
 //! Reads PATH (default Debian's default `policy.33`) once, then R times (default 11), in

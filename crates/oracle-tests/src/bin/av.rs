@@ -2,8 +2,8 @@
 //! measured side by side in one run.
 //!
 //! ```text
-//! cargo run --release -p arbiter-bench --features libsepol --bin av -- [--policy PATH] [--queries N] [--reps R] [--json]
-//! cargo run --release -p arbiter-bench --features libsepol --bin av -- --spin SECONDS   # arbiter only, for profilers
+//! cargo run --release -p arbiter-oracle-tests --features libsepol --bin av -- [--policy PATH] [--queries N] [--reps R] [--json]
+//! cargo run --release -p arbiter-oracle-tests --features libsepol --bin av -- --spin SECONDS   # arbiter only, for profilers
 //! ```
 //!
 //! The issue's targets: arbiter's mean time per query at least 20x below libsepol's, its
@@ -39,7 +39,7 @@
 //! `sepol_context_to_sid`, which parses and then scans its SID table linearly, so its cost
 //! grows with the number of SIDs: reported for a small table and for the full one).
 
-use arbiter_bench::workload::{av_rule_keys, Rng, Sids, Universe};
+use arbiter_oracle_tests::workload::{av_rule_keys, Rng, Sids, Universe};
 use arbiter_decide::{SecurityServer, Sid};
 use arbiter_policy::{ClassId, Policy};
 use sepol_oracle::Oracle;
