@@ -26,17 +26,17 @@
 pub mod classmap;
 pub mod config;
 mod errno_text;
-pub mod error;
-pub mod fmt;
-pub mod lines;
-pub mod mask;
-pub mod preselect;
+mod error;
+mod fmt;
+mod lines;
+mod mask;
+mod preselect;
 pub mod print;
 pub mod reduce;
-pub mod stream;
+mod stream;
 mod sync;
 pub mod token;
-pub mod trail;
+mod trail;
 pub mod writer;
 
 pub use classmap::{ClassMap, FlatMap, LockFreeMap, RwLockMap};
@@ -45,7 +45,7 @@ pub use error::{
     ConfigError, DecodeError, DecodeErrorKind, FramingError, IoError, MaskError, StreamError,
 };
 pub use mask::Mask;
-pub use preselect::{user_mask, Outcome, Preselector, Selection};
+pub use preselect::{effective_mask, user_mask, Outcome, Preselector, Selection};
 pub use print::{PrintOptions, PrintSummary, Printer};
 pub use reduce::{ReduceError, ReduceOptions, Reducer};
 pub use stream::{RecordStream, MAX_RECORD_SIZE};

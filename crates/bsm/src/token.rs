@@ -408,7 +408,7 @@ impl<'a> Cur<'a> {
 /// Decodes the token at the start of `buf`, which holds the rest of its record (the
 /// unknown-token rule needs the record's end). Returns the token and the bytes it took.
 ///
-/// Errors carry offsets relative to `buf`; [`crate::trail`] rebases them onto the trail.
+/// Errors carry offsets relative to `buf`; [`crate::records`] rebases them onto the trail.
 pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
     let Some(&tid) = buf.first() else {
         return Err(DecodeError {

@@ -5,8 +5,8 @@
 //! Android logcat, AVC and USER_AVC alike) → [`Engine::analyze`] (audit2why's verdict,
 //! computed from arbiter's decision index) → [`why::write_report`] or
 //! [`AllowGenerator`] (audit2allow's rules, in a module with [`Generation`]'s options:
-//! [`module`], [`xperm`], explanations wrapped by [`wrap`]; built into a package by
-//! [`package::build`] as `audit2allow -M` does; `-t` is [`filter`]). [`Session`] runs the
+//! `module.rs`, `xperm.rs`, explanations wrapped by `wrap.rs`; built into a package by
+//! [`package::build`] as `audit2allow -M` does; `-t` is [`TypeFilter`]). [`Session`] runs the
 //! pipeline over inputs, deciding each distinct denial once, and keeps the lines it could
 //! not read or explain.
 //!
@@ -18,27 +18,27 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod allow;
-pub mod booldesc;
+mod allow;
+mod booldesc;
 pub mod corpus;
-pub mod engine;
-pub mod error;
-pub mod filter;
-pub mod module;
+mod engine;
+mod error;
+mod filter;
+mod module;
 pub mod package;
 pub mod parse;
 pub mod read;
-pub mod session;
+mod session;
 pub mod why;
-pub mod wrap;
-pub mod xperm;
+mod wrap;
+mod xperm;
 
 pub use allow::AllowGenerator;
-pub use booldesc::BoolDescriptions;
+pub use booldesc::{BoolDescriptions, POLICY_XML};
 pub use engine::{BoolFix, Engine, Verdict};
 pub use error::{Malformed, Unknown, WhyError};
 pub use filter::{BadTypeFilter, TypeFilter};
 pub use module::{BadModuleName, Explanation, Generation, ModuleName};
 pub use parse::{parse_line, AvcRecord, AvcSource, ComputeSid, Line};
 pub use read::{LineReader, Newlines, RawLine};
-pub use session::{Mode, Options, Problem, ProblemKind, Session, Summary};
+pub use session::{Mode, Options, Problem, ProblemKind, Session, Summary, MAX_KEPT};

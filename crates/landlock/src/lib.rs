@@ -22,7 +22,7 @@ pub mod access;
 pub mod check;
 pub mod config;
 pub mod domain;
-pub mod errno;
+mod errno;
 pub mod eval;
 pub mod mounts;
 pub mod object;

@@ -16,9 +16,9 @@
 //! policies. Labels are compared in libsepol semantics (no socket special case, see
 //! `labeling::Semantics`).
 
-use arbiter_oracle_tests::workload::{av_rule_keys, Rng, Sids, Universe};
 use arbiter_decide::{LabelKind, Semantics};
 use arbiter_decide::{SecurityServer, Sid};
+use arbiter_oracle_tests::workload::{av_rule_keys, Rng, Sids, Universe};
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
 use arbiter_policy::{ClassId, Policy};
 use sepol_oracle::Oracle;

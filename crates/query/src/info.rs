@@ -2,10 +2,10 @@
 //! filter, its sort order, and the item text with and without `-x`.
 
 use crate::argv::{self, Opt, UsageError};
+use crate::error::QueryError;
 use crate::error::{QueryErrorKind, SymbolKind};
 use crate::index::Index;
 use crate::render;
-use crate::search::QueryError;
 use arbiter_policy::constraint::{attr, Constraint, ConstraintExpr, ConstraintOp};
 use arbiter_policy::mls::Context;
 use arbiter_policy::ocontext::{FsUseBehavior, IbPkeyCon, PortCon};

@@ -3,10 +3,11 @@
 //! `filename`, `conditional`, `conditional_block`, plus `enabled` under the booleans'
 //! default values (or the overrides given).
 
+use crate::error::QueryError;
 use crate::expand;
 use crate::index::Index;
 use crate::render;
-use crate::search::{self, QueryError, SearchArgs, TeBody};
+use crate::search::{self, SearchArgs, TeBody};
 use arbiter_policy::TypeId;
 use serde_json::{json, Map, Value};
 

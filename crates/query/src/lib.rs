@@ -35,7 +35,7 @@
 pub mod argv;
 pub mod diff;
 mod error;
-pub mod expand;
+mod expand;
 mod index;
 pub mod info;
 pub mod json;
@@ -48,5 +48,4 @@ pub mod terules;
 pub use argv::UsageError;
 pub use error::{LevelError, QueryError, QueryErrorKind, SymbolKind};
 pub use index::Index;
-pub use python_re::PatternError;
 pub use search::SearchArgs;

@@ -300,7 +300,7 @@ pub enum RbacHit {
 #[derive(Debug, Clone, Copy)]
 pub struct MlsHit(pub usize);
 
-pub use crate::error::QueryError;
+use crate::error::QueryError;
 use crate::error::{LevelError, QueryErrorKind, SymbolKind};
 
 /// Criteria shared by all three rule families after lookup.

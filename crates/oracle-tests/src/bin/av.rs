@@ -39,8 +39,8 @@
 //! `sepol_context_to_sid`, which parses and then scans its SID table linearly, so its cost
 //! grows with the number of SIDs: reported for a small table and for the full one).
 
-use arbiter_oracle_tests::workload::{av_rule_keys, Rng, Sids, Universe};
 use arbiter_decide::{SecurityServer, Sid};
+use arbiter_oracle_tests::workload::{av_rule_keys, Rng, Sids, Universe};
 use arbiter_policy::{ClassId, Policy};
 use sepol_oracle::Oracle;
 use serde_json::json;
