@@ -49,7 +49,7 @@ pub use preselect::{effective_mask, user_mask, Outcome, Preselector, Selection};
 pub use print::{PrintOptions, PrintSummary, Printer};
 pub use reduce::{ReduceError, ReduceOptions, Reducer};
 pub use stream::{RecordStream, MAX_RECORD_SIZE};
-pub use token::{decode, Addr, Header, Subject, SubjectForm, Token};
+pub use token::{decode, Addr, Attr, Header, IpcPerm, Subject, SubjectForm, Token};
 pub use trail::{records, Record, Records};
 pub use writer::{encode, RecordWriter};
 

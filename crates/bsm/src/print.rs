@@ -618,15 +618,7 @@ impl<'e> Printer<'e> {
                 count,
                 data,
             } => self.arbitrary(out, how, unit, count, data),
-            Token::Attr {
-                wide,
-                mode,
-                uid,
-                gid,
-                fsid,
-                nodeid,
-                dev,
-            } => self.attr(out, wide, mode, uid, gid, fsid, nodeid, dev),
+            Token::Attr(ref a) => self.attr(out, a),
             Token::Exit { status, ret } => self.exit(out, status, ret),
             Token::ExecArgs(ref s) => self.exec(out, id::EXEC_ARGS, s, false),
             Token::ExecEnv(ref s) => self.exec(out, id::EXEC_ENV, s, true),
@@ -649,15 +641,7 @@ impl<'e> Printer<'e> {
             ),
             Token::Ip(ref ip) => self.ip(out, ip),
             Token::Ipc { kind, id: ipc_id } => self.ipc(out, kind, ipc_id),
-            Token::IpcPerm {
-                uid,
-                gid,
-                cuid,
-                cgid,
-                mode,
-                seq,
-                key,
-            } => self.ipc_perm(out, uid, gid, cuid, cgid, mode, seq, key),
+            Token::IpcPerm(ref p) => self.ipc_perm(out, p),
             Token::Iport(p) => {
                 self.element(out, id::IPORT, "ip port", "<ip_port>", "</ip_port>", |o| {
                     alt_hex(o, u16::from_be_bytes(p) as u64)
@@ -773,19 +757,17 @@ impl<'e> Printer<'e> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)] // one parameter per field of the token
-    fn attr(
-        &self,
-        out: &mut Vec<u8>,
-        wide: bool,
-        mode: u32,
-        uid: u32,
-        gid: u32,
-        fsid: u32,
-        nodeid: u64,
-        dev: u64,
-    ) {
+    fn attr(&self, out: &mut Vec<u8>, a: &crate::token::Attr) {
         use crate::token::id;
+        let crate::token::Attr {
+            wide,
+            mode,
+            uid,
+            gid,
+            fsid,
+            nodeid,
+            dev,
+        } = *a;
         self.kind(
             out,
             if wide { id::ATTR64 } else { id::ATTR32 },
@@ -851,27 +833,16 @@ impl<'e> Printer<'e> {
         self.fields(out, &fields);
     }
 
-    #[allow(clippy::too_many_arguments)] // one parameter per field of the token
-    fn ipc_perm(
-        &self,
-        out: &mut Vec<u8>,
-        uid: u32,
-        gid: u32,
-        cuid: u32,
-        cgid: u32,
-        mode: u32,
-        seq: u32,
-        key: u32,
-    ) {
+    fn ipc_perm(&self, out: &mut Vec<u8>, p: &crate::token::IpcPerm) {
         self.kind(out, crate::token::id::IPC_PERM, "IPC perm", "<IPC_perm ");
         let fields: [Field<'_>; 7] = [
-            ("uid", &|o| self.user(o, uid)),
-            ("gid", &|o| self.group(o, gid)),
-            ("creator-uid", &|o| self.user(o, cuid)),
-            ("creator-gid", &|o| self.group(o, cgid)),
-            ("mode", &|o| oct(o, mode as u64)),
-            ("seq", &|o| dec(o, seq as u64)),
-            ("key", &|o| dec(o, key as u64)),
+            ("uid", &|o| self.user(o, p.uid)),
+            ("gid", &|o| self.group(o, p.gid)),
+            ("creator-uid", &|o| self.user(o, p.cuid)),
+            ("creator-gid", &|o| self.group(o, p.cgid)),
+            ("mode", &|o| oct(o, p.mode as u64)),
+            ("seq", &|o| dec(o, p.seq as u64)),
+            ("key", &|o| dec(o, p.key as u64)),
         ];
         self.fields(out, &fields);
     }

@@ -190,6 +190,44 @@ pub struct Header {
     pub msec: u64,
 }
 
+/// An `attr32` / `attr64` token: a file's attributes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attr {
+    /// The 64-bit device form (`attr64`).
+    pub wide: bool,
+    /// File mode.
+    pub mode: u32,
+    /// Owner.
+    pub uid: u32,
+    /// Group.
+    pub gid: u32,
+    /// File system id.
+    pub fsid: u32,
+    /// Inode number.
+    pub nodeid: u64,
+    /// Device (32 bits on disk unless `wide`).
+    pub dev: u64,
+}
+
+/// An `IPC perm` token: the permissions of a System V IPC object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IpcPerm {
+    /// Owner.
+    pub uid: u32,
+    /// Group.
+    pub gid: u32,
+    /// Creator.
+    pub cuid: u32,
+    /// Creator's group.
+    pub cgid: u32,
+    /// Access mode.
+    pub mode: u32,
+    /// Slot usage sequence number.
+    pub seq: u32,
+    /// Key.
+    pub key: u32,
+}
+
 /// Exec arguments or environment: `count` NUL-terminated strings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExecStrings<'a> {
@@ -290,15 +328,7 @@ pub enum Token<'a> {
     /// Sequence number.
     Seq(u32),
     /// IPC permissions.
-    IpcPerm {
-        uid: u32,
-        gid: u32,
-        cuid: u32,
-        cgid: u32,
-        mode: u32,
-        seq: u32,
-        key: u32,
-    },
+    IpcPerm(IpcPerm),
     /// Group list: `count` as written, `list` the big-endian ids read (at most
     /// [`MAX_GROUPS`]; libbsm clamps and decodes whatever follows as further tokens).
     Groups { count: u16, list: &'a [u8] },
@@ -306,16 +336,8 @@ pub enum Token<'a> {
     ExecArgs(ExecStrings<'a>),
     /// Exec environment.
     ExecEnv(ExecStrings<'a>),
-    /// File attributes; `wide` is the 64-bit device form.
-    Attr {
-        wide: bool,
-        mode: u32,
-        uid: u32,
-        gid: u32,
-        fsid: u32,
-        nodeid: u64,
-        dev: u64,
-    },
+    /// File attributes.
+    Attr(Attr),
     /// Process exit.
     Exit { status: u32, ret: u32 },
     /// Argument UUID.
@@ -495,7 +517,7 @@ pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
         },
         id::SOCKUNIX => c.sock_unix()?,
         id::SEQ => Token::Seq(c.u32()?),
-        id::IPC_PERM => Token::IpcPerm {
+        id::IPC_PERM => Token::IpcPerm(IpcPerm {
             uid: c.u32()?,
             gid: c.u32()?,
             cuid: c.u32()?,
@@ -503,7 +525,7 @@ pub fn decode(buf: &[u8]) -> Result<(Token<'_>, usize), DecodeError> {
             mode: c.u32()?,
             seq: c.u32()?,
             key: c.u32()?,
-        },
+        }),
         id::NEWGROUPS => {
             let count = c.u16()?;
             Token::Groups {
@@ -690,7 +712,7 @@ impl<'a> Cur<'a> {
     /// `attr32` / `attr64`: the device number is 32 or 64 bits wide.
     fn attr(&mut self) -> Result<Token<'a>, DecodeError> {
         let wide = self.id == id::ATTR64;
-        Ok(Token::Attr {
+        Ok(Token::Attr(Attr {
             wide,
             mode: self.u32()?,
             uid: self.u32()?,
@@ -702,7 +724,7 @@ impl<'a> Cur<'a> {
             } else {
                 self.u32()? as u64
             },
-        })
+        }))
     }
 
     /// `arg_uuid` / `ret_uuid`: an argument number, a UUID and a text.
@@ -823,8 +845,8 @@ impl Token<'_> {
             Token::Groups { .. } => id::NEWGROUPS,
             Token::ExecArgs(_) => id::EXEC_ARGS,
             Token::ExecEnv(_) => id::EXEC_ENV,
-            Token::Attr { wide: false, .. } => id::ATTR32,
-            Token::Attr { wide: true, .. } => id::ATTR64,
+            Token::Attr(Attr { wide: false, .. }) => id::ATTR32,
+            Token::Attr(Attr { wide: true, .. }) => id::ATTR64,
             Token::Exit { .. } => id::EXIT,
             Token::ArgUuid { .. } => id::ARG_UUID,
             Token::RetUuid { .. } => id::RETURN_UUID,

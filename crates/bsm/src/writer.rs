@@ -148,16 +148,8 @@ pub fn encode(t: &Token<'_>, out: &mut Vec<u8>) {
             out.extend_from_slice(taken);
         }
         Token::Seq(n) => out.extend_from_slice(&n.to_be_bytes()),
-        Token::IpcPerm {
-            uid,
-            gid,
-            cuid,
-            cgid,
-            mode,
-            seq,
-            key,
-        } => {
-            for v in [uid, gid, cuid, cgid, mode, seq, key] {
+        Token::IpcPerm(p) => {
+            for v in [p.uid, p.gid, p.cuid, p.cgid, p.mode, p.seq, p.key] {
                 out.extend_from_slice(&v.to_be_bytes());
             }
         }
@@ -169,23 +161,15 @@ pub fn encode(t: &Token<'_>, out: &mut Vec<u8>) {
             out.extend_from_slice(&s.count.to_be_bytes());
             out.extend_from_slice(s.data);
         }
-        Token::Attr {
-            wide,
-            mode,
-            uid,
-            gid,
-            fsid,
-            nodeid,
-            dev,
-        } => {
-            for v in [mode, uid, gid, fsid] {
+        Token::Attr(a) => {
+            for v in [a.mode, a.uid, a.gid, a.fsid] {
                 out.extend_from_slice(&v.to_be_bytes());
             }
-            out.extend_from_slice(&nodeid.to_be_bytes());
-            if wide {
-                out.extend_from_slice(&dev.to_be_bytes());
+            out.extend_from_slice(&a.nodeid.to_be_bytes());
+            if a.wide {
+                out.extend_from_slice(&a.dev.to_be_bytes());
             } else {
-                out.extend_from_slice(&(dev as u32).to_be_bytes());
+                out.extend_from_slice(&(a.dev as u32).to_be_bytes());
             }
         }
         Token::Exit { status, ret } => {

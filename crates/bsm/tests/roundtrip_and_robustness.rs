@@ -170,7 +170,7 @@ fn make<'a>(k: u8, bytes: &'a [u8], strs: &'a [u8], n: &[u64; 8]) -> Token<'a> {
             }
         }
         32 => Token::Seq(d(0)),
-        33 => Token::IpcPerm {
+        33 => Token::IpcPerm(arbiter_bsm::IpcPerm {
             uid: d(0),
             gid: d(1),
             cuid: d(2),
@@ -178,7 +178,7 @@ fn make<'a>(k: u8, bytes: &'a [u8], strs: &'a [u8], n: &[u64; 8]) -> Token<'a> {
             mode: d(4),
             seq: d(5),
             key: d(6),
-        },
+        }),
         34 => {
             let count = ((bytes.len() / 4).min(16)) as u16;
             Token::Groups {
@@ -195,7 +195,7 @@ fn make<'a>(k: u8, bytes: &'a [u8], strs: &'a [u8], n: &[u64; 8]) -> Token<'a> {
                 Token::ExecEnv(s)
             }
         }
-        37 => Token::Attr {
+        37 => Token::Attr(arbiter_bsm::Attr {
             wide: v6,
             mode: d(0),
             uid: d(1),
@@ -203,7 +203,7 @@ fn make<'a>(k: u8, bytes: &'a [u8], strs: &'a [u8], n: &[u64; 8]) -> Token<'a> {
             fsid: d(3),
             nodeid: n[4],
             dev: if v6 { n[5] } else { d(5) as u64 },
-        },
+        }),
         38 => Token::Exit {
             status: d(0),
             ret: d(1),

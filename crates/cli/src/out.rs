@@ -115,7 +115,7 @@ impl Write for Out {
 pub enum CliError {
     /// The policy or its boolean settings.
     #[error(transparent)]
-    Load(#[from] crate::load::LoadError),
+    Load(Box<crate::load::LoadError>),
     /// A non-UTF-8 argument where only a policy path may be one (1-based position, the
     /// argument with invalid bytes replaced).
     #[error("argument {position} ({shown}) is not UTF-8: only a policy path may be")]
@@ -135,16 +135,16 @@ pub enum CliError {
     },
     /// `bench avc --trace`: the workload.
     #[error(transparent)]
-    Trace(#[from] crate::cmd::bench::TraceError),
+    Trace(Box<crate::cmd::bench::TraceError>),
     /// `why`: an option arbiter refuses or a conflicting combination.
     #[error(transparent)]
     WhyOptions(#[from] crate::cmd::why::OptionError),
     /// `landlock`: a ruleset file that cannot be loaded.
     #[error(transparent)]
-    Landlock(#[from] arbiter_landlock::config::ConfigError),
+    Landlock(Box<arbiter_landlock::config::ConfigError>),
     /// `bsm`: the audit_* configuration files.
     #[error(transparent)]
-    BsmConfig(#[from] arbiter_bsm::IoError),
+    BsmConfig(Box<arbiter_bsm::IoError>),
     /// `av --hash`: not one of the cache's hash functions.
     #[error("unknown hash {0:?} (original, muladd, murmur3, arbiter)")]
     UnknownHash(String),
@@ -155,6 +155,25 @@ pub enum CliError {
     #[error("{0}")]
     Io(io::Error),
 }
+
+/// The library errors a command passes on, each boxed (they are large and rare: a
+/// command's `Result` stays small).
+macro_rules! boxed_from {
+    ($($variant:ident($ty:ty)),* $(,)?) => {$(
+        impl From<$ty> for CliError {
+            fn from(e: $ty) -> CliError {
+                CliError::$variant(Box::new(e))
+            }
+        }
+    )*};
+}
+
+boxed_from!(
+    Load(crate::load::LoadError),
+    Trace(crate::cmd::bench::TraceError),
+    Landlock(arbiter_landlock::config::ConfigError),
+    BsmConfig(arbiter_bsm::IoError),
+);
 
 impl CliError {
     /// A failure on the file named `path`.

@@ -63,7 +63,7 @@ pub fn synthetic_trail(config: &Config, records: usize, seed: u64) -> Vec<u8> {
                     data: args,
                 }));
                 w.token(&Token::Path(b"/bin/sh\0"));
-                w.token(&Token::Attr {
+                w.token(&Token::Attr(arbiter_bsm::Attr {
                     wide: false,
                     mode: 0o100555,
                     uid: 0,
@@ -71,7 +71,7 @@ pub fn synthetic_trail(config: &Config, records: usize, seed: u64) -> Vec<u8> {
                     fsid: 90,
                     nodeid: 1234,
                     dev: 5678,
-                });
+                }));
             }
             2 => w.token(&Token::Text(b"successful authentication\0")),
             3 => w.token(&Token::Arg32 {

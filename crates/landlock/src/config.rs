@@ -389,6 +389,9 @@ impl RightKind {
     }
 }
 
+/// A table's entries, in file order.
+type Table = [(String, Node)];
+
 /// The text's top-level table, in the format-neutral tree.
 fn top_table(text: &str, format: Format) -> Res<Vec<(String, Node)>> {
     let root = match format {
@@ -423,7 +426,7 @@ fn abi(v: &Node) -> Res<u32> {
 /// The sections of a configuration, one step each.
 impl Parser {
     /// The items of the array section `sec`, each a table, with its key (`sec[i]`).
-    fn tables<'a>(&self, sec: &str, v: &'a Node) -> Res<Vec<(String, &'a [(String, Node)])>> {
+    fn tables<'a>(&self, sec: &str, v: &'a Node) -> Res<Vec<(String, &'a Table)>> {
         let mut out = Vec::new();
         for (i, item) in self.array(sec, v)?.iter().enumerate() {
             let at = format!("{sec}[{i}]");
@@ -439,7 +442,7 @@ impl Parser {
     }
 
     /// One `[[variable]]`: its name and its literals.
-    fn variable(&self, at: &str, t: &[(String, Node)]) -> Res<(String, Vec<String>)> {
+    fn variable(&self, at: &str, t: &Table) -> Res<(String, Vec<String>)> {
         let (mut name, mut lits) = (None, None);
         for (k, v) in self.fields(at, t, &["name", "literal"])? {
             if k == "name" {
@@ -465,7 +468,7 @@ impl Parser {
     }
 
     /// One `[[ruleset]]`: its handled rights and scopes, added to the configuration's.
-    fn ruleset(&self, at: &str, t: &[(String, Node)], c: &mut Config) -> Res<()> {
+    fn ruleset(&self, at: &str, t: &Table, c: &mut Config) -> Res<()> {
         let known = ["handled_access_fs", "handled_access_net", "scoped"];
         for (k, v) in self.fields(at, t, &known)? {
             let key = join(at, &self.spell(k));
@@ -485,7 +488,7 @@ impl Parser {
     fn rule_fields<'a>(
         &self,
         at: &str,
-        t: &'a [(String, Node)],
+        t: &'a Table,
         second: &str,
         kind: RightKind,
     ) -> Res<(u16, String, &'a [Node])> {
@@ -509,7 +512,7 @@ impl Parser {
 
     /// One `[[path_beneath]]`, its parents with variables expanded; `expanded` counts the
     /// paths of the whole configuration against [`MAX_EXPANDED`].
-    fn path_beneath(&self, at: &str, t: &[(String, Node)], expanded: &mut usize) -> Res<PathRule> {
+    fn path_beneath(&self, at: &str, t: &Table, expanded: &mut usize) -> Res<PathRule> {
         let (access, key, targets) = self.rule_fields(at, t, "parent", RightKind::Fs)?;
         let mut parents = Vec::new();
         for (j, t) in targets.iter().enumerate() {
@@ -526,7 +529,7 @@ impl Parser {
 
     /// One `[[net_port]]`: its rights and ports (non-negative integers; the range is
     /// checked when resolved, as the kernel does).
-    fn net_port(&self, at: &str, t: &[(String, Node)]) -> Res<PortRule> {
+    fn net_port(&self, at: &str, t: &Table) -> Res<PortRule> {
         let (access, key, targets) = self.rule_fields(at, t, "port", RightKind::Net)?;
         let mut ports = Vec::new();
         for (j, t) in targets.iter().enumerate() {

@@ -258,15 +258,15 @@ pub enum TraceError {
         path: String,
         /// The line number.
         line: u64,
-        /// The security server's reason.
-        source: arbiter_decide::DecideError,
+        /// The security server's reason (boxed: it is large).
+        source: Box<arbiter_decide::DecideError>,
     },
     /// A type of the synthetic trace has no valid context (a bug in the trace builder).
     #[error("internal: a trace type has no context")]
     NoContext,
     /// A synthetic context the SID table refuses.
     #[error(transparent)]
-    Sid(arbiter_decide::DecideError),
+    Sid(Box<arbiter_decide::DecideError>),
 }
 
 /// A valid context for each concrete type: the first user's low level, role object_r
@@ -351,7 +351,7 @@ fn policy_trace(server: &SecurityServer, topts: &TraceOptions) -> Result<Vec<Que
         sid_of.push(
             server
                 .context_struct_to_sid(ctx)
-                .map_err(TraceError::Sid)?
+                .map_err(|e| TraceError::Sid(Box::new(e)))?
                 .get(),
         );
     }
@@ -404,7 +404,7 @@ fn read_trace(server: &SecurityServer, path: &std::path::Path) -> Result<Vec<Que
         let err = |source| TraceError::Decide {
             path: name.clone(),
             line: n,
-            source,
+            source: Box::new(source),
         };
         let s = server.context_to_sid(f[0]).map_err(err)?;
         let tt = server.context_to_sid(f[1]).map_err(err)?;
