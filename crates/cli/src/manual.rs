@@ -36,7 +36,7 @@ fn built_command() -> clap::Command {
 pub fn manpage(a: ManpageArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     let root = built_command();
     if let Some(dir) = a.out_dir {
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| CliError::file(dir.display(), e))?;
         let mut written = Vec::new();
         write_all_pages(&root, &dir, &mut written)?;
         for f in written {

@@ -145,6 +145,9 @@ pub enum CliError {
     /// `bsm`: the audit_* configuration files.
     #[error(transparent)]
     BsmConfig(Box<arbiter_bsm::IoError>),
+    /// The security server refuses a request (an unknown class, an invalid SID, ...).
+    #[error(transparent)]
+    Decide(Box<arbiter_decide::DecideError>),
     /// `av --hash`: not one of the cache's hash functions.
     #[error("unknown hash {0:?} (original, muladd, murmur3, arbiter)")]
     UnknownHash(String),
@@ -173,6 +176,7 @@ boxed_from!(
     Trace(crate::cmd::bench::TraceError),
     Landlock(arbiter_landlock::config::ConfigError),
     BsmConfig(arbiter_bsm::IoError),
+    Decide(arbiter_decide::DecideError),
 );
 
 impl CliError {

@@ -435,7 +435,7 @@ pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
     bar.step("the synthetic trail");
     let trail = b::synthetic_trail(&cfg, a.records, 42);
     let path = std::env::temp_dir().join(format!("arbiter-bsm-bench-{}.bsm", std::process::id()));
-    std::fs::write(&path, &trail).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(&path, &trail).map_err(|e| CliError::file(path.display(), e))?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut cmd = std::process::Command::new(&exe);
     cmd.args(["bsm", "print", "-l", "-n"])

@@ -91,9 +91,7 @@ pub fn run(out: &mut Out) -> Result<ExitCode, CliError> {
         true,
     )?;
 
-    let seq = server
-        .set_booleans(&[("httpd_enable_homedirs", true)])
-        .map_err(|e| e.to_string())?;
+    let seq = server.set_booleans(&[("httpd_enable_homedirs", true)])?;
     writeln!(
         out,
         "# setting httpd_enable_homedirs=on (policy sequence number now {seq})"

@@ -41,21 +41,13 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     let tsid = server
         .context_to_sid(&a.tcontext)
         .map_err(|x| format!("target context: {x}"))?;
-    let class = server.known_class(&a.tclass).map_err(|e| e.to_string())?;
+    let class = server.known_class(&a.tclass)?;
     let kind = match a.kind {
         Kind::Create => LabelKind::Create,
         Kind::Relabel => LabelKind::Relabel,
         Kind::Member => LabelKind::Member,
     };
-    let label = server
-        .compute_label(ssid, tsid, class, kind, a.name.as_deref())
-        .map_err(|e| e.to_string())?;
-    writeln!(
-        out,
-        "{}",
-        server
-            .sid_to_context(label.sid)
-            .map_err(|e| e.to_string())?
-    )?;
+    let label = server.compute_label(ssid, tsid, class, kind, a.name.as_deref())?;
+    writeln!(out, "{}", server.sid_to_context(label.sid)?)?;
     Ok(ExitCode::SUCCESS)
 }

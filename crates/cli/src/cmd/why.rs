@@ -205,9 +205,9 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
             .append(true)
             .create(true)
             .open(path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| CliError::file(path.display(), e))?;
         f.write_all(&text)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| CliError::file(path.display(), e))?;
     }
     if let Some(name) = &a.module_package {
         let name = ModuleName::parse(name).map_err(|e| e.to_string())?;
