@@ -56,6 +56,7 @@ fn arbiter_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Explanation>()?;
     m.add_class::<setools::PolicyDb>()?;
     m.add_class::<setools::TeResults>()?;
+    setools::register(m)?;
     denials::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())

@@ -446,14 +446,14 @@ class User(PolicySymbol):
         """The user's default level."""
         if self._level is None:
             raise MLSDisabled
-        return Level(self.policy, self._level)
+        return self.policy._user_mls(self._value)[0]
 
     @property
     def mls_range(self):
         """The user's range."""
         if self._range is None:
             raise MLSDisabled
-        return Range(self.policy, self._range)
+        return self.policy._user_mls(self._value)[1]
 
     def statement(self):
         roles = sorted(str(r) for r in self.roles)
@@ -517,6 +517,18 @@ class ObjClass(PolicySymbol):
             return True
         return self._common is not None and perm in self.common.perms
 
+    def constraints(self):
+        """The class's constrain and mlsconstrain rules, in the policy's order."""
+        return iter(self.policy._class_constraints(self)[0])
+
+    def validatetrans(self):
+        """The class's validatetrans and mlsvalidatetrans rules, in the policy's order."""
+        return iter(self.policy._class_constraints(self)[1])
+
+    def defaults(self):
+        """The class's default_user, default_role, default_type, default_range rules."""
+        return iter(self.policy._class_defaults(self))
+
     def statement(self):
         s = "class {}\n".format(self.name)
         if self._common is not None:
@@ -533,63 +545,6 @@ class PolicyCapability(PolicySymbol):
 
     def statement(self):
         return "policycap {};".format(self.name)
-
-
-class Level(PolicyObject):
-    """An MLS level, as text (``s0:c0.c3``). Compared by its text."""
-
-    __slots__ = ("_text",)
-
-    def __init__(self, policy, text):
-        self.policy = policy
-        self._text = text
-
-    def _key(self):
-        return self._text
-
-    def __str__(self):
-        return self._text
-
-    def statement(self):
-        raise NoStatement
-
-
-class Range(PolicyObject):
-    """An MLS range, as text (``s0 - s0:c0.c1023``). Compared by its text, spaces around
-    ``-`` ignored."""
-
-    __slots__ = ("_text",)
-
-    def __init__(self, policy, text):
-        self.policy = policy
-        self._text = text
-
-    def _key(self):
-        return self._text
-
-    def __str__(self):
-        return self._text
-
-    def __eq__(self, other):
-        norm = lambda s: "-".join(x.strip() for x in str(s).split("-"))  # noqa: E731
-        return norm(self) == norm(other)
-
-    def __hash__(self):
-        return hash(str(self))
-
-    @property
-    def low(self):
-        """The low level."""
-        return Level(self.policy, self._text.split(" - ")[0])
-
-    @property
-    def high(self):
-        """The high level."""
-        parts = self._text.split(" - ")
-        return Level(self.policy, parts[-1])
-
-    def statement(self):
-        raise NoStatement
 
 
 # --------------------------------------------------------------------------- conditionals
@@ -1094,7 +1049,22 @@ def _default_policy_path():
     raise RuntimeError("Unable to locate an SELinux policy to load.")
 
 
-class SELinuxPolicy:
+# The MLS, labeling and constraint parts live in their own modules (they import the base
+# classes above, hence here).
+from ._mls import (  # noqa: E402,F401
+    BaseMLSLevel, Category, Level, LevelDecl, MLSRule, Range, Sensitivity, _MLSPolicy,
+)
+from ._labeling import (  # noqa: E402,F401
+    Context, FSUse, GenfsFiletype, Genfscon, Ibendportcon, Ibpkeycon, InitialSID, Netifcon,
+    Nodecon, Ocontext, Portcon, _LabelingPolicy,
+)
+from ._constraint import (  # noqa: E402,F401
+    BaseConstraint, Constraint, ConstraintExprNode, ConstraintExpression, Default,
+    DefaultRange, Validatetrans, _ConstraintPolicy,
+)
+
+
+class SELinuxPolicy(_MLSPolicy, _LabelingPolicy, _ConstraintPolicy):
     """A binary SELinux policy, read by arbiter. ``SELinuxPolicy(path)``; pickles by path
     (or, for a policy not read from a file, by its image)."""
 
