@@ -49,10 +49,22 @@ fn aliases_by_value(
         .collect()
 }
 
+/// Whether an alias of `primary` comes after it in the symbol table's order. setools maps
+/// values to datums by walking the whole table, aliases included, so the last of them
+/// wins: the symbols it then makes from bitmaps (levels' categories and sensitivities)
+/// are the alias's datum, a different object from the one the iterators and lookups give.
+fn alias_wins(primary: &str, aliases: &[String], entries: usize, slots: usize) -> bool {
+    let mut all: Vec<&str> = aliases.iter().map(String::as_str).collect();
+    all.push(primary);
+    arbiter_query::info::hashtab_order(&mut all, entries, slots);
+    all.last().is_some_and(|last| *last != primary)
+}
+
 /// Sensitivities in setools' order: `(value, name, aliases, level declaration's category
-/// values)`.
+/// values, whether an alias wins the value's datum (see [`alias_wins`]))`.
 #[pyfunction]
-pub fn sensitivity_table(db: &PolicyDb) -> Vec<(u32, String, Vec<String>, Vec<u32>)> {
+#[allow(clippy::type_complexity)]
+pub fn sensitivity_table(db: &PolicyDb) -> Vec<(u32, String, Vec<String>, Vec<u32>, bool)> {
     let p: &Model = &db.model;
     // Slots without a name (values an alias took in some compilers) are not symbols.
     let named: Vec<usize> = (0..p.sensitivities.len())
@@ -70,22 +82,26 @@ pub fn sensitivity_table(db: &PolicyDb) -> Vec<(u32, String, Vec<String>, Vec<u3
         .into_iter()
         .map(|k| {
             let s = &p.sensitivities[named[k]];
+            let al = aliases
+                .get(s.level.sens as usize)
+                .cloned()
+                .unwrap_or_default();
+            let wins = alias_wins(&s.name, &al, entries, LEVELS_SLOTS);
             (
                 s.level.sens,
                 s.name.to_string(),
-                aliases
-                    .get(s.level.sens as usize)
-                    .cloned()
-                    .unwrap_or_default(),
+                al,
                 level_row(&s.level).1,
+                wins,
             )
         })
         .collect()
 }
 
-/// Categories in setools' order: `(value, name, aliases)`.
+/// Categories in setools' order: `(value, name, aliases, whether an alias wins the value's
+/// datum (see [`alias_wins`]))`.
 #[pyfunction]
-pub fn category_table(db: &PolicyDb) -> Vec<(u32, String, Vec<String>)> {
+pub fn category_table(db: &PolicyDb) -> Vec<(u32, String, Vec<String>, bool)> {
     let p: &Model = &db.model;
     let named: Vec<usize> = (0..p.categories.len())
         .filter(|&i| !p.categories[i].name.is_empty())
@@ -97,11 +113,9 @@ pub fn category_table(db: &PolicyDb) -> Vec<(u32, String, Vec<String>)> {
         .into_iter()
         .map(|k| {
             let i = named[k];
-            (
-                i as u32 + 1,
-                p.categories[i].name.to_string(),
-                aliases[i + 1].clone(),
-            )
+            let name = &p.categories[i].name;
+            let wins = alias_wins(name, &aliases[i + 1], entries, CATS_SLOTS);
+            (i as u32 + 1, name.to_string(), aliases[i + 1].clone(), wins)
         })
         .collect()
 }

@@ -28,14 +28,41 @@ def _symbol_at(policy, kind, name):
     return getattr(policy, kind)(name, deref=False)
 
 
-class Category(PolicySymbol):
+class _Datum:
+    """Identity of sensitivities and categories: setools compares them by libsepol datum,
+    and the one it makes from a bitmap is the datum of the last alias in table order when
+    an alias comes after the name (``alias_wins``): equal in name and value, yet unequal.
+    ``_ident`` is 0 for the name's datum, 1 for that alias's."""
+
+    __slots__ = ()
+
+    def _key(self):
+        return (self._value, self._ident)
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self.policy is other.policy and self._key() == other._key()
+        return PolicyObject.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+
+class Category(_Datum, PolicySymbol):
     """An MLS category."""
 
-    __slots__ = ("_aliases",)
+    __slots__ = ("_aliases", "_alias_wins", "_ident")
 
-    def __init__(self, policy, value, name, aliases):
+    def __init__(self, policy, value, name, aliases, alias_wins, ident=0):
         super().__init__(policy, value, name)
         self._aliases = aliases
+        self._alias_wins = alias_wins
+        self._ident = ident
+
+    @property
+    def _token(self):
+        """The category in a level's set: its value, negated for the alias's datum."""
+        return -self._value if self._ident else self._value
 
     def __hash__(self):
         return hash(self.name)
@@ -55,15 +82,17 @@ class Category(PolicySymbol):
         return (_symbol_at, (self.policy, "lookup_category", self.name))
 
 
-class Sensitivity(PolicySymbol):
+class Sensitivity(_Datum, PolicySymbol):
     """An MLS sensitivity; ordered by value (its dominance order)."""
 
-    __slots__ = ("_aliases", "_cats")
+    __slots__ = ("_aliases", "_cats", "_alias_wins", "_ident")
 
-    def __init__(self, policy, value, name, aliases, cats):
+    def __init__(self, policy, value, name, aliases, cats, alias_wins, ident=0):
         super().__init__(policy, value, name)
         self._aliases = aliases
-        self._cats = frozenset(cats)
+        self._cats = tuple(cats)
+        self._alias_wins = alias_wins
+        self._ident = ident
 
     def __hash__(self):
         return hash(self.name)
@@ -86,7 +115,7 @@ class Sensitivity(PolicySymbol):
 
     def level_decl(self):
         """The level declaration of this sensitivity."""
-        return self.policy._leveldecl_by_value()[self._value]
+        return self.policy._leveldecl(self)
 
     def statement(self):
         return "sensitivity {0}{1};".format(self.name, _alias_text(self._aliases))
@@ -123,7 +152,7 @@ class BaseMLSLevel(PolicyObject):
         by_value = self.policy._category_by_value()
         runs = []
         for _, group in itertools.groupby(
-            sorted(self._cats), key=lambda v, c=itertools.count(): v - next(c)
+            sorted(abs(t) for t in self._cats), key=lambda v, c=itertools.count(): v - next(c)
         ):
             group = list(group)
             if len(group) > 1:
@@ -134,8 +163,8 @@ class BaseMLSLevel(PolicyObject):
 
     def categories(self):
         """Every category of the level (not a compact notation), as a set's iterator."""
-        by_value = self.policy._category_by_value()
-        return iter({by_value[v] for v in self._cats})
+        obj = self.policy._category_of_token
+        return iter({obj(t) for t in self._cats})
 
     def __reduce__(self):
         return (_level_at, (self.policy, type(self).__name__, str(self)))
@@ -154,7 +183,7 @@ def _other_cats(level, other):
     """The category values of ``other`` (a level of any kind), for the dominance tests."""
     if isinstance(other, BaseMLSLevel):
         return other._cats
-    return frozenset(c._value for c in other.categories())
+    return frozenset(c._token for c in other.categories())
 
 
 class LevelDecl(BaseMLSLevel):
@@ -347,11 +376,23 @@ class _MLSPolicy:
             "sens_by_value", lambda: {s._value: s for s in self._sensitivities_all()}
         )
 
-    def _leveldecl_by_value(self):
-        return self._table(
-            "leveldecls",
-            lambda: {s._value: LevelDecl(self, s, s._cats) for s in self._sensitivities_all()},
-        )
+    def _sens_of_bitmap(self, value):
+        """The sensitivity setools makes for a value read from a level (see ``_Datum``)."""
+        s = self._sens_by_value()[value]
+        if not s._alias_wins:
+            return s
+        alias = self._table("sens_alias_datums", dict)
+        if value not in alias:
+            alias[value] = Sensitivity(self, s._value, s.name, s._aliases, s._cats, True, 1)
+        return alias[value]
+
+    def _leveldecl(self, sens):
+        """The level declaration of a sensitivity (one per datum)."""
+        decls = self._table("leveldecls", dict)
+        key = sens._key()
+        if key not in decls:
+            decls[key] = LevelDecl(self, sens, self._cat_tokens(sens._cats))
+        return decls[key]
 
     def _categories_all(self):
         return self._table(
@@ -364,11 +405,29 @@ class _MLSPolicy:
             "category_by_value", lambda: {c._value: c for c in self._categories_all()}
         )
 
+    def _cat_tokens(self, values):
+        """Level tokens of category values read from a bitmap (see ``_Datum``)."""
+        wins = self._table(
+            "cat_alias_wins", lambda: {c._value for c in self._categories_all() if c._alias_wins})
+        if not wins:
+            return frozenset(values)
+        return frozenset(-v if v in wins else v for v in values)
+
+    def _category_of_token(self, token):
+        """The ``Category`` a level token stands for."""
+        c = self._category_by_value()[abs(token)]
+        if token > 0:
+            return c
+        alias = self._table("cat_alias_datums", dict)
+        if c._value not in alias:
+            alias[c._value] = Category(self, c._value, c.name, c._aliases, True, 1)
+        return alias[c._value]
+
     def _level(self, row):
         """A ``Level`` from the native ``(sensitivity value, category values)``."""
         if not self.mls:
             raise MLSDisabled
-        return Level(self, self._sens_by_value()[row[0]], row[1])
+        return Level(self, self._sens_of_bitmap(row[0]), self._cat_tokens(row[1]))
 
     def _range(self, row):
         """A ``Range`` from the native ``(low, high)``."""
@@ -392,8 +451,7 @@ class _MLSPolicy:
 
     def levels(self):
         """Every level declaration, in the sensitivities' order."""
-        decls = self._leveldecl_by_value()
-        return (decls[s._value] for s in self._sensitivities_all())
+        return (self._leveldecl(s) for s in self._sensitivities_all())
 
     @property
     def category_count(self):
@@ -452,9 +510,10 @@ class _MLSPolicy:
                             "{0} is not a valid level ({1} is not a valid category range)".format(
                                 level, group)
                         ) from ex
-                    # setools' expand_cat_range: both ends, and the values between.
+                    # setools' expand_cat_range: both ends as looked up, and the values
+                    # after the low one up to the high one as read from a bitmap.
                     cats.update((low._value, high._value))
-                    cats.update(range(low._value + 1, high._value + 1))
+                    cats.update(self._cat_tokens(range(low._value + 1, high._value + 1)))
                 elif len(catrange) == 1:
                     try:
                         cats.add(self.lookup_category(catrange[0])._value)
@@ -468,7 +527,7 @@ class _MLSPolicy:
                         "{0} is not a valid level (level parsing error)".format(level)
                     )
         lv = Level(self, s, cats)
-        if not lv._cats <= s._cats:
+        if not lv._cats <= s.level_decl()._cats:
             raise InvalidLevel(
                 "{0} is not a valid level (one or more categories are not associated with the "
                 "sensitivity)".format(level)
