@@ -82,6 +82,9 @@ class ConstraintExprNode(PolicyObject):
     def __getitem__(self, idx):
         return self._expression[idx]
 
+    def __reduce__(self):
+        return (_expr_node_at, (self.policy, self._id))
+
     @property
     def names(self):
         if self._names is None:
@@ -96,6 +99,16 @@ class ConstraintExprNode(PolicyObject):
 
     def statement(self):
         raise NoStatement
+
+
+def _expr_node_at(policy, ident):
+    """Rebuilds a pickled expression node (its constraint and position)."""
+    rows = policy._table("constraint_rows", lambda: {v: (c, vt) for v, c, vt in
+                                                     _native.constraint_table(policy._db)})
+    cls_value, which, n, k = ident
+    cons, vts = rows[cls_value]
+    nodes = cons[n][1] if which == 0 else vts[n]
+    return ConstraintExprNode(policy, ident, *nodes[k])
 
 
 def _flatten(items):
@@ -167,6 +180,9 @@ class ConstraintExpression(PolicyObject):
     def __hash__(self):
         return hash(str(self))
 
+    def __reduce__(self):
+        return (_expression_at, (self.policy, self._id))
+
     def infix(self):
         """The expression in infix order, with setools' parentheses."""
         if self._infix is None:
@@ -192,6 +208,11 @@ class ConstraintExpression(PolicyObject):
 
     def statement(self):
         raise NoStatement
+
+
+def _expression_at(policy, ident):
+    """Rebuilds a pickled constraint expression from its constraint."""
+    return _constraint_at(policy, ident).expression
 
 
 class BaseConstraint(PolicyObject):

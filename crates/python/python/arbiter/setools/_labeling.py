@@ -49,6 +49,9 @@ class Context(PolicyObject):
             return "{0.user}:{0.role}:{0.type_}:{0.range_}".format(self)
         return "{0.user}:{0.role}:{0.type_}".format(self)
 
+    def __reduce__(self):
+        return (_context_at, (self.policy, self._id))
+
     @property
     def range_(self):
         """The context's range (``MLSDisabled`` without MLS)."""
@@ -60,6 +63,12 @@ class Context(PolicyObject):
         from .exception import NoStatement
 
         raise NoStatement
+
+
+def _context_at(policy, ident):
+    """Rebuilds a pickled context from the labeling statement it belongs to."""
+    owner = policy._labeling(ident[0])[ident[1]]
+    return owner.packet if ident[2:] == ("packet",) else owner.context
 
 
 class Ocontext(PolicyObject):

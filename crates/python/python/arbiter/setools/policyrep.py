@@ -299,6 +299,7 @@ def _resolve_symbol(policy, kind, name):
         "Boolean": policy.lookup_boolean,
         "ObjClass": policy.lookup_class,
         "Common": policy.lookup_common,
+        "PolicyCapability": lambda n: next(c for c in policy.polcaps() if c.name == n),
     }[kind]
     return lookup(name)
 
@@ -608,6 +609,9 @@ class Conditional(PolicyObject):
     def __hash__(self):
         return hash(self._node)
 
+    def __reduce__(self):
+        return (_conditional_at, (self.policy, self._node))
+
     def __contains__(self, other):
         return any(other == b for b in self.booleans)
 
@@ -667,6 +671,11 @@ class Conditional(PolicyObject):
 
     def statement(self):
         raise NoStatement
+
+
+def _conditional_at(policy, node):
+    """Rebuilds a pickled conditional (its position in the policy)."""
+    return policy._conditional(node)
 
 
 # --------------------------------------------------------------------------- TE rules
@@ -799,6 +808,36 @@ class BaseTERule(PolicyRule):
                 )
 
 
+def _te_reduce(rule):
+    if rule.origin is not None:
+        return (_expanded_rule, (rule.origin, str(rule.source), str(rule.target)))
+    return (_te_rule_at, (rule.policy, str(rule.ruletype), str(rule.source), str(rule.target),
+                          str(rule.tclass), rule._row, rule._res.statement(rule._i)))
+
+
+BaseTERule.__reduce__ = _te_reduce
+
+
+def _te_rule_at(policy, ruletype, source, target, tclass, row, stmt):
+    """Rebuilds a pickled TE rule: the rule of the same fields in its (unpickled) policy."""
+    from .terulequery import TERuleQuery
+
+    q = TERuleQuery(policy, ruletype=[ruletype], source=source, source_indirect=False,
+                    target=target, target_indirect=False, tclass=[tclass])
+    for r in q.results():
+        if r._row == row and r._res.statement(r._i) == stmt:
+            return r
+    raise ValueError("the policy has no rule {}".format(stmt))
+
+
+def _expanded_rule(origin, source, target):
+    """Rebuilds a pickled expanded rule from its (unpickled) origin."""
+    for r in origin.expand():
+        if str(r.source) == source and str(r.target) == target:
+            return r
+    raise ValueError("{} expands to no rule {} {}".format(origin, source, target))
+
+
 class AVRule(BaseTERule):
     """allow, auditallow, dontaudit."""
 
@@ -833,6 +872,9 @@ class _DerivedAVRule(AVRule):
     @property
     def perms(self):
         return self._perms
+
+    def __reduce__(self):
+        return (_DerivedAVRule, (self.origin, self.source, self.target, self._perms))
 
     def statement(self):
         stmt = self._res.statement(self._i) or ""
@@ -941,6 +983,11 @@ class RoleAllow(PolicyRule):
     def _key(self):
         return ("allow", self._n)
 
+    def __reduce__(self):
+        if self.origin is not None:
+            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
+        return (_rbac_rule_at, (self.policy, 0, self._n))
+
     def __hash__(self):
         return hash(("allow", str(self.source), str(self.target)))
 
@@ -983,6 +1030,11 @@ class RoleTransition(PolicyRule):
     def _key(self):
         return ("role_transition", self._n)
 
+    def __reduce__(self):
+        if self.origin is not None:
+            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
+        return (_rbac_rule_at, (self.policy, 1, self._n))
+
     def __hash__(self):
         return hash(("role_transition", str(self.source), str(self.target), str(self.tclass),
                      str(self.default)))
@@ -999,6 +1051,12 @@ class RoleTransition(PolicyRule):
             for t in self.target.expand():
                 yield RoleTransition(self.policy, self._n, s, t, self.tclass, self.default,
                                      origin=self)
+
+
+def _rbac_rule_at(policy, kind, n):
+    """Rebuilds a pickled RBAC rule (role allows are kind 0, role transitions 1)."""
+    want = RoleAllow if kind == 0 else RoleTransition
+    return [r for r in policy.rbacrules() if type(r) is want][n]
 
 
 # --------------------------------------------------------------------------- bounds
@@ -1026,6 +1084,14 @@ class Bounds(PolicyObject):
 
     def statement(self):
         return "{0.ruletype} {0.parent} {0.child};".format(self)
+
+    def __reduce__(self):
+        return (_bounds_at, (self.policy, self.child.name))
+
+
+def _bounds_at(policy, child):
+    """Rebuilds a pickled typebounds statement (by its child type)."""
+    return next(b for b in policy.bounds() if b.child.name == child)
 
 
 # --------------------------------------------------------------------------- the policy
