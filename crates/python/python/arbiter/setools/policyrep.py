@@ -362,9 +362,15 @@ class TypeAttribute(BaseType):
     __slots__ = ()
 
     def _members(self):
+        # Built once per attribute: queries that expand attributes (ConstraintQuery's
+        # indirect types) ask for the same members once per rule.
         p = self.policy
-        tv = p._type_by_value
-        return [tv[v] for v in p._type_relations()[self._value - 1]]
+        cache = p._table("attribute_members", dict)
+        m = cache.get(self._value)
+        if m is None:
+            tv = p._type_by_value
+            m = cache[self._value] = [tv[v] for v in p._type_relations()[self._value - 1]]
+        return m
 
     def expand(self):
         """The member types, in type-value order."""
