@@ -801,6 +801,15 @@ class BaseTERule(PolicyRule):
             stmt[len(head):]
         )
 
+    def __reduce__(self):
+        # A handle on a native result set pickles as the rule's fields, found again by a
+        # query in the unpickled policy; an expanded rule as its origin and types.
+        if self.origin is not None:
+            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
+        return (_te_rule_at, (self.policy, str(self.ruletype), str(self.source),
+                              str(self.target), str(self.tclass), self._row,
+                              self._res.statement(self._i)))
+
     def expand(self):
         """One rule per (source type, target type) of the rule's attributes, sharing its
         body; an expanded rule yields itself."""
@@ -812,16 +821,6 @@ class BaseTERule(PolicyRule):
                 yield type(self)(
                     self.policy, self._res, self._i, self._row, s, t, self.tclass, origin=self
                 )
-
-
-def _te_reduce(rule):
-    if rule.origin is not None:
-        return (_expanded_rule, (rule.origin, str(rule.source), str(rule.target)))
-    return (_te_rule_at, (rule.policy, str(rule.ruletype), str(rule.source), str(rule.target),
-                          str(rule.tclass), rule._row, rule._res.statement(rule._i)))
-
-
-BaseTERule.__reduce__ = _te_reduce
 
 
 def _te_rule_at(policy, ruletype, source, target, tclass, row, stmt):
