@@ -46,6 +46,12 @@ for name in ["initialsids_count", "fs_use_count", "genfscon_count", "portcon_cou
              "netifcon_count", "nodecon_count", "ibpkeycon_count", "ibendportcon_count"]:
     print(name, getattr(p, name))
 
+for name in ["initialsids", "fs_uses", "genfscons", "portcons", "netifcons", "nodecons",
+             "ibpkeycons", "ibendportcons"]:
+    try:
+        print("len", name, len(getattr(p, name)()))
+    except TypeError as e:
+        print("len", name, "TypeError", e)
 sids = sample(p.initialsids(), "initialsids")
 for s in sids:
     print(repr(s), s.statement(), s == str(s), hash(s) == hash(str(s)))

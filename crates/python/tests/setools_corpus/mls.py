@@ -36,6 +36,7 @@ def attempt(label, fn):
 
 
 print("mls", p.mls, "counts", p.category_count, p.level_count, p.range_transition_count)
+print("len", len(p.sensitivities()), len(p.categories()), len(p.levels()), len(p.mlsrules()))
 sens = sample(p.sensitivities(), "sensitivities")
 for s in sens:
     print(repr(s), list(s.aliases()), s.statement(), hash(s) == hash(str(s)), s == str(s))

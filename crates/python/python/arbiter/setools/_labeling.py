@@ -5,11 +5,13 @@ hashing and equality, and the ``SELinuxPolicy`` iterators over them (``_Labeling
 The rows come from the native ``labeling_tables`` in the policy's order."""
 
 import ipaddress
+import itertools
 import logging
 import stat
 
 from .. import _native
-from .exception import InvalidInitialSid, MLSDisabled
+from ._mls import Listing
+from .exception import InvalidInitialSid, MLSDisabled, NoStatement
 from .policyrep import (
     FSUseRuletype,
     IbpkeyconRange,
@@ -60,8 +62,6 @@ class Context(PolicyObject):
         raise MLSDisabled
 
     def statement(self):
-        from .exception import NoStatement
-
         raise NoStatement
 
 
@@ -347,35 +347,38 @@ class _LabelingPolicy:
 
     def initialsids(self):
         """Every initial SID, in the policy's order."""
-        return iter(self._labeling("initialsids"))
+        return Listing(self._labeling("initialsids"))
 
     def fs_uses(self):
         """Every fs_use_* statement, in the policy's order."""
-        return iter(self._labeling("fs_uses"))
+        return Listing(self._labeling("fs_uses"))
 
     def genfscons(self):
         """Every genfscon statement, by file system then path, as the policy holds them."""
-        return iter(self._labeling("genfscons"))
+        return Listing(self._labeling("genfscons"))
 
     def portcons(self):
         """Every portcon statement, in the policy's order."""
-        return iter(self._labeling("portcons"))
+        return Listing(self._labeling("portcons"))
 
     def netifcons(self):
         """Every netifcon statement, in the policy's order."""
-        return iter(self._labeling("netifcons"))
+        return Listing(self._labeling("netifcons"))
 
     def nodecons(self):
-        """Every nodecon statement: the IPv4 ones, then the IPv6 ones."""
-        return iter(self._labeling("nodecons"))
+        """Every nodecon statement: the IPv4 ones, then the IPv6 ones (chained, as
+        setools chains its two iterators: no ``len()``)."""
+        nodes = self._labeling("nodecons")
+        return itertools.chain((n for n in nodes if n.ip_version is NodeconIPVersion.ipv4),
+                               (n for n in nodes if n.ip_version is NodeconIPVersion.ipv6))
 
     def ibpkeycons(self):
         """Every ibpkeycon statement, in the policy's order."""
-        return iter(self._labeling("ibpkeycons"))
+        return Listing(self._labeling("ibpkeycons"))
 
     def ibendportcons(self):
         """Every ibendportcon statement, in the policy's order."""
-        return iter(self._labeling("ibendportcons"))
+        return Listing(self._labeling("ibendportcons"))
 
     def lookup_initialsid(self, name):
         """An initial SID by name."""

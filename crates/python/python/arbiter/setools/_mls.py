@@ -23,9 +23,35 @@ from .exception import (
 from .policyrep import PolicyObject, PolicyRule, PolicySymbol, MLSRuletype
 
 
-def _symbol_at(policy, kind, name):
-    """Rebuilds a pickled sensitivity or category in its (unpickled) policy."""
-    return getattr(policy, kind)(name, deref=False)
+class Listing:
+    """An iterator over a policy table that also has ``len()`` (the whole table's, as
+    setools' table iterators have), for the iterators setools gives a length."""
+
+    __slots__ = ("_items", "_it")
+
+    def __init__(self, items):
+        self._items = items
+        self._it = iter(items)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)
+
+    def __len__(self):
+        return len(self._items)
+
+
+def _symbol_at(policy, kind, name, ident=0):
+    """Rebuilds a pickled sensitivity or category (and which datum it was, see
+    ``_Datum``) in its (unpickled) policy."""
+    sym = getattr(policy, kind)(name, deref=False)
+    if not ident:
+        return sym
+    if kind == "lookup_category":
+        return policy._category_of_token(-sym._value)
+    return policy._sens_of_bitmap(sym._value)
 
 
 class _Datum:
@@ -79,7 +105,7 @@ class Category(_Datum, PolicySymbol):
         return "category {0}{1};".format(self.name, _alias_text(self._aliases))
 
     def __reduce__(self):
-        return (_symbol_at, (self.policy, "lookup_category", self.name))
+        return (_symbol_at, (self.policy, "lookup_category", self.name, self._ident))
 
 
 class Sensitivity(_Datum, PolicySymbol):
@@ -121,7 +147,7 @@ class Sensitivity(_Datum, PolicySymbol):
         return "sensitivity {0}{1};".format(self.name, _alias_text(self._aliases))
 
     def __reduce__(self):
-        return (_symbol_at, (self.policy, "lookup_sensitivity", self.name))
+        return (_symbol_at, (self.policy, "lookup_sensitivity", self.name, self._ident))
 
 
 def _alias_text(aliases):
@@ -443,15 +469,15 @@ class _MLSPolicy:
 
     def sensitivities(self):
         """Every sensitivity, in setools' order."""
-        return iter(self._sensitivities_all())
+        return Listing(self._sensitivities_all())
 
     def categories(self):
         """Every category, in setools' order."""
-        return iter(self._categories_all())
+        return Listing(self._categories_all())
 
     def levels(self):
         """Every level declaration, in the sensitivities' order."""
-        return (self._leveldecl(s) for s in self._sensitivities_all())
+        return Listing([self._leveldecl(s) for s in self._sensitivities_all()])
 
     @property
     def category_count(self):
@@ -568,4 +594,4 @@ class _MLSPolicy:
 
     def mlsrules(self):
         """Every range_transition rule, in setools' order."""
-        return iter(self._mlsrules_all())
+        return Listing(self._mlsrules_all())
