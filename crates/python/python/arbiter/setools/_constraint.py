@@ -68,7 +68,8 @@ class ConstraintExprNode(PolicyObject):
         return self._id
 
     def __str__(self):
-        return str(self._expression)
+        # setools' nodes have no text of their own: str() is statement(), which raises.
+        return self.statement()
 
     def __iter__(self):
         return iter(self._expression)
