@@ -10,6 +10,21 @@ from .query import PolicyQuery
 from .util import match_in_set
 
 
+def _expanded(policy, names):
+    """The union of the expansions of a constraint's name set (its roles or types),
+    computed once per set and policy: every query with an indirect criterion asks for it
+    again."""
+    cache = policy._table("constraint_expansions", dict)
+    key = id(names)
+    hit = cache.get(key)
+    if hit is None or hit[0] is not names:
+        obj = set()
+        for item in names:
+            obj.update(item.expand())
+        hit = cache[key] = (names, frozenset(obj))
+    return hit[1]
+
+
 class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
     """Query constraints."""
 
@@ -25,9 +40,7 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
 
     def _match_expr(self, expr, criteria, indirect, regex):
         if indirect:
-            obj = set()
-            for item in expr:
-                obj.update(item.expand())
+            obj = _expanded(self.policy, expr)
         else:
             obj = expr
         return match_in_set(obj, criteria, regex)
