@@ -405,10 +405,17 @@ class _ConstraintPolicy:
 
     def constraints(self):
         """Every constraint and validatetrans: per class (setools' class order), the
-        constraints then the validatetrans."""
-        for c in self.classes():
-            yield from c.constraints()
-            yield from c.validatetrans()
+        constraints then the validatetrans (a generator, as setools')."""
+
+        def build():
+            out = []
+            for c in self.classes():
+                cons, vts = self._class_constraints(c)
+                out += cons
+                out += vts
+            return out
+
+        yield from self._table("constraints_all", build)
 
     def defaults(self):
         """Every default_* rule, per class in setools' class order."""
