@@ -18,6 +18,9 @@ pub struct SecheckerArgs {
     pub json: bool,
     /// setools' `-v`: progress messages on stderr.
     pub verbose: bool,
+    /// The configuration's text when the caller already has it (`config` is then only
+    /// its name in the report); `None` reads the file `config`.
+    pub config_text: Option<String>,
 }
 
 /// Validates and runs `args.config` against `index`; the report (or sechecker's error
@@ -33,7 +36,11 @@ pub fn execute(
         writeln!(err, "Opening policy checker config {}.", args.config)?;
         writeln!(err, "Validating configuration settings.")?;
     }
-    let checker = match PolicyChecker::open(index, &args.config) {
+    let checker = match &args.config_text {
+        Some(text) => PolicyChecker::new(index, &args.config, text),
+        None => PolicyChecker::open(index, &args.config),
+    };
+    let checker = match checker {
         Ok(c) => c,
         Err(e) => {
             if let Some(logged) = e.logged() {

@@ -46,14 +46,14 @@ impl AssertRbac {
         let expect_source = ctx.role_set("expect_source", &get("expect_source")?, true)?;
         let expect_target = ctx.role_set("expect_target", &get("expect_target")?, true)?;
         if source.is_none() && target.is_none() {
-            return Err(CheckerError::InvalidValue {
+            return Err(CheckerError::InvalidValue(Box::new(super::ValueError {
                 path: ctx.path.to_string(),
                 check: ctx.check.to_string(),
                 option: String::new(),
                 line,
                 message: "At least one of source or target options must be set.".to_string(),
                 logged: None,
-            });
+            })));
         }
         Ok(AssertRbac {
             source,

@@ -58,7 +58,7 @@ impl AssertTe {
         let expect_source = ctx.type_set("expect_source", &get("expect_source")?, true)?;
         let expect_target = ctx.type_set("expect_target", &get("expect_target")?, true)?;
         if source.is_none() && target.is_none() && tclass.is_empty() && perms.is_empty() {
-            return Err(CheckerError::InvalidValue {
+            return Err(CheckerError::InvalidValue(Box::new(super::ValueError {
                 path: ctx.path.to_string(),
                 check: ctx.check.to_string(),
                 option: String::new(),
@@ -66,7 +66,7 @@ impl AssertTe {
                 message: "At least one of source, target, tclass, or perms options must be set."
                     .to_string(),
                 logged: None,
-            });
+            })));
         }
         Ok(AssertTe {
             source,

@@ -24,13 +24,15 @@ impl EmptyTypeattr {
         line: usize,
     ) -> Result<EmptyTypeattr, CheckerError> {
         let missing_ok = bool_value(&get("missing_ok")?);
-        let invalid = |line: usize, message: String| CheckerError::InvalidValue {
-            path: ctx.path.to_string(),
-            check: ctx.check.to_string(),
-            option: "attr".to_string(),
-            line,
-            message,
-            logged: None,
+        let invalid = |line: usize, message: String| {
+            CheckerError::InvalidValue(Box::new(super::ValueError {
+                path: ctx.path.to_string(),
+                check: ctx.check.to_string(),
+                option: "attr".to_string(),
+                line,
+                message,
+                logged: None,
+            }))
         };
         let Some((value, attr_line)) = get("attr")?.filter(|(v, _)| !v.is_empty()) else {
             return Err(invalid(

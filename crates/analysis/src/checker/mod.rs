@@ -46,7 +46,7 @@ pub enum CheckerError {
         /// The configuration path as given.
         path: String,
         /// configparser's error.
-        error: ini::IniError,
+        error: Box<ini::IniError>,
     },
     /// No section besides `[DEFAULT]`.
     #[error("No checks found in {path}.")]
@@ -89,38 +89,46 @@ pub enum CheckerError {
         line: usize,
     },
     /// A value that names nothing in the policy, or a check missing what it needs.
-    #[error("{message}")]
-    InvalidValue {
-        /// The configuration path.
-        path: String,
-        /// The section.
-        check: String,
-        /// The option (empty when the check as a whole is incomplete).
-        option: String,
-        /// The option's (or section's) line.
-        line: usize,
-        /// sechecker's message.
-        message: String,
-        /// What setools also logs on stderr for a strict set item.
-        logged: Option<String>,
-    },
+    #[error("{}", .0.message)]
+    InvalidValue(Box<ValueError>),
     /// A `%` interpolation error (sechecker exits 3 on these).
-    #[error("{error}")]
-    Interpolation {
-        /// The configuration path.
-        path: String,
-        /// The section.
-        check: String,
-        /// Python's error.
-        error: InterpolationError,
-    },
+    #[error("{}", .0.error)]
+    Interpolation(Box<InterpolationFailure>),
+}
+
+/// The details of [`CheckerError::InvalidValue`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueError {
+    /// The configuration path.
+    pub path: String,
+    /// The section.
+    pub check: String,
+    /// The option (empty when the check as a whole is incomplete).
+    pub option: String,
+    /// The option's (or section's) line.
+    pub line: usize,
+    /// sechecker's message.
+    pub message: String,
+    /// What setools also logs on stderr for a strict set item.
+    pub logged: Option<String>,
+}
+
+/// The details of [`CheckerError::Interpolation`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterpolationFailure {
+    /// The configuration path.
+    pub path: String,
+    /// The section.
+    pub check: String,
+    /// Python's error.
+    pub error: InterpolationError,
 }
 
 impl CheckerError {
     /// sechecker's exit status for this error.
     pub fn exit_status(&self) -> u8 {
         match self {
-            CheckerError::Interpolation { .. } => 3,
+            CheckerError::Interpolation(_) => 3,
             _ => 2,
         }
     }
@@ -133,16 +141,16 @@ impl CheckerError {
             CheckerError::Ini { path, error } => format!("{path}:{}", error.line()),
             CheckerError::MissingCheckType { path, line, .. }
             | CheckerError::UnknownCheckType { path, line, .. }
-            | CheckerError::InvalidOption { path, line, .. }
-            | CheckerError::InvalidValue { path, line, .. } => format!("{path}:{line}"),
-            CheckerError::Interpolation { path, error, .. } => format!("{path}:{}", error.line),
+            | CheckerError::InvalidOption { path, line, .. } => format!("{path}:{line}"),
+            CheckerError::InvalidValue(v) => format!("{}:{}", v.path, v.line),
+            CheckerError::Interpolation(i) => format!("{}:{}", i.path, i.error.line),
         }
     }
 
     /// What setools logs on stderr before the message (a strict set item's failure).
     pub fn logged(&self) -> Option<&str> {
         match self {
-            CheckerError::InvalidValue { logged, .. } => logged.as_deref(),
+            CheckerError::InvalidValue(v) => v.logged.as_deref(),
             _ => None,
         }
     }
@@ -230,7 +238,7 @@ impl PolicyChecker {
     pub fn new(index: &Index<'_>, path: &str, text: &str) -> Result<PolicyChecker, CheckerError> {
         let ini = ini::parse(path, text).map_err(|error| CheckerError::Ini {
             path: path.to_string(),
-            error,
+            error: Box::new(error),
         })?;
         let mut checks = Vec::new();
         for section in &ini.sections {
@@ -315,12 +323,13 @@ fn build_check(
 ) -> Result<Check, CheckerError> {
     let check = section.name.as_str();
     let get = |name: &str| -> Result<Raw, CheckerError> {
-        ini.get(section, name)
-            .map_err(|error| CheckerError::Interpolation {
+        ini.get(section, name).map_err(|error| {
+            CheckerError::Interpolation(Box::new(InterpolationFailure {
                 path: path.to_string(),
                 check: check.to_string(),
                 error,
-            })
+            }))
+        })
     };
     let Some((check_type, type_line)) = get("check_type")? else {
         return Err(CheckerError::MissingCheckType {

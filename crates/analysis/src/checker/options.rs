@@ -55,14 +55,14 @@ impl Ctx<'_, '_> {
         message: String,
         logged: Option<String>,
     ) -> CheckerError {
-        CheckerError::InvalidValue {
+        CheckerError::InvalidValue(Box::new(super::ValueError {
             path: self.path.to_string(),
             check: self.check.to_string(),
             option: option.to_string(),
             line,
             message,
             logged,
-        }
+        }))
     }
 
     /// A single type or attribute (`lookup_type_or_attr`), e.g. assert_te's `source`.

@@ -51,6 +51,7 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
         policy: a.policy.clone(),
         json: a.json,
         verbose: a.verbose || a.debug,
+        config_text: None,
     };
     let mut err = std::io::stderr();
     let status = match &a.output_file {
