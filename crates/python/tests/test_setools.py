@@ -65,7 +65,8 @@ def assert_same(script, *args):
             script, args, len(a), len(b)))
 
 
-SCRIPTS = ["symbols.py", "queries.py", "terules.py", "rbac.py", "bounds.py", "sepolicy_like.py"]
+SCRIPTS = ["symbols.py", "queries.py", "terules.py", "rbac.py", "bounds.py", "sepolicy_like.py",
+           "checker.py"]
 
 
 @needs_real

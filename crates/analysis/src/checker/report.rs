@@ -70,10 +70,22 @@ impl Report<'_> {
 
     /// Writes sechecker's text report; `start` and `end` are the timestamps printed.
     pub fn write_text(&self, out: &mut dyn Write, start: &str, end: &str) -> io::Result<()> {
+        self.write_header(out, start)?;
+        self.write_checks(out)?;
+        self.write_footer(out, end)
+    }
+
+    /// The report's head: separator, configuration, policy, start time.
+    pub fn write_header(&self, out: &mut dyn Write, start: &str) -> io::Result<()> {
         out.write_all(SEP.as_bytes())?;
         writeln!(out, "Policy check configuration: {}", self.config)?;
         writeln!(out, "Policy being checked: {}", self.policy)?;
-        write!(out, "Start time: {start}\n\n")?;
+        write!(out, "Start time: {start}\n\n")
+    }
+
+    /// Each check's block, the result summary and the failure count (what lies between
+    /// [`Report::write_header`] and [`Report::write_footer`]).
+    pub fn write_checks(&self, out: &mut dyn Write) -> io::Result<()> {
         for r in self.results {
             out.write_all(SEP.as_bytes())?;
             write!(out, "Check name: {}\n\n", r.name)?;
@@ -102,11 +114,14 @@ impl Report<'_> {
         for r in self.results {
             writeln!(out, "{:<39} {}", r.name, r.summary())?;
         }
-        write!(out, "\n{} failure(s) found.\n\n", self.failures())?;
+        write!(out, "\n{} failure(s) found.\n\n", self.failures())
+    }
+
+    /// The report's tail: configuration, policy, end time.
+    pub fn write_footer(&self, out: &mut dyn Write, end: &str) -> io::Result<()> {
         writeln!(out, "Policy check configuration: {}", self.config)?;
         writeln!(out, "Policy being checked: {}", self.policy)?;
-        writeln!(out, "End time: {end}")?;
-        Ok(())
+        writeln!(out, "End time: {end}")
     }
 
     /// The results as one JSON document.

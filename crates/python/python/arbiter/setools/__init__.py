@@ -11,8 +11,8 @@ and ``TERuleQuery`` (in Rust), ``TypeQuery``, ``TypeAttributeQuery``, ``RoleQuer
 ``UserQuery`` (without MLS criteria), ``RBACRuleQuery``, ``BoundsQuery``, ``BoolQuery``, ``ObjClassQuery``, ``CommonQuery``,
 ``PolCapQuery``. The other names of setools raise ``AttributeError`` (and their modules
 ``ModuleNotFoundError``) saying they are not implemented yet; the analyses
-(``DomainTransitionAnalysis``, ``InfoFlowAnalysis``, ``PermissionMap``, ``PolicyChecker``)
-will join as the modules ``dta``, ``infoflow``, ``permmap`` and ``checker``.
+(``DomainTransitionAnalysis``, ``InfoFlowAnalysis``, ``PermissionMap``) will join as the
+modules ``dta``, ``infoflow`` and ``permmap``; ``PolicyChecker`` is in ``checker``.
 """
 
 from . import exception  # noqa: F401
@@ -69,6 +69,7 @@ from .terulequery import TERuleQuery  # noqa: F401
 from .typeattrquery import TypeAttributeQuery  # noqa: F401
 from .typequery import TypeQuery  # noqa: F401
 from .userquery import UserQuery  # noqa: F401
+from .checker import PolicyChecker  # noqa: F401
 from ._finder import install, uninstall, NOT_IMPLEMENTED_MODULES  # noqa: F401
 
 __version__ = "4.4.1"
@@ -83,7 +84,7 @@ NOT_IMPLEMENTED_NAMES = frozenset(
     IbendportconQuery Ibpkeycon IbpkeyconQuery InfoFlowAnalysis InitialSID InitialSIDQuery
     Iomemcon IomemconQuery Ioportcon IoportconQuery LevelDecl MLSRule MLSRuleQuery Mapping
     Netifcon NetifconQuery Nodecon NodeconQuery Pcidevicecon PcideviceconQuery
-    PermissionMap Pirqcon PirqconQuery PolicyChecker PolicyDifference Portcon PortconQuery
+    PermissionMap Pirqcon PirqconQuery PolicyDifference Portcon PortconQuery
     RuleWeight Sensitivity SensitivityQuery
     Validatetrans xperm_str_to_tuple_ranges""".split()
 )
