@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark of arbiter dta/infoflow against setools 4.4.1's sedta/seinfoflow
+# Side-by-side benchmark of arbiter dta/infoflow/sechecker against setools 4.4.1's sedta/seinfoflow/sechecker
 # on Debian's default policy, whole process (start-up and graph build included), with
 # scripts/side-by-side.py: the two commands alternate run by run (wall, CPU, peak RSS,
 # medians and ratios peer/arbiter). Quote the medians, and the load average printed first.
