@@ -19,6 +19,7 @@
 
 mod avc;
 mod batch;
+mod checker;
 mod decision;
 mod denials;
 pub mod errors;
@@ -58,6 +59,7 @@ fn arbiter_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<setools::TeResults>()?;
     setools::register(m)?;
     denials::register(m)?;
+    checker::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

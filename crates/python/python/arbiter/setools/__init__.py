@@ -14,8 +14,8 @@ and ``TERuleQuery`` (in Rust), ``TypeQuery``, ``TypeAttributeQuery``, ``RoleQuer
 ``MLSRuleQuery``), constraints and defaults (``ConstraintQuery``, ``DefaultQuery``), and
 the initial SIDs, contexts and every SELinux ``*con`` with their queries. The other names of setools raise ``AttributeError`` (and their modules
 ``ModuleNotFoundError``) saying they are not implemented yet; the analyses
-(``DomainTransitionAnalysis``, ``InfoFlowAnalysis``, ``PermissionMap``, ``PolicyChecker``)
-will join as the modules ``dta``, ``infoflow``, ``permmap`` and ``checker``.
+(``DomainTransitionAnalysis``, ``InfoFlowAnalysis``, ``PermissionMap``) will join as the
+modules ``dta``, ``infoflow`` and ``permmap``; ``PolicyChecker`` is in ``checker``.
 """
 
 from . import exception  # noqa: F401
@@ -91,6 +91,7 @@ from .netifconquery import NetifconQuery  # noqa: F401
 from .nodeconquery import NodeconQuery  # noqa: F401
 from .portconquery import PortconQuery  # noqa: F401
 from .sensitivityquery import SensitivityQuery  # noqa: F401
+from .checker import PolicyChecker  # noqa: F401
 from ._finder import install, uninstall, NOT_IMPLEMENTED_MODULES  # noqa: F401
 
 __version__ = "4.4.1"
@@ -103,7 +104,7 @@ NOT_IMPLEMENTED_NAMES = frozenset(
     DomainTransitionAnalysis InfoFlowAnalysis
     Iomemcon IomemconQuery Ioportcon IoportconQuery Mapping
     Pcidevicecon PcideviceconQuery
-    PermissionMap Pirqcon PirqconQuery PolicyChecker PolicyDifference
+    PermissionMap Pirqcon PirqconQuery PolicyDifference
     RuleWeight""".split()
 )
 

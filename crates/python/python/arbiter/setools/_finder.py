@@ -13,8 +13,7 @@ import sys
 
 # setools 4.4.1 modules not provided yet: importing one fails with a message that says so.
 NOT_IMPLEMENTED_MODULES = frozenset(
-    """checker
-    devicetreeconquery diff dta
+    """devicetreeconquery diff dta
     infoflow iomemconquery ioportconquery
     pcideviceconquery permmap pirqconquery""".split()
 )
