@@ -28,6 +28,10 @@ pub struct Stmt {
     /// The namespace the statement sits in (index into [`Ast::scopes`]), or [`NONE`] for
     /// the global one.
     pub scope: u32,
+    /// The statement that holds this one in libsepol's resolved tree (a block, its
+    /// blockinherit copy, an optional, a call, a booleanif), or [`NONE`] at a file's top
+    /// level: reports list a rule's parents as secilc does (`__cil_print_parents`).
+    pub parent: u32,
 }
 
 /// A namespace statements sit in: a block's table, or the copy of an inherited block
@@ -75,7 +79,6 @@ pub struct Call {
 #[derive(Copy, Clone, Debug)]
 pub struct Optional {
     pub parent: u32,
-    pub stmt: u32,
 }
 
 /// Symbol namespaces (libsepol's `cil_sym_index`, with permission tables per class).
@@ -373,6 +376,7 @@ struct Item {
     branch: u32,
     scope: u32,
     cont: u32,
+    parent: u32,
 }
 
 /// A container the walk is inside: a file's top level, an optional, a block (or a
@@ -391,6 +395,8 @@ struct Cont {
     macro_id: u32,
     /// The container this one sits in ([`NONE`] for a file's top level).
     up: u32,
+    /// The statement making the container ([`NONE`] for a file's top level).
+    stmt: u32,
 }
 
 /// How many statements copies may add (blockinherit copies can nest: a bound keeps
@@ -435,6 +441,7 @@ pub fn build(
             ins_done: true,
             macro_id: NONE,
             up: NONE,
+            stmt: NONE,
         });
         let top = Item {
             n: MARK,
@@ -444,6 +451,7 @@ pub fn build(
             branch: NONE,
             scope: NONE,
             cont: c,
+            parent: NONE,
         };
         stack.push(top);
         for &n in tree.kids[a as usize..b as usize].iter().rev() {
@@ -458,6 +466,7 @@ pub fn build(
                 branch,
                 scope,
                 cont,
+                parent,
             } = it;
             if n == MARK {
                 let c = &mut conts[cont as usize];
@@ -469,6 +478,7 @@ pub fn build(
                     branch: NONE,
                     scope: c.scope,
                     cont,
+                    parent: c.stmt,
                 };
                 if let Some(list) = deferred.remove(&cont) {
                     stack.push(at);
@@ -498,6 +508,7 @@ pub fn build(
                             ins_done: true,
                             macro_id: NONE,
                             up: cont,
+                            stmt: at.parent,
                         });
                         let body_at = blocks.in_nodes[&inode] as usize;
                         let base = Item {
@@ -546,6 +557,7 @@ pub fn build(
                 cond,
                 branch,
                 scope,
+                parent,
             });
             let bad = |why: &str| {
                 Fail::bad(vec![
@@ -746,10 +758,7 @@ pub fn build(
                     }
                     name_at(1)?;
                     let oi = ast.optionals.len() as u32;
-                    ast.optionals.push(Optional {
-                        parent: opt,
-                        stmt: si,
-                    });
+                    ast.optionals.push(Optional { parent: opt });
                     let c = conts.len() as u32;
                     conts.push(Cont {
                         file,
@@ -760,11 +769,13 @@ pub fn build(
                         ins_done: true,
                         macro_id: NONE,
                         up: cont,
+                        stmt: si,
                     });
                     let base = Item {
                         n: MARK,
                         opt: oi,
                         cont: c,
+                        parent: si,
                         ..it
                     };
                     stack.push(base);
@@ -877,6 +888,7 @@ pub fn build(
                             branch,
                             scope,
                             cont,
+                            parent: si,
                         });
                     }
                 }
@@ -921,11 +933,13 @@ pub fn build(
                         ins_done: false,
                         macro_id: NONE,
                         up: cont,
+                        stmt: si,
                     });
                     let base = Item {
                         n: MARK,
                         scope: sc,
                         cont: c,
+                        parent: si,
                         ..it
                     };
                     stack.push(base);
@@ -962,12 +976,14 @@ pub fn build(
                         ins_done: false,
                         macro_id: NONE,
                         up: cont,
+                        stmt: si,
                     });
                     let base = Item {
                         n: MARK,
                         file: t.file,
                         scope: sc,
                         cont: c,
+                        parent: si,
                         ..it
                     };
                     stack.push(base);
@@ -1093,12 +1109,14 @@ pub fn build(
                         ins_done: true,
                         macro_id: mid,
                         up: cont,
+                        stmt: si,
                     });
                     let base = Item {
                         n: MARK,
                         file: m.file,
                         scope: sc,
                         cont: c,
+                        parent: si,
                         ..it
                     };
                     stack.push(base);

@@ -106,6 +106,7 @@
 mod ast;
 mod bits;
 mod blocks;
+mod check;
 mod intern;
 mod kw;
 mod lower;

@@ -1733,12 +1733,6 @@ pub fn lower(
                     permissive.push(l.type_val[i as usize]);
                 }
             }
-            Kw::TypeBounds | Kw::RoleBounds | Kw::UserBounds if !opts.disable_neverallow => {
-                return Err(err(format!(
-                    "bounds checking is not implemented yet; compile with -N (at {})",
-                    l.here(s)
-                )));
-            }
             Kw::TypeBounds => {
                 type_bounds.push((l.tref(a[2])?, l.tref(a[1])?));
             }
@@ -1755,7 +1749,7 @@ pub fn lower(
                 let parent = l.user_decl(a[1])?;
                 user_bounds.push((l.dint[child as usize], l.dint[parent as usize]));
             }
-            Kw::NeverAllow if !opts.disable_neverallow => neverallows.push(s),
+            Kw::NeverAllow | Kw::NeverAllowX if !opts.disable_neverallow => neverallows.push(s),
             Kw::RoleType => {
                 let roles = l.role_expr(a[1])?;
                 let types = match l.tref(a[2])? {
@@ -2355,12 +2349,6 @@ pub fn lower(
                 }
                 av_rulex(&mut l, s, &mut xside, &mut xindex)?;
             }
-            Kw::NeverAllowX if !opts.disable_neverallow => {
-                return Err(err(format!(
-                    "neverallowx checking is not implemented yet; compile with -N (at {})",
-                    l.here(s)
-                )));
-            }
             Kw::Allow | Kw::AuditAllow | Kw::DontAudit if st.cond == NONE => {
                 if st.kw == Kw::DontAudit && opts.disable_dontaudit {
                     continue;
@@ -2444,66 +2432,6 @@ pub fn lower(
     for (a, b) in type_bounds {
         if let (TRef::Type(x), TRef::Type(y)) = (a, b) {
             tdatums[l.type_val[x as usize] as usize - 1].bounds = Some(tid(l.type_val[y as usize]));
-        }
-    }
-
-    // Neverallow checks (without -N), newest first as libsepol runs them, against both
-    // tables, after everything is inserted.
-    if !neverallows.is_empty() {
-        let cond_entries: Vec<AvtabEntry> = conds
-            .iter()
-            .flat_map(|c| c.true_list.iter().chain(c.false_list.iter()).copied())
-            .collect();
-        let mut messages = vec![];
-        for &s in neverallows.iter().rev() {
-            let found = check_neverallow(&mut l, s, &avtab, &cond_entries)?;
-            if found.is_empty() {
-                continue;
-            }
-            messages.push(format!("neverallow check failed at {}", l.here(s)));
-            messages.push(format!("  {}", node_text(&l, ast.stmts[s as usize].node)));
-            let rules = matching_allow_rules(&mut l, s)?;
-            let shown = if opts.verbose > 0 { rules.len() } else { 4 };
-            for &r in rules.iter().take(shown) {
-                messages.push("    <root>".into());
-                let st = ast.stmts[r as usize];
-                let mut chain = vec![];
-                let mut o = st.opt;
-                while o != NONE {
-                    chain.push(ast.optionals[o as usize].stmt);
-                    o = ast.optionals[o as usize].parent;
-                }
-                for &os in chain.iter().rev() {
-                    messages.push(format!("    optional at {}", l.here(os)));
-                }
-                if st.cond != NONE {
-                    messages.push(format!("    booleanif at {}", l.here(st.cond)));
-                    let b = st.branch;
-                    let which = if t.sym(t.kids(b)[0]) == Some(Kw::True.sym()) {
-                        "true"
-                    } else {
-                        "false"
-                    };
-                    messages.push(format!(
-                        "    {which} at {}",
-                        crate::ast::loc(t, names, st.file, b)
-                    ));
-                }
-                messages.push(format!("    allow at {}", l.here(r)));
-                messages.push(format!("      {}", node_text(&l, st.node)));
-            }
-            if rules.len() > shown {
-                messages.push(format!(
-                    "    Only first {shown} of {} matching rules shown (use \"-v\" to show all)",
-                    rules.len()
-                ));
-            }
-            messages.push(String::new());
-        }
-        if !messages.is_empty() {
-            messages.push("Failed to generate binary".into());
-            messages.push("Failed to build policydb".into());
-            return Err(Fail::bad(messages));
         }
     }
 
@@ -2785,6 +2713,38 @@ pub fn lower(
     }
     policy.type_attr_map = tam.into_iter().map(Ebitmap::from_bits).collect();
 
+    // secilc's neverallow and bounds checks (without -N) on the finished policy.
+    if !opts.disable_neverallow {
+        let object_r = l.role_val.iter().position(|&v| v == 1);
+        let object_r_types = object_r.map_or_else(Ebitmap::default, |ri| {
+            Ebitmap::from_bits(role_types[ri].iter().map(|i| l.type_val[i] - 1))
+        });
+        let mut nevers = Vec::with_capacity(neverallows.len());
+        for &s in neverallows.iter().rev() {
+            nevers.push(ast_rule(&mut l, s)?);
+        }
+        let input = crate::check::Input {
+            policy: &policy,
+            tree: t,
+            ast,
+            names,
+            type_val: &l.type_val.clone(),
+            object_r_types,
+            verbose: opts.verbose > 0,
+        };
+        let mut rules = |extended: bool| -> Result<Vec<crate::check::AstRule>, Fail> {
+            let want = if extended { Kw::AllowX } else { Kw::Allow };
+            let stmts: Vec<u32> = l
+                .live
+                .iter()
+                .copied()
+                .filter(|&s| ast.stmts[s as usize].kw == want)
+                .collect();
+            stmts.into_iter().map(|s| ast_rule(&mut l, s)).collect()
+        };
+        crate::check::run(&input, &nevers, &mut rules)?;
+    }
+
     // Text outputs.
     let mut fc = Vec::new();
     for (path, ft, ctx, _) in &filecons {
@@ -2855,149 +2815,51 @@ pub fn lower(
     })
 }
 
-/// The allow rules (unconditional and conditional) a neverallow statement forbids.
-fn check_neverallow(
-    l: &mut L<'_>,
-    s: u32,
-    avtab: &[AvtabEntry],
-    cond_entries: &[AvtabEntry],
-) -> Result<Vec<AvtabEntry>, Fail> {
+/// An av rule statement as the checks see it (`crate::check::AstRule`).
+fn ast_rule(l: &mut L<'_>, s: u32) -> Result<crate::check::AstRule, Fail> {
+    use crate::check::TypeRef;
+    let st = l.ast.stmts[s as usize];
     let a = l.args(s);
-    let nt = l.types.len();
-    let set_of = |l: &mut L<'_>, r: TRef| -> Result<Bits, Fail> {
-        Ok(match r {
-            TRef::Type(i) => {
-                let mut b = Bits::new(nt);
-                b.set(i as usize);
-                b
+    let operand = |l: &mut L<'_>, n: u32| -> Result<(Option<TypeRef>, String), Fail> {
+        Ok(match l.tref(n)? {
+            TRef::Type(i) => (Some(TypeRef::Type(i)), l.name(l.types[i as usize])),
+            TRef::Attr(x) => {
+                let m = l.members(x)?;
+                (Some(TypeRef::Attr(x, m)), l.name(l.attrs[x as usize]))
             }
-            TRef::Attr(x) => l.members(x)?,
-            TRef::SelfT => Bits::new(nt),
+            TRef::SelfT => (None, Kw::SelfKw.text().into()),
         })
     };
-    let src = l.tref(a[1])?;
-    let tgt = l.tref(a[2])?;
-    let src_set = set_of(l, src)?;
-    let tgt_set = if tgt == TRef::SelfT {
-        None
+    let (src, src_name) = operand(l, a[1])?;
+    let (tgt, tgt_name) = operand(l, a[2])?;
+    let src = src.ok_or_else(|| err(format!("self is not a valid source at {}", l.here(s))))?;
+    let x = matches!(st.kw, Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX | Kw::NeverAllowX);
+    let (perms, ioctls, perm_text) = if x {
+        let (ci, nums) = permx_value(l, a[3])?;
+        let px = if l.t.is_list(a[3]) {
+            a[3]
+        } else {
+            let d = l.look(Ns::PermissionX, a[3])?;
+            l.args(l.ast.decls[d as usize].stmt)[2]
+        };
+        let k = l.t.kids(px);
+        let expr = node_text(l, k[2]);
+        let expr = if l.t.is_list(k[2]) { expr } else { format!("({expr})") };
+        let text = format!("(ioctl {} {expr})", node_text(l, k[1]));
+        let cd = l.classes[ci as usize];
+        let bit = l.perm_bit(cd, ci, Kw::Ioctl.sym())?;
+        (vec![(ci, bit)], Some((ci, nums)), text)
     } else {
-        Some(set_of(l, tgt)?)
+        (l.classperms(a[3])?, None, node_text(l, a[3]))
     };
-    let cps = l.classperms(a[3])?;
-    // Members of each sepol type value (types: themselves; kept attributes: members).
-    let mut by_val: Vec<Option<Bits>> = vec![None; l.types.len() + l.attrs.len() + 1];
-    for (ti, &v) in l.type_val.iter().enumerate() {
-        let mut b = Bits::new(nt);
-        b.set(ti);
-        by_val[v as usize] = Some(b);
-    }
-    for (ai, &v) in l.attr_val.clone().iter().enumerate() {
-        if v != 0 {
-            by_val[v as usize] = Some(l.members(ai as u32)?);
-        }
-    }
-    let mut found = vec![];
-    for e in avtab.iter().chain(cond_entries) {
-        if e.key.kind != AvtabKind::Allowed {
-            continue;
-        }
-        let AvtabDatum::Perms(p) = e.datum else {
-            continue;
-        };
-        let c = e.key.class.value() as u32 - 1;
-        if !cps.iter().any(|&(ci, bits)| ci == c && bits & p != 0) {
-            continue;
-        }
-        let (Some(Some(es)), Some(Some(et))) = (
-            by_val.get(e.key.source.value() as usize),
-            by_val.get(e.key.target.value() as usize),
-        ) else {
-            continue;
-        };
-        let mut s_hit = es.clone();
-        s_hit.and(&src_set);
-        if s_hit.count() == 0 {
-            continue;
-        }
-        let hit = match &tgt_set {
-            Some(ts) => {
-                let mut t_hit = et.clone();
-                t_hit.and(ts);
-                t_hit.count() != 0
-            }
-            None => {
-                s_hit.and(et);
-                s_hit.count() != 0
-            }
-        };
-        if hit {
-            found.push(*e);
-        }
-    }
-    Ok(found)
-}
-
-/// The allow statements that grant what neverallow `s` forbids (libsepol reports these,
-/// found in the AST, under a failed check).
-fn matching_allow_rules(l: &mut L<'_>, s: u32) -> Result<Vec<u32>, Fail> {
-    let a = l.args(s);
-    let nt = l.types.len();
-    let set_of = |l: &mut L<'_>, r: TRef| -> Result<Option<Bits>, Fail> {
-        Ok(match r {
-            TRef::Type(i) => {
-                let mut b = Bits::new(nt);
-                b.set(i as usize);
-                Some(b)
-            }
-            TRef::Attr(x) => Some(l.members(x)?),
-            TRef::SelfT => None,
-        })
-    };
-    let n_src = set_of(l, l.tref(a[1])?)?.unwrap_or_default();
-    let n_tgt = set_of(l, l.tref(a[2])?)?;
-    let n_cps = l.classperms(a[3])?;
-    let mut out = vec![];
-    for i in 0..l.live.len() {
-        let r = l.live[i];
-        if l.ast.stmts[r as usize].kw != Kw::Allow {
-            continue;
-        }
-        let ra = l.args(r);
-        let cps = l.classperms(ra[3])?;
-        let perms_hit = cps
-            .iter()
-            .any(|&(c, b)| n_cps.iter().any(|&(nc, nb)| nc == c && nb & b != 0));
-        if !perms_hit {
-            continue;
-        }
-        let Some(mut src) = set_of(l, l.tref(ra[1])?)? else {
-            continue;
-        };
-        src.and(&n_src);
-        if src.count() == 0 {
-            continue;
-        }
-        let r_tgt = set_of(l, l.tref(ra[2])?)?;
-        let hit = match (r_tgt, &n_tgt) {
-            (None, None) => true,
-            (None, Some(nt_set)) => {
-                src.and(nt_set);
-                src.count() != 0
-            }
-            (Some(rt), None) => {
-                src.and(&rt);
-                src.count() != 0
-            }
-            (Some(mut rt), Some(nt_set)) => {
-                rt.and(nt_set);
-                rt.count() != 0
-            }
-        };
-        if hit {
-            out.push(r);
-        }
-    }
-    Ok(out)
+    Ok(crate::check::AstRule {
+        stmt: s,
+        src,
+        tgt,
+        perms,
+        ioctls,
+        text: format!("({} {src_name} {tgt_name} {perm_text})", st.kw.text()),
+    })
 }
 
 /// The lines secilc adds when a statement fails while the binary policy is built.
@@ -3397,7 +3259,7 @@ fn avrulex_bucket(key: &AvtabKey) -> u32 {
 /// `__cil_permx_bitmap_to_sepol_xperms_list`: runs of ioctl numbers cut at function 0xff
 /// or a gap; whole drivers go to one driver entry (last), the rest to per-driver function
 /// entries in ascending driver order.
-fn xperms_list(bits: &Bits) -> Vec<arbiter_policy::avtab::Xperms> {
+pub(crate) fn xperms_list(bits: &Bits) -> Vec<arbiter_policy::avtab::Xperms> {
     use arbiter_policy::avtab::{Xperms, XpermsKind};
     let set_range = |x: &mut Xperms, lo: u32, hi: u32| {
         for b in lo..=hi {
