@@ -1567,6 +1567,7 @@ pub fn lower(
     let mut xindex: FxHashMap<AvtabKey, usize> = FxHashMap::default();
     let mut role_bounds: Vec<(u32, u32)> = vec![];
     let mut user_bounds: Vec<(u32, u32)> = vec![];
+    let mut hierarchy = crate::check::hierarchy::Hierarchy::default();
 
     let type_rule = |l: &mut L<'_>,
                      s: u32,
@@ -1733,21 +1734,41 @@ pub fn lower(
                     permissive.push(l.type_val[i as usize]);
                 }
             }
-            Kw::TypeBounds => {
-                type_bounds.push((l.tref(a[2])?, l.tref(a[1])?));
-            }
-            Kw::RoleBounds => {
-                let child = l.look(Ns::Roles, a[2])?;
-                let parent = l.look(Ns::Roles, a[1])?;
-                if l.kind(child) != DeclKind::Role || l.kind(parent) != DeclKind::Role {
-                    return Err(err(format!("rolebounds must name roles at {}", l.here(s))));
+            Kw::TypeBounds | Kw::RoleBounds | Kw::UserBounds => {
+                use crate::check::hierarchy::{Kind, Side};
+                let kind = match st.kw {
+                    Kw::TypeBounds => Kind::Type,
+                    Kw::RoleBounds => Kind::Role,
+                    _ => Kind::User,
+                };
+                let side = |l: &L<'_>, n: u32| -> Result<Side, Fail> {
+                    let written = l.int.str(l.sym(n)).into_owned();
+                    let (decl, is_attr) = match kind {
+                        Kind::Type => match l.tref(n)? {
+                            TRef::Type(i) => (l.types[i as usize], false),
+                            TRef::Attr(x) => (l.attrs[x as usize], true),
+                            TRef::SelfT => (l.look(Ns::Types, n)?, true),
+                        },
+                        Kind::Role => {
+                            let d = l.look(Ns::Roles, n)?;
+                            (d, l.kind(d) != DeclKind::Role)
+                        }
+                        Kind::User => {
+                            let d = l.look(Ns::Users, n)?;
+                            (d, l.kind(d) != DeclKind::User)
+                        }
+                    };
+                    Ok(Side { decl, is_attr, written })
+                };
+                let parent = side(&l, a[1])?;
+                let child = side(&l, a[2])?;
+                let (pd, cd) = (parent.decl, child.decl);
+                hierarchy.bind((t, ast, names), kind, s, parent, child)?;
+                match kind {
+                    Kind::Type => type_bounds.push((l.tref(a[2])?, l.tref(a[1])?)),
+                    Kind::Role => role_bounds.push((l.dint[cd as usize], l.dint[pd as usize])),
+                    Kind::User => user_bounds.push((l.dint[cd as usize], l.dint[pd as usize])),
                 }
-                role_bounds.push((l.dint[child as usize], l.dint[parent as usize]));
-            }
-            Kw::UserBounds => {
-                let child = l.user_decl(a[2])?;
-                let parent = l.user_decl(a[1])?;
-                user_bounds.push((l.dint[child as usize], l.dint[parent as usize]));
             }
             Kw::NeverAllow | Kw::NeverAllowX if !opts.disable_neverallow => neverallows.push(s),
             Kw::RoleType => {
@@ -2191,6 +2212,9 @@ pub fn lower(
                 .push(i as u32);
         }
     }
+
+    // No chain of bounds may loop (libsepol verifies this before building anything).
+    hierarchy.verify(t, ast, names, &|d| l.name(d))?;
 
     // Pass 3: booleanifs, av rules, roleallow.
     let mut cond_of_stmt: FxHashMap<u32, usize> = FxHashMap::default();

@@ -8,6 +8,7 @@
 //! `cil_find_matching_avrule_in_ast` finds them, with their enclosing statements.
 
 mod bounds;
+pub(crate) mod hierarchy;
 mod neverallow;
 
 use crate::ast::{loc, Ast, NONE};
