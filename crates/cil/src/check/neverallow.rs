@@ -5,6 +5,7 @@
 //! allow a forbidden number or are absent (then every number is allowed).
 
 use super::{rule_lines, rule_matches, AstRule, Input, RuleCache, RuleSource};
+use crate::bits::Bits;
 use crate::Fail;
 use arbiter_policy::avtab::{AvtabDatum, AvtabEntry, AvtabKind, Xperms, XpermsKind};
 use arbiter_policy::Policy;
@@ -24,11 +25,12 @@ pub(super) fn check(
     let attr_types = attr_type_map(p);
     let mut violation = false;
     for never in nevers {
-        let src = sepol_set(input, &never.src);
-        let tgt = never.tgt.as_ref().map(|t| sepol_set(input, t));
+        let n = p.types.len() + 1;
+        let src = sepol_set(input, &never.src, n);
+        let tgt = never.tgt.as_ref().map(|t| sepol_set(input, t, n));
         let rule = Assertion {
             src: &src,
-            tgt: tgt.as_deref(),
+            tgt: tgt.as_ref(),
             perms: &never.perms,
         };
         match &never.ioctls {
@@ -55,8 +57,8 @@ pub(super) fn check(
 
 /// A neverallow in libsepol's terms: type values (sorted), `self` as no target set.
 struct Assertion<'a> {
-    src: &'a [u32],
-    tgt: Option<&'a [u32]>,
+    src: &'a Bits,
+    tgt: Option<&'a Bits>,
     perms: &'a [(u32, u32)],
 }
 
@@ -98,16 +100,15 @@ impl Assertion<'_> {
         }
         let ks = &atm[e.key.source.value() as usize - 1];
         let kt = &atm[e.key.target.value() as usize - 1];
-        let src_matches = intersect(self.src, ks);
+        let src_matches: Vec<u32> = ks.iter().copied().filter(|&v| self.src.get(v as usize)).collect();
         if src_matches.is_empty() {
             return false;
         }
-        let mut tgt_matches = self.tgt.map(|t| intersect(t, kt)).unwrap_or_default();
-        if self.tgt.is_none() {
+        let tgt_matches: Vec<u32> = match self.tgt {
+            Some(t) => kt.iter().copied().filter(|&v| t.get(v as usize)).collect(),
             // `self`: the key's target must be one of the matching sources.
-            let s = intersect(&src_matches, kt);
-            tgt_matches = union(&tgt_matches, &s);
-        }
+            None => intersect(&src_matches, kt),
+        };
         if tgt_matches.is_empty() {
             return false;
         }
@@ -231,23 +232,17 @@ pub(super) fn attr_type_map(p: &Policy) -> Vec<Vec<u32>> {
         .collect()
 }
 
-/// The type values of an operand (an attribute's members), ascending.
-fn sepol_set(input: &Input<'_>, r: &super::TypeRef) -> Vec<u32> {
-    let mut v: Vec<u32> = match r {
-        super::TypeRef::Type(t) => vec![input.type_val[*t as usize]],
-        super::TypeRef::Attr(_, m) => m.iter().map(|t| input.type_val[t]).collect(),
-    };
-    v.sort_unstable();
-    v
+/// The type values of an operand (an attribute's members), as a set over values.
+fn sepol_set(input: &Input<'_>, r: &super::TypeRef, n: usize) -> Bits {
+    let mut b = Bits::new(n);
+    match r {
+        super::TypeRef::Type(t) => b.set(input.type_val[*t as usize] as usize),
+        super::TypeRef::Attr(_, m) => m.iter().for_each(|t| b.set(input.type_val[t] as usize)),
+    }
+    b
 }
 
 fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
     a.iter().copied().filter(|x| b.binary_search(x).is_ok()).collect()
 }
 
-fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
-    let mut v: Vec<u32> = a.iter().chain(b).copied().collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
