@@ -994,22 +994,11 @@ pub fn build(
                         stack.push(Item { n: k, ..base });
                     }
                 }
-                Kw::BlockAbstract => {
-                    let target = *blocks
-                        .abstract_of
-                        .get(&n)
-                        .ok_or_else(|| bad("blockabstract is not allowed here"))?;
-                    if scope != NONE && ast.scopes[scope as usize].copy {
-                        // In a copy the name is looked up again from the copy's place; we
-                        // follow only when that finds the same block as written.
-                        let name = tree.sym(kids[1]).unwrap_or(u32::MAX);
-                        if !copy_finds_original(&ast, &blocks, int, scope, name, target) {
-                            return Err(Fail::bad(vec![format!(
-                                "blockabstract inside an inherited block naming a block of the copy is not supported by arbiter's CIL compiler yet (at {})",
-                                here()
-                            )]));
-                        }
-                    }
+                // Copies hold no blockabstract: libsepol leaves them out when it copies an
+                // inherited block (`cil_copy_ast.c` `__cil_copy_node_helper`), so only the
+                // statement as written marks its block (`blocks` did that).
+                Kw::BlockAbstract if !blocks.abstract_of.contains_key(&n) => {
+                    return Err(bad("blockabstract is not allowed here"));
                 }
                 Kw::In if !blocks.in_nodes.contains_key(&n) => {
                     return Err(bad("in is not allowed here"));
@@ -1298,40 +1287,3 @@ fn original_scope(
     memo[b as usize]
 }
 
-/// Whether `(blockabstract NAME)` copied into scope `scope` finds the block it found as
-/// written: no block of that name on the inheriting side.
-fn copy_finds_original(
-    ast: &Ast,
-    blocks: &crate::blocks::Blocks,
-    int: &Interner,
-    scope: u32,
-    name: Sym,
-    target: u32,
-) -> bool {
-    if name == u32::MAX || int.bytes(name).contains(&b'.') {
-        return false;
-    }
-    // The first block of that name on the walk up (scope prefixes, then the top) must be
-    // the one found as written.
-    let mut s = scope;
-    let mut steps = 0;
-    loop {
-        let prefix: &[u8] = match s {
-            NONE => &[],
-            s => &ast.scopes[s as usize].prefix,
-        };
-        let mut q = prefix.to_vec();
-        if !q.is_empty() {
-            q.push(b'.');
-        }
-        q.extend_from_slice(int.bytes(name));
-        if let Some(i) = blocks.list.iter().position(|b| b.qual == q) {
-            return i as u32 == target;
-        }
-        if s == NONE || steps > 1 << 16 {
-            return false;
-        }
-        s = ast.scopes[s as usize].parent;
-        steps += 1;
-    }
-}
