@@ -1192,7 +1192,18 @@ fn register_macros(
     out: &mut FxHashMap<Vec<u8>, (u32, u32)>,
 ) {
     let prefix = &ast.scopes[sc as usize].prefix;
-    for &k in tree.kids(block).get(2..).unwrap_or(&[]) {
+    // The block's own statements, then the bodies of the `in`s copied into it before
+    // inheritance (macros declared there belong to the block too).
+    let mut bodies: Vec<&[u32]> = vec![tree.kids(block).get(2..).unwrap_or(&[])];
+    if let Some(&b) = blocks.of_node.get(&block) {
+        for &(inode, _, after) in &blocks.list[b as usize].ins {
+            if !after {
+                let at = blocks.in_nodes.get(&inode).copied().unwrap_or(0) as usize;
+                bodies.push(tree.kids(inode).get(at..).unwrap_or(&[]));
+            }
+        }
+    }
+    for &k in bodies.into_iter().flatten() {
         if let Some(&mid) = blocks.macro_nodes.get(&k) {
             let mut q = prefix.clone();
             if !q.is_empty() {
@@ -1286,4 +1297,3 @@ fn original_scope(
     }
     memo[b as usize]
 }
-

@@ -113,12 +113,6 @@ fn unresolved(kw: Kw, at: String) -> Fail {
     }
 }
 
-fn unsupported(what: &str, at: String) -> Fail {
-    Fail::bad(vec![format!(
-        "{what} is not supported by arbiter's CIL compiler yet (at {at})"
-    )])
-}
-
 /// `(macro NAME ((KIND NAME) ...) BODY...)`.
 fn parse_macro(
     tree: &Tree,
@@ -232,6 +226,16 @@ fn parse_macro(
     })
 }
 
+/// `check_for_illegal_statement` for statements inside an `in` (`in_ctx` 1) or an `in
+/// after` (2), at any depth: what the statement is not allowed in, if it is not.
+fn illegal_in_in(kw: Option<Kw>, in_ctx: u8) -> Option<&'static str> {
+    match (kw?, in_ctx) {
+        (Kw::Tunable | Kw::In, 1 | 2) => Some("in-statement"),
+        (Kw::BlockInherit | Kw::BlockAbstract, 2) => Some("an after in-statement"),
+        _ => None,
+    }
+}
+
 fn kw_of(tree: &Tree, n: u32) -> Option<Kw> {
     tree.kids(n)
         .first()
@@ -244,15 +248,34 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
     let mut bl = Blocks::default();
     let here = |file: u32, n: u32| loc(tree, names, file, n);
     // (node, file, block, in optional)
-    let mut stack: Vec<(u32, u32, u32, bool)> = Vec::new();
+    // (node, file, block, in optional, inside an `in`: 0 no, 1 before, 2 after)
+    let mut stack: Vec<(u32, u32, u32, bool, u8)> = Vec::new();
     let mut ins = Vec::new();
     let mut inherits = Vec::new();
     let mut abstracts = Vec::new();
-    for (f, &(a, b)) in tree.files.iter().enumerate() {
+    // Every file's statements (the first file's on top), then, once they are all seen,
+    // the blocks and macros of each `in` body, declared in the `in`'s target.
+    for (f, &(a, b)) in tree.files.iter().enumerate().rev() {
         for &n in tree.kids[a as usize..b as usize].iter().rev() {
-            stack.push((n, f as u32, NONE, false));
+            stack.push((n, f as u32, NONE, false, 0));
         }
-        while let Some((n, file, parent, in_opt)) = stack.pop() {
+    }
+    let mut next_in = 0;
+    let mut in_order: Option<Vec<usize>> = None;
+    loop {
+        while let Some((n, file, parent, in_opt, in_ctx)) = stack.pop() {
+            let kw = kw_of(tree, n);
+            if let Some(word) = illegal_in_in(kw, in_ctx) {
+                return Err(Fail::bad(vec![
+                    format!(
+                        "{} is not allowed in {word} at {}",
+                        kw.map_or("", Kw::text),
+                        here(file, n)
+                    ),
+                    "Failed to build AST".into(),
+                    "Failed to compile cildb: -1".into(),
+                ]));
+            }
             let kids = tree.kids(n);
             match kw_of(tree, n) {
                 Some(Kw::Block) => {
@@ -313,14 +336,14 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                     bl.of_node.insert(n, id);
                     for &k in kids[2..].iter().rev() {
                         if tree.is_list(k) {
-                            stack.push((k, file, id, false));
+                            stack.push((k, file, id, false, in_ctx));
                         }
                     }
                 }
                 Some(Kw::Optional) if kids.len() >= 2 => {
                     for &k in kids[2..].iter().rev() {
                         if tree.is_list(k) {
-                            stack.push((k, file, parent, true));
+                            stack.push((k, file, parent, true, in_ctx));
                         }
                     }
                 }
@@ -404,10 +427,29 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                 _ => {}
             }
         }
-    }
-    // IN_BEFORE/IN_AFTER: the target, then the body's own blockinherit/blockabstract
-    // statements, which now sit in the target.
-    for &(n, file, parent) in &ins {
+        // IN_BEFORE/IN_AFTER: the target, then the body's own blockinherit/blockabstract
+        // statements, which now sit in the target.
+        // libsepol gathers `in`s by prepending and applies the before ones, then the
+        // after ones: each group latest first (this order decides which of two clashing
+        // bodies is refused).
+        let order = in_order.get_or_insert_with(|| {
+            let is_after = |n: u32| {
+                let k = tree.kids(n);
+                k.len() >= 3
+                    && tree.sym(k[2]).is_some()
+                    && k.get(1).and_then(|&x| tree.sym(x)).map(|x| int.bytes(x)) == Some(b"after")
+            };
+            let mut o: Vec<usize> = (0..ins.len())
+                .rev()
+                .filter(|&i| !is_after(ins[i].0))
+                .collect();
+            o.extend((0..ins.len()).rev().filter(|&i| is_after(ins[i].0)));
+            o
+        });
+        let Some(&(n, file, parent)) = order.get(next_in).map(|&i| &ins[i]) else {
+            break;
+        };
+        next_in += 1;
         let kids = tree.kids(n);
         let bad = || {
             Fail::bad(vec![
@@ -431,22 +473,42 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
         let target = bl
             .find(int, parent, name)
             .ok_or_else(|| unresolved(Kw::In, here(file, n)))?;
-        bl.list[target as usize].ins.insert(0, (n, file, after));
+        bl.list[target as usize].ins.push((n, file, after));
         bl.in_nodes.insert(n, at as u32 + 1);
         let mut st: Vec<(u32, bool)> = kids[at + 1..].iter().map(|&k| (k, false)).collect();
         while let Some((k, k_opt)) = st.pop() {
-            match kw_of(tree, k) {
-                Some(Kw::Block) => {
-                    return Err(unsupported("A block inside an in statement", here(file, k)))
-                }
-                Some(Kw::Macro) => {
-                    return Err(unsupported("A macro inside an in statement", here(file, k)))
-                }
-                Some(Kw::In) => {
-                    return Err(Fail::bad(vec![
-                        format!("in is not allowed in in at {}", here(file, k)),
-                        "Failed to build AST".into(),
-                    ]))
+            let kw = kw_of(tree, k);
+            if let Some(word) = illegal_in_in(kw, if after { 2 } else { 1 }) {
+                return Err(Fail::bad(vec![
+                    format!(
+                        "{} is not allowed in {word} at {}",
+                        kw.map_or("", Kw::text),
+                        here(file, k)
+                    ),
+                    "Failed to build AST".into(),
+                    "Failed to compile cildb: -1".into(),
+                ]));
+            }
+            match kw {
+                // Declared in the target, as libsepol copies them there.
+                Some(Kw::Block | Kw::Macro) => {
+                    let clash = tree
+                        .kids(k)
+                        .get(1)
+                        .and_then(|&x| tree.sym(x))
+                        .is_some_and(|name| bl.by_name.contains_key(&(target, name)));
+                    if clash && kw == Some(Kw::Block) && !k_opt {
+                        let t = &bl.list[target as usize];
+                        return Err(Fail::bad(vec![
+                            "  Re-declaration of block is only allowed when inheriting a block"
+                                .into(),
+                            format!("Failed to copy in to block at {}", here(t.file, t.node)),
+                            format!("Failed to copy in-statement at {}", here(file, n)),
+                            "Failed to resolve AST".into(),
+                            "Failed to compile cildb: -1".into(),
+                        ]));
+                    }
+                    stack.push((k, file, target, k_opt, if after { 2 } else { 1 }))
                 }
                 Some(Kw::TunableIf) => {
                     bl.tif_block.insert(k, parent);
@@ -472,6 +534,11 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                 _ => {}
             }
         }
+    }
+    // Each block's `in`s in reverse document order (statement nodes are numbered in
+    // document order), as libsepol applies them.
+    for b in &mut bl.list {
+        b.ins.sort_by(|x, y| y.0.cmp(&x.0));
     }
     // BLKIN_LINK and BLKABS.
     let mut adj: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); bl.list.len()];

@@ -1758,7 +1758,11 @@ pub fn lower(
                             (d, l.kind(d) != DeclKind::User)
                         }
                     };
-                    Ok(Side { decl, is_attr, written })
+                    Ok(Side {
+                        decl,
+                        is_attr,
+                        written,
+                    })
                 };
                 let parent = side(&l, a[1])?;
                 let child = side(&l, a[2])?;
@@ -2857,7 +2861,10 @@ fn ast_rule(l: &mut L<'_>, s: u32) -> Result<crate::check::AstRule, Fail> {
     let (src, src_name) = operand(l, a[1])?;
     let (tgt, tgt_name) = operand(l, a[2])?;
     let src = src.ok_or_else(|| err(format!("self is not a valid source at {}", l.here(s))))?;
-    let x = matches!(st.kw, Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX | Kw::NeverAllowX);
+    let x = matches!(
+        st.kw,
+        Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX | Kw::NeverAllowX
+    );
     let (perms, ioctls, perm_text) = if x {
         let (ci, nums) = permx_value(l, a[3])?;
         let px = if l.t.is_list(a[3]) {
@@ -2868,7 +2875,11 @@ fn ast_rule(l: &mut L<'_>, s: u32) -> Result<crate::check::AstRule, Fail> {
         };
         let k = l.t.kids(px);
         let expr = node_text(l, k[2]);
-        let expr = if l.t.is_list(k[2]) { expr } else { format!("({expr})") };
+        let expr = if l.t.is_list(k[2]) {
+            expr
+        } else {
+            format!("({expr})")
+        };
         let text = format!("(ioctl {} {expr})", node_text(l, k[1]));
         let cd = l.classes[ci as usize];
         let bit = l.perm_bit(cd, ci, Kw::Ioctl.sym())?;

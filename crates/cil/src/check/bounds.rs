@@ -173,7 +173,16 @@ pub(super) fn check_types(
             continue;
         }
         violation = true;
-        report(input, rules, cache, &index_of_value, child, parent, &bad, out)?;
+        report(
+            input,
+            rules,
+            cache,
+            &index_of_value,
+            child,
+            parent,
+            &bad,
+            out,
+        )?;
     }
     Ok(violation)
 }

@@ -71,7 +71,10 @@ impl Hierarchy {
             )));
         }
         if child.is_attr {
-            return Err(fail(format!("Bounds child {} is an attribute", child.written)));
+            return Err(fail(format!(
+                "Bounds child {} is an attribute",
+                child.written
+            )));
         }
         if let Some(&(_, prev)) = self.parent.get(&child.decl) {
             let at = here(tree, ast, names, ast.decls[prev as usize].stmt);
@@ -93,7 +96,13 @@ impl Hierarchy {
 
     /// Fails on the first declaration (in statement order) whose chain of parents loops,
     /// with libsepol's messages.
-    pub fn verify(&self, tree: &Tree, ast: &Ast, names: &[String], name: &dyn Fn(u32) -> String) -> Result<(), Fail> {
+    pub fn verify(
+        &self,
+        tree: &Tree,
+        ast: &Ast,
+        names: &[String],
+        name: &dyn Fn(u32) -> String,
+    ) -> Result<(), Fail> {
         let mut first: Option<(u32, Kind, u32)> = None;
         for (&d, &(kind, _)) in &self.parent {
             let s = ast.decls[d as usize].stmt;

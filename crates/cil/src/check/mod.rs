@@ -65,7 +65,11 @@ pub(crate) type RuleSource<'r> = dyn FnMut(bool) -> Result<Vec<AstRule>, Fail> +
 /// Runs secilc's checks: `nevers` are the neverallow and neverallowx rules in the order
 /// libsepol checks them (latest first). Every violation is reported, then the build fails
 /// as secilc's does.
-pub(crate) fn run(input: &Input<'_>, nevers: &[AstRule], rules: &mut RuleSource<'_>) -> Result<(), Fail> {
+pub(crate) fn run(
+    input: &Input<'_>,
+    nevers: &[AstRule],
+    rules: &mut RuleSource<'_>,
+) -> Result<(), Fail> {
     let mut messages = Vec::new();
     let mut cache = RuleCache::default();
     let mut violation = neverallow::check(input, nevers, rules, &mut cache, &mut messages)?;
@@ -88,8 +92,16 @@ pub(crate) struct RuleCache {
 }
 
 impl RuleCache {
-    fn get<'c>(&'c mut self, extended: bool, rules: &mut RuleSource<'_>) -> Result<&'c [AstRule], Fail> {
-        let slot = if extended { &mut self.allowx } else { &mut self.allow };
+    fn get<'c>(
+        &'c mut self,
+        extended: bool,
+        rules: &mut RuleSource<'_>,
+    ) -> Result<&'c [AstRule], Fail> {
+        let slot = if extended {
+            &mut self.allowx
+        } else {
+            &mut self.allow
+        };
         if slot.is_none() {
             *slot = Some(rules(extended)?);
         }

@@ -70,9 +70,7 @@ impl Assertion<'_> {
         uncond
             .iter()
             .any(|e| self.entry_violates(p, atm, e, x, uncond))
-            || cond
-                .iter()
-                .any(|e| self.entry_violates(p, atm, e, x, cond))
+            || cond.iter().any(|e| self.entry_violates(p, atm, e, x, cond))
     }
 
     /// `check_assertion_avtab_match` for entry `e` of `table`.
@@ -91,16 +89,16 @@ impl Assertion<'_> {
             return false;
         };
         let class = u32::from(e.key.class.value()) - 1;
-        if !self
-            .perms
-            .iter()
-            .any(|&(c, b)| c == class && b & data != 0)
-        {
+        if !self.perms.iter().any(|&(c, b)| c == class && b & data != 0) {
             return false;
         }
         let ks = &atm[e.key.source.value() as usize - 1];
         let kt = &atm[e.key.target.value() as usize - 1];
-        let src_matches: Vec<u32> = ks.iter().copied().filter(|&v| self.src.get(v as usize)).collect();
+        let src_matches: Vec<u32> = ks
+            .iter()
+            .copied()
+            .filter(|&v| self.src.get(v as usize))
+            .collect();
         if src_matches.is_empty() {
             return false;
         }
@@ -243,6 +241,8 @@ fn sepol_set(input: &Input<'_>, r: &super::TypeRef, n: usize) -> Bits {
 }
 
 fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
-    a.iter().copied().filter(|x| b.binary_search(x).is_ok()).collect()
+    a.iter()
+        .copied()
+        .filter(|x| b.binary_search(x).is_ok())
+        .collect()
 }
-
