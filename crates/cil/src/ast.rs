@@ -318,7 +318,7 @@ const MARK: u32 = u32::MAX - 1;
 
 /// Every `(tunable NAME true|false)` of the input (tunables are only allowed outside
 /// optionals, macros and conditionals, so the top level of each file holds them all).
-fn collect_tunables(tree: &Tree) -> FxHashMap<Sym, bool> {
+pub(crate) fn collect_tunables(tree: &Tree) -> FxHashMap<Sym, bool> {
     let mut out = FxHashMap::default();
     for &(a, b) in &tree.files {
         for &n in &tree.kids[a as usize..b as usize] {
@@ -336,7 +336,11 @@ fn collect_tunables(tree: &Tree) -> FxHashMap<Sym, bool> {
 
 /// Evaluates a tunableif expression (the operators of booleanif; a bare list is an `or`).
 /// `None` if a name is not a tunable or the expression is malformed.
-fn eval_tunable(tree: &Tree, tunables: &dyn Fn(Sym) -> Option<bool>, n: u32) -> Option<bool> {
+pub(crate) fn eval_tunable(
+    tree: &Tree,
+    tunables: &dyn Fn(Sym) -> Option<bool>,
+    n: u32,
+) -> Option<bool> {
     if !tree.is_list(n) {
         return tunables(tree.sym(n)?);
     }
@@ -363,6 +367,37 @@ fn eval_tunable(tree: &Tree, tunables: &dyn Fn(Sym) -> Option<bool>, n: u32) -> 
             Some(acc)
         }
     }
+}
+
+/// A tunable's value looked up from a `tunableif` written in block `written_in` (or at the
+/// top): the enclosing blocks' tunables, innermost first, then the top level's.
+pub(crate) fn tunable_as_written(
+    int: &Interner,
+    blocks: &crate::blocks::Blocks,
+    top: &FxHashMap<Sym, bool>,
+    written_in: Option<u32>,
+    sym: Sym,
+) -> Option<bool> {
+    let b = int.bytes(sym);
+    let mut q = Vec::new();
+    let mut p = written_in.unwrap_or(NONE);
+    while p != NONE {
+        let o = &blocks.list[p as usize];
+        q.clear();
+        q.extend_from_slice(&o.qual);
+        q.push(b'.');
+        q.extend_from_slice(b);
+        if let Some(&v) = blocks.tunables.get(&q) {
+            return Some(v);
+        }
+        p = o.parent;
+    }
+    let b = b.strip_prefix(b".").unwrap_or(b);
+    blocks
+        .tunables
+        .get(b)
+        .copied()
+        .or_else(|| top.get(&int.get(b)?).copied())
 }
 
 /// One walk item: a statement node (or [`MARK`]: the end of container `cont`) with where
@@ -416,7 +451,7 @@ pub fn build(
         ..Ast::default()
     };
     let tunables = collect_tunables(tree);
-    let blocks = crate::blocks::collect(tree, int, names)?;
+    let blocks = crate::blocks::collect(tree, int, names, &tunables, opts.preserve_tunables)?;
     // Scope of each block as written (made on first use).
     let mut oscope: Vec<u32> = vec![NONE; blocks.list.len()];
     let mut tables: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
@@ -648,9 +683,16 @@ pub fn build(
                         | Kw::Call
                 )
             {
+                // With -P a tunableif is a booleanif, and secilc says so.
+                let what = if ast.stmts[cond as usize].kw == Kw::TunableIf {
+                    "tunableif being treated as a booleanif"
+                } else {
+                    "booleanif"
+                };
                 return Err(Fail::bad(vec![
-                    format!("{} is not allowed in booleanif at {}", kw.text(), here()),
+                    format!("{} is not allowed in {what} at {}", kw.text(), here()),
                     "Failed to build AST".into(),
+                    "Failed to compile cildb: -1".into(),
                 ]));
             }
             use DeclKind as D;
@@ -796,21 +838,12 @@ pub fn build(
                         if scope == NONE && written_in.is_none() {
                             return tunables.get(&sym).copied();
                         }
+                        if written_in.is_some() {
+                            return tunable_as_written(int, &blocks, &tunables, written_in, sym);
+                        }
                         let b = int.bytes(sym);
                         let mut q = Vec::new();
-                        if let Some(mut p) = written_in {
-                            while p != NONE {
-                                let o = &blocks.list[p as usize];
-                                q.clear();
-                                q.extend_from_slice(&o.qual);
-                                q.push(b'.');
-                                q.extend_from_slice(b);
-                                if let Some(&v) = blocks.tunables.get(&q) {
-                                    return Some(v);
-                                }
-                                p = o.parent;
-                            }
-                        } else {
+                        {
                             for sc in ast.table_chain(scope) {
                                 q.clear();
                                 q.extend_from_slice(&ast.scopes[sc as usize].prefix);
@@ -1203,7 +1236,17 @@ fn register_macros(
             }
         }
     }
-    for &k in bodies.into_iter().flatten() {
+    // Chosen tunableif branches count as the block's own statements.
+    let mut list: Vec<u32> = Vec::new();
+    let mut todo: Vec<u32> = bodies.into_iter().flatten().copied().collect();
+    todo.reverse();
+    while let Some(k) = todo.pop() {
+        match blocks.tif_choice.get(&k) {
+            Some(&b) => todo.extend(tree.kids(b)[1..].iter().rev()),
+            None => list.push(k),
+        }
+    }
+    for &k in &list {
         if let Some(&mid) = blocks.macro_nodes.get(&k) {
             let mut q = prefix.clone();
             if !q.is_empty() {

@@ -56,6 +56,9 @@ pub struct Blocks {
     /// `tunableif` node -> the block it is written in (libsepol decides tunableifs first,
     /// before `in` moves bodies and before copies: names are looked up from there).
     pub tif_block: FxHashMap<u32, u32>,
+    /// `tunableif` node -> the branch libsepol keeps (its last `true` or `false` list,
+    /// whose statements join the enclosing container), for tunableifs outside macros.
+    pub tif_choice: FxHashMap<u32, u32>,
     /// Tunables declared in blocks: qualified name -> value.
     pub tunables: FxHashMap<Vec<u8>, bool>,
     /// `blockinherit` node -> the inherited block.
@@ -236,6 +239,22 @@ fn illegal_in_in(kw: Option<Kw>, in_ctx: u8) -> Option<&'static str> {
     }
 }
 
+/// Whether a statement of keyword `kw` sits anywhere below list `n`.
+fn holds(tree: &Tree, n: u32, kw: Kw) -> bool {
+    let mut todo = vec![n];
+    while let Some(k) = todo.pop() {
+        for &x in tree.kids(k) {
+            if tree.is_list(x) {
+                if kw_of(tree, x) == Some(kw) {
+                    return true;
+                }
+                todo.push(x);
+            }
+        }
+    }
+    false
+}
+
 fn kw_of(tree: &Tree, n: u32) -> Option<Kw> {
     tree.kids(n)
         .first()
@@ -244,7 +263,13 @@ fn kw_of(tree: &Tree, n: u32) -> Option<Kw> {
 }
 
 /// Finds the blocks and resolves `in`, `blockinherit` and `blockabstract` targets.
-pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, Fail> {
+pub fn collect(
+    tree: &Tree,
+    int: &Interner,
+    names: &[String],
+    top_tunables: &FxHashMap<Sym, bool>,
+    preserve_tunables: bool,
+) -> Result<Blocks, Fail> {
     let mut bl = Blocks::default();
     let here = |file: u32, n: u32| loc(tree, names, file, n);
     // (node, file, block, in optional)
@@ -261,6 +286,11 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
         }
     }
     let mut next_in = 0;
+    // tunableifs seen, decided once every file's tunables are known: the statements of
+    // the chosen branch are declared in the tunableif's container (libsepol's first pass
+    // copies them there).
+    let mut tifs: Vec<(u32, u32, u32, bool, u8)> = Vec::new();
+    let mut next_tif = 0;
     let mut in_order: Option<Vec<usize>> = None;
     loop {
         while let Some((n, file, parent, in_opt, in_ctx)) = stack.pop() {
@@ -398,8 +428,13 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                     }
                     ins.push((n, file, parent));
                 }
-                Some(Kw::TunableIf) if parent != NONE => {
-                    bl.tif_block.insert(n, parent);
+                Some(Kw::TunableIf) => {
+                    if parent != NONE {
+                        bl.tif_block.insert(n, parent);
+                    }
+                    if !preserve_tunables {
+                        tifs.push((n, file, parent, in_opt, in_ctx));
+                    }
                 }
                 Some(Kw::Tunable) if parent != NONE && kids.len() == 3 => {
                     if let Some(name) = tree.sym(kids[1]) {
@@ -429,6 +464,71 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
         }
         // IN_BEFORE/IN_AFTER: the target, then the body's own blockinherit/blockabstract
         // statements, which now sit in the target.
+        if let Some(&(n, file, parent, in_opt, in_ctx)) = tifs.get(next_tif) {
+            next_tif += 1;
+            let lookup = |sym: Sym| {
+                if parent == NONE {
+                    top_tunables.get(&sym).copied()
+                } else {
+                    crate::ast::tunable_as_written(int, &bl, top_tunables, Some(parent), sym)
+                }
+            };
+            let kids = tree.kids(n);
+            // Statements anywhere below the tunableif, either branch.
+            let mut below: Vec<u32> = kids.iter().skip(2).copied().collect();
+            while let Some(k) = below.pop() {
+                if !tree.is_list(k) {
+                    continue;
+                }
+                match kw_of(tree, k) {
+                    Some(Kw::Tunable) => {
+                        return Err(Fail::bad(vec![
+                            format!("tunable is not allowed in tunableif at {}", here(file, k)),
+                            "Failed to build AST".into(),
+                            "Failed to compile cildb: -1".into(),
+                        ]))
+                    }
+                    _ => {}
+                }
+                below.extend(tree.kids(k).iter().copied());
+            }
+            let Some(value) = kids
+                .get(1)
+                .and_then(|&e| crate::ast::eval_tunable(tree, &lookup, e))
+            else {
+                continue; // the statement walk reports it
+            };
+            let want = if value { Kw::True } else { Kw::False };
+            let chosen = kids
+                .iter()
+                .skip(2)
+                .filter(|&&b| tree.kids(b).first().and_then(|&k| tree.sym(k)) == Some(want.sym()))
+                .last();
+            if let Some(&b) = chosen {
+                // libsepol cannot copy an `in`: a chosen branch holding one fails.
+                if holds(tree, b, Kw::In) {
+                    let to = match parent {
+                        NONE => "<src_info>".to_string(),
+                        p => {
+                            let o = &bl.list[p as usize];
+                            format!("block at {}", here(o.file, o.node))
+                        }
+                    };
+                    return Err(Fail::bad(vec![
+                        format!("Failed to copy {} to {to}", want.text()),
+                        "Failed to resolve AST".into(),
+                        "Failed to compile cildb: -1".into(),
+                    ]));
+                }
+                bl.tif_choice.insert(n, b);
+                for &k in tree.kids(b)[1..].iter().rev() {
+                    if tree.is_list(k) {
+                        stack.push((k, file, parent, in_opt, in_ctx));
+                    }
+                }
+            }
+            continue;
+        }
         // libsepol gathers `in`s by prepending and applies the before ones, then the
         // after ones: each group latest first (this order decides which of two clashing
         // bodies is refused).
@@ -540,6 +640,16 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
     for b in &mut bl.list {
         b.ins.sort_by(|x, y| y.0.cmp(&x.0));
     }
+    // Blocks holding an `in` (at any depth) cannot be copied by libsepol: inheriting one
+    // fails.
+    let mut holds_in = vec![false; bl.list.len()];
+    for &(_, _, p) in &ins {
+        let mut x = p;
+        while x != NONE && !holds_in[x as usize] {
+            holds_in[x as usize] = true;
+            x = bl.list[x as usize].parent;
+        }
+    }
     // BLKIN_LINK and BLKABS.
     let mut adj: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); bl.list.len()];
     for (i, b) in bl.list.iter().enumerate() {
@@ -568,6 +678,14 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
             }
             return Err(unresolved(Kw::BlockInherit, here(file, n)));
         };
+        if holds_in[t as usize] {
+            return Err(Fail::bad(vec![
+                format!("Failed to copy block to blockinherit at {}", here(file, n)),
+                "Failed to copy block contents into blockinherit".into(),
+                "Failed to resolve AST".into(),
+                "Failed to compile cildb: -1".into(),
+            ]));
+        }
         bl.inherit_of.insert(n, t);
         if parent != NONE {
             adj[parent as usize].push((t, n, file));
