@@ -55,9 +55,14 @@
 //! 5. **lower** (`lower`): symbol values in libsepol 3.4's orders, attribute sets and the
 //!    kept-attribute decision, av/type/xperm rules, conditionals (node sharing by truth
 //!    table), constraints, role and range transitions, verification of users and contexts,
-//!    neverallow checks, object contexts sorted with glibc's merge sort, and the text
-//!    outputs.
-//! 6. **optimise** (with `-O`): `arbiter_policy::optimize::optimize`, libsepol's
+//!    object contexts sorted with glibc's merge sort, and the text outputs.
+//! 6. **check** (`check`, without `-N`): on the finished policy, as secilc runs them:
+//!    `neverallow` and `neverallowx` (libsepol's `check_assertion`, one check per
+//!    extended-permission entry), then user, role and type bounds (`hierarchy.c`), every
+//!    violation reported with the CIL rules that grant it and their enclosing blocks,
+//!    calls, optionals and booleanif branches. The bounds statements themselves (no
+//!    attribute, one parent, no loop) are checked with or without `-N`.
+//! 7. **optimise** (with `-O`): `arbiter_policy::optimize::optimize`, libsepol's
 //!    `policydb_optimize` over secilc's avtab size.
 //!
 //! Set `ARBITER_CIL_TIMES=1` to have each phase's wall time printed on stderr. On Debian's
@@ -75,7 +80,7 @@
 //! `booleanif`, tunables and `tunableif` (and `-P`); `optional`; sensitivities, categories,
 //! aliases, orders, `sensitivitycategory`, `categoryset`, named and anonymous levels, ranges
 //! and contexts, `mls`; `allow`/`auditallow`/`dontaudit`/`neverallow`, `allowx`/
-//! `auditallowx`/`dontauditx` with `permissionx`; `typetransition` (named too),
+//! `auditallowx`/`dontauditx`/`neverallowx` with `permissionx`; `typetransition` (named too),
 //! `typechange`, `typemember`, `rangetransition`; `constrain`, `mlsconstrain`,
 //! `validatetrans`, `mlsvalidatetrans`; `defaultuser/role/type/range`; `sid`, `sidorder`,
 //! `sidcontext`; `filecon`, `portcon`, `genfscon`, `fsuse`, `netifcon`, `nodecon`,
@@ -90,16 +95,22 @@
 //! string name`, anonymous arguments, body declarations in the caller's namespace,
 //! recursion refused).
 //!
+//! Blocks and macros may sit in `in` bodies (declared in the target block, and copied with
+//! it for in-before bodies) and in `tunableif` branches (the chosen branch joins its
+//! container); a `blockabstract` inside an inherited block is left out of the copies, as
+//! libsepol leaves it. What libsepol 3.4 cannot copy fails as it fails: an `in` inside a
+//! chosen tunableif branch or inside a block that is inherited.
+//!
 //! Not yet supported, each failing with an error that names the statement and its
-//! file:line, or the option (never a silently different policy): `neverallowx` and bounds
-//! checking without `-N`, the Xen target and its contexts; blocks and macros inside `in`
-//! bodies and `tunableif` branches; in a blockinherit copy, a `blockabstract` naming a
-//! block of the copy. At `-v`, duplicate context rules are refused as secilc 3.4 refuses
-//! them, but the message does not list their locations.
+//! file:line, or the option (never a silently different policy): the Xen target (`-t xen`)
+//! and its object contexts (`pirqcon`, `iomemcon`, `ioportcon`, `pcidevicecon`,
+//! `devicetreecon`; the policy writer has no Xen layout). At `-v`, duplicate context rules
+//! are refused as secilc 3.4 refuses them, but the message does not list their locations.
 //!
 //! Error messages follow secilc's for parse errors, unresolved names, re-declarations,
-//! context verification and neverallow failures; other errors say what is wrong in our own
-//! words, with secilc's exit status.
+//! context verification, the neverallow, neverallowx and bounds reports (line for line)
+//! and the bounds statements' errors; other errors say what is wrong in our own words,
+//! with secilc's exit status.
 
 #![forbid(unsafe_code)]
 
