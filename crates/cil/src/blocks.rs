@@ -480,15 +480,12 @@ pub fn collect(
                 if !tree.is_list(k) {
                     continue;
                 }
-                match kw_of(tree, k) {
-                    Some(Kw::Tunable) => {
-                        return Err(Fail::bad(vec![
-                            format!("tunable is not allowed in tunableif at {}", here(file, k)),
-                            "Failed to build AST".into(),
-                            "Failed to compile cildb: -1".into(),
-                        ]))
-                    }
-                    _ => {}
+                if kw_of(tree, k) == Some(Kw::Tunable) {
+                    return Err(Fail::bad(vec![
+                        format!("tunable is not allowed in tunableif at {}", here(file, k)),
+                        "Failed to build AST".into(),
+                        "Failed to compile cildb: -1".into(),
+                    ]));
                 }
                 below.extend(tree.kids(k).iter().copied());
             }
@@ -502,8 +499,7 @@ pub fn collect(
             let chosen = kids
                 .iter()
                 .skip(2)
-                .filter(|&&b| tree.kids(b).first().and_then(|&k| tree.sym(k)) == Some(want.sym()))
-                .last();
+                .rfind(|&&b| tree.kids(b).first().and_then(|&k| tree.sym(k)) == Some(want.sym()));
             if let Some(&b) = chosen {
                 // libsepol cannot copy an `in`: a chosen branch holding one fails.
                 if holds(tree, b, Kw::In) {
@@ -638,7 +634,7 @@ pub fn collect(
     // Each block's `in`s in reverse document order (statement nodes are numbered in
     // document order), as libsepol applies them.
     for b in &mut bl.list {
-        b.ins.sort_by(|x, y| y.0.cmp(&x.0));
+        b.ins.sort_by_key(|x| std::cmp::Reverse(x.0));
     }
     // Blocks holding an `in` (at any depth) cannot be copied by libsepol: inheriting one
     // fails.

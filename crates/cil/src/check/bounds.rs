@@ -197,14 +197,14 @@ fn expand_parent(
     cond_lists: &[(&[AvtabEntry], &[AvtabEntry])],
     parent: u32,
 ) -> (Table, Vec<(Table, Table)>) {
-    let expand = |e: &AvtabEntry, data: u32, mut each: &mut dyn FnMut(Key, u32)| {
+    let expand = |e: &AvtabEntry, data: u32, each: &mut dyn FnMut(Key, u32)| {
         let src = u32::from(e.key.source.value());
         if atm[src as usize - 1].binary_search(&parent).is_err() {
             return;
         }
         let class = u32::from(e.key.class.value());
         for &t in &atm[u32::from(e.key.target.value()) as usize - 1] {
-            (&mut each)((parent, t, class), data);
+            each((parent, t, class), data);
         }
     };
     let raw = |e: &AvtabEntry| match e.datum {
