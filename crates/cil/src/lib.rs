@@ -84,7 +84,8 @@
 //! `typechange`, `typemember`, `rangetransition`; `constrain`, `mlsconstrain`,
 //! `validatetrans`, `mlsvalidatetrans`; `defaultuser/role/type/range`; `sid`, `sidorder`,
 //! `sidcontext`; `filecon`, `portcon`, `genfscon`, `fsuse`, `netifcon`, `nodecon`,
-//! `ipaddr`, `ibpkeycon`, `ibendportcon`; `policycap`, `handleunknown`. Options: `-M`,
+//! `ipaddr`, `ibpkeycon`, `ibendportcon` (and Xen's, not written); `policycap`,
+//! `handleunknown`. Options: `-M`,
 //! `-U`, `-D`, `-P`, `-N`, `-G`, `-X`, `-O`, `-c`, `-m` (for `type`/`typeattribute`).
 //!
 //! Namespaces: `block` (names `a.b.name`, dotted and `.`-rooted references, lookup up
@@ -102,9 +103,11 @@
 //! chosen tunableif branch or inside a block that is inherited.
 //!
 //! Not yet supported, each failing with an error that names the statement and its
-//! file:line, or the option (never a silently different policy): the Xen target (`-t xen`)
-//! and its object contexts (`pirqcon`, `iomemcon`, `ioportcon`, `pcidevicecon`,
-//! `devicetreecon`; the policy writer has no Xen layout). At `-v`, duplicate context rules
+//! file:line, or the option (never a silently different policy): the Xen target (`-t
+//! xen`; the policy model and writer have no Xen layout). Xen's object contexts
+//! (`pirqcon`, `iomemcon`, `ioportcon`, `pcidevicecon`, `devicetreecon`) are accepted in a
+//! SELinux policy as secilc accepts them there (numbers parsed, contexts verified,
+//! duplicates refused at `-v`) and, as there, not written. At `-v`, duplicate context rules
 //! are refused as secilc 3.4 refuses them, but the message does not list their locations.
 //!
 //! Error messages follow secilc's for parse errors, unresolved names, re-declarations,
@@ -126,6 +129,7 @@ mod parse;
 mod qualify;
 mod resolve;
 mod write;
+mod xencon;
 
 pub use write::{write_policy, WrittenPolicy};
 

@@ -1557,6 +1557,7 @@ pub fn lower(
     let mut nodecons: Vec<(std::net::IpAddr, std::net::IpAddr, Ctx)> = vec![];
     let mut ibpkeycons: Vec<(Vec<u8>, std::net::Ipv6Addr, u32, u32, Ctx)> = vec![];
     let mut ibendportcons: Vec<(Vec<u8>, u32, Ctx)> = vec![];
+    let mut xencons: Vec<crate::xencon::XenCon> = vec![];
     let mut sidctx: FxHashMap<u32, Ctx> = FxHashMap::default();
     let mut selinuxusers = vec![];
     let mut seuser_default = None;
@@ -2038,6 +2039,30 @@ pub fn lower(
                     (p, p)
                 };
                 ibpkeycons.push((prefix_text.into_bytes(), prefix, lo, hi, l.context(a[3])?));
+            }
+            Kw::PirqCon | Kw::IomemCon | Kw::IoportCon | Kw::PciDeviceCon | Kw::DeviceTreeCon => {
+                let first = if l.t.is_list(a[1]) {
+                    let k = l.t.kids(a[1]);
+                    let mut parts = Vec::with_capacity(k.len());
+                    for &x in k {
+                        parts.push(l.atom_bytes(x)?);
+                    }
+                    Err(parts)
+                } else {
+                    Ok(l.atom_bytes(a[1])?)
+                };
+                let key = crate::xencon::key(
+                    st.kw,
+                    first.as_ref().map(|b| &**b).map_err(|v| &v[..]),
+                    &l.here(s),
+                )?;
+                let c = l.context(a[2])?;
+                xencons.push(crate::xencon::XenCon {
+                    kw: st.kw,
+                    key,
+                    context: [c.user, c.role, c.ty, c.range.0.sens, c.range.1.sens],
+                    at: l.here(s),
+                });
             }
             Kw::IbEndportCon => {
                 let dev = l.atom_bytes(a[1])?.to_vec();
@@ -2578,6 +2603,7 @@ pub fn lower(
         opts.verbose,
         |_| None,
     )?;
+    crate::xencon::check_duplicates(xencons, opts.verbose, opts.multiple_decls)?;
     let mut netifs = vec![];
     for (name, c1, c2) in &netifcons {
         netifs.push(arbiter_policy::ocontext::NetifCon {

@@ -623,6 +623,12 @@ impl<'a> Resolver<'a> {
                 self.ipaddr(a(2)?)?;
                 self.context(a(3)?)
             }
+            Kw::PirqCon | Kw::IomemCon | Kw::IoportCon | Kw::PciDeviceCon | Kw::DeviceTreeCon => {
+                if n != 3 {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
+                self.context(a(2)?)
+            }
             Kw::IbPkeyCon | Kw::IbEndportCon => {
                 if n != 4 {
                     return Err(Miss::Bad("Invalid syntax".into()));
