@@ -9,6 +9,7 @@ use crate::bits::Bits;
 use crate::Fail;
 use arbiter_policy::avtab::{AvtabDatum, AvtabEntry, AvtabKind, Xperms, XpermsKind};
 use arbiter_policy::Policy;
+use std::collections::HashMap;
 
 /// Checks `nevers` in order, appending secilc's report of each failure to `out`.
 pub(super) fn check(
@@ -24,6 +25,7 @@ pub(super) fn check(
     let p = input.policy;
     let attr_types = attr_type_map(p);
     let mut violation = false;
+    let mut xidx: Option<[XIndex<'_>; 2]> = None;
     for never in nevers {
         let n = p.types.len() + 1;
         let src = sepol_set(input, &never.src, n);
@@ -43,8 +45,14 @@ pub(super) fn check(
             Some((_, nums)) => {
                 // One check (and one report) per entry of the neverallowx's extended
                 // permission list, as libsepol makes them.
+                let idx = xidx.get_or_insert_with(|| {
+                    [
+                        xindex(&p.avtab.entries, &p.avtab),
+                        xindex(&p.cond_avtab.entries, &p.cond_avtab),
+                    ]
+                });
                 for x in crate::lower::xperms_list(nums) {
-                    if rule.violated(p, &attr_types, Some(&x)) {
+                    if rule.violated(p, &attr_types, Some((&x, idx))) {
                         violation = true;
                         report(input, never, rules, cache, out)?;
                     }
@@ -55,7 +63,29 @@ pub(super) fn check(
     Ok(violation)
 }
 
-/// A neverallow in libsepol's terms: type values (sorted), `self` as no target set.
+/// The allowx entries of one table by (source, target, class) values, for the
+/// neverallowx searches (`avtab_search_node` over every attribute pair).
+type XIndex<'p> = HashMap<(u32, u32, u16), Vec<&'p Xperms>>;
+
+fn xindex<'p>(entries: &[AvtabEntry], table: &'p arbiter_policy::avtab::Avtab) -> XIndex<'p> {
+    let mut m: XIndex<'p> = HashMap::new();
+    for a in entries {
+        if a.key.kind != AvtabKind::XpermsAllowed {
+            continue;
+        }
+        if let Some(x) = table.xperms_of(a.datum) {
+            let key = (
+                u32::from(a.key.source.value()),
+                u32::from(a.key.target.value()),
+                a.key.class.value(),
+            );
+            m.entry(key).or_default().push(x);
+        }
+    }
+    m
+}
+
+/// A neverallow in libsepol's terms: type values as sets, `self` as no target set.
 struct Assertion<'a> {
     src: &'a Bits,
     tgt: Option<&'a Bits>,
@@ -64,13 +94,25 @@ struct Assertion<'a> {
 
 impl Assertion<'_> {
     /// `check_assertion`: the unconditional table, then the conditional one.
-    fn violated(&self, p: &Policy, atm: &[Vec<u32>], x: Option<&Xperms>) -> bool {
-        let cond = &p.cond_avtab.entries;
-        let uncond = &p.avtab.entries;
-        uncond
+    fn violated(
+        &self,
+        p: &Policy,
+        atm: &[Vec<u32>],
+        x: Option<(&Xperms, &[XIndex<'_>; 2])>,
+    ) -> bool {
+        let none = [XIndex::new(), XIndex::new()];
+        let (x, idx) = match x {
+            Some((x, idx)) => (Some(x), idx),
+            None => (None, &none),
+        };
+        p.avtab
+            .entries
             .iter()
-            .any(|e| self.entry_violates(p, atm, e, x, uncond))
-            || cond.iter().any(|e| self.entry_violates(p, atm, e, x, cond))
+            .any(|e| self.entry_violates(p, atm, e, x, &idx[0]))
+            || p.cond_avtab
+                .entries
+                .iter()
+                .any(|e| self.entry_violates(p, atm, e, x, &idx[1]))
     }
 
     /// `check_assertion_avtab_match` for entry `e` of `table`.
@@ -80,7 +122,7 @@ impl Assertion<'_> {
         atm: &[Vec<u32>],
         e: &AvtabEntry,
         x: Option<&Xperms>,
-        table: &[AvtabEntry],
+        table: &XIndex<'_>,
     ) -> bool {
         if e.key.kind != AvtabKind::Allowed {
             return false;
@@ -130,35 +172,23 @@ impl Assertion<'_> {
 }
 
 /// `check_assertion_extended_permissions_avtab`: the allowx entries of every attribute
-/// pair of types `i` and `j`; `rc` starts true (nothing found: all numbers allowed) and
-/// keeps the result of the last entry seen.
+/// pair of types `i` and `j` in the table searched; the result starts true (nothing
+/// found: all numbers allowed) and keeps that of the last entry seen.
 fn xperms_violate(
     p: &Policy,
     e: &AvtabEntry,
     i: u32,
     j: u32,
     never: &Xperms,
-    table: &[AvtabEntry],
+    table: &XIndex<'_>,
 ) -> bool {
     let sattr = &p.type_attr_map[i as usize - 1];
     let tattr = &p.type_attr_map[j as usize - 1];
-    let xperms = if std::ptr::eq(table, p.avtab.entries.as_slice()) {
-        &p.avtab
-    } else {
-        &p.cond_avtab
-    };
     let mut rc = true;
     for s in sattr.iter() {
         for t in tattr.iter() {
-            for a in table.iter().filter(|a| {
-                a.key.kind == AvtabKind::XpermsAllowed
-                    && u32::from(a.key.source.value()) == s + 1
-                    && u32::from(a.key.target.value()) == t + 1
-                    && a.key.class == e.key.class
-            }) {
-                let Some(allow) = xperms.xperms_of(a.datum) else {
-                    continue;
-                };
+            let key = (s + 1, t + 1, e.key.class.value());
+            for allow in table.get(&key).into_iter().flatten() {
                 rc = extended_permissions_overlap(never, allow);
                 if rc {
                     return true;
