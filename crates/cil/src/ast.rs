@@ -303,6 +303,20 @@ pub fn loc(tree: &Tree, names: &[String], file: u32, node: u32) -> String {
     format!("{}:{}", names[file as usize], tree.node(node).line())
 }
 
+/// `__cil_is_reserved_name`: words expressions use may not name what expressions name.
+fn reserved_name(kind: DeclKind, name: Sym) -> bool {
+    use DeclKind as D;
+    let is = |k: Kw| name == k.sym();
+    let special = match kind {
+        D::Bool | D::Tunable => is(Kw::Eq) || is(Kw::Neq),
+        D::User | D::UserAttribute | D::Role | D::RoleAttribute => is(Kw::All),
+        D::Type | D::TypeAttribute | D::TypeAlias => is(Kw::All) || is(Kw::SelfKw),
+        D::Cat | D::CatAlias | D::CatSet | D::PermissionX => is(Kw::All) || is(Kw::Range),
+        _ => return false,
+    };
+    special || is(Kw::And) || is(Kw::Or) || is(Kw::Not) || is(Kw::Xor)
+}
+
 /// Checks a declared name as `cil_verify_name` does.
 pub(crate) fn verify_name(int: &Interner, sym: Sym, qualified: bool) -> bool {
     let b = int.bytes(sym);
@@ -612,6 +626,15 @@ pub fn build(
                 Ok(s)
             };
             let declare = |ast: &mut Ast, kind: DeclKind, name: Sym| -> Result<u32, Fail> {
+                if reserved_name(kind, name) {
+                    return Err(Fail::bad(vec![
+                        format!("Name {} is a reserved word", int.str(name)),
+                        "Invalid name".into(),
+                        format!("Bad {} declaration at {}", kw.text(), here()),
+                        "Failed to build AST".into(),
+                        "Failed to compile cildb: -1".into(),
+                    ]));
+                }
                 let id = ast.decls.len() as u32;
                 let table = match scope {
                     NONE => NONE,
