@@ -455,7 +455,11 @@ impl<'a> L<'a> {
     /// [`Self::expand_av`] into a reused buffer.
     fn expand_av_into(&mut self, r: TRef, out: &mut Vec<u32>) -> Result<(), Fail> {
         if let TRef::Attr(a) = r {
-            if self.attr_val[a as usize] != 0 {
+            // A kept attribute with fewer members than -X is still expanded
+            // (`__cil_should_expand_attribute`): an empty one gives no rule at all.
+            if self.attr_val[a as usize] != 0
+                && self.members(a)?.count() >= self.opts.expand_size as usize
+            {
                 out.clear();
                 out.push(self.attr_val[a as usize]);
                 return Ok(());
@@ -466,12 +470,9 @@ impl<'a> L<'a> {
 
     /// Sepol values for an av rule side: kept attributes stay, others expand.
     fn expand_av(&mut self, r: TRef) -> Result<Vec<u32>, Fail> {
-        if let TRef::Attr(a) = r {
-            if self.attr_val[a as usize] != 0 {
-                return Ok(vec![self.attr_val[a as usize]]);
-            }
-        }
-        self.expand_all(r)
+        let mut out = Vec::new();
+        self.expand_av_into(r, &mut out)?;
+        Ok(out)
     }
 
     fn class_of(&self, n: u32) -> Result<u32, Fail> {
