@@ -175,20 +175,36 @@ fn debian_module_subsets_match_secilc() {
 
 /// Debian's default store without `-N`: secilc's neverallow and bounds checks pass and the
 /// policy is the same; then with one more module that breaks two of base's neverallows,
-/// a neverallowx and a typebounds, both fail with the same report, line for line.
+/// a neverallowx and a typebounds, both fail with the same report, line for line. The two
+/// secilc runs go side by side (each takes seconds).
 #[test]
 fn debian_default_store_checks_match_secilc() {
     if common::skip() {
         return;
     }
-    let Some(mut sources) = common::store_sources("default") else {
+    let Some(sources) = common::store_sources("default") else {
         if std::env::var_os("ARBITER_NO_SECILC").is_some() {
             return;
         }
         panic!("module store default not installed");
     };
-    let dir = common::scratch("checks");
-    let run = common::secilc(&dir, &[], &sources);
+    let mut bad = sources.clone();
+    bad.push(arbiter_cil::Source {
+        name: "zz-violations.cil".into(),
+        text: b"(allow httpd_t shadow_t (file (read write)))
+(allow httpd_t memory_device_t (chr_file (read)))
+(typebounds httpd_t httpd_sys_script_t)
+(allow httpd_sys_script_t etc_t (file (ioctl)))
+(neverallowx httpd_t etc_t (ioctl file (0x5401)))
+"
+        .to_vec(),
+    });
+    let (dir, bad_dir) = (common::scratch("checks"), common::scratch("checks-bad"));
+    let (run, bad_run) = std::thread::scope(|s| {
+        let t = s.spawn(|| common::secilc(&bad_dir, &[], &bad));
+        let run = common::secilc(&dir, &[], &sources);
+        (run, t.join().expect("secilc thread"))
+    });
     assert_eq!(run.status, 0, "secilc failed: {}", run.stderr);
     let opts = Options::default();
     let ours = compile(&sources, &opts).unwrap_or_else(|e| panic!("arbiter failed: {e}"));
@@ -199,43 +215,34 @@ fn debian_default_store_checks_match_secilc() {
         run.policy.as_deref().expect("policy"),
     );
 
-    sources.push(arbiter_cil::Source {
-        name: "zz-violations.cil".into(),
-        text: b"(allow httpd_t shadow_t (file (read write)))
-(allow httpd_t memory_device_t (chr_file (read)))
-(typebounds httpd_t httpd_sys_script_t)
-(allow httpd_sys_script_t etc_t (file (ioctl)))
-(neverallowx httpd_t etc_t (ioctl file (0x5401)))
-"
-        .to_vec(),
-    });
-    let run = common::secilc(&dir, &[], &sources);
     // Our sources under the names secilc was given, so messages name the same files.
-    for (i, s) in sources.iter_mut().enumerate() {
+    for (i, s) in bad.iter_mut().enumerate() {
         let base = std::path::Path::new(&s.name)
             .file_name()
             .map(|b| b.to_string_lossy().into_owned())
             .unwrap_or_default();
-        s.name = dir.join(format!("{i:04}-{base}")).display().to_string();
+        s.name = bad_dir.join(format!("{i:04}-{base}")).display().to_string();
     }
-    let err = compile(&sources, &opts).expect_err("the violations module must fail");
+    let err = compile(&bad, &opts).expect_err("the violations module must fail");
     assert_eq!(
         i32::from(err.status),
-        run.status,
+        bad_run.status,
         "exit status; secilc said:\n{}",
-        run.stderr
+        bad_run.stderr
     );
     assert!(
-        run.stderr
+        bad_run
+            .stderr
             .contains("Child type httpd_sys_script_t exceeds bounds"),
         "{}",
-        run.stderr
+        bad_run.stderr
     );
     let ours_text = err.messages.join("\n");
     assert!(
-        ours_text.trim_end() == run.stderr.trim_end(),
+        ours_text.trim_end() == bad_run.stderr.trim_end(),
         "reports differ:\n--- ours\n{ours_text}\n--- secilc\n{}",
-        run.stderr
+        bad_run.stderr
     );
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&bad_dir);
 }
