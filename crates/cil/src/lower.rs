@@ -97,6 +97,10 @@ struct L<'a> {
     bools: Vec<u32>,
     classes: Vec<u32>,
     class_common: Vec<Option<u32>>,
+    /// Per (class declaration, permission name): its bit, as [`L::perm_bit_slow`] finds it
+    /// (class permissions first, then the common's); filled once the classes are ordered,
+    /// so the 180,000 permission lists of a distribution policy cost one probe a name.
+    perm_bits: FxHashMap<(u32, Sym), u32>,
     commons: Vec<u32>,
     sens: Vec<u32>,
     cats: Vec<u32>,
@@ -536,6 +540,15 @@ impl<'a> L<'a> {
     }
 
     fn perm_bit(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
+        match self.perm_bits.get(&(cd, s)) {
+            Some(&b) => Ok(b),
+            None => self.perm_bit_slow(cd, ci, s),
+        }
+    }
+
+    /// A permission's bit found in the class's and its common's lists (the error for a
+    /// name in neither).
+    fn perm_bit_slow(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
         let common = self.class_common[ci as usize];
         let ncommon = common
             .map(|c| self.ast.perm_lists[&c].len() as u32)
@@ -575,10 +588,11 @@ impl<'a> L<'a> {
         }
         let k = self.t.kids(n);
         let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
-        let all = self.all_perms(cd, ci);
         match op {
-            Some(Kw::All) => Ok(all),
-            Some(Kw::Not) if k.len() == 2 => Ok(!self.perm_expr(cd, ci, k[1])? & all),
+            Some(Kw::All) => Ok(self.all_perms(cd, ci)),
+            Some(Kw::Not) if k.len() == 2 => {
+                Ok(!self.perm_expr(cd, ci, k[1])? & self.all_perms(cd, ci))
+            }
             Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
                 let a = self.perm_expr(cd, ci, k[1])?;
                 let b = self.perm_expr(cd, ci, k[2])?;
@@ -925,6 +939,8 @@ struct CondBuild {
     bools: Vec<u32>,
     pre: u32,
     expr: Vec<CondExpr>,
+    /// Rules in insertion order (libsepol prepends, so its lists are these reversed; they
+    /// are reversed once when the node is finished instead of inserting at the front).
     true_list: Vec<AvtabEntry>,
     false_list: Vec<AvtabEntry>,
 }
@@ -1000,6 +1016,7 @@ pub fn lower(
         bools: vec![],
         classes: vec![],
         class_common: vec![],
+        perm_bits: FxHashMap::default(),
         commons: vec![],
         sens: vec![],
         cats: vec![],
@@ -1162,6 +1179,19 @@ pub fn lower(
         }
     }
     l.class_common = l.classes.iter().map(|&c| r.class_common(c)).collect();
+    for (ci, &cd) in l.classes.iter().enumerate() {
+        let own = ast.perm_lists.get(&cd).map_or(&[][..], |v| v.as_slice());
+        let common = l.class_common[ci].and_then(|c| ast.perm_lists.get(&c));
+        let ncommon = common.map_or(0, |c| c.len());
+        if ncommon + own.len() > 32 {
+            continue; // refused below ("Too many permissions"); the slow path meanwhile
+        }
+        let own_bits = own.iter().enumerate().map(|(i, &p)| (p, ncommon + i));
+        let common_bits = common.into_iter().flatten().enumerate().map(|(i, &p)| (p, i));
+        for (p, bit) in own_bits.chain(common_bits) {
+            l.perm_bits.entry((cd, p)).or_insert(1u32 << bit);
+        }
+    }
 
     // Attribute expressions and usage marks.
     let na = l.attrs.len();
@@ -1666,7 +1696,7 @@ pub fn lower(
                         } else {
                             &mut cb.false_list
                         };
-                        list.insert(0, AvtabEntry { key, datum });
+                        list.push(AvtabEntry { key, datum });
                     }
                 }
             }
@@ -2452,7 +2482,13 @@ pub fn lower(
     if !neverallows.is_empty() {
         let cond_entries: Vec<AvtabEntry> = conds
             .iter()
-            .flat_map(|c| c.true_list.iter().chain(c.false_list.iter()).copied())
+            .flat_map(|c| {
+                c.true_list
+                    .iter()
+                    .rev()
+                    .chain(c.false_list.iter().rev())
+                    .copied()
+            })
             .collect();
         let mut messages = vec![];
         for &s in neverallows.iter().rev() {
@@ -2513,7 +2549,8 @@ pub fn lower(
     let bool_state = |v: u32| bdatums[v as usize - 1].state;
     for cb in conds.into_iter().rev() {
         let state = eval_cond(&cb.expr, &bool_state).unwrap_or(false);
-        let mut push = |list: Vec<AvtabEntry>| -> std::ops::Range<u32> {
+        let mut push = |mut list: Vec<AvtabEntry>| -> std::ops::Range<u32> {
+            list.reverse();
             let start = cond_avtab.entries.len() as u32;
             cond_avtab.entries.extend(cond_optimize(list));
             start..cond_avtab.entries.len() as u32
@@ -2539,21 +2576,14 @@ pub fn lower(
         }
     }
     // Context rules, sorted as libsepol does.
-    let fc_cmp = |a: &(Vec<u8>, u32, Option<Ctx>, u32), b: &(Vec<u8>, u32, Option<Ctx>, u32)| {
-        let fa = fc_data(&a.0);
-        let fb = fc_data(&b.0);
-        if fa.0 && !fb.0 {
-            return Ordering::Less;
-        }
-        if fb.0 && !fa.0 {
-            return Ordering::Greater;
-        }
-        fa.1.cmp(&fb.1)
-            .then(fa.2.cmp(&fb.2))
-            .then(a.1.cmp(&b.1))
-            .then(a.0.cmp(&b.0))
-    };
-    msort(&mut filecons, &fc_cmp);
+    let fc_cmp = |a: &FileCon, b: &FileCon| fc_order(fc_data(&a.0), a, fc_data(&b.0), b);
+    // The same comparison with each path's (meta, stem, length) computed once, not per
+    // comparison.
+    let fc_keys: Vec<(bool, usize, usize)> = filecons.iter().map(|f| fc_data(&f.0)).collect();
+    let perm = crate::msort::order(filecons.len(), &|i, j| {
+        fc_order(fc_keys[i], &filecons[i], fc_keys[j], &filecons[j])
+    });
+    crate::msort::permute(&mut filecons, &perm);
     dedup_rules(&mut filecons, &fc_cmp, "filecon", opts.verbose, |x| {
         Some(l.here(x.3))
     })?;
@@ -3153,6 +3183,28 @@ fn level_text(l: &L<'_>, lv: &Lvl, out: &mut Vec<u8>) {
 }
 
 /// (has meta character, stem length, string length) of a filecon path.
+/// A `filecon` as lowered: path, file type, context (none for `<<none>>`), statement.
+type FileCon = (Vec<u8>, u32, Option<Ctx>, u32);
+
+/// libsepol's `cil_post_filecon_compare` given each side's [`fc_data`].
+fn fc_order(
+    fa: (bool, usize, usize),
+    a: &FileCon,
+    fb: (bool, usize, usize),
+    b: &FileCon,
+) -> Ordering {
+    if fa.0 && !fb.0 {
+        return Ordering::Less;
+    }
+    if fb.0 && !fa.0 {
+        return Ordering::Greater;
+    }
+    fa.1.cmp(&fb.1)
+        .then(fa.2.cmp(&fb.2))
+        .then(a.1.cmp(&b.1))
+        .then(a.0.cmp(&b.0))
+}
+
 fn fc_data(p: &[u8]) -> (bool, usize, usize) {
     let (mut meta, mut stem, mut len) = (false, 0, 0);
     let mut c = 0;
@@ -3637,13 +3689,10 @@ fn av_rule(
                     } else {
                         &mut cb.false_list
                     };
-                    list.insert(
-                        0,
-                        AvtabEntry {
-                            key,
-                            datum: AvtabDatum::Perms(data),
-                        },
-                    );
+                    list.push(AvtabEntry {
+                        key,
+                        datum: AvtabDatum::Perms(data),
+                    });
                 }
             }
         }
