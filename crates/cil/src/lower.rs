@@ -199,8 +199,14 @@ impl<'a> L<'a> {
 
     /// Members of attribute `a` (internal type indices), evaluated on first use.
     fn members(&mut self, a: u32) -> Result<Bits, Fail> {
-        if let Some(b) = &self.attr_members[a as usize] {
-            return Ok(b.clone());
+        self.ensure_members(a)?;
+        Ok(self.attr_members[a as usize].clone().unwrap_or_default())
+    }
+
+    /// Evaluates attribute `a`'s members once (kept in `attr_members`), without a copy.
+    fn ensure_members(&mut self, a: u32) -> Result<(), Fail> {
+        if self.attr_members[a as usize].is_some() {
+            return Ok(());
         }
         if self.attr_busy[a as usize] {
             return Err(err(format!(
@@ -217,14 +223,46 @@ impl<'a> L<'a> {
         }
         self.attr_busy[a as usize] = true;
         let mut acc = Bits::new(self.types.len());
-        for e in self.attr_exprs[a as usize].clone() {
-            let b = self.type_expr(e)?;
-            acc.or(&b);
+        for i in 0..self.attr_exprs[a as usize].len() {
+            let e = self.attr_exprs[a as usize][i];
+            self.type_expr_or(e, &mut acc)?;
         }
         self.attr_busy[a as usize] = false;
         self.attr_depth -= 1;
-        self.attr_members[a as usize] = Some(acc.clone());
-        Ok(acc)
+        self.attr_members[a as usize] = Some(acc);
+        Ok(())
+    }
+
+    /// ORs the types of expression `n` into `acc`: names and plain lists add in place
+    /// (an attribute's set is read, not copied); operators evaluate into a new set.
+    fn type_expr_or(&mut self, n: u32, acc: &mut Bits) -> Result<(), Fail> {
+        if !self.t.is_list(n) {
+            match self.tref(n)? {
+                TRef::Type(i) => acc.set(i as usize),
+                TRef::Attr(a) => {
+                    self.ensure_members(a)?;
+                    if let Some(m) = &self.attr_members[a as usize] {
+                        acc.or(m);
+                    }
+                }
+                TRef::SelfT => return Err(err("self in a type expression".into())),
+            }
+            return Ok(());
+        }
+        let k = self.t.kids(n);
+        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
+        match op {
+            Some(Kw::All) | Some(Kw::Not | Kw::And | Kw::Or | Kw::Xor) => {
+                let b = self.type_expr(n)?;
+                acc.or(&b);
+            }
+            _ => {
+                for &x in k {
+                    self.type_expr_or(x, acc)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn type_expr(&mut self, n: u32) -> Result<Bits, Fail> {
@@ -262,8 +300,7 @@ impl<'a> L<'a> {
             _ => {
                 let mut acc = Bits::new(nt);
                 for &x in k {
-                    let b = self.type_expr(x)?;
-                    acc.or(&b);
+                    self.type_expr_or(x, &mut acc)?;
                 }
                 Ok(acc)
             }
@@ -427,7 +464,7 @@ impl<'a> L<'a> {
             TRef::Type(i) => vec![self.type_val[i as usize]],
             TRef::Attr(a) => {
                 if self.attr_members[a as usize].is_none() {
-                    self.members(a)?;
+                    self.ensure_members(a)?;
                 }
                 match &self.attr_members[a as usize] {
                     Some(m) => m.iter().map(|i| self.type_val[i]).collect(),
@@ -445,7 +482,7 @@ impl<'a> L<'a> {
             TRef::Type(i) => out.push(self.type_val[i as usize]),
             TRef::Attr(a) => {
                 if self.attr_members[a as usize].is_none() {
-                    self.members(a)?;
+                    self.ensure_members(a)?;
                 }
                 if let Some(m) = &self.attr_members[a as usize] {
                     out.extend(m.iter().map(|i| self.type_val[i]));
@@ -1350,7 +1387,7 @@ pub fn lower(
         }
     }
     for i in 0..na {
-        l.members(i as u32)?;
+        l.ensure_members(i as u32)?;
     }
     // Keep decision (cil_typeattribute_used).
     let keep: Vec<bool> = (0..na)
