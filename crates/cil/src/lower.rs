@@ -2233,7 +2233,7 @@ pub fn lower(
                 l.name(l.users[c.user as usize])
             )));
         }
-        if !role_types[c.role as usize].iter().any(|t| t as u32 == c.ty) {
+        if !role_types[c.role as usize].get(c.ty as usize) {
             return Err(fail(format!(
                 "Type {} is invalid for role {}",
                 l.name(l.types[c.ty as usize]),
