@@ -120,6 +120,10 @@ struct L<'a> {
     /// libsepol's `__cil_verify_context` does).
     cur_stmt: std::cell::Cell<u32>,
     ctx_log: std::cell::RefCell<Vec<(u32, Ctx)>>,
+    /// Per symbol: what [`L::tref`] found for it, once every type value is known
+    /// (`Type(i)` as `i + 1`, `Attr(a)` as `a | 1 << 31`, 0 not yet looked up); empty
+    /// until then. A name is looked up once instead of once per rule that uses it.
+    tref_memo: Vec<std::cell::Cell<u32>>,
 }
 
 fn err(m: String) -> Fail {
@@ -184,6 +188,26 @@ impl<'a> L<'a> {
         if self.t.sym(n) == Some(Kw::SelfKw.sym()) {
             return Ok(TRef::SelfT);
         }
+        const ATTR: u32 = 1 << 31;
+        let memo = self.t.sym(n).and_then(|s| self.tref_memo.get(s as usize));
+        match memo.map(|m| m.get()) {
+            Some(0) | None => {}
+            Some(v) if v & ATTR != 0 => return Ok(TRef::Attr(v & !ATTR)),
+            Some(v) => return Ok(TRef::Type(v - 1)),
+        }
+        let r = self.tref_lookup(n)?;
+        if let Some(m) = memo {
+            match r {
+                TRef::Type(i) if i < ATTR - 1 => m.set(i + 1),
+                TRef::Attr(a) if a < ATTR => m.set(a | ATTR),
+                _ => {}
+            }
+        }
+        Ok(r)
+    }
+
+    /// [`L::tref`] without the memo.
+    fn tref_lookup(&self, n: u32) -> Result<TRef, Fail> {
         let mut d = self.look(Ns::Types, n)?;
         if self.kind(d) == DeclKind::TypeAlias {
             d = *self
@@ -1066,6 +1090,7 @@ pub fn lower(
         attr_depth: 0,
         cur_stmt: std::cell::Cell::new(0),
         ctx_log: std::cell::RefCell::new(vec![]),
+        tref_memo: vec![],
     };
     // Declarations in walk order; decl ids of live declaring statements.
     let mut decl_of_stmt: FxHashMap<u32, u32> = FxHashMap::default();
@@ -1216,6 +1241,8 @@ pub fn lower(
         }
     }
     l.class_common = l.classes.iter().map(|&c| r.class_common(c)).collect();
+    // Type values and aliases are all known from here on.
+    l.tref_memo = vec![std::cell::Cell::new(0); int.len()];
     for (ci, &cd) in l.classes.iter().enumerate() {
         let own = ast.perm_lists.get(&cd).map_or(&[][..], |v| v.as_slice());
         let common = l.class_common[ci].and_then(|c| ast.perm_lists.get(&c));
