@@ -97,6 +97,10 @@ struct L<'a> {
     bools: Vec<u32>,
     classes: Vec<u32>,
     class_common: Vec<Option<u32>>,
+    /// Per (class declaration, permission name): its bit, as [`L::perm_bit_slow`] finds it
+    /// (class permissions first, then the common's); filled once the classes are ordered,
+    /// so the 180,000 permission lists of a distribution policy cost one probe a name.
+    perm_bits: FxHashMap<(u32, Sym), u32>,
     commons: Vec<u32>,
     sens: Vec<u32>,
     cats: Vec<u32>,
@@ -116,6 +120,10 @@ struct L<'a> {
     /// libsepol's `__cil_verify_context` does).
     cur_stmt: std::cell::Cell<u32>,
     ctx_log: std::cell::RefCell<Vec<(u32, Ctx)>>,
+    /// Per symbol: what [`L::tref`] found for it, once every type value is known
+    /// (`Type(i)` as `i + 1`, `Attr(a)` as `a | 1 << 31`, 0 not yet looked up); empty
+    /// until then. A name is looked up once instead of once per rule that uses it.
+    tref_memo: Vec<std::cell::Cell<u32>>,
 }
 
 fn err(m: String) -> Fail {
@@ -180,6 +188,26 @@ impl<'a> L<'a> {
         if self.t.sym(n) == Some(Kw::SelfKw.sym()) {
             return Ok(TRef::SelfT);
         }
+        const ATTR: u32 = 1 << 31;
+        let memo = self.t.sym(n).and_then(|s| self.tref_memo.get(s as usize));
+        match memo.map(|m| m.get()) {
+            Some(0) | None => {}
+            Some(v) if v & ATTR != 0 => return Ok(TRef::Attr(v & !ATTR)),
+            Some(v) => return Ok(TRef::Type(v - 1)),
+        }
+        let r = self.tref_lookup(n)?;
+        if let Some(m) = memo {
+            match r {
+                TRef::Type(i) if i < ATTR - 1 => m.set(i + 1),
+                TRef::Attr(a) if a < ATTR => m.set(a | ATTR),
+                _ => {}
+            }
+        }
+        Ok(r)
+    }
+
+    /// [`L::tref`] without the memo.
+    fn tref_lookup(&self, n: u32) -> Result<TRef, Fail> {
         let mut d = self.look(Ns::Types, n)?;
         if self.kind(d) == DeclKind::TypeAlias {
             d = *self
@@ -195,8 +223,14 @@ impl<'a> L<'a> {
 
     /// Members of attribute `a` (internal type indices), evaluated on first use.
     fn members(&mut self, a: u32) -> Result<Bits, Fail> {
-        if let Some(b) = &self.attr_members[a as usize] {
-            return Ok(b.clone());
+        self.ensure_members(a)?;
+        Ok(self.attr_members[a as usize].clone().unwrap_or_default())
+    }
+
+    /// Evaluates attribute `a`'s members once (kept in `attr_members`), without a copy.
+    fn ensure_members(&mut self, a: u32) -> Result<(), Fail> {
+        if self.attr_members[a as usize].is_some() {
+            return Ok(());
         }
         if self.attr_busy[a as usize] {
             return Err(err(format!(
@@ -213,14 +247,46 @@ impl<'a> L<'a> {
         }
         self.attr_busy[a as usize] = true;
         let mut acc = Bits::new(self.types.len());
-        for e in self.attr_exprs[a as usize].clone() {
-            let b = self.type_expr(e)?;
-            acc.or(&b);
+        for i in 0..self.attr_exprs[a as usize].len() {
+            let e = self.attr_exprs[a as usize][i];
+            self.type_expr_or(e, &mut acc)?;
         }
         self.attr_busy[a as usize] = false;
         self.attr_depth -= 1;
-        self.attr_members[a as usize] = Some(acc.clone());
-        Ok(acc)
+        self.attr_members[a as usize] = Some(acc);
+        Ok(())
+    }
+
+    /// ORs the types of expression `n` into `acc`: names and plain lists add in place
+    /// (an attribute's set is read, not copied); operators evaluate into a new set.
+    fn type_expr_or(&mut self, n: u32, acc: &mut Bits) -> Result<(), Fail> {
+        if !self.t.is_list(n) {
+            match self.tref(n)? {
+                TRef::Type(i) => acc.set(i as usize),
+                TRef::Attr(a) => {
+                    self.ensure_members(a)?;
+                    if let Some(m) = &self.attr_members[a as usize] {
+                        acc.or(m);
+                    }
+                }
+                TRef::SelfT => return Err(err("self in a type expression".into())),
+            }
+            return Ok(());
+        }
+        let k = self.t.kids(n);
+        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
+        match op {
+            Some(Kw::All) | Some(Kw::Not | Kw::And | Kw::Or | Kw::Xor) => {
+                let b = self.type_expr(n)?;
+                acc.or(&b);
+            }
+            _ => {
+                for &x in k {
+                    self.type_expr_or(x, acc)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn type_expr(&mut self, n: u32) -> Result<Bits, Fail> {
@@ -258,8 +324,7 @@ impl<'a> L<'a> {
             _ => {
                 let mut acc = Bits::new(nt);
                 for &x in k {
-                    let b = self.type_expr(x)?;
-                    acc.or(&b);
+                    self.type_expr_or(x, &mut acc)?;
                 }
                 Ok(acc)
             }
@@ -423,7 +488,7 @@ impl<'a> L<'a> {
             TRef::Type(i) => vec![self.type_val[i as usize]],
             TRef::Attr(a) => {
                 if self.attr_members[a as usize].is_none() {
-                    self.members(a)?;
+                    self.ensure_members(a)?;
                 }
                 match &self.attr_members[a as usize] {
                     Some(m) => m.iter().map(|i| self.type_val[i]).collect(),
@@ -441,7 +506,7 @@ impl<'a> L<'a> {
             TRef::Type(i) => out.push(self.type_val[i as usize]),
             TRef::Attr(a) => {
                 if self.attr_members[a as usize].is_none() {
-                    self.members(a)?;
+                    self.ensure_members(a)?;
                 }
                 if let Some(m) = &self.attr_members[a as usize] {
                     out.extend(m.iter().map(|i| self.type_val[i]));
@@ -537,6 +602,15 @@ impl<'a> L<'a> {
     }
 
     fn perm_bit(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
+        match self.perm_bits.get(&(cd, s)) {
+            Some(&b) => Ok(b),
+            None => self.perm_bit_slow(cd, ci, s),
+        }
+    }
+
+    /// A permission's bit found in the class's and its common's lists (the error for a
+    /// name in neither).
+    fn perm_bit_slow(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
         let common = self.class_common[ci as usize];
         let ncommon = common
             .map(|c| self.ast.perm_lists[&c].len() as u32)
@@ -576,10 +650,11 @@ impl<'a> L<'a> {
         }
         let k = self.t.kids(n);
         let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
-        let all = self.all_perms(cd, ci);
         match op {
-            Some(Kw::All) => Ok(all),
-            Some(Kw::Not) if k.len() == 2 => Ok(!self.perm_expr(cd, ci, k[1])? & all),
+            Some(Kw::All) => Ok(self.all_perms(cd, ci)),
+            Some(Kw::Not) if k.len() == 2 => {
+                Ok(!self.perm_expr(cd, ci, k[1])? & self.all_perms(cd, ci))
+            }
             Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
                 let a = self.perm_expr(cd, ci, k[1])?;
                 let b = self.perm_expr(cd, ci, k[2])?;
@@ -926,6 +1001,8 @@ struct CondBuild {
     bools: Vec<u32>,
     pre: u32,
     expr: Vec<CondExpr>,
+    /// Rules in insertion order (libsepol prepends, so its lists are these reversed; they
+    /// are reversed once when the node is finished instead of inserting at the front).
     true_list: Vec<AvtabEntry>,
     false_list: Vec<AvtabEntry>,
 }
@@ -1001,6 +1078,7 @@ pub fn lower(
         bools: vec![],
         classes: vec![],
         class_common: vec![],
+        perm_bits: FxHashMap::default(),
         commons: vec![],
         sens: vec![],
         cats: vec![],
@@ -1013,6 +1091,7 @@ pub fn lower(
         attr_depth: 0,
         cur_stmt: std::cell::Cell::new(0),
         ctx_log: std::cell::RefCell::new(vec![]),
+        tref_memo: vec![],
     };
     // Declarations in walk order; decl ids of live declaring statements.
     let mut decl_of_stmt: FxHashMap<u32, u32> = FxHashMap::default();
@@ -1163,6 +1242,25 @@ pub fn lower(
         }
     }
     l.class_common = l.classes.iter().map(|&c| r.class_common(c)).collect();
+    // Type values and aliases are all known from here on.
+    l.tref_memo = vec![std::cell::Cell::new(0); int.len()];
+    for (ci, &cd) in l.classes.iter().enumerate() {
+        let own = ast.perm_lists.get(&cd).map_or(&[][..], |v| v.as_slice());
+        let common = l.class_common[ci].and_then(|c| ast.perm_lists.get(&c));
+        let ncommon = common.map_or(0, |c| c.len());
+        if ncommon + own.len() > 32 {
+            continue; // refused below ("Too many permissions"); the slow path meanwhile
+        }
+        let own_bits = own.iter().enumerate().map(|(i, &p)| (p, ncommon + i));
+        let common_bits = common
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, &p)| (p, i));
+        for (p, bit) in own_bits.chain(common_bits) {
+            l.perm_bits.entry((cd, p)).or_insert(1u32 << bit);
+        }
+    }
 
     // Attribute expressions and usage marks.
     let na = l.attrs.len();
@@ -1321,7 +1419,7 @@ pub fn lower(
         }
     }
     for i in 0..na {
-        l.members(i as u32)?;
+        l.ensure_members(i as u32)?;
     }
     // Keep decision (cil_typeattribute_used).
     let keep: Vec<bool> = (0..na)
@@ -1669,7 +1767,7 @@ pub fn lower(
                         } else {
                             &mut cb.false_list
                         };
-                        list.insert(0, AvtabEntry { key, datum });
+                        list.push(AvtabEntry { key, datum });
                     }
                 }
             }
@@ -2211,7 +2309,7 @@ pub fn lower(
                 l.name(l.users[c.user as usize])
             )));
         }
-        if !role_types[c.role as usize].iter().any(|t| t as u32 == c.ty) {
+        if !role_types[c.role as usize].get(c.ty as usize) {
             return Err(fail(format!(
                 "Type {} is invalid for role {}",
                 l.name(l.types[c.ty as usize]),
@@ -2495,7 +2593,8 @@ pub fn lower(
     let bool_state = |v: u32| bdatums[v as usize - 1].state;
     for cb in conds.into_iter().rev() {
         let state = eval_cond(&cb.expr, &bool_state).unwrap_or(false);
-        let mut push = |list: Vec<AvtabEntry>| -> std::ops::Range<u32> {
+        let mut push = |mut list: Vec<AvtabEntry>| -> std::ops::Range<u32> {
+            list.reverse();
             let start = cond_avtab.entries.len() as u32;
             cond_avtab.entries.extend(cond_optimize(list));
             start..cond_avtab.entries.len() as u32
@@ -2521,21 +2620,14 @@ pub fn lower(
         }
     }
     // Context rules, sorted as libsepol does.
-    let fc_cmp = |a: &(Vec<u8>, u32, Option<Ctx>, u32), b: &(Vec<u8>, u32, Option<Ctx>, u32)| {
-        let fa = fc_data(&a.0);
-        let fb = fc_data(&b.0);
-        if fa.0 && !fb.0 {
-            return Ordering::Less;
-        }
-        if fb.0 && !fa.0 {
-            return Ordering::Greater;
-        }
-        fa.1.cmp(&fb.1)
-            .then(fa.2.cmp(&fb.2))
-            .then(a.1.cmp(&b.1))
-            .then(a.0.cmp(&b.0))
-    };
-    msort(&mut filecons, &fc_cmp);
+    let fc_cmp = |a: &FileCon, b: &FileCon| fc_order(fc_data(&a.0), a, fc_data(&b.0), b);
+    // The same comparison with each path's (meta, stem, length) computed once, not per
+    // comparison.
+    let fc_keys: Vec<(bool, usize, usize)> = filecons.iter().map(|f| fc_data(&f.0)).collect();
+    let perm = crate::msort::order(filecons.len(), &|i, j| {
+        fc_order(fc_keys[i], &filecons[i], fc_keys[j], &filecons[j])
+    });
+    crate::msort::permute(&mut filecons, &perm);
     dedup_rules(&mut filecons, &fc_cmp, "filecon", opts.verbose, |x| {
         Some(l.here(x.3))
     })?;
@@ -3077,6 +3169,28 @@ fn level_text(l: &L<'_>, lv: &Lvl, out: &mut Vec<u8>) {
 }
 
 /// (has meta character, stem length, string length) of a filecon path.
+/// A `filecon` as lowered: path, file type, context (none for `<<none>>`), statement.
+type FileCon = (Vec<u8>, u32, Option<Ctx>, u32);
+
+/// libsepol's `cil_post_filecon_compare` given each side's [`fc_data`].
+fn fc_order(
+    fa: (bool, usize, usize),
+    a: &FileCon,
+    fb: (bool, usize, usize),
+    b: &FileCon,
+) -> Ordering {
+    if fa.0 && !fb.0 {
+        return Ordering::Less;
+    }
+    if fb.0 && !fa.0 {
+        return Ordering::Greater;
+    }
+    fa.1.cmp(&fb.1)
+        .then(fa.2.cmp(&fb.2))
+        .then(a.1.cmp(&b.1))
+        .then(a.0.cmp(&b.0))
+}
+
 fn fc_data(p: &[u8]) -> (bool, usize, usize) {
     let (mut meta, mut stem, mut len) = (false, 0, 0);
     let mut c = 0;
@@ -3561,13 +3675,10 @@ fn av_rule(
                     } else {
                         &mut cb.false_list
                     };
-                    list.insert(
-                        0,
-                        AvtabEntry {
-                            key,
-                            datum: AvtabDatum::Perms(data),
-                        },
-                    );
+                    list.push(AvtabEntry {
+                        key,
+                        datum: AvtabDatum::Perms(data),
+                    });
                 }
             }
         }
