@@ -462,8 +462,7 @@ pub fn collect(
                 _ => {}
             }
         }
-        // IN_BEFORE/IN_AFTER: the target, then the body's own blockinherit/blockabstract
-        // statements, which now sit in the target.
+        // TIF: each tunableif (those of chosen branches too), once every file is walked.
         if let Some(&(n, file, parent, in_opt, in_ctx)) = tifs.get(next_tif) {
             next_tif += 1;
             let lookup = |sym: Sym| {
@@ -525,6 +524,8 @@ pub fn collect(
             }
             continue;
         }
+        // IN_BEFORE/IN_AFTER: the target, then the body's own blocks, macros,
+        // blockinherit and blockabstract statements, which now sit in the target.
         // libsepol gathers `in`s by prepending and applies the before ones, then the
         // after ones: each group latest first (this order decides which of two clashing
         // bodies is refused).
