@@ -3,7 +3,9 @@
 //! `blockinherit` and `blockabstract`, and the inheritance-loop check. These are
 //! libsepol's passes IN_BEFORE, BLKIN_LINK and BLKABS (cil.md §5.3): they look names up in
 //! the blocks as written, before any copy exists, so one pass over the tree decides them.
-//! The statement walk (`ast`) then makes the copies.
+//! Blocks and macros declared in chosen `tunableif` branches (decided here, as libsepol's
+//! first pass decides them) belong to the tunableif's container, those in `in` bodies to
+//! the `in`'s target. The statement walk (`ast`) then makes the copies.
 
 use crate::ast::{loc, Ns, NONE};
 use crate::intern::{FxHashMap, Interner, Sym};
