@@ -774,7 +774,11 @@ impl<'a> L<'a> {
         if !self.t.is_list(n) {
             let d = self.look(Ns::Contexts, n)?;
             let s = self.ast.decls[d as usize].stmt;
-            return self.context(self.args(s)[2]);
+            // A named context is verified where it is declared (`Invalid named context`).
+            let user = self.cur_stmt.replace(s);
+            let c = self.context(self.args(s)[2]);
+            self.cur_stmt.set(user);
+            return c;
         }
         let k = self.t.kids(n);
         let u = self.user_decl(k[0])?;
@@ -2270,12 +2274,22 @@ pub fn lower(
     }
 
     // Verification (libsepol's cil_verify): users have levels and ranges, ranges are
-    // well-formed, contexts agree with user roles, role types and user ranges.
+    // well-formed, contexts agree with user roles, role types and user ranges. Every
+    // named context is verified, used or not; the first failure in statement order is
+    // reported, with the lines secilc adds when verification fails.
+    const VERIFY_FAILED: &str = "Failed to verify cil database\nFailed to verify cil database\nPost process failed\nFailed to compile cildb: -1";
+    for i in 0..l.live.len() {
+        let s = l.live[i];
+        if ast.stmts[s as usize].kw == Kw::Context {
+            l.cur_stmt.set(s);
+            l.context(l.args(s)[2])?;
+        }
+    }
     for (ui, &d) in l.users.iter().enumerate() {
         let s = ast.decls[d as usize].stmt;
         if user_level[ui].is_none() {
             return Err(err(format!(
-                "User {} does not have a default level\nInvalid user at {}",
+                "User {} does not have a default level\nInvalid user at {}\n{VERIFY_FAILED}",
                 l.name(d),
                 l.here(s)
             )));
@@ -2283,21 +2297,31 @@ pub fn lower(
         match &user_range[ui] {
             None => {
                 return Err(err(format!(
-                    "User {} does not have a level range\nInvalid user at {}",
+                    "User {} does not have a level range\nInvalid user at {}\n{VERIFY_FAILED}",
                     l.name(d),
                     l.here(s)
                 )))
             }
-            Some(rg) => verify_range(&l, rg, &sens_cats)
-                .map_err(|m| err(format!("{m}\nInvalid user at {}", l.here(s))))?,
+            Some(rg) => verify_range(&l, rg, &sens_cats).map_err(|m| {
+                err(format!(
+                    "{m}\nInvalid user at {}\n{VERIFY_FAILED}",
+                    l.here(s)
+                ))
+            })?,
         }
     }
-    for (s, c) in l.ctx_log.take() {
+    let mut ctx_log = l.ctx_log.take();
+    ctx_log.sort_by_key(|&(s, _)| s);
+    for (s, c) in ctx_log {
         let kw = ast.stmts[s as usize].kw;
+        let what = if kw == Kw::Context {
+            "named context"
+        } else {
+            kw.text()
+        };
         let fail = |m: String| {
             err(format!(
-                "{m}\nInvalid context\nInvalid {} at {}",
-                kw.text(),
+                "{m}\nInvalid context\nInvalid {what} at {}\n{VERIFY_FAILED}",
                 l.here(s)
             ))
         };
