@@ -103,18 +103,42 @@ impl Hierarchy {
         names: &[String],
         name: &dyn Fn(u32) -> String,
     ) -> Result<(), Fail> {
-        let mut first: Option<(u32, Kind, u32)> = None;
-        for (&d, &(kind, _)) in &self.parent {
-            let s = ast.decls[d as usize].stmt;
-            if first.is_some_and(|(fs, ..)| fs <= s) {
-                continue;
+        // Which chains loop, each node decided once (a walk stops at a decided node), so
+        // a long chain costs its length, not its square.
+        let mut loops: FxHashMap<u32, bool> = FxHashMap::default();
+        for &d in self.parent.keys() {
+            let mut path = Vec::new();
+            let mut on_path = std::collections::HashSet::new();
+            let mut x = Some(d);
+            let verdict = loop {
+                let Some(y) = x else { break false };
+                if let Some(&v) = loops.get(&y) {
+                    break v;
+                }
+                if !on_path.insert(y) {
+                    break true;
+                }
+                path.push(y);
+                x = self.parent_of(y);
+            };
+            for y in path {
+                loops.insert(y, verdict);
             }
-            // Brent: t1 jumps to t2 after 2, 4, 8 ... steps.
+        }
+        let first = self
+            .parent
+            .iter()
+            .filter(|(d, _)| loops.get(d) == Some(&true))
+            .map(|(&d, &(kind, _))| (ast.decls[d as usize].stmt, d, kind))
+            .min_by_key(|&(s, d, _)| (s, d))
+            .map(|(s, d, kind)| (s, kind, d));
+        // Brent's search from that declaration, as libsepol runs it, names the member of
+        // the loop it stops at.
+        let first = first.map(|(s, kind, d)| {
             let (mut t1, mut t2) = (d, self.parent_of(d));
             let (mut steps, mut limit) = (0u32, 2u32);
             while let Some(x) = t2 {
                 if t1 == x {
-                    first = Some((s, kind, t1));
                     break;
                 }
                 if steps == limit {
@@ -125,7 +149,8 @@ impl Hierarchy {
                 t2 = self.parent_of(x);
                 steps += 1;
             }
-        }
+            (s, kind, t1)
+        });
         let Some((s, kind, t1)) = first else {
             return Ok(());
         };
