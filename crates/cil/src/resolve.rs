@@ -238,23 +238,33 @@ impl<'a> Resolver<'a> {
             Some(cm) => self.ast.perm_lists.get(&cm).map_or(&[], |v| v.as_slice()),
             None => &[],
         };
+        let known = |n: u32| -> bool {
+            let Some(s) = self.tree.sym(n) else {
+                return true;
+            };
+            matches!(
+                Kw::of(s),
+                Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)
+            ) || own.contains(&s)
+                || common.contains(&s)
+        };
+        // Most permission lists are flat: checked in place; nested expressions through
+        // an explicit stack (no recursion over input nesting).
+        let perms = self.tree.kids(k[1]);
+        if perms.iter().all(|&p| !self.tree.is_list(p)) {
+            return if perms.iter().all(|&p| known(p)) {
+                Ok(())
+            } else {
+                Err(Miss::Missing)
+            };
+        }
         let mut stack = vec![k[1]];
         while let Some(n) = stack.pop() {
             if self.tree.is_list(n) {
                 stack.extend_from_slice(self.tree.kids(n));
                 continue;
             }
-            let Some(s) = self.tree.sym(n) else {
-                continue;
-            };
-            if matches!(
-                Kw::of(s),
-                Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)
-            ) {
-                continue;
-            }
-            let ok = own.contains(&s) || common.contains(&s);
-            if !ok {
+            if !known(n) {
                 return Err(Miss::Missing);
             }
         }
@@ -622,6 +632,12 @@ impl<'a> Resolver<'a> {
                 self.ipaddr(a(1)?)?;
                 self.ipaddr(a(2)?)?;
                 self.context(a(3)?)
+            }
+            Kw::PirqCon | Kw::IomemCon | Kw::IoportCon | Kw::PciDeviceCon | Kw::DeviceTreeCon => {
+                if n != 3 {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
+                self.context(a(2)?)
             }
             Kw::IbPkeyCon | Kw::IbEndportCon => {
                 if n != 4 {
