@@ -23,6 +23,7 @@ mod decision;
 mod denials;
 pub mod errors;
 mod explanation;
+mod fleet;
 mod policy;
 mod server;
 pub mod setools;
@@ -57,6 +58,7 @@ fn arbiter_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<setools::PolicyDb>()?;
     m.add_class::<setools::TeResults>()?;
     denials::register(m)?;
+    fleet::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }
