@@ -69,6 +69,7 @@ from .terulequery import TERuleQuery  # noqa: F401
 from .typeattrquery import TypeAttributeQuery  # noqa: F401
 from .typequery import TypeQuery  # noqa: F401
 from .userquery import UserQuery  # noqa: F401
+from .diff import PolicyDifference  # noqa: F401
 from ._finder import install, uninstall, NOT_IMPLEMENTED_MODULES  # noqa: F401
 
 __version__ = "4.4.1"
@@ -83,7 +84,7 @@ NOT_IMPLEMENTED_NAMES = frozenset(
     IbendportconQuery Ibpkeycon IbpkeyconQuery InfoFlowAnalysis InitialSID InitialSIDQuery
     Iomemcon IomemconQuery Ioportcon IoportconQuery LevelDecl MLSRule MLSRuleQuery Mapping
     Netifcon NetifconQuery Nodecon NodeconQuery Pcidevicecon PcideviceconQuery
-    PermissionMap Pirqcon PirqconQuery PolicyChecker PolicyDifference Portcon PortconQuery
+    PermissionMap Pirqcon PirqconQuery PolicyChecker Portcon PortconQuery
     RuleWeight Sensitivity SensitivityQuery
     Validatetrans xperm_str_to_tuple_ranges""".split()
 )
