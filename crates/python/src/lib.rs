@@ -19,11 +19,14 @@
 
 mod avc;
 mod batch;
+mod bsm;
+mod build;
 mod decision;
 mod denials;
 pub mod errors;
 mod explanation;
 mod fleet;
+mod landlock;
 mod policy;
 mod server;
 pub mod setools;
@@ -59,6 +62,9 @@ fn arbiter_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<setools::TeResults>()?;
     denials::register(m)?;
     fleet::register(m)?;
+    bsm::register(m)?;
+    landlock::register(m)?;
+    build::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

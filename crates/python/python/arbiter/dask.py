@@ -40,6 +40,7 @@ from dask.bytes import read_bytes
 
 from . import _native
 
+from ._dask_trails import TrailFleet, trails_fleet  # noqa: F401  (BSM trails)
 from .denials import Denials
 
 PolicySource = Union[str, "os.PathLike[str]", bytes]
