@@ -162,14 +162,15 @@ pub struct BsmRecord {
     /// Event modifier.
     #[pyo3(get)]
     modifier: Option<u16>,
-    /// Header seconds and milliseconds.
+    /// Header time: seconds since the epoch.
     #[pyo3(get)]
     sec: Option<u64>,
+    /// Header time: milliseconds.
     #[pyo3(get)]
     msec: Option<u64>,
     /// The first subject (or process) token's ids: (auid, euid, egid, ruid, rgid, pid, sid).
     subject: Option<(u32, u32, u32, u32, u32, u32, u32)>,
-    /// The return token's (status, value).
+    /// The first return token's (status, value); None without one.
     #[pyo3(get)]
     ret: Option<(u8, u64)>,
     /// Tokens in order (decoding stops at the first undecodable one).
@@ -192,26 +193,32 @@ impl BsmRecord {
     fn auid(&self) -> Option<u32> {
         self.subject.map(|s| s.0)
     }
+    /// Effective user id of the first subject/process token (None without one).
     #[getter]
     fn euid(&self) -> Option<u32> {
         self.subject.map(|s| s.1)
     }
+    /// Effective group id of the first subject/process token (None without one).
     #[getter]
     fn egid(&self) -> Option<u32> {
         self.subject.map(|s| s.2)
     }
+    /// Real user id of the first subject/process token (None without one).
     #[getter]
     fn ruid(&self) -> Option<u32> {
         self.subject.map(|s| s.3)
     }
+    /// Real group id of the first subject/process token (None without one).
     #[getter]
     fn rgid(&self) -> Option<u32> {
         self.subject.map(|s| s.4)
     }
+    /// Process id of the first subject/process token (None without one).
     #[getter]
     fn pid(&self) -> Option<u32> {
         self.subject.map(|s| s.5)
     }
+    /// Audit session id of the first subject/process token (None without one).
     #[getter]
     fn sid(&self) -> Option<u32> {
         self.subject.map(|s| s.6)
@@ -296,6 +303,11 @@ fn bsm_records(
                 &cfg.events,
                 print_options(false, raw, short, false, noresolve, ",", false, false),
             );
+            // Built once: a printer reads /etc/passwd and /etc/group when it resolves ids.
+            let namer = Printer::new(
+                &cfg.events,
+                print_options(false, false, false, false, true, ",", false, false),
+            );
             let mut raws = Vec::new();
             let mut framing = None;
             for r in records(&data) {
@@ -339,7 +351,7 @@ fn bsm_records(
                             text.clear();
                             printer.print_token(&tok, &mut text);
                             let text = String::from_utf8_lossy(&text).into_owned();
-                            let name = token_name(&tok, &cfg.events);
+                            let name = token_name(&tok, &namer);
                             rr.tokens.push((tok.id(), name, text));
                         }
                         Err(e) => {
@@ -385,11 +397,11 @@ fn bsm_records(
     Ok(out)
 }
 
-/// praudit's name of a token: the first field of its default (non-raw) text.
-fn token_name(tok: &Token<'_>, events: &arbiter_bsm::EventDb) -> String {
-    let printer = Printer::new(events, PrintOptions::default());
+/// praudit's name of a token: the first field of its text as `namer` (a printer with
+/// the default options, uids not resolved) prints it.
+fn token_name(tok: &Token<'_>, namer: &Printer<'_>) -> String {
     let mut text = Vec::new();
-    printer.print_token(tok, &mut text);
+    namer.print_token(tok, &mut text);
     let end = text.iter().position(|&b| b == b',').unwrap_or(text.len());
     String::from_utf8_lossy(&text[..end]).into_owned()
 }
