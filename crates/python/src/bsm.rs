@@ -247,28 +247,6 @@ struct RawRecord {
     error: Option<String>,
 }
 
-fn print_options(
-    oneline: bool,
-    raw: bool,
-    short: bool,
-    xml: bool,
-    noresolve: bool,
-    delim: &str,
-    json: bool,
-    resync: bool,
-) -> PrintOptions {
-    PrintOptions {
-        oneline,
-        raw,
-        short,
-        xml,
-        noresolve,
-        delim: delim.as_bytes().to_vec(),
-        json,
-        resync,
-    }
-}
-
 fn read_trail(t: &Trail) -> PyResult<std::borrow::Cow<'_, [u8]>> {
     match t {
         Trail::Bytes(_, b) => Ok(std::borrow::Cow::Borrowed(b)),
@@ -301,12 +279,20 @@ fn bsm_records(
         let (raws, framing) = detach(py, || {
             let printer = Printer::new(
                 &cfg.events,
-                print_options(false, raw, short, false, noresolve, ",", false, false),
+                PrintOptions {
+                    raw,
+                    short,
+                    noresolve,
+                    ..PrintOptions::default()
+                },
             );
             // Built once: a printer reads /etc/passwd and /etc/group when it resolves ids.
             let namer = Printer::new(
                 &cfg.events,
-                print_options(false, false, false, false, true, ",", false, false),
+                PrintOptions {
+                    noresolve: true,
+                    ..PrintOptions::default()
+                },
             );
             let mut raws = Vec::new();
             let mut framing = None;
@@ -473,7 +459,16 @@ fn bsm_praudit(
     }
     let inputs = self::trails(trails)?;
     let cfg = config(etc)?;
-    let opts = print_options(oneline, raw, short, xml, noresolve, delim, json, resync);
+    let opts = PrintOptions {
+        oneline,
+        raw,
+        short,
+        xml,
+        noresolve,
+        delim: delim.as_bytes().to_vec(),
+        json,
+        resync,
+    };
     detach(py, move || -> PyResult<PrintReport> {
         let printer = Printer::new(&cfg.events, opts);
         let mut out = Vec::new();

@@ -44,6 +44,9 @@ fn landlock_load(py: Python<'_>, files: Vec<Bound<'_, PyAny>>, layout: &str) -> 
     Landlock::new(py, files, layout)
 }
 
+/// What `__reduce__` returns: the loader and its arguments (files, layout).
+type Reduced<'py> = (Bound<'py, PyAny>, (Vec<PathBuf>, &'static str));
+
 /// Stacked Landlock layers, one per configuration file, ready to answer checks.
 ///
 /// Picklable: it pickles as its files and layout, and is loaded again on the other side
@@ -213,10 +216,7 @@ impl Landlock {
     }
 
     /// Pickle support: the files and the layout, loaded again on the other side.
-    fn __reduce__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Vec<PathBuf>, &'static str))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         let load = py.import("arbiter._native")?.getattr("_landlock_load")?;
         Ok((load, (self.files.clone(), self.layout)))
     }
