@@ -70,3 +70,85 @@ class ModifiedBounds(NamedTuple):
     rule: Any
     added_bound: Any
     removed_bound: Any
+
+
+class ModifiedCategory(NamedTuple):
+    added_aliases: Set[str]
+    removed_aliases: Set[str]
+    matched_aliases: Set[str]
+
+
+class ModifiedSensitivity(NamedTuple):
+    added_aliases: Set[str]
+    removed_aliases: Set[str]
+    matched_aliases: Set[str]
+
+
+class ModifiedLevelDecl(NamedTuple):
+    level: Any
+    added_categories: Set[Any]
+    removed_categories: Set[Any]
+    matched_categories: Set[Any]
+
+
+class ModifiedMLSRule(NamedTuple):
+    rule: Any
+    added_default: Any
+    removed_default: Any
+
+
+class ModifiedInitialSID(NamedTuple):
+    added_context: Any
+    removed_context: Any
+
+
+class ModifiedDefault(NamedTuple):
+    rule: Any
+    added_default: Any
+    removed_default: Any
+    added_default_range: Any
+    removed_default_range: Any
+
+
+class ModifiedFSUse(NamedTuple):
+    rule: Any
+    added_context: Any
+    removed_context: Any
+
+
+class ModifiedGenfscon(NamedTuple):
+    rule: Any
+    added_context: Any
+    removed_context: Any
+
+
+class ModifiedNetifcon(NamedTuple):
+    rule: Any
+    added_context: Any
+    removed_context: Any
+    added_packet: Any
+    removed_packet: Any
+
+
+class ModifiedNodecon(NamedTuple):
+    rule: Any
+    added_context: Any
+    removed_context: Any
+
+
+class ModifiedPortcon(NamedTuple):
+    rule: Any
+    added_context: Any
+    removed_context: Any
+
+
+class ModifiedIbpkeycon(NamedTuple):
+    rule: Any
+    added_context: Any
+    removed_context: Any
+
+
+class ModifiedIbendportcon(NamedTuple):
+    rule: Any
+    added_context: Any
+    removed_context: Any
