@@ -60,6 +60,7 @@ fn arbiter_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Explanation>()?;
     m.add_class::<setools::PolicyDb>()?;
     m.add_class::<setools::TeResults>()?;
+    setools::register(m)?;
     denials::register(m)?;
     fleet::register(m)?;
     bsm::register(m)?;

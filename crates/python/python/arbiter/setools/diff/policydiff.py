@@ -11,6 +11,8 @@ with the default compared, typebounds by child with the parent compared.
 
 from ..exception import MLSDisabled, NoCommon
 from ..policyrep import BoundsRuletype, RBACRuletype
+from . import labeling_mls
+from .labeling_mls import LabelingMLSDifference
 from .records import (
     ModifiedBoolean,
     ModifiedBounds,
@@ -24,18 +26,13 @@ from .records import (
     ModifiedUser,
 )
 
-# Attributes of setools' PolicyDifference that this one does not compute yet, by section.
+# Attributes of setools' PolicyDifference that this one does not compute yet: the TE rule
+# sections (expanded AV, xperm and type rules).
 NOT_IMPLEMENTED = {
     name
     for kind in """allows auditallows neverallows dontaudits allowxperms auditallowxperms
-        neverallowxperms dontauditxperms type_transitions type_changes type_members
-        categories sensitivities levels range_transitions initialsids defaults fs_uses
-        genfscons netifcons nodecons portcons ibpkeycons ibendportcons""".split()
+        neverallowxperms dontauditxperms type_transitions type_changes type_members""".split()
     for name in ("added_" + kind, "removed_" + kind, "modified_" + kind)
-} | {
-    name
-    for kind in "constrains mlsconstrains validatetrans mlsvalidatetrans".split()
-    for name in ("added_" + kind, "removed_" + kind)
 }
 
 
@@ -92,7 +89,7 @@ def _user_mls(user):
     return level, range_, _level_key(level), _range_key(range_)
 
 
-class PolicyDifference:
+class PolicyDifference(LabelingMLSDifference):
 
     """The differences from ``left`` to ``right`` (two ``SELinuxPolicy``)."""
 
@@ -283,6 +280,7 @@ _ATTRS = {
                                "modified_role_transitions"],
     "_diff_typebounds": ["added_typebounds", "removed_typebounds", "modified_typebounds"],
 }
+_ATTRS.update(labeling_mls.SECTIONS)
 PolicyDifference._SECTIONS = {
     attr: getattr(PolicyDifference, method) for method, attrs in _ATTRS.items() for attr in attrs
 }
