@@ -92,6 +92,7 @@ from .nodeconquery import NodeconQuery  # noqa: F401
 from .portconquery import PortconQuery  # noqa: F401
 from .sensitivityquery import SensitivityQuery  # noqa: F401
 from .checker import PolicyChecker  # noqa: F401
+from .diff import PolicyDifference  # noqa: F401
 from ._finder import install, uninstall, NOT_IMPLEMENTED_MODULES  # noqa: F401
 
 __version__ = "4.4.1"
@@ -104,7 +105,7 @@ NOT_IMPLEMENTED_NAMES = frozenset(
     DomainTransitionAnalysis InfoFlowAnalysis
     Iomemcon IomemconQuery Ioportcon IoportconQuery Mapping
     Pcidevicecon PcideviceconQuery
-    PermissionMap Pirqcon PirqconQuery PolicyDifference
+    PermissionMap Pirqcon PirqconQuery
     RuleWeight""".split()
 )
 
