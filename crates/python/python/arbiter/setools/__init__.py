@@ -15,7 +15,8 @@ and ``TERuleQuery`` (in Rust), ``TypeQuery``, ``TypeAttributeQuery``, ``RoleQuer
 the initial SIDs, contexts and every SELinux ``*con`` with their queries. The other names of setools raise ``AttributeError`` (and their modules
 ``ModuleNotFoundError``) saying they are not implemented yet; the analyses
 (``DomainTransitionAnalysis``, ``InfoFlowAnalysis``, ``PermissionMap``) will join as the
-modules ``dta``, ``infoflow`` and ``permmap``; ``PolicyChecker`` is in ``checker``.
+modules ``dta``, ``infoflow`` and ``permmap``; ``PolicyChecker`` is in ``checker``;
+``PolicyDifference`` (``diff``) has every section but the TE rule ones, which raise saying so.
 """
 
 from . import exception  # noqa: F401
