@@ -1251,7 +1251,11 @@ pub fn lower(
             continue; // refused below ("Too many permissions"); the slow path meanwhile
         }
         let own_bits = own.iter().enumerate().map(|(i, &p)| (p, ncommon + i));
-        let common_bits = common.into_iter().flatten().enumerate().map(|(i, &p)| (p, i));
+        let common_bits = common
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, &p)| (p, i));
         for (p, bit) in own_bits.chain(common_bits) {
             l.perm_bits.entry((cd, p)).or_insert(1u32 << bit);
         }
