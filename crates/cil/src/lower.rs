@@ -666,7 +666,10 @@ impl<'a> L<'a> {
             _ => {
                 let mut acc = 0;
                 for &x in k {
-                    acc |= self.perm_expr(cd, ci, x)?;
+                    acc |= match self.t.sym(x) {
+                        Some(s) => self.perm_bit(cd, ci, s)?,
+                        None => self.perm_expr(cd, ci, x)?,
+                    };
                 }
                 Ok(acc)
             }
