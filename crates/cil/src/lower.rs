@@ -2483,6 +2483,9 @@ pub fn lower(
             _ => {}
         }
     }
+    // The rule indexes are done with: freed before the tables are ordered and copied.
+    drop(avindex);
+    drop(xindex);
     // Extended permissions: flushed from their side table (libsepol's avrulex table: 1024
     // buckets by a key hash that includes the kind, insertion order within a bucket).
     let mut xorder: Vec<usize> = (0..xside.len()).collect();
