@@ -111,8 +111,27 @@ fn hash_bytes(s: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// Byte equality for short identifiers without a `memcmp` call: the first and last eight
+/// (or four) bytes as whole words, which together cover any length up to 16.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let w8 = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let w4 = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes"));
+    match n {
+        0..=3 => a == b,
+        4..=7 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
+        8..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
+        _ => a == b,
+    }
+}
+
 impl Interner {
-    #[inline]
+    /// The symbol of `s`, added if new. Inlined into the lexer: it runs once per token.
+    #[inline(always)]
     pub fn intern(&mut self, s: &[u8]) -> Sym {
         let h64 = hash_bytes(s);
         let tag = h64 & !0xffff_ffff;
@@ -125,7 +144,7 @@ impl Interner {
             }
             if e & !0xffff_ffff == tag {
                 let id = (e as u32).wrapping_sub(1);
-                if self.bytes(id) == s {
+                if same(self.bytes(id), s) {
                     return id;
                 }
             }

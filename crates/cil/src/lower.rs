@@ -667,7 +667,10 @@ impl<'a> L<'a> {
             _ => {
                 let mut acc = 0;
                 for &x in k {
-                    acc |= self.perm_expr(cd, ci, x)?;
+                    acc |= match self.t.sym(x) {
+                        Some(s) => self.perm_bit(cd, ci, s)?,
+                        None => self.perm_expr(cd, ci, x)?,
+                    };
                 }
                 Ok(acc)
             }
@@ -2546,6 +2549,9 @@ pub fn lower(
             _ => {}
         }
     }
+    // The rule indexes are done with: freed before the tables are ordered and copied.
+    drop(avindex);
+    drop(xindex);
     // Extended permissions: flushed from their side table (libsepol's avrulex table: 1024
     // buckets by a key hash that includes the kind, insertion order within a bucket).
     let mut xorder: Vec<usize> = (0..xside.len()).collect();
