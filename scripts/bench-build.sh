@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark of policy building on the Debian default store (and, with `all`,
-# the MLS store):
+# Side-by-side benchmark of policy building: the small CIL-native policy, then the Debian
+# default store (and, with `all`, the MLS store):
+#   0. secilc  vs  arbiter build   on policies/cil/bench.cil (about 9,000 statements, from
+#      policies/cil/gen-bench.py; default options, neverallow rules checked);
 #   1. secilc -N  vs  arbiter build -N   on the store's modules, decompressed once, in
 #      libsemanage's order (what semodule compiles);
 #   2. semodule -p ROOT -s NAME -B -n  vs  arbiter build --store -p ROOT -s NAME -n   on two
@@ -32,6 +34,12 @@ printf "%-44s %9s %9s %8s | %9s %9s %8s | %7s %7s %7s\n" "build" "peer wall" "cp
 # row NAME RUNS PEER-ARGV... -- ARBITER-ARGV...   (run in the current directory)
 scripts_dir=$PWD/scripts
 row() { /usr/bin/python3 "$scripts_dir/side-by-side.py" "$@"; }
+
+# 0. The small CIL-native policy (run in the scratch directory: outputs land there).
+bench=$PWD/policies/cil/bench.cil
+(cd "$scratch" && row "secilc vs build (bench.cil, ~9,000 statements)" "$runs" \
+    secilc -o policy.secilc -f fc.secilc "$bench" -- \
+    "$arb" build -o policy.arbiter -f fc.arbiter "$bench")
 
 stores=(default)
 [ "$which" = all ] && stores=(default mls)

@@ -11,12 +11,14 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod checker;
 pub mod dta;
 pub mod infoflow;
 pub mod neverallow;
 pub mod permmap;
 mod rules;
 pub mod search;
+pub mod sechecker;
 pub mod sedta;
 pub mod seinfoflow;
 

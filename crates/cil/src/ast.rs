@@ -28,6 +28,10 @@ pub struct Stmt {
     /// The namespace the statement sits in (index into [`Ast::scopes`]), or [`NONE`] for
     /// the global one.
     pub scope: u32,
+    /// The statement that holds this one in libsepol's resolved tree (a block, its
+    /// blockinherit copy, an optional, a call, a booleanif), or [`NONE`] at a file's top
+    /// level: reports list a rule's parents as secilc does (`__cil_print_parents`).
+    pub parent: u32,
 }
 
 /// A namespace statements sit in: a block's table, or the copy of an inherited block
@@ -75,7 +79,6 @@ pub struct Call {
 #[derive(Copy, Clone, Debug)]
 pub struct Optional {
     pub parent: u32,
-    pub stmt: u32,
 }
 
 /// Symbol namespaces (libsepol's `cil_sym_index`, with permission tables per class).
@@ -300,6 +303,20 @@ pub fn loc(tree: &Tree, names: &[String], file: u32, node: u32) -> String {
     format!("{}:{}", names[file as usize], tree.node(node).line())
 }
 
+/// `__cil_is_reserved_name`: words expressions use may not name what expressions name.
+fn reserved_name(kind: DeclKind, name: Sym) -> bool {
+    use DeclKind as D;
+    let is = |k: Kw| name == k.sym();
+    let special = match kind {
+        D::Bool | D::Tunable => is(Kw::Eq) || is(Kw::Neq),
+        D::User | D::UserAttribute | D::Role | D::RoleAttribute => is(Kw::All),
+        D::Type | D::TypeAttribute | D::TypeAlias => is(Kw::All) || is(Kw::SelfKw),
+        D::Cat | D::CatAlias | D::CatSet | D::PermissionX => is(Kw::All) || is(Kw::Range),
+        _ => return false,
+    };
+    special || is(Kw::And) || is(Kw::Or) || is(Kw::Not) || is(Kw::Xor)
+}
+
 /// Checks a declared name as `cil_verify_name` does.
 pub(crate) fn verify_name(int: &Interner, sym: Sym, qualified: bool) -> bool {
     let b = int.bytes(sym);
@@ -315,7 +332,7 @@ const MARK: u32 = u32::MAX - 1;
 
 /// Every `(tunable NAME true|false)` of the input (tunables are only allowed outside
 /// optionals, macros and conditionals, so the top level of each file holds them all).
-fn collect_tunables(tree: &Tree) -> FxHashMap<Sym, bool> {
+pub(crate) fn collect_tunables(tree: &Tree) -> FxHashMap<Sym, bool> {
     let mut out = FxHashMap::default();
     for &(a, b) in &tree.files {
         for &n in &tree.kids[a as usize..b as usize] {
@@ -333,7 +350,11 @@ fn collect_tunables(tree: &Tree) -> FxHashMap<Sym, bool> {
 
 /// Evaluates a tunableif expression (the operators of booleanif; a bare list is an `or`).
 /// `None` if a name is not a tunable or the expression is malformed.
-fn eval_tunable(tree: &Tree, tunables: &dyn Fn(Sym) -> Option<bool>, n: u32) -> Option<bool> {
+pub(crate) fn eval_tunable(
+    tree: &Tree,
+    tunables: &dyn Fn(Sym) -> Option<bool>,
+    n: u32,
+) -> Option<bool> {
     if !tree.is_list(n) {
         return tunables(tree.sym(n)?);
     }
@@ -362,6 +383,37 @@ fn eval_tunable(tree: &Tree, tunables: &dyn Fn(Sym) -> Option<bool>, n: u32) -> 
     }
 }
 
+/// A tunable's value looked up from a `tunableif` written in block `written_in` (or at the
+/// top): the enclosing blocks' tunables, innermost first, then the top level's.
+pub(crate) fn tunable_as_written(
+    int: &Interner,
+    blocks: &crate::blocks::Blocks,
+    top: &FxHashMap<Sym, bool>,
+    written_in: Option<u32>,
+    sym: Sym,
+) -> Option<bool> {
+    let b = int.bytes(sym);
+    let mut q = Vec::new();
+    let mut p = written_in.unwrap_or(NONE);
+    while p != NONE {
+        let o = &blocks.list[p as usize];
+        q.clear();
+        q.extend_from_slice(&o.qual);
+        q.push(b'.');
+        q.extend_from_slice(b);
+        if let Some(&v) = blocks.tunables.get(&q) {
+            return Some(v);
+        }
+        p = o.parent;
+    }
+    let b = b.strip_prefix(b".").unwrap_or(b);
+    blocks
+        .tunables
+        .get(b)
+        .copied()
+        .or_else(|| top.get(&int.get(b)?).copied())
+}
+
 /// One walk item: a statement node (or [`MARK`]: the end of container `cont`) with where
 /// it sits.
 #[derive(Copy, Clone)]
@@ -373,6 +425,7 @@ struct Item {
     branch: u32,
     scope: u32,
     cont: u32,
+    parent: u32,
 }
 
 /// A container the walk is inside: a file's top level, an optional, a block (or a
@@ -391,6 +444,8 @@ struct Cont {
     macro_id: u32,
     /// The container this one sits in ([`NONE`] for a file's top level).
     up: u32,
+    /// The statement making the container ([`NONE`] for a file's top level).
+    stmt: u32,
 }
 
 /// How many statements copies may add (blockinherit copies can nest: a bound keeps
@@ -410,7 +465,7 @@ pub fn build(
         ..Ast::default()
     };
     let tunables = collect_tunables(tree);
-    let blocks = crate::blocks::collect(tree, int, names)?;
+    let blocks = crate::blocks::collect(tree, int, names, &tunables, opts.preserve_tunables)?;
     // Scope of each block as written (made on first use).
     let mut oscope: Vec<u32> = vec![NONE; blocks.list.len()];
     let mut tables: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
@@ -435,6 +490,7 @@ pub fn build(
             ins_done: true,
             macro_id: NONE,
             up: NONE,
+            stmt: NONE,
         });
         let top = Item {
             n: MARK,
@@ -444,6 +500,7 @@ pub fn build(
             branch: NONE,
             scope: NONE,
             cont: c,
+            parent: NONE,
         };
         stack.push(top);
         for &n in tree.kids[a as usize..b as usize].iter().rev() {
@@ -458,6 +515,7 @@ pub fn build(
                 branch,
                 scope,
                 cont,
+                parent,
             } = it;
             if n == MARK {
                 let c = &mut conts[cont as usize];
@@ -469,6 +527,7 @@ pub fn build(
                     branch: NONE,
                     scope: c.scope,
                     cont,
+                    parent: c.stmt,
                 };
                 if let Some(list) = deferred.remove(&cont) {
                     stack.push(at);
@@ -498,6 +557,7 @@ pub fn build(
                             ins_done: true,
                             macro_id: NONE,
                             up: cont,
+                            stmt: at.parent,
                         });
                         let body_at = blocks.in_nodes[&inode] as usize;
                         let base = Item {
@@ -546,6 +606,7 @@ pub fn build(
                 cond,
                 branch,
                 scope,
+                parent,
             });
             let bad = |why: &str| {
                 Fail::bad(vec![
@@ -565,6 +626,15 @@ pub fn build(
                 Ok(s)
             };
             let declare = |ast: &mut Ast, kind: DeclKind, name: Sym| -> Result<u32, Fail> {
+                if reserved_name(kind, name) {
+                    return Err(Fail::bad(vec![
+                        format!("Name {} is a reserved word", int.str(name)),
+                        "Invalid name".into(),
+                        format!("Bad {} declaration at {}", kw.text(), here()),
+                        "Failed to build AST".into(),
+                        "Failed to compile cildb: -1".into(),
+                    ]));
+                }
                 let id = ast.decls.len() as u32;
                 let table = match scope {
                     NONE => NONE,
@@ -636,9 +706,16 @@ pub fn build(
                         | Kw::Call
                 )
             {
+                // With -P a tunableif is a booleanif, and secilc says so.
+                let what = if ast.stmts[cond as usize].kw == Kw::TunableIf {
+                    "tunableif being treated as a booleanif"
+                } else {
+                    "booleanif"
+                };
                 return Err(Fail::bad(vec![
-                    format!("{} is not allowed in booleanif at {}", kw.text(), here()),
+                    format!("{} is not allowed in {what} at {}", kw.text(), here()),
                     "Failed to build AST".into(),
+                    "Failed to compile cildb: -1".into(),
                 ]));
             }
             use DeclKind as D;
@@ -746,10 +823,7 @@ pub fn build(
                     }
                     name_at(1)?;
                     let oi = ast.optionals.len() as u32;
-                    ast.optionals.push(Optional {
-                        parent: opt,
-                        stmt: si,
-                    });
+                    ast.optionals.push(Optional { parent: opt });
                     let c = conts.len() as u32;
                     conts.push(Cont {
                         file,
@@ -760,11 +834,13 @@ pub fn build(
                         ins_done: true,
                         macro_id: NONE,
                         up: cont,
+                        stmt: si,
                     });
                     let base = Item {
                         n: MARK,
                         opt: oi,
                         cont: c,
+                        parent: si,
                         ..it
                     };
                     stack.push(base);
@@ -785,21 +861,12 @@ pub fn build(
                         if scope == NONE && written_in.is_none() {
                             return tunables.get(&sym).copied();
                         }
+                        if written_in.is_some() {
+                            return tunable_as_written(int, &blocks, &tunables, written_in, sym);
+                        }
                         let b = int.bytes(sym);
                         let mut q = Vec::new();
-                        if let Some(mut p) = written_in {
-                            while p != NONE {
-                                let o = &blocks.list[p as usize];
-                                q.clear();
-                                q.extend_from_slice(&o.qual);
-                                q.push(b'.');
-                                q.extend_from_slice(b);
-                                if let Some(&v) = blocks.tunables.get(&q) {
-                                    return Some(v);
-                                }
-                                p = o.parent;
-                            }
-                        } else {
+                        {
                             for sc in ast.table_chain(scope) {
                                 q.clear();
                                 q.extend_from_slice(&ast.scopes[sc as usize].prefix);
@@ -877,6 +944,7 @@ pub fn build(
                             branch,
                             scope,
                             cont,
+                            parent: si,
                         });
                     }
                 }
@@ -921,11 +989,13 @@ pub fn build(
                         ins_done: false,
                         macro_id: NONE,
                         up: cont,
+                        stmt: si,
                     });
                     let base = Item {
                         n: MARK,
                         scope: sc,
                         cont: c,
+                        parent: si,
                         ..it
                     };
                     stack.push(base);
@@ -962,12 +1032,14 @@ pub fn build(
                         ins_done: false,
                         macro_id: NONE,
                         up: cont,
+                        stmt: si,
                     });
                     let base = Item {
                         n: MARK,
                         file: t.file,
                         scope: sc,
                         cont: c,
+                        parent: si,
                         ..it
                     };
                     stack.push(base);
@@ -978,22 +1050,11 @@ pub fn build(
                         stack.push(Item { n: k, ..base });
                     }
                 }
-                Kw::BlockAbstract => {
-                    let target = *blocks
-                        .abstract_of
-                        .get(&n)
-                        .ok_or_else(|| bad("blockabstract is not allowed here"))?;
-                    if scope != NONE && ast.scopes[scope as usize].copy {
-                        // In a copy the name is looked up again from the copy's place; we
-                        // follow only when that finds the same block as written.
-                        let name = tree.sym(kids[1]).unwrap_or(u32::MAX);
-                        if !copy_finds_original(&ast, &blocks, int, scope, name, target) {
-                            return Err(Fail::bad(vec![format!(
-                                "blockabstract inside an inherited block naming a block of the copy is not supported by arbiter's CIL compiler yet (at {})",
-                                here()
-                            )]));
-                        }
-                    }
+                // Copies hold no blockabstract: libsepol leaves them out when it copies an
+                // inherited block (`cil_copy_ast.c` `__cil_copy_node_helper`), so only the
+                // statement as written marks its block (`blocks` did that).
+                Kw::BlockAbstract if !blocks.abstract_of.contains_key(&n) => {
+                    return Err(bad("blockabstract is not allowed here"));
                 }
                 Kw::In if !blocks.in_nodes.contains_key(&n) => {
                     return Err(bad("in is not allowed here"));
@@ -1093,12 +1154,14 @@ pub fn build(
                         ins_done: true,
                         macro_id: mid,
                         up: cont,
+                        stmt: si,
                     });
                     let base = Item {
                         n: MARK,
                         file: m.file,
                         scope: sc,
                         cont: c,
+                        parent: si,
                         ..it
                     };
                     stack.push(base);
@@ -1185,7 +1248,28 @@ fn register_macros(
     out: &mut FxHashMap<Vec<u8>, (u32, u32)>,
 ) {
     let prefix = &ast.scopes[sc as usize].prefix;
-    for &k in tree.kids(block).get(2..).unwrap_or(&[]) {
+    // The block's own statements, then the bodies of the `in`s copied into it before
+    // inheritance (macros declared there belong to the block too).
+    let mut bodies: Vec<&[u32]> = vec![tree.kids(block).get(2..).unwrap_or(&[])];
+    if let Some(&b) = blocks.of_node.get(&block) {
+        for &(inode, _, after) in &blocks.list[b as usize].ins {
+            if !after {
+                let at = blocks.in_nodes.get(&inode).copied().unwrap_or(0) as usize;
+                bodies.push(tree.kids(inode).get(at..).unwrap_or(&[]));
+            }
+        }
+    }
+    // Chosen tunableif branches count as the block's own statements.
+    let mut list: Vec<u32> = Vec::new();
+    let mut todo: Vec<u32> = bodies.into_iter().flatten().copied().collect();
+    todo.reverse();
+    while let Some(k) = todo.pop() {
+        match blocks.tif_choice.get(&k) {
+            Some(&b) => todo.extend(tree.kids(b)[1..].iter().rev()),
+            None => list.push(k),
+        }
+    }
+    for &k in &list {
         if let Some(&mid) = blocks.macro_nodes.get(&k) {
             let mut q = prefix.clone();
             if !q.is_empty() {
@@ -1278,42 +1362,4 @@ fn original_scope(
         memo[y as usize] = new_scope(ast, tables, o.qual.clone(), o.abs, parent, NONE, false);
     }
     memo[b as usize]
-}
-
-/// Whether `(blockabstract NAME)` copied into scope `scope` finds the block it found as
-/// written: no block of that name on the inheriting side.
-fn copy_finds_original(
-    ast: &Ast,
-    blocks: &crate::blocks::Blocks,
-    int: &Interner,
-    scope: u32,
-    name: Sym,
-    target: u32,
-) -> bool {
-    if name == u32::MAX || int.bytes(name).contains(&b'.') {
-        return false;
-    }
-    // The first block of that name on the walk up (scope prefixes, then the top) must be
-    // the one found as written.
-    let mut s = scope;
-    let mut steps = 0;
-    loop {
-        let prefix: &[u8] = match s {
-            NONE => &[],
-            s => &ast.scopes[s as usize].prefix,
-        };
-        let mut q = prefix.to_vec();
-        if !q.is_empty() {
-            q.push(b'.');
-        }
-        q.extend_from_slice(int.bytes(name));
-        if let Some(i) = blocks.list.iter().position(|b| b.qual == q) {
-            return i as u32 == target;
-        }
-        if s == NONE || steps > 1 << 16 {
-            return false;
-        }
-        s = ast.scopes[s as usize].parent;
-        steps += 1;
-    }
 }

@@ -3,7 +3,9 @@
 //! `blockinherit` and `blockabstract`, and the inheritance-loop check. These are
 //! libsepol's passes IN_BEFORE, BLKIN_LINK and BLKABS (cil.md §5.3): they look names up in
 //! the blocks as written, before any copy exists, so one pass over the tree decides them.
-//! The statement walk (`ast`) then makes the copies.
+//! Blocks and macros declared in chosen `tunableif` branches (decided here, as libsepol's
+//! first pass decides them) belong to the tunableif's container, those in `in` bodies to
+//! the `in`'s target. The statement walk (`ast`) then makes the copies.
 
 use crate::ast::{loc, Ns, NONE};
 use crate::intern::{FxHashMap, Interner, Sym};
@@ -56,6 +58,9 @@ pub struct Blocks {
     /// `tunableif` node -> the block it is written in (libsepol decides tunableifs first,
     /// before `in` moves bodies and before copies: names are looked up from there).
     pub tif_block: FxHashMap<u32, u32>,
+    /// `tunableif` node -> the branch libsepol keeps (its last `true` or `false` list,
+    /// whose statements join the enclosing container), for tunableifs outside macros.
+    pub tif_choice: FxHashMap<u32, u32>,
     /// Tunables declared in blocks: qualified name -> value.
     pub tunables: FxHashMap<Vec<u8>, bool>,
     /// `blockinherit` node -> the inherited block.
@@ -111,12 +116,6 @@ fn unresolved(kw: Kw, at: String) -> Fail {
         ],
         status: 254,
     }
-}
-
-fn unsupported(what: &str, at: String) -> Fail {
-    Fail::bad(vec![format!(
-        "{what} is not supported by arbiter's CIL compiler yet (at {at})"
-    )])
 }
 
 /// `(macro NAME ((KIND NAME) ...) BODY...)`.
@@ -232,6 +231,32 @@ fn parse_macro(
     })
 }
 
+/// `check_for_illegal_statement` for statements inside an `in` (`in_ctx` 1) or an `in
+/// after` (2), at any depth: what the statement is not allowed in, if it is not.
+fn illegal_in_in(kw: Option<Kw>, in_ctx: u8) -> Option<&'static str> {
+    match (kw?, in_ctx) {
+        (Kw::Tunable | Kw::In, 1 | 2) => Some("in-statement"),
+        (Kw::BlockInherit | Kw::BlockAbstract, 2) => Some("an after in-statement"),
+        _ => None,
+    }
+}
+
+/// Whether a statement of keyword `kw` sits anywhere below list `n`.
+fn holds(tree: &Tree, n: u32, kw: Kw) -> bool {
+    let mut todo = vec![n];
+    while let Some(k) = todo.pop() {
+        for &x in tree.kids(k) {
+            if tree.is_list(x) {
+                if kw_of(tree, x) == Some(kw) {
+                    return true;
+                }
+                todo.push(x);
+            }
+        }
+    }
+    false
+}
+
 fn kw_of(tree: &Tree, n: u32) -> Option<Kw> {
     tree.kids(n)
         .first()
@@ -240,19 +265,49 @@ fn kw_of(tree: &Tree, n: u32) -> Option<Kw> {
 }
 
 /// Finds the blocks and resolves `in`, `blockinherit` and `blockabstract` targets.
-pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, Fail> {
+pub fn collect(
+    tree: &Tree,
+    int: &Interner,
+    names: &[String],
+    top_tunables: &FxHashMap<Sym, bool>,
+    preserve_tunables: bool,
+) -> Result<Blocks, Fail> {
     let mut bl = Blocks::default();
     let here = |file: u32, n: u32| loc(tree, names, file, n);
     // (node, file, block, in optional)
-    let mut stack: Vec<(u32, u32, u32, bool)> = Vec::new();
+    // (node, file, block, in optional, inside an `in`: 0 no, 1 before, 2 after)
+    let mut stack: Vec<(u32, u32, u32, bool, u8)> = Vec::new();
     let mut ins = Vec::new();
     let mut inherits = Vec::new();
     let mut abstracts = Vec::new();
-    for (f, &(a, b)) in tree.files.iter().enumerate() {
+    // Every file's statements (the first file's on top), then, once they are all seen,
+    // the blocks and macros of each `in` body, declared in the `in`'s target.
+    for (f, &(a, b)) in tree.files.iter().enumerate().rev() {
         for &n in tree.kids[a as usize..b as usize].iter().rev() {
-            stack.push((n, f as u32, NONE, false));
+            stack.push((n, f as u32, NONE, false, 0));
         }
-        while let Some((n, file, parent, in_opt)) = stack.pop() {
+    }
+    let mut next_in = 0;
+    // tunableifs seen, decided once every file's tunables are known: the statements of
+    // the chosen branch are declared in the tunableif's container (libsepol's first pass
+    // copies them there).
+    let mut tifs: Vec<(u32, u32, u32, bool, u8)> = Vec::new();
+    let mut next_tif = 0;
+    let mut in_order: Option<Vec<usize>> = None;
+    loop {
+        while let Some((n, file, parent, in_opt, in_ctx)) = stack.pop() {
+            let kw = kw_of(tree, n);
+            if let Some(word) = illegal_in_in(kw, in_ctx) {
+                return Err(Fail::bad(vec![
+                    format!(
+                        "{} is not allowed in {word} at {}",
+                        kw.map_or("", Kw::text),
+                        here(file, n)
+                    ),
+                    "Failed to build AST".into(),
+                    "Failed to compile cildb: -1".into(),
+                ]));
+            }
             let kids = tree.kids(n);
             match kw_of(tree, n) {
                 Some(Kw::Block) => {
@@ -313,14 +368,14 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                     bl.of_node.insert(n, id);
                     for &k in kids[2..].iter().rev() {
                         if tree.is_list(k) {
-                            stack.push((k, file, id, false));
+                            stack.push((k, file, id, false, in_ctx));
                         }
                     }
                 }
                 Some(Kw::Optional) if kids.len() >= 2 => {
                     for &k in kids[2..].iter().rev() {
                         if tree.is_list(k) {
-                            stack.push((k, file, parent, true));
+                            stack.push((k, file, parent, true, in_ctx));
                         }
                     }
                 }
@@ -375,8 +430,13 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                     }
                     ins.push((n, file, parent));
                 }
-                Some(Kw::TunableIf) if parent != NONE => {
-                    bl.tif_block.insert(n, parent);
+                Some(Kw::TunableIf) => {
+                    if parent != NONE {
+                        bl.tif_block.insert(n, parent);
+                    }
+                    if !preserve_tunables {
+                        tifs.push((n, file, parent, in_opt, in_ctx));
+                    }
                 }
                 Some(Kw::Tunable) if parent != NONE && kids.len() == 3 => {
                     if let Some(name) = tree.sym(kids[1]) {
@@ -404,10 +464,91 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                 _ => {}
             }
         }
-    }
-    // IN_BEFORE/IN_AFTER: the target, then the body's own blockinherit/blockabstract
-    // statements, which now sit in the target.
-    for &(n, file, parent) in &ins {
+        // TIF: each tunableif (those of chosen branches too), once every file is walked.
+        if let Some(&(n, file, parent, in_opt, in_ctx)) = tifs.get(next_tif) {
+            next_tif += 1;
+            let lookup = |sym: Sym| {
+                if parent == NONE {
+                    top_tunables.get(&sym).copied()
+                } else {
+                    crate::ast::tunable_as_written(int, &bl, top_tunables, Some(parent), sym)
+                }
+            };
+            let kids = tree.kids(n);
+            // Statements anywhere below the tunableif, either branch.
+            let mut below: Vec<u32> = kids.iter().skip(2).copied().collect();
+            while let Some(k) = below.pop() {
+                if !tree.is_list(k) {
+                    continue;
+                }
+                if kw_of(tree, k) == Some(Kw::Tunable) {
+                    return Err(Fail::bad(vec![
+                        format!("tunable is not allowed in tunableif at {}", here(file, k)),
+                        "Failed to build AST".into(),
+                        "Failed to compile cildb: -1".into(),
+                    ]));
+                }
+                below.extend(tree.kids(k).iter().copied());
+            }
+            let Some(value) = kids
+                .get(1)
+                .and_then(|&e| crate::ast::eval_tunable(tree, &lookup, e))
+            else {
+                continue; // the statement walk reports it
+            };
+            let want = if value { Kw::True } else { Kw::False };
+            let chosen = kids
+                .iter()
+                .skip(2)
+                .rfind(|&&b| tree.kids(b).first().and_then(|&k| tree.sym(k)) == Some(want.sym()));
+            if let Some(&b) = chosen {
+                // libsepol cannot copy an `in`: a chosen branch holding one fails.
+                if holds(tree, b, Kw::In) {
+                    let to = match parent {
+                        NONE => "<src_info>".to_string(),
+                        p => {
+                            let o = &bl.list[p as usize];
+                            format!("block at {}", here(o.file, o.node))
+                        }
+                    };
+                    return Err(Fail::bad(vec![
+                        format!("Failed to copy {} to {to}", want.text()),
+                        "Failed to resolve AST".into(),
+                        "Failed to compile cildb: -1".into(),
+                    ]));
+                }
+                bl.tif_choice.insert(n, b);
+                for &k in tree.kids(b)[1..].iter().rev() {
+                    if tree.is_list(k) {
+                        stack.push((k, file, parent, in_opt, in_ctx));
+                    }
+                }
+            }
+            continue;
+        }
+        // IN_BEFORE/IN_AFTER: the target, then the body's own blocks, macros,
+        // blockinherit and blockabstract statements, which now sit in the target.
+        // libsepol gathers `in`s by prepending and applies the before ones, then the
+        // after ones: each group latest first (this order decides which of two clashing
+        // bodies is refused).
+        let order = in_order.get_or_insert_with(|| {
+            let is_after = |n: u32| {
+                let k = tree.kids(n);
+                k.len() >= 3
+                    && tree.sym(k[2]).is_some()
+                    && k.get(1).and_then(|&x| tree.sym(x)).map(|x| int.bytes(x)) == Some(b"after")
+            };
+            let mut o: Vec<usize> = (0..ins.len())
+                .rev()
+                .filter(|&i| !is_after(ins[i].0))
+                .collect();
+            o.extend((0..ins.len()).rev().filter(|&i| is_after(ins[i].0)));
+            o
+        });
+        let Some(&(n, file, parent)) = order.get(next_in).map(|&i| &ins[i]) else {
+            break;
+        };
+        next_in += 1;
         let kids = tree.kids(n);
         let bad = || {
             Fail::bad(vec![
@@ -431,22 +572,42 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
         let target = bl
             .find(int, parent, name)
             .ok_or_else(|| unresolved(Kw::In, here(file, n)))?;
-        bl.list[target as usize].ins.insert(0, (n, file, after));
+        bl.list[target as usize].ins.push((n, file, after));
         bl.in_nodes.insert(n, at as u32 + 1);
         let mut st: Vec<(u32, bool)> = kids[at + 1..].iter().map(|&k| (k, false)).collect();
         while let Some((k, k_opt)) = st.pop() {
-            match kw_of(tree, k) {
-                Some(Kw::Block) => {
-                    return Err(unsupported("A block inside an in statement", here(file, k)))
-                }
-                Some(Kw::Macro) => {
-                    return Err(unsupported("A macro inside an in statement", here(file, k)))
-                }
-                Some(Kw::In) => {
-                    return Err(Fail::bad(vec![
-                        format!("in is not allowed in in at {}", here(file, k)),
-                        "Failed to build AST".into(),
-                    ]))
+            let kw = kw_of(tree, k);
+            if let Some(word) = illegal_in_in(kw, if after { 2 } else { 1 }) {
+                return Err(Fail::bad(vec![
+                    format!(
+                        "{} is not allowed in {word} at {}",
+                        kw.map_or("", Kw::text),
+                        here(file, k)
+                    ),
+                    "Failed to build AST".into(),
+                    "Failed to compile cildb: -1".into(),
+                ]));
+            }
+            match kw {
+                // Declared in the target, as libsepol copies them there.
+                Some(Kw::Block | Kw::Macro) => {
+                    let clash = tree
+                        .kids(k)
+                        .get(1)
+                        .and_then(|&x| tree.sym(x))
+                        .is_some_and(|name| bl.by_name.contains_key(&(target, name)));
+                    if clash && kw == Some(Kw::Block) && !k_opt {
+                        let t = &bl.list[target as usize];
+                        return Err(Fail::bad(vec![
+                            "  Re-declaration of block is only allowed when inheriting a block"
+                                .into(),
+                            format!("Failed to copy in to block at {}", here(t.file, t.node)),
+                            format!("Failed to copy in-statement at {}", here(file, n)),
+                            "Failed to resolve AST".into(),
+                            "Failed to compile cildb: -1".into(),
+                        ]));
+                    }
+                    stack.push((k, file, target, k_opt, if after { 2 } else { 1 }))
                 }
                 Some(Kw::TunableIf) => {
                     bl.tif_block.insert(k, parent);
@@ -471,6 +632,21 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
                 ),
                 _ => {}
             }
+        }
+    }
+    // Each block's `in`s in reverse document order (statement nodes are numbered in
+    // document order), as libsepol applies them.
+    for b in &mut bl.list {
+        b.ins.sort_by_key(|x| std::cmp::Reverse(x.0));
+    }
+    // Blocks holding an `in` (at any depth) cannot be copied by libsepol: inheriting one
+    // fails.
+    let mut holds_in = vec![false; bl.list.len()];
+    for &(_, _, p) in &ins {
+        let mut x = p;
+        while x != NONE && !holds_in[x as usize] {
+            holds_in[x as usize] = true;
+            x = bl.list[x as usize].parent;
         }
     }
     // BLKIN_LINK and BLKABS.
@@ -501,6 +677,14 @@ pub fn collect(tree: &Tree, int: &Interner, names: &[String]) -> Result<Blocks, 
             }
             return Err(unresolved(Kw::BlockInherit, here(file, n)));
         };
+        if holds_in[t as usize] {
+            return Err(Fail::bad(vec![
+                format!("Failed to copy block to blockinherit at {}", here(file, n)),
+                "Failed to copy block contents into blockinherit".into(),
+                "Failed to resolve AST".into(),
+                "Failed to compile cildb: -1".into(),
+            ]));
+        }
         bl.inherit_of.insert(n, t);
         if parent != NONE {
             adj[parent as usize].push((t, n, file));

@@ -61,12 +61,12 @@ pub type FxBuild = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
 
 /// The identifier table: bytes stored once in one buffer, found by an open-addressing
-/// table of symbol ids (no per-identifier allocation; a probe compares a stored 32-bit hash
-/// before the bytes).
+/// table (no per-identifier allocation). A slot packs the upper half of the name's hash
+/// with its id, so a probe rejects another name without touching the text.
 pub struct Interner {
-    /// Slots: symbol id + 1, or 0 when empty. Size is a power of two, at most half full.
-    slots: Vec<u32>,
-    hashes: Vec<u32>,
+    /// Slots: `tag << 32 | (id + 1)`, or 0 when empty. Size is a power of two, at most
+    /// half full.
+    slots: Vec<u64>,
     spans: Vec<(u32, u32)>,
     text: Vec<u8>,
 }
@@ -75,25 +75,66 @@ impl Default for Interner {
     fn default() -> Self {
         Interner {
             slots: vec![0; 1024],
-            hashes: Vec::new(),
             spans: Vec::new(),
             text: Vec::new(),
         }
     }
 }
 
+/// The interner's hash: Fx's multiply-rotate over 8-byte words, the last partial word
+/// read as (possibly overlapping) whole loads instead of copied into a buffer, so a short
+/// identifier costs a few instructions and no `memcpy` call.
 #[inline]
 fn hash_bytes(s: &[u8]) -> u64 {
-    let mut h = FxHasher::default();
-    h.write(s);
-    h.write_usize(s.len());
-    h.finish()
+    #[inline]
+    fn mix(h: u64, w: u64) -> u64 {
+        (h.rotate_left(5) ^ w).wrapping_mul(SEED)
+    }
+    let n = s.len();
+    let mut h = mix(0, n as u64);
+    let mut chunks = s.chunks_exact(8);
+    for c in &mut chunks {
+        h = mix(h, u64::from_le_bytes(c.try_into().expect("8 bytes")));
+    }
+    let r = chunks.remainder();
+    let tail = match r.len() {
+        0 => return h ^ (h >> 29),
+        _ if n >= 8 => u64::from_le_bytes(s[n - 8..].try_into().expect("8 bytes")),
+        4..=7 => {
+            let lo = u32::from_le_bytes(r[..4].try_into().expect("4 bytes"));
+            let hi = u32::from_le_bytes(r[r.len() - 4..].try_into().expect("4 bytes"));
+            lo as u64 | (hi as u64) << 32
+        }
+        k => r[0] as u64 | (r[k / 2] as u64) << 8 | (r[k - 1] as u64) << 16,
+    };
+    let h = mix(h, tail);
+    h ^ (h >> 29)
+}
+
+/// Byte equality for short identifiers without a `memcmp` call: the first and last eight
+/// (or four) bytes as whole words, which together cover any length up to 16.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let w8 = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let w4 = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes"));
+    match n {
+        0..=3 => a == b,
+        4..=7 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
+        8..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
+        _ => a == b,
+    }
 }
 
 impl Interner {
+    /// The symbol of `s`, added if new. Inlined into the lexer: it runs once per token.
+    #[inline(always)]
     pub fn intern(&mut self, s: &[u8]) -> Sym {
         let h64 = hash_bytes(s);
-        let h = (h64 >> 32) as u32;
+        let tag = h64 & !0xffff_ffff;
         let mask = self.slots.len() - 1;
         let mut i = (h64 as usize) & mask;
         loop {
@@ -101,9 +142,11 @@ impl Interner {
             if e == 0 {
                 break;
             }
-            let id = e - 1;
-            if self.hashes[id as usize] == h && self.bytes(id) == s {
-                return id;
+            if e & !0xffff_ffff == tag {
+                let id = (e as u32).wrapping_sub(1);
+                if same(self.bytes(id), s) {
+                    return id;
+                }
             }
             i = (i + 1) & mask;
         }
@@ -111,8 +154,7 @@ impl Interner {
         let start = self.text.len() as u32;
         self.text.extend_from_slice(s);
         self.spans.push((start, self.text.len() as u32));
-        self.hashes.push(h);
-        self.slots[i] = id + 1;
+        self.slots[i] = tag | (id as u64 + 1);
         if self.spans.len() * 2 > self.slots.len() {
             self.grow();
         }
@@ -122,7 +164,7 @@ impl Interner {
     /// The symbol of `s` if it was interned (a lookup that adds nothing).
     pub fn get(&self, s: &[u8]) -> Option<Sym> {
         let h64 = hash_bytes(s);
-        let h = (h64 >> 32) as u32;
+        let tag = h64 & !0xffff_ffff;
         let mask = self.slots.len() - 1;
         let mut i = (h64 as usize) & mask;
         loop {
@@ -130,9 +172,11 @@ impl Interner {
             if e == 0 {
                 return None;
             }
-            let id = e - 1;
-            if self.hashes[id as usize] == h && self.bytes(id) == s {
-                return Some(id);
+            if e & !0xffff_ffff == tag {
+                let id = (e as u32).wrapping_sub(1);
+                if self.bytes(id) == s {
+                    return Some(id);
+                }
             }
             i = (i + 1) & mask;
         }
@@ -141,13 +185,14 @@ impl Interner {
     fn grow(&mut self) {
         let size = self.slots.len() * 2;
         let mask = size - 1;
-        let mut slots = vec![0u32; size];
+        let mut slots = vec![0u64; size];
         for id in 0..self.spans.len() as u32 {
-            let mut i = (hash_bytes(self.bytes(id)) as usize) & mask;
+            let h64 = hash_bytes(self.bytes(id));
+            let mut i = (h64 as usize) & mask;
             while slots[i] != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = id + 1;
+            slots[i] = (h64 & !0xffff_ffff) | (id as u64 + 1);
         }
         self.slots = slots;
     }

@@ -55,14 +55,21 @@
 //! 5. **lower** (`lower`): symbol values in libsepol 3.4's orders, attribute sets and the
 //!    kept-attribute decision, av/type/xperm rules, conditionals (node sharing by truth
 //!    table), constraints, role and range transitions, verification of users and contexts,
-//!    neverallow checks, object contexts sorted with glibc's merge sort, and the text
-//!    outputs.
-//! 6. **optimise** (with `-O`): `arbiter_policy::optimize::optimize`, libsepol's
+//!    object contexts sorted with glibc's merge sort, and the text outputs.
+//! 6. **check** (`check`, without `-N`): on the finished policy, as secilc runs them:
+//!    `neverallow` and `neverallowx` (libsepol's `check_assertion`, one check per
+//!    extended-permission entry), then user, role and type bounds (`hierarchy.c`), every
+//!    violation reported with the CIL rules that grant it and their enclosing blocks,
+//!    calls, optionals and booleanif branches. The bounds statements themselves (no
+//!    attribute, one parent, no loop) are checked with or without `-N`.
+//! 7. **optimise** (with `-O`): `arbiter_policy::optimize::optimize`, libsepol's
 //!    `policydb_optimize` over secilc's avtab size.
 //!
-//! Set `ARBITER_CIL_TIMES=1` to have each phase's wall time printed on stderr. On Debian's
-//! default module store (314 files, 22.5 MB) the whole compile takes about 0.35 s of CPU
-//! and 62 MB against secilc's 5.4 s and 183 MB (see `scripts/bench-build.sh`).
+//! Set `ARBITER_CIL_TIMES=1` to have each phase's wall time and the peak RSS so far printed
+//! on stderr. On Debian's default module store (314 files, 22.5 MB) `arbiter build -N`
+//! takes about 0.28 s of CPU, 1.38 G instructions and 48 MB against secilc's 5.6 s and
+//! 183 MB (see `scripts/bench-build.sh` and docs/building.md); [`compile_each`] keeps only
+//! one file's text in memory at a time.
 //!
 //! # What is supported
 //!
@@ -75,11 +82,12 @@
 //! `booleanif`, tunables and `tunableif` (and `-P`); `optional`; sensitivities, categories,
 //! aliases, orders, `sensitivitycategory`, `categoryset`, named and anonymous levels, ranges
 //! and contexts, `mls`; `allow`/`auditallow`/`dontaudit`/`neverallow`, `allowx`/
-//! `auditallowx`/`dontauditx` with `permissionx`; `typetransition` (named too),
+//! `auditallowx`/`dontauditx`/`neverallowx` with `permissionx`; `typetransition` (named too),
 //! `typechange`, `typemember`, `rangetransition`; `constrain`, `mlsconstrain`,
 //! `validatetrans`, `mlsvalidatetrans`; `defaultuser/role/type/range`; `sid`, `sidorder`,
 //! `sidcontext`; `filecon`, `portcon`, `genfscon`, `fsuse`, `netifcon`, `nodecon`,
-//! `ipaddr`, `ibpkeycon`, `ibendportcon`; `policycap`, `handleunknown`. Options: `-M`,
+//! `ipaddr`, `ibpkeycon`, `ibendportcon` (and Xen's, not written); `policycap`,
+//! `handleunknown`. Options: `-M`,
 //! `-U`, `-D`, `-P`, `-N`, `-G`, `-X`, `-O`, `-c`, `-m` (for `type`/`typeattribute`).
 //!
 //! Namespaces: `block` (names `a.b.name`, dotted and `.`-rooted references, lookup up
@@ -90,22 +98,31 @@
 //! string name`, anonymous arguments, body declarations in the caller's namespace,
 //! recursion refused).
 //!
+//! Blocks and macros may sit in `in` bodies (declared in the target block, and copied with
+//! it for in-before bodies) and in `tunableif` branches (the chosen branch joins its
+//! container); a `blockabstract` inside an inherited block is left out of the copies, as
+//! libsepol leaves it. What libsepol 3.4 cannot copy fails as it fails: an `in` inside a
+//! chosen tunableif branch or inside a block that is inherited.
+//!
 //! Not yet supported, each failing with an error that names the statement and its
-//! file:line, or the option (never a silently different policy): `neverallowx` and bounds
-//! checking without `-N`, the Xen target and its contexts; blocks and macros inside `in`
-//! bodies and `tunableif` branches; in a blockinherit copy, a `blockabstract` naming a
-//! block of the copy. At `-v`, duplicate context rules are refused as secilc 3.4 refuses
-//! them, but the message does not list their locations.
+//! file:line, or the option (never a silently different policy): the Xen target (`-t
+//! xen`; the policy model and writer have no Xen layout). Xen's object contexts
+//! (`pirqcon`, `iomemcon`, `ioportcon`, `pcidevicecon`, `devicetreecon`) are accepted in a
+//! SELinux policy as secilc accepts them there (numbers parsed, contexts verified,
+//! duplicates refused at `-v`) and, as there, not written. At `-v`, duplicate context rules
+//! are refused as secilc 3.4 refuses them, but the message does not list their locations.
 //!
 //! Error messages follow secilc's for parse errors, unresolved names, re-declarations,
-//! context verification and neverallow failures; other errors say what is wrong in our own
-//! words, with secilc's exit status.
+//! context verification, the neverallow, neverallowx and bounds reports (line for line)
+//! and the bounds statements' errors; other errors say what is wrong in our own words,
+//! with secilc's exit status.
 
 #![forbid(unsafe_code)]
 
 mod ast;
 mod bits;
 mod blocks;
+mod check;
 mod intern;
 mod kw;
 mod lower;
@@ -114,6 +131,7 @@ mod parse;
 mod qualify;
 mod resolve;
 mod write;
+mod xencon;
 
 pub use write::{write_policy, WrittenPolicy};
 
@@ -249,6 +267,21 @@ const COMPILE_STACK: usize = 256 << 20;
 
 /// Compiles `sources` (in command-line order) as secilc 3.4 does.
 pub fn compile(sources: &[Source], opts: &Options) -> Result<Compiled, CilError> {
+    compile_each(sources.iter().map(Ok), opts)
+}
+
+/// [`compile`] over sources handed over one at a time, as secilc reads them: each file is
+/// parsed when it arrives and its text dropped at once, so the whole input (22.5 MB for a
+/// distribution's module set) is never in memory together with the compiler's tables. An
+/// `Err` item (a file that could not be read) stops the compile with that error, after the
+/// files before it were parsed, which is secilc's order of messages.
+pub fn compile_each<I, S>(sources: I, opts: &Options) -> Result<Compiled, CilError>
+where
+    I: IntoIterator<Item = Result<S, CilError>>,
+    I::IntoIter: Send,
+    S: std::borrow::Borrow<Source>,
+{
+    let sources = sources.into_iter();
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("cil-compile".into())
@@ -268,8 +301,23 @@ pub fn compile(sources: &[Source], opts: &Options) -> Result<Compiled, CilError>
     })
 }
 
-fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError> {
-    if sources.is_empty() {
+/// The process's peak resident set (`VmHWM` of /proc/self/status), for the phase timings.
+fn peak_rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().to_string()))
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn compile_here<S: std::borrow::Borrow<Source>>(
+    sources: impl Iterator<Item = Result<S, CilError>>,
+    opts: &Options,
+) -> Result<Compiled, CilError> {
+    let mut sources = sources.peekable();
+    if sources.peek().is_none() {
         return Err(CilError {
             messages: vec!["No cil files specified".into()],
             status: 255,
@@ -287,25 +335,30 @@ fn compile_here(sources: &[Source], opts: &Options) -> Result<Compiled, CilError
             status: 255,
         });
     }
-    // Parse every file, in parallel where there is more than one core.
+    // Parse every file as it arrives.
     // `ARBITER_CIL_TIMES=1` prints each phase's wall time on stderr (for profiling).
     let timing = std::env::var_os("ARBITER_CIL_TIMES").is_some();
     let mut clock = std::time::Instant::now();
     let mut lap = |phase: &str| {
         if timing {
-            eprintln!("cil phase {phase}: {:?}", clock.elapsed());
+            eprintln!(
+                "cil phase {phase}: {:?} (peak RSS so far: {})",
+                clock.elapsed(),
+                peak_rss()
+            );
             clock = std::time::Instant::now();
         }
     };
     let mut interner = kw::Kw::interner();
     let mut tree = parse::Tree::default();
-    // About one list per 32 bytes and one element per 8 bytes of CIL: reserve once instead
-    // of doubling (and copying) the arena a dozen times.
-    let total: usize = sources.iter().map(|s| s.text.len()).sum();
-    tree.nodes.reserve(total / 32);
-    tree.kids.reserve(total / 8);
-    let mut names = Vec::with_capacity(sources.len());
+    let mut names = Vec::new();
     for src in sources {
+        let src = src?;
+        let src = src.borrow();
+        // About one list per 32 bytes and one element per 8 bytes of CIL: reserved per
+        // file (large arenas then grow by doubling, not by a dozen small steps).
+        tree.nodes.reserve(src.text.len() / 32);
+        tree.kids.reserve(src.text.len() / 8);
         parse::parse_file(&mut tree, &mut interner, &src.name, &src.text).map_err(|m| {
             CilError {
                 messages: vec![m, format!("Failure adding {}", src.name)],

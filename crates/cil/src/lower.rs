@@ -97,6 +97,10 @@ struct L<'a> {
     bools: Vec<u32>,
     classes: Vec<u32>,
     class_common: Vec<Option<u32>>,
+    /// Per (class declaration, permission name): its bit, as [`L::perm_bit_slow`] finds it
+    /// (class permissions first, then the common's); filled once the classes are ordered,
+    /// so the 180,000 permission lists of a distribution policy cost one probe a name.
+    perm_bits: FxHashMap<(u32, Sym), u32>,
     commons: Vec<u32>,
     sens: Vec<u32>,
     cats: Vec<u32>,
@@ -116,6 +120,10 @@ struct L<'a> {
     /// libsepol's `__cil_verify_context` does).
     cur_stmt: std::cell::Cell<u32>,
     ctx_log: std::cell::RefCell<Vec<(u32, Ctx)>>,
+    /// Per symbol: what [`L::tref`] found for it, once every type value is known
+    /// (`Type(i)` as `i + 1`, `Attr(a)` as `a | 1 << 31`, 0 not yet looked up); empty
+    /// until then. A name is looked up once instead of once per rule that uses it.
+    tref_memo: Vec<std::cell::Cell<u32>>,
 }
 
 fn err(m: String) -> Fail {
@@ -180,6 +188,26 @@ impl<'a> L<'a> {
         if self.t.sym(n) == Some(Kw::SelfKw.sym()) {
             return Ok(TRef::SelfT);
         }
+        const ATTR: u32 = 1 << 31;
+        let memo = self.t.sym(n).and_then(|s| self.tref_memo.get(s as usize));
+        match memo.map(|m| m.get()) {
+            Some(0) | None => {}
+            Some(v) if v & ATTR != 0 => return Ok(TRef::Attr(v & !ATTR)),
+            Some(v) => return Ok(TRef::Type(v - 1)),
+        }
+        let r = self.tref_lookup(n)?;
+        if let Some(m) = memo {
+            match r {
+                TRef::Type(i) if i < ATTR - 1 => m.set(i + 1),
+                TRef::Attr(a) if a < ATTR => m.set(a | ATTR),
+                _ => {}
+            }
+        }
+        Ok(r)
+    }
+
+    /// [`L::tref`] without the memo.
+    fn tref_lookup(&self, n: u32) -> Result<TRef, Fail> {
         let mut d = self.look(Ns::Types, n)?;
         if self.kind(d) == DeclKind::TypeAlias {
             d = *self
@@ -195,8 +223,14 @@ impl<'a> L<'a> {
 
     /// Members of attribute `a` (internal type indices), evaluated on first use.
     fn members(&mut self, a: u32) -> Result<Bits, Fail> {
-        if let Some(b) = &self.attr_members[a as usize] {
-            return Ok(b.clone());
+        self.ensure_members(a)?;
+        Ok(self.attr_members[a as usize].clone().unwrap_or_default())
+    }
+
+    /// Evaluates attribute `a`'s members once (kept in `attr_members`), without a copy.
+    fn ensure_members(&mut self, a: u32) -> Result<(), Fail> {
+        if self.attr_members[a as usize].is_some() {
+            return Ok(());
         }
         if self.attr_busy[a as usize] {
             return Err(err(format!(
@@ -213,14 +247,46 @@ impl<'a> L<'a> {
         }
         self.attr_busy[a as usize] = true;
         let mut acc = Bits::new(self.types.len());
-        for e in self.attr_exprs[a as usize].clone() {
-            let b = self.type_expr(e)?;
-            acc.or(&b);
+        for i in 0..self.attr_exprs[a as usize].len() {
+            let e = self.attr_exprs[a as usize][i];
+            self.type_expr_or(e, &mut acc)?;
         }
         self.attr_busy[a as usize] = false;
         self.attr_depth -= 1;
-        self.attr_members[a as usize] = Some(acc.clone());
-        Ok(acc)
+        self.attr_members[a as usize] = Some(acc);
+        Ok(())
+    }
+
+    /// ORs the types of expression `n` into `acc`: names and plain lists add in place
+    /// (an attribute's set is read, not copied); operators evaluate into a new set.
+    fn type_expr_or(&mut self, n: u32, acc: &mut Bits) -> Result<(), Fail> {
+        if !self.t.is_list(n) {
+            match self.tref(n)? {
+                TRef::Type(i) => acc.set(i as usize),
+                TRef::Attr(a) => {
+                    self.ensure_members(a)?;
+                    if let Some(m) = &self.attr_members[a as usize] {
+                        acc.or(m);
+                    }
+                }
+                TRef::SelfT => return Err(err("self in a type expression".into())),
+            }
+            return Ok(());
+        }
+        let k = self.t.kids(n);
+        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
+        match op {
+            Some(Kw::All) | Some(Kw::Not | Kw::And | Kw::Or | Kw::Xor) => {
+                let b = self.type_expr(n)?;
+                acc.or(&b);
+            }
+            _ => {
+                for &x in k {
+                    self.type_expr_or(x, acc)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn type_expr(&mut self, n: u32) -> Result<Bits, Fail> {
@@ -258,8 +324,7 @@ impl<'a> L<'a> {
             _ => {
                 let mut acc = Bits::new(nt);
                 for &x in k {
-                    let b = self.type_expr(x)?;
-                    acc.or(&b);
+                    self.type_expr_or(x, &mut acc)?;
                 }
                 Ok(acc)
             }
@@ -423,7 +488,7 @@ impl<'a> L<'a> {
             TRef::Type(i) => vec![self.type_val[i as usize]],
             TRef::Attr(a) => {
                 if self.attr_members[a as usize].is_none() {
-                    self.members(a)?;
+                    self.ensure_members(a)?;
                 }
                 match &self.attr_members[a as usize] {
                     Some(m) => m.iter().map(|i| self.type_val[i]).collect(),
@@ -441,7 +506,7 @@ impl<'a> L<'a> {
             TRef::Type(i) => out.push(self.type_val[i as usize]),
             TRef::Attr(a) => {
                 if self.attr_members[a as usize].is_none() {
-                    self.members(a)?;
+                    self.ensure_members(a)?;
                 }
                 if let Some(m) = &self.attr_members[a as usize] {
                     out.extend(m.iter().map(|i| self.type_val[i]));
@@ -455,7 +520,11 @@ impl<'a> L<'a> {
     /// [`Self::expand_av`] into a reused buffer.
     fn expand_av_into(&mut self, r: TRef, out: &mut Vec<u32>) -> Result<(), Fail> {
         if let TRef::Attr(a) = r {
-            if self.attr_val[a as usize] != 0 {
+            // A kept attribute with fewer members than -X is still expanded
+            // (`__cil_should_expand_attribute`): an empty one gives no rule at all.
+            if self.attr_val[a as usize] != 0
+                && self.members(a)?.count() >= self.opts.expand_size as usize
+            {
                 out.clear();
                 out.push(self.attr_val[a as usize]);
                 return Ok(());
@@ -466,12 +535,9 @@ impl<'a> L<'a> {
 
     /// Sepol values for an av rule side: kept attributes stay, others expand.
     fn expand_av(&mut self, r: TRef) -> Result<Vec<u32>, Fail> {
-        if let TRef::Attr(a) = r {
-            if self.attr_val[a as usize] != 0 {
-                return Ok(vec![self.attr_val[a as usize]]);
-            }
-        }
-        self.expand_all(r)
+        let mut out = Vec::new();
+        self.expand_av_into(r, &mut out)?;
+        Ok(out)
     }
 
     fn class_of(&self, n: u32) -> Result<u32, Fail> {
@@ -536,6 +602,15 @@ impl<'a> L<'a> {
     }
 
     fn perm_bit(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
+        match self.perm_bits.get(&(cd, s)) {
+            Some(&b) => Ok(b),
+            None => self.perm_bit_slow(cd, ci, s),
+        }
+    }
+
+    /// A permission's bit found in the class's and its common's lists (the error for a
+    /// name in neither).
+    fn perm_bit_slow(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
         let common = self.class_common[ci as usize];
         let ncommon = common
             .map(|c| self.ast.perm_lists[&c].len() as u32)
@@ -575,10 +650,11 @@ impl<'a> L<'a> {
         }
         let k = self.t.kids(n);
         let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
-        let all = self.all_perms(cd, ci);
         match op {
-            Some(Kw::All) => Ok(all),
-            Some(Kw::Not) if k.len() == 2 => Ok(!self.perm_expr(cd, ci, k[1])? & all),
+            Some(Kw::All) => Ok(self.all_perms(cd, ci)),
+            Some(Kw::Not) if k.len() == 2 => {
+                Ok(!self.perm_expr(cd, ci, k[1])? & self.all_perms(cd, ci))
+            }
             Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
                 let a = self.perm_expr(cd, ci, k[1])?;
                 let b = self.perm_expr(cd, ci, k[2])?;
@@ -591,7 +667,10 @@ impl<'a> L<'a> {
             _ => {
                 let mut acc = 0;
                 for &x in k {
-                    acc |= self.perm_expr(cd, ci, x)?;
+                    acc |= match self.t.sym(x) {
+                        Some(s) => self.perm_bit(cd, ci, s)?,
+                        None => self.perm_expr(cd, ci, x)?,
+                    };
                 }
                 Ok(acc)
             }
@@ -698,7 +777,11 @@ impl<'a> L<'a> {
         if !self.t.is_list(n) {
             let d = self.look(Ns::Contexts, n)?;
             let s = self.ast.decls[d as usize].stmt;
-            return self.context(self.args(s)[2]);
+            // A named context is verified where it is declared (`Invalid named context`).
+            let user = self.cur_stmt.replace(s);
+            let c = self.context(self.args(s)[2]);
+            self.cur_stmt.set(user);
+            return c;
         }
         let k = self.t.kids(n);
         let u = self.user_decl(k[0])?;
@@ -925,6 +1008,8 @@ struct CondBuild {
     bools: Vec<u32>,
     pre: u32,
     expr: Vec<CondExpr>,
+    /// Rules in insertion order (libsepol prepends, so its lists are these reversed; they
+    /// are reversed once when the node is finished instead of inserting at the front).
     true_list: Vec<AvtabEntry>,
     false_list: Vec<AvtabEntry>,
 }
@@ -1000,6 +1085,7 @@ pub fn lower(
         bools: vec![],
         classes: vec![],
         class_common: vec![],
+        perm_bits: FxHashMap::default(),
         commons: vec![],
         sens: vec![],
         cats: vec![],
@@ -1012,6 +1098,7 @@ pub fn lower(
         attr_depth: 0,
         cur_stmt: std::cell::Cell::new(0),
         ctx_log: std::cell::RefCell::new(vec![]),
+        tref_memo: vec![],
     };
     // Declarations in walk order; decl ids of live declaring statements.
     let mut decl_of_stmt: FxHashMap<u32, u32> = FxHashMap::default();
@@ -1162,6 +1249,25 @@ pub fn lower(
         }
     }
     l.class_common = l.classes.iter().map(|&c| r.class_common(c)).collect();
+    // Type values and aliases are all known from here on.
+    l.tref_memo = vec![std::cell::Cell::new(0); int.len()];
+    for (ci, &cd) in l.classes.iter().enumerate() {
+        let own = ast.perm_lists.get(&cd).map_or(&[][..], |v| v.as_slice());
+        let common = l.class_common[ci].and_then(|c| ast.perm_lists.get(&c));
+        let ncommon = common.map_or(0, |c| c.len());
+        if ncommon + own.len() > 32 {
+            continue; // refused below ("Too many permissions"); the slow path meanwhile
+        }
+        let own_bits = own.iter().enumerate().map(|(i, &p)| (p, ncommon + i));
+        let common_bits = common
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, &p)| (p, i));
+        for (p, bit) in own_bits.chain(common_bits) {
+            l.perm_bits.entry((cd, p)).or_insert(1u32 << bit);
+        }
+    }
 
     // Attribute expressions and usage marks.
     let na = l.attrs.len();
@@ -1320,7 +1426,7 @@ pub fn lower(
         }
     }
     for i in 0..na {
-        l.members(i as u32)?;
+        l.ensure_members(i as u32)?;
     }
     // Keep decision (cil_typeattribute_used).
     let keep: Vec<bool> = (0..na)
@@ -1557,6 +1663,7 @@ pub fn lower(
     let mut nodecons: Vec<(std::net::IpAddr, std::net::IpAddr, Ctx)> = vec![];
     let mut ibpkeycons: Vec<(Vec<u8>, std::net::Ipv6Addr, u32, u32, Ctx)> = vec![];
     let mut ibendportcons: Vec<(Vec<u8>, u32, Ctx)> = vec![];
+    let mut xencons: Vec<crate::xencon::XenCon> = vec![];
     let mut sidctx: FxHashMap<u32, Ctx> = FxHashMap::default();
     let mut selinuxusers = vec![];
     let mut seuser_default = None;
@@ -1567,6 +1674,7 @@ pub fn lower(
     let mut xindex: FxHashMap<AvtabKey, usize> = FxHashMap::default();
     let mut role_bounds: Vec<(u32, u32)> = vec![];
     let mut user_bounds: Vec<(u32, u32)> = vec![];
+    let mut hierarchy = crate::check::hierarchy::Hierarchy::default();
 
     let type_rule = |l: &mut L<'_>,
                      s: u32,
@@ -1666,7 +1774,7 @@ pub fn lower(
                         } else {
                             &mut cb.false_list
                         };
-                        list.insert(0, AvtabEntry { key, datum });
+                        list.push(AvtabEntry { key, datum });
                     }
                 }
             }
@@ -1733,29 +1841,47 @@ pub fn lower(
                     permissive.push(l.type_val[i as usize]);
                 }
             }
-            Kw::TypeBounds | Kw::RoleBounds | Kw::UserBounds if !opts.disable_neverallow => {
-                return Err(err(format!(
-                    "bounds checking is not implemented yet; compile with -N (at {})",
-                    l.here(s)
-                )));
-            }
-            Kw::TypeBounds => {
-                type_bounds.push((l.tref(a[2])?, l.tref(a[1])?));
-            }
-            Kw::RoleBounds => {
-                let child = l.look(Ns::Roles, a[2])?;
-                let parent = l.look(Ns::Roles, a[1])?;
-                if l.kind(child) != DeclKind::Role || l.kind(parent) != DeclKind::Role {
-                    return Err(err(format!("rolebounds must name roles at {}", l.here(s))));
+            Kw::TypeBounds | Kw::RoleBounds | Kw::UserBounds => {
+                use crate::check::hierarchy::{Kind, Side};
+                let kind = match st.kw {
+                    Kw::TypeBounds => Kind::Type,
+                    Kw::RoleBounds => Kind::Role,
+                    _ => Kind::User,
+                };
+                let side = |l: &L<'_>, n: u32| -> Result<Side, Fail> {
+                    let written = l.int.str(l.sym(n)).into_owned();
+                    let (decl, is_attr) = match kind {
+                        Kind::Type => match l.tref(n)? {
+                            TRef::Type(i) => (l.types[i as usize], false),
+                            TRef::Attr(x) => (l.attrs[x as usize], true),
+                            TRef::SelfT => (l.look(Ns::Types, n)?, true),
+                        },
+                        Kind::Role => {
+                            let d = l.look(Ns::Roles, n)?;
+                            (d, l.kind(d) != DeclKind::Role)
+                        }
+                        Kind::User => {
+                            let d = l.look(Ns::Users, n)?;
+                            (d, l.kind(d) != DeclKind::User)
+                        }
+                    };
+                    Ok(Side {
+                        decl,
+                        is_attr,
+                        written,
+                    })
+                };
+                let parent = side(&l, a[1])?;
+                let child = side(&l, a[2])?;
+                let (pd, cd) = (parent.decl, child.decl);
+                hierarchy.bind((t, ast, names), kind, s, parent, child)?;
+                match kind {
+                    Kind::Type => type_bounds.push((l.tref(a[2])?, l.tref(a[1])?)),
+                    Kind::Role => role_bounds.push((l.dint[cd as usize], l.dint[pd as usize])),
+                    Kind::User => user_bounds.push((l.dint[cd as usize], l.dint[pd as usize])),
                 }
-                role_bounds.push((l.dint[child as usize], l.dint[parent as usize]));
             }
-            Kw::UserBounds => {
-                let child = l.user_decl(a[2])?;
-                let parent = l.user_decl(a[1])?;
-                user_bounds.push((l.dint[child as usize], l.dint[parent as usize]));
-            }
-            Kw::NeverAllow if !opts.disable_neverallow => neverallows.push(s),
+            Kw::NeverAllow | Kw::NeverAllowX if !opts.disable_neverallow => neverallows.push(s),
             Kw::RoleType => {
                 let roles = l.role_expr(a[1])?;
                 let types = match l.tref(a[2])? {
@@ -2020,6 +2146,30 @@ pub fn lower(
                 };
                 ibpkeycons.push((prefix_text.into_bytes(), prefix, lo, hi, l.context(a[3])?));
             }
+            Kw::PirqCon | Kw::IomemCon | Kw::IoportCon | Kw::PciDeviceCon | Kw::DeviceTreeCon => {
+                let first = if l.t.is_list(a[1]) {
+                    let k = l.t.kids(a[1]);
+                    let mut parts = Vec::with_capacity(k.len());
+                    for &x in k {
+                        parts.push(l.atom_bytes(x)?);
+                    }
+                    Err(parts)
+                } else {
+                    Ok(l.atom_bytes(a[1])?)
+                };
+                let key = crate::xencon::key(
+                    st.kw,
+                    first.as_ref().map(|b| &**b).map_err(|v| &v[..]),
+                    &l.here(s),
+                )?;
+                let c = l.context(a[2])?;
+                xencons.push(crate::xencon::XenCon {
+                    kw: st.kw,
+                    key,
+                    context: [c.user, c.role, c.ty, c.range.0.sens, c.range.1.sens],
+                    at: l.here(s),
+                });
+            }
             Kw::IbEndportCon => {
                 let dev = l.atom_bytes(a[1])?.to_vec();
                 let port = int
@@ -2127,12 +2277,22 @@ pub fn lower(
     }
 
     // Verification (libsepol's cil_verify): users have levels and ranges, ranges are
-    // well-formed, contexts agree with user roles, role types and user ranges.
+    // well-formed, contexts agree with user roles, role types and user ranges. Every
+    // named context is verified, used or not; the first failure in statement order is
+    // reported, with the lines secilc adds when verification fails.
+    const VERIFY_FAILED: &str = "Failed to verify cil database\nFailed to verify cil database\nPost process failed\nFailed to compile cildb: -1";
+    for i in 0..l.live.len() {
+        let s = l.live[i];
+        if ast.stmts[s as usize].kw == Kw::Context {
+            l.cur_stmt.set(s);
+            l.context(l.args(s)[2])?;
+        }
+    }
     for (ui, &d) in l.users.iter().enumerate() {
         let s = ast.decls[d as usize].stmt;
         if user_level[ui].is_none() {
             return Err(err(format!(
-                "User {} does not have a default level\nInvalid user at {}",
+                "User {} does not have a default level\nInvalid user at {}\n{VERIFY_FAILED}",
                 l.name(d),
                 l.here(s)
             )));
@@ -2140,21 +2300,31 @@ pub fn lower(
         match &user_range[ui] {
             None => {
                 return Err(err(format!(
-                    "User {} does not have a level range\nInvalid user at {}",
+                    "User {} does not have a level range\nInvalid user at {}\n{VERIFY_FAILED}",
                     l.name(d),
                     l.here(s)
                 )))
             }
-            Some(rg) => verify_range(&l, rg, &sens_cats)
-                .map_err(|m| err(format!("{m}\nInvalid user at {}", l.here(s))))?,
+            Some(rg) => verify_range(&l, rg, &sens_cats).map_err(|m| {
+                err(format!(
+                    "{m}\nInvalid user at {}\n{VERIFY_FAILED}",
+                    l.here(s)
+                ))
+            })?,
         }
     }
-    for (s, c) in l.ctx_log.take() {
+    let mut ctx_log = l.ctx_log.take();
+    ctx_log.sort_by_key(|&(s, _)| s);
+    for (s, c) in ctx_log {
         let kw = ast.stmts[s as usize].kw;
+        let what = if kw == Kw::Context {
+            "named context"
+        } else {
+            kw.text()
+        };
         let fail = |m: String| {
             err(format!(
-                "{m}\nInvalid context\nInvalid {} at {}",
-                kw.text(),
+                "{m}\nInvalid context\nInvalid {what} at {}\n{VERIFY_FAILED}",
                 l.here(s)
             ))
         };
@@ -2166,7 +2336,7 @@ pub fn lower(
                 l.name(l.users[c.user as usize])
             )));
         }
-        if !role_types[c.role as usize].iter().any(|t| t as u32 == c.ty) {
+        if !role_types[c.role as usize].get(c.ty as usize) {
             return Err(fail(format!(
                 "Type {} is invalid for role {}",
                 l.name(l.types[c.ty as usize]),
@@ -2197,6 +2367,9 @@ pub fn lower(
                 .push(i as u32);
         }
     }
+
+    // No chain of bounds may loop (libsepol verifies this before building anything).
+    hierarchy.verify(t, ast, names, &|d| l.name(d))?;
 
     // Pass 3: booleanifs, av rules, roleallow.
     let mut cond_of_stmt: FxHashMap<u32, usize> = FxHashMap::default();
@@ -2355,12 +2528,6 @@ pub fn lower(
                 }
                 av_rulex(&mut l, s, &mut xside, &mut xindex)?;
             }
-            Kw::NeverAllowX if !opts.disable_neverallow => {
-                return Err(err(format!(
-                    "neverallowx checking is not implemented yet; compile with -N (at {})",
-                    l.here(s)
-                )));
-            }
             Kw::Allow | Kw::AuditAllow | Kw::DontAudit if st.cond == NONE => {
                 if st.kw == Kw::DontAudit && opts.disable_dontaudit {
                     continue;
@@ -2382,6 +2549,9 @@ pub fn lower(
             _ => {}
         }
     }
+    // The rule indexes are done with: freed before the tables are ordered and copied.
+    drop(avindex);
+    drop(xindex);
     // Extended permissions: flushed from their side table (libsepol's avrulex table: 1024
     // buckets by a key hash that includes the kind, insertion order within a bucket).
     let mut xorder: Vec<usize> = (0..xside.len()).collect();
@@ -2447,73 +2617,14 @@ pub fn lower(
         }
     }
 
-    // Neverallow checks (without -N), newest first as libsepol runs them, against both
-    // tables, after everything is inserted.
-    if !neverallows.is_empty() {
-        let cond_entries: Vec<AvtabEntry> = conds
-            .iter()
-            .flat_map(|c| c.true_list.iter().chain(c.false_list.iter()).copied())
-            .collect();
-        let mut messages = vec![];
-        for &s in neverallows.iter().rev() {
-            let found = check_neverallow(&mut l, s, &avtab, &cond_entries)?;
-            if found.is_empty() {
-                continue;
-            }
-            messages.push(format!("neverallow check failed at {}", l.here(s)));
-            messages.push(format!("  {}", node_text(&l, ast.stmts[s as usize].node)));
-            let rules = matching_allow_rules(&mut l, s)?;
-            let shown = if opts.verbose > 0 { rules.len() } else { 4 };
-            for &r in rules.iter().take(shown) {
-                messages.push("    <root>".into());
-                let st = ast.stmts[r as usize];
-                let mut chain = vec![];
-                let mut o = st.opt;
-                while o != NONE {
-                    chain.push(ast.optionals[o as usize].stmt);
-                    o = ast.optionals[o as usize].parent;
-                }
-                for &os in chain.iter().rev() {
-                    messages.push(format!("    optional at {}", l.here(os)));
-                }
-                if st.cond != NONE {
-                    messages.push(format!("    booleanif at {}", l.here(st.cond)));
-                    let b = st.branch;
-                    let which = if t.sym(t.kids(b)[0]) == Some(Kw::True.sym()) {
-                        "true"
-                    } else {
-                        "false"
-                    };
-                    messages.push(format!(
-                        "    {which} at {}",
-                        crate::ast::loc(t, names, st.file, b)
-                    ));
-                }
-                messages.push(format!("    allow at {}", l.here(r)));
-                messages.push(format!("      {}", node_text(&l, st.node)));
-            }
-            if rules.len() > shown {
-                messages.push(format!(
-                    "    Only first {shown} of {} matching rules shown (use \"-v\" to show all)",
-                    rules.len()
-                ));
-            }
-            messages.push(String::new());
-        }
-        if !messages.is_empty() {
-            messages.push("Failed to generate binary".into());
-            messages.push("Failed to build policydb".into());
-            return Err(Fail::bad(messages));
-        }
-    }
-
     // Conditional list: newest node first, lists with type rules moved to the front.
     let mut cond_nodes = vec![];
     let mut cond_avtab = Avtab::default();
     let bool_state = |v: u32| bdatums[v as usize - 1].state;
     for cb in conds.into_iter().rev() {
         let state = eval_cond(&cb.expr, &bool_state).unwrap_or(false);
-        let mut push = |list: Vec<AvtabEntry>| -> std::ops::Range<u32> {
+        let mut push = |mut list: Vec<AvtabEntry>| -> std::ops::Range<u32> {
+            list.reverse();
             let start = cond_avtab.entries.len() as u32;
             cond_avtab.entries.extend(cond_optimize(list));
             start..cond_avtab.entries.len() as u32
@@ -2539,21 +2650,14 @@ pub fn lower(
         }
     }
     // Context rules, sorted as libsepol does.
-    let fc_cmp = |a: &(Vec<u8>, u32, Option<Ctx>, u32), b: &(Vec<u8>, u32, Option<Ctx>, u32)| {
-        let fa = fc_data(&a.0);
-        let fb = fc_data(&b.0);
-        if fa.0 && !fb.0 {
-            return Ordering::Less;
-        }
-        if fb.0 && !fa.0 {
-            return Ordering::Greater;
-        }
-        fa.1.cmp(&fb.1)
-            .then(fa.2.cmp(&fb.2))
-            .then(a.1.cmp(&b.1))
-            .then(a.0.cmp(&b.0))
-    };
-    msort(&mut filecons, &fc_cmp);
+    let fc_cmp = |a: &FileCon, b: &FileCon| fc_order(fc_data(&a.0), a, fc_data(&b.0), b);
+    // The same comparison with each path's (meta, stem, length) computed once, not per
+    // comparison.
+    let fc_keys: Vec<(bool, usize, usize)> = filecons.iter().map(|f| fc_data(&f.0)).collect();
+    let perm = crate::msort::order(filecons.len(), &|i, j| {
+        fc_order(fc_keys[i], &filecons[i], fc_keys[j], &filecons[j])
+    });
+    crate::msort::permute(&mut filecons, &perm);
     dedup_rules(&mut filecons, &fc_cmp, "filecon", opts.verbose, |x| {
         Some(l.here(x.3))
     })?;
@@ -2622,6 +2726,7 @@ pub fn lower(
         opts.verbose,
         |_| None,
     )?;
+    crate::xencon::check_duplicates(xencons, opts.verbose, opts.multiple_decls)?;
     let mut netifs = vec![];
     for (name, c1, c2) in &netifcons {
         netifs.push(arbiter_policy::ocontext::NetifCon {
@@ -2785,6 +2890,38 @@ pub fn lower(
     }
     policy.type_attr_map = tam.into_iter().map(Ebitmap::from_bits).collect();
 
+    // secilc's neverallow and bounds checks (without -N) on the finished policy.
+    if !opts.disable_neverallow {
+        let object_r = l.role_val.iter().position(|&v| v == 1);
+        let object_r_types = object_r.map_or_else(Ebitmap::default, |ri| {
+            Ebitmap::from_bits(role_types[ri].iter().map(|i| l.type_val[i] - 1))
+        });
+        let mut nevers = Vec::with_capacity(neverallows.len());
+        for &s in neverallows.iter().rev() {
+            nevers.push(ast_rule(&mut l, s)?);
+        }
+        let input = crate::check::Input {
+            policy: &policy,
+            tree: t,
+            ast,
+            names,
+            type_val: &l.type_val.clone(),
+            object_r_types,
+            verbose: opts.verbose > 0,
+        };
+        let mut rules = |extended: bool| -> Result<Vec<crate::check::AstRule>, Fail> {
+            let want = if extended { Kw::AllowX } else { Kw::Allow };
+            let stmts: Vec<u32> = l
+                .live
+                .iter()
+                .copied()
+                .filter(|&s| ast.stmts[s as usize].kw == want)
+                .collect();
+            stmts.into_iter().map(|s| ast_rule(&mut l, s)).collect()
+        };
+        crate::check::run(&input, &nevers, &mut rules)?;
+    }
+
     // Text outputs.
     let mut fc = Vec::new();
     for (path, ft, ctx, _) in &filecons {
@@ -2855,149 +2992,58 @@ pub fn lower(
     })
 }
 
-/// The allow rules (unconditional and conditional) a neverallow statement forbids.
-fn check_neverallow(
-    l: &mut L<'_>,
-    s: u32,
-    avtab: &[AvtabEntry],
-    cond_entries: &[AvtabEntry],
-) -> Result<Vec<AvtabEntry>, Fail> {
+/// An av rule statement as the checks see it (`crate::check::AstRule`).
+fn ast_rule(l: &mut L<'_>, s: u32) -> Result<crate::check::AstRule, Fail> {
+    use crate::check::TypeRef;
+    let st = l.ast.stmts[s as usize];
     let a = l.args(s);
-    let nt = l.types.len();
-    let set_of = |l: &mut L<'_>, r: TRef| -> Result<Bits, Fail> {
-        Ok(match r {
-            TRef::Type(i) => {
-                let mut b = Bits::new(nt);
-                b.set(i as usize);
-                b
+    let operand = |l: &mut L<'_>, n: u32| -> Result<(Option<TypeRef>, String), Fail> {
+        Ok(match l.tref(n)? {
+            TRef::Type(i) => (Some(TypeRef::Type(i)), l.name(l.types[i as usize])),
+            TRef::Attr(x) => {
+                let m = l.members(x)?;
+                (Some(TypeRef::Attr(x, m)), l.name(l.attrs[x as usize]))
             }
-            TRef::Attr(x) => l.members(x)?,
-            TRef::SelfT => Bits::new(nt),
+            TRef::SelfT => (None, Kw::SelfKw.text().into()),
         })
     };
-    let src = l.tref(a[1])?;
-    let tgt = l.tref(a[2])?;
-    let src_set = set_of(l, src)?;
-    let tgt_set = if tgt == TRef::SelfT {
-        None
+    let (src, src_name) = operand(l, a[1])?;
+    let (tgt, tgt_name) = operand(l, a[2])?;
+    let src = src.ok_or_else(|| err(format!("self is not a valid source at {}", l.here(s))))?;
+    let x = matches!(
+        st.kw,
+        Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX | Kw::NeverAllowX
+    );
+    let (perms, ioctls, perm_text) = if x {
+        let (ci, nums) = permx_value(l, a[3])?;
+        let px = if l.t.is_list(a[3]) {
+            a[3]
+        } else {
+            let d = l.look(Ns::PermissionX, a[3])?;
+            l.args(l.ast.decls[d as usize].stmt)[2]
+        };
+        let k = l.t.kids(px);
+        let expr = node_text(l, k[2]);
+        let expr = if l.t.is_list(k[2]) {
+            expr
+        } else {
+            format!("({expr})")
+        };
+        let text = format!("(ioctl {} {expr})", node_text(l, k[1]));
+        let cd = l.classes[ci as usize];
+        let bit = l.perm_bit(cd, ci, Kw::Ioctl.sym())?;
+        (vec![(ci, bit)], Some((ci, nums)), text)
     } else {
-        Some(set_of(l, tgt)?)
+        (l.classperms(a[3])?, None, node_text(l, a[3]))
     };
-    let cps = l.classperms(a[3])?;
-    // Members of each sepol type value (types: themselves; kept attributes: members).
-    let mut by_val: Vec<Option<Bits>> = vec![None; l.types.len() + l.attrs.len() + 1];
-    for (ti, &v) in l.type_val.iter().enumerate() {
-        let mut b = Bits::new(nt);
-        b.set(ti);
-        by_val[v as usize] = Some(b);
-    }
-    for (ai, &v) in l.attr_val.clone().iter().enumerate() {
-        if v != 0 {
-            by_val[v as usize] = Some(l.members(ai as u32)?);
-        }
-    }
-    let mut found = vec![];
-    for e in avtab.iter().chain(cond_entries) {
-        if e.key.kind != AvtabKind::Allowed {
-            continue;
-        }
-        let AvtabDatum::Perms(p) = e.datum else {
-            continue;
-        };
-        let c = e.key.class.value() as u32 - 1;
-        if !cps.iter().any(|&(ci, bits)| ci == c && bits & p != 0) {
-            continue;
-        }
-        let (Some(Some(es)), Some(Some(et))) = (
-            by_val.get(e.key.source.value() as usize),
-            by_val.get(e.key.target.value() as usize),
-        ) else {
-            continue;
-        };
-        let mut s_hit = es.clone();
-        s_hit.and(&src_set);
-        if s_hit.count() == 0 {
-            continue;
-        }
-        let hit = match &tgt_set {
-            Some(ts) => {
-                let mut t_hit = et.clone();
-                t_hit.and(ts);
-                t_hit.count() != 0
-            }
-            None => {
-                s_hit.and(et);
-                s_hit.count() != 0
-            }
-        };
-        if hit {
-            found.push(*e);
-        }
-    }
-    Ok(found)
-}
-
-/// The allow statements that grant what neverallow `s` forbids (libsepol reports these,
-/// found in the AST, under a failed check).
-fn matching_allow_rules(l: &mut L<'_>, s: u32) -> Result<Vec<u32>, Fail> {
-    let a = l.args(s);
-    let nt = l.types.len();
-    let set_of = |l: &mut L<'_>, r: TRef| -> Result<Option<Bits>, Fail> {
-        Ok(match r {
-            TRef::Type(i) => {
-                let mut b = Bits::new(nt);
-                b.set(i as usize);
-                Some(b)
-            }
-            TRef::Attr(x) => Some(l.members(x)?),
-            TRef::SelfT => None,
-        })
-    };
-    let n_src = set_of(l, l.tref(a[1])?)?.unwrap_or_default();
-    let n_tgt = set_of(l, l.tref(a[2])?)?;
-    let n_cps = l.classperms(a[3])?;
-    let mut out = vec![];
-    for i in 0..l.live.len() {
-        let r = l.live[i];
-        if l.ast.stmts[r as usize].kw != Kw::Allow {
-            continue;
-        }
-        let ra = l.args(r);
-        let cps = l.classperms(ra[3])?;
-        let perms_hit = cps
-            .iter()
-            .any(|&(c, b)| n_cps.iter().any(|&(nc, nb)| nc == c && nb & b != 0));
-        if !perms_hit {
-            continue;
-        }
-        let Some(mut src) = set_of(l, l.tref(ra[1])?)? else {
-            continue;
-        };
-        src.and(&n_src);
-        if src.count() == 0 {
-            continue;
-        }
-        let r_tgt = set_of(l, l.tref(ra[2])?)?;
-        let hit = match (r_tgt, &n_tgt) {
-            (None, None) => true,
-            (None, Some(nt_set)) => {
-                src.and(nt_set);
-                src.count() != 0
-            }
-            (Some(rt), None) => {
-                src.and(&rt);
-                src.count() != 0
-            }
-            (Some(mut rt), Some(nt_set)) => {
-                rt.and(nt_set);
-                rt.count() != 0
-            }
-        };
-        if hit {
-            out.push(r);
-        }
-    }
-    Ok(out)
+    Ok(crate::check::AstRule {
+        stmt: s,
+        src,
+        tgt,
+        perms,
+        ioctls,
+        text: format!("({} {src_name} {tgt_name} {perm_text})", st.kw.text()),
+    })
 }
 
 /// The lines secilc adds when a statement fails while the binary policy is built.
@@ -3153,6 +3199,28 @@ fn level_text(l: &L<'_>, lv: &Lvl, out: &mut Vec<u8>) {
 }
 
 /// (has meta character, stem length, string length) of a filecon path.
+/// A `filecon` as lowered: path, file type, context (none for `<<none>>`), statement.
+type FileCon = (Vec<u8>, u32, Option<Ctx>, u32);
+
+/// libsepol's `cil_post_filecon_compare` given each side's [`fc_data`].
+fn fc_order(
+    fa: (bool, usize, usize),
+    a: &FileCon,
+    fb: (bool, usize, usize),
+    b: &FileCon,
+) -> Ordering {
+    if fa.0 && !fb.0 {
+        return Ordering::Less;
+    }
+    if fb.0 && !fa.0 {
+        return Ordering::Greater;
+    }
+    fa.1.cmp(&fb.1)
+        .then(fa.2.cmp(&fb.2))
+        .then(a.1.cmp(&b.1))
+        .then(a.0.cmp(&b.0))
+}
+
 fn fc_data(p: &[u8]) -> (bool, usize, usize) {
     let (mut meta, mut stem, mut len) = (false, 0, 0);
     let mut c = 0;
@@ -3397,7 +3465,7 @@ fn avrulex_bucket(key: &AvtabKey) -> u32 {
 /// `__cil_permx_bitmap_to_sepol_xperms_list`: runs of ioctl numbers cut at function 0xff
 /// or a gap; whole drivers go to one driver entry (last), the rest to per-driver function
 /// entries in ascending driver order.
-fn xperms_list(bits: &Bits) -> Vec<arbiter_policy::avtab::Xperms> {
+pub(crate) fn xperms_list(bits: &Bits) -> Vec<arbiter_policy::avtab::Xperms> {
     use arbiter_policy::avtab::{Xperms, XpermsKind};
     let set_range = |x: &mut Xperms, lo: u32, hi: u32| {
         for b in lo..=hi {
@@ -3637,13 +3705,10 @@ fn av_rule(
                     } else {
                         &mut cb.false_list
                     };
-                    list.insert(
-                        0,
-                        AvtabEntry {
-                            key,
-                            datum: AvtabDatum::Perms(data),
-                        },
-                    );
+                    list.push(AvtabEntry {
+                        key,
+                        datum: AvtabDatum::Perms(data),
+                    });
                 }
             }
         }

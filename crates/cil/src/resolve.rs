@@ -34,6 +34,9 @@ pub struct Resolver<'a> {
     /// Set by [`Self::lookup`] when a name resolved to a declaration inside an optional:
     /// only such statements can fail in a later round, when that optional is disabled.
     volatile: std::cell::Cell<bool>,
+    /// Every (class, common or class map declaration, permission name) the input declares:
+    /// a permission list is checked with one probe a name instead of scanning the lists.
+    perms: std::collections::HashSet<(u32, Sym), crate::intern::FxBuild>,
 }
 
 impl<'a> Resolver<'a> {
@@ -47,6 +50,11 @@ impl<'a> Resolver<'a> {
             disabled: vec![false; n],
             tunables_are_bools: false,
             volatile: std::cell::Cell::new(false),
+            perms: ast
+                .perm_lists
+                .iter()
+                .flat_map(|(&d, list)| list.iter().map(move |&p| (d, p)))
+                .collect(),
         }
     }
 
@@ -233,28 +241,35 @@ impl<'a> Resolver<'a> {
         }
         let c = self.atom(k[0])?;
         let cd = self.lookup(Ns::Classes, c).ok_or(Miss::Missing)?;
-        let own: &[Sym] = self.ast.perm_lists.get(&cd).map_or(&[], |v| v.as_slice());
-        let common: &[Sym] = match self.class_common(cd) {
-            Some(cm) => self.ast.perm_lists.get(&cm).map_or(&[], |v| v.as_slice()),
-            None => &[],
+        let common = self.class_common(cd);
+        let known = |n: u32| -> bool {
+            let Some(s) = self.tree.sym(n) else {
+                return true;
+            };
+            self.perms.contains(&(cd, s))
+                || common.is_some_and(|c| self.perms.contains(&(c, s)))
+                || matches!(
+                    Kw::of(s),
+                    Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)
+                )
         };
+        // Most permission lists are flat: checked in place; nested expressions through
+        // an explicit stack (no recursion over input nesting).
+        let perms = self.tree.kids(k[1]);
+        if perms.iter().all(|&p| !self.tree.is_list(p)) {
+            return if perms.iter().all(|&p| known(p)) {
+                Ok(())
+            } else {
+                Err(Miss::Missing)
+            };
+        }
         let mut stack = vec![k[1]];
         while let Some(n) = stack.pop() {
             if self.tree.is_list(n) {
                 stack.extend_from_slice(self.tree.kids(n));
                 continue;
             }
-            let Some(s) = self.tree.sym(n) else {
-                continue;
-            };
-            if matches!(
-                Kw::of(s),
-                Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)
-            ) {
-                continue;
-            }
-            let ok = own.contains(&s) || common.contains(&s);
-            if !ok {
+            if !known(n) {
                 return Err(Miss::Missing);
             }
         }
@@ -622,6 +637,12 @@ impl<'a> Resolver<'a> {
                 self.ipaddr(a(1)?)?;
                 self.ipaddr(a(2)?)?;
                 self.context(a(3)?)
+            }
+            Kw::PirqCon | Kw::IomemCon | Kw::IoportCon | Kw::PciDeviceCon | Kw::DeviceTreeCon => {
+                if n != 3 {
+                    return Err(Miss::Bad("Invalid syntax".into()));
+                }
+                self.context(a(2)?)
             }
             Kw::IbPkeyCon | Kw::IbEndportCon => {
                 if n != 4 {

@@ -2,6 +2,8 @@
 //! `corpus/base.cil` by arbiter and by secilc 3.4 with the options named on a `; args:` line:
 //! same exit status; on success the same policy bytes (written at the case's `-c` version;
 //! a section-by-section report when they differ) and the same file_contexts bytes; on failure our messages name the failing file where secilc's do.
+//! Cases with a `; messages: exact` line must print secilc's stderr line for line (the
+//! neverallow and bounds reports, and the bounds statements' own errors).
 
 mod common;
 
@@ -126,13 +128,17 @@ fn corpus_cases_match_secilc() {
                         e.status, theirs.stderr
                     ));
                 }
-                // Neverallow failures: the same rules and locations, line by line.
-                if theirs.stderr.starts_with("neverallow check failed") {
+                // Neverallow failures, and cases that ask for it: the same text, line by line.
+                let exact = String::from_utf8_lossy(&text)
+                    .lines()
+                    .take_while(|l| l.starts_with(';'))
+                    .any(|l| l.trim() == "; messages: exact");
+                if exact || theirs.stderr.starts_with("neverallow check failed") {
                     let ours_text = e.messages.join("\n");
                     let theirs_text = theirs.stderr.trim_end();
                     if ours_text.trim_end() != theirs_text {
                         failures.push(format!(
-                            "{name}: neverallow report differs:\n--- ours\n{ours_text}\n--- secilc\n{theirs_text}"
+                            "{name}: report differs:\n--- ours\n{ours_text}\n--- secilc\n{theirs_text}"
                         ));
                     }
                 }

@@ -1,6 +1,7 @@
 //! Debian's default and MLS module stores compiled by arbiter and by secilc 3.4 (`-N`, as
 //! semodule runs it with `expand-check=0`): the written policies must be byte-identical (with a
-//! section-by-section report when they are not) and the file_contexts text too.
+//! section-by-section report when they are not) and the file_contexts text too. The default
+//! store is also built without `-N`, and with a module that violates its checks.
 
 mod common;
 
@@ -170,4 +171,78 @@ fn debian_module_subsets_match_secilc() {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// Debian's default store without `-N`: secilc's neverallow and bounds checks pass and the
+/// policy is the same; then with one more module that breaks two of base's neverallows,
+/// a neverallowx and a typebounds, both fail with the same report, line for line. The two
+/// secilc runs go side by side (each takes seconds).
+#[test]
+fn debian_default_store_checks_match_secilc() {
+    if common::skip() {
+        return;
+    }
+    let Some(sources) = common::store_sources("default") else {
+        if std::env::var_os("ARBITER_NO_SECILC").is_some() {
+            return;
+        }
+        panic!("module store default not installed");
+    };
+    let mut bad = sources.clone();
+    bad.push(arbiter_cil::Source {
+        name: "zz-violations.cil".into(),
+        text: b"(allow httpd_t shadow_t (file (read write)))
+(allow httpd_t memory_device_t (chr_file (read)))
+(typebounds httpd_t httpd_sys_script_t)
+(allow httpd_sys_script_t etc_t (file (ioctl)))
+(neverallowx httpd_t etc_t (ioctl file (0x5401)))
+"
+        .to_vec(),
+    });
+    let (dir, bad_dir) = (common::scratch("checks"), common::scratch("checks-bad"));
+    let (run, bad_run) = std::thread::scope(|s| {
+        let t = s.spawn(|| common::secilc(&bad_dir, &[], &bad));
+        let run = common::secilc(&dir, &[], &sources);
+        (run, t.join().expect("secilc thread"))
+    });
+    assert_eq!(run.status, 0, "secilc failed: {}", run.stderr);
+    let opts = Options::default();
+    let ours = compile(&sources, &opts).unwrap_or_else(|e| panic!("arbiter failed: {e}"));
+    assert_same_policy(
+        "default without -N",
+        &ours,
+        &opts,
+        run.policy.as_deref().expect("policy"),
+    );
+
+    // Our sources under the names secilc was given, so messages name the same files.
+    for (i, s) in bad.iter_mut().enumerate() {
+        let base = std::path::Path::new(&s.name)
+            .file_name()
+            .map(|b| b.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        s.name = bad_dir.join(format!("{i:04}-{base}")).display().to_string();
+    }
+    let err = compile(&bad, &opts).expect_err("the violations module must fail");
+    assert_eq!(
+        i32::from(err.status),
+        bad_run.status,
+        "exit status; secilc said:\n{}",
+        bad_run.stderr
+    );
+    assert!(
+        bad_run
+            .stderr
+            .contains("Child type httpd_sys_script_t exceeds bounds"),
+        "{}",
+        bad_run.stderr
+    );
+    let ours_text = err.messages.join("\n");
+    assert!(
+        ours_text.trim_end() == bad_run.stderr.trim_end(),
+        "reports differ:\n--- ours\n{ours_text}\n--- secilc\n{}",
+        bad_run.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&bad_dir);
 }

@@ -60,6 +60,9 @@ enum Command {
     /// neverallow / neverallowxperm statements (policy language or CIL) checked against a
     /// binary policy, with the rules that violate them; exit 1 when one is violated.
     Neverallow(cmd::neverallow::Args),
+    /// sechecker: policy checks from an .ini file (assert_te, assert_rbac, empty_typeattr,
+    /// ro_execs) with sechecker's report and exit status; exit 1 when a check fails.
+    Sechecker(cmd::sechecker::Args),
     /// BSM audit: praudit, auditreduce, preselection and audit_* file checks.
     #[command(subcommand)]
     Bsm(cmd::bsm::Command),
@@ -96,6 +99,7 @@ fn run(command: Command, out: &mut out::Out) -> Result<ExitCode, out::CliError> 
         Command::Dta(a) => cmd::dta::run(a, out),
         Command::Infoflow(a) => cmd::infoflow::run(a, out),
         Command::Neverallow(a) => cmd::neverallow::run(a, out),
+        Command::Sechecker(a) => cmd::sechecker::run(a, out),
         Command::Why(a) => cmd::why::run(a, out),
         Command::Demo => cmd::demo::run(out),
         Command::Bsm(c) => cmd::bsm::run(c, out),

@@ -6,7 +6,13 @@ Generates DIR/hostNN.log with crates/denials' gen_denials (formats in turn) if m
 starts one LocalCluster per worker count (threads_per_worker=1, processes), warms every
 worker's engine, then times explain_fleet (the map over every line and the reduce) in
 alternating rounds: 1 worker, 2 workers, 1, 2, ... and prints each round and the medians.
-Cluster start-up and engine builds are outside the timed part (done once per worker)."""
+Cluster start-up and engine builds are outside the timed part (done once per worker).
+
+Besides wall time, each round reports the CPU seconds spent by the workers (their sum and
+the busiest one), the scheduler and this client process: on a machine shared with other
+jobs, wall time depends on what the others take, while the CPU split shows how the work
+divides (with N workers, the busiest worker's share plus the serial client/scheduler part
+bounds the wall time on N idle cores)."""
 
 import argparse
 import os
@@ -62,11 +68,20 @@ def main():
         for n in (1, 2):
             client = clusters[n][1]
             with client.as_current():
+                w0 = client.run(time.process_time)
+                s0 = client.run_on_scheduler(time.process_time)
+                c0 = time.process_time()
                 t = time.perf_counter()
                 results[n] = arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize)
                 dt = time.perf_counter() - t
+                c1 = time.process_time()
+                w1 = client.run(time.process_time)
+                s1 = client.run_on_scheduler(time.process_time)
             rates[n].append(lines / dt)
-            print(f"round {r}: {n} worker(s): {dt:.2f} s, {lines / dt:,.0f} lines/s", flush=True)
+            wcpu = [w1[k] - w0[k] for k in w0]
+            print(f"round {r}: {n} worker(s): {dt:.2f} s, {lines / dt:,.0f} lines/s; CPU s: "
+                  f"workers {sum(wcpu):.2f} (busiest {max(wcpu):.2f}), scheduler {s1 - s0:.2f}, "
+                  f"client {c1 - c0:.2f}; load {os.getloadavg()[0]:.1f}", flush=True)
     assert results[1] == results[2], "1 and 2 workers disagree"
     m1, m2 = statistics.median(rates[1]), statistics.median(rates[2])
     print(f"{lines:,} lines, {a.hosts} hosts; median 1 worker {m1:,.0f} lines/s, "

@@ -38,6 +38,22 @@ QUERIES = {
     "ObjClassQuery perms": lambda p: setools.ObjClassQuery(p, perms={"read"}),
     "CommonQuery perms": lambda p: setools.CommonQuery(p, perms={"ioctl"}),
     "PolCapQuery": lambda p: setools.PolCapQuery(p),
+    "UserQuery range subset": lambda p: setools.UserQuery(p, range_="s0", range_subset=True),
+    "SensitivityQuery dom": lambda p: setools.SensitivityQuery(p, sens="s0", sens_dom=True),
+    "CategoryQuery regex": lambda p: setools.CategoryQuery(p, name="^c1", name_regex=True),
+    "MLSRuleQuery process": lambda p: setools.MLSRuleQuery(p, tclass=["process"]),
+    "ConstraintQuery mlsconstrain": lambda p: setools.ConstraintQuery(
+        p, ruletype=["mlsconstrain"]),
+    "ConstraintQuery type_": lambda p: setools.ConstraintQuery(p, type_="domain"),
+    "DefaultQuery": lambda p: setools.DefaultQuery(p),
+    "InitialSIDQuery type_": lambda p: setools.InitialSIDQuery(p, type_="kernel_t"),
+    "FSUseQuery fs": lambda p: setools.FSUseQuery(p, fs="ext4"),
+    "GenfsconQuery fs": lambda p: setools.GenfsconQuery(p, fs="proc"),
+    "PortconQuery ports": lambda p: setools.PortconQuery(p, ports=(80, 80)),
+    "PortconQuery overlap": lambda p: setools.PortconQuery(
+        p, ports=(1, 1024), ports_overlap=True),
+    "NetifconQuery": lambda p: setools.NetifconQuery(p),
+    "NodeconQuery": lambda p: setools.NodeconQuery(p, ip_version="ipv4"),
 }
 
 

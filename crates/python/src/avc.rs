@@ -21,7 +21,9 @@ type Callback = Arc<Mutex<Option<Py<PyAny>>>>;
 /// `"arbiter"`, `"murmur3"`, `"muladd"`, `"original"`.
 #[pyclass(frozen, module = "arbiter")]
 pub struct Avc {
-    cache: Cache<Arc<SecurityServer>>,
+    /// Boxed: the cache is cache-line aligned (128 bytes), more than PyO3 aligns a Python
+    /// object's storage to; a `Box` allocates it with its own alignment.
+    cache: Box<Cache<Arc<SecurityServer>>>,
     callback: Callback,
     hooked: OnceLock<()>,
 }
@@ -42,7 +44,7 @@ impl Avc {
         let cache = Cache::new(server.inner.clone(), config)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Avc {
-            cache,
+            cache: Box::new(cache),
             callback: Arc::new(Mutex::new(None)),
             hooked: OnceLock::new(),
         })

@@ -69,7 +69,7 @@ enum Origin {
 /// bytes); a `Denials` built from an `arbiter.Policy` pickles by that policy's path.
 #[pyclass(frozen, module = "arbiter.denials")]
 pub struct Denials {
-    engine: Arc<Mutex<Engine>>,
+    pub(crate) engine: Arc<Mutex<Engine>>,
     origin: Origin,
 }
 
@@ -386,17 +386,7 @@ impl Denials {
         dontaudit: bool,
         xperms: bool,
     ) -> PyResult<String> {
-        let generation = Generation {
-            module: module
-                .map(ModuleName::parse)
-                .transpose()
-                .map_err(|e| PyValueError::new_err(e.to_string()))?,
-            requires,
-            dontaudit,
-            xperms,
-            explain: Explanation::None,
-            mls_kernel: arbiter_denials::package::kernel_mls_enabled(),
-        };
+        let generation = fleet_generation(module, requires, dontaudit, xperms)?;
         let mut entries = Vec::with_capacity(kept.len());
         for (s, t, c, perms, ioctl, v) in kept {
             entries.push((s, t, c, perms, ioctl, v.map(unplain).transpose()?));
@@ -406,15 +396,7 @@ impl Denials {
         }
         py.detach(move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                let mut g = AllowGenerator::new();
-                for (s, t, c, perms, ioctl, v) in &entries {
-                    let perms: Vec<&str> = perms.iter().map(String::as_str).collect();
-                    g.add(s, t, c, &perms, v.as_ref(), *ioctl);
-                }
-                for (role, ty) in &roles {
-                    g.add_role(role, ty);
-                }
-                g.render(&generation)
+                render_allow(&entries, &roles, &generation)
             }))
         })
         .map_err(panic_error)
@@ -432,6 +414,54 @@ impl Denials {
             )),
         }
     }
+}
+
+/// audit2allow's generation options of a fleet reduce (`-m`, `-r`, `-D`, `-x`).
+pub(crate) fn fleet_generation(
+    module: Option<&str>,
+    requires: bool,
+    dontaudit: bool,
+    xperms: bool,
+) -> PyResult<Generation> {
+    Ok(Generation {
+        module: module
+            .map(ModuleName::parse)
+            .transpose()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        requires,
+        dontaudit,
+        xperms,
+        explain: Explanation::None,
+        mls_kernel: arbiter_denials::package::kernel_mls_enabled(),
+    })
+}
+
+/// A kept denial with its verdict decoded (see [`Digest::kept`]).
+pub(crate) type DecidedDenial = (
+    String,
+    String,
+    String,
+    Vec<String>,
+    Option<i64>,
+    Option<Verdict>,
+);
+
+/// audit2allow's text from distinct denials in log order and invalid-context roles: the
+/// reduce step shared by `merge_allow` and the fleet blobs.
+pub(crate) fn render_allow(
+    entries: &[DecidedDenial],
+    roles: &[(String, String)],
+    generation: &Generation,
+) -> String {
+    let mut g = AllowGenerator::new();
+    for (s, t, c, perms, ioctl, v) in entries {
+        let perms: Vec<&str> = perms.iter().map(String::as_str).collect();
+        g.add(s, t, c, &perms, v.as_ref(), *ioctl);
+    }
+    for (role, ty) in roles {
+        g.add_role(role, ty);
+    }
+    g.render(generation)
 }
 
 /// The result of a run: standard output's text and the counts.
@@ -616,42 +646,42 @@ impl Denial {
 pub struct Digest {
     /// Lines read.
     #[pyo3(get)]
-    lines: u64,
+    pub(crate) lines: u64,
     /// AVC / USER_AVC records.
     #[pyo3(get)]
-    records: u64,
+    pub(crate) records: u64,
     /// Records that are denials (not `granted`).
     #[pyo3(get)]
-    denials: u64,
+    pub(crate) denials: u64,
     /// SELinux lines that could not be read.
     #[pyo3(get)]
-    malformed: u64,
+    pub(crate) malformed: u64,
     /// Records the policy cannot place.
     #[pyo3(get)]
-    unknown: u64,
+    pub(crate) unknown: u64,
     /// Whether any SELinux line was seen.
     #[pyo3(get)]
-    selinux_seen: bool,
+    pub(crate) selinux_seen: bool,
     /// Records by audit2why verdict name ("UNKNOWN" when the policy cannot place them).
     #[pyo3(get)]
-    verdicts: HashMap<String, u64>,
+    pub(crate) verdicts: HashMap<String, u64>,
     /// Denials by (source type, target type, class): the access vectors of audit2allow.
     #[pyo3(get)]
-    rules: HashMap<(String, String, String), u64>,
+    pub(crate) rules: HashMap<(String, String, String), u64>,
     /// Distinct denials in first-seen order: (scontext, tcontext, tclass, perms, ioctlcmd,
     /// verdict), the verdict as (code, booleans, constraint text), None for a class the
     /// policy lacks (audit2allow still writes its rule).
     #[pyo3(get)]
-    kept: Vec<KeptDenial>,
+    pub(crate) kept: Vec<KeptDenial>,
     /// Distinct (role, type) pairs of invalid-context records.
     #[pyo3(get)]
-    roles: Vec<(String, String)>,
+    pub(crate) roles: Vec<(String, String)>,
 }
 
 /// A verdict as plain data: (code, booleans, constraint text).
-type PlainVerdict = (i32, Vec<(String, bool)>, Option<String>);
+pub(crate) type PlainVerdict = (i32, Vec<(String, bool)>, Option<String>);
 /// A kept denial as plain data (see [`Digest::kept`]).
-type KeptDenial = (
+pub(crate) type KeptDenial = (
     String,
     String,
     String,
@@ -660,7 +690,7 @@ type KeptDenial = (
     Option<PlainVerdict>,
 );
 
-fn plain(v: &Verdict) -> PlainVerdict {
+pub(crate) fn plain(v: &Verdict) -> PlainVerdict {
     match v {
         Verdict::Boolean(f) => (
             v.code(),
@@ -672,7 +702,14 @@ fn plain(v: &Verdict) -> PlainVerdict {
     }
 }
 
-fn unplain((code, booleans, constraint): PlainVerdict) -> PyResult<Verdict> {
+pub(crate) fn unplain(p: PlainVerdict) -> PyResult<Verdict> {
+    verdict_from_plain(p).map_err(|c| PyValueError::new_err(format!("verdict code {c} is not 0-6")))
+}
+
+/// A verdict from its plain form; the code itself when it names no verdict.
+pub(crate) fn verdict_from_plain(
+    (code, booleans, constraint): PlainVerdict,
+) -> Result<Verdict, i32> {
     Ok(match code {
         0 => Verdict::Allow,
         1 => Verdict::DontAudit,
@@ -686,11 +723,7 @@ fn unplain((code, booleans, constraint): PlainVerdict) -> PyResult<Verdict> {
         4 => Verdict::Constraint(constraint.unwrap_or_default()),
         5 => Verdict::Rbac,
         6 => Verdict::Bounds,
-        c => {
-            return Err(PyValueError::new_err(format!(
-                "verdict code {c} is not 0-6"
-            )))
-        }
+        c => return Err(c),
     })
 }
 
@@ -706,7 +739,7 @@ impl Digest {
     }
 }
 
-fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
+pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
     let mut d = Digest {
         lines: 0,
         records: 0,

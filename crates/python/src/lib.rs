@@ -19,10 +19,15 @@
 
 mod avc;
 mod batch;
+mod checker;
+mod bsm;
+mod build;
 mod decision;
 mod denials;
 pub mod errors;
 mod explanation;
+mod fleet;
+mod landlock;
 mod policy;
 mod server;
 pub mod setools;
@@ -56,7 +61,13 @@ fn arbiter_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Explanation>()?;
     m.add_class::<setools::PolicyDb>()?;
     m.add_class::<setools::TeResults>()?;
+    setools::register(m)?;
     denials::register(m)?;
+    checker::register(m)?;
+    fleet::register(m)?;
+    bsm::register(m)?;
+    landlock::register(m)?;
+    build::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

@@ -6,29 +6,28 @@
 
 use crate::python_re::PatternError;
 
-/// A query setools would refuse: `.0` says why, and the error displays the message
-/// setools prints.
+/// A query setools would refuse: `.0` is the message setools prints (what the error
+/// displays), [`QueryError::kind`] says why, with the offending value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(transparent)]
-pub struct QueryError(pub QueryErrorKind);
+#[error("{0}")]
+pub struct QueryError(pub String, QueryErrorKind);
+
+impl QueryError {
+    /// Why the query is refused.
+    pub fn kind(&self) -> &QueryErrorKind {
+        &self.1
+    }
+}
 
 impl From<QueryErrorKind> for QueryError {
     fn from(kind: QueryErrorKind) -> QueryError {
-        QueryError(kind)
+        QueryError(kind.to_string(), kind)
     }
 }
 
 impl From<PatternError> for QueryError {
     fn from(e: PatternError) -> QueryError {
-        QueryError(QueryErrorKind::Pattern(e))
-    }
-}
-
-/// The message of a refusal, for callers whose errors are messages (the Python
-/// binding turns it into setools' exception text).
-impl From<QueryErrorKind> for String {
-    fn from(kind: QueryErrorKind) -> String {
-        kind.to_string()
+        QueryError::from(QueryErrorKind::Pattern(e))
     }
 }
 

@@ -343,7 +343,9 @@ fn filter_range(q: &Filter<'_, '_>, c: InfoComponent) -> Result<Option<(i64, i64
         return Ok(None);
     };
     q.name
-        .map(|n| number_range(n, base).ok_or(QueryError(QueryErrorKind::NumberRange(message))))
+        .map(|n| {
+            number_range(n, base).ok_or(QueryError::from(QueryErrorKind::NumberRange(message)))
+        })
         .transpose()
 }
 
@@ -464,7 +466,7 @@ impl Filter<'_, '_> {
         self.name
             .map(|n| {
                 self.index.class(n).ok_or_else(|| {
-                    QueryError(QueryErrorKind::NotValid {
+                    QueryError::from(QueryErrorKind::NotValid {
                         kind: SymbolKind::Class,
                         name: n.to_string(),
                     })
@@ -1399,7 +1401,7 @@ fn ipv6_text(a: &[u8; 16]) -> String {
 
 /// `ipaddress.ip_network(text)` (strict): (is IPv6, network address, prefix length).
 fn parse_network(text: &str) -> Result<(bool, Vec<u8>, u32), QueryError> {
-    let bad = || QueryError(QueryErrorKind::NotNetwork(text.to_string()));
+    let bad = || QueryError::from(QueryErrorKind::NotNetwork(text.to_string()));
     let (addr, prefix) = match text.split_once('/') {
         Some((a, p)) => (a, Some(p)),
         None => (text, None),
@@ -1417,7 +1419,9 @@ fn parse_network(text: &str) -> Result<(bool, Vec<u8>, u32), QueryError> {
         };
         let (net, prefix) = network4(a.octets(), mask4(prefix));
         if net != a.octets() {
-            return Err(QueryError(QueryErrorKind::HostBitsSet(text.to_string())));
+            return Err(QueryError::from(QueryErrorKind::HostBitsSet(
+                text.to_string(),
+            )));
         }
         return Ok((false, net.to_vec(), prefix));
     }
@@ -1431,7 +1435,9 @@ fn parse_network(text: &str) -> Result<(bool, Vec<u8>, u32), QueryError> {
         };
         let (net, prefix) = network6(a.octets(), mask6(prefix));
         if net != a.octets() {
-            return Err(QueryError(QueryErrorKind::HostBitsSet(text.to_string())));
+            return Err(QueryError::from(QueryErrorKind::HostBitsSet(
+                text.to_string(),
+            )));
         }
         return Ok((true, net.to_vec(), prefix));
     }

@@ -17,7 +17,7 @@ pub fn search(index: &Index<'_>, args: &SearchArgs) -> Result<Value, QueryError>
     let mut values: Vec<bool> = policy.bools.iter().map(|b| b.state).collect();
     for (name, v) in &args.bool_values {
         let i = index.boolean(name).ok_or_else(|| {
-            QueryError(crate::error::QueryErrorKind::NotValid {
+            QueryError::from(crate::error::QueryErrorKind::NotValid {
                 kind: crate::error::SymbolKind::Boolean,
                 name: name.to_string(),
             })

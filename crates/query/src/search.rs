@@ -334,7 +334,7 @@ fn lookup_type(index: &Index<'_>, name: &str, regex: bool) -> Result<TypeCriteri
         .type_or_attr(name)
         .map(TypeCriterion::Symbol)
         .ok_or_else(|| {
-            QueryError(QueryErrorKind::NotValid {
+            QueryError::from(QueryErrorKind::NotValid {
                 kind: SymbolKind::TypeAttribute,
                 name: name.to_string(),
             })
@@ -357,7 +357,7 @@ fn lookup_classes(
     let mut set = vec![false; index.policy().classes.len()];
     for name in spec.split(',') {
         let c = index.class(name).ok_or_else(|| {
-            QueryError(QueryErrorKind::NotValid {
+            QueryError::from(QueryErrorKind::NotValid {
                 kind: SymbolKind::Class,
                 name: name.to_string(),
             })
@@ -481,7 +481,7 @@ fn te_scan<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<Vec<TeMatch<'p>>,
             let mut ids = Vec::new();
             for name in b.split(',') {
                 ids.push(index.boolean(name).ok_or_else(|| {
-                    QueryError(QueryErrorKind::NotValid {
+                    QueryError::from(QueryErrorKind::NotValid {
                         kind: SymbolKind::Boolean,
                         name: name.to_string(),
                     })
@@ -575,7 +575,7 @@ fn te_matches<'p>(index: &Index<'p>, args: &SearchArgs) -> Result<TeMatches<'p>,
     let hits = te_scan(index, args)?;
     if hits.iter().any(|m| matches!(m.body, MatchBody::Perms(0))) {
         // setools indexes the first permission of the empty set while sorting.
-        return Err(QueryError(QueryErrorKind::ListIndexOutOfRange));
+        return Err(QueryError::from(QueryErrorKind::ListIndexOutOfRange));
     }
     let order = order::sort(index, &hits, &mut statement::TeWriter::new(index));
     Ok(TeMatches {
@@ -748,7 +748,7 @@ fn scan_entries<'p>(
                     continue;
                 };
                 if !matches!(x.kind, XpermsKind::IoctlFunction | XpermsKind::IoctlDriver) {
-                    return Err(QueryError(QueryErrorKind::UnknownXpermsKind(
+                    return Err(QueryError::from(QueryErrorKind::UnknownXpermsKind(
                         x.kind.value(),
                     )));
                 }
@@ -849,7 +849,7 @@ fn perm_crit(
     });
     if !invalid.is_empty() {
         // Python prints a set; its order is not reproducible, so one name lists exactly.
-        return Err(QueryError(QueryErrorKind::NoSuchPermissions {
+        return Err(QueryError::from(QueryErrorKind::NoSuchPermissions {
             in_selected: matches!(classes, Some(ClassCrit::Set(_))),
             names: invalid.iter().map(|n| n.to_string()).collect(),
         }));
@@ -880,11 +880,15 @@ fn parse_xperms(spec: &str) -> Result<Option<Vec<u16>>, QueryError> {
         let (lo, hi) = match parts.as_slice() {
             [a, b] => (hex(a)?, hex(b)?),
             [a] => (hex(a)?, hex(a)?),
-            _ => return Err(QueryError(QueryErrorKind::XpermsSyntax(item.to_string()))),
+            _ => {
+                return Err(QueryError::from(QueryErrorKind::XpermsSyntax(
+                    item.to_string(),
+                )))
+            }
         };
         for v in [lo, hi] {
             if !(0..=0xffff).contains(&v) {
-                return Err(QueryError(QueryErrorKind::NotIoctl(v)));
+                return Err(QueryError::from(QueryErrorKind::NotIoctl(v)));
             }
         }
         let (lo, hi) = if hi < lo { (hi, lo) } else { (lo, hi) };
@@ -899,7 +903,7 @@ fn parse_xperms(spec: &str) -> Result<Option<Vec<u16>>, QueryError> {
 /// Python's `int(s, base=16)`: optional sign, optional `0x`, underscores between digits,
 /// surrounding whitespace.
 fn hex(s: &str) -> Result<i64, QueryError> {
-    let bad = || QueryError(QueryErrorKind::NotHex(s.to_string()));
+    let bad = || QueryError::from(QueryErrorKind::NotHex(s.to_string()));
     let t = s.trim();
     let (neg, t) = match t.strip_prefix('-') {
         Some(r) => (true, r),
@@ -936,7 +940,7 @@ pub fn te_statement(index: &Index<'_>, h: &TeHit<'_>) -> Result<String, QueryErr
     statement::write_head(&mut s, index, h.kind, h.source, h.target, h.class);
     match &h.body {
         TeBody::Perms(p) if p.is_empty() => {
-            return Err(QueryError(QueryErrorKind::ListIndexOutOfRange))
+            return Err(QueryError::from(QueryErrorKind::ListIndexOutOfRange))
         }
         TeBody::Perms(p) => statement::write_perms(&mut s, p.iter().copied()),
         TeBody::Xperms(kind, values) => {
@@ -976,7 +980,7 @@ pub fn search_rbac(
                 .map_err(QueryError::from);
         }
         index.role(name).map(RoleCrit::Role).ok_or_else(|| {
-            QueryError(QueryErrorKind::NotValid {
+            QueryError::from(QueryErrorKind::NotValid {
                 kind: SymbolKind::Role,
                 name: name.to_string(),
             })
@@ -1137,11 +1141,11 @@ pub fn mls_statement(
 /// setools' `Range.factory_from_string`, with its messages.
 pub fn parse_range(policy: &Policy, text: &str) -> Result<MlsRange, QueryError> {
     if !policy.mls {
-        return Err(QueryError(QueryErrorKind::RangeWithoutMls));
+        return Err(QueryError::from(QueryErrorKind::RangeWithoutMls));
     }
     let parts: Vec<&str> = text.split('-').collect();
     let wrap = |level| {
-        QueryError(QueryErrorKind::InvalidRange {
+        QueryError::from(QueryErrorKind::InvalidRange {
             text: text.to_string(),
             level,
         })
@@ -1152,7 +1156,7 @@ pub fn parse_range(policy: &Policy, text: &str) -> Result<MlsRange, QueryError> 
         None => low.clone(),
     };
     if !dominates(&high, &low) {
-        return Err(QueryError(QueryErrorKind::RangeNotDominated {
+        return Err(QueryError::from(QueryErrorKind::RangeNotDominated {
             text: text.to_string(),
             low: render::level(policy, &low),
             high: render::level(policy, &high),

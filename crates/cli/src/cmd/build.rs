@@ -347,28 +347,28 @@ fn run_secilc(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
         return usage(out);
     }
     let bar = Bar::steps(PROG);
-    bar.step("reading CIL");
-    let mut sources = Vec::with_capacity(files.len());
-    for f in &files {
-        match read_cil(argv.path(f)) {
-            // secilc skips empty files.
-            Ok(text) if text.is_empty() => {}
-            Ok(text) => sources.push(Source {
-                name: argv.display(f),
-                text,
-            }),
-            Err(e) if e.get_ref().is_some_and(|i| i.is::<arbiter_io::TooLarge>()) => {
-                crate::diag!("{}: {e}", argv.display(f));
-                return ExitCode::from(255);
-            }
-            Err(_) => {
-                crate::diag!("Could not open file: {}", argv.display(f));
-                return ExitCode::from(255);
-            }
+    bar.step("reading and compiling CIL");
+    // Each file is read when the compiler asks for it and dropped once parsed (secilc's
+    // order too: a file that cannot be read stops the build after the ones before it).
+    let sources = files.iter().filter_map(|f| match read_cil(argv.path(f)) {
+        // secilc skips empty files.
+        Ok(text) if text.is_empty() => None,
+        Ok(text) => Some(Ok(Source {
+            name: argv.display(f),
+            text,
+        })),
+        Err(e) if e.get_ref().is_some_and(|i| i.is::<arbiter_io::TooLarge>()) => {
+            Some(Err(arbiter_cil::CilError {
+                messages: vec![format!("{}: {e}", argv.display(f))],
+                status: 255,
+            }))
         }
-    }
-    bar.step(format!("compiling {} file(s)", sources.len()));
-    let compiled = match arbiter_cil::compile(&sources, &o) {
+        Err(_) => Some(Err(arbiter_cil::CilError {
+            messages: vec![format!("Could not open file: {}", argv.display(f))],
+            status: 255,
+        })),
+    });
+    let compiled = match arbiter_cil::compile_each(sources, &o) {
         Ok(c) => c,
         Err(e) => {
             for m in &e.messages {
@@ -377,7 +377,6 @@ fn run_secilc(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
             return ExitCode::from(e.status);
         }
     };
-    drop(sources);
     for w in &compiled.warnings {
         crate::diag!("{w}");
     }

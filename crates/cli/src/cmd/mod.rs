@@ -15,6 +15,7 @@ pub mod label;
 pub mod landlock;
 pub mod neverallow;
 pub mod search;
+pub mod sechecker;
 pub mod why;
 
 /// The longest line a query batch (`av`, `landlock check --batch`) reads: 64 KiB, many

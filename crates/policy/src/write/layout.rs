@@ -16,9 +16,9 @@ use crate::avtab::AvtabKey;
 /// commons, classes, roles, types, users, booleans, sensitivities, categories.
 pub(crate) const COMMONS: u32 = 2;
 pub(crate) const CLASSES: u32 = 32;
-pub(crate) const ROLES: u32 = 16;
+pub const ROLES: u32 = 16;
 pub(crate) const TYPES: u32 = 512;
-pub(crate) const USERS: u32 = 128;
+pub const USERS: u32 = 128;
 pub(crate) const BOOLS: u32 = 16;
 pub(crate) const LEVELS: u32 = 16;
 pub(crate) const CATS: u32 = 16;
@@ -49,7 +49,7 @@ fn symhash(name: &[u8]) -> u32 {
 
 /// The order libsepol writes a symbol table of `initial` buckets holding `names`: indices
 /// into `names`, by (bucket, name bytewise as `strcmp`).
-pub(crate) fn symtab_order(initial: u32, names: &[&str]) -> Vec<usize> {
+pub fn symtab_order(initial: u32, names: &[&str]) -> Vec<usize> {
     let mask = grown(initial, names.len()) - 1;
     let mut keyed: Vec<(u64, &[u8], usize)> = names
         .iter()

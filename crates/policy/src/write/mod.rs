@@ -59,6 +59,9 @@ pub(crate) mod layout;
 mod unsupported;
 
 use filename::per_rule;
+/// libsepol 3.4's symbol-table walk order and the role and user tables' initial sizes:
+/// secilc's bounds checks report violations in the order they walk those tables.
+pub use layout::{symtab_order, ROLES as ROLE_TABLE_BUCKETS, USERS as USER_TABLE_BUCKETS};
 pub use unsupported::Unsupported;
 
 use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind};

@@ -12,33 +12,43 @@ Install with ``pip install ./crates/python[dask]``.
     print(fleet.allow)            # = arbiter why --allow POLICY logs...
     fleet.hosts["web1"], fleet.rules[("httpd_t", "shadow_t", "file")], fleet.verdicts["TERULE"]
 
-How it is split: ``dask.bag.read_text`` cuts the logs into partitions of whole lines (each
-tagged with its file); each partition is digested natively (``Denials.digest``: counts, and
-each distinct denial with its verdict), on an engine built once per worker process and
-reused by every task there (keyed by the policy's path, or its bytes' SHA-256). The reduce
-adds the counts and feeds the distinct denials, in log order, to audit2allow's generator
-(``Denials.merge_allow``: nothing is decided again), which prints exactly what a run over
-every line prints (a repeated denial changes nothing in audit2allow's output). Dask's scheduler does the scheduling; this module only says what to compute.
+How it is split: ``dask.bytes.read_bytes`` cuts the logs into blocks of whole lines (one
+bag partition per block, tagged with its file, no per-line Python object); each block is
+digested natively (counts, and each distinct denial with its verdict) into one compact
+``bytes`` blob, on an engine built once per worker process and reused by every task there
+(keyed by the policy's path, or its bytes' SHA-256). ``Bag.reduction`` merges the blobs in
+a tree on the workers (in Rust: counts added, distinct denials kept in log order), so the
+client receives one blob and feeds its distinct denials to audit2allow's generator
+(nothing is decided again), which prints exactly what a run over every line prints (a
+repeated denial changes nothing in audit2allow's output). Dask's scheduler does the
+scheduling; this module only says what to compute.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
-import itertools
 import os
 import threading
 from collections import Counter
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+import dask
 import dask.bag as db
+from dask.bytes import read_bytes
 
+from . import _native
+
+from ._dask_trails import TrailFleet, trails_fleet  # noqa: F401  (BSM trails)
 from .denials import Denials
 
 PolicySource = Union[str, "os.PathLike[str]", bytes]
 
 _ENGINES: Dict[str, Denials] = {}
 _ENGINES_LOCK = threading.Lock()
+# Blobs merged per reduce task: the tree's fan-in (Dask's default is 8 as well).
+_SPLIT_EVERY = 8
 
 
 def _policy_key(policy: PolicySource) -> Tuple[str, PolicySource]:
@@ -81,20 +91,21 @@ class Fleet:
     unknown: int
 
 
-def _digest_partition(part: Sequence[Tuple[str, str]], policy: PolicySource) -> List[Dict[str, Any]]:
-    """Map step: one partition of (line, path) pairs → one digest per run of one file."""
+def _digest_blocks(part: Sequence[Tuple[str, bytes]], policy: PolicySource) -> bytes:
+    """Map step: one partition of (path, block of whole lines) → one blob."""
     den = engine(policy)
-    out = []
-    for path, group in itertools.groupby(part, key=lambda lp: lp[1]):
-        text = "".join(line for line, _ in group)
-        d = den.digest(text, name=path)
-        out.append({
-            "path": path, "lines": d.lines, "records": d.records, "denials": d.denials,
-            "malformed": d.malformed, "unknown": d.unknown, "verdicts": dict(d.verdicts),
-            "rules": dict(d.rules), "kept": list(d.kept), "roles": list(d.roles),
-            "selinux_seen": d.selinux_seen,
-        })
-    return out
+    blobs = [_native._fleet_digest(den, block, path) for path, block in part]
+    return blobs[0] if len(blobs) == 1 else _native._fleet_merge(blobs)
+
+
+def _merge_blobs(blobs: Sequence[bytes]) -> bytes:
+    """Reduce step (associative, order-keeping): blobs in log order → one blob."""
+    blobs = list(blobs)
+    return blobs[0] if len(blobs) == 1 else _native._fleet_merge(blobs)
+
+
+def _tag(block: bytes, path: str) -> List[Tuple[str, bytes]]:
+    return [(path, block)]
 
 
 def _norm(path: str) -> str:
@@ -134,35 +145,23 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
             err = denials.LogError(f"{p}: no such file")
             err.path = p
             raise err
-    bag = db.read_text(paths, include_path=True, blocksize=blocksize)
-    digests = bag.map_partitions(_digest_partition, source).compute(scheduler=scheduler)
-    return _reduce(digests, host_of, source, module=module, requires=requires,
-                   dontaudit=dontaudit, xperms=xperms)
-
-
-def _reduce(digests: Sequence[Dict[str, Any]], host_of: Mapping[str, str], policy: PolicySource,
-            **generation: Any) -> Fleet:
+    _, blocks, read_paths = read_bytes(paths, delimiter=b"\n", blocksize=blocksize,
+                                       sample=False, include_path=True)
+    parts = [dask.delayed(_tag)(block, _norm(path))
+             for path, file_blocks in zip(read_paths, blocks) for block in file_blocks]
+    if not parts:
+        blob = _native._fleet_merge([])
+    else:
+        bag = db.from_delayed(parts)
+        blob = bag.reduction(functools.partial(_digest_blocks, policy=source), _merge_blobs,
+                             split_every=_SPLIT_EVERY).compute(scheduler=scheduler)
+    allow, per_path, rules, verdicts, counts = _native._fleet_finish(
+        blob, module=module, requires=requires, dontaudit=dontaudit, xperms=xperms)
     hosts: Counter = Counter({h: 0 for h in host_of.values()})
-    rules: Counter = Counter()
-    verdicts: Counter = Counter()
-    totals = Counter()
-    kept: List[Any] = []
-    roles: List[Any] = []
-    seen_roles = set()
-    selinux_seen = False
-    for d in digests:
-        hosts[host_of.get(_norm(d["path"]), os.path.basename(d["path"]))] += d["records"]
-        rules.update(d["rules"])
-        verdicts.update(d["verdicts"])
-        for k in ("lines", "records", "denials", "malformed", "unknown"):
-            totals[k] += d[k]
-        kept.extend(d["kept"])
-        for r in d["roles"]:
-            if tuple(r) not in seen_roles:
-                seen_roles.add(tuple(r))
-                roles.append(r)
-        selinux_seen = selinux_seen or d["selinux_seen"]
-    allow = engine(policy).merge_allow(kept, roles, selinux_seen, **generation)
-    return Fleet(allow=allow, hosts=dict(hosts), rules=dict(rules), verdicts=dict(verdicts),
-                 lines=totals["lines"], records=totals["records"], denials=totals["denials"],
-                 malformed=totals["malformed"], unknown=totals["unknown"])
+    for path, n in per_path.items():
+        hosts[host_of.get(path, os.path.basename(path))] += n
+    return Fleet(allow=allow, hosts=dict(hosts), rules=rules, verdicts=verdicts,
+                 lines=counts["lines"], records=counts["records"], denials=counts["denials"],
+                 malformed=counts["malformed"], unknown=counts["unknown"])
+
+

@@ -6,8 +6,23 @@
 //! The Python half (`arbiter/setools/*.py`) holds setools 4.4.1's object semantics
 //! (equality, hashing, `str()`, exceptions) over the plain tuples returned here.
 
+mod constraint;
+mod labeling;
+mod mls;
 mod te;
 pub use te::TeResults;
+
+/// Adds the table functions of the MLS, labeling and constraint modules to `m`.
+pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(mls::sensitivity_table, m)?)?;
+    m.add_function(wrap_pyfunction!(mls::category_table, m)?)?;
+    m.add_function(wrap_pyfunction!(mls::user_levels, m)?)?;
+    m.add_function(wrap_pyfunction!(mls::range_transitions, m)?)?;
+    m.add_function(wrap_pyfunction!(labeling::labeling_tables, m)?)?;
+    m.add_function(wrap_pyfunction!(constraint::constraint_table, m)?)?;
+    m.add_function(wrap_pyfunction!(constraint::default_table, m)?)?;
+    Ok(())
+}
 
 use crate::policy::{fspath, model_from, open_path};
 use arbiter_policy::{HandleUnknown, Policy as Model, TypeFlavor};

@@ -8,11 +8,15 @@ never replaced on disk: only the importing process sees arbiter's.
 Implemented: ``SELinuxPolicy`` (types, attributes, roles, users, Booleans, classes,
 commons, policy capabilities, conditionals, TE rules, lookups, counts), the TE rule classes
 and ``TERuleQuery`` (in Rust), ``TypeQuery``, ``TypeAttributeQuery``, ``RoleQuery``,
-``UserQuery`` (without MLS criteria), ``RBACRuleQuery``, ``BoundsQuery``, ``BoolQuery``, ``ObjClassQuery``, ``CommonQuery``,
-``PolCapQuery``. The other names of setools raise ``AttributeError`` (and their modules
+``UserQuery``, ``RBACRuleQuery``, ``BoundsQuery``, ``BoolQuery``, ``ObjClassQuery``, ``CommonQuery``,
+``PolCapQuery``; the MLS symbols and rules (``Sensitivity``, ``Category``, ``LevelDecl``,
+``Level``, ``Range``, ``MLSRule``, ``SensitivityQuery``, ``CategoryQuery``,
+``MLSRuleQuery``), constraints and defaults (``ConstraintQuery``, ``DefaultQuery``), and
+the initial SIDs, contexts and every SELinux ``*con`` with their queries. The other names of setools raise ``AttributeError`` (and their modules
 ``ModuleNotFoundError``) saying they are not implemented yet; the analyses
-(``DomainTransitionAnalysis``, ``InfoFlowAnalysis``, ``PermissionMap``, ``PolicyChecker``)
-will join as the modules ``dta``, ``infoflow``, ``permmap`` and ``checker``.
+(``DomainTransitionAnalysis``, ``InfoFlowAnalysis``, ``PermissionMap``) will join as the
+modules ``dta``, ``infoflow`` and ``permmap``; ``PolicyChecker`` is in ``checker``;
+``PolicyDifference`` (``diff``) has every section but the TE rule ones, which raise saying so.
 """
 
 from . import exception  # noqa: F401
@@ -69,6 +73,27 @@ from .terulequery import TERuleQuery  # noqa: F401
 from .typeattrquery import TypeAttributeQuery  # noqa: F401
 from .typequery import TypeQuery  # noqa: F401
 from .userquery import UserQuery  # noqa: F401
+from .policyrep import (  # noqa: F401  (MLS, labeling, constraints: lane pymls)
+    Category, Constraint, Context, Default, DefaultRange, FSUse, Genfscon, Ibendportcon,
+    Ibpkeycon, InitialSID, LevelDecl, MLSRule, Netifcon, Nodecon, Portcon, Sensitivity,
+    Validatetrans,
+)
+from .util import xperm_str_to_tuple_ranges  # noqa: F401
+from .categoryquery import CategoryQuery  # noqa: F401
+from .constraintquery import ConstraintQuery  # noqa: F401
+from .defaultquery import DefaultQuery  # noqa: F401
+from .fsusequery import FSUseQuery  # noqa: F401
+from .genfsconquery import GenfsconQuery  # noqa: F401
+from .ibendportconquery import IbendportconQuery  # noqa: F401
+from .ibpkeyconquery import IbpkeyconQuery  # noqa: F401
+from .initsidquery import InitialSIDQuery  # noqa: F401
+from .mlsrulequery import MLSRuleQuery  # noqa: F401
+from .netifconquery import NetifconQuery  # noqa: F401
+from .nodeconquery import NodeconQuery  # noqa: F401
+from .portconquery import PortconQuery  # noqa: F401
+from .sensitivityquery import SensitivityQuery  # noqa: F401
+from .checker import PolicyChecker  # noqa: F401
+from .diff import PolicyDifference  # noqa: F401
 from ._finder import install, uninstall, NOT_IMPLEMENTED_MODULES  # noqa: F401
 
 __version__ = "4.4.1"
@@ -76,16 +101,13 @@ __version__ = "4.4.1"
 # setools 4.4.1's public names this package does not provide yet; asking for one is an
 # AttributeError that says so (never a silent stand-in).
 NOT_IMPLEMENTED_NAMES = frozenset(
-    """AnyConstraint AnyDefault AnyRBACRule AnyTERule Category
-    CategoryQuery Constraint ConstraintQuery Context Default DefaultQuery DefaultRange
+    """AnyConstraint AnyDefault AnyRBACRule AnyTERule
     Devicetreecon DevicetreeconQuery DomainEntrypoint DomainTransition
-    DomainTransitionAnalysis FSUse FSUseQuery Genfscon GenfsconQuery Ibendportcon
-    IbendportconQuery Ibpkeycon IbpkeyconQuery InfoFlowAnalysis InitialSID InitialSIDQuery
-    Iomemcon IomemconQuery Ioportcon IoportconQuery LevelDecl MLSRule MLSRuleQuery Mapping
-    Netifcon NetifconQuery Nodecon NodeconQuery Pcidevicecon PcideviceconQuery
-    PermissionMap Pirqcon PirqconQuery PolicyChecker PolicyDifference Portcon PortconQuery
-    RuleWeight Sensitivity SensitivityQuery
-    Validatetrans xperm_str_to_tuple_ranges""".split()
+    DomainTransitionAnalysis InfoFlowAnalysis
+    Iomemcon IomemconQuery Ioportcon IoportconQuery Mapping
+    Pcidevicecon PcideviceconQuery
+    PermissionMap Pirqcon PirqconQuery
+    RuleWeight""".split()
 )
 
 

@@ -186,3 +186,19 @@ class UnmappedClass(PermissionMapException):
 
 class UnmappedPermission(PermissionMapException):
     """A permission the permission map lacks."""
+
+
+class InvalidCheckerConfig(SEToolsException):
+    """A policy checker configuration that cannot be used (sechecker exits 2)."""
+
+
+class InvalidCheckerModule(InvalidCheckerConfig):
+    """A section without ``check_type``, or with one sechecker does not have."""
+
+
+class InvalidCheckOption(InvalidCheckerConfig):
+    """An option the check type does not take."""
+
+
+class InvalidCheckValue(InvalidCheckerConfig):
+    """An option value that names nothing in the policy, or a check missing criteria."""

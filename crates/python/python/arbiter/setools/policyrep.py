@@ -299,6 +299,7 @@ def _resolve_symbol(policy, kind, name):
         "Boolean": policy.lookup_boolean,
         "ObjClass": policy.lookup_class,
         "Common": policy.lookup_common,
+        "PolicyCapability": lambda n: next(c for c in policy.polcaps() if c.name == n),
     }[kind]
     return lookup(name)
 
@@ -361,9 +362,15 @@ class TypeAttribute(BaseType):
     __slots__ = ()
 
     def _members(self):
+        # Built once per attribute: queries that expand attributes (ConstraintQuery's
+        # indirect types) ask for the same members once per rule.
         p = self.policy
-        tv = p._type_by_value
-        return [tv[v] for v in p._type_relations()[self._value - 1]]
+        cache = p._table("attribute_members", dict)
+        m = cache.get(self._value)
+        if m is None:
+            tv = p._type_by_value
+            m = cache[self._value] = [tv[v] for v in p._type_relations()[self._value - 1]]
+        return m
 
     def expand(self):
         """The member types, in type-value order."""
@@ -446,14 +453,14 @@ class User(PolicySymbol):
         """The user's default level."""
         if self._level is None:
             raise MLSDisabled
-        return Level(self.policy, self._level)
+        return self.policy._user_mls(self._value)[0]
 
     @property
     def mls_range(self):
         """The user's range."""
         if self._range is None:
             raise MLSDisabled
-        return Range(self.policy, self._range)
+        return self.policy._user_mls(self._value)[1]
 
     def statement(self):
         roles = sorted(str(r) for r in self.roles)
@@ -517,6 +524,18 @@ class ObjClass(PolicySymbol):
             return True
         return self._common is not None and perm in self.common.perms
 
+    def constraints(self):
+        """The class's constrain and mlsconstrain rules, in the policy's order."""
+        return iter(self.policy._class_constraints(self)[0])
+
+    def validatetrans(self):
+        """The class's validatetrans and mlsvalidatetrans rules, in the policy's order."""
+        return iter(self.policy._class_constraints(self)[1])
+
+    def defaults(self):
+        """The class's default_user, default_role, default_type, default_range rules."""
+        return iter(self.policy._class_defaults(self))
+
     def statement(self):
         s = "class {}\n".format(self.name)
         if self._common is not None:
@@ -533,63 +552,6 @@ class PolicyCapability(PolicySymbol):
 
     def statement(self):
         return "policycap {};".format(self.name)
-
-
-class Level(PolicyObject):
-    """An MLS level, as text (``s0:c0.c3``). Compared by its text."""
-
-    __slots__ = ("_text",)
-
-    def __init__(self, policy, text):
-        self.policy = policy
-        self._text = text
-
-    def _key(self):
-        return self._text
-
-    def __str__(self):
-        return self._text
-
-    def statement(self):
-        raise NoStatement
-
-
-class Range(PolicyObject):
-    """An MLS range, as text (``s0 - s0:c0.c1023``). Compared by its text, spaces around
-    ``-`` ignored."""
-
-    __slots__ = ("_text",)
-
-    def __init__(self, policy, text):
-        self.policy = policy
-        self._text = text
-
-    def _key(self):
-        return self._text
-
-    def __str__(self):
-        return self._text
-
-    def __eq__(self, other):
-        norm = lambda s: "-".join(x.strip() for x in str(s).split("-"))  # noqa: E731
-        return norm(self) == norm(other)
-
-    def __hash__(self):
-        return hash(str(self))
-
-    @property
-    def low(self):
-        """The low level."""
-        return Level(self.policy, self._text.split(" - ")[0])
-
-    @property
-    def high(self):
-        """The high level."""
-        parts = self._text.split(" - ")
-        return Level(self.policy, parts[-1])
-
-    def statement(self):
-        raise NoStatement
 
 
 # --------------------------------------------------------------------------- conditionals
@@ -653,6 +615,9 @@ class Conditional(PolicyObject):
     def __hash__(self):
         return hash(self._node)
 
+    def __reduce__(self):
+        return (_conditional_at, (self.policy, self._node))
+
     def __contains__(self, other):
         return any(other == b for b in self.booleans)
 
@@ -712,6 +677,11 @@ class Conditional(PolicyObject):
 
     def statement(self):
         raise NoStatement
+
+
+def _conditional_at(policy, node):
+    """Rebuilds a pickled conditional (its position in the policy)."""
+    return policy._conditional(node)
 
 
 # --------------------------------------------------------------------------- TE rules
@@ -831,6 +801,15 @@ class BaseTERule(PolicyRule):
             stmt[len(head):]
         )
 
+    def __reduce__(self):
+        # A handle on a native result set pickles as the rule's fields, found again by a
+        # query in the unpickled policy; an expanded rule as its origin and types.
+        if self.origin is not None:
+            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
+        return (_te_rule_at, (self.policy, str(self.ruletype), str(self.source),
+                              str(self.target), str(self.tclass), self._row,
+                              self._res.statement(self._i)))
+
     def expand(self):
         """One rule per (source type, target type) of the rule's attributes, sharing its
         body; an expanded rule yields itself."""
@@ -842,6 +821,26 @@ class BaseTERule(PolicyRule):
                 yield type(self)(
                     self.policy, self._res, self._i, self._row, s, t, self.tclass, origin=self
                 )
+
+
+def _te_rule_at(policy, ruletype, source, target, tclass, row, stmt):
+    """Rebuilds a pickled TE rule: the rule of the same fields in its (unpickled) policy."""
+    from .terulequery import TERuleQuery
+
+    q = TERuleQuery(policy, ruletype=[ruletype], source=source, source_indirect=False,
+                    target=target, target_indirect=False, tclass=[tclass])
+    for r in q.results():
+        if r._row == row and r._res.statement(r._i) == stmt:
+            return r
+    raise ValueError("the policy has no rule {}".format(stmt))
+
+
+def _expanded_rule(origin, source, target):
+    """Rebuilds a pickled expanded rule from its (unpickled) origin."""
+    for r in origin.expand():
+        if str(r.source) == source and str(r.target) == target:
+            return r
+    raise ValueError("{} expands to no rule {} {}".format(origin, source, target))
 
 
 class AVRule(BaseTERule):
@@ -878,6 +877,9 @@ class _DerivedAVRule(AVRule):
     @property
     def perms(self):
         return self._perms
+
+    def __reduce__(self):
+        return (_DerivedAVRule, (self.origin, self.source, self.target, self._perms))
 
     def statement(self):
         stmt = self._res.statement(self._i) or ""
@@ -986,6 +988,11 @@ class RoleAllow(PolicyRule):
     def _key(self):
         return ("allow", self._n)
 
+    def __reduce__(self):
+        if self.origin is not None:
+            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
+        return (_rbac_rule_at, (self.policy, 0, self._n))
+
     def __hash__(self):
         return hash(("allow", str(self.source), str(self.target)))
 
@@ -1028,6 +1035,11 @@ class RoleTransition(PolicyRule):
     def _key(self):
         return ("role_transition", self._n)
 
+    def __reduce__(self):
+        if self.origin is not None:
+            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
+        return (_rbac_rule_at, (self.policy, 1, self._n))
+
     def __hash__(self):
         return hash(("role_transition", str(self.source), str(self.target), str(self.tclass),
                      str(self.default)))
@@ -1044,6 +1056,12 @@ class RoleTransition(PolicyRule):
             for t in self.target.expand():
                 yield RoleTransition(self.policy, self._n, s, t, self.tclass, self.default,
                                      origin=self)
+
+
+def _rbac_rule_at(policy, kind, n):
+    """Rebuilds a pickled RBAC rule (role allows are kind 0, role transitions 1)."""
+    want = RoleAllow if kind == 0 else RoleTransition
+    return [r for r in policy.rbacrules() if type(r) is want][n]
 
 
 # --------------------------------------------------------------------------- bounds
@@ -1072,6 +1090,14 @@ class Bounds(PolicyObject):
     def statement(self):
         return "{0.ruletype} {0.parent} {0.child};".format(self)
 
+    def __reduce__(self):
+        return (_bounds_at, (self.policy, self.child.name))
+
+
+def _bounds_at(policy, child):
+    """Rebuilds a pickled typebounds statement (by its child type)."""
+    return next(b for b in policy.bounds() if b.child.name == child)
+
 
 # --------------------------------------------------------------------------- the policy
 
@@ -1094,7 +1120,22 @@ def _default_policy_path():
     raise RuntimeError("Unable to locate an SELinux policy to load.")
 
 
-class SELinuxPolicy:
+# The MLS, labeling and constraint parts live in their own modules (they import the base
+# classes above, hence here).
+from ._mls import (  # noqa: E402,F401
+    BaseMLSLevel, Category, Level, LevelDecl, MLSRule, Range, Sensitivity, _MLSPolicy,
+)
+from ._labeling import (  # noqa: E402,F401
+    Context, FSUse, GenfsFiletype, Genfscon, Ibendportcon, Ibpkeycon, InitialSID, Netifcon,
+    Nodecon, Ocontext, Portcon, _LabelingPolicy,
+)
+from ._constraint import (  # noqa: E402,F401
+    BaseConstraint, Constraint, ConstraintExprNode, ConstraintExpression, Default,
+    DefaultRange, Validatetrans, _ConstraintPolicy,
+)
+
+
+class SELinuxPolicy(_MLSPolicy, _LabelingPolicy, _ConstraintPolicy):
     """A binary SELinux policy, read by arbiter. ``SELinuxPolicy(path)``; pickles by path
     (or, for a policy not read from a file, by its image)."""
 

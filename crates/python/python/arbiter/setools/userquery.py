@@ -1,7 +1,10 @@
-"""``setools.userquery.UserQuery``: users by name and roles (the MLS criteria ``level`` and
-``range_`` are not implemented yet and raise ``NotImplementedError`` when set)."""
+"""``setools.userquery.UserQuery``: users by name, roles, default level (equal,
+dominating, dominated, incomparable) and range (equal, subset, overlap, superset,
+proper)."""
 
+from .descriptors import CriteriaDescriptor
 from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_set
+from .util import match_level, match_range
 
 
 class UserQuery(PolicyQuery):
@@ -12,13 +15,15 @@ class UserQuery(PolicyQuery):
     name_regex = False
     roles_regex = False
     roles_equal = False
-
-    def __setattr__(self, name, value):
-        if name in ("level", "range_") and value is not None:
-            raise NotImplementedError(
-                "arbiter.setools: UserQuery.{0} is not implemented yet".format(name)
-            )
-        super().__setattr__(name, value)
+    level = CriteriaDescriptor(lookup_function="lookup_level")
+    level_dom = False
+    level_domby = False
+    level_incomp = False
+    range_ = CriteriaDescriptor(lookup_function="lookup_range")
+    range_overlap = False
+    range_subset = False
+    range_superset = False
+    range_proper = False
 
     def results(self):
         """The matching users, in the policy's order."""
@@ -28,5 +33,12 @@ class UserQuery(PolicyQuery):
             if self.roles is not None and not match_set(
                 u.roles, self.roles, self.roles_equal, self.roles_regex
             ):
+                continue
+            if self.level and not match_level(u.mls_level, self.level, self.level_dom,
+                                              self.level_domby, self.level_incomp):
+                continue
+            if self.range_ and not match_range(u.mls_range, self.range_, self.range_subset,
+                                               self.range_overlap, self.range_superset,
+                                               self.range_proper):
                 continue
             yield u

@@ -1,0 +1,112 @@
+"""BSM trails of a fleet on Dask (``arbiter.dask.trails_fleet``): auditreduce-style
+selection over many trails and per-event / per-user counts of the selected records, the
+same as one ``arbiter bsm reduce`` over every trail in the order given.
+
+One trail is one bag partition (a BSM trail has no line boundaries to cut at, and one
+host's trail is the natural unit). Each partition is selected and counted natively on its
+worker (``arbiter.bsm``'s reducer, streaming the file); ``Bag.reduction`` merges the
+results in a tree on the workers, keeping trail order, so the client receives one result:
+the selected records as one trail (``data``) and the counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+from collections import Counter
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import dask.bag as db
+
+from . import _native
+
+_SPLIT_EVERY = 8
+
+
+@dataclasses.dataclass
+class TrailFleet:
+    """The aggregate over every host's trails.
+
+    ``data``: the selected records as one trail (what ``arbiter bsm reduce OPTIONS TRAILS``
+    writes); ``events``: selected records per event number; ``users``: selected records per
+    audit user id (-1: no subject token); ``hosts``: selected records per host;
+    ``records``: records read (file tokens included); ``selected``: records selected (file
+    tokens included, as auditreduce writes them)."""
+
+    data: bytes
+    events: Dict[int, int]
+    users: Dict[int, int]
+    hosts: Dict[str, int]
+    records: int
+    selected: int
+
+
+def _digest(part: Sequence[Tuple[str, str]], options: List[str], etc: Optional[str]) -> Tuple:
+    out = []
+    for host, path in part:
+        records, selected, events, users, data = _native._bsm_digest(path, options, etc=etc)
+        out.append((records, selected, events, users, {host: selected}, data))
+    return _merge(out)
+
+
+def _merge(parts: Sequence[Tuple]) -> Tuple:
+    """Associative and order-keeping: parts in trail order → one part."""
+    parts = list(parts)
+    if len(parts) == 1:
+        return parts[0]
+    records = selected = 0
+    events: Counter = Counter()
+    users: Counter = Counter()
+    hosts: Counter = Counter()
+    data = []
+    for r, s, e, u, h, d in parts:
+        records += r
+        selected += s
+        events.update(e)
+        users.update(u)
+        hosts.update(h)
+        data.append(d)
+    return records, selected, dict(events), dict(users), dict(hosts), b"".join(data)
+
+
+def trails_fleet(trails: Union[Mapping[str, Any], Sequence[Any]], options: Sequence[str] = (),
+                 *, etc: Optional[Union[str, "os.PathLike[str]"]] = None,
+                 scheduler: Optional[str] = None) -> TrailFleet:
+    """Selects (auditreduce ``options``, e.g. ``["-m", "AUE_EXECVE"]``; none: every record)
+    and counts every host's BSM trails on the current Dask scheduler (a
+    ``distributed.Client`` if one is active, else ``scheduler``).
+
+    ``trails``: ``{host: path}`` (or ``{host: [paths]}``), or a list of paths (host = the
+    file's name). ``etc``: the audit_* directory, as ``--etc`` (a path every worker can
+    read). Bad options raise ``ValueError`` before anything is scheduled; an unreadable
+    trail raises ``arbiter.bsm.TrailError``."""
+    if isinstance(trails, (str, os.PathLike)):
+        raise TypeError("trails must be a mapping host -> path(s) or a list of paths, not one path")
+    pairs: List[Tuple[str, str]] = []
+    if isinstance(trails, Mapping):
+        for host, paths in trails.items():
+            if isinstance(paths, (str, os.PathLike)):
+                paths = [paths]
+            pairs.extend((str(host), os.path.abspath(os.fspath(p))) for p in paths)
+    else:
+        pairs = [(os.path.basename(os.fspath(p)), os.path.abspath(os.fspath(p))) for p in trails]
+    if not pairs:
+        raise ValueError("no trails given")
+    options = [str(o) for o in options]
+    etc = None if etc is None else os.path.abspath(os.fspath(etc))
+    # Options are checked here, once, so that a typo fails before any task runs.
+    _native._bsm_reduce([], options, etc=etc)
+    for _, p in pairs:
+        if not os.path.isfile(p):
+            err = _native.TrailError(f"{p}: no such file")
+            err.path = p
+            raise err
+    bag = db.from_sequence(pairs, npartitions=len(pairs))
+    records, selected, events, users, hosts, data = bag.reduction(
+        functools.partial(_digest, options=options, etc=etc), _merge, split_every=_SPLIT_EVERY,
+    ).compute(scheduler=scheduler)
+    all_hosts = {h: 0 for h, _ in pairs}
+    all_hosts.update(hosts)
+    return TrailFleet(data=data, events=events, users=users, hosts=all_hosts,
+                      records=records, selected=selected)

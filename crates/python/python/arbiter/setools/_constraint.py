@@ -1,0 +1,447 @@
+"""Constraints and default_* rules of ``setools.policyrep`` on arbiter: ``Constraint``,
+``Validatetrans`` (and their MLS kinds), ``ConstraintExpression`` with setools 4.4.1's
+infix text, ``Default`` and ``DefaultRange``, and the ``SELinuxPolicy`` iterators over
+them (``_ConstraintPolicy``). The postfix nodes come from the native
+``constraint_table``; the name sets are built in the policy's bitmap order, as setools
+builds them, so that their iteration order is setools' for the same hash seed."""
+
+import collections
+
+from .. import _native
+from .exception import ConstraintUseError, LowLevelPolicyError, NoStatement
+from .policyrep import (
+    ConstraintRuletype,
+    DefaultRangeValue,
+    DefaultRuletype,
+    DefaultValue,
+    PolicyObject,
+)
+
+# CEXPR_* attribute bits (libsepol's constraint.h) and setools' operand names for them.
+_USER, _ROLE, _TYPE, _TARGET, _XTARGET = 1, 2, 4, 8, 16
+_L1L2, _L1H2, _H1L2, _H1H2, _L1H1, _L2H2 = 32, 64, 128, 256, 512, 1024
+_SYM_TO_TEXT = {
+    _USER: "u1", _ROLE: "r1", _TYPE: "t1",
+    _USER + _TARGET: "u2", _ROLE + _TARGET: "r2", _TYPE + _TARGET: "t2",
+    _USER + _XTARGET: "u3", _ROLE + _XTARGET: "r3", _TYPE + _XTARGET: "t3",
+    _L1L2: "l1", _L1H2: "l1", _H1L2: "h1", _H1H2: "h1", _L1H1: "l1", _L2H2: "l2",
+    _L1L2 + _TARGET: "l2", _L1H2 + _TARGET: "h2", _H1L2 + _TARGET: "l2",
+    _H1H2 + _TARGET: "h2", _L1H1 + _TARGET: "h1", _L2H2 + _TARGET: "h2",
+}
+_ROLE_SYMS = (_ROLE, _ROLE + _TARGET, _ROLE + _XTARGET)
+_TYPE_SYMS = (_TYPE, _TYPE + _TARGET, _TYPE + _XTARGET)
+
+
+class ConstraintExprNode(PolicyObject):
+    """One node of a postfix constraint expression, list-like: ``["u1", "u2", "=="]``,
+    ``["t1", frozenset(types), "=="]`` or ``["and"]``."""
+
+    __slots__ = ("_id", "_expression", "_names", "_symbol_type", "mls", "roles", "types",
+                 "users")
+
+    def __init__(self, policy, ident, kind, attr, op, values):
+        self.policy = policy
+        self._id = ident
+        self._names = None
+        self._symbol_type = attr if kind in ("attr", "names") else None
+        self.mls = self.roles = self.types = self.users = False
+        if self._symbol_type is not None:
+            self.mls = attr >= _L1L2
+        if kind == "names":
+            if attr in _ROLE_SYMS:
+                self.roles = True
+                by_value = policy._role_by_value
+            elif attr in _TYPE_SYMS:
+                self.types = True
+                by_value = policy._type_by_value
+            else:
+                self.users = True
+                by_value = policy._user_by_value()
+            self._names = frozenset(by_value[v] for v in values)
+            self._expression = [_SYM_TO_TEXT[attr], self._names, op]
+        elif kind == "attr":
+            self._expression = [_SYM_TO_TEXT[attr], _SYM_TO_TEXT[attr + _TARGET], op]
+        else:
+            self._expression = [kind]
+
+    def _key(self):
+        return self._id
+
+    def __str__(self):
+        # setools' nodes have no text of their own: str() is statement(), which raises.
+        return self.statement()
+
+    def __iter__(self):
+        return iter(self._expression)
+
+    def __contains__(self, item):
+        return item in self._expression
+
+    def __len__(self):
+        return len(self._expression)
+
+    def __getitem__(self, idx):
+        return self._expression[idx]
+
+    def __reduce__(self):
+        return (_expr_node_at, (self.policy, self._id))
+
+    @property
+    def names(self):
+        if self._names is None:
+            raise AttributeError("names")
+        return self._names
+
+    @property
+    def symbol_type(self):
+        if self._symbol_type is None:
+            raise AttributeError("symbol_type")
+        return self._symbol_type
+
+    def statement(self):
+        raise NoStatement
+
+
+def _expr_node_at(policy, ident):
+    """Rebuilds a pickled expression node (its constraint and position)."""
+    rows = policy._table("constraint_rows", lambda: {v: (c, vt) for v, c, vt in
+                                                     _native.constraint_table(policy._db)})
+    cls_value, which, n, k = ident
+    cons, vts = rows[cls_value]
+    nodes = cons[n][1] if which == 0 else vts[n]
+    return ConstraintExprNode(policy, ident, *nodes[k])
+
+
+def _flatten(items):
+    out = []
+    for i in items:
+        if isinstance(i, list):
+            out.extend(_flatten(i))
+        else:
+            out.append(i)
+    return out
+
+
+class ConstraintExpression(PolicyObject):
+    """A constraint's expression: iterates in postfix order, prints in infix order;
+    ``users``, ``roles``, ``types`` are the names it mentions."""
+
+    __slots__ = ("_id", "_postfix", "_infix", "mls", "users", "roles", "types")
+
+    _PRECEDENCE = {"not": 4, "and": 2, "or": 1, "==": 3, "!=": 3, "dom": 3, "domby": 3,
+                   "incomp": 3}
+    _OPERANDS = ("u1", "u2", "u3", "r1", "r2", "r3", "t1", "t2", "t3", "l1", "l2", "h1", "h2")
+
+    def __init__(self, policy, ident, rows):
+        self.policy = policy
+        self._id = ident
+        self._postfix = []
+        self._infix = None
+        self.mls = False
+        users, roles, types = [], [], []
+        for n, row in enumerate(rows):
+            node = ConstraintExprNode(policy, ident + (n,), *row)
+            if node.mls:
+                self.mls = True
+            if node.types:
+                types.extend(node.names)
+            elif node.roles:
+                roles.extend(node.names)
+            elif node.users:
+                users.extend(node.names)
+            self._postfix.extend(node)
+        self.users = frozenset(users)
+        self.roles = frozenset(roles)
+        self.types = frozenset(types)
+
+    def _key(self):
+        return self._id
+
+    def __str__(self):
+        ret = []
+        for item in self.infix():
+            if isinstance(item, frozenset):
+                if len(item) > 1:
+                    ret.append("{{ {0} }} ".format(" ".join(str(j) for j in item)))
+                else:
+                    ret.append("{0}".format(" ".join(str(j) for j in item)))
+            else:
+                ret.append(item)
+        return " ".join(ret)
+
+    def __getitem__(self, idx):
+        return self._postfix[idx]
+
+    def __iter__(self):
+        return iter(self._postfix)
+
+    def __eq__(self, other):
+        return self._postfix == other
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def __reduce__(self):
+        return (_expression_at, (self.policy, self._id))
+
+    def infix(self):
+        """The expression in infix order, with setools' parentheses."""
+        if self._infix is None:
+            stack = []
+            prev = 4
+            for op in self._postfix:
+                if isinstance(op, frozenset) or op in self._OPERANDS:
+                    stack.append(op)
+                    continue
+                if op == "not":
+                    operand = stack.pop()
+                    stack.append([op, "(", operand, ")"])
+                else:
+                    operand2 = stack.pop()
+                    operand1 = stack.pop()
+                    if self._PRECEDENCE[op] < prev:
+                        stack.append([operand1, op, operand2])
+                    else:
+                        stack.append(["(", operand1, op, operand2, ")"])
+                prev = self._PRECEDENCE[op]
+            self._infix = _flatten(stack)
+        return self._infix
+
+    def statement(self):
+        raise NoStatement
+
+
+def _expression_at(policy, ident):
+    """Rebuilds a pickled constraint expression from its constraint."""
+    return _constraint_at(policy, ident).expression
+
+
+class BaseConstraint(PolicyObject):
+    """Base of ``Constraint`` and ``Validatetrans``."""
+
+    __slots__ = ("_id", "ruletype", "tclass", "expression")
+
+    def _key(self):
+        return self._id
+
+    def __str__(self):
+        return self.statement()
+
+    @property
+    def perms(self):
+        raise NotImplementedError
+
+    def __reduce__(self):
+        return (_constraint_at, (self.policy, self._id))
+
+
+def _constraint_at(policy, ident):
+    """Rebuilds a pickled constraint (class value, table, position)."""
+    cls_value, which, n = ident
+    return policy._class_constraints(policy._class_by_value[cls_value])[which][n]
+
+
+class Constraint(BaseConstraint):
+    """``constrain``/``mlsconstrain CLASS PERMS (EXPRESSION);``"""
+
+    __slots__ = ("perms",)
+
+    def __init__(self, policy, ident, tclass, perms, rows):
+        self.policy = policy
+        self._id = ident
+        self.tclass = tclass
+        self.perms = frozenset(perms)
+        self.expression = ConstraintExpression(policy, ident, rows)
+        self.ruletype = (ConstraintRuletype.mlsconstrain if self.expression.mls
+                         else ConstraintRuletype.constrain)
+
+    def statement(self):
+        if len(self.perms) > 1:
+            perms = "{{ {0} }}".format(" ".join(sorted(self.perms)))
+        else:
+            perms = list(self.perms)[0]
+        return "{0.ruletype} {0.tclass} {1} ({0.expression}); ".format(self, perms)
+
+
+class Validatetrans(BaseConstraint):
+    """``validatetrans``/``mlsvalidatetrans CLASS (EXPRESSION);``"""
+
+    __slots__ = ()
+
+    def __init__(self, policy, ident, tclass, rows):
+        self.policy = policy
+        self._id = ident
+        self.tclass = tclass
+        self.expression = ConstraintExpression(policy, ident, rows)
+        self.ruletype = (ConstraintRuletype.mlsvalidatetrans if self.expression.mls
+                         else ConstraintRuletype.validatetrans)
+
+    @property
+    def perms(self):
+        raise ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
+
+    def statement(self):
+        return "{0.ruletype} {0.tclass} ({0.expression});".format(self)
+
+
+_RANGE_DEFAULT = {1: 1, 2: 1, 3: 1, 4: 2, 5: 2, 6: 2, 7: 7}
+_RANGE_PART = {1: 1, 2: 2, 3: 3, 4: 1, 5: 2, 6: 3, 7: None}
+
+
+class Default(PolicyObject):
+    """``default_user``/``default_role``/``default_type CLASS DEFAULT;``"""
+
+    __slots__ = ("ruletype", "tclass", "_default")
+
+    def __init__(self, policy, ruletype, tclass, default):
+        self.policy = policy
+        self.ruletype = ruletype
+        self.tclass = tclass
+        self._default = default
+
+    def _key(self):
+        return (str(self.ruletype), self.tclass._value)
+
+    def __eq__(self, other):
+        return (self.ruletype == other.ruletype and self.tclass == other.tclass
+                and self.default == other.default)
+
+    def __hash__(self):
+        return hash("{0.ruletype}|{0.tclass}".format(self))
+
+    def __str__(self):
+        return self.statement()
+
+    @property
+    def default(self):
+        """Which context the field comes from (``DefaultValue``)."""
+        return self._default
+
+    def statement(self):
+        return "{0.ruletype} {0.tclass} {0.default};".format(self)
+
+    def __reduce__(self):
+        return (_default_at, (self.policy, self.tclass.name, str(self.ruletype)))
+
+
+def _default_at(policy, tclass, ruletype):
+    """Rebuilds a pickled default_* rule."""
+    for d in policy.lookup_class(tclass).defaults():
+        if str(d.ruletype) == ruletype:
+            return d
+    raise ValueError("no {} rule for {}".format(ruletype, tclass))
+
+
+class DefaultRange(Default):
+    """``default_range CLASS DEFAULT [RANGE];``"""
+
+    __slots__ = ("default_range",)
+
+    def __init__(self, policy, tclass, number):
+        try:
+            default = DefaultValue(_RANGE_DEFAULT[number])
+        except KeyError as e:
+            raise LowLevelPolicyError("Unsupported default value: {}".format(e)) from e
+        super().__init__(policy, DefaultRuletype.default_range, tclass, default)
+        part = _RANGE_PART[number]
+        self.default_range = None if part is None else DefaultRangeValue(part)
+
+    def __eq__(self, other):
+        return (self.ruletype == other.ruletype and self.tclass == other.tclass
+                and self.default == other.default and self.default_range == other.default_range)
+
+    def __hash__(self):
+        return hash("{0.ruletype}|{0.tclass}".format(self))
+
+    def statement(self):
+        if self.default_range:
+            return "{0.ruletype} {0.tclass} {0.default} {0.default_range};".format(self)
+        return "{0.ruletype} {0.tclass} {0.default};".format(self)
+
+
+class _ConstraintPolicy:
+    """The constraint and default_* part of ``SELinuxPolicy``."""
+
+    def _user_by_value(self):
+        return self._table("user_by_value", lambda: {u._value: u for u in self._users_all()})
+
+    def _class_constraints(self, tclass):
+        """``(constraints, validatetrans)`` of a class, built on first use."""
+        rows = self._table(
+            "constraint_rows", lambda: {v: (c, vt) for v, c, vt in
+                                        _native.constraint_table(self._db)})
+        built = self._table("constraints_by_class", dict)
+        v = tclass._value
+        if v not in built:
+            cons, vts = rows.get(v, ((), ()))
+            built[v] = (
+                [Constraint(self, (v, 0, n), tclass, perms, nodes)
+                 for n, (perms, nodes) in enumerate(cons)],
+                [Validatetrans(self, (v, 1, n), tclass, nodes) for n, nodes in enumerate(vts)],
+            )
+        return built[v]
+
+    def _class_defaults(self, tclass):
+        rows = self._table(
+            "default_rows", lambda: {r[0]: r[1:] for r in _native.default_table(self._db)})
+        built = self._table("defaults_by_class", dict)
+        v = tclass._value
+        if v not in built:
+            user, role, type_, range_ = rows.get(v, (0, 0, 0, 0))
+            out = []
+            if user:
+                out.append(Default(self, DefaultRuletype.default_user, tclass,
+                                   DefaultValue(user)))
+            if role:
+                out.append(Default(self, DefaultRuletype.default_role, tclass,
+                                   DefaultValue(role)))
+            if type_:
+                out.append(Default(self, DefaultRuletype.default_type, tclass,
+                                   DefaultValue(type_)))
+            if range_:
+                out.append(DefaultRange(self, tclass, range_))
+            built[v] = out
+        return built[v]
+
+    def constraints(self):
+        """Every constraint and validatetrans: per class (setools' class order), the
+        constraints then the validatetrans (a generator, as setools')."""
+
+        def build():
+            out = []
+            for c in self.classes():
+                cons, vts = self._class_constraints(c)
+                out += cons
+                out += vts
+            return out
+
+        yield from self._table("constraints_all", build)
+
+    def defaults(self):
+        """Every default_* rule, per class in setools' class order."""
+        for c in self.classes():
+            yield from c.defaults()
+
+    def _constraint_counts(self):
+        return self._table(
+            "constraint_counts", lambda: collections.Counter(r.ruletype for r in self.constraints()))
+
+    @property
+    def constraint_count(self):
+        return self._constraint_counts()[ConstraintRuletype.constrain]
+
+    @property
+    def mlsconstraint_count(self):
+        return self._constraint_counts()[ConstraintRuletype.mlsconstrain]
+
+    @property
+    def validatetrans_count(self):
+        return self._constraint_counts()[ConstraintRuletype.validatetrans]
+
+    @property
+    def mlsvalidatetrans_count(self):
+        return self._constraint_counts()[ConstraintRuletype.mlsvalidatetrans]
+
+    @property
+    def default_count(self):
+        return sum(1 for _ in self.defaults())

@@ -1,0 +1,420 @@
+"""In-policy labeling of ``setools.policyrep`` on arbiter: ``Context``, ``InitialSID``
+and every ``*con`` statement (``FSUse``, ``Genfscon``, ``Portcon``, ``Netifcon``,
+``Nodecon``, ``Ibpkeycon``, ``Ibendportcon``) with setools 4.4.1's attributes, ``str()``,
+hashing and equality, and the ``SELinuxPolicy`` iterators over them (``_LabelingPolicy``).
+The rows come from the native ``labeling_tables`` in the policy's order."""
+
+import ipaddress
+import itertools
+import logging
+import stat
+
+from .. import _native
+from ._mls import Listing
+from .exception import InvalidInitialSid, MLSDisabled, NoStatement
+from .policyrep import (
+    FSUseRuletype,
+    IbpkeyconRange,
+    NodeconIPVersion,
+    PolicyObject,
+    PortconProtocol,
+    PortconRange,
+)
+
+# libsepol's initial SID names, by SID number (setools' SELINUX_SIDNAMES).
+SELINUX_SIDNAMES = (
+    "undefined", "kernel", "security", "unlabeled", "fs", "file", "file_labels", "init",
+    "any_socket", "port", "netif", "netmsg", "node", "igmp_packet", "icmp_socket",
+    "tcp_socket", "sysctl_modprobe", "sysctl", "sysctl_fs", "sysctl_kernel", "sysctl_net",
+    "sysctl_net_unix", "sysctl_vm", "sysctl_dev", "kmod", "policy", "scmp_packet", "devnull",
+)
+
+
+class Context(PolicyObject):
+    """A security context: ``user``, ``role``, ``type_`` and (MLS) ``range_``."""
+
+    __slots__ = ("_id", "user", "role", "type_", "_range")
+
+    def __init__(self, policy, ident, user, role, type_, range_):
+        self.policy = policy
+        self._id = ident
+        self.user = user
+        self.role = role
+        self.type_ = type_
+        self._range = range_
+
+    def _key(self):
+        return self._id
+
+    def __str__(self):
+        if self._range:
+            return "{0.user}:{0.role}:{0.type_}:{0.range_}".format(self)
+        return "{0.user}:{0.role}:{0.type_}".format(self)
+
+    def __reduce__(self):
+        return (_context_at, (self.policy, self._id))
+
+    @property
+    def range_(self):
+        """The context's range (``MLSDisabled`` without MLS)."""
+        if self._range:
+            return self._range
+        raise MLSDisabled
+
+    def statement(self):
+        raise NoStatement
+
+
+def _context_at(policy, ident):
+    """Rebuilds a pickled context from the labeling statement it belongs to."""
+    owner = policy._labeling(ident[0])[ident[1]]
+    return owner.packet if ident[2:] == ("packet",) else owner.context
+
+
+class Ocontext(PolicyObject):
+    """Base of the labeling statements: a ``context`` and an identity in the policy."""
+
+    __slots__ = ("_id", "context")
+
+    def _key(self):
+        return self._id
+
+    def __str__(self):
+        return self.statement()
+
+    def __reduce__(self):
+        return (_ocontext_at, (self.policy, self._id))
+
+
+def _ocontext_at(policy, ident):
+    """Rebuilds a pickled labeling statement (its table and position)."""
+    kind, n = ident
+    return policy._labeling(kind)[n]
+
+
+class InitialSID(Ocontext):
+    """An initial SID: ``str()`` is its name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, policy, ident, sid, context):
+        self.policy = policy
+        self._id = ident
+        self.context = context
+        self.name = SELINUX_SIDNAMES[sid]
+
+    def __str__(self):
+        return self.name
+
+    def statement(self):
+        return "sid {0} {0.context}".format(self)
+
+
+class FSUse(Ocontext):
+    """``fs_use_xattr|fs_use_trans|fs_use_task FS CONTEXT;``"""
+
+    __slots__ = ("ruletype", "fs")
+
+    def __init__(self, policy, ident, behavior, fs, context):
+        self.policy = policy
+        self._id = ident
+        self.ruletype = FSUseRuletype(behavior)
+        self.fs = fs
+        self.context = context
+
+    def _key(self):
+        # setools never sets an FSUse's identity, so any two compare equal.
+        return 0
+
+    def __hash__(self):
+        return hash("{0.ruletype}|{0.fs}".format(self))
+
+    def statement(self):
+        return "{0.ruletype} {0.fs} {0.context};".format(self)
+
+
+class GenfsFiletype(int):
+    """A genfscon file type: a ``stat`` file type value whose ``str()`` is the genfscon
+    flag (``--``, ``-d``...; empty for any type)."""
+
+    _filetype_to_text = {
+        0: "",
+        stat.S_IFBLK: "-b",
+        stat.S_IFCHR: "-c",
+        stat.S_IFDIR: "-d",
+        stat.S_IFIFO: "-p",
+        stat.S_IFREG: "--",
+        stat.S_IFLNK: "-l",
+        stat.S_IFSOCK: "-s",
+    }
+
+    def __str__(self):
+        return self._filetype_to_text[self]
+
+
+class Genfscon(Ocontext):
+    """``genfscon FS PATH [FILETYPE] CONTEXT``"""
+
+    __slots__ = ("fs", "path", "filetype", "tclass")
+
+    _sclass_to_stat = {
+        "dir": stat.S_IFDIR,
+        "file": stat.S_IFREG,
+        "lnk_file": stat.S_IFLNK,
+        "fifo_file": stat.S_IFIFO,
+        "sock_file": stat.S_IFSOCK,
+        "blk_file": stat.S_IFBLK,
+        "chr_file": stat.S_IFCHR,
+    }
+
+    def __init__(self, policy, ident, fs, path, tclass, context):
+        self.policy = policy
+        self._id = ident
+        self.fs = fs
+        self.path = path
+        self.context = context
+        self.tclass = None
+        self.filetype = GenfsFiletype(0)
+        if tclass is not None:
+            try:
+                self.filetype = GenfsFiletype(self._sclass_to_stat[tclass.name])
+                self.tclass = tclass
+            except KeyError:
+                logging.getLogger("setools.policyrep").warning(
+                    "Genfscon {} {} object class {} does not match a file object class. "
+                    "Dropping file type.".format(fs, path, tclass.name))
+
+    def __hash__(self):
+        return hash("genfscon|{0.fs}|{0.path}|{0.filetype}".format(self))
+
+    def statement(self):
+        return "genfscon {0.fs} {0.path} {0.filetype} {0.context}".format(self)
+
+
+class Portcon(Ocontext):
+    """``portcon PROTOCOL PORT[-PORT] CONTEXT``"""
+
+    __slots__ = ("ports", "protocol")
+
+    def __init__(self, policy, ident, protocol, low, high, context):
+        self.policy = policy
+        self._id = ident
+        self.ports = PortconRange(low, high)
+        self.protocol = PortconProtocol(protocol)
+        self.context = context
+
+    def __hash__(self):
+        return hash("portcon|{0.protocol}|{1.low}|{1.high}".format(self, self.ports))
+
+    def statement(self):
+        low, high = self.ports
+        if low == high:
+            return "portcon {0.protocol} {1} {0.context}".format(self, low)
+        return "portcon {0.protocol} {1}-{2} {0.context}".format(self, low, high)
+
+
+class Netifcon(Ocontext):
+    """``netifcon NAME CONTEXT PACKET_CONTEXT``"""
+
+    __slots__ = ("netif", "packet")
+
+    def __init__(self, policy, ident, netif, context, packet):
+        self.policy = policy
+        self._id = ident
+        self.netif = netif
+        self.context = context
+        self.packet = packet
+
+    def __hash__(self):
+        return hash("netifcon|{0.netif}".format(self))
+
+    def statement(self):
+        return "netifcon {0.netif} {0.context} {0.packet}".format(self)
+
+
+class Nodecon(Ocontext):
+    """``nodecon ADDRESS NETMASK CONTEXT``; ``network`` is an ``ipaddress`` network."""
+
+    __slots__ = ("ip_version", "network")
+
+    def __init__(self, policy, ident, version, addr, mask, context):
+        self.policy = policy
+        self._id = ident
+        self.context = context
+        if version == 4:
+            self.ip_version = NodeconIPVersion.ipv4
+            text = str(ipaddress.IPv4Address(addr))
+        else:
+            self.ip_version = NodeconIPVersion.ipv6
+            text = str(ipaddress.IPv6Address(addr))
+        cidr = sum(bin(b).count("1") for b in mask)
+        net_with_mask = "{0}/{1}".format(text, cidr)
+        try:
+            self.network = ipaddress.ip_network(net_with_mask)
+        except ValueError:
+            logging.getLogger("setools.policyrep").warning(
+                "Nodecon with network {} {} has host bits set. Analyses may have "
+                "unexpected results.".format(
+                    text, ipaddress.ip_address(mask) if len(mask) in (4, 16) else mask))
+            self.network = ipaddress.ip_network(net_with_mask, strict=False)
+
+    def __hash__(self):
+        return hash("nodecon|{}".format(self.network.with_netmask))
+
+    def statement(self):
+        return "nodecon {1} {0.context}".format(self, self.network.with_netmask.replace("/", " "))
+
+
+class Ibpkeycon(Ocontext):
+    """``ibpkeycon SUBNET_PREFIX PKEY[-PKEY] CONTEXT``"""
+
+    __slots__ = ("subnet_prefix", "pkeys")
+
+    def __init__(self, policy, ident, prefix, low, high, context):
+        self.policy = policy
+        self._id = ident
+        self.pkeys = IbpkeyconRange(low, high)
+        self.context = context
+        self.subnet_prefix = ipaddress.IPv6Address(bytes(prefix) + bytes(8))
+
+    def __hash__(self):
+        return hash("ibpkeycon|{0.subnet_prefix}|{0.pkeys.low}|{0.pkeys.high}".format(self))
+
+    def statement(self):
+        if self.pkeys.low == self.pkeys.high:
+            return "ibpkeycon {0.subnet_prefix} {0.pkeys.low:#x} {0.context}".format(self)
+        return "ibpkeycon {0.subnet_prefix} {0.pkeys.low:#x}-{0.pkeys.high:#x} {0.context}".format(
+            self)
+
+
+class Ibendportcon(Ocontext):
+    """``ibendportcon DEVICE PORT CONTEXT``"""
+
+    __slots__ = ("name", "port")
+
+    def __init__(self, policy, ident, name, port, context):
+        self.policy = policy
+        self._id = ident
+        self.name = name
+        self.port = port
+        self.context = context
+
+    def __hash__(self):
+        return hash("ibendportcon|{0.name}|{0.port}".format(self))
+
+    def statement(self):
+        return "ibendportcon {0.name} {0.port} {0.context}".format(self)
+
+
+class _LabelingPolicy:
+    """The labeling part of ``SELinuxPolicy``: iterators, lookups and counts."""
+
+    def _labeling(self, kind):
+        """The objects of one labeling table, built on first use."""
+        tables = self._table("labeling_rows", lambda: _native.labeling_tables(self._db))
+        return self._table("labeling_" + kind, lambda: self._build_labeling(kind, tables[kind]))
+
+    def _context(self, ident, row):
+        u, r, t, rg = row
+        users = self._table("user_by_value", lambda: {x._value: x for x in self._users_all()})
+        return Context(self, ident, users[u], self._role_by_value[r], self._type_by_value[t],
+                       self._range(rg) if rg is not None and self.mls else None)
+
+    def _build_labeling(self, kind, rows):
+        ctx = self._context
+        out = []
+        for n, row in enumerate(rows):
+            ident = (kind, n)
+            if kind == "initialsids":
+                out.append(InitialSID(self, ident, row[0], ctx(ident, row[1])))
+            elif kind == "fs_uses":
+                out.append(FSUse(self, ident, row[0], row[1], ctx(ident, row[2])))
+            elif kind == "genfscons":
+                cls = self._class_by_value.get(row[2]) if row[2] else None
+                out.append(Genfscon(self, ident, row[0], row[1], cls, ctx(ident, row[3])))
+            elif kind == "portcons":
+                out.append(Portcon(self, ident, row[0], row[1], row[2], ctx(ident, row[3])))
+            elif kind == "netifcons":
+                out.append(Netifcon(self, ident, row[0], ctx(ident, row[1]),
+                                    ctx(ident + ("packet",), row[2])))
+            elif kind == "nodecons":
+                out.append(Nodecon(self, ident, row[0], row[1], row[2], ctx(ident, row[3])))
+            elif kind == "ibpkeycons":
+                out.append(Ibpkeycon(self, ident, row[0], row[1], row[2], ctx(ident, row[3])))
+            elif kind == "ibendportcons":
+                out.append(Ibendportcon(self, ident, row[0], row[1], ctx(ident, row[2])))
+        return out
+
+    def initialsids(self):
+        """Every initial SID, in the policy's order."""
+        return Listing(self._labeling("initialsids"))
+
+    def fs_uses(self):
+        """Every fs_use_* statement, in the policy's order."""
+        return Listing(self._labeling("fs_uses"))
+
+    def genfscons(self):
+        """Every genfscon statement, by file system then path, as the policy holds them."""
+        return Listing(self._labeling("genfscons"))
+
+    def portcons(self):
+        """Every portcon statement, in the policy's order."""
+        return Listing(self._labeling("portcons"))
+
+    def netifcons(self):
+        """Every netifcon statement, in the policy's order."""
+        return Listing(self._labeling("netifcons"))
+
+    def nodecons(self):
+        """Every nodecon statement: the IPv4 ones, then the IPv6 ones (chained, as
+        setools chains its two iterators: no ``len()``)."""
+        nodes = self._labeling("nodecons")
+        return itertools.chain((n for n in nodes if n.ip_version is NodeconIPVersion.ipv4),
+                               (n for n in nodes if n.ip_version is NodeconIPVersion.ipv6))
+
+    def ibpkeycons(self):
+        """Every ibpkeycon statement, in the policy's order."""
+        return Listing(self._labeling("ibpkeycons"))
+
+    def ibendportcons(self):
+        """Every ibendportcon statement, in the policy's order."""
+        return Listing(self._labeling("ibendportcons"))
+
+    def lookup_initialsid(self, name):
+        """An initial SID by name."""
+        for sid in self.initialsids():
+            if sid == name:
+                return sid
+        raise InvalidInitialSid("{0} is not a valid initial SID".format(name))
+
+    @property
+    def initialsids_count(self):
+        return len(self._labeling("initialsids"))
+
+    @property
+    def fs_use_count(self):
+        return len(self._labeling("fs_uses"))
+
+    @property
+    def genfscon_count(self):
+        return len(self._labeling("genfscons"))
+
+    @property
+    def portcon_count(self):
+        return len(self._labeling("portcons"))
+
+    @property
+    def netifcon_count(self):
+        return len(self._labeling("netifcons"))
+
+    @property
+    def nodecon_count(self):
+        return len(self._labeling("nodecons"))
+
+    @property
+    def ibpkeycon_count(self):
+        return len(self._labeling("ibpkeycons"))
+
+    @property
+    def ibendportcon_count(self):
+        return len(self._labeling("ibendportcons"))

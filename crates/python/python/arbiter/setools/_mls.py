@@ -1,0 +1,597 @@
+"""MLS symbols and rules of ``setools.policyrep`` on arbiter: ``Sensitivity``,
+``Category``, ``LevelDecl``, ``Level``, ``Range`` and ``MLSRule``, with setools 4.4.1's
+attributes, ``str()``, comparisons (dominance) and exceptions, and the ``SELinuxPolicy``
+methods that list and look them up (``_MLSPolicy``, mixed into ``SELinuxPolicy``).
+
+Levels hold their sensitivity and the *values* of their categories; the ``Category``
+objects are made only when asked for (``categories()``), so a range over 1024 categories
+costs two small sets instead of two thousand objects. The tables come from the native
+``sensitivity_table``/``category_table``/``range_transitions`` in setools' orders.
+"""
+
+import itertools
+
+from .. import _native
+from .exception import (
+    InvalidCategory,
+    InvalidLevel,
+    InvalidRange,
+    InvalidSensitivity,
+    MLSDisabled,
+    NoStatement,
+)
+from .policyrep import PolicyObject, PolicyRule, PolicySymbol, MLSRuletype
+
+
+class Listing:
+    """An iterator over a policy table that also has ``len()`` (the whole table's, as
+    setools' table iterators have), for the iterators setools gives a length."""
+
+    __slots__ = ("_items", "_it")
+
+    def __init__(self, items):
+        self._items = items
+        self._it = iter(items)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)
+
+    def __len__(self):
+        return len(self._items)
+
+
+def _symbol_at(policy, kind, name, ident=0):
+    """Rebuilds a pickled sensitivity or category (and which datum it was, see
+    ``_Datum``) in its (unpickled) policy."""
+    sym = getattr(policy, kind)(name, deref=False)
+    if not ident:
+        return sym
+    if kind == "lookup_category":
+        return policy._category_of_token(-sym._value)
+    return policy._sens_of_bitmap(sym._value)
+
+
+class _Datum:
+    """Identity of sensitivities and categories: setools compares them by libsepol datum,
+    and the one it makes from a bitmap is the datum of the last alias in table order when
+    an alias comes after the name (``alias_wins``): equal in name and value, yet unequal.
+    ``_ident`` is 0 for the name's datum, 1 for that alias's."""
+
+    __slots__ = ()
+
+    def _key(self):
+        return (self._value, self._ident)
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self.policy is other.policy and self._key() == other._key()
+        return PolicyObject.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+
+class Category(_Datum, PolicySymbol):
+    """An MLS category."""
+
+    __slots__ = ("_aliases", "_alias_wins", "_ident")
+
+    def __init__(self, policy, value, name, aliases, alias_wins, ident=0):
+        super().__init__(policy, value, name)
+        self._aliases = aliases
+        self._alias_wins = alias_wins
+        self._ident = ident
+
+    @property
+    def _token(self):
+        """The category in a level's set: its value, negated for the alias's datum."""
+        return -self._value if self._ident else self._value
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __lt__(self, other):
+        # By value (declaration order), not by name.
+        return self._value < other._value
+
+    def aliases(self):
+        """The category's aliases."""
+        return iter(self._aliases)
+
+    def statement(self):
+        return "category {0}{1};".format(self.name, _alias_text(self._aliases))
+
+    def __reduce__(self):
+        return (_symbol_at, (self.policy, "lookup_category", self.name, self._ident))
+
+
+class Sensitivity(_Datum, PolicySymbol):
+    """An MLS sensitivity; ordered by value (its dominance order)."""
+
+    __slots__ = ("_aliases", "_cats", "_alias_wins", "_ident")
+
+    def __init__(self, policy, value, name, aliases, cats, alias_wins, ident=0):
+        super().__init__(policy, value, name)
+        self._aliases = aliases
+        self._cats = tuple(cats)
+        self._alias_wins = alias_wins
+        self._ident = ident
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __ge__(self, other):
+        return self._value >= other._value
+
+    def __gt__(self, other):
+        return self._value > other._value
+
+    def __le__(self, other):
+        return self._value <= other._value
+
+    def __lt__(self, other):
+        return self._value < other._value
+
+    def aliases(self):
+        """The sensitivity's aliases."""
+        return iter(self._aliases)
+
+    def level_decl(self):
+        """The level declaration of this sensitivity."""
+        return self.policy._leveldecl(self)
+
+    def statement(self):
+        return "sensitivity {0}{1};".format(self.name, _alias_text(self._aliases))
+
+    def __reduce__(self):
+        return (_symbol_at, (self.policy, "lookup_sensitivity", self.name, self._ident))
+
+
+def _alias_text(aliases):
+    if len(aliases) > 1:
+        return " alias {{ {0} }}".format(" ".join(aliases))
+    if aliases:
+        return " alias {0}".format(aliases[0])
+    return ""
+
+
+class BaseMLSLevel(PolicyObject):
+    """A sensitivity and a set of categories (held as category values)."""
+
+    __slots__ = ("sensitivity", "_cats")
+
+    def __init__(self, policy, sensitivity, cats):
+        self.policy = policy
+        self.sensitivity = sensitivity
+        self._cats = frozenset(cats)
+
+    def _key(self):
+        return (self.sensitivity._value, self._cats)
+
+    def __str__(self):
+        lvl = self.sensitivity.name
+        if not self._cats:
+            return lvl
+        by_value = self.policy._category_by_value()
+        runs = []
+        for _, group in itertools.groupby(
+            sorted(abs(t) for t in self._cats), key=lambda v, c=itertools.count(): v - next(c)
+        ):
+            group = list(group)
+            if len(group) > 1:
+                runs.append("{0}.{1}".format(by_value[group[0]], by_value[group[-1]]))
+            else:
+                runs.append(by_value[group[0]].name)
+        return lvl + ":" + ",".join(runs)
+
+    def categories(self):
+        """Every category of the level (not a compact notation), as a set's iterator."""
+        obj = self.policy._category_of_token
+        return iter({obj(t) for t in self._cats})
+
+    def __reduce__(self):
+        return (_level_at, (self.policy, type(self).__name__, str(self)))
+
+
+def _level_at(policy, kind, text):
+    """Rebuilds a pickled level, level declaration or range in its policy."""
+    if kind == "LevelDecl":
+        return policy.lookup_sensitivity(text.split(":")[0]).level_decl()
+    if kind == "Range":
+        return policy.lookup_range(text)
+    return policy.lookup_level(text)
+
+
+def _other_cats(level, other):
+    """The category values of ``other`` (a level of any kind), for the dominance tests."""
+    if isinstance(other, BaseMLSLevel):
+        return other._cats
+    return frozenset(c._token for c in other.categories())
+
+
+class LevelDecl(BaseMLSLevel):
+    """A level declaration (``level s7:c0.c1023;``): compared by sensitivity only."""
+
+    __slots__ = ()
+
+    def __hash__(self):
+        return hash(self.sensitivity)
+
+    def __eq__(self, other):
+        assert not isinstance(other, Level), "Levels cannot be compared to level declarations"
+        try:
+            return self.sensitivity == other.sensitivity
+        except AttributeError:
+            return str(self) == str(other)
+
+    def __ge__(self, other):
+        assert not isinstance(other, Level), "Levels cannot be compared to level declarations"
+        return self.sensitivity >= other.sensitivity
+
+    def __gt__(self, other):
+        assert not isinstance(other, Level), "Levels cannot be compared to level declarations"
+        return self.sensitivity > other.sensitivity
+
+    def __le__(self, other):
+        assert not isinstance(other, Level), "Levels cannot be compared to level declarations"
+        return self.sensitivity <= other.sensitivity
+
+    def __lt__(self, other):
+        assert not isinstance(other, Level), "Levels cannot be compared to level declarations"
+        return self.sensitivity < other.sensitivity
+
+    def statement(self):
+        return "level {0};".format(self)
+
+
+class Level(BaseMLSLevel):
+    """An MLS level of a context or rule. ``>=`` is dominance, ``<=`` dominated-by, ``^``
+    incomparability."""
+
+    __slots__ = ()
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def __eq__(self, other):
+        try:
+            othercats = _other_cats(self, other)
+        except AttributeError:
+            return str(self) == str(other)
+        return self.sensitivity == other.sensitivity and self._cats == othercats
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __ge__(self, other):
+        othercats = _other_cats(self, other)
+        return self.sensitivity >= other.sensitivity and self._cats >= othercats
+
+    def __gt__(self, other):
+        othercats = _other_cats(self, other)
+        return (self.sensitivity > other.sensitivity and self._cats >= othercats) or (
+            self.sensitivity >= other.sensitivity and self._cats > othercats
+        )
+
+    def __le__(self, other):
+        othercats = _other_cats(self, other)
+        return self.sensitivity <= other.sensitivity and self._cats <= othercats
+
+    def __lt__(self, other):
+        othercats = _other_cats(self, other)
+        return (self.sensitivity < other.sensitivity and self._cats <= othercats) or (
+            self.sensitivity <= other.sensitivity and self._cats < othercats
+        )
+
+    def __xor__(self, other):
+        return not (self >= other or self <= other)
+
+    def statement(self):
+        raise NoStatement
+
+
+class Range(PolicyObject):
+    """An MLS range: ``low`` and ``high`` levels. ``level in range`` tests containment."""
+
+    __slots__ = ("low", "high")
+
+    def __init__(self, policy, low, high):
+        self.policy = policy
+        self.low = low
+        self.high = high
+
+    def _key(self):
+        return (self.low._key(), self.high._key())
+
+    def __str__(self):
+        if self.high == self.low:
+            return str(self.low)
+        return "{0.low} - {0.high}".format(self)
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def __eq__(self, other):
+        try:
+            return self.low == other.low and self.high == other.high
+        except AttributeError:
+            return str(self).replace(" ", "") == str(other).replace(" ", "")
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __contains__(self, other):
+        return self.low <= other <= self.high
+
+    def statement(self):
+        raise NoStatement
+
+    def __reduce__(self):
+        return (_level_at, (self.policy, "Range", str(self)))
+
+
+class MLSRule(PolicyRule):
+    """``range_transition SOURCE TARGET:CLASS RANGE;``"""
+
+    __slots__ = ("_n", "tclass", "_range")
+
+    def __init__(self, policy, n, source, target, tclass, range_, origin=None):
+        self.policy = policy
+        self._n = n
+        self.ruletype = MLSRuletype.range_transition
+        self.source = source
+        self.target = target
+        self.tclass = tclass
+        self._range = range_
+        self.origin = origin
+
+    def _key(self):
+        return ("range_transition", self._n)
+
+    def __hash__(self):
+        return hash("{0.ruletype}|{0.source}|{0.target}|{0.tclass}|None|None".format(self))
+
+    @property
+    def default(self):
+        """The range the transition sets."""
+        return self._range
+
+    def expand(self):
+        """One rule per (source type, target type) of the rule's attributes."""
+        if self.origin is not None:
+            yield self
+            return
+        for s, t in itertools.product(self.source.expand(), self.target.expand()):
+            yield MLSRule(self.policy, self._n, s, t, self.tclass, self._range, origin=self)
+
+    def statement(self):
+        return "{0.ruletype} {0.source} {0.target}:{0.tclass} {0.default};".format(self)
+
+    def __reduce__(self):
+        if self.origin is not None:
+            return (_expanded_mlsrule, (self.origin, str(self.source), str(self.target)))
+        return (_mlsrule_at, (self.policy, self._n))
+
+
+def _mlsrule_at(policy, n):
+    """Rebuilds a pickled range_transition rule (its position in the policy)."""
+    return policy._mlsrules_all()[n]
+
+
+def _expanded_mlsrule(origin, source, target):
+    for r in origin.expand():
+        if str(r.source) == source and str(r.target) == target:
+            return r
+    raise ValueError("no expanded rule {} {} of {}".format(source, target, origin))
+
+
+class _MLSPolicy:
+    """The MLS part of ``SELinuxPolicy``: iterators, lookups and counts."""
+
+    def _sensitivities_all(self):
+        return self._table(
+            "sensitivities",
+            lambda: [Sensitivity(self, *row) for row in _native.sensitivity_table(self._db)],
+        )
+
+    def _sens_by_value(self):
+        return self._table(
+            "sens_by_value", lambda: {s._value: s for s in self._sensitivities_all()}
+        )
+
+    def _sens_of_bitmap(self, value):
+        """The sensitivity setools makes for a value read from a level (see ``_Datum``)."""
+        s = self._sens_by_value()[value]
+        if not s._alias_wins:
+            return s
+        alias = self._table("sens_alias_datums", dict)
+        if value not in alias:
+            alias[value] = Sensitivity(self, s._value, s.name, s._aliases, s._cats, True, 1)
+        return alias[value]
+
+    def _leveldecl(self, sens):
+        """The level declaration of a sensitivity (one per datum)."""
+        decls = self._table("leveldecls", dict)
+        key = sens._key()
+        if key not in decls:
+            decls[key] = LevelDecl(self, sens, self._cat_tokens(sens._cats))
+        return decls[key]
+
+    def _categories_all(self):
+        return self._table(
+            "categories",
+            lambda: [Category(self, *row) for row in _native.category_table(self._db)],
+        )
+
+    def _category_by_value(self):
+        return self._table(
+            "category_by_value", lambda: {c._value: c for c in self._categories_all()}
+        )
+
+    def _cat_tokens(self, values):
+        """Level tokens of category values read from a bitmap (see ``_Datum``)."""
+        wins = self._table(
+            "cat_alias_wins", lambda: {c._value for c in self._categories_all() if c._alias_wins})
+        if not wins:
+            return frozenset(values)
+        return frozenset(-v if v in wins else v for v in values)
+
+    def _category_of_token(self, token):
+        """The ``Category`` a level token stands for."""
+        c = self._category_by_value()[abs(token)]
+        if token > 0:
+            return c
+        alias = self._table("cat_alias_datums", dict)
+        if c._value not in alias:
+            alias[c._value] = Category(self, c._value, c.name, c._aliases, True, 1)
+        return alias[c._value]
+
+    def _level(self, row):
+        """A ``Level`` from the native ``(sensitivity value, category values)``."""
+        if not self.mls:
+            raise MLSDisabled
+        return Level(self, self._sens_of_bitmap(row[0]), self._cat_tokens(row[1]))
+
+    def _range(self, row):
+        """A ``Range`` from the native ``(low, high)``."""
+        return Range(self, self._level(row[0]), self._level(row[1]))
+
+    def _user_mls(self, value):
+        """A user's ``(Level, Range)``."""
+        rows = self._table(
+            "user_mls", lambda: {v: (lv, rg) for v, lv, rg in _native.user_levels(self._db)}
+        )
+        lv, rg = rows[value]
+        return self._level(lv), self._range(rg)
+
+    def sensitivities(self):
+        """Every sensitivity, in setools' order."""
+        return Listing(self._sensitivities_all())
+
+    def categories(self):
+        """Every category, in setools' order."""
+        return Listing(self._categories_all())
+
+    def levels(self):
+        """Every level declaration, in the sensitivities' order."""
+        return Listing([self._leveldecl(s) for s in self._sensitivities_all()])
+
+    @property
+    def category_count(self):
+        return len(self._categories_all())
+
+    @property
+    def level_count(self):
+        return len(self._sensitivities_all())
+
+    def lookup_sensitivity(self, name, deref=True):
+        """A sensitivity by name (or, with ``deref``, alias)."""
+        for s in self._sensitivities_all():
+            if s == name or (deref and name in s._aliases):
+                return s
+        raise InvalidSensitivity("{0} is not a valid sensitivity".format(name))
+
+    def lookup_category(self, name, deref=True):
+        """A category by name (or, with ``deref``, alias)."""
+        table = self._table(
+            "category_names",
+            lambda: ({c.name: c for c in self._categories_all()},
+                     {a: c for c in self._categories_all() for a in c._aliases}),
+        )
+        c = table[0].get(name) if isinstance(name, str) else None
+        if c is None and not isinstance(name, str):
+            c = next((x for x in self._categories_all() if x == name), None)
+        if c is None and deref:
+            c = table[1].get(name)
+        if c is None:
+            raise InvalidCategory("{0} is not a valid category".format(name))
+        return c
+
+    def lookup_level(self, level):
+        """A ``Level`` from its text (``s0:c0.c3,c5``), checked against the policy's
+        level declarations."""
+        if not self.mls:
+            raise MLSDisabled
+        parts = level.split(":")
+        sens = parts[0]
+        try:
+            s = self.lookup_sensitivity(sens)
+        except InvalidSensitivity as ex:
+            raise InvalidLevel(
+                "{0} is not a valid level ({1} is not a valid sensitivity)".format(level, sens)
+            ) from ex
+        cats = set()
+        if len(parts) > 1:
+            for group in parts[1].split(","):
+                catrange = group.split(".")
+                if len(catrange) == 2:
+                    try:
+                        low = self.lookup_category(catrange[0])
+                        high = self.lookup_category(catrange[1])
+                    except InvalidCategory as ex:
+                        raise InvalidLevel(
+                            "{0} is not a valid level ({1} is not a valid category range)".format(
+                                level, group)
+                        ) from ex
+                    # setools' expand_cat_range: both ends as looked up, and the values
+                    # after the low one up to the high one as read from a bitmap.
+                    cats.update((low._value, high._value))
+                    cats.update(self._cat_tokens(range(low._value + 1, high._value + 1)))
+                elif len(catrange) == 1:
+                    try:
+                        cats.add(self.lookup_category(catrange[0])._value)
+                    except InvalidCategory as ex:
+                        raise InvalidLevel(
+                            "{0} is not a valid level ({1} is not a valid category)".format(
+                                level, group)
+                        ) from ex
+                else:
+                    raise InvalidLevel(
+                        "{0} is not a valid level (level parsing error)".format(level)
+                    )
+        lv = Level(self, s, cats)
+        if not lv._cats <= s.level_decl()._cats:
+            raise InvalidLevel(
+                "{0} is not a valid level (one or more categories are not associated with the "
+                "sensitivity)".format(level)
+            )
+        return lv
+
+    def lookup_range(self, range_):
+        """A ``Range`` from its text (``low - high`` or one level)."""
+        if not self.mls:
+            raise MLSDisabled
+        levels = range_.split("-")
+        try:
+            low = self.lookup_level(levels[0].strip())
+        except InvalidLevel as ex:
+            raise InvalidRange("{0} is not a valid range ({1}).".format(range_, ex)) from ex
+        try:
+            high = self.lookup_level(levels[1].strip())
+        except InvalidLevel as ex:
+            raise InvalidRange("{0} is not a valid range ({1}).".format(range_, ex)) from ex
+        except IndexError:
+            high = low
+        r = Range(self, low, high)
+        if not r.high >= r.low:
+            raise InvalidRange(
+                "{0} is not a valid range ({1.low} is not dominated by {1.high})".format(range_, r)
+            )
+        return r
+
+    def _mlsrules_all(self):
+        def build():
+            tv, cv = self._type_by_value, self._class_by_value
+            return [
+                MLSRule(self, n, tv[s], tv[t], cv[c], self._range(rg))
+                for n, (s, t, c, rg) in enumerate(_native.range_transitions(self._db))
+            ]
+
+        return self._table("mlsrules", build)
+
+    def mlsrules(self):
+        """Every range_transition rule, in setools' order."""
+        return Listing(self._mlsrules_all())

@@ -1,0 +1,32 @@
+"""``setools.defaultquery.DefaultQuery``: default_* rules by rule type, class, default
+and range part."""
+
+from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
+from .mixins import MatchObjClass
+from .policyrep import DefaultRangeValue, DefaultRuletype, DefaultValue
+from .query import PolicyQuery
+
+
+class DefaultQuery(MatchObjClass, PolicyQuery):
+    """Query default_* statements."""
+
+    ruletype = CriteriaSetDescriptor(enum_class=DefaultRuletype)
+    default = CriteriaDescriptor(enum_class=DefaultValue)
+    default_range = CriteriaDescriptor(enum_class=DefaultRangeValue)
+
+    def results(self):
+        """The matching rules, in the policy's order."""
+        for d in self.policy.defaults():
+            if self.ruletype and d.ruletype not in self.ruletype:
+                continue
+            if not self._match_object_class(d):
+                continue
+            if self.default and d.default != self.default:
+                continue
+            if self.default_range:
+                try:
+                    if d.default_range != self.default_range:
+                        continue
+                except AttributeError:
+                    continue
+            yield d

@@ -1,0 +1,97 @@
+"""``setools.descriptors``: the criteria descriptors the queries use. A criterion is
+stored per query object; setting it looks the value up in the policy (a symbol, a level,
+a range), compiles it (when its ``*_regex`` flag is set) or maps it onto an enum, as
+setools 4.4.1 does, so that a bad value raises when it is set."""
+
+import re
+from collections.abc import Collection
+from weakref import WeakKeyDictionary
+
+from .util import validate_perms_any
+
+
+class CriteriaDescriptor:
+    """A single-valued criterion: ``name_regex`` names the query's regex flag,
+    ``lookup_function`` the policy method (or a callable) that validates a value,
+    ``enum_class`` an enum whose ``lookup`` maps it."""
+
+    def __init__(self, name_regex=None, lookup_function=None, default_value=None,
+                 enum_class=None):
+        assert name_regex or lookup_function or enum_class, \
+            "A simple attribute should be used if there is no regex, lookup function, or enum."
+        assert not (lookup_function and enum_class), \
+            "Lookup functions and enum classes are mutually exclusive."
+        self.regex = name_regex
+        self.default_value = default_value
+        self.lookup_function = lookup_function
+        self.enum_class = enum_class
+        self.name = ""
+        self.instances = WeakKeyDictionary()
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return self.instances.setdefault(obj, self.default_value)
+
+    def _lookup(self, obj):
+        if callable(self.lookup_function):
+            return self.lookup_function
+        return getattr(obj.policy, self.lookup_function)
+
+    def __set__(self, obj, value):
+        if not value:
+            self.instances[obj] = self.default_value
+        elif self.regex and getattr(obj, self.regex, False):
+            self.instances[obj] = re.compile(value)
+        elif self.lookup_function:
+            self.instances[obj] = self._lookup(obj)(value)
+        elif self.enum_class:
+            self.instances[obj] = self.enum_class.lookup(value)
+        else:
+            self.instances[obj] = value
+
+
+class CriteriaSetDescriptor(CriteriaDescriptor):
+    """A criterion that is a set of values (each looked up), or one regex."""
+
+    def __set__(self, obj, value):
+        if not value:
+            self.instances[obj] = self.default_value
+        elif self.regex and getattr(obj, self.regex, False):
+            self.instances[obj] = re.compile(value)
+        elif self.lookup_function:
+            lookup = self._lookup(obj)
+            self.instances[obj] = frozenset(lookup(v) for v in value)
+        elif self.enum_class:
+            self.instances[obj] = frozenset(self.enum_class.lookup(v) for v in value)
+        else:
+            self.instances[obj] = frozenset(value)
+
+
+class CriteriaPermissionSetDescriptor(CriteriaDescriptor):
+    """A permission set criterion, checked against the query's classes (or every class)."""
+
+    def __init__(self, name_regex=None, default_value=None):
+        self.regex = name_regex
+        self.default_value = default_value
+        self.name = ""
+        self.instances = WeakKeyDictionary()
+
+    def __set__(self, obj, value):
+        if not value:
+            self.instances[obj] = self.default_value
+        elif self.regex and getattr(obj, self.regex, False):
+            self.instances[obj] = re.compile(value)
+        else:
+            perms = frozenset(v for v in value)
+            if getattr(obj, "tclass_regex", False):
+                tclass = None
+            else:
+                tclass = getattr(obj, "tclass", None)
+            if tclass and not isinstance(tclass, Collection):
+                tclass = frozenset((tclass,))
+            validate_perms_any(perms, tclass=tclass, policy=obj.policy)
+            self.instances[obj] = perms

@@ -1,0 +1,38 @@
+"""``setools.ibendportconquery.IbendportconQuery``: ibendportcon statements by device
+name, port and context."""
+
+from .mixins import MatchContext, MatchName
+from .query import PolicyQuery
+from .util import match_regex
+
+
+class IbendportconQuery(MatchContext, MatchName, PolicyQuery):
+    """Query ibendportcon statements."""
+
+    _port = None
+
+    @property
+    def port(self):
+        """The port criterion (1-255)."""
+        return self._port
+
+    @port.setter
+    def port(self, value):
+        if value:
+            pending = int(value)
+            if not 0 < pending < 256:
+                raise ValueError("Endport value must be 1-255.")
+            self._port = pending
+        else:
+            self._port = None
+
+    def results(self):
+        """The matching statements, in the policy's order."""
+        for endport in self.policy.ibendportcons():
+            if self.name and not match_regex(endport.name, self.name, self.name_regex):
+                continue
+            if self.port is not None and self.port != endport.port:
+                continue
+            if not self._match_context(endport.context):
+                continue
+            yield endport

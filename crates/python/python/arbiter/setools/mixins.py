@@ -1,0 +1,97 @@
+"""``setools.mixins``: the criteria several queries share (name with aliases, context,
+object class, permissions), as setools 4.4.1 matches them."""
+
+from .descriptors import (
+    CriteriaDescriptor,
+    CriteriaPermissionSetDescriptor,
+    CriteriaSetDescriptor,
+)
+from .util import match_in_set, match_range, match_regex, match_regex_or_set
+
+
+class MatchAlias:
+    """Matches an object's aliases."""
+
+    alias = CriteriaDescriptor("alias_regex")
+    alias_regex = False
+
+    def _match_alias(self, obj):
+        if not self.alias:
+            return True
+        return match_in_set(obj.aliases(), self.alias, self.alias_regex)
+
+
+class MatchContext:
+    """Matches a context's user, role, type (each by name or regex) and range (equal,
+    subset, overlap, superset, proper)."""
+
+    user = CriteriaDescriptor("user_regex", "lookup_user")
+    user_regex = False
+    role = CriteriaDescriptor("role_regex", "lookup_role")
+    role_regex = False
+    type_ = CriteriaDescriptor("type_regex", "lookup_type")
+    type_regex = False
+    range_ = CriteriaDescriptor(lookup_function="lookup_range")
+    range_overlap = False
+    range_subset = False
+    range_superset = False
+    range_proper = False
+
+    def _match_context(self, context):
+        if self.user and not match_regex(context.user, self.user, self.user_regex):
+            return False
+        if self.role and not match_regex(context.role, self.role, self.role_regex):
+            return False
+        if self.type_ and not match_regex(context.type_, self.type_, self.type_regex):
+            return False
+        if self.range_ and not match_range(context.range_, self.range_, self.range_subset,
+                                           self.range_overlap, self.range_superset,
+                                           self.range_proper):
+            return False
+        return True
+
+
+class MatchName:
+    """Matches an object's name (and, with ``alias_deref``, its aliases)."""
+
+    name = CriteriaDescriptor("name_regex")
+    name_regex = False
+    alias_deref = False
+
+    def _match_name(self, obj):
+        if not self.name:
+            return True
+        if self.alias_deref:
+            return match_regex(obj, self.name, self.name_regex) or \
+                match_in_set(obj.aliases(), self.name, self.name_regex)
+        return match_regex(obj, self.name, self.name_regex)
+
+
+class MatchObjClass:
+    """Matches an object's class (``tclass``)."""
+
+    tclass = CriteriaSetDescriptor("tclass_regex", "lookup_class")
+    tclass_regex = False
+
+    def _match_object_class(self, obj):
+        if not self.tclass:
+            return True
+        if self.tclass_regex:
+            return bool(self.tclass.search(str(obj.tclass)))
+        return obj.tclass in self.tclass
+
+
+class MatchPermission:
+    """Matches an object's permissions (intersection, equality, subset or regex)."""
+
+    perms = CriteriaPermissionSetDescriptor(name_regex="perms_regex")
+    perms_equal = False
+    perms_regex = False
+    perms_subset = False
+
+    def _match_perms(self, obj):
+        if not self.perms:
+            return True
+        if self.perms_subset:
+            return obj.perms >= self.perms
+        return match_regex_or_set(obj.perms, self.perms, self.perms_equal, self.perms_regex)

@@ -1,0 +1,47 @@
+"""``setools.mlsrulequery.MLSRuleQuery``: range_transition rules by rule type, source and
+target (direct, regex or through attributes), class and range (equal, subset, overlap,
+superset, proper)."""
+
+from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
+from .mixins import MatchObjClass
+from .policyrep import MLSRuletype
+from .query import PolicyQuery
+from .util import match_indirect_regex, match_range
+
+
+class MLSRuleQuery(MatchObjClass, PolicyQuery):
+    """Query MLS rules."""
+
+    ruletype = CriteriaSetDescriptor(enum_class=MLSRuletype)
+    source = CriteriaDescriptor("source_regex", "lookup_type_or_attr")
+    source_regex = False
+    source_indirect = True
+    target = CriteriaDescriptor("target_regex", "lookup_type_or_attr")
+    target_regex = False
+    target_indirect = True
+    tclass = CriteriaSetDescriptor("tclass_regex", "lookup_class")
+    tclass_regex = False
+    default = CriteriaDescriptor(lookup_function="lookup_range")
+    default_overlap = False
+    default_subset = False
+    default_superset = False
+    default_proper = False
+
+    def results(self):
+        """The matching rules, in the policy's order."""
+        for rule in self.policy.mlsrules():
+            if self.ruletype and rule.ruletype not in self.ruletype:
+                continue
+            if self.source and not match_indirect_regex(
+                    rule.source, self.source, self.source_indirect, self.source_regex):
+                continue
+            if self.target and not match_indirect_regex(
+                    rule.target, self.target, self.target_indirect, self.target_regex):
+                continue
+            if not self._match_object_class(rule):
+                continue
+            if self.default and not match_range(
+                    rule.default, self.default, self.default_subset, self.default_overlap,
+                    self.default_superset, self.default_proper):
+                continue
+            yield rule

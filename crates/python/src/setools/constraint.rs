@@ -1,0 +1,141 @@
+//! Constraints and default_* rules for `arbiter.setools`: per class (by value), the
+//! constrain/mlsconstrain and validatetrans/mlsvalidatetrans expressions as setools'
+//! postfix nodes, and the class's default_* settings. The Python half
+//! (`_constraint.py`) writes setools' infix text and builds the name sets.
+
+use super::PolicyDb;
+use arbiter_policy::constraint::{attr, ConstraintExpr, ConstraintOp};
+use arbiter_policy::symbols::{DefaultRange, DefaultSide};
+use pyo3::prelude::*;
+
+/// One postfix node: `(kind, attr, op, names)`: kind `not`/`and`/`or`, or `attr` (two
+/// contexts compared) or `names` (one context against `names`: role, user or type values;
+/// for types from format 29 on, the source-level type set, as setools reads it).
+type NodeRow = (&'static str, u32, &'static str, Vec<u32>);
+
+fn op_text(op: ConstraintOp) -> &'static str {
+    match op {
+        ConstraintOp::Eq => "==",
+        ConstraintOp::Neq => "!=",
+        ConstraintOp::Dom => "dom",
+        ConstraintOp::Domby => "domby",
+        ConstraintOp::Incomp => "incomp",
+    }
+}
+
+fn nodes(version: u32, expr: &[ConstraintExpr]) -> Vec<NodeRow> {
+    expr.iter()
+        .map(|e| match e {
+            ConstraintExpr::Not => ("not", 0, "", Vec::new()),
+            ConstraintExpr::And => ("and", 0, "", Vec::new()),
+            ConstraintExpr::Or => ("or", 0, "", Vec::new()),
+            ConstraintExpr::Attr { attr: a, op } => ("attr", *a, op_text(*op), Vec::new()),
+            ConstraintExpr::Names {
+                attr: a,
+                op,
+                names,
+                type_names,
+            } => {
+                let is_type = a & !(attr::TARGET | attr::XTARGET) == attr::TYPE;
+                let bits: Vec<u32> = match (is_type && version > 28, type_names) {
+                    (true, Some(ts)) => ts.types.iter().map(|b| b + 1).collect(),
+                    (true, None) => Vec::new(),
+                    (false, _) => names.iter().map(|b| b + 1).collect(),
+                };
+                ("names", *a, op_text(*op), bits)
+            }
+        })
+        .collect()
+}
+
+/// The names of the permissions set in `bits` (own and common permissions of `class`), in
+/// bit order.
+fn perm_names(
+    p: &arbiter_policy::Policy,
+    class: &arbiter_policy::symbols::Class,
+    bits: u32,
+) -> Vec<String> {
+    let common = class
+        .common
+        .and_then(|id| p.commons.get(id.index()))
+        .map(|c| &c.perms[..])
+        .unwrap_or(&[]);
+    let mut v: Vec<(u32, &str)> = class
+        .perms
+        .iter()
+        .chain(common.iter())
+        .filter(|q| (1..=32).contains(&q.value) && bits & (1 << (q.value - 1)) != 0)
+        .map(|q| (q.value, &*q.name))
+        .collect();
+    v.sort_unstable();
+    v.into_iter().map(|(_, n)| n.to_string()).collect()
+}
+
+/// Per class value: `(permission names and postfix nodes of each constraint, postfix nodes
+/// of each validatetrans)`, in the policy's order.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn constraint_table(
+    db: &PolicyDb,
+) -> Vec<(u32, Vec<(Vec<String>, Vec<NodeRow>)>, Vec<Vec<NodeRow>>)> {
+    let p = &*db.model;
+    p.classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            (
+                i as u32 + 1,
+                c.constraints
+                    .iter()
+                    .map(|k| (perm_names(p, c, k.perms), nodes(p.version, &k.expr)))
+                    .collect(),
+                c.validatetrans
+                    .iter()
+                    .map(|k| nodes(p.version, &k.expr))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn side(s: DefaultSide) -> u32 {
+    match s {
+        DefaultSide::None => 0,
+        DefaultSide::Source => 1,
+        DefaultSide::Target => 2,
+    }
+}
+
+/// libsepol's `DEFAULT_*` number of a default_range setting (0: none).
+fn range_number(r: DefaultRange) -> u32 {
+    match r {
+        DefaultRange::None => 0,
+        DefaultRange::SourceLow => 1,
+        DefaultRange::SourceHigh => 2,
+        DefaultRange::SourceLowHigh => 3,
+        DefaultRange::TargetLow => 4,
+        DefaultRange::TargetHigh => 5,
+        DefaultRange::TargetLowHigh => 6,
+        DefaultRange::Glblub => 7,
+    }
+}
+
+/// Per class value: `(default_user, default_role, default_type, default_range)` as
+/// libsepol numbers them (0: no rule).
+#[pyfunction]
+pub fn default_table(db: &PolicyDb) -> Vec<(u32, u32, u32, u32, u32)> {
+    db.model
+        .classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            (
+                i as u32 + 1,
+                side(c.default_user),
+                side(c.default_role),
+                side(c.default_type),
+                range_number(c.default_range),
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,140 @@
+//! In-policy labeling for `arbiter.setools`: the initial SIDs and every `*con` table as
+//! plain rows in the policy's order (setools walks libsepol's ocontext lists, which keep
+//! the file's order). A context crosses as `(user, role, type, range or None)` values;
+//! the Python half (`_labeling.py`) builds setools' objects over them.
+
+use super::mls::{range_row, RangeRow};
+use super::PolicyDb;
+use arbiter_policy::mls::Context;
+use arbiter_policy::ocontext::FsUseBehavior;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+/// A context as it crosses into Python.
+type ContextRow = (u32, u32, u32, Option<RangeRow>);
+
+fn context_row(mls: bool, c: &Context) -> ContextRow {
+    (
+        c.user.index() as u32 + 1,
+        c.role.index() as u32 + 1,
+        c.ty.index() as u32 + 1,
+        mls.then(|| range_row(&c.range)),
+    )
+}
+
+/// libsepol's `SECURITY_FS_USE_*` number of an fs_use behaviour.
+fn fs_use_number(b: FsUseBehavior) -> u32 {
+    match b {
+        FsUseBehavior::Xattr => 1,
+        FsUseBehavior::Trans => 2,
+        FsUseBehavior::Task => 3,
+        FsUseBehavior::Genfs => 4,
+        FsUseBehavior::Mntpoint => 6,
+        FsUseBehavior::Other(n) => n,
+    }
+}
+
+/// Every labeling table, by setools' iterator name: `initialsids` `(sid, context)`,
+/// `fs_uses` `(behavior, fs, context)`, `genfscons` `(fs, path, class value or 0,
+/// context)`, `portcons` `(protocol, low, high, context)`, `netifcons` `(name, context,
+/// packet context)`, `nodecons` `(4 or 6, address bytes, mask bytes, context)` (IPv4 then
+/// IPv6, as setools chains them), `ibpkeycons` `(subnet prefix bytes, low, high,
+/// context)`, `ibendportcons` `(device, port, context)`.
+#[pyfunction]
+pub fn labeling_tables<'py>(py: Python<'py>, db: &PolicyDb) -> PyResult<Bound<'py, PyDict>> {
+    let p = &*db.model;
+    let o = &p.ocontexts;
+    let ctx = |c: &Context| context_row(p.mls, c);
+    let d = PyDict::new(py);
+    d.set_item(
+        "initialsids",
+        o.initial_sids
+            .iter()
+            .map(|s| (s.sid, ctx(&s.context)))
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "fs_uses",
+        o.fs_use
+            .iter()
+            .map(|f| {
+                (
+                    fs_use_number(f.behavior),
+                    f.fstype.to_string(),
+                    ctx(&f.context),
+                )
+            })
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "genfscons",
+        p.genfs
+            .iter()
+            .map(|g| {
+                (
+                    g.fstype.to_string(),
+                    g.path.to_string(),
+                    g.class,
+                    ctx(&g.context),
+                )
+            })
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "portcons",
+        o.ports
+            .iter()
+            .map(|c| (c.protocol, c.low, c.high, ctx(&c.context)))
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "netifcons",
+        o.netifs
+            .iter()
+            .map(|n| (n.name.to_string(), ctx(&n.if_context), ctx(&n.msg_context)))
+            .collect::<Vec<_>>(),
+    )?;
+    let mut nodes: Vec<(u8, Bound<'py, PyBytes>, Bound<'py, PyBytes>, ContextRow)> = o
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                4,
+                PyBytes::new(py, &n.addr),
+                PyBytes::new(py, &n.mask),
+                ctx(&n.context),
+            )
+        })
+        .collect();
+    nodes.extend(o.nodes6.iter().map(|n| {
+        (
+            6,
+            PyBytes::new(py, &n.addr),
+            PyBytes::new(py, &n.mask),
+            ctx(&n.context),
+        )
+    }));
+    d.set_item("nodecons", nodes)?;
+    d.set_item(
+        "ibpkeycons",
+        o.ibpkeys
+            .iter()
+            .map(|k| {
+                (
+                    PyBytes::new(py, &k.subnet_prefix),
+                    k.low,
+                    k.high,
+                    ctx(&k.context),
+                )
+            })
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "ibendportcons",
+        o.ibendports
+            .iter()
+            .map(|e| (e.device.to_string(), e.port, ctx(&e.context)))
+            .collect::<Vec<_>>(),
+    )?;
+    Ok(d)
+}
