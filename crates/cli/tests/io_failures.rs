@@ -214,6 +214,18 @@ fn cases(f: &Fixtures) -> Vec<Case> {
                 "--json",
             ],
         ),
+        case(
+            "sechecker",
+            &["tests/data/sechecker/tiny.ini", "policies/bin/tiny.33"],
+        ),
+        case(
+            "sechecker",
+            &[
+                "tests/data/sechecker/tiny.ini",
+                "policies/bin/tiny.33",
+                "--json",
+            ],
+        ),
         case("manpage", &[]),
         case("manpage", &["bsm", "print"]),
         case("completions", &["bash"]),

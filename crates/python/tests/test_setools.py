@@ -105,15 +105,15 @@ def test_install_inside_a_program_and_unimplemented_modules_say_so(tmp_path):
     prog = tmp_path / "prog.py"
     prog.write_text("import arbiter.setools\narbiter.setools.install()\n"
                     "from setools.terulequery import TERuleQuery\nprint(TERuleQuery.__module__)\n"
-                    "try:\n    import setools.dta\nexcept ModuleNotFoundError as e:\n    print(e)\n"
-                    "import setools\ntry:\n    setools.PolicyChecker\nexcept AttributeError as e:\n"
+                    "try:\n    import setools.pirqconquery\nexcept ModuleNotFoundError as e:\n    print(e)\n"
+                    "import setools\ntry:\n    setools.Pirqcon\nexcept AttributeError as e:\n"
                     "    print(e)\n")
     r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [
         "arbiter.setools.terulequery",
-        "setools.dta is not implemented by arbiter.setools yet",
-        "setools.PolicyChecker is not implemented by arbiter.setools yet",
+        "setools.pirqconquery is not implemented by arbiter.setools yet",
+        "setools.Pirqcon is not implemented by arbiter.setools yet",
     ]
 
 
