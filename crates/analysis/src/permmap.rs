@@ -152,12 +152,14 @@ impl PermissionMap {
                     }
                 }
                 State::Perms { class, left } => {
-                    let (Some(dir), Some(weight)) = (entry.get(1), entry.get(2)) else {
-                        return Err(AnalysisError::PermMap("list index out of range".into()));
-                    };
+                    // setools reads the direction before the weight: `read x` is an
+                    // invalid direction, `read r` its IndexError.
+                    let index_error = || AnalysisError::PermMap("list index out of range".into());
+                    let dir = entry.get(1).ok_or_else(index_error)?;
                     let direction = Direction::parse(dir).ok_or_else(|| {
                         err(n, format!("Invalid information flow direction: {dir}"))
                     })?;
+                    let weight = entry.get(2).ok_or_else(index_error)?;
                     let w = python_int(weight)
                         .ok_or_else(|| err(n, format!("Invalid permission weight: {weight}")))?;
                     if !(1..=10).contains(&w) {
@@ -303,6 +305,9 @@ mod tests {
         );
         let e = PermissionMap::parse("m", "1\nclass file 1\n read\n").unwrap_err();
         assert_eq!(e.to_string(), "list index out of range");
+        // The direction is read before the weight (setools' order).
+        let e = PermissionMap::parse("m", "1\nclass file 1\n read x\n").unwrap_err();
+        assert_eq!(e.to_string(), "m:3:Invalid information flow direction: x");
     }
 
     #[test]

@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod analysis;
 mod avc;
 mod batch;
 mod bsm;
@@ -64,6 +65,7 @@ fn arbiter_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     setools::register(m)?;
     denials::register(m)?;
     checker::register(m)?;
+    analysis::register(m)?;
     fleet::register(m)?;
     bsm::register(m)?;
     landlock::register(m)?;

@@ -71,7 +71,7 @@ def assert_same(script, *args):
 
 
 SCRIPTS = ["symbols.py", "queries.py", "terules.py", "rbac.py", "bounds.py", "sepolicy_like.py",
-           "mls.py", "labeling.py", "constraints.py", "checker.py"]
+           "mls.py", "labeling.py", "constraints.py", "checker.py", "permmap.py"]
 
 
 @needs_real
@@ -106,14 +106,14 @@ def test_install_inside_a_program_and_unimplemented_modules_say_so(tmp_path):
     prog.write_text("import arbiter.setools\narbiter.setools.install()\n"
                     "from setools.terulequery import TERuleQuery\nprint(TERuleQuery.__module__)\n"
                     "try:\n    import setools.pirqconquery\nexcept ModuleNotFoundError as e:\n    print(e)\n"
-                    "import setools\ntry:\n    setools.Pirqcon\nexcept AttributeError as e:\n"
+                    "import setools\ntry:\n    setools.IoportconQuery\nexcept AttributeError as e:\n"
                     "    print(e)\n")
     r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [
         "arbiter.setools.terulequery",
         "setools.pirqconquery is not implemented by arbiter.setools yet",
-        "setools.Pirqcon is not implemented by arbiter.setools yet",
+        "setools.IoportconQuery is not implemented by arbiter.setools yet",
     ]
 
 

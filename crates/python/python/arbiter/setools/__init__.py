@@ -14,8 +14,8 @@ and ``TERuleQuery`` (in Rust), ``TypeQuery``, ``TypeAttributeQuery``, ``RoleQuer
 ``MLSRuleQuery``), constraints and defaults (``ConstraintQuery``, ``DefaultQuery``), and
 the initial SIDs, contexts and every SELinux ``*con`` with their queries. The other names of setools raise ``AttributeError`` (and their modules
 ``ModuleNotFoundError``) saying they are not implemented yet; the analyses
-(``DomainTransitionAnalysis``, ``InfoFlowAnalysis``, ``PermissionMap``) will join as the
-modules ``dta``, ``infoflow`` and ``permmap``; ``PolicyChecker`` is in ``checker``;
+(``DomainTransitionAnalysis``, ``InfoFlowAnalysis``) will join as the modules ``dta`` and
+``infoflow``; ``PermissionMap`` is in ``permmap``; ``PolicyChecker`` is in ``checker``;
 ``PolicyDifference`` (``diff``) has every section but the TE rule ones, which raise saying so.
 """
 
@@ -94,6 +94,7 @@ from .portconquery import PortconQuery  # noqa: F401
 from .sensitivityquery import SensitivityQuery  # noqa: F401
 from .checker import PolicyChecker  # noqa: F401
 from .diff import PolicyDifference  # noqa: F401
+from .permmap import Mapping, PermissionMap, RuleWeight  # noqa: F401
 from ._finder import install, uninstall, NOT_IMPLEMENTED_MODULES  # noqa: F401
 
 __version__ = "4.4.1"
@@ -104,10 +105,9 @@ NOT_IMPLEMENTED_NAMES = frozenset(
     """AnyConstraint AnyDefault AnyRBACRule AnyTERule
     Devicetreecon DevicetreeconQuery DomainEntrypoint DomainTransition
     DomainTransitionAnalysis InfoFlowAnalysis
-    Iomemcon IomemconQuery Ioportcon IoportconQuery Mapping
+    Iomemcon IomemconQuery Ioportcon IoportconQuery
     Pcidevicecon PcideviceconQuery
-    PermissionMap Pirqcon PirqconQuery
-    RuleWeight""".split()
+    Pirqcon PirqconQuery""".split()
 )
 
 

@@ -15,7 +15,7 @@ import sys
 NOT_IMPLEMENTED_MODULES = frozenset(
     """devicetreeconquery dta
     infoflow iomemconquery ioportconquery
-    pcideviceconquery permmap pirqconquery""".split()
+    pcideviceconquery pirqconquery""".split()
 )
 
 
