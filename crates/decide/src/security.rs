@@ -100,24 +100,16 @@ impl CheckedPolicy for Policy {
 
 impl SecurityServer {
     /// Builds the server (index, name tables, initial SIDs) for a validated policy. Its
-    /// first state has sequence number 1.
-    ///
-    /// # Panics
-    ///
-    /// When handed a plain [`Policy`] changed into one that fails validation (a caller's
-    /// bug: the server never decides with unchecked tables). A [`ValidPolicy`] never
-    /// panics; [`ValidPolicy::check`] reports the fault as an error.
-    pub fn new(policy: impl CheckedPolicy) -> SecurityServer {
+    /// first state has sequence number 1. Only a [`ValidPolicy`] is accepted: a plain
+    /// [`Policy`] goes through [`ValidPolicy::check`] first, which reports a fault as an
+    /// error, so the server never decides with unchecked tables and never panics on them.
+    pub fn new(policy: ValidPolicy) -> SecurityServer {
         SecurityServer::with_semantics(policy, Semantics::Kernel)
     }
 
     /// Like [`SecurityServer::new`], reproducing libsepol's labeling where it differs from
     /// the kernel (for differential tests against libsepol).
-    pub fn with_semantics(policy: impl CheckedPolicy, semantics: Semantics) -> SecurityServer {
-        let policy = match policy.checked() {
-            Ok(p) => p,
-            Err(e) => panic!("SecurityServer: the policy fails validation: {e}"),
-        };
+    pub fn with_semantics(policy: ValidPolicy, semantics: Semantics) -> SecurityServer {
         let policy = std::sync::Arc::new(policy.into_policy());
         let index = PolicyIndex::build(&policy);
         let sids = crate::sidtab::SidTable::new(&policy);

@@ -127,7 +127,9 @@ fn differential(path: impl AsRef<Path>, seed: u64, count: usize) {
             return;
         }
     };
-    let sids = SecurityServer::new(p.clone());
+    let sids = SecurityServer::new(
+        arbiter_policy::ValidPolicy::check(p.clone()).expect("the policy validates"),
+    );
     // Initial SIDs: same numbers, same strings.
     for (sid, text) in oracle.initial_sids() {
         let ours = sids.sid_to_context(Sid::new(sid).unwrap()).ok();

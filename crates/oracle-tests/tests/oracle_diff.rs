@@ -20,7 +20,7 @@ use arbiter_decide::{LabelKind, Semantics};
 use arbiter_decide::{SecurityServer, Sid};
 use arbiter_oracle_tests::workload::{av_rule_keys, Rng, Sids, Universe};
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
-use arbiter_policy::{ClassId, Policy};
+use arbiter_policy::{ClassId, ValidPolicy};
 use sepol_oracle::Oracle;
 use std::path::{Path, PathBuf};
 
@@ -113,7 +113,7 @@ impl Pair<'_> {
 }
 
 fn run_policy(path: &Path, queries: usize) -> Tally {
-    let policy = Policy::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let policy = ValidPolicy::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let server = SecurityServer::with_semantics(policy, Semantics::Libsepol);
     let oracle = Oracle::load(path).expect("libsepol loads the policy");
     let u = Universe::new(&server, PER_TYPE);

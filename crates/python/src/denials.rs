@@ -190,10 +190,11 @@ impl Denials {
             .detach(move || {
                 std::panic::catch_unwind(move || {
                     let model = Arc::try_unwrap(model).unwrap_or_else(|s| (*s).clone());
-                    Engine::new(model)
+                    arbiter_policy::ValidPolicy::check(model).map(Engine::new)
                 })
             })
-            .map_err(panic_error)?;
+            .map_err(panic_error)?
+            .map_err(crate::errors::policy_error)?;
         Ok(Denials {
             engine: Arc::new(Mutex::new(engine)),
             origin,

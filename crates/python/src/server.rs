@@ -63,10 +63,15 @@ type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyAny>, Bound<'py, PyDict>))
 impl Server {
     /// Builds the server's index and tables without holding the GIL.
     fn build(py: Python<'_>, model: Model) -> PyResult<Server> {
-        let inner = py
-            .detach(move || std::panic::catch_unwind(move || Arc::new(SecurityServer::new(model))));
+        let inner = py.detach(move || {
+            std::panic::catch_unwind(move || {
+                arbiter_policy::ValidPolicy::check(model).map(|p| Arc::new(SecurityServer::new(p)))
+            })
+        });
         Ok(Server {
-            inner: inner.map_err(crate::errors::panic_error)?,
+            inner: inner
+                .map_err(crate::errors::panic_error)?
+                .map_err(crate::errors::policy_error)?,
         })
     }
 

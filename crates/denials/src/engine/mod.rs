@@ -13,7 +13,7 @@ mod reason;
 
 use crate::error::{Unknown, WhyError};
 use arbiter_decide::internals::{compute_av, te_av};
-use arbiter_decide::{AccessVector, CheckedPolicy, SecurityServer, Snapshot};
+use arbiter_decide::{AccessVector, SecurityServer, Snapshot};
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
 use arbiter_policy::cond::CondExpr;
 use arbiter_policy::mls::Context;
@@ -101,9 +101,9 @@ impl Engine {
         Ok(Engine::new(policy))
     }
 
-    /// Builds the engine for a loaded policy (booleans at their default values); a plain
-    /// [`arbiter_policy::Policy`] is validated again (see [`CheckedPolicy`]).
-    pub fn new(policy: impl CheckedPolicy) -> Engine {
+    /// Builds the engine for a validated policy (booleans at their default values); a plain
+    /// [`arbiter_policy::Policy`] goes through [`ValidPolicy::check`] first.
+    pub fn new(policy: ValidPolicy) -> Engine {
         let server = SecurityServer::new(policy);
         let base = server.snapshot();
         let n = base.policy.bools.len();

@@ -41,7 +41,7 @@
 
 use arbiter_decide::{SecurityServer, Sid};
 use arbiter_oracle_tests::workload::{av_rule_keys, Rng, Sids, Universe};
-use arbiter_policy::{ClassId, Policy};
+use arbiter_policy::{ClassId, ValidPolicy};
 use sepol_oracle::Oracle;
 use serde_json::json;
 use std::hint::black_box;
@@ -352,7 +352,7 @@ fn loadavg() -> String {
 fn main() {
     let o = opts();
     let load_start = loadavg();
-    let policy = Policy::open(&o.policy).unwrap_or_else(|e| {
+    let policy = ValidPolicy::open(&o.policy).unwrap_or_else(|e| {
         eprintln!("{}: {e}", o.policy.display());
         std::process::exit(1)
     });
