@@ -889,6 +889,11 @@ class _DerivedAVRule(AVRule):
         )
 
 
+# setools' derive_expanded returns a plain AVRule: scripts printing type(rule).__name__ see
+# that name.
+_DerivedAVRule.__name__ = _DerivedAVRule.__qualname__ = "AVRule"
+
+
 def perms_text(perms):
     """A permission list as statements print it."""
     perms = sorted(perms)
