@@ -19,9 +19,9 @@
 
 mod avc;
 mod batch;
-mod checker;
 mod bsm;
 mod build;
+mod checker;
 mod decision;
 mod denials;
 pub mod errors;

@@ -6,6 +6,7 @@ rule section has modified rules: permissions changed, a conditional rule whose p
 the unconditional rules partly grant, attribute rules, ioctl sets, type_* defaults changed
 with and without a file name or a conditional."""
 
+import os
 import pathlib
 import shutil
 import subprocess
@@ -31,6 +32,18 @@ def test_policydiff_matches_setools_on_our_pairs(pair):
 @pytest.mark.skipif(not (DEBIAN.exists() and DEBIAN_MLS.exists()),
                     reason="the Debian default and MLS policies are not installed")
 def test_policydiff_matches_setools_debian_default_vs_mls():
+    # Without the TE rule sections: setools 4.4.1 computes them in Python over every
+    # expanded rule, which takes it minutes on these policies (measured, see
+    # docs/setools.md); they are compared on the repository's pairs and the CIL pair.
+    assert_same("policydiff.py", DEBIAN, DEBIAN_MLS, "--no-te-rules")
+
+
+@needs_real
+@pytest.mark.skipif(not (DEBIAN.exists() and DEBIAN_MLS.exists()),
+                    reason="the Debian default and MLS policies are not installed")
+@pytest.mark.skipif(os.environ.get("ARBITER_PY_DIFF_TE_DEBIAN") != "1",
+                    reason="set ARBITER_PY_DIFF_TE_DEBIAN=1 (setools takes minutes)")
+def test_policydiff_te_sections_match_setools_debian_default_vs_mls():
     assert_same("policydiff.py", DEBIAN, DEBIAN_MLS)
 
 

@@ -1,4 +1,6 @@
-"""PolicyDifference between two policies: ``policydiff.py LEFT RIGHT``. Prints every
+"""PolicyDifference between two policies: ``policydiff.py LEFT RIGHT [--no-te-rules]``
+(the flag leaves out the TE rule sections, which setools takes minutes to compute on
+Debian's policies). Prints every
 section arbiter.setools implements (properties, types, type attributes, roles, users,
 Booleans, commons, classes, policy capabilities, role allows and transitions, typebounds,
 categories, sensitivities, level declarations, range transitions, the four constraint
@@ -73,7 +75,9 @@ for kind in ["levels", "range_transitions", "defaults", "fs_uses", "genfscons", 
         print("modified_{} ({}):".format(kind, type(mod).__name__))
         for m in sorted(record(m) for m in mod):
             print("  ", m)
-for kind in ["allow", "auditallow", "neverallow", "dontaudit"]:
+te_kinds = [] if "--no-te-rules" in sys.argv[3:] else [
+    "allow", "auditallow", "neverallow", "dontaudit"]
+for kind in te_kinds:
     for side in ("added", "removed"):
         items = getattr(d, "{}_{}s".format(side, kind))
         print("{}_{}s ({}, {}):".format(side, kind, type(items).__name__, len(items)))
@@ -84,8 +88,8 @@ for kind in ["allow", "auditallow", "neverallow", "dontaudit"]:
     for m in mod:
         print("  ", type(m).__name__, m.rule, text(m.added_perms), text(m.removed_perms),
               text(m.matched_perms))
-for kind in ["allowxperm", "auditallowxperm", "neverallowxperm", "dontauditxperm",
-             "type_transition", "type_change", "type_member"]:
+for kind in te_kinds and ["allowxperm", "auditallowxperm", "neverallowxperm",
+                         "dontauditxperm", "type_transition", "type_change", "type_member"]:
     for side in ("added", "removed"):
         items = getattr(d, "{}_{}s".format(side, kind))
         print("{}_{}s ({}): {}".format(side, kind, type(items).__name__,

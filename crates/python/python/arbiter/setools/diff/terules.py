@@ -1,7 +1,8 @@
 """The TE rule sections of ``PolicyDifference`` (AV, xperm and type_* rules), computed as
 setools 4.4.1 computes them, so that results and their order are the same:
 
-* AV rules (allow, auditallow, neverallow, dontaudit) are expanded to one source and one
+* AV rules (allow, auditallow, neverallow, dontaudit) are expanded (natively, see
+  ``crates/python/src/setools/avdiff.rs``) to one source and one
   target type and keyed by (conditional expression text, block, source, target, class);
   the permissions of rules sharing a key are unioned, the first rule of a key is the one
   derived from, and a conditional rule's permissions already granted unconditionally on
@@ -14,6 +15,7 @@ setools 4.4.1 computes them, so that results and their order are the same:
   file name); a matched pair whose default differs is modified.
 """
 
+from ... import _native
 from ..exception import RuleNotConditional, RuleUseError, TERuleNoFilename
 from ..policyrep import IoctlSet
 from .records import ModifiedAVRule, ModifiedTERule
@@ -42,78 +44,59 @@ def _cond_key(rule):
 
 
 def av_diff(left, right):
-    """(added, removed, modified) lists for one AV rule type."""
-    db = {_UNCONDITIONAL: {_UNCONDITIONAL_BLOCK: {}}}
+    """(added, removed, modified) lists for one AV rule type. The expansion and comparison
+    run natively (``_native.av_rule_diff``) over names interned to numbers here; only the
+    results become rule objects."""
+    names = {}
     types = ({}, {})
-    for side, rules in ((0, left), (1, right)):
-        side_types = types[side]
+    expansions = {}
+
+    def intern(name):
+        n = names.get(name)
+        if n is None:
+            n = names[name] = len(names) + 1
+        return n
+
+    def expand(side, symbol):
+        ids = expansions.get((side, symbol.name))
+        if ids is None:
+            ids = []
+            for t in symbol.expand():
+                types[side].setdefault(t.name, t)
+                ids.append(intern(t.name))
+            expansions[(side, symbol.name)] = ids
+        return ids
+
+    conds = {_UNCONDITIONAL: 0}
+
+    def rows(side, rules):
+        out = []
         for rule in rules:
-            cond, block_bool = _cond_key(rule)
-            block = db.setdefault(cond, {}).setdefault(block_bool, {})
-            tclass = rule.tclass.name
-            perms = set(rule.perms)
-            targets = list(rule.target.expand())
-            for src in rule.source.expand():
-                side_types.setdefault(src.name, src)
-                src_data = block.setdefault(src.name, {})
-                for tgt in targets:
-                    side_types.setdefault(tgt.name, tgt)
-                    tgt_data = src_data.setdefault(tgt.name, {})
-                    sides = tgt_data.get(tclass)
-                    if sides is None:
-                        sides = tgt_data[tclass] = [None, None]
-                    if sides[side] is None:
-                        sides[side] = (perms, rule)
-                    else:
-                        sides[side] = (sides[side][0] | perms, sides[side][1])
-    _remove_redundant(db)
+            cond, block = _cond_key(rule)
+            c = conds.get(cond)
+            if c is None:
+                c = conds[cond] = len(conds)
+            out.append((c, block == "True", intern(rule.tclass.name),
+                        [intern(p) for p in rule.perms],
+                        expand(side, rule.source), expand(side, rule.target)))
+        return out
+
+    results = _native.av_rule_diff(rows(0, left), rows(1, right))
+    by_id = {n: name for name, n in names.items()}
     added, removed, modified = [], [], []
-    for blocks in db.values():
-        for block in blocks.values():
-            for src, src_data in block.items():
-                for tgt, tgt_data in src_data.items():
-                    for lside, rside in tgt_data.values():
-                        if lside and rside:
-                            common = lside[0] & rside[0]
-                            lonly, ronly = lside[0] - common, rside[0] - common
-                            if lonly or ronly:
-                                rule = lside[1].derive_expanded(
-                                    types[0][src], types[0][tgt], lside[0])
-                                modified.append(ModifiedAVRule(rule, ronly, lonly, common))
-                        elif lside:
-                            removed.append(lside[1].derive_expanded(
-                                types[0][src], types[0][tgt], lside[0]))
-                        elif rside:
-                            added.append(rside[1].derive_expanded(
-                                types[1][src], types[1][tgt], rside[0]))
+    for status, i, src, tgt, lperms, rperms in results:
+        src, tgt = by_id[src], by_id[tgt]
+        lperms = {by_id[p] for p in lperms}
+        rperms = {by_id[p] for p in rperms}
+        if status == 0:
+            added.append(right[i].derive_expanded(types[1][src], types[1][tgt], rperms))
+        elif status == 1:
+            removed.append(left[i].derive_expanded(types[0][src], types[0][tgt], lperms))
+        else:
+            common = lperms & rperms
+            rule = left[i].derive_expanded(types[0][src], types[0][tgt], lperms)
+            modified.append(ModifiedAVRule(rule, rperms - common, lperms - common, common))
     return added, removed, modified
-
-
-def _remove_redundant(db):
-    """Drops from conditional rules the permissions the same side grants unconditionally."""
-    uncond = db[_UNCONDITIONAL][_UNCONDITIONAL_BLOCK]
-    for cond, blocks in db.items():
-        if cond == _UNCONDITIONAL:
-            continue
-        for block in blocks.values():
-            for src, src_data in block.items():
-                usrc = uncond.get(src)
-                if usrc is None:
-                    continue
-                for tgt, tgt_data in src_data.items():
-                    utgt = usrc.get(tgt)
-                    if utgt is None:
-                        continue
-                    for tclass, sides in tgt_data.items():
-                        usides = utgt.get(tclass)
-                        if usides is None:
-                            continue
-                        for side in (0, 1):
-                            if usides[side] and sides[side]:
-                                common = sides[side][0] & usides[side][0]
-                                if common:
-                                    rest = sides[side][0] - common
-                                    sides[side] = (rest, sides[side][1]) if rest else None
 
 
 def _xperm_index(rules):
