@@ -168,10 +168,13 @@ pub fn av_rule_diff(left: Vec<RuleIn>, right: Vec<RuleIn>) -> PyResult<Vec<DiffO
         }
     }
     remove_redundant(&keys, &mut entries, &index);
-    let mut ranked: Vec<usize> = (0..entries.len()).collect();
-    ranked.sort_by_key(|&e| order.rank(&keys[e], e));
+    // Each entry's rank is looked up once (not once per comparison).
+    let mut ranked: Vec<_> = (0..entries.len())
+        .map(|e| order.rank(&keys[e], e))
+        .collect();
+    ranked.sort_unstable();
     let mut out = Vec::new();
-    for e in ranked {
+    for (.., e) in ranked {
         let (_, _, s, t, class) = keys[e];
         match entries[e].sides {
             [Some(l), Some(r)] => {
@@ -206,11 +209,11 @@ fn remove_redundant(keys: &[Key], entries: &mut [Entry], index: &HashMap<Key, us
             continue;
         };
         let uncond = entries[u].sides;
-        for side in 0..2 {
-            if let (Some(us), Some(cs)) = (uncond[side], entries[e].sides[side]) {
+        for (slot, us) in entries[e].sides.iter_mut().zip(uncond) {
+            if let (Some(us), Some(cs)) = (us, *slot) {
                 let rest = cs.bits & !us.bits;
                 if rest != cs.bits {
-                    entries[e].sides[side] = (rest != 0).then_some(Side {
+                    *slot = (rest != 0).then_some(Side {
                         bits: rest,
                         rule: cs.rule,
                     });
