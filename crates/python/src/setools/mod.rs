@@ -6,6 +6,7 @@
 //! The Python half (`arbiter/setools/*.py`) holds setools 4.4.1's object semantics
 //! (equality, hashing, `str()`, exceptions) over the plain tuples returned here.
 
+mod avdiff;
 mod constraint;
 mod labeling;
 mod mls;
@@ -14,6 +15,7 @@ pub use te::TeResults;
 
 /// Adds the table functions of the MLS, labeling and constraint modules to `m`.
 pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(avdiff::av_rule_diff, m)?)?;
     m.add_function(wrap_pyfunction!(mls::sensitivity_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::category_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::user_levels, m)?)?;

@@ -1,4 +1,6 @@
-"""PolicyDifference between two policies: ``policydiff.py LEFT RIGHT``. Prints every
+"""PolicyDifference between two policies: ``policydiff.py LEFT RIGHT [--no-te-rules]``
+(the flag leaves out the TE rule sections, which setools takes minutes to compute on
+Debian's policies). Prints every
 section arbiter.setools implements (properties, types, type attributes, roles, users,
 Booleans, commons, classes, policy capabilities, role allows and transitions, typebounds,
 categories, sensitivities, level declarations, range transitions, the four constraint
@@ -7,7 +9,9 @@ kinds, defaults, initial SIDs, and the labeling statements).
 Normalised where setools itself is unordered: the added/removed/matched results are sets
 and the modified results dicts filled from sets, so each is printed sorted by its text;
 the modified role transition and typebounds lists come from a set of matched pairs, so
-they are sorted too."""
+they are sorted too. The AV rule lists are printed in setools' own order (dicts keyed in
+the order rules are first seen); the xperm and type_* added/removed results are sets and
+their modified lists come from a set of matched pairs, so those are sorted."""
 
 import sys
 
@@ -71,6 +75,29 @@ for kind in ["levels", "range_transitions", "defaults", "fs_uses", "genfscons", 
         print("modified_{} ({}):".format(kind, type(mod).__name__))
         for m in sorted(record(m) for m in mod):
             print("  ", m)
+te_kinds = [] if "--no-te-rules" in sys.argv[3:] else [
+    "allow", "auditallow", "neverallow", "dontaudit"]
+for kind in te_kinds:
+    for side in ("added", "removed"):
+        items = getattr(d, "{}_{}s".format(side, kind))
+        print("{}_{}s ({}, {}):".format(side, kind, type(items).__name__, len(items)))
+        for r in items:
+            print("  ", r, type(r).__name__, text(r.perms), r.origin is None)
+    mod = getattr(d, "modified_{}s".format(kind))
+    print("modified_{}s ({}, {}):".format(kind, type(mod).__name__, len(mod)))
+    for m in mod:
+        print("  ", type(m).__name__, m.rule, text(m.added_perms), text(m.removed_perms),
+              text(m.matched_perms))
+for kind in te_kinds and ["allowxperm", "auditallowxperm", "neverallowxperm",
+                         "dontauditxperm", "type_transition", "type_change", "type_member"]:
+    for side in ("added", "removed"):
+        items = getattr(d, "{}_{}s".format(side, kind))
+        print("{}_{}s ({}): {}".format(side, kind, type(items).__name__,
+                                       sorted(str(r) for r in items)))
+    mod = getattr(d, "modified_{}s".format(kind))
+    print("modified_{}s ({}):".format(kind, type(mod).__name__))
+    for m in sorted((type(m).__name__ + " " + record(m) for m in mod)):
+        print("  ", m)
 # Swapping the policies resets every section.
 d.left_policy, d.right_policy = right, left
 print("swapped:", text(d.added_types), text(d.removed_roles), len(d.modified_types))

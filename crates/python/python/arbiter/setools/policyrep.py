@@ -879,7 +879,7 @@ class _DerivedAVRule(AVRule):
         return self._perms
 
     def __reduce__(self):
-        return (_DerivedAVRule, (self.origin, self.source, self.target, self._perms))
+        return (_derived_av_rule, (self.origin, self.source, self.target, self._perms))
 
     def statement(self):
         stmt = self._res.statement(self._i) or ""
@@ -887,6 +887,17 @@ class _DerivedAVRule(AVRule):
         return "{} {} {}:{} {};{}".format(
             self.ruletype, self.source, self.target, self.tclass, perms_text(self._perms), cond
         )
+
+
+def _derived_av_rule(origin, source, target, perms):
+    """Rebuilds a pickled derived rule (the class is renamed below, so pickle cannot find
+    it by name)."""
+    return _DerivedAVRule(origin, source, target, perms)
+
+
+# setools' derive_expanded returns a plain AVRule: scripts printing type(rule).__name__ see
+# that name.
+_DerivedAVRule.__name__ = _DerivedAVRule.__qualname__ = "AVRule"
 
 
 def perms_text(perms):

@@ -6,12 +6,13 @@ Implemented sections: policy properties, types, type attributes, roles, users, B
 commons, classes, policy capabilities, role allows, role transitions, typebounds,
 categories, sensitivities, level declarations, range transitions, constraints (the four
 kinds), defaults, initial SIDs and the labeling statements (fs_use, genfscon, netifcon,
-nodecon, portcon, ibpkeycon, ibendportcon). The TE rule sections (AV, xperm and type
-rules) raise ``AttributeError`` naming themselves as not implemented yet: never an empty
-stand-in.
+nodecon, portcon, ibpkeycon, ibendportcon) and the TE rule sections (AV, xperm and
+type_* rules, see ``terules``).
 """
 
 from .records import (  # noqa: F401
+    ModifiedAVRule,
+    ModifiedTERule,
     ModifiedBoolean,
     ModifiedCategory,
     ModifiedDefault,

@@ -11,7 +11,7 @@ with the default compared, typebounds by child with the parent compared.
 
 from ..exception import MLSDisabled, NoCommon
 from ..policyrep import BoundsRuletype, RBACRuletype
-from . import labeling_mls
+from . import labeling_mls, terules
 from .labeling_mls import LabelingMLSDifference
 from .records import (
     ModifiedBoolean,
@@ -25,16 +25,6 @@ from .records import (
     ModifiedTypeAttribute,
     ModifiedUser,
 )
-
-# Attributes of setools' PolicyDifference that this one does not compute yet: the TE rule
-# sections (expanded AV, xperm and type rules).
-NOT_IMPLEMENTED = {
-    name
-    for kind in """allows auditallows neverallows dontaudits allowxperms auditallowxperms
-        neverallowxperms dontauditxperms type_transitions type_changes type_members""".split()
-    for name in ("added_" + kind, "removed_" + kind, "modified_" + kind)
-}
-
 
 def _by_name(items):
     out = {}
@@ -126,9 +116,6 @@ class PolicyDifference(LabelingMLSDifference):
             if name not in results:
                 results.update(section(self))
             return results[name]
-        if name in NOT_IMPLEMENTED:
-            raise AttributeError(
-                "PolicyDifference.{0} is not implemented by arbiter.setools yet".format(name))
         raise AttributeError(
             "'PolicyDifference' object has no attribute '{0}'".format(name))
 
@@ -284,3 +271,8 @@ _ATTRS.update(labeling_mls.SECTIONS)
 PolicyDifference._SECTIONS = {
     attr: getattr(PolicyDifference, method) for method, attrs in _ATTRS.items() for attr in attrs
 }
+for _method, _attrs in terules.section_attrs().items():
+    _kind = _method[len("_diff_te_"):]
+    for _attr in _attrs:
+        PolicyDifference._SECTIONS[_attr] = (
+            lambda self, kind=_kind: terules.diff_kind(self, kind))

@@ -152,3 +152,16 @@ class ModifiedIbendportcon(NamedTuple):
     rule: Any
     added_context: Any
     removed_context: Any
+
+
+class ModifiedAVRule(NamedTuple):
+    rule: Any
+    added_perms: Any
+    removed_perms: Any
+    matched_perms: Any
+
+
+class ModifiedTERule(NamedTuple):
+    rule: Any
+    added_default: Any
+    removed_default: Any
