@@ -16,7 +16,7 @@ the initial SIDs, contexts and every SELinux ``*con`` with their queries. The ot
 ``ModuleNotFoundError``) saying they are not implemented yet; the analyses
 (``DomainTransitionAnalysis``, ``InfoFlowAnalysis``) will join as the modules ``dta`` and
 ``infoflow``; ``PermissionMap`` is in ``permmap``; ``PolicyChecker`` is in ``checker``;
-``PolicyDifference`` (``diff``) has every section but the TE rule ones, which raise saying so.
+``PolicyDifference`` (``diff``) has every section.
 """
 
 from . import exception  # noqa: F401
