@@ -14,8 +14,9 @@ and ``TERuleQuery`` (in Rust), ``TypeQuery``, ``TypeAttributeQuery``, ``RoleQuer
 ``MLSRuleQuery``), constraints and defaults (``ConstraintQuery``, ``DefaultQuery``), and
 the initial SIDs, contexts and every SELinux ``*con`` with their queries. The other names of setools raise ``AttributeError`` (and their modules
 ``ModuleNotFoundError``) saying they are not implemented yet; the analyses
-(``DomainTransitionAnalysis``, ``InfoFlowAnalysis``) will join as the modules ``dta`` and
-``infoflow``; ``PermissionMap`` is in ``permmap``; ``PolicyChecker`` is in ``checker``;
+(``DomainTransitionAnalysis``) will join as the module ``dta``; ``InfoFlowAnalysis`` is in
+``infoflow`` (without ``shortest_path`` and the flows into a type, which raise
+``NotImplementedError``); ``PermissionMap`` is in ``permmap``; ``PolicyChecker`` is in ``checker``;
 ``PolicyDifference`` (``diff``) has every section but the TE rule ones, which raise saying so.
 """
 
@@ -95,6 +96,7 @@ from .sensitivityquery import SensitivityQuery  # noqa: F401
 from .checker import PolicyChecker  # noqa: F401
 from .diff import PolicyDifference  # noqa: F401
 from .permmap import Mapping, PermissionMap, RuleWeight  # noqa: F401
+from .infoflow import InfoFlowAnalysis  # noqa: F401
 from ._finder import install, uninstall, NOT_IMPLEMENTED_MODULES  # noqa: F401
 
 __version__ = "4.4.1"
@@ -104,7 +106,7 @@ __version__ = "4.4.1"
 NOT_IMPLEMENTED_NAMES = frozenset(
     """AnyConstraint AnyDefault AnyRBACRule AnyTERule
     Devicetreecon DevicetreeconQuery DomainEntrypoint DomainTransition
-    DomainTransitionAnalysis InfoFlowAnalysis
+    DomainTransitionAnalysis
     Iomemcon IomemconQuery Ioportcon IoportconQuery
     Pcidevicecon PcideviceconQuery
     Pirqcon PirqconQuery""".split()
