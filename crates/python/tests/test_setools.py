@@ -71,7 +71,8 @@ def assert_same(script, *args):
 
 
 SCRIPTS = ["symbols.py", "queries.py", "terules.py", "rbac.py", "bounds.py", "sepolicy_like.py",
-           "mls.py", "labeling.py", "constraints.py", "checker.py", "permmap.py", "infoflow.py"]
+           "mls.py", "labeling.py", "constraints.py", "checker.py", "permmap.py", "infoflow.py",
+           "dta.py"]
 
 
 @needs_real

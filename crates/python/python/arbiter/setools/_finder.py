@@ -13,7 +13,7 @@ import sys
 
 # setools 4.4.1 modules not provided yet: importing one fails with a message that says so.
 NOT_IMPLEMENTED_MODULES = frozenset(
-    """devicetreeconquery dta
+    """devicetreeconquery
     iomemconquery ioportconquery
     pcideviceconquery pirqconquery""".split()
 )
