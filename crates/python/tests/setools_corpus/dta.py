@@ -6,7 +6,9 @@ setcurrent) in order; the same with an excluded type; the refused arguments.
 
 Small policies only: in ``sample`` mode (the Debian runs) the script prints only that it
 was skipped (the real setools' graph on Debian's policy takes tens of seconds per build).
-Nothing is sorted: every order printed is setools' (networkx's) own.
+Sorted: a step's entrypoints by type name (setools 4.4.1 gathers them in a Python set, so
+their order changes with the hash seed; arbiter gives them sorted by name). Every other
+order printed is setools' (networkx's) own.
 """
 
 import sys
@@ -37,7 +39,7 @@ def rules(label, rs):
 def step(s):
     print("  {} -> {}".format(s.source, s.target))
     rules("transition", s.transition)
-    for e in s.entrypoints:
+    for e in sorted(s.entrypoints, key=lambda e: str(e.name)):
         print("   entrypoint", e.name)
         rules("entrypoint", e.entrypoint)
         rules("execute", e.execute)

@@ -4,7 +4,9 @@ The graph and its queries are the engine's (``arbiter_analysis::dta``, the one b
 ``arbiter dta``, which prints what sedta prints byte for byte): the transitions out of (or,
 reversed, into) a domain, all paths up to a length and all shortest paths come in networkx's
 order, each step a ``DomainTransition`` whose rule lists hold the rule objects
-``TERuleQuery`` yields, in setools' order.
+``TERuleQuery`` yields, in setools' order. A step's entrypoints are sorted by type name
+(setools 4.4.1 gathers them in a Python set, an order that changes with the hash seed; the
+engine sorts them as setools 4.7 does).
 
 Not implemented: ``shortest_path`` raises ``NotImplementedError`` (networkx's bidirectional
 search picks one of the shortest paths by an order the engine does not model).
