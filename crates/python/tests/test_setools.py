@@ -71,7 +71,8 @@ def assert_same(script, *args):
 
 
 SCRIPTS = ["symbols.py", "queries.py", "terules.py", "rbac.py", "bounds.py", "sepolicy_like.py",
-           "mls.py", "labeling.py", "constraints.py", "checker.py", "permmap.py"]
+           "mls.py", "labeling.py", "constraints.py", "checker.py", "permmap.py", "infoflow.py",
+           "dta.py"]
 
 
 @needs_real
@@ -161,3 +162,22 @@ def test_engine_policy_and_server_pickle():
     a = srv.compute_av(HTTPD, CONTENT, "file")
     b = srv2.compute_av(HTTPD, CONTENT, "file")
     assert (a.allowed, a.auditallow, a.auditdeny) == (b.allowed, b.auditallow, b.auditdeny)
+
+
+def test_analyses_say_what_they_do_not_serve():
+    # shortest_path (both analyses) and the flows into a type are not served: they raise
+    # NotImplementedError instead of answering in an order setools would not give.
+    from arbiter.setools.dta import DomainTransitionAnalysis
+    from arbiter.setools.infoflow import InfoFlowAnalysis
+    from arbiter.setools.permmap import PermissionMap
+    p = st.SELinuxPolicy(str(POLICIES / "default.33"))
+    a = InfoFlowAnalysis(p, PermissionMap())
+    with pytest.raises(NotImplementedError, match="shortest_path"):
+        list(a.shortest_path("init_t", "sshd_t"))
+    with pytest.raises(NotImplementedError, match="out=False"):
+        list(a.infoflows("init_t", out=False))
+    assert list(a.infoflows("init_t"))  # the served direction answers
+    d = DomainTransitionAnalysis(p)
+    with pytest.raises(NotImplementedError, match="shortest_path"):
+        list(d.shortest_path("init_t", "sshd_t"))
+    assert list(d.transitions("init_t"))

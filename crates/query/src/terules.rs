@@ -126,7 +126,17 @@ pub(crate) const COND_GROUP: u128 = 2 << 124;
 
 /// The statement setools prints for a rule (`str(rule)`), conditional suffix included.
 pub fn statement(index: &crate::Index<'_>, r: TeRuleRef) -> String {
-    use crate::search::{te_statement, TeBody, TeHit};
+    match hit(index, r) {
+        Some(h) => crate::search::te_statement(index, &h).unwrap_or_default(),
+        None => String::new(),
+    }
+}
+
+/// The rule as a search hit (what `TERuleQuery` yields for it), so callers holding a rule
+/// reference (the analyses' step rules) can hand out the same rule objects a query does.
+/// `None` for a reference outside the policy.
+pub fn hit<'a>(index: &'a crate::Index<'_>, r: TeRuleRef) -> Option<crate::search::TeHit<'a>> {
+    use crate::search::{TeBody, TeHit};
     use arbiter_policy::avtab::AvtabDatum;
     let policy = index.policy();
     let hit = match r {
@@ -135,12 +145,8 @@ pub fn statement(index: &crate::Index<'_>, r: TeRuleRef) -> String {
             outcome,
             source,
         } => {
-            let Some(ft) = policy.filename_trans.get(trans as usize) else {
-                return String::new();
-            };
-            let Some(&(_, new)) = ft.outcomes.get(outcome as usize) else {
-                return String::new();
-            };
+            let ft = policy.filename_trans.get(trans as usize)?;
+            let &(_, new) = ft.outcomes.get(outcome as usize)?;
             TeHit {
                 kind: AvtabKind::Transition,
                 source,
@@ -151,9 +157,7 @@ pub fn statement(index: &crate::Index<'_>, r: TeRuleRef) -> String {
             }
         }
         _ => {
-            let Some(e) = entry(policy, r) else {
-                return String::new();
-            };
+            let e = entry(policy, r)?;
             let body = match e.datum {
                 AvtabDatum::Perms(bits) => {
                     // setools shows a dontaudit rule's dontaudited (cleared) bits.
@@ -197,5 +201,5 @@ pub fn statement(index: &crate::Index<'_>, r: TeRuleRef) -> String {
             }
         }
     };
-    te_statement(index, &hit).unwrap_or_default()
+    Some(hit)
 }

@@ -63,6 +63,13 @@ fn bits(e: &arbiter_policy::ebitmap::Ebitmap) -> Vec<u32> {
     e.iter().collect()
 }
 
+impl PolicyDb {
+    /// The policy model, for the analyses' native handles.
+    pub(crate) fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+}
+
 #[pymethods]
 impl PolicyDb {
     /// Opens `source`: a path (`str`/`os.PathLike`), the image as `bytes`, or an

@@ -6,6 +6,7 @@
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::Policy as Model;
 use arbiter_query::search::{search_te_policy_order, te_statement, TeBody, TeHit};
+use arbiter_query::terules::{self, TeRuleRef};
 use arbiter_query::{Index, SearchArgs};
 use pyo3::prelude::*;
 use std::sync::{Arc, OnceLock};
@@ -216,21 +217,41 @@ pub fn query(model: &Arc<Model>, c: &Criteria) -> Result<TeResults, String> {
     };
     let index = Index::new(model);
     let hits = search_te_policy_order(&index, &args).map_err(|e| e.0)?;
-    out.hits = hits
-        .into_iter()
-        .map(|h| Hit {
-            kind: h.kind,
-            source: h.source,
-            target: h.target,
-            class: h.class,
-            body: match h.body {
-                TeBody::Perms(p) => Body::Perms(p.into_iter().map(Box::from).collect()),
-                TeBody::Xperms(_, v) => Body::Xperms(v),
-                TeBody::Default(t) => Body::Default(t.index() as u32 + 1),
-                TeBody::Filename(t, n) => Body::Filename(t.index() as u32 + 1, Box::from(n)),
-            },
-            cond: h.cond,
-        })
-        .collect();
+    out.hits = hits.into_iter().map(owned).collect();
     Ok(out)
+}
+
+/// A hit that no longer borrows the policy.
+fn owned(h: TeHit<'_>) -> Hit {
+    Hit {
+        kind: h.kind,
+        source: h.source,
+        target: h.target,
+        class: h.class,
+        body: match h.body {
+            TeBody::Perms(p) => Body::Perms(p.into_iter().map(Box::from).collect()),
+            TeBody::Xperms(_, v) => Body::Xperms(v),
+            TeBody::Default(t) => Body::Default(t.index() as u32 + 1),
+            TeBody::Filename(t, n) => Body::Filename(t.index() as u32 + 1, Box::from(n)),
+        },
+        cond: h.cond,
+    }
+}
+
+impl TeResults {
+    /// The rule objects for rules an analysis names by reference (an information flow
+    /// step's or a domain transition's rules), in the given order, repeats kept: setools
+    /// lists a rule twice on an edge it creates twice. A reference outside the policy is
+    /// skipped (the engine only hands out references it read from this policy).
+    pub fn from_refs(model: &Arc<Model>, index: &Index<'_>, refs: &[TeRuleRef]) -> TeResults {
+        TeResults {
+            model: model.clone(),
+            hits: refs
+                .iter()
+                .filter_map(|&r| terules::hit(index, r))
+                .map(owned)
+                .collect(),
+            statements: OnceLock::new(),
+        }
+    }
 }

@@ -13,9 +13,9 @@ and ``TERuleQuery`` (in Rust), ``TypeQuery``, ``TypeAttributeQuery``, ``RoleQuer
 ``Level``, ``Range``, ``MLSRule``, ``SensitivityQuery``, ``CategoryQuery``,
 ``MLSRuleQuery``), constraints and defaults (``ConstraintQuery``, ``DefaultQuery``), and
 the initial SIDs, contexts and every SELinux ``*con`` with their queries. The other names of setools raise ``AttributeError`` (and their modules
-``ModuleNotFoundError``) saying they are not implemented yet; the analyses
-(``DomainTransitionAnalysis``, ``InfoFlowAnalysis``) will join as the modules ``dta`` and
-``infoflow``; ``PermissionMap`` is in ``permmap``; ``PolicyChecker`` is in ``checker``;
+``ModuleNotFoundError``) saying they are not implemented yet. The analyses:
+``InfoFlowAnalysis`` is in ``infoflow`` and ``DomainTransitionAnalysis`` in ``dta`` (without
+``shortest_path``, nor the flows into a type, which raise ``NotImplementedError``); ``PermissionMap`` is in ``permmap``; ``PolicyChecker`` is in ``checker``;
 ``PolicyDifference`` (``diff``) has every section.
 """
 
@@ -95,6 +95,8 @@ from .sensitivityquery import SensitivityQuery  # noqa: F401
 from .checker import PolicyChecker  # noqa: F401
 from .diff import PolicyDifference  # noqa: F401
 from .permmap import Mapping, PermissionMap, RuleWeight  # noqa: F401
+from .infoflow import InfoFlowAnalysis  # noqa: F401
+from .dta import DomainEntrypoint, DomainTransition, DomainTransitionAnalysis  # noqa: F401
 from ._finder import install, uninstall, NOT_IMPLEMENTED_MODULES  # noqa: F401
 
 __version__ = "4.4.1"
@@ -103,8 +105,7 @@ __version__ = "4.4.1"
 # AttributeError that says so (never a silent stand-in).
 NOT_IMPLEMENTED_NAMES = frozenset(
     """AnyConstraint AnyDefault AnyRBACRule AnyTERule
-    Devicetreecon DevicetreeconQuery DomainEntrypoint DomainTransition
-    DomainTransitionAnalysis InfoFlowAnalysis
+    Devicetreecon DevicetreeconQuery
     Iomemcon IomemconQuery Ioportcon IoportconQuery
     Pcidevicecon PcideviceconQuery
     Pirqcon PirqconQuery""".split()

@@ -13,8 +13,8 @@ import sys
 
 # setools 4.4.1 modules not provided yet: importing one fails with a message that says so.
 NOT_IMPLEMENTED_MODULES = frozenset(
-    """devicetreeconquery dta
-    infoflow iomemconquery ioportconquery
+    """devicetreeconquery
+    iomemconquery ioportconquery
     pcideviceconquery pirqconquery""".split()
 )
 

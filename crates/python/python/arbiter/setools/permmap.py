@@ -149,16 +149,27 @@ class PermissionMap:
     def save(self, permmapfile):
         """Writes the map in setools' format (overwriting the file)."""
         with open(permmapfile, "w") as out:
-            out.write("{0}\n\n".format(len(self._permmap)))
-            for cls, perms in self._permmap.items():
-                out.write("class {0} {1}\n".format(cls, len(perms)))
-                for perm, s in perms.items():
-                    if s["direction"] == "u":
-                        self.log.warning("Warning: permission {0} in class {1} is unmapped."
-                                         .format(perm, cls))
-                    out.write("{0:>20} {1:>9} {2:>9}\n".format(perm, s["direction"],
-                                                              s["weight"]))
-                out.write("\n")
+            out.write(self._text(warn=True))
+
+    def _text(self, warn=False):
+        """The map in setools' file format (what ``save`` writes; the analyses hand it to
+        the engine)."""
+        out = ["{0}\n\n".format(len(self._permmap))]
+        for cls, perms in self._permmap.items():
+            out.append("class {0} {1}\n".format(cls, len(perms)))
+            for perm, s in perms.items():
+                if warn and s["direction"] == "u":
+                    self.log.warning("Warning: permission {0} in class {1} is unmapped."
+                                     .format(perm, cls))
+                out.append("{0:>20} {1:>9} {2:>9}\n".format(perm, s["direction"],
+                                                           s["weight"]))
+            out.append("\n")
+        return "".join(out)
+
+    def _excluded(self):
+        """The ``(class, permission)`` pairs left out of rule weights."""
+        return [(cls, perm) for cls, perms in self._permmap.items()
+                for perm, s in perms.items() if not s["enabled"]]
 
     def classes(self):
         """The mapped class names, in map order."""
