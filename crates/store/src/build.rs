@@ -2,14 +2,16 @@
 
 use std::path::{Path, PathBuf};
 
-use arbiter_cil::{Options, Source};
+use std::sync::mpsc::{sync_channel, Receiver};
+
+use arbiter_cil::{CilError, Compiled, Options, Source};
 
 use crate::conf::{conf_path, SemanageConf};
 use crate::error::StoreError;
 use crate::fc::{parse_seusers, parse_users_extra, split_fc};
 use crate::homedirs::{genhomedircon, HostAccounts, Inputs};
 use crate::install::{exec_prog, Staging};
-use crate::modules::{active_modules, modules_checksum, read_cil};
+use crate::modules::{active_modules, check_cil, read_in_order, Module, ModulesChecksum};
 
 /// What to build: the store `name` under `root` (`semodule -p ROOT -s NAME -B`).
 #[derive(Clone, Debug, Default)]
@@ -87,8 +89,7 @@ pub fn build_store(
             "no enabled modules to build",
         ));
     }
-    let cils = read_cil(&modules, &conf.compiler_directory)?;
-    let checksum = modules_checksum(&cils);
+    check_cil(&modules, &conf.compiler_directory)?;
 
     let opts = Options {
         target: conf.target_platform,
@@ -100,24 +101,21 @@ pub fn build_store(
         optimize: conf.optimize_policy,
         ..Options::default()
     };
-    let sources: Vec<Source> = modules
+    // semodule compiles from its sandbox copy (`<store>/tmp/modules/…`) and its messages
+    // name that path.
+    let names: Vec<String> = modules
         .iter()
-        .zip(cils)
-        .map(|(m, text)| Source {
-            // semodule compiles from its sandbox copy (`<store>/tmp/modules/…`) and its
-            // messages name that path.
-            name: store_dir
+        .map(|m| {
+            store_dir
                 .join("tmp/modules")
                 .join(m.dir.strip_prefix(active.join("modules")).unwrap_or(&m.dir))
                 .join("cil")
                 .to_string_lossy()
-                .into_owned(),
-            text,
+                .into_owned()
         })
         .collect();
-    progress(&format!("compiling {} modules", sources.len()));
-    let compiled = arbiter_cil::compile(&sources, &opts)?;
-    drop(sources);
+    progress(&format!("compiling {} modules", modules.len()));
+    let (compiled, checksum) = compile_streamed(&modules, names, &opts)?;
     let mut warnings = compiled.warnings.clone();
 
     progress("writing");
@@ -241,6 +239,81 @@ pub fn build_store(
         written,
         warnings,
     })
+}
+
+/// How many decompressed modules may wait for the compiler: enough to keep the reader
+/// ahead of the parser, few enough that the texts in flight stay a few MB.
+const READ_AHEAD: usize = 4;
+
+/// Compiles the modules' CIL as one thread decompresses them in build order and the
+/// compiler parses each as it arrives (dropping its text), hashing each text on the way
+/// into `modules_checksum`. Errors come in today's order: a module that cannot be read
+/// (missing, damaged bzip2) wins over any compiler error, as when every module was read
+/// before compiling.
+fn compile_streamed(
+    modules: &[Module],
+    names: Vec<String>,
+    opts: &Options,
+) -> Result<(Compiled, Vec<u8>), StoreError> {
+    let mut sum = ModulesChecksum::new(modules.len());
+    let mut read_err: Option<StoreError> = None;
+    std::thread::scope(|s| {
+        let (tx, mut rx) = sync_channel(READ_AHEAD);
+        let reader = std::thread::Builder::new()
+            .name("module-reader".into())
+            .spawn_scoped(s, move || read_in_order(modules, tx))
+            .map_err(|e| StoreError::Internal(format!("cannot start the module reader: {e}")))?;
+        let compiled = {
+            let (rx, sum, read_err) = (&mut rx, &mut sum, &mut read_err);
+            let sources = names.into_iter().map(move |name| match rx.recv() {
+                Ok(Ok(text)) => {
+                    sum.add(&text);
+                    Ok(Source { name, text })
+                }
+                Ok(Err(e)) => Err(stop_compile(read_err, e)),
+                Err(_) => Err(stop_compile(
+                    read_err,
+                    StoreError::Internal("the module reader stopped early".into()),
+                )),
+            });
+            arbiter_cil::compile_each(sources, opts)
+        };
+        if compiled.is_err() && read_err.is_none() {
+            // The compiler stopped before reading every module: a later unreadable module
+            // is still the error to report.
+            read_err = drain_for_error(&rx);
+        }
+        drop(rx);
+        reader
+            .join()
+            .map_err(|_| StoreError::Internal("the module reader thread panicked".into()))?;
+        if let Some(e) = read_err {
+            return Err(e);
+        }
+        let compiled = compiled?;
+        if !sum.is_complete() {
+            return Err(StoreError::Internal(
+                "the compiler did not read every module".into(),
+            ));
+        }
+        Ok((compiled, sum.finish()))
+    })
+}
+
+/// Records a read failure and returns the error that stops the compiler (the recorded
+/// error is the one reported).
+fn stop_compile(slot: &mut Option<StoreError>, e: StoreError) -> CilError {
+    let msg = e.to_string();
+    *slot = Some(e);
+    CilError {
+        messages: vec![msg],
+        status: 255,
+    }
+}
+
+/// The first read error among the modules not yet received (reading them all).
+fn drain_for_error(rx: &Receiver<Result<Vec<u8>, StoreError>>) -> Option<StoreError> {
+    rx.iter().find_map(Result::err)
 }
 
 /// What libsemanage's file databases write above their records (`dbase_file_flush`).

@@ -42,6 +42,9 @@ pub enum StoreError {
     /// An external program (sefcontext_compile) failed.
     #[error("{0}")]
     External(String),
+    /// A failure of the builder itself (a worker thread that panicked).
+    #[error("internal error: {0}")]
+    Internal(String),
     /// A store feature this builder does not implement; refusing beats a wrong policy.
     #[error("unsupported: {0}")]
     Unsupported(String),

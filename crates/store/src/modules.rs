@@ -5,6 +5,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::SyncSender;
 
 use sha2::{Digest, Sha256};
 
@@ -152,9 +153,10 @@ pub fn read_maybe_bzip2(path: &Path) -> Result<Vec<u8>, StoreError> {
     Ok(out)
 }
 
-/// Reads every module's CIL (in parallel: decompression is most of the cost), failing with
-/// [`StoreError::HllOnly`] for a module that has only its HLL source.
-pub fn read_cil(modules: &[Module], compiler_dir: &str) -> Result<Vec<Vec<u8>>, StoreError> {
+/// Fails with [`StoreError::HllOnly`] (or a store error for a CIL-native module) for the
+/// first module, in build order, that has no `cil` file: checked for every module before
+/// any is read, so such a store is refused before the slow decompression starts.
+pub fn check_cil(modules: &[Module], compiler_dir: &str) -> Result<(), StoreError> {
     for m in modules {
         let cil = m.cil_path();
         if !cil.exists() {
@@ -173,6 +175,14 @@ pub fn read_cil(modules: &[Module], compiler_dir: &str) -> Result<Vec<Vec<u8>>, 
             });
         }
     }
+    Ok(())
+}
+
+/// Reads every module's CIL into memory (in parallel: decompression is most of the cost),
+/// after [`check_cil`]. The store build streams instead ([`read_in_order`]); this is for
+/// callers that want every text at once (the oracle tests write them out for secilc).
+pub fn read_cil(modules: &[Module], compiler_dir: &str) -> Result<Vec<Vec<u8>>, StoreError> {
+    check_cil(modules, compiler_dir)?;
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(modules.len().max(1));
@@ -190,7 +200,10 @@ pub fn read_cil(modules: &[Module], compiler_dir: &str) -> Result<Vec<Vec<u8>>, 
             .collect();
         let mut out = Vec::with_capacity(modules.len());
         for h in handles {
-            for r in h.join().expect("module reader thread panicked") {
+            let texts = h
+                .join()
+                .map_err(|_| StoreError::Internal("a module reader thread panicked".into()))?;
+            for r in texts {
                 out.push(r?);
             }
         }
@@ -198,24 +211,74 @@ pub fn read_cil(modules: &[Module], compiler_dir: &str) -> Result<Vec<Vec<u8>>, 
     })
 }
 
-/// libsemanage 3.4's `modules_checksum` content: `sha256:` and the hex digest of the
-/// epoch (1), the module count and each module's CIL prefixed by its length (all lengths
-/// 8-byte little-endian), then a NUL — 72 bytes.
+/// Reads the modules' CIL one after another, in build order, into `tx`, stopping after the
+/// first error (which is sent) or when the receiver hangs up. Run on its own thread with a
+/// bounded channel it decompresses the next modules while the compiler parses the current
+/// one, and holds at most the channel's bound of texts.
+pub fn read_in_order(modules: &[Module], tx: SyncSender<Result<Vec<u8>, StoreError>>) {
+    for m in modules {
+        let r = read_maybe_bzip2(&m.cil_path());
+        let failed = r.is_err();
+        if tx.send(r).is_err() || failed {
+            return;
+        }
+    }
+}
+
+/// libsemanage 3.4's `modules_checksum` content, computed as the texts pass: `sha256:` and
+/// the hex digest of the epoch (1), the module count and each module's CIL prefixed by its
+/// length (all lengths 8-byte little-endian), then a NUL — 72 bytes.
+pub struct ModulesChecksum {
+    hash: Sha256,
+    expected: usize,
+    seen: usize,
+}
+
+impl ModulesChecksum {
+    /// A checksum over `count` modules (the count is hashed before any text).
+    pub fn new(count: usize) -> ModulesChecksum {
+        let mut hash = Sha256::new();
+        hash.update(1u64.to_le_bytes());
+        hash.update((count as u64).to_le_bytes());
+        ModulesChecksum {
+            hash,
+            expected: count,
+            seen: 0,
+        }
+    }
+
+    /// Adds the next module's CIL, in build order.
+    pub fn add(&mut self, cil: &[u8]) {
+        self.hash.update((cil.len() as u64).to_le_bytes());
+        self.hash.update(cil);
+        self.seen += 1;
+    }
+
+    /// Whether exactly the counted number of modules was added: otherwise the digest
+    /// would not be libsemanage's.
+    pub fn is_complete(&self) -> bool {
+        self.seen == self.expected
+    }
+
+    /// The file's content (check [`ModulesChecksum::is_complete`] first).
+    pub fn finish(self) -> Vec<u8> {
+        let digest = self.hash.finalize();
+        let mut out = b"sha256:".to_vec();
+        for b in digest.iter() {
+            out.extend_from_slice(format!("{b:02x}").as_bytes());
+        }
+        out.push(0);
+        out
+    }
+}
+
+/// [`ModulesChecksum`] over texts already in memory.
 pub fn modules_checksum(cils: &[Vec<u8>]) -> Vec<u8> {
-    let mut h = Sha256::new();
-    h.update(1u64.to_le_bytes());
-    h.update((cils.len() as u64).to_le_bytes());
+    let mut sum = ModulesChecksum::new(cils.len());
     for c in cils {
-        h.update((c.len() as u64).to_le_bytes());
-        h.update(c);
+        sum.add(c);
     }
-    let digest = h.finalize();
-    let mut out = b"sha256:".to_vec();
-    for b in digest.iter() {
-        out.extend_from_slice(format!("{b:02x}").as_bytes());
-    }
-    out.push(0);
-    out
+    sum.finish()
 }
 
 #[cfg(test)]

@@ -427,6 +427,33 @@ fn module_without_cil_is_named() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A damaged bzip2 module is reported by path even when an earlier module fails to parse:
+/// the build streams modules into the compiler, but reading errors keep their precedence
+/// over compiler errors (every module used to be read before compiling).
+#[test]
+fn damaged_module_wins_over_an_earlier_parse_error() {
+    let dir = scratch("bz");
+    let m = tiny_root(&dir);
+    let base = m.join("100/base/cil");
+    let mut text = std::fs::read(&base).unwrap();
+    text.extend_from_slice(b"\n(unbalanced\n");
+    std::fs::write(&base, text).unwrap();
+    let extra = m.join("100/extra/cil");
+    std::fs::write(&extra, b"BZh91AY&SY not really bzip2").unwrap();
+    let before = snapshot(&dir);
+    let e = build_tiny(&dir).unwrap_err();
+    assert!(
+        matches!(&e, StoreError::Store { path, msg } if path == &extra && msg.contains("damaged bzip2")),
+        "{e}"
+    );
+    // The parse error alone is a compiler error naming base.
+    std::fs::copy(m.join("100/base/cil"), &extra).unwrap();
+    let e = build_tiny(&dir).unwrap_err();
+    assert!(matches!(&e, StoreError::Compile(_)), "{e}");
+    assert_eq!(snapshot(&dir).len(), before.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn unwritable_output_fails_and_keeps_old_files() {
     let dir = scratch("readonly");
