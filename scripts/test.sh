@@ -37,6 +37,10 @@ sepol=(--features arbiter-oracle-tests/libsepol,sepol-oracle/libsepol)
 cargo clippy --workspace --all-targets "${sepol[@]}" -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet "${sepol[@]}"
 
+echo "== loom model checks of the lock-free structures (early: a cfg(loom) build error shows in minutes)"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+    cargo test --release -p arbiter-decide -p arbiter-avc -p arbiter-bsm --lib loom
+
 echo "== older format versions of the Debian policies (checkpolicy -b -M -c N)"
 versions=$(mktemp -d)
 trap 'rm -rf "$versions"' EXIT
@@ -140,10 +144,6 @@ echo "== documentation: runnable examples, manual pages, completions (about 30 s
 # every subcommand must render with man -l without a warning, the completions must load.
 bash scripts/doc-examples.sh target/release/arbiter
 bash scripts/check-manual.sh target/release/arbiter
-
-echo "== loom model checks of the lock-free structures"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test --release -p arbiter-decide -p arbiter-avc -p arbiter-bsm --lib loom
 
 if cargo fuzz --version >/dev/null 2>&1; then
     echo "== fuzzing smoke run (20 s per target; longer runs: scripts/fuzz.sh)"

@@ -896,8 +896,8 @@ mod loom_models {
     use arbiter_policy::BUILTIN_POLICY;
     use loom::thread;
 
-    fn policy() -> Policy {
-        Policy::from_bytes(BUILTIN_POLICY).unwrap()
+    fn policy() -> ValidPolicy {
+        ValidPolicy::from_bytes(BUILTIN_POLICY).unwrap()
     }
 
     /// A reader that has seen sequence number `n` finds a snapshot numbered `n` or newer,
