@@ -3,8 +3,8 @@
 #
 # Installs what the tests need (as root, with apt-get), then runs: format and lint checks;
 # every unit and integration test in release mode (including the differential test against
-# libsepol on the Debian policies and their rewrites to older format versions: five of them by
-# default, all with ARBITER_ORACLE_ALL_VERSIONS=1);
+# libsepol on the Debian policies and their rewrites to older format versions: five of them,
+# sampled, by default; all, whole, with ARBITER_ORACLE_ALL_VERSIONS=1);
 # the statistics comparison with setools' seinfo on every policy; the loom model checks of
 # the lock-free structures; and a short fuzzing smoke run when cargo-fuzz is available.
 set -euo pipefail
