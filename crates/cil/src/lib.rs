@@ -323,12 +323,6 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
             status: 255,
         });
     }
-    if opts.target == Target::Xen {
-        return Err(CilError {
-            messages: vec!["-t xen is not supported by arbiter's CIL compiler yet".into()],
-            status: 255,
-        });
-    }
     if !(15..=33).contains(&opts.policy_version) {
         return Err(CilError {
             messages: vec!["Policy version must be between 15 and 33".into()],
