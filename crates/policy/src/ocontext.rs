@@ -544,7 +544,7 @@ mod tests {
         fill: impl FnMut(u32, &mut W) -> u32,
     ) -> Result<OContexts> {
         let bytes = tables(n, fill);
-        run(&bytes, |c| read(c, &counts(version), n))
+        run(&bytes, |c| read(c, &counts(version), Platform::Selinux, n))
     }
 
     /// Only table `kind` has records.
@@ -655,7 +655,7 @@ mod tests {
         assert_eq!(o.initial_sids.len(), 1);
         assert!(o.nodes6.is_empty());
         assert!(matches!(
-            run(&[0; 40], |c| read(c, &counts(33), 10)),
+            run(&[0; 40], |c| read(c, &counts(33), Platform::Selinux, 10)),
             Err(PolicyError::Invalid { .. })
         ));
     }
@@ -772,7 +772,7 @@ mod tests {
         let mut bytes = tables(9, |_, _| 0);
         bytes[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(matches!(
-            run(&bytes, |c| read(c, &counts(33), 9)),
+            run(&bytes, |c| read(c, &counts(33), Platform::Selinux, 9)),
             Err(PolicyError::CountTooLarge {
                 what: "port context",
                 ..
