@@ -8,18 +8,14 @@ same index as Xen records (``pirqcons()`` over the fs contexts), which nothing r
 In a Xen policy, initial SIDs are named from setools' ``XEN_SIDNAMES`` by SID number, as
 setools names them (a number past the table raises ``IndexError`` there and here)."""
 
-import collections
-
 from .. import _native
 from ._labeling import Ocontext
 from ._mls import Listing
+from .policyrep import IomemconRange, IoportconRange
 
 # setools 4.4.1's Xen initial SID names, indexed by SID number.
 XEN_SIDNAMES = ("xen", "dom0", "domxen", "domio", "unlabeled", "security", "irq", "iomem",
                 "ioport", "device", "domU", "domDM")
-
-IomemconRange = collections.namedtuple("IomemconRange", ["low", "high"])
-IoportconRange = collections.namedtuple("IoportconRange", ["low", "high"])
 
 # libsepol's target_platform for a Xen policy.
 _XEN = 1

@@ -1,6 +1,6 @@
 """``setools.iomemconquery.IomemconQuery``: iomemcon statements by address range (equal, subset, overlap, superset, proper) and context."""
 
-from ._xen import IomemconRange
+from .policyrep import IomemconRange
 from .mixins import MatchContext
 from .query import PolicyQuery
 from .util import match_range

@@ -1,6 +1,6 @@
 """``setools.ioportconquery.IoportconQuery``: ioportcon statements by port range (equal, subset, overlap, superset, proper) and context."""
 
-from ._xen import IoportconRange
+from .policyrep import IoportconRange
 from .mixins import MatchContext
 from .query import PolicyQuery
 from .util import match_range

@@ -1141,8 +1141,7 @@ from ._labeling import (  # noqa: E402,F401
     Nodecon, Ocontext, Portcon, _LabelingPolicy,
 )
 from ._xen import (  # noqa: E402,F401
-    Devicetreecon, Iomemcon, IomemconRange, Ioportcon, IoportconRange, Pcidevicecon, Pirqcon,
-    _XenPolicy,
+    Devicetreecon, Iomemcon, Ioportcon, Pcidevicecon, Pirqcon, _XenPolicy,
 )
 from ._constraint import (  # noqa: E402,F401
     BaseConstraint, Constraint, ConstraintExprNode, ConstraintExpression, Default,
