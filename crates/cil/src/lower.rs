@@ -2752,7 +2752,9 @@ pub fn lower(
     )?;
     crate::xencon::check_duplicates(&xencons, opts.verbose, opts.multiple_decls)?;
     let xen = if opts.target == crate::Target::Xen {
-        Some(crate::xencon::lower(xencons, opts.multiple_decls, |c| l.sepol_context(c))?)
+        Some(crate::xencon::lower(xencons, opts.multiple_decls, |c| {
+            l.sepol_context(c)
+        })?)
     } else {
         None
     };

@@ -182,7 +182,9 @@ pub(crate) fn check_duplicates<C>(
         if v.len() < 2 {
             continue;
         }
-        msort(&mut v, &|a: &&XenCon<C>, b: &&XenCon<C>| compare(&a.key, &b.key));
+        msort(&mut v, &|a: &&XenCon<C>, b: &&XenCon<C>| {
+            compare(&a.key, &b.key)
+        });
         let mut out = Vec::new();
         let mut i = 0;
         let mut conflicting = 0;
@@ -241,7 +243,9 @@ fn kept<C>(all: &mut Vec<XenCon<C>>, kw: Kw, multiple_decls: bool) -> Vec<XenCon
     if v.len() < 2 {
         return v;
     }
-    msort(&mut v, &|a: &XenCon<C>, b: &XenCon<C>| compare(&a.key, &b.key));
+    msort(&mut v, &|a: &XenCon<C>, b: &XenCon<C>| {
+        compare(&a.key, &b.key)
+    });
     // Slots of `v`, compacted in place as libsepol compacts its array of pointers.
     let mut slot: Vec<usize> = (0..v.len()).collect();
     let mut i = 0;

@@ -20,7 +20,12 @@ const XEN_STATEMENTS: [&str; 5] = [
 
 /// Compiles `files` with `args` (and `opts`, the same options) by both compilers; returns
 /// a failure description, or `None` when they agree.
-fn compare_with_secilc(name: &str, files: &[PathBuf], args: &[String], opts: &Options) -> Option<String> {
+fn compare_with_secilc(
+    name: &str,
+    files: &[PathBuf],
+    args: &[String],
+    opts: &Options,
+) -> Option<String> {
     let dir = common::scratch("xen");
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let theirs = common::secilc_files(&dir, &argv, files);
@@ -40,7 +45,10 @@ fn compare_with_secilc(name: &str, files: &[PathBuf], args: &[String], opts: &Op
             if w.bytes == their_bytes {
                 return None;
             }
-            let diffs = match (Policy::from_bytes(&w.bytes), Policy::from_bytes(their_bytes)) {
+            let diffs = match (
+                Policy::from_bytes(&w.bytes),
+                Policy::from_bytes(their_bytes),
+            ) {
                 (Ok(a), Ok(b)) => common::compare(&a, &b).join("\n  "),
                 (a, b) => format!("ours read: {:?}, secilc's read: {:?}", a.err(), b.err()),
             };
@@ -50,7 +58,10 @@ fn compare_with_secilc(name: &str, files: &[PathBuf], args: &[String], opts: &Op
                 their_bytes.len()
             ))
         }
-        (Ok(_), st) => Some(format!("{what}: secilc failed ({st}), arbiter succeeded:\n{}", theirs.stderr)),
+        (Ok(_), st) => Some(format!(
+            "{what}: secilc failed ({st}), arbiter succeeded:\n{}",
+            theirs.stderr
+        )),
         (Err(e), 0) => Some(format!("{what}: arbiter failed, secilc succeeded: {e}")),
         (Err(e), st) if i32::from(e.status) != st => Some(format!(
             "{what}: exit status {} vs secilc {st}\n  ours: {e}\n  secilc: {}",
@@ -93,13 +104,25 @@ fn own_xen_policy_builds_as_secilc_builds_it() {
             opts.multiple_decls = more_opts.multiple_decls;
             opts.optimize = more_opts.optimize;
             opts.mls = more_opts.mls;
-            failures.extend(compare_with_secilc("xen.cil", &[file.clone()], &args, &opts));
+            failures.extend(compare_with_secilc(
+                "xen.cil",
+                &[file.clone()],
+                &args,
+                &opts,
+            ));
         }
     }
     // Version 30 succeeds, so the comparison above compared bytes.
     let (_, opts) = xen_args("", Some(30));
     let text = std::fs::read(&file).expect("xen.cil");
-    let built = compile(&[Source { name: "xen.cil".into(), text }], &opts).expect("builds");
+    let built = compile(
+        &[Source {
+            name: "xen.cil".into(),
+            text,
+        }],
+        &opts,
+    )
+    .expect("builds");
     assert!(!built.policy.ocontexts.xen.device_trees.is_empty());
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -125,10 +148,19 @@ fn corpus_cases_with_xen_statements_build_as_secilc_builds_them() {
     let mut failures = Vec::new();
     for case in &cases {
         let text = std::fs::read_to_string(case).expect("case");
-        let name = case.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = case
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         for version in [Some(30), Some(24), None] {
             let (args, opts) = xen_args(&text, version);
-            failures.extend(compare_with_secilc(&name, &[base.clone(), case.clone()], &args, &opts));
+            failures.extend(compare_with_secilc(
+                &name,
+                &[base.clone(), case.clone()],
+                &args,
+                &opts,
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -31,9 +31,16 @@ fn sepol() -> WriteOptions {
 }
 
 fn xen_cil() -> PathBuf {
-    [env!("CARGO_MANIFEST_DIR"), "..", "..", "policies", "cil", "xen.cil"]
-        .iter()
-        .collect()
+    [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "..",
+        "policies",
+        "cil",
+        "xen.cil",
+    ]
+    .iter()
+    .collect()
 }
 
 /// secilc's build of xen.cil at `version`; at 24, of xen.cil without the rule version 24
@@ -76,7 +83,10 @@ fn secilc_xen_policies_read_and_write_back_identical() {
         let plain = write_policy_with(&p, version, &WriteOptions::default()).unwrap();
         let back = Policy::from_bytes(&plain.bytes).unwrap();
         let again = write_policy_with(&back, version, &sepol()).unwrap();
-        assert!(again.bytes == bytes, "v{version}: value order changed the model");
+        assert!(
+            again.bytes == bytes,
+            "v{version}: value order changed the model"
+        );
     }
 }
 
@@ -92,10 +102,17 @@ fn version_24_drops_device_trees_and_refuses_wide_iomem() {
         other => panic!("expected a refusal, got {other:?}"),
     }
     let mut narrow = v30.clone();
-    narrow.ocontexts.xen.iomems.retain(|m| m.high <= u64::from(u32::MAX));
+    narrow
+        .ocontexts
+        .xen
+        .iomems
+        .retain(|m| m.high <= u64::from(u32::MAX));
     let w = write_policy_with(&narrow, 24, &sepol()).unwrap();
     assert_eq!(w.dropped, vec![Unsupported::DeviceTreeContexts(3)]);
-    assert!(w.bytes == build(24), "v24 from the v30 model differs from secilc's");
+    assert!(
+        w.bytes == build(24),
+        "v24 from the v30 model differs from secilc's"
+    );
     // Value order refuses to lose them unless asked.
     assert!(matches!(
         write_policy_with(&narrow, 24, &WriteOptions::default()),
@@ -162,7 +179,11 @@ fn hostile_xen_records_name_their_table() {
     let at = find_once(&b, &0xbeefu32.to_le_bytes());
     b[at..at + 4].copy_from_slice(&0x1_beefu32.to_le_bytes());
     let e = Policy::from_bytes(&b).unwrap_err();
-    assert!(e.to_string().contains("PIRQ 114415 does not fit in 16 bits"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("PIRQ 114415 does not fit in 16 bits"),
+        "{e}"
+    );
     // A device-tree path of length 0, and one longer than the file.
     let b = write_policy_with(&p, 30, &sepol()).unwrap().bytes;
     let at = find_once(&b, b"/cpus") - 4;
@@ -204,13 +225,19 @@ fn writer_refuses_what_a_platform_cannot_hold() {
     });
     assert!(matches!(
         write_policy_with(&with_port, 30, &sepol()),
-        Err(WriteError::PlatformMismatch { platform: Platform::Xen, .. })
+        Err(WriteError::PlatformMismatch {
+            platform: Platform::Xen,
+            ..
+        })
     ));
     // Xen contexts in a SELinux policy.
     let mut selinux = p.clone();
     selinux.ocontexts.platform = Platform::Selinux;
     assert!(matches!(
         write_policy_with(&selinux, 30, &WriteOptions::default()),
-        Err(WriteError::PlatformMismatch { platform: Platform::Selinux, .. })
+        Err(WriteError::PlatformMismatch {
+            platform: Platform::Selinux,
+            ..
+        })
     ));
 }

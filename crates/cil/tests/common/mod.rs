@@ -4,8 +4,8 @@
 #![allow(dead_code)]
 
 use arbiter_cil::{Options, Source};
-use arbiter_policy::HandleUnknown;
 use arbiter_policy::avtab::AvtabEntry;
+use arbiter_policy::HandleUnknown;
 use arbiter_policy::Policy;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -342,8 +342,18 @@ pub fn compare(ours: &Policy, theirs: &Policy) -> Vec<String> {
     first_diff("xen pirqs", &o.xen.pirqs, &t.xen.pirqs, &mut d);
     first_diff("xen ioports", &o.xen.ioports, &t.xen.ioports, &mut d);
     first_diff("xen iomems", &o.xen.iomems, &t.xen.iomems, &mut d);
-    first_diff("xen pci_devices", &o.xen.pci_devices, &t.xen.pci_devices, &mut d);
-    first_diff("xen device_trees", &o.xen.device_trees, &t.xen.device_trees, &mut d);
+    first_diff(
+        "xen pci_devices",
+        &o.xen.pci_devices,
+        &t.xen.pci_devices,
+        &mut d,
+    );
+    first_diff(
+        "xen device_trees",
+        &o.xen.device_trees,
+        &t.xen.device_trees,
+        &mut d,
+    );
     let mut a = ours.range_trans.clone();
     let mut b = theirs.range_trans.clone();
     let key = |r: &arbiter_policy::transitions::RangeTrans| (r.source, r.target, r.class);

@@ -78,8 +78,7 @@ use crate::transitions::FilenameTrans;
 
 use crate::format::{
     AVTAB_AV, AVTAB_ENABLED, AVTAB_ENABLED_OLD, CONFIG_ALLOW_UNKNOWN, CONFIG_MLS,
-    CONFIG_REJECT_UNKNOWN, MAGIC, TYPE_PROPERTY_ATTRIBUTE,
-    TYPE_PROPERTY_PRIMARY,
+    CONFIG_REJECT_UNKNOWN, MAGIC, TYPE_PROPERTY_ATTRIBUTE, TYPE_PROPERTY_PRIMARY,
 };
 /// The order of the data of the old format's multi-kind items (the kernel's `spec_order`).
 const SPEC_ORDER: [AvtabKind; 6] = [
@@ -148,7 +147,9 @@ pub enum WriteError {
     },
 
     /// libsepol defines Xen policies of versions 24 and 30 only.
-    #[error("cannot write a Xen policy of version {version} (Xen policies have versions 24 and 30)")]
+    #[error(
+        "cannot write a Xen policy of version {version} (Xen policies have versions 24 and 30)"
+    )]
     UnsupportedXenVersion { version: u32 },
 
     /// The model cannot be laid out at all (for example two type rules that conflict once

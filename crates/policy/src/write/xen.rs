@@ -35,7 +35,9 @@ impl Writer<'_> {
                     (o.ibendports.len(), "InfiniBand end port"),
                 ];
                 if let Some((n, what)) = linux.iter().find(|(n, _)| *n > 0) {
-                    return Err(mismatch(format!("{n} {what} contexts (Linux object contexts)")));
+                    return Err(mismatch(format!(
+                        "{n} {what} contexts (Linux object contexts)"
+                    )));
                 }
                 let xperms = p.avtab.xperms.len() + p.cond_avtab.xperms.len();
                 if xperms > 0 {
@@ -84,7 +86,8 @@ impl Writer<'_> {
             }
             self.context(&c.context);
         }
-        self.out.u32(len32(x.pci_devices.len(), "PCI device context")?);
+        self.out
+            .u32(len32(x.pci_devices.len(), "PCI device context")?);
         for c in &x.pci_devices {
             self.out.u32(c.device);
             self.context(&c.context);
