@@ -106,7 +106,7 @@ fn own_xen_policy_builds_as_secilc_builds_it() {
             opts.mls = more_opts.mls;
             failures.extend(compare_with_secilc(
                 "xen.cil",
-                &[file.clone()],
+                std::slice::from_ref(&file),
                 &args,
                 &opts,
             ));
