@@ -165,3 +165,40 @@ fn corpus_cases_with_xen_statements_build_as_secilc_builds_them() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// Extended permissions in a Xen policy: libsepol refuses to write them, and so do we
+/// (same status). Linux object contexts: secilc writes them into the Xen table of the same
+/// index, reinterpreted; we refuse them (the one deliberate difference, docs/building.md).
+#[test]
+fn xen_refuses_xperms_as_secilc_and_linux_contexts_deliberately() {
+    if common::skip() {
+        return;
+    }
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/base.cil");
+    let dir = common::scratch("xen-refusals");
+    let xperms = dir.join("xperms.cil");
+    std::fs::write(
+        &xperms,
+        "(allowx kernel_t file_t (ioctl file ((range 0x8900 0x8905))))\n",
+    )
+    .expect("write");
+    let (args, opts) = xen_args("", Some(30));
+    let failures: Vec<String> =
+        compare_with_secilc("xperms.cil", &[base.clone(), xperms], &args, &opts)
+            .into_iter()
+            .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let port = Source {
+        name: "port.cil".into(),
+        text: b"(portcon tcp 22 (system_u object_r file_t ((s0)(s0))))\n".to_vec(),
+    };
+    let base_src = Source {
+        name: base.display().to_string(),
+        text: std::fs::read(&base).expect("base"),
+    };
+    let built = compile(&[base_src, port], &opts).expect("compiles");
+    let e = write_policy(&built, &opts).expect_err("refused");
+    assert_eq!(e.status, 255);
+    assert!(e.to_string().contains("port contexts"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
