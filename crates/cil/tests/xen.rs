@@ -94,9 +94,16 @@ fn own_xen_policy_builds_as_secilc_builds_it() {
     }
     let file = root().join("policies/cil/xen.cil");
     let mut failures = Vec::new();
-    // 24 fails in both (a 64-bit I/O memory address), 33 has no Xen layout.
-    for version in [Some(30), Some(24), None] {
-        for extra in [&[][..], &["-m"], &["-v"], &["-O"], &["-M", "false"]] {
+    // 24 fails in both (a 64-bit I/O memory address); 29, 20 and 33 have no Xen layout.
+    for version in [Some(30), Some(24), Some(29), Some(20), None] {
+        for extra in [
+            &[][..],
+            &["-m"],
+            &["-v"],
+            &["-m", "-v"],
+            &["-O"],
+            &["-M", "false"],
+        ] {
             let (mut args, mut opts) = xen_args("", version);
             let (more, more_opts) = common::case_args(&format!("; args: {}\n", extra.join(" ")));
             args.extend(more);

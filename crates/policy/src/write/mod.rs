@@ -48,6 +48,15 @@
 //! Reading secilc's output and writing it back in this mode gives secilc's bytes; the
 //! Debian 12 policies (2 MB, about 100 000 rules) take some tens of milliseconds.
 //!
+//! # Xen policies
+//!
+//! A model whose [`crate::ocontext::OContexts::platform`] is Xen is written as a "XenFlask"
+//! policy (`write/xen.rs`): only at versions 24 and 30 (libsepol's Xen layouts), with
+//! Xen's object contexts after the initial SIDs, in either layout. What a Xen policy
+//! cannot hold is refused with [`WriteError::PlatformMismatch`]: Linux object contexts, and
+//! extended permissions (libsepol refuses those for Xen); Xen contexts in a SELinux model
+//! likewise.
+//!
 //! Nothing here validates the model beyond what the layout needs: a [`Policy`] from
 //! [`Policy::from_bytes`] is valid, and one changed by hand should be read back
 //! ([`Policy::from_bytes`] on the output) to have it checked.
