@@ -311,8 +311,15 @@ pub(crate) fn lower<C>(
     }
     for r in kept(&mut all, Kw::DeviceTreeCon, multiple_decls) {
         if let XenKey::DeviceTree(path) = r.key {
+            // The model holds text; a path that is not UTF-8 fails rather than change.
+            let path = String::from_utf8(path).map_err(|_| {
+                Fail::bad(vec![format!(
+                    "devicetreecon path at {} is not UTF-8 (arbiter's policy model holds text)",
+                    r.at
+                )])
+            })?;
             x.device_trees.push(DeviceTreeCon {
-                path: String::from_utf8_lossy(&path).into(),
+                path: path.into(),
                 context: context(&r.ctx)?,
             });
         }
