@@ -1686,7 +1686,7 @@ pub fn lower(
     let mut nodecons: Vec<(std::net::IpAddr, std::net::IpAddr, Ctx)> = vec![];
     let mut ibpkeycons: Vec<(Vec<u8>, std::net::Ipv6Addr, u32, u32, Ctx)> = vec![];
     let mut ibendportcons: Vec<(Vec<u8>, u32, Ctx)> = vec![];
-    let mut xencons: Vec<crate::xencon::XenCon> = vec![];
+    let mut xencons: Vec<crate::xencon::XenCon<Ctx>> = vec![];
     let mut sidctx: FxHashMap<u32, Ctx> = FxHashMap::default();
     let mut selinuxusers = vec![];
     let mut seuser_default = None;
@@ -2190,6 +2190,7 @@ pub fn lower(
                     kw: st.kw,
                     key,
                     context: [c.user, c.role, c.ty, c.range.0.sens, c.range.1.sens],
+                    ctx: c,
                     at: l.here(s),
                 });
             }
@@ -2749,7 +2750,14 @@ pub fn lower(
         opts.verbose,
         |_| None,
     )?;
-    crate::xencon::check_duplicates(xencons, opts.verbose, opts.multiple_decls)?;
+    crate::xencon::check_duplicates(&xencons, opts.verbose, opts.multiple_decls)?;
+    let xen = if opts.target == crate::Target::Xen {
+        Some(crate::xencon::lower(xencons, opts.multiple_decls, |c| {
+            l.sepol_context(c)
+        })?)
+    } else {
+        None
+    };
     let mut netifs = vec![];
     for (name, c1, c2) in &netifcons {
         netifs.push(arbiter_policy::ocontext::NetifCon {
@@ -2896,6 +2904,9 @@ pub fn lower(
         range_trans,
         type_attr_map: vec![],
     };
+    if let Some(xen) = xen {
+        crate::xencon::make_xen(&mut policy, xen);
+    }
     policy.filename_trans.sort_by(|a, b| {
         (a.target, a.class, a.name.as_bytes()).cmp(&(b.target, b.class, b.name.as_bytes()))
     });

@@ -1,11 +1,16 @@
 //! Xen object contexts (`pirqcon`, `iomemcon`, `ioportcon`, `pcidevicecon`,
-//! `devicetreecon`) in a policy built for SELinux: libsepol parses their numbers, verifies
-//! their contexts and sorts them (refusing duplicates at `-v`, cil.md §4), then leaves them
-//! out of a SELinux policy. Only `-t xen` writes them, and that target is not supported.
+//! `devicetreecon`): libsepol parses their numbers, verifies their contexts and sorts them
+//! (refusing duplicates at `-v`, cil.md §4) whatever the target; a SELinux policy leaves
+//! them out, and `-t xen` lowers the sorted, deduplicated rules into the model's Xen tables
+//! ([`lower`]).
 
 use crate::kw::Kw;
 use crate::msort::msort;
 use crate::Fail;
+use arbiter_policy::mls::Context;
+use arbiter_policy::xen::{
+    DeviceTreeCon, IomemCon, IoportCon, PciDeviceCon, PirqCon, Platform, XenContexts,
+};
 use std::cmp::Ordering;
 
 /// The key a Xen context rule is sorted and deduplicated by.
@@ -19,11 +24,13 @@ pub(crate) enum XenKey {
 }
 
 /// One rule: its key, its context (user, role, type, low and high sensitivity: what
-/// libsepol compares when `-m` tolerates equal duplicates) and where it is.
-pub(crate) struct XenCon {
+/// libsepol compares when `-m` tolerates equal duplicates), the compiler's context `C` to
+/// lower, and where it is.
+pub(crate) struct XenCon<C> {
     pub kw: Kw,
     pub key: XenKey,
     pub context: [u32; 5],
+    pub ctx: C,
     pub at: String,
 }
 
@@ -156,8 +163,8 @@ fn compare(a: &XenKey, b: &XenKey) -> Ordering {
 /// `-v`, rules with equal keys are reported and the build fails (under `-m`, only when
 /// their contexts differ); at the default level duplicates are dropped silently (and the
 /// rules are not written anyway).
-pub(crate) fn check_duplicates(
-    all: Vec<XenCon>,
+pub(crate) fn check_duplicates<C>(
+    all: &[XenCon<C>],
     verbose: u8,
     multiple_decls: bool,
 ) -> Result<(), Fail> {
@@ -171,11 +178,13 @@ pub(crate) fn check_duplicates(
         Kw::PciDeviceCon,
         Kw::DeviceTreeCon,
     ] {
-        let mut v: Vec<&XenCon> = all.iter().filter(|x| x.kw == kw).collect();
+        let mut v: Vec<&XenCon<C>> = all.iter().filter(|x| x.kw == kw).collect();
         if v.len() < 2 {
             continue;
         }
-        msort(&mut v, &|a: &&XenCon, b: &&XenCon| compare(&a.key, &b.key));
+        msort(&mut v, &|a: &&XenCon<C>, b: &&XenCon<C>| {
+            compare(&a.key, &b.key)
+        });
         let mut out = Vec::new();
         let mut i = 0;
         let mut conflicting = 0;
@@ -221,4 +230,107 @@ pub(crate) fn check_duplicates(
         }
     }
     Ok(())
+}
+
+/// The rules of one kind as libsepol keeps them (`__cil_post_process_context_rules` once
+/// [`check_duplicates`] has passed): sorted by key; of equal keys the first survives, or,
+/// under `-m` while no conflicting rule has been seen, the later rule with an equal context
+/// takes the earlier one's place.
+fn kept<C>(all: &mut Vec<XenCon<C>>, kw: Kw, multiple_decls: bool) -> Vec<XenCon<C>> {
+    let (mut v, rest): (Vec<XenCon<C>>, Vec<XenCon<C>>) =
+        std::mem::take(all).into_iter().partition(|x| x.kw == kw);
+    *all = rest;
+    if v.len() < 2 {
+        return v;
+    }
+    msort(&mut v, &|a: &XenCon<C>, b: &XenCon<C>| {
+        compare(&a.key, &b.key)
+    });
+    // Slots of `v`, compacted in place as libsepol compacts its array of pointers.
+    let mut slot: Vec<usize> = (0..v.len()).collect();
+    let mut i = 0;
+    let mut conflicting = 0u32;
+    for j in 1..v.len() {
+        if compare(&v[slot[i]].key, &v[j].key) != Ordering::Equal {
+            i += 1;
+            conflicting = 0;
+        } else if !multiple_decls || v[slot[i]].context != v[j].context {
+            conflicting += 1;
+        }
+        if i != j && conflicting == 0 {
+            slot[i] = j;
+        }
+    }
+    slot.truncate(i + 1);
+    let mut taken: Vec<Option<XenCon<C>>> = v.into_iter().map(Some).collect();
+    slot.iter().filter_map(|&k| taken[k].take()).collect()
+}
+
+/// Lowers the Xen rules for `-t xen`: each kind sorted and deduplicated as libsepol does,
+/// contexts converted by `context` (the compiler's context to the model's).
+pub(crate) fn lower<C>(
+    mut all: Vec<XenCon<C>>,
+    multiple_decls: bool,
+    context: impl Fn(&C) -> Result<Context, Fail>,
+) -> Result<XenContexts, Fail> {
+    let mut x = XenContexts::default();
+    for r in kept(&mut all, Kw::PirqCon, multiple_decls) {
+        if let XenKey::Pirq(pirq) = r.key {
+            x.pirqs.push(PirqCon {
+                // libsepol's ocontext keeps 16 bits of the 32 CIL parses.
+                pirq: pirq as u16,
+                context: context(&r.ctx)?,
+            });
+        }
+    }
+    for r in kept(&mut all, Kw::IomemCon, multiple_decls) {
+        if let XenKey::Iomem(low, high) = r.key {
+            x.iomems.push(IomemCon {
+                low,
+                high,
+                context: context(&r.ctx)?,
+            });
+        }
+    }
+    for r in kept(&mut all, Kw::IoportCon, multiple_decls) {
+        if let XenKey::Ioport(low, high) = r.key {
+            x.ioports.push(IoportCon {
+                low,
+                high,
+                context: context(&r.ctx)?,
+            });
+        }
+    }
+    for r in kept(&mut all, Kw::PciDeviceCon, multiple_decls) {
+        if let XenKey::PciDevice(device) = r.key {
+            x.pci_devices.push(PciDeviceCon {
+                device,
+                context: context(&r.ctx)?,
+            });
+        }
+    }
+    for r in kept(&mut all, Kw::DeviceTreeCon, multiple_decls) {
+        if let XenKey::DeviceTree(path) = r.key {
+            // The model holds text; a path that is not UTF-8 fails rather than change.
+            let path = String::from_utf8(path).map_err(|_| {
+                Fail::bad(vec![format!(
+                    "devicetreecon path at {} is not UTF-8 (arbiter's policy model holds text)",
+                    r.at
+                )])
+            })?;
+            x.device_trees.push(DeviceTreeCon {
+                path: path.into(),
+                context: context(&r.ctx)?,
+            });
+        }
+    }
+    Ok(x)
+}
+
+/// Makes `policy` a Xen policy holding `xen` (the hook the lowering calls for `-t xen`).
+/// Linux object contexts stay in the model, and the writer refuses them: libsepol would
+/// write them into the Xen tables of the same index, a policy no one meant.
+pub(crate) fn make_xen(policy: &mut arbiter_policy::Policy, xen: XenContexts) {
+    policy.ocontexts.platform = Platform::Xen;
+    policy.ocontexts.xen = xen;
 }

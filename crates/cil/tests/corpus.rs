@@ -7,44 +7,9 @@
 
 mod common;
 
-use arbiter_cil::{compile, write_policy, Options, Source};
-use arbiter_policy::{HandleUnknown, Policy};
+use arbiter_cil::{compile, write_policy, Source};
+use arbiter_policy::Policy;
 use std::path::{Path, PathBuf};
-
-/// secilc options of a case (first lines `; args: ...`) and the same as [`Options`].
-fn case_args(text: &str) -> (Vec<String>, Options) {
-    let mut opts = Options::default();
-    let mut args = Vec::new();
-    for line in text.lines().take_while(|l| l.starts_with(';')) {
-        if let Some(rest) = line.strip_prefix("; args:") {
-            args.extend(rest.split_whitespace().map(String::from));
-        }
-    }
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-N" => opts.disable_neverallow = true,
-            "-v" => opts.verbose += 1,
-            "-D" => opts.disable_dontaudit = true,
-            "-P" => opts.preserve_tunables = true,
-            "-m" => opts.multiple_decls = true,
-            "-G" => opts.expand_generated = true,
-            "-O" => opts.optimize = true,
-            "-M" => opts.mls = it.next().map(|v| v == "true" || v == "1"),
-            "-X" => opts.expand_size = it.next().and_then(|v| v.parse().ok()).unwrap_or(1),
-            "-c" => opts.policy_version = it.next().and_then(|v| v.parse().ok()).unwrap_or(33),
-            "-U" => {
-                opts.handle_unknown = match it.next().map(String::as_str) {
-                    Some("allow") => Some(HandleUnknown::Allow),
-                    Some("reject") => Some(HandleUnknown::Reject),
-                    _ => Some(HandleUnknown::Deny),
-                }
-            }
-            other => panic!("corpus: option {other} not mapped"),
-        }
-    }
-    (args, opts)
-}
 
 #[test]
 fn corpus_cases_match_secilc() {
@@ -63,7 +28,7 @@ fn corpus_cases_match_secilc() {
     let mut failures = Vec::new();
     for case in &cases {
         let text = std::fs::read(case).expect("case");
-        let (args, opts) = case_args(&String::from_utf8_lossy(&text));
+        let (args, opts) = common::case_args(&String::from_utf8_lossy(&text));
         let dir = common::scratch("corpus");
         let base_path = dir.join("base.cil");
         let case_path = dir.join(case.file_name().expect("name"));

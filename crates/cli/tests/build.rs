@@ -243,3 +243,71 @@ fn store_mode_matches_semodule_or_fails_touching_nothing() {
     std::fs::remove_dir_all(&r1).unwrap();
     std::fs::remove_dir_all(&r2).unwrap();
 }
+
+/// `arbiter build -t xen` on policies/cil/xen.cil: secilc's exit status and bytes at
+/// version 30 and at the default version (which has no Xen layout: both fail); and
+/// `arbiter info` on the Xen policy prints what `seinfo` prints (target "xen", the Xen
+/// statistics).
+#[test]
+fn xen_target_matches_secilc_and_info_matches_seinfo() {
+    if !have_secilc() {
+        return;
+    }
+    let dir = scratch("xen");
+    let cil = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../policies/cil/xen.cil");
+    let cil = cil.to_str().unwrap();
+    for version in [&["-c", "30"][..], &[]] {
+        let mut args = vec!["-t", "xen", "-f", "/dev/null"];
+        args.extend(version);
+        let _ = std::fs::remove_file(dir.join("ours"));
+        let theirs = run(
+            "secilc",
+            &[&args[..], &["-o", "theirs", cil]].concat(),
+            &dir,
+        );
+        let ours = run("arbiter", &[&args[..], &["-o", "ours", cil]].concat(), &dir);
+        assert_eq!(ours.status.code(), theirs.status.code(), "{version:?}");
+        if theirs.status.success() {
+            let t = std::fs::read(dir.join("theirs")).unwrap();
+            assert!(
+                std::fs::read(dir.join("ours")).unwrap() == t,
+                "{version:?}: bytes differ"
+            );
+        } else {
+            assert!(!dir.join("ours").exists(), "a failed build left a file");
+        }
+    }
+    // The last build (version 33) failed: build version 30 again for seinfo.
+    let built = run(
+        "secilc",
+        &[
+            "-t",
+            "xen",
+            "-c",
+            "30",
+            "-f",
+            "/dev/null",
+            "-o",
+            "theirs",
+            cil,
+        ],
+        &dir,
+    );
+    assert!(built.status.success());
+    let seinfo = Command::new("seinfo")
+        .arg("theirs")
+        .current_dir(&dir)
+        .output();
+    if let Ok(seinfo) = seinfo {
+        let info = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["info", "theirs"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&info.stdout),
+            String::from_utf8_lossy(&seinfo.stdout)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

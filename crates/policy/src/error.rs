@@ -30,9 +30,9 @@ pub enum PolicyError {
     #[error("not a binary SELinux policy: magic {found:#010x} at offset 0 (expected 0xf97cff8c)")]
     BadMagic { found: u32 },
 
-    /// The policy is for a platform other than SELinux on Linux (for example Xen's "XenFlask").
+    /// The policy is for a platform other than SELinux on Linux or Xen (or is a module).
     #[error(
-        "unsupported policy target {target:?} (only \"SE Linux\" kernel policies are supported)"
+        "unsupported policy target {target:?} (only \"SE Linux\" and \"XenFlask\" kernel policies are supported)"
     )]
     UnsupportedTarget { target: String },
 

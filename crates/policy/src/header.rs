@@ -9,6 +9,7 @@ use crate::cursor::Cursor;
 use crate::ebitmap::Ebitmap;
 use crate::error::{PolicyError, Result};
 use crate::policy::{version, HandleUnknown, MAX_VERSION, MIN_VERSION};
+use crate::xen::{xen_ocon_num, Platform, TARGET_XEN, XEN_VERSIONS};
 
 use crate::format::{
     CONFIG_ALLOW_UNKNOWN, CONFIG_MLS, CONFIG_REJECT_UNKNOWN, MAGIC, MOD_MAGIC, TARGET_MAX_LEN,
@@ -25,6 +26,7 @@ pub(crate) const OCON_NUM: u32 = 9;
 /// The header fields the rest of the reader needs.
 #[derive(Debug)]
 pub(crate) struct Header {
+    pub platform: Platform,
     pub version: u32,
     pub mls: bool,
     pub handle_unknown: HandleUnknown,
@@ -50,6 +52,16 @@ pub(crate) fn compat_table_sizes(version: u32) -> (u32, u32) {
         _ => OCON_NUM,
     };
     (sym_num, ocon_num)
+}
+
+/// [`compat_table_sizes`] for either platform: Xen's tables are libsepol's (all eight
+/// symbol tables; five or six object-context tables), `None` for a version without a Xen
+/// layout.
+pub(crate) fn platform_table_sizes(platform: Platform, version: u32) -> Option<(u32, u32)> {
+    match platform {
+        Platform::Selinux => Some(compat_table_sizes(version)),
+        Platform::Xen => xen_ocon_num(version).map(|o| (SYM_NUM, o)),
+    }
 }
 
 /// Reads the header as the kernel's `policydb_read` does up to the symbol tables.
@@ -78,13 +90,17 @@ pub(crate) fn read(c: &mut Cursor<'_>) -> Result<Header> {
         ));
     }
     let target = c.bytes(len as usize, "policy target string")?;
-    if target != TARGET_SELINUX {
-        // "XenFlask" policies share the magic but describe Xen objects (PIRQs, I/O memory)
-        // in their object-context tables; anything else is not a policy we know.
+    // "XenFlask" policies share the magic but describe Xen objects (PIRQs, I/O memory)
+    // in their object-context tables; anything else is not a policy we know.
+    let platform = if target == TARGET_SELINUX {
+        Platform::Selinux
+    } else if target == TARGET_XEN {
+        Platform::Xen
+    } else {
         return Err(PolicyError::UnsupportedTarget {
             target: String::from_utf8_lossy(target).into_owned(),
         });
-    }
+    };
 
     let at = c.offset();
     let [version, config, sym_num, ocon_num] = c.u32s::<4>("policy version and table sizes")?;
@@ -118,7 +134,16 @@ pub(crate) fn read(c: &mut Cursor<'_>) -> Result<Header> {
     };
     // The kernel compares these after the bitmaps below; checking first gives the more
     // useful error when a file's layout is wrong from here on.
-    let (want_sym, want_ocon) = compat_table_sizes(version);
+    let Some((want_sym, want_ocon)) = platform_table_sizes(platform, version) else {
+        return Err(c.invalid_at(
+            at,
+            "policy version",
+            format!(
+                "a Xen policy of version {version} (libsepol defines Xen versions {} and {} only)",
+                XEN_VERSIONS[0], XEN_VERSIONS[1]
+            ),
+        ));
+    };
     if sym_num != want_sym || ocon_num != want_ocon {
         return Err(c.invalid_at(
             at + 8,
@@ -149,6 +174,7 @@ pub(crate) fn read(c: &mut Cursor<'_>) -> Result<Header> {
     };
 
     Ok(Header {
+        platform,
         version,
         mls,
         handle_unknown,
@@ -218,12 +244,38 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn xen_target_is_unsupported() {
+    fn xen_header(version: u32, sym_num: u32, ocon_num: u32) -> Result<Header> {
         let mut w = W::default();
-        w.u32(MAGIC).u32(8).bytes(b"XenFlask").u32s(&[30, 0, 8, 6]);
+        w.u32(MAGIC).u32(8).bytes(b"XenFlask");
+        w.u32s(&[version, 0, sym_num, ocon_num]);
+        w.u32s(&[64, 0, 0]).u32s(&[64, 0, 0]);
+        read_bytes(&w.0)
+    }
+
+    #[test]
+    fn xen_target_selects_the_xen_tables() {
+        let h = xen_header(30, 8, 6).expect("v30 Xen header");
+        assert_eq!((h.platform, h.ocon_num), (Platform::Xen, 6));
+        let h = xen_header(24, 8, 5).expect("v24 Xen header");
+        assert_eq!((h.platform, h.ocon_num), (Platform::Xen, 5));
+    }
+
+    #[test]
+    fn xen_versions_outside_libsepols_table_are_refused() {
+        for v in [23, 25, 29, 31, 33] {
+            let e = xen_header(v, 8, 6).expect_err("no Xen layout");
+            assert!(e.to_string().contains("Xen policy of version"), "{v}: {e}");
+        }
+        // The SELinux table sizes are not Xen's.
+        assert!(xen_header(30, 8, 9).is_err());
+    }
+
+    #[test]
+    fn other_targets_are_unsupported() {
+        let mut w = W::default();
+        w.u32(MAGIC).u32(8).bytes(b"XenFlasK").u32s(&[30, 0, 8, 6]);
         match read_bytes(&w.0) {
-            Err(PolicyError::UnsupportedTarget { target }) => assert_eq!(target, "XenFlask"),
+            Err(PolicyError::UnsupportedTarget { target }) => assert_eq!(target, "XenFlasK"),
             other => panic!("unexpected {other:?}"),
         }
     }

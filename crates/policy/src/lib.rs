@@ -42,6 +42,7 @@ pub mod transitions;
 mod valid;
 mod validate;
 pub mod write;
+pub mod xen;
 
 /// The small policy embedded in arbiter (`policies/src/default.conf`, compiled to format
 /// 33 by `policies/regen.sh`): for examples, demos and the command line's `builtin`.

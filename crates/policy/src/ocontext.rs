@@ -2,6 +2,9 @@
 //! InfiniBand, and genfscon.
 
 use crate::mls::Context;
+pub use crate::xen::{
+    DeviceTreeCon, IomemCon, IoportCon, PciDeviceCon, PirqCon, Platform, XenContexts,
+};
 
 /// `sid NAME CONTEXT`: the value is the kernel's initial SID number.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,8 +96,14 @@ pub struct IbEndportCon {
 }
 
 /// All object-context tables, in file order.
+///
+/// `platform` says which tables the file holds: a SELinux policy fills the Linux tables
+/// (`fs` to `ibendports`) and leaves `xen` empty; a Xen policy holds `initial_sids` and
+/// `xen` only (the writer refuses any other mix, which neither format can express).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OContexts {
+    /// Which platform's tables these are (the header's target string).
+    pub platform: Platform,
     pub initial_sids: Vec<InitialSid>,
     pub fs: Vec<FsCon>,
     pub ports: Vec<PortCon>,
@@ -104,6 +113,8 @@ pub struct OContexts {
     pub nodes6: Vec<Node6Con>,
     pub ibpkeys: Vec<IbPkeyCon>,
     pub ibendports: Vec<IbEndportCon>,
+    /// Xen's tables (PIRQs, I/O ports and memory, PCI devices, device-tree nodes).
+    pub xen: XenContexts,
 }
 
 /// `genfscon FSTYPE PATH [-c] CONTEXT`: one entry per (fstype, path, class).
@@ -149,7 +160,7 @@ const FS_USE_MAX: u32 = 7;
 
 /// The smallest stored context: user, role, type and, from version 19, a one-level range
 /// with an empty category bitmap.
-fn min_context_size(counts: &Counts) -> usize {
+pub(crate) fn min_context_size(counts: &Counts) -> usize {
     12 + if counts.version >= version::MLS {
         4 + 4 + 12
     } else {
@@ -160,7 +171,7 @@ fn min_context_size(counts: &Counts) -> usize {
 /// Reads a table: a count and that many records. `min_size` is the smallest record the
 /// format can encode (names counted as empty, which is refused once read, with its own
 /// message), so the count is bounded by the input before anything is allocated.
-fn table<T>(
+pub(crate) fn table<T>(
     c: &mut Cursor<'_>,
     min_size: usize,
     what: &'static str,
@@ -184,7 +195,21 @@ fn table<T>(
 /// the SIDs, so such a policy never loads), and, as libsepol's validation requires, a
 /// partition key range must not be reversed. InfiniBand device names are not limited in
 /// length (libsepol limits them to 63 bytes, the kernel does not).
-pub(crate) fn read(c: &mut Cursor<'_>, counts: &Counts, ocon_num: u32) -> Result<OContexts> {
+pub(crate) fn read(
+    c: &mut Cursor<'_>,
+    counts: &Counts,
+    platform: Platform,
+    ocon_num: u32,
+) -> Result<OContexts> {
+    if platform == Platform::Xen {
+        let (initial_sids, xen) = crate::xen::read(c, counts, ocon_num)?;
+        return Ok(OContexts {
+            platform,
+            initial_sids,
+            xen,
+            ..OContexts::default()
+        });
+    }
     if ocon_num > OCON_NUM {
         return Err(c.invalid(
             "object context tables",
@@ -283,7 +308,7 @@ fn two_contexts(
     Ok((first, second))
 }
 
-fn read_isid(c: &mut Cursor<'_>, counts: &Counts) -> Result<InitialSid> {
+pub(crate) fn read_isid(c: &mut Cursor<'_>, counts: &Counts) -> Result<InitialSid> {
     const WHAT: &str = "initial SID";
     let at = c.offset();
     let sid = c.u32(WHAT)?;
@@ -519,7 +544,7 @@ mod tests {
         fill: impl FnMut(u32, &mut W) -> u32,
     ) -> Result<OContexts> {
         let bytes = tables(n, fill);
-        run(&bytes, |c| read(c, &counts(version), n))
+        run(&bytes, |c| read(c, &counts(version), Platform::Selinux, n))
     }
 
     /// Only table `kind` has records.
@@ -630,7 +655,7 @@ mod tests {
         assert_eq!(o.initial_sids.len(), 1);
         assert!(o.nodes6.is_empty());
         assert!(matches!(
-            run(&[0; 40], |c| read(c, &counts(33), 10)),
+            run(&[0; 40], |c| read(c, &counts(33), Platform::Selinux, 10)),
             Err(PolicyError::Invalid { .. })
         ));
     }
@@ -747,7 +772,7 @@ mod tests {
         let mut bytes = tables(9, |_, _| 0);
         bytes[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(matches!(
-            run(&bytes, |c| read(c, &counts(33), 9)),
+            run(&bytes, |c| read(c, &counts(33), Platform::Selinux, 9)),
             Err(PolicyError::CountTooLarge {
                 what: "port context",
                 ..

@@ -123,12 +123,17 @@ impl Policy {
         members
     }
 
-    /// The `process` class, if the policy defines one (role transitions, range transitions
-    /// of older formats and the role check of process transitions refer to it).
+    /// The `process` class (`domain` in a Xen policy, as libsepol has it), if the policy
+    /// defines one (role transitions, range transitions of older formats and the role
+    /// check of process transitions refer to it).
     pub fn process_class(&self) -> Option<ClassId> {
+        let name = match self.ocontexts.platform {
+            crate::xen::Platform::Selinux => "process",
+            crate::xen::Platform::Xen => "domain",
+        };
         self.classes
             .iter()
-            .position(|c| &*c.name == "process")
+            .position(|c| &*c.name == name)
             .and_then(ClassId::from_index)
     }
 

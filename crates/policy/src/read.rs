@@ -74,7 +74,12 @@ pub(crate) fn read_policy(bytes: &[u8]) -> Result<crate::ValidPolicy> {
     let hdr = header::read(&mut c)?;
     let syms = symbols::read(&mut c, &hdr)?;
     let counts = syms.counts(hdr.version);
-    let process_class = syms.class_by_name("process");
+    // libsepol's `process_class`: the class role and range transitions of old versions
+    // apply to ("domain" in Xen's policies).
+    let process_class = syms.class_by_name(match hdr.platform {
+        crate::xen::Platform::Selinux => "process",
+        crate::xen::Platform::Xen => "domain",
+    });
 
     let (avtab, avtab_keys) = avtab::read(&mut c, &counts)?;
     let (cond_nodes, cond_avtab) = if hdr.version >= version::BOOL {
@@ -90,7 +95,7 @@ pub(crate) fn read_policy(bytes: &[u8]) -> Result<crate::ValidPolicy> {
     } else {
         Vec::new()
     };
-    let ocontexts = ocontext::read(&mut c, &counts, hdr.ocon_num)?;
+    let ocontexts = ocontext::read(&mut c, &counts, hdr.platform, hdr.ocon_num)?;
     let genfs = ocontext::read_genfs(&mut c, &counts)?;
     let range_trans = if hdr.version >= version::MLS {
         transitions::read_range_trans(&mut c, &counts, process_class)?

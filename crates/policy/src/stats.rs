@@ -85,10 +85,10 @@ pub fn statistics(p: &Policy) -> Vec<(&'static str, StatValue)> {
     let genfscon = p.genfs.len();
     let o = &p.ocontexts;
 
-    vec![
+    let mut stats = vec![
         ("Policy Version", n(p.version as usize)),
         ("MLS", Bool(p.mls)),
-        ("Target Policy", Text("selinux")),
+        ("Target Policy", Text(target_name(p))),
         (
             "Handle unknown classes",
             Text(match p.handle_unknown {
@@ -131,6 +131,22 @@ pub fn statistics(p: &Policy) -> Vec<(&'static str, StatValue)> {
         ("Polcap", n(p.policycaps.len())),
         ("Defaults", n(defaults)),
         ("Typebounds", n(typebounds)),
+    ];
+    // seinfo ends a Xen policy's statistics with its object contexts instead of the
+    // extended-permission rules and Linux object contexts.
+    if o.platform == crate::xen::Platform::Xen {
+        let x = &o.xen;
+        stats.extend([
+            ("Initial SIDs", n(o.initial_sids.len())),
+            ("Devicetreecon", n(x.device_trees.len())),
+            ("Iomemcon", n(x.iomems.len())),
+            ("Ioportcon", n(x.ioports.len())),
+            ("Pcidevicecon", n(x.pci_devices.len())),
+            ("Pirqcon", n(x.pirqs.len())),
+        ]);
+        return stats;
+    }
+    stats.extend([
         ("Allowxperm", Int(kind(AvtabKind::XpermsAllowed))),
         ("Neverallowxperm", Int(0)),
         ("Auditallowxperm", Int(kind(AvtabKind::XpermsAuditAllow))),
@@ -143,7 +159,16 @@ pub fn statistics(p: &Policy) -> Vec<(&'static str, StatValue)> {
         ("Portcon", n(o.ports.len())),
         ("Netifcon", n(o.netifs.len())),
         ("Nodecon", n(o.nodes.len() + o.nodes6.len())),
-    ]
+    ]);
+    stats
+}
+
+/// seinfo's name of the policy's target platform.
+fn target_name(p: &Policy) -> &'static str {
+    match p.ocontexts.platform {
+        crate::xen::Platform::Selinux => "selinux",
+        crate::xen::Platform::Xen => "xen",
+    }
 }
 
 /// Symbols the file names: values it leaves unnamed are placeholders in the model's
@@ -170,7 +195,7 @@ pub fn render_text(p: &Policy, path: &str) -> String {
         p.version,
         if p.mls { "enabled" } else { "disabled" }
     );
-    let _ = writeln!(out, "Target Policy:              selinux");
+    let _ = writeln!(out, "Target Policy:              {}", target_name(p));
     if let Some(StatValue::Text(h)) = get("Handle unknown classes") {
         let _ = writeln!(out, "Handle unknown classes:     {h}");
     }

@@ -1274,6 +1274,7 @@ mod tests {
     fn header(p: &Parts) -> Header {
         let (sym_num, ocon_num) = crate::header::compat_table_sizes(p.v);
         Header {
+            platform: crate::xen::Platform::Selinux,
             version: p.v,
             mls: false,
             handle_unknown: crate::policy::HandleUnknown::Deny,

@@ -703,6 +703,9 @@ fn check_object_contexts(p: &Policy) -> Result<()> {
     for g in &p.genfs {
         check(&|| format!("genfscon {} {}", g.fstype, g.path), &g.context)?;
     }
+    for (label, c) in o.xen.labeled_contexts() {
+        check(&|| label.clone(), c)?;
+    }
     Ok(())
 }
 

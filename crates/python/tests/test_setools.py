@@ -102,19 +102,19 @@ def test_module_runner_serves_setools_over_a_real_one(tmp_path):
     assert r.stdout == "arbiter.setools arbiter.setools.policyrep True\n['a', 'b']\n"
 
 
-def test_install_inside_a_program_and_unimplemented_modules_say_so(tmp_path):
+def test_install_inside_a_program_and_unimplemented_names_say_so(tmp_path):
     prog = tmp_path / "prog.py"
     prog.write_text("import arbiter.setools\narbiter.setools.install()\n"
                     "from setools.terulequery import TERuleQuery\nprint(TERuleQuery.__module__)\n"
-                    "try:\n    import setools.pirqconquery\nexcept ModuleNotFoundError as e:\n    print(e)\n"
-                    "import setools\ntry:\n    setools.IoportconQuery\nexcept AttributeError as e:\n"
+                    "import setools.pirqconquery\nprint(setools.pirqconquery.__name__)\n"
+                    "import setools\ntry:\n    setools.AnyTERule\nexcept AttributeError as e:\n"
                     "    print(e)\n")
     r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [
         "arbiter.setools.terulequery",
-        "setools.pirqconquery is not implemented by arbiter.setools yet",
-        "setools.IoportconQuery is not implemented by arbiter.setools yet",
+        "arbiter.setools.pirqconquery",
+        "setools.AnyTERule is not implemented by arbiter.setools yet",
     ]
 
 

@@ -3,8 +3,9 @@
 
 #![allow(dead_code)]
 
-use arbiter_cil::Source;
+use arbiter_cil::{Options, Source};
 use arbiter_policy::avtab::AvtabEntry;
+use arbiter_policy::HandleUnknown;
 use arbiter_policy::Policy;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,47 @@ pub fn skip() -> bool {
         panic!("secilc is not installed (set ARBITER_NO_SECILC=1 to skip oracle tests)");
     }
     false
+}
+
+/// secilc options of a case (first lines `; args: ...`) and the same as [`Options`].
+pub fn case_args(text: &str) -> (Vec<String>, Options) {
+    let mut opts = Options::default();
+    let mut args = Vec::new();
+    for line in text.lines().take_while(|l| l.starts_with(';')) {
+        if let Some(rest) = line.strip_prefix("; args:") {
+            args.extend(rest.split_whitespace().map(String::from));
+        }
+    }
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-N" => opts.disable_neverallow = true,
+            "-v" => opts.verbose += 1,
+            "-D" => opts.disable_dontaudit = true,
+            "-P" => opts.preserve_tunables = true,
+            "-m" => opts.multiple_decls = true,
+            "-G" => opts.expand_generated = true,
+            "-O" => opts.optimize = true,
+            "-M" => opts.mls = it.next().map(|v| v == "true" || v == "1"),
+            "-X" => opts.expand_size = it.next().and_then(|v| v.parse().ok()).unwrap_or(1),
+            "-t" => {
+                opts.target = match it.next().map(String::as_str) {
+                    Some("xen") => arbiter_cil::Target::Xen,
+                    _ => arbiter_cil::Target::Selinux,
+                }
+            }
+            "-c" => opts.policy_version = it.next().and_then(|v| v.parse().ok()).unwrap_or(33),
+            "-U" => {
+                opts.handle_unknown = match it.next().map(String::as_str) {
+                    Some("allow") => Some(HandleUnknown::Allow),
+                    Some("reject") => Some(HandleUnknown::Reject),
+                    _ => Some(HandleUnknown::Deny),
+                }
+            }
+            other => panic!("corpus: option {other} not mapped"),
+        }
+    }
+    (args, opts)
 }
 
 /// A fresh scratch directory.
@@ -294,6 +336,24 @@ pub fn compare(ours: &Policy, theirs: &Policy) -> Vec<String> {
     first_diff("ibpkeys", &o.ibpkeys, &t.ibpkeys, &mut d);
     first_diff("ibendports", &o.ibendports, &t.ibendports, &mut d);
     first_diff("genfs", &reader_genfs_order(ours), &theirs.genfs, &mut d);
+    if o.platform != t.platform {
+        d.push(format!("platform: {:?} vs {:?}", o.platform, t.platform));
+    }
+    first_diff("xen pirqs", &o.xen.pirqs, &t.xen.pirqs, &mut d);
+    first_diff("xen ioports", &o.xen.ioports, &t.xen.ioports, &mut d);
+    first_diff("xen iomems", &o.xen.iomems, &t.xen.iomems, &mut d);
+    first_diff(
+        "xen pci_devices",
+        &o.xen.pci_devices,
+        &t.xen.pci_devices,
+        &mut d,
+    );
+    first_diff(
+        "xen device_trees",
+        &o.xen.device_trees,
+        &t.xen.device_trees,
+        &mut d,
+    );
     let mut a = ours.range_trans.clone();
     let mut b = theirs.range_trans.clone();
     let key = |r: &arbiter_policy::transitions::RangeTrans| (r.source, r.target, r.class);

@@ -48,6 +48,15 @@
 //! Reading secilc's output and writing it back in this mode gives secilc's bytes; the
 //! Debian 12 policies (2 MB, about 100 000 rules) take some tens of milliseconds.
 //!
+//! # Xen policies
+//!
+//! A model whose [`crate::ocontext::OContexts::platform`] is Xen is written as a "XenFlask"
+//! policy (`write/xen.rs`): only at versions 24 and 30 (libsepol's Xen layouts), with
+//! Xen's object contexts after the initial SIDs, in either layout. What a Xen policy
+//! cannot hold is refused with [`WriteError::PlatformMismatch`]: Linux object contexts, and
+//! extended permissions (libsepol refuses those for Xen); Xen contexts in a SELinux model
+//! likewise.
+//!
 //! Nothing here validates the model beyond what the layout needs: a [`Policy`] from
 //! [`Policy::from_bytes`] is valid, and one changed by hand should be read back
 //! ([`Policy::from_bytes`] on the output) to have it checked.
@@ -57,6 +66,7 @@ use std::collections::{HashMap, HashSet};
 mod filename;
 pub(crate) mod layout;
 mod unsupported;
+mod xen;
 
 use filename::per_rule;
 /// libsepol 3.4's symbol-table walk order and the role and user tables' initial sizes:
@@ -68,7 +78,7 @@ use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind};
 use crate::cond::{CondExpr, CondNode};
 use crate::constraint::{Constraint, ConstraintExpr, ConstraintOp, TypeSet};
 use crate::ebitmap::Ebitmap;
-use crate::header::compat_table_sizes;
+use crate::header::{compat_table_sizes, platform_table_sizes};
 use crate::ids::{ClassId, TypeId};
 use crate::mls::{Context, MlsLevel, MlsRange};
 use crate::policy::{version, HandleUnknown, Policy, MAX_VERSION, MIN_VERSION};
@@ -77,8 +87,7 @@ use crate::transitions::FilenameTrans;
 
 use crate::format::{
     AVTAB_AV, AVTAB_ENABLED, AVTAB_ENABLED_OLD, CONFIG_ALLOW_UNKNOWN, CONFIG_MLS,
-    CONFIG_REJECT_UNKNOWN, MAGIC, TARGET_SELINUX as TARGET, TYPE_PROPERTY_ATTRIBUTE,
-    TYPE_PROPERTY_PRIMARY,
+    CONFIG_REJECT_UNKNOWN, MAGIC, TYPE_PROPERTY_ATTRIBUTE, TYPE_PROPERTY_PRIMARY,
 };
 /// The order of the data of the old format's multi-kind items (the kernel's `spec_order`).
 const SPEC_ORDER: [AvtabKind; 6] = [
@@ -137,6 +146,20 @@ pub enum WriteError {
         versions_text(what)
     )]
     Unsupported { version: u32, what: Unsupported },
+
+    /// The policy holds something its platform cannot express (Linux object contexts or
+    /// extended permissions in a Xen policy, Xen object contexts in a SELinux one).
+    #[error("a {platform:?} policy cannot hold {what}")]
+    PlatformMismatch {
+        platform: crate::xen::Platform,
+        what: String,
+    },
+
+    /// libsepol defines Xen policies of versions 24 and 30 only.
+    #[error(
+        "cannot write a Xen policy of version {version} (Xen policies have versions 24 and 30)"
+    )]
+    UnsupportedXenVersion { version: u32 },
 
     /// The model cannot be laid out at all (for example two type rules that conflict once
     /// attributes are expanded, or a table too large for the format's counts).
@@ -211,6 +234,9 @@ impl Out {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
     fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
     fn u32s(&mut self, vs: &[u32]) {
@@ -312,6 +338,7 @@ impl<'a> Writer<'a> {
     }
 
     fn policy(&mut self) -> Result<(), WriteError> {
+        self.check_platform()?;
         self.check_mls()?;
         self.header()?;
         self.symbols()?;
@@ -398,7 +425,9 @@ impl<'a> Writer<'a> {
 
     fn header(&mut self) -> Result<(), WriteError> {
         let p = self.p;
-        let (sym_num, ocon_num) = compat_table_sizes(self.v);
+        let platform = p.ocontexts.platform;
+        let (sym_num, ocon_num) = platform_table_sizes(platform, self.v)
+            .ok_or(WriteError::UnsupportedXenVersion { version: self.v })?;
         let mut config = if self.mls { CONFIG_MLS } else { 0 };
         config |= match p.handle_unknown {
             HandleUnknown::Deny => 0,
@@ -406,8 +435,9 @@ impl<'a> Writer<'a> {
             HandleUnknown::Allow => CONFIG_ALLOW_UNKNOWN,
         };
         self.out.u32(MAGIC);
-        self.out.u32(TARGET.len() as u32);
-        self.out.bytes(TARGET);
+        let target = platform.target();
+        self.out.u32(target.len() as u32);
+        self.out.bytes(target);
         self.out.u32s(&[self.v, config, sym_num, ocon_num]);
         if self.needs(
             version::POLCAP,
@@ -1228,6 +1258,9 @@ impl<'a> Writer<'a> {
         for s in &o.initial_sids {
             self.out.u32(s.sid);
             self.context(&s.context);
+        }
+        if o.platform == crate::xen::Platform::Xen {
+            return self.xen_ocontexts();
         }
         self.out.u32(len32(o.fs.len(), "filesystem context")?);
         for f in &o.fs {

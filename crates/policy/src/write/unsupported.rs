@@ -61,6 +61,8 @@ pub enum Unsupported {
     /// not write them): from version 24 every value must be named, and libsepol refuses
     /// the gaps. Dropping names them as attributes `attribute_VALUE`.
     UnnamedTypes(usize),
+    /// Xen device-tree contexts (Xen version 30).
+    DeviceTreeContexts(usize),
 }
 
 impl Unsupported {
@@ -116,6 +118,7 @@ impl Unsupported {
             ConditionalXperms(_) => version::COND_XPERMS,
             NeverAuditTypes(_) => version::NEVERAUDIT,
             UnnamedTypes(_) => MIN_VERSION,
+            DeviceTreeContexts(_) => crate::xen::XEN_DEVICETREE_VERSION,
         }
     }
 }
@@ -161,6 +164,7 @@ impl fmt::Display for Unsupported {
             }
             NeverAuditTypes(n) => write!(f, "{n} neveraudit types"),
             UnnamedTypes(n) => write!(f, "{n} unnamed type values"),
+            DeviceTreeContexts(n) => write!(f, "{n} Xen device-tree contexts"),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! In-policy labeling for `arbiter.setools`: the initial SIDs and every `*con` table as
 //! plain rows in the policy's order (setools walks libsepol's ocontext lists, which keep
-//! the file's order). A context crosses as `(user, role, type, range or None)` values;
+//! the file's order), Xen's included. A context crosses as `(user, role, type, range or None)` values;
 //! the Python half (`_labeling.py`) builds setools' objects over them.
 
 use super::mls::{range_row, RangeRow};
@@ -136,5 +136,56 @@ pub fn labeling_tables<'py>(py: Python<'py>, db: &PolicyDb) -> PyResult<Bound<'p
             .map(|e| (e.device.to_string(), e.port, ctx(&e.context)))
             .collect::<Vec<_>>(),
     )?;
+    xen_tables(&d, p)?;
     Ok(d)
+}
+
+/// Xen's tables, by setools' iterator name (empty in a SELinux policy): `pirqcons` `(irq,
+/// context)`, `ioportcons` and `iomemcons` `(low, high, context)`, `pcidevicecons`
+/// `(device, context)`, `devicetreecons` `(path, context)`; and `target`, libsepol's
+/// `target_platform` number (0 SELinux, 1 Xen).
+fn xen_tables(d: &Bound<'_, PyDict>, p: &arbiter_policy::Policy) -> PyResult<()> {
+    let x = &p.ocontexts.xen;
+    let ctx = |c: &Context| context_row(p.mls, c);
+    let target = match p.ocontexts.platform {
+        arbiter_policy::xen::Platform::Selinux => 0u8,
+        arbiter_policy::xen::Platform::Xen => 1,
+    };
+    d.set_item("target", target)?;
+    d.set_item(
+        "pirqcons",
+        x.pirqs
+            .iter()
+            .map(|c| (c.pirq, ctx(&c.context)))
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "ioportcons",
+        x.ioports
+            .iter()
+            .map(|c| (c.low, c.high, ctx(&c.context)))
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "iomemcons",
+        x.iomems
+            .iter()
+            .map(|c| (c.low, c.high, ctx(&c.context)))
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "pcidevicecons",
+        x.pci_devices
+            .iter()
+            .map(|c| (c.device, ctx(&c.context)))
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "devicetreecons",
+        x.device_trees
+            .iter()
+            .map(|c| (c.path.to_string(), ctx(&c.context)))
+            .collect::<Vec<_>>(),
+    )?;
+    Ok(())
 }

@@ -78,6 +78,9 @@ from .policyrep import (  # noqa: F401  (MLS, labeling, constraints: lane pymls)
     Ibpkeycon, InitialSID, LevelDecl, MLSRule, Netifcon, Nodecon, Portcon, Sensitivity,
     Validatetrans,
 )
+from .policyrep import (  # noqa: F401  (Xen labeling)
+    Devicetreecon, Iomemcon, Ioportcon, Pcidevicecon, Pirqcon,
+)
 from .util import xperm_str_to_tuple_ranges  # noqa: F401
 from .categoryquery import CategoryQuery  # noqa: F401
 from .constraintquery import ConstraintQuery  # noqa: F401
@@ -91,6 +94,11 @@ from .mlsrulequery import MLSRuleQuery  # noqa: F401
 from .netifconquery import NetifconQuery  # noqa: F401
 from .nodeconquery import NodeconQuery  # noqa: F401
 from .portconquery import PortconQuery  # noqa: F401
+from .devicetreeconquery import DevicetreeconQuery  # noqa: F401
+from .iomemconquery import IomemconQuery  # noqa: F401
+from .ioportconquery import IoportconQuery  # noqa: F401
+from .pcideviceconquery import PcideviceconQuery  # noqa: F401
+from .pirqconquery import PirqconQuery  # noqa: F401
 from .sensitivityquery import SensitivityQuery  # noqa: F401
 from .checker import PolicyChecker  # noqa: F401
 from .diff import PolicyDifference  # noqa: F401
@@ -104,11 +112,7 @@ __version__ = "4.4.1"
 # setools 4.4.1's public names this package does not provide yet; asking for one is an
 # AttributeError that says so (never a silent stand-in).
 NOT_IMPLEMENTED_NAMES = frozenset(
-    """AnyConstraint AnyDefault AnyRBACRule AnyTERule
-    Devicetreecon DevicetreeconQuery
-    Iomemcon IomemconQuery Ioportcon IoportconQuery
-    Pcidevicecon PcideviceconQuery
-    Pirqcon PirqconQuery""".split()
+    """AnyConstraint AnyDefault AnyRBACRule AnyTERule""".split()
 )
 
 

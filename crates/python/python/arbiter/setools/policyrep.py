@@ -1140,13 +1140,16 @@ from ._labeling import (  # noqa: E402,F401
     Context, FSUse, GenfsFiletype, Genfscon, Ibendportcon, Ibpkeycon, InitialSID, Netifcon,
     Nodecon, Ocontext, Portcon, _LabelingPolicy,
 )
+from ._xen import (  # noqa: E402,F401
+    Devicetreecon, Iomemcon, Ioportcon, Pcidevicecon, Pirqcon, _XenPolicy,
+)
 from ._constraint import (  # noqa: E402,F401
     BaseConstraint, Constraint, ConstraintExprNode, ConstraintExpression, Default,
     DefaultRange, Validatetrans, _ConstraintPolicy,
 )
 
 
-class SELinuxPolicy(_MLSPolicy, _LabelingPolicy, _ConstraintPolicy):
+class SELinuxPolicy(_MLSPolicy, _XenPolicy, _LabelingPolicy, _ConstraintPolicy):
     """A binary SELinux policy, read by arbiter. ``SELinuxPolicy(path)``; pickles by path
     (or, for a policy not read from a file, by its image)."""
 
@@ -1213,8 +1216,8 @@ class SELinuxPolicy(_MLSPolicy, _LabelingPolicy, _ConstraintPolicy):
 
     @property
     def target_platform(self):
-        """The platform (arbiter reads SELinux policies only)."""
-        return PolicyTarget.selinux
+        """The platform: ``PolicyTarget.selinux`` or ``PolicyTarget.xen``."""
+        return PolicyTarget.xen if self._is_xen() else PolicyTarget.selinux
 
     # --- tables, built on first use
 

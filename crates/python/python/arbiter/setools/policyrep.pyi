@@ -347,6 +347,21 @@ class Ibendportcon(Ocontext):
     name: str
     port: int
 
+class Pirqcon(Ocontext):
+    irq: int
+
+class Iomemcon(Ocontext):
+    addr: IomemconRange
+
+class Ioportcon(Ocontext):
+    ports: IoportconRange
+
+class Pcidevicecon(Ocontext):
+    device: int
+
+class Devicetreecon(Ocontext):
+    path: str
+
 class SELinuxPolicy:
     def __init__(self, policyfile: Optional[str] = None) -> None: ...
     @classmethod
@@ -387,6 +402,11 @@ class SELinuxPolicy:
     def nodecons(self) -> Iterator[Nodecon]: ...
     def ibpkeycons(self) -> Iterator[Ibpkeycon]: ...
     def ibendportcons(self) -> Iterator[Ibendportcon]: ...
+    def pirqcons(self) -> Iterator[Pirqcon]: ...
+    def iomemcons(self) -> Iterator[Iomemcon]: ...
+    def ioportcons(self) -> Iterator[Ioportcon]: ...
+    def pcidevicecons(self) -> Iterator[Pcidevicecon]: ...
+    def devicetreecons(self) -> Iterator[Devicetreecon]: ...
     def lookup_type(self, name: str, deref: bool = True) -> Type: ...
     def lookup_typeattr(self, name: str) -> TypeAttribute: ...
     def lookup_type_or_attr(self, name: str, deref: bool = True) -> BaseType: ...
@@ -441,3 +461,8 @@ class SELinuxPolicy:
     nodecon_count: int
     ibpkeycon_count: int
     ibendportcon_count: int
+    pirqcon_count: int
+    iomemcon_count: int
+    ioportcon_count: int
+    pcidevicecon_count: int
+    devicetreecon_count: int

@@ -1,0 +1,175 @@
+"""Xen labeling of ``setools.policyrep`` on arbiter: ``Pirqcon``, ``Iomemcon``,
+``Ioportcon``, ``Pcidevicecon`` and ``Devicetreecon`` with setools 4.4.1's attributes and
+``str()``, and the ``SELinuxPolicy`` iterators and counts over them (``_XenPolicy``).
+
+The rows come from the native ``labeling_tables`` (the policy's order). In a SELinux
+policy the Xen iterators are empty; setools 4.4.1 instead reads the Linux tables of the
+same index as Xen records (``pirqcons()`` over the fs contexts), which nothing relies on.
+In a Xen policy, initial SIDs are named from setools' ``XEN_SIDNAMES`` by SID number, as
+setools names them (a number past the table raises ``IndexError`` there and here)."""
+
+from .. import _native
+from ._labeling import Ocontext
+from ._mls import Listing
+from .policyrep import IomemconRange, IoportconRange
+
+# setools 4.4.1's Xen initial SID names, indexed by SID number.
+XEN_SIDNAMES = ("xen", "dom0", "domxen", "domio", "unlabeled", "security", "irq", "iomem",
+                "ioport", "device", "domU", "domDM")
+
+# libsepol's target_platform for a Xen policy.
+_XEN = 1
+
+
+class Devicetreecon(Ocontext):
+    """``devicetreecon PATH CONTEXT``"""
+
+    __slots__ = ("path",)
+
+    def __init__(self, policy, ident, path, context):
+        self.policy = policy
+        self._id = ident
+        self.path = path
+        self.context = context
+
+    def statement(self):
+        return "devicetreecon {0.path} {0.context}".format(self)
+
+
+class Iomemcon(Ocontext):
+    """``iomemcon ADDR[-ADDR] CONTEXT``"""
+
+    __slots__ = ("addr",)
+
+    def __init__(self, policy, ident, low, high, context):
+        self.policy = policy
+        self._id = ident
+        self.addr = IomemconRange(low, high)
+        self.context = context
+
+    def statement(self):
+        low, high = self.addr
+        if low == high:
+            return "iomemcon {0} {1}".format(low, self.context)
+        return "iomemcon {0}-{1} {2}".format(low, high, self.context)
+
+
+class Ioportcon(Ocontext):
+    """``ioportcon PORT[-PORT] CONTEXT``"""
+
+    __slots__ = ("ports",)
+
+    def __init__(self, policy, ident, low, high, context):
+        self.policy = policy
+        self._id = ident
+        self.ports = IoportconRange(low, high)
+        self.context = context
+
+    def statement(self):
+        low, high = self.ports
+        if low == high:
+            return "ioportcon {0} {1}".format(low, self.context)
+        return "ioportcon {0}-{1} {2}".format(low, high, self.context)
+
+
+class Pcidevicecon(Ocontext):
+    """``pcidevicecon DEVICE CONTEXT``"""
+
+    __slots__ = ("device",)
+
+    def __init__(self, policy, ident, device, context):
+        self.policy = policy
+        self._id = ident
+        self.device = device
+        self.context = context
+
+    def statement(self):
+        return "pcidevicecon {0.device} {0.context}".format(self)
+
+
+class Pirqcon(Ocontext):
+    """``pirqcon IRQ CONTEXT``"""
+
+    __slots__ = ("irq",)
+
+    def __init__(self, policy, ident, irq, context):
+        self.policy = policy
+        self._id = ident
+        self.irq = irq
+        self.context = context
+
+    def statement(self):
+        return "pirqcon {0.irq} {0.context}".format(self)
+
+
+# Each Xen table's class; its rows are the class's fields, then the context.
+_XEN_KINDS = {
+    "pirqcons": Pirqcon,
+    "iomemcons": Iomemcon,
+    "ioportcons": Ioportcon,
+    "pcidevicecons": Pcidevicecon,
+    "devicetreecons": Devicetreecon,
+}
+
+
+class _XenPolicy:
+    """The Xen part of ``SELinuxPolicy``: the platform, the Xen iterators and counts, and
+    Xen's initial SID names. Placed before ``_LabelingPolicy`` in the bases."""
+
+    def _is_xen(self):
+        tables = self._table("labeling_rows", lambda: _native.labeling_tables(self._db))
+        return tables["target"] == _XEN
+
+    def _build_labeling(self, kind, rows):
+        cls = _XEN_KINDS.get(kind)
+        if cls is not None:
+            out = []
+            for n, row in enumerate(rows):
+                ident = (kind, n)
+                out.append(cls(self, ident, *row[:-1], self._context(ident, row[-1])))
+            return out
+        out = super()._build_labeling(kind, rows)
+        if kind == "initialsids" and self._is_xen():
+            for sid, row in zip(out, rows):
+                sid.name = XEN_SIDNAMES[row[0]]
+        return out
+
+    def devicetreecons(self):
+        """Every devicetreecon statement, in the policy's order."""
+        return Listing(self._labeling("devicetreecons"))
+
+    def iomemcons(self):
+        """Every iomemcon statement, in the policy's order."""
+        return Listing(self._labeling("iomemcons"))
+
+    def ioportcons(self):
+        """Every ioportcon statement, in the policy's order."""
+        return Listing(self._labeling("ioportcons"))
+
+    def pcidevicecons(self):
+        """Every pcidevicecon statement, in the policy's order."""
+        return Listing(self._labeling("pcidevicecons"))
+
+    def pirqcons(self):
+        """Every pirqcon statement, in the policy's order."""
+        return Listing(self._labeling("pirqcons"))
+
+    @property
+    def devicetreecon_count(self):
+        return len(self._labeling("devicetreecons"))
+
+    @property
+    def iomemcon_count(self):
+        return len(self._labeling("iomemcons"))
+
+    @property
+    def ioportcon_count(self):
+        return len(self._labeling("ioportcons"))
+
+    @property
+    def pcidevicecon_count(self):
+        return len(self._labeling("pcidevicecons"))
+
+    @property
+    def pirqcon_count(self):
+        return len(self._labeling("pirqcons"))

@@ -1,0 +1,20 @@
+"""``setools.devicetreeconquery.DevicetreeconQuery``: devicetreecon statements by path
+(exact) and context."""
+
+from .mixins import MatchContext
+from .query import PolicyQuery
+
+
+class DevicetreeconQuery(MatchContext, PolicyQuery):
+    """Query devicetreecon statements."""
+
+    path = None
+
+    def results(self):
+        """The matching statements, in the policy's order."""
+        for con in self.policy.devicetreecons():
+            if self.path and self.path != con.path:
+                continue
+            if not self._match_context(con.context):
+                continue
+            yield con

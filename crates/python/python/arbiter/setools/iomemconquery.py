@@ -1,0 +1,44 @@
+"""``setools.iomemconquery.IomemconQuery``: iomemcon statements by address range (equal, subset, overlap, superset, proper) and context."""
+
+from .policyrep import IomemconRange
+from .mixins import MatchContext
+from .query import PolicyQuery
+from .util import match_range
+
+
+class IomemconQuery(MatchContext, PolicyQuery):
+    """Query iomemcon statements."""
+
+    _addr = None
+    addr_subset = False
+    addr_overlap = False
+    addr_superset = False
+    addr_proper = False
+
+    @property
+    def addr(self):
+        """The range criterion (an ``IomemconRange``)."""
+        return self._addr
+
+    @addr.setter
+    def addr(self, value):
+        if value:
+            pending = IomemconRange(*value)
+            if pending.low < 1 or pending.high < 1:
+                raise ValueError("Memory address must be positive: {0.low}-{0.high}".format(pending))
+            if pending.low > pending.high:
+                raise ValueError("The low mem addr must be smaller than the high mem addr: {0.low}-{0.high}".format(pending))
+            self._addr = pending
+        else:
+            self._addr = None
+
+    def results(self):
+        """The matching statements, in the policy's order."""
+        for con in self.policy.iomemcons():
+            if self.addr and not match_range(con.addr, self.addr, self.addr_subset,
+                                              self.addr_overlap, self.addr_superset,
+                                              self.addr_proper):
+                continue
+            if not self._match_context(con.context):
+                continue
+            yield con

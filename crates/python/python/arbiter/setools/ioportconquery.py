@@ -1,0 +1,44 @@
+"""``setools.ioportconquery.IoportconQuery``: ioportcon statements by port range (equal, subset, overlap, superset, proper) and context."""
+
+from .policyrep import IoportconRange
+from .mixins import MatchContext
+from .query import PolicyQuery
+from .util import match_range
+
+
+class IoportconQuery(MatchContext, PolicyQuery):
+    """Query ioportcon statements."""
+
+    _ports = None
+    ports_subset = False
+    ports_overlap = False
+    ports_superset = False
+    ports_proper = False
+
+    @property
+    def ports(self):
+        """The range criterion (an ``IoportconRange``)."""
+        return self._ports
+
+    @ports.setter
+    def ports(self, value):
+        if value:
+            pending = IoportconRange(*value)
+            if pending.low < 1 or pending.high < 1:
+                raise ValueError("Port numbers must be positive: {0.low}-{0.high}".format(pending))
+            if pending.low > pending.high:
+                raise ValueError("The low port must be smaller than the high port: {0.low}-{0.high}".format(pending))
+            self._ports = pending
+        else:
+            self._ports = None
+
+    def results(self):
+        """The matching statements, in the policy's order."""
+        for con in self.policy.ioportcons():
+            if self.ports and not match_range(con.ports, self.ports, self.ports_subset,
+                                              self.ports_overlap, self.ports_superset,
+                                              self.ports_proper):
+                continue
+            if not self._match_context(con.context):
+                continue
+            yield con

@@ -1,0 +1,33 @@
+"""``setools.pcideviceconquery.PcideviceconQuery``: pcidevicecon statements by device number and context."""
+
+from .mixins import MatchContext
+from .query import PolicyQuery
+
+
+class PcideviceconQuery(MatchContext, PolicyQuery):
+    """Query pcidevicecon statements."""
+
+    _device = None
+
+    @property
+    def device(self):
+        """The device criterion (a positive number, or None for any)."""
+        return self._device
+
+    @device.setter
+    def device(self, value):
+        if value:
+            if value < 1:
+                raise ValueError("PCI device ID must be positive: {0}".format(value))
+            self._device = value
+        else:
+            self._device = None
+
+    def results(self):
+        """The matching statements, in the policy's order."""
+        for con in self.policy.pcidevicecons():
+            if self.device and self.device != con.device:
+                continue
+            if not self._match_context(con.context):
+                continue
+            yield con
