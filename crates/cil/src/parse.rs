@@ -192,7 +192,8 @@ pub fn parse_file(
                     ));
                 };
                 let a = kids.len() as u32;
-                kids.extend(pending.drain(start..));
+                kids.extend_from_slice(&pending[start..]);
+                pending.truncate(start);
                 let nd = &mut nodes[id as usize];
                 nd.a = a;
                 nd.b = kids.len() as u32;

@@ -137,20 +137,24 @@ pub(super) fn av_rule(
                     bits
                 };
                 if let Some((tab, idx)) = uncond.as_mut() {
-                    if let Some(&i) = idx.get(&key) {
-                        if let AvtabDatum::Perms(p) = &mut tab[i as usize].datum {
-                            if kind == AvtabKind::AuditDeny {
-                                *p &= data
-                            } else {
-                                *p |= data
+                    // One hash of the key whether it is new or not.
+                    match idx.entry(key) {
+                        std::collections::hash_map::Entry::Occupied(e) => {
+                            if let AvtabDatum::Perms(p) = &mut tab[*e.get() as usize].datum {
+                                if kind == AvtabKind::AuditDeny {
+                                    *p &= data
+                                } else {
+                                    *p |= data
+                                }
                             }
                         }
-                    } else {
-                        idx.insert(key, index_u32(tab.len())?);
-                        tab.push(AvtabEntry {
-                            key,
-                            datum: AvtabDatum::Perms(data),
-                        });
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            e.insert(index_u32(tab.len())?);
+                            tab.push(AvtabEntry {
+                                key,
+                                datum: AvtabDatum::Perms(data),
+                            });
+                        }
                     }
                 } else if let Some((cb, br)) = cond.as_mut() {
                     let list = if *br {

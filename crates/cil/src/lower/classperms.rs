@@ -66,10 +66,17 @@ impl<'a> L<'a> {
     }
 
     pub(super) fn perm_bit(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
-        match self.perm_bits.get(&(cd, s)) {
-            Some(&b) => Ok(b),
-            None => self.perm_bit_slow(cd, ci, s),
+        if self.classes.get(ci as usize) == Some(&cd) {
+            if let Some(&id) = self.perm_id.get(s as usize) {
+                if id != u32::MAX {
+                    let b = self.perm_bits[ci as usize * self.perm_names as usize + id as usize];
+                    if b != 0 {
+                        return Ok(b);
+                    }
+                }
+            }
         }
+        self.perm_bit_slow(cd, ci, s)
     }
 
     /// A permission's bit found in the class's and its common's lists (the error for a

@@ -119,10 +119,16 @@ struct L<'a> {
     bools: Vec<u32>,
     classes: Vec<u32>,
     class_common: Vec<Option<u32>>,
-    /// Per (class declaration, permission name): its bit, as [`L::perm_bit_slow`] finds it
-    /// (class permissions first, then the common's); filled once the classes are ordered,
-    /// so the 180,000 permission lists of a distribution policy cost one probe a name.
-    perm_bits: FxHashMap<(u32, Sym), u32>,
+    /// Per (class position, permission name): its bit, as [`L::perm_bit_slow`] finds it
+    /// (class permissions first, then the common's), 0 for none; filled once the classes
+    /// are ordered, so the 180,000 permission lists of a distribution policy cost two
+    /// array reads a name. Indexed `ci * perm_names + perm_id[name]`.
+    perm_bits: Vec<u32>,
+    /// Per symbol: its index among the permission names of the ordered classes
+    /// (`u32::MAX` for other symbols).
+    perm_id: Vec<u32>,
+    /// How many distinct permission names the ordered classes have.
+    perm_names: u32,
     commons: Vec<u32>,
     sens: Vec<u32>,
     cats: Vec<u32>,
@@ -194,7 +200,9 @@ pub fn lower(
         bools: vec![],
         classes: vec![],
         class_common: vec![],
-        perm_bits: FxHashMap::default(),
+        perm_bits: vec![],
+        perm_id: vec![],
+        perm_names: 0,
         commons: vec![],
         sens: vec![],
         cats: vec![],
@@ -360,21 +368,38 @@ pub fn lower(
     l.class_common = l.classes.iter().map(|&c| r.class_common(c)).collect();
     // Type values and aliases are all known from here on.
     l.tref_memo = vec![std::cell::Cell::new(0); int.len()];
+    let mut class_bits: Vec<Vec<(Sym, u32)>> = Vec::with_capacity(l.classes.len());
+    l.perm_id = vec![u32::MAX; int.len()];
     for (ci, &cd) in l.classes.iter().enumerate() {
         let own = ast.perm_lists.get(&cd).map_or(&[][..], |v| v.as_slice());
         let common = l.class_common[ci].and_then(|c| ast.perm_lists.get(&c));
         let ncommon = common.map_or(0, |c| c.len());
-        if ncommon + own.len() > 32 {
-            continue; // refused below ("Too many permissions"); the slow path meanwhile
+        let mut bits = vec![];
+        // Over 32: refused below ("Too many permissions"); the slow path meanwhile.
+        if ncommon + own.len() <= 32 {
+            let own_bits = own.iter().enumerate().map(|(i, &p)| (p, ncommon + i));
+            let common_bits = common
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, &p)| (p, i));
+            for (p, bit) in own_bits.chain(common_bits) {
+                if l.perm_id[p as usize] == u32::MAX {
+                    l.perm_id[p as usize] = l.perm_names;
+                    l.perm_names += 1;
+                }
+                bits.push((p, 1u32 << bit));
+            }
         }
-        let own_bits = own.iter().enumerate().map(|(i, &p)| (p, ncommon + i));
-        let common_bits = common
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, &p)| (p, i));
-        for (p, bit) in own_bits.chain(common_bits) {
-            l.perm_bits.entry((cd, p)).or_insert(1u32 << bit);
+        class_bits.push(bits);
+    }
+    l.perm_bits = vec![0; l.classes.len() * l.perm_names as usize];
+    for (ci, bits) in class_bits.iter().enumerate() {
+        // Reversed: the first entry of a name (the class's own before the common's)
+        // is the one that stays.
+        for &(p, bit) in bits.iter().rev() {
+            let at = ci * l.perm_names as usize + l.perm_id[p as usize] as usize;
+            l.perm_bits[at] = bit;
         }
     }
 
