@@ -69,6 +69,19 @@ impl Tree {
         });
         id
     }
+    /// Appends a copy of list `n` (same line, same elements), copied within the arena.
+    pub fn copy_list(&mut self, n: u32) -> u32 {
+        let nd = self.nodes[n as usize];
+        let a = self.kids.len() as u32;
+        self.kids.extend_from_within(nd.a as usize..nd.b as usize);
+        let id = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            line: nd.line,
+            a,
+            b: self.kids.len() as u32,
+        });
+        id
+    }
     /// The symbol of an atom (quoted or not), None for a list.
     #[inline]
     pub fn sym(&self, n: u32) -> Option<Sym> {
@@ -179,7 +192,8 @@ pub fn parse_file(
                     ));
                 };
                 let a = kids.len() as u32;
-                kids.extend(pending.drain(start..));
+                kids.extend_from_slice(&pending[start..]);
+                pending.truncate(start);
                 let nd = &mut nodes[id as usize];
                 nd.a = a;
                 nd.b = kids.len() as u32;

@@ -44,6 +44,13 @@ struct Q<'a> {
     /// (list node, index, new element: an atom or a list)
     edits: Vec<(u32, usize, u32)>,
     buf: Vec<u8>,
+    /// The scope `chain` was planned for (statements of one block come in runs, so the
+    /// plan is reused instead of rebuilt per statement).
+    chain_scope: Option<u32>,
+    /// Scratch stack of [`plan_into`].
+    plan_stack: Vec<u32>,
+    /// Scratch stack of the expression walks.
+    walk: Vec<u32>,
 }
 
 impl Q<'_> {
@@ -60,7 +67,10 @@ impl Q<'_> {
     }
 
     fn set_chain(&mut self, scope: u32) {
-        self.chain = plan(self.ast, scope);
+        if self.chain_scope != Some(scope) {
+            plan_into(self.ast, scope, &mut self.chain, &mut self.plan_stack);
+            self.chain_scope = Some(scope);
+        }
     }
 
     /// What `sym` finds in `ns`: a qualified name (an atom) or an anonymous argument (a
@@ -182,7 +192,9 @@ impl Q<'_> {
             }
             return;
         }
-        let mut stack = vec![n];
+        let mut stack = std::mem::take(&mut self.walk);
+        stack.clear();
+        stack.push(n);
         while let Some(x) = stack.pop() {
             for (j, &k) in self.tree.kids(x).iter().enumerate() {
                 if self.tree.is_list(k) {
@@ -192,6 +204,7 @@ impl Q<'_> {
                 }
             }
         }
+        self.walk = stack;
     }
 
     fn is_op(&self, n: u32, ns: Ns, ops: &[Kw]) -> bool {
@@ -541,7 +554,15 @@ impl Q<'_> {
 /// looks at what the macro declares, then at the arguments).
 fn plan(ast: &Ast, scope: u32) -> Vec<Step> {
     let mut out = Vec::new();
-    let mut stack = vec![scope];
+    plan_into(ast, scope, &mut out, &mut Vec::new());
+    out
+}
+
+/// [`plan`] into `out` (cleared first), with `stack` as scratch.
+fn plan_into(ast: &Ast, scope: u32, out: &mut Vec<Step>, stack: &mut Vec<u32>) {
+    out.clear();
+    stack.clear();
+    stack.push(scope);
     let mut steps = 0usize;
     while let Some(s) = stack.pop() {
         steps += 1;
@@ -564,7 +585,6 @@ fn plan(ast: &Ast, scope: u32) -> Vec<Step> {
             stack.push(sc.parent);
         }
     }
-    out
 }
 
 /// Resolves every call's arguments from the call's place (calls in walk order: a call in
@@ -591,6 +611,9 @@ fn resolve_args(
                 chain: plan(ast, call.caller),
                 edits: Vec::new(),
                 buf: Vec::new(),
+                chain_scope: None,
+                plan_stack: Vec::new(),
+                walk: Vec::new(),
             };
             let Some(ns) = ns else {
                 // A string; the enclosing call's own string parameter passes through.
@@ -647,7 +670,7 @@ fn resolve_args(
                 }
             }
             let edits = std::mem::take(&mut q.edits);
-            resolved.push(copy_with(tree, arg, &edits));
+            resolved.push(copy_with(tree, arg, &edits, &mut CopyScratch::default()));
         }
         ast.calls[c].resolved = resolved;
     }
@@ -665,7 +688,9 @@ pub fn qualify(
         return Ok(());
     }
     resolve_args(tree, int, ast, live)?;
-    let mut all_edits: Vec<(u32, Vec<Edit>)> = Vec::new();
+    // Edits of every statement in one list: (statement, end of its edits in `edits`).
+    let mut edited: Vec<(u32, usize)> = Vec::new();
+    let mut edits: Vec<Edit> = Vec::new();
     {
         let mut q = Q {
             live,
@@ -675,25 +700,32 @@ pub fn qualify(
             chain: Vec::new(),
             edits: Vec::new(),
             buf: Vec::new(),
+            chain_scope: None,
+            plan_stack: Vec::new(),
+            walk: Vec::new(),
         };
         for s in 0..ast.stmts.len() {
             // Statements outside blocks only for `.name` (from the top).
             let st = ast.stmts[s];
             q.set_chain(st.scope);
             q.edits.clear();
-            let prefix = match st.scope {
-                NONE => Vec::new(),
-                sc => ast.scopes[sc as usize].prefix.clone(),
+            let prefix: &[u8] = match st.scope {
+                NONE => &[],
+                sc => &ast.scopes[sc as usize].prefix,
             };
-            q.statement(st.kw, st.node, &prefix);
+            q.statement(st.kw, st.node, prefix);
             if !q.edits.is_empty() {
-                all_edits.push((s as u32, std::mem::take(&mut q.edits)));
+                edits.extend_from_slice(&q.edits);
+                edited.push((s as u32, edits.len()));
             }
         }
     }
-    for (s, edits) in all_edits {
+    let mut scratch = CopyScratch::default();
+    let mut start = 0;
+    for (s, end) in edited {
         let node = ast.stmts[s as usize].node;
-        ast.stmts[s as usize].node = copy_with(tree, node, &edits);
+        ast.stmts[s as usize].node = copy_with(tree, node, &edits[start..end], &mut scratch);
+        start = end;
     }
     // `classcommon` is kept by class name: again, by the qualified names.
     ast.class_common.clear();
@@ -711,33 +743,41 @@ pub fn qualify(
     Ok(())
 }
 
+/// Buffers [`copy_with`] reuses from one statement to the next.
+#[derive(Default)]
+struct CopyScratch {
+    /// (old list, its copy), in copy order.
+    map: Vec<(u32, u32)>,
+    stack: Vec<(u32, u32)>,
+}
+
 /// A copy of statement `root` with `edits` applied (lists are copied, atoms replaced).
-fn copy_with(tree: &mut Tree, root: u32, edits: &[(u32, usize, u32)]) -> u32 {
+fn copy_with(tree: &mut Tree, root: u32, edits: &[Edit], scratch: &mut CopyScratch) -> u32 {
     // Pre-order copy: a list is copied with its old children, then each child list is
     // copied and its slot in the new parent patched.
-    let mut map: crate::intern::FxHashMap<u32, u32> = Default::default();
-    let line = tree.node(root).line();
-    let kids = tree.kids(root).to_vec();
-    let new_root = tree.push_list(line, &kids);
-    map.insert(root, new_root);
-    let mut stack = vec![(root, new_root)];
+    let CopyScratch { map, stack } = scratch;
+    map.clear();
+    stack.clear();
+    let new_root = tree.copy_list(root);
+    map.push((root, new_root));
+    stack.push((root, new_root));
     while let Some((old, new)) = stack.pop() {
         let n = tree.kids(old).len();
         for j in 0..n {
             let k = tree.kids(old)[j];
             if tree.is_list(k) {
-                let line = tree.node(k).line();
-                let kk = tree.kids(k).to_vec();
-                let c = tree.push_list(line, &kk);
+                let c = tree.copy_list(k);
                 let a = tree.node(new).a as usize;
                 tree.kids[a + j] = c;
-                map.insert(k, c);
+                map.push((k, c));
                 stack.push((k, c));
             }
         }
     }
     for &(l, i, sym) in edits {
-        if let Some(&new) = map.get(&l) {
+        // Statements hold a handful of lists: a scan beats hashing. A list that occurs
+        // twice (a shared anonymous argument) is edited in its last copy.
+        if let Some(&(_, new)) = map.iter().rev().find(|&&(o, _)| o == l) {
             let a = tree.node(new).a as usize;
             tree.kids[a + i] = sym;
         }

@@ -34,15 +34,73 @@ pub struct Resolver<'a> {
     /// Set by [`Self::lookup`] when a name resolved to a declaration inside an optional:
     /// only such statements can fail in a later round, when that optional is disabled.
     volatile: std::cell::Cell<bool>,
-    /// Every (class, common or class map declaration, permission name) the input declares:
-    /// a permission list is checked with one probe a name instead of scanning the lists.
-    perms: std::collections::HashSet<(u32, Sym), crate::intern::FxBuild>,
+    /// Every (class, common or class map declaration, permission name) the input declares.
+    perms: PermTable,
+}
+
+/// The permissions each class, common and class map declares, as one bit row per
+/// declaration: a permission list costs two row look-ups, then two array reads a name
+/// (180,000 lists in a distribution policy).
+struct PermTable {
+    /// Per symbol: its index among the permission names (`u32::MAX` for other symbols).
+    id: Vec<u32>,
+    /// Per declaration with a permission list: its row.
+    row: crate::intern::FxHashMap<u32, u32>,
+    /// The rows, `words` words each: bit `id` set when the declaration has that name.
+    bits: Vec<u64>,
+    words: usize,
+}
+
+impl PermTable {
+    fn new(int: &Interner, ast: &Ast) -> Self {
+        let mut id = vec![u32::MAX; int.len()];
+        let mut names = 0u32;
+        for list in ast.perm_lists.values() {
+            for &p in list {
+                if let Some(slot) = id.get_mut(p as usize) {
+                    if *slot == u32::MAX {
+                        *slot = names;
+                        names += 1;
+                    }
+                }
+            }
+        }
+        let words = (names as usize).div_ceil(64);
+        let mut row = crate::intern::FxHashMap::default();
+        let mut bits = vec![0u64; words * ast.perm_lists.len()];
+        for (r, (&d, list)) in ast.perm_lists.iter().enumerate() {
+            row.insert(d, r as u32);
+            for &p in list {
+                if let Some(&i) = id.get(p as usize) {
+                    bits[r * words + i as usize / 64] |= 1 << (i % 64);
+                }
+            }
+        }
+        PermTable {
+            id,
+            row,
+            bits,
+            words,
+        }
+    }
+
+    fn row(&self, d: u32) -> Option<u32> {
+        self.row.get(&d).copied()
+    }
+
+    /// Whether the declaration of row `r` has permission `s`.
+    #[inline]
+    fn has(&self, r: Option<u32>, s: Sym) -> bool {
+        let (Some(r), Some(&i)) = (r, self.id.get(s as usize)) else {
+            return false;
+        };
+        i != u32::MAX && self.bits[r as usize * self.words + i as usize / 64] & 1 << (i % 64) != 0
+    }
 }
 
 impl<'a> Resolver<'a> {
     pub fn new(tree: &'a Tree, int: &'a Interner, ast: &'a Ast) -> Self {
         let n = ast.optionals.len();
-        let _ = int;
         Resolver {
             tree,
             ast,
@@ -50,11 +108,7 @@ impl<'a> Resolver<'a> {
             disabled: vec![false; n],
             tunables_are_bools: false,
             volatile: std::cell::Cell::new(false),
-            perms: ast
-                .perm_lists
-                .iter()
-                .flat_map(|(&d, list)| list.iter().map(move |&p| (d, p)))
-                .collect(),
+            perms: PermTable::new(int, ast),
         }
     }
 
@@ -242,12 +296,13 @@ impl<'a> Resolver<'a> {
         let c = self.atom(k[0])?;
         let cd = self.lookup(Ns::Classes, c).ok_or(Miss::Missing)?;
         let common = self.class_common(cd);
+        let (own_row, common_row) = (self.perms.row(cd), common.and_then(|c| self.perms.row(c)));
         let known = |n: u32| -> bool {
             let Some(s) = self.tree.sym(n) else {
                 return true;
             };
-            self.perms.contains(&(cd, s))
-                || common.is_some_and(|c| self.perms.contains(&(c, s)))
+            self.perms.has(own_row, s)
+                || self.perms.has(common_row, s)
                 || matches!(
                     Kw::of(s),
                     Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)

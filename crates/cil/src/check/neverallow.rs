@@ -51,7 +51,7 @@ pub(super) fn check(
                         xindex(&p.cond_avtab.entries, &p.cond_avtab),
                     ]
                 });
-                for x in crate::lower::xperms_list(nums) {
+                for x in crate::lower::xperms::xperms_list(nums) {
                     if rule.violated(p, &attr_types, Some((&x, idx))) {
                         violation = true;
                         report(input, never, rules, cache, out)?;

@@ -22,6 +22,28 @@ use arbiter_policy::transitions::{FilenameTrans, RangeTrans, RoleAllow, RoleTran
 use arbiter_policy::{ClassId, Ebitmap, HandleUnknown, Policy, RoleId, TypeId, UserId};
 use std::cmp::Ordering;
 
+mod avrules;
+mod classperms;
+mod conditionals;
+mod constraints;
+mod contexts;
+mod messages;
+mod mls;
+mod names;
+mod orders;
+mod sets;
+mod text;
+pub(crate) mod xperms;
+
+use avrules::*;
+use conditionals::*;
+use constraints::*;
+use contexts::*;
+use messages::*;
+use mls::*;
+use orders::*;
+use xperms::*;
+
 /// Attribute-in-attribute nesting accepted (real policies nest a handful deep).
 const MAX_ATTR_DEPTH: u32 = 4096;
 
@@ -97,10 +119,16 @@ struct L<'a> {
     bools: Vec<u32>,
     classes: Vec<u32>,
     class_common: Vec<Option<u32>>,
-    /// Per (class declaration, permission name): its bit, as [`L::perm_bit_slow`] finds it
-    /// (class permissions first, then the common's); filled once the classes are ordered,
-    /// so the 180,000 permission lists of a distribution policy cost one probe a name.
-    perm_bits: FxHashMap<(u32, Sym), u32>,
+    /// Per (class position, permission name): its bit, as [`L::perm_bit_slow`] finds it
+    /// (class permissions first, then the common's), 0 for none; filled once the classes
+    /// are ordered, so the 180,000 permission lists of a distribution policy cost two
+    /// array reads a name. Indexed `ci * perm_names + perm_id[name]`.
+    perm_bits: Vec<u32>,
+    /// Per symbol: its index among the permission names of the ordered classes
+    /// (`u32::MAX` for other symbols).
+    perm_id: Vec<u32>,
+    /// How many distinct permission names the ordered classes have.
+    perm_names: u32,
     commons: Vec<u32>,
     sens: Vec<u32>,
     cats: Vec<u32>,
@@ -128,919 +156,6 @@ struct L<'a> {
 
 fn err(m: String) -> Fail {
     Fail::bad(vec![m])
-}
-
-impl<'a> L<'a> {
-    fn here(&self, s: u32) -> String {
-        let st = self.ast.stmts[s as usize];
-        crate::ast::loc(self.t, self.names, st.file, st.node)
-    }
-    fn args(&self, s: u32) -> &'a [u32] {
-        self.t.kids(self.ast.stmts[s as usize].node)
-    }
-    /// The symbol of an atom; a list gives a symbol no declaration has, so lookups fail
-    /// cleanly on malformed statements.
-    fn sym(&self, n: u32) -> Sym {
-        self.t.sym(n).unwrap_or(NOSYM)
-    }
-
-    /// The bytes of an atom argument (a path, a protocol, a number ...).
-    fn atom_bytes(&self, n: u32) -> Result<&'a [u8], Fail> {
-        match self.t.sym(n) {
-            Some(s) => Ok(self.int.bytes(s)),
-            None => Err(err(format!(
-                "Invalid syntax: expected a name or value, not a list, at {}",
-                self.here(self.cur_stmt.get())
-            ))),
-        }
-    }
-
-    fn atom_sym(&self, n: u32) -> Result<Sym, Fail> {
-        self.t.sym(n).ok_or_else(|| {
-            err(format!(
-                "Invalid syntax: expected a name or value, not a list, at {}",
-                self.here(self.cur_stmt.get())
-            ))
-        })
-    }
-    fn look(&self, ns: Ns, n: u32) -> Result<u32, Fail> {
-        let s = self.sym(n);
-        self.r.lookup(ns, s).ok_or_else(|| {
-            let name = if s == NOSYM {
-                "(a list)".into()
-            } else {
-                self.int.str(s).into_owned()
-            };
-            err(format!(
-                "Unresolved name {name} at {}",
-                self.here(self.cur_stmt.get())
-            ))
-        })
-    }
-    fn kind(&self, d: u32) -> DeclKind {
-        self.ast.decls[d as usize].kind
-    }
-    fn name(&self, d: u32) -> String {
-        self.int.str(self.ast.decls[d as usize].name).into_owned()
-    }
-
-    fn tref(&self, n: u32) -> Result<TRef, Fail> {
-        if self.t.sym(n) == Some(Kw::SelfKw.sym()) {
-            return Ok(TRef::SelfT);
-        }
-        const ATTR: u32 = 1 << 31;
-        let memo = self.t.sym(n).and_then(|s| self.tref_memo.get(s as usize));
-        match memo.map(|m| m.get()) {
-            Some(0) | None => {}
-            Some(v) if v & ATTR != 0 => return Ok(TRef::Attr(v & !ATTR)),
-            Some(v) => return Ok(TRef::Type(v - 1)),
-        }
-        let r = self.tref_lookup(n)?;
-        if let Some(m) = memo {
-            match r {
-                TRef::Type(i) if i < ATTR - 1 => m.set(i + 1),
-                TRef::Attr(a) if a < ATTR => m.set(a | ATTR),
-                _ => {}
-            }
-        }
-        Ok(r)
-    }
-
-    /// [`L::tref`] without the memo.
-    fn tref_lookup(&self, n: u32) -> Result<TRef, Fail> {
-        let mut d = self.look(Ns::Types, n)?;
-        if self.kind(d) == DeclKind::TypeAlias {
-            d = *self
-                .alias_actual
-                .get(&d)
-                .ok_or_else(|| err(format!("Alias {} was not bound to a type", self.name(d))))?;
-        }
-        Ok(match self.kind(d) {
-            DeclKind::TypeAttribute => TRef::Attr(self.dint[d as usize]),
-            _ => TRef::Type(self.dint[d as usize]),
-        })
-    }
-
-    /// Members of attribute `a` (internal type indices), evaluated on first use.
-    fn members(&mut self, a: u32) -> Result<Bits, Fail> {
-        self.ensure_members(a)?;
-        Ok(self.attr_members[a as usize].clone().unwrap_or_default())
-    }
-
-    /// Evaluates attribute `a`'s members once (kept in `attr_members`), without a copy.
-    fn ensure_members(&mut self, a: u32) -> Result<(), Fail> {
-        if self.attr_members[a as usize].is_some() {
-            return Ok(());
-        }
-        if self.attr_busy[a as usize] {
-            return Err(err(format!(
-                "Self-reference found for {}",
-                self.name(self.attrs[a as usize])
-            )));
-        }
-        self.attr_depth += 1;
-        if self.attr_depth > MAX_ATTR_DEPTH {
-            return Err(err(format!(
-                "Attribute {} is nested more than {MAX_ATTR_DEPTH} attributes deep",
-                self.name(self.attrs[a as usize])
-            )));
-        }
-        self.attr_busy[a as usize] = true;
-        let mut acc = Bits::new(self.types.len());
-        for i in 0..self.attr_exprs[a as usize].len() {
-            let e = self.attr_exprs[a as usize][i];
-            self.type_expr_or(e, &mut acc)?;
-        }
-        self.attr_busy[a as usize] = false;
-        self.attr_depth -= 1;
-        self.attr_members[a as usize] = Some(acc);
-        Ok(())
-    }
-
-    /// ORs the types of expression `n` into `acc`: names and plain lists add in place
-    /// (an attribute's set is read, not copied); operators evaluate into a new set.
-    fn type_expr_or(&mut self, n: u32, acc: &mut Bits) -> Result<(), Fail> {
-        if !self.t.is_list(n) {
-            match self.tref(n)? {
-                TRef::Type(i) => acc.set(i as usize),
-                TRef::Attr(a) => {
-                    self.ensure_members(a)?;
-                    if let Some(m) = &self.attr_members[a as usize] {
-                        acc.or(m);
-                    }
-                }
-                TRef::SelfT => return Err(err("self in a type expression".into())),
-            }
-            return Ok(());
-        }
-        let k = self.t.kids(n);
-        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
-        match op {
-            Some(Kw::All) | Some(Kw::Not | Kw::And | Kw::Or | Kw::Xor) => {
-                let b = self.type_expr(n)?;
-                acc.or(&b);
-            }
-            _ => {
-                for &x in k {
-                    self.type_expr_or(x, acc)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn type_expr(&mut self, n: u32) -> Result<Bits, Fail> {
-        let nt = self.types.len();
-        if !self.t.is_list(n) {
-            return match self.tref(n)? {
-                TRef::Type(i) => {
-                    let mut b = Bits::new(nt);
-                    b.set(i as usize);
-                    Ok(b)
-                }
-                TRef::Attr(a) => self.members(a),
-                TRef::SelfT => Err(err("self in a type expression".into())),
-            };
-        }
-        let k = self.t.kids(n);
-        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
-        match op {
-            Some(Kw::All) => Ok(Bits::all(nt)),
-            Some(Kw::Not) if k.len() == 2 => {
-                let mut b = self.type_expr(k[1])?;
-                b.not(nt);
-                Ok(b)
-            }
-            Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
-                let mut a = self.type_expr(k[1])?;
-                let b = self.type_expr(k[2])?;
-                match o {
-                    Kw::And => a.and(&b),
-                    Kw::Or => a.or(&b),
-                    _ => a.xor(&b),
-                }
-                Ok(a)
-            }
-            _ => {
-                let mut acc = Bits::new(nt);
-                for &x in k {
-                    self.type_expr_or(x, &mut acc)?;
-                }
-                Ok(acc)
-            }
-        }
-    }
-
-    fn role_members(&mut self, a: u32) -> Result<Bits, Fail> {
-        if let Some(b) = &self.rattr_members[a as usize] {
-            return Ok(b.clone());
-        }
-        let mut acc = Bits::new(self.roles.len());
-        self.rattr_members[a as usize] = Some(acc.clone());
-        self.attr_depth += 1;
-        if self.attr_depth > MAX_ATTR_DEPTH {
-            return Err(err(format!(
-                "Role attribute {} is nested more than {MAX_ATTR_DEPTH} attributes deep",
-                self.name(self.rattrs[a as usize])
-            )));
-        }
-        for e in self.rattr_exprs[a as usize].clone() {
-            let b = self.role_expr(e)?;
-            acc.or(&b);
-        }
-        self.attr_depth -= 1;
-        self.rattr_members[a as usize] = Some(acc.clone());
-        Ok(acc)
-    }
-
-    fn role_expr(&mut self, n: u32) -> Result<Bits, Fail> {
-        let nr = self.roles.len();
-        if !self.t.is_list(n) {
-            let d = self.look(Ns::Roles, n)?;
-            return if self.kind(d) == DeclKind::RoleAttribute {
-                self.role_members(self.dint[d as usize])
-            } else {
-                let mut b = Bits::new(nr);
-                b.set(self.dint[d as usize] as usize);
-                Ok(b)
-            };
-        }
-        let k = self.t.kids(n);
-        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
-        match op {
-            Some(Kw::All) => Ok(Bits::all(nr)),
-            Some(Kw::Not) if k.len() == 2 => {
-                let mut b = self.role_expr(k[1])?;
-                b.not(nr);
-                Ok(b)
-            }
-            Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
-                let mut a = self.role_expr(k[1])?;
-                let b = self.role_expr(k[2])?;
-                match o {
-                    Kw::And => a.and(&b),
-                    Kw::Or => a.or(&b),
-                    _ => a.xor(&b),
-                }
-                Ok(a)
-            }
-            _ => {
-                let mut acc = Bits::new(nr);
-                for &x in k {
-                    let b = self.role_expr(x)?;
-                    acc.or(&b);
-                }
-                Ok(acc)
-            }
-        }
-    }
-
-    /// A name that must be a user (not a user attribute): its declaration.
-    fn user_decl(&self, n: u32) -> Result<u32, Fail> {
-        let d = self.look(Ns::Users, n)?;
-        if self.kind(d) != DeclKind::User {
-            return Err(err(format!(
-                "{} is a user attribute, not a user, at {}",
-                self.name(d),
-                self.here(self.cur_stmt.get())
-            )));
-        }
-        Ok(d)
-    }
-
-    /// The users a user or user attribute stands for (bits = user index).
-    fn user_set(&mut self, n: u32) -> Result<Bits, Fail> {
-        let d = self.look(Ns::Users, n)?;
-        if self.kind(d) == DeclKind::UserAttribute {
-            return self.uattr_members(self.dint[d as usize]);
-        }
-        let mut b = Bits::new(self.users.len());
-        b.set(self.dint[d as usize] as usize);
-        Ok(b)
-    }
-
-    fn uattr_members(&mut self, a: u32) -> Result<Bits, Fail> {
-        if let Some(b) = &self.uattr_members[a as usize] {
-            return Ok(b.clone());
-        }
-        let nu = self.users.len();
-        let mut acc = Bits::new(nu);
-        self.uattr_members[a as usize] = Some(acc.clone());
-        self.attr_depth += 1;
-        if self.attr_depth > MAX_ATTR_DEPTH {
-            return Err(err(format!(
-                "User attribute {} is nested more than {MAX_ATTR_DEPTH} attributes deep",
-                self.name(self.uattrs[a as usize])
-            )));
-        }
-        for e in self.uattr_exprs[a as usize].clone() {
-            let b = self.user_expr(e)?;
-            acc.or(&b);
-        }
-        self.attr_depth -= 1;
-        self.uattr_members[a as usize] = Some(acc.clone());
-        Ok(acc)
-    }
-
-    fn user_expr(&mut self, n: u32) -> Result<Bits, Fail> {
-        let nu = self.users.len();
-        if !self.t.is_list(n) {
-            return self.user_set(n);
-        }
-        let k = self.t.kids(n);
-        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
-        match op {
-            Some(Kw::All) => Ok(Bits::all(nu)),
-            Some(Kw::Not) if k.len() == 2 => {
-                let mut b = self.user_expr(k[1])?;
-                b.not(nu);
-                Ok(b)
-            }
-            Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
-                let mut a = self.user_expr(k[1])?;
-                let b = self.user_expr(k[2])?;
-                match o {
-                    Kw::And => a.and(&b),
-                    Kw::Or => a.or(&b),
-                    _ => a.xor(&b),
-                }
-                Ok(a)
-            }
-            _ => {
-                let mut acc = Bits::new(nu);
-                for &x in k {
-                    acc.or(&self.user_expr(x)?);
-                }
-                Ok(acc)
-            }
-        }
-    }
-
-    /// Role values a role name stands for (attributes expanded), ascending internal order.
-    fn role_vals(&mut self, n: u32) -> Result<Vec<u32>, Fail> {
-        let b = self.role_expr(n)?;
-        Ok(b.iter().map(|i| self.role_val[i]).collect())
-    }
-
-    /// Sepol values a type name stands for when fully expanded.
-    fn expand_all(&mut self, r: TRef) -> Result<Vec<u32>, Fail> {
-        Ok(match r {
-            TRef::Type(i) => vec![self.type_val[i as usize]],
-            TRef::Attr(a) => {
-                if self.attr_members[a as usize].is_none() {
-                    self.ensure_members(a)?;
-                }
-                match &self.attr_members[a as usize] {
-                    Some(m) => m.iter().map(|i| self.type_val[i]).collect(),
-                    None => vec![],
-                }
-            }
-            TRef::SelfT => vec![],
-        })
-    }
-
-    /// [`Self::expand_all`] into a reused buffer.
-    fn expand_all_into(&mut self, r: TRef, out: &mut Vec<u32>) -> Result<(), Fail> {
-        out.clear();
-        match r {
-            TRef::Type(i) => out.push(self.type_val[i as usize]),
-            TRef::Attr(a) => {
-                if self.attr_members[a as usize].is_none() {
-                    self.ensure_members(a)?;
-                }
-                if let Some(m) = &self.attr_members[a as usize] {
-                    out.extend(m.iter().map(|i| self.type_val[i]));
-                }
-            }
-            TRef::SelfT => {}
-        }
-        Ok(())
-    }
-
-    /// [`Self::expand_av`] into a reused buffer.
-    fn expand_av_into(&mut self, r: TRef, out: &mut Vec<u32>) -> Result<(), Fail> {
-        if let TRef::Attr(a) = r {
-            // A kept attribute with fewer members than -X is still expanded
-            // (`__cil_should_expand_attribute`): an empty one gives no rule at all.
-            if self.attr_val[a as usize] != 0
-                && self.members(a)?.count() >= self.opts.expand_size as usize
-            {
-                out.clear();
-                out.push(self.attr_val[a as usize]);
-                return Ok(());
-            }
-        }
-        self.expand_all_into(r, out)
-    }
-
-    /// Sepol values for an av rule side: kept attributes stay, others expand.
-    fn expand_av(&mut self, r: TRef) -> Result<Vec<u32>, Fail> {
-        let mut out = Vec::new();
-        self.expand_av_into(r, &mut out)?;
-        Ok(out)
-    }
-
-    fn class_of(&self, n: u32) -> Result<u32, Fail> {
-        let d = self.look(Ns::Classes, n)?;
-        Ok(self.dint[d as usize])
-    }
-
-    /// `(class (perms))` → list of (class position, perm bits).
-    fn classperms(&mut self, n: u32) -> Result<Vec<(u32, u32)>, Fail> {
-        let mut out = vec![];
-        self.classperms_into(n, 0, &mut out)?;
-        Ok(out)
-    }
-
-    /// Expands class permissions: `(class (perms))`, a `classpermission` name (its sets in
-    /// order), or `(classmap (mapperms))` (each map permission's mappings in order).
-    fn classperms_into(
-        &mut self,
-        n: u32,
-        depth: u32,
-        out: &mut Vec<(u32, u32)>,
-    ) -> Result<(), Fail> {
-        if depth > 64 {
-            return Err(err("Class permissions nested too deeply".into()));
-        }
-        if !self.t.is_list(n) {
-            let d = self.look(Ns::ClassPermissions, n)?;
-            for x in self.cp_sets.get(&d).cloned().unwrap_or_default() {
-                self.classperms_into(x, depth + 1, out)?;
-            }
-            return Ok(());
-        }
-        let k = self.t.kids(n);
-        if k.len() != 2 {
-            return Err(err("Invalid class permissions".into()));
-        }
-        let cd = self.look(Ns::Classes, k[0])?;
-        if self.kind(cd) == DeclKind::ClassMap {
-            let all = self.ast.perm_lists.get(&cd).cloned().unwrap_or_default();
-            let mut wanted = vec![];
-            let mut stack = vec![k[1]];
-            while let Some(x) = stack.pop() {
-                if self.t.is_list(x) {
-                    stack.extend(self.t.kids(x).iter().rev());
-                } else if self.t.sym(x) == Some(Kw::All.sym()) {
-                    wanted.extend(all.iter().copied());
-                } else {
-                    wanted.push(self.sym(x));
-                }
-            }
-            for p in wanted {
-                for x in self.map_sets.get(&(cd, p)).cloned().unwrap_or_default() {
-                    self.classperms_into(x, depth + 1, out)?;
-                }
-            }
-            return Ok(());
-        }
-        let ci = self.dint[cd as usize];
-        let bits = self.perm_expr(cd, ci, k[1])?;
-        out.push((ci, bits));
-        Ok(())
-    }
-
-    fn perm_bit(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
-        match self.perm_bits.get(&(cd, s)) {
-            Some(&b) => Ok(b),
-            None => self.perm_bit_slow(cd, ci, s),
-        }
-    }
-
-    /// A permission's bit found in the class's and its common's lists (the error for a
-    /// name in neither).
-    fn perm_bit_slow(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
-        let common = self.class_common[ci as usize];
-        let ncommon = common
-            .map(|c| self.ast.perm_lists[&c].len() as u32)
-            .unwrap_or(0);
-        if let Some(i) = self.ast.perm_index(cd, s) {
-            return Ok(1 << (ncommon + i));
-        }
-        if let Some(c) = common {
-            if let Some(i) = self.ast.perm_index(c, s) {
-                return Ok(1 << i);
-            }
-        }
-        let shown = if s == NOSYM {
-            "(a list)".into()
-        } else {
-            self.int.str(s).into_owned()
-        };
-        Err(err(format!("Unknown permission {shown}")))
-    }
-
-    fn all_perms(&self, cd: u32, ci: u32) -> u32 {
-        let common = self.class_common[ci as usize];
-        let ncommon = common
-            .map(|c| self.ast.perm_lists[&c].len() as u32)
-            .unwrap_or(0);
-        let n = ncommon + self.ast.perm_lists[&cd].len() as u32;
-        if n >= 32 {
-            !0
-        } else {
-            (1u32 << n) - 1
-        }
-    }
-
-    fn perm_expr(&self, cd: u32, ci: u32, n: u32) -> Result<u32, Fail> {
-        if !self.t.is_list(n) {
-            return self.perm_bit(cd, ci, self.sym(n));
-        }
-        let k = self.t.kids(n);
-        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
-        match op {
-            Some(Kw::All) => Ok(self.all_perms(cd, ci)),
-            Some(Kw::Not) if k.len() == 2 => {
-                Ok(!self.perm_expr(cd, ci, k[1])? & self.all_perms(cd, ci))
-            }
-            Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
-                let a = self.perm_expr(cd, ci, k[1])?;
-                let b = self.perm_expr(cd, ci, k[2])?;
-                Ok(match o {
-                    Kw::And => a & b,
-                    Kw::Or => a | b,
-                    _ => a ^ b,
-                })
-            }
-            _ => {
-                let mut acc = 0;
-                for &x in k {
-                    acc |= match self.t.sym(x) {
-                        Some(s) => self.perm_bit(cd, ci, s)?,
-                        None => self.perm_expr(cd, ci, x)?,
-                    };
-                }
-                Ok(acc)
-            }
-        }
-    }
-
-    fn catset(&self, n: u32) -> Result<Bits, Fail> {
-        let nc = self.cats.len();
-        if !self.t.is_list(n) {
-            let d = self.look(Ns::Cats, n)?;
-            let mut b = Bits::new(nc);
-            match self.kind(d) {
-                DeclKind::CatSet => {
-                    let s = self.ast.decls[d as usize].stmt;
-                    return self.catset(self.args(s)[2]);
-                }
-                _ => b.set(self.dint[self.cat_actual(d) as usize] as usize),
-            }
-            return Ok(b);
-        }
-        let k = self.t.kids(n);
-        let op = k.first().and_then(|&x| self.t.sym(x)).and_then(Kw::of);
-        match op {
-            Some(Kw::All) => Ok(Bits::all(nc)),
-            Some(Kw::Range) if k.len() == 3 => {
-                let a = self.dint[self.cat_actual(self.look(Ns::Cats, k[1])?) as usize];
-                let b = self.dint[self.cat_actual(self.look(Ns::Cats, k[2])?) as usize];
-                let mut r = Bits::new(nc);
-                for i in a..=b {
-                    r.set(i as usize);
-                }
-                Ok(r)
-            }
-            Some(Kw::Not) if k.len() == 2 => {
-                let mut b = self.catset(k[1])?;
-                b.not(nc);
-                Ok(b)
-            }
-            Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
-                let mut a = self.catset(k[1])?;
-                let b = self.catset(k[2])?;
-                match o {
-                    Kw::And => a.and(&b),
-                    Kw::Or => a.or(&b),
-                    _ => a.xor(&b),
-                }
-                Ok(a)
-            }
-            _ => {
-                let mut acc = Bits::new(nc);
-                for &x in k {
-                    acc.or(&self.catset(x)?);
-                }
-                Ok(acc)
-            }
-        }
-    }
-
-    fn cat_actual(&self, d: u32) -> u32 {
-        if self.kind(d) == DeclKind::CatAlias {
-            self.alias_actual.get(&d).copied().unwrap_or(d)
-        } else {
-            d
-        }
-    }
-    fn sens_actual(&self, d: u32) -> u32 {
-        if self.kind(d) == DeclKind::SensAlias {
-            self.alias_actual.get(&d).copied().unwrap_or(d)
-        } else {
-            d
-        }
-    }
-
-    fn level(&self, n: u32) -> Result<Lvl, Fail> {
-        if !self.t.is_list(n) {
-            let d = self.look(Ns::Levels, n)?;
-            let s = self.ast.decls[d as usize].stmt;
-            return self.level(self.args(s)[2]);
-        }
-        let k = self.t.kids(n);
-        let sd = self.sens_actual(self.look(Ns::Sens, k[0])?);
-        let cats = if k.len() == 2 {
-            self.catset(k[1])?.iter().map(|c| c as u32).collect()
-        } else {
-            Vec::new()
-        };
-        Ok(Lvl {
-            sens: self.dint[sd as usize],
-            cats,
-        })
-    }
-
-    fn range(&self, n: u32) -> Result<(Lvl, Lvl), Fail> {
-        if !self.t.is_list(n) {
-            let d = self.look(Ns::LevelRanges, n)?;
-            let s = self.ast.decls[d as usize].stmt;
-            return self.range(self.args(s)[2]);
-        }
-        let k = self.t.kids(n);
-        Ok((self.level(k[0])?, self.level(k[1])?))
-    }
-
-    fn context(&self, n: u32) -> Result<Ctx, Fail> {
-        if !self.t.is_list(n) {
-            let d = self.look(Ns::Contexts, n)?;
-            let s = self.ast.decls[d as usize].stmt;
-            // A named context is verified where it is declared (`Invalid named context`).
-            let user = self.cur_stmt.replace(s);
-            let c = self.context(self.args(s)[2]);
-            self.cur_stmt.set(user);
-            return c;
-        }
-        let k = self.t.kids(n);
-        let u = self.user_decl(k[0])?;
-        let r = self.look(Ns::Roles, k[1])?;
-        if self.kind(r) != DeclKind::Role {
-            return Err(err(format!(
-                "Role attribute {} used in a context at {}",
-                self.name(r),
-                self.here(self.cur_stmt.get())
-            )));
-        }
-        let ty = match self.tref(k[2])? {
-            TRef::Type(i) => i,
-            _ => {
-                return Err(err(format!(
-                    "Type in a context must be a type at {}",
-                    self.here(self.cur_stmt.get())
-                )))
-            }
-        };
-        let c = Ctx {
-            user: self.dint[u as usize],
-            role: self.dint[r as usize],
-            ty,
-            range: self.range(k[3])?,
-        };
-        self.ctx_log
-            .borrow_mut()
-            .push((self.cur_stmt.get(), c.clone()));
-        Ok(c)
-    }
-
-    /// An `ipaddr` name or an anonymous `(address)`: IPv6 when it holds a colon.
-    fn ipaddr(&self, n: u32) -> Result<std::net::IpAddr, Fail> {
-        let text_node = if self.t.is_list(n) {
-            self.t.kids(n)[0]
-        } else {
-            let d = self.look(Ns::IpAddrs, n)?;
-            self.args(self.ast.decls[d as usize].stmt)[2]
-        };
-        let txt = String::from_utf8_lossy(self.atom_bytes(text_node)?);
-        let parsed = if txt.contains(':') {
-            txt.parse::<std::net::Ipv6Addr>()
-                .map(std::net::IpAddr::V6)
-                .ok()
-        } else {
-            txt.parse::<std::net::Ipv4Addr>()
-                .map(std::net::IpAddr::V4)
-                .ok()
-        };
-        parsed.ok_or_else(|| err(format!("Invalid IP address {txt}")))
-    }
-
-    fn mls_level(&self, l: &Lvl) -> MlsLevel {
-        if !self.mls {
-            return MlsLevel::default();
-        }
-        MlsLevel {
-            sens: l.sens + 1,
-            cats: Ebitmap::from_bits(l.cats.iter().copied()),
-        }
-    }
-    fn mls_range(&self, r: &(Lvl, Lvl)) -> MlsRange {
-        MlsRange {
-            low: self.mls_level(&r.0),
-            high: self.mls_level(&r.1),
-        }
-    }
-    fn sepol_context(&self, c: &Ctx) -> Result<Context, Fail> {
-        let bad = || err("context value out of range".into());
-        Ok(Context {
-            user: UserId::new(c.user + 1).ok_or_else(bad)?,
-            role: RoleId::new(self.role_val[c.role as usize]).ok_or_else(bad)?,
-            ty: TypeId::new(self.type_val[c.ty as usize] as u16).ok_or_else(bad)?,
-            range: self.mls_range(&c.range),
-        })
-    }
-}
-
-/// libsepol 3.4's `__cil_ordered_lists_merge_all`: sweep the pending lists, merging each
-/// into the composite when it shares an item placed so that the order is unambiguous
-/// (its first item, or the composite's first item, is the shared one), until nothing
-/// changes. `lists` holds (statement, items); `what` names the item kind for messages.
-fn merge_orders(l: &L<'_>, lists: &[(u32, Vec<u32>)], what: &str) -> Result<Vec<u32>, Fail> {
-    let mut out: Vec<u32> = Vec::new();
-    let mut ordered: std::collections::HashSet<u32, crate::intern::FxBuild> = Default::default();
-    let mut merged = vec![false; lists.len()];
-    // Inserts `items` at `at`, failing on an item already placed.
-    let insert = |out: &mut Vec<u32>,
-                  ordered: &mut std::collections::HashSet<u32, crate::intern::FxBuild>,
-                  at: usize,
-                  items: &[u32]|
-     -> Result<(), Fail> {
-        for (k, &x) in items.iter().enumerate() {
-            if !ordered.insert(x) {
-                return Err(err(format!(
-                    "{what} {} has already been merged into the ordered list",
-                    l.name(x)
-                )));
-            }
-            out.insert(at + k, x);
-        }
-        Ok(())
-    };
-    // Returns Ok(true) when merged, Ok(false) when it must wait.
-    let merge_one = |out: &mut Vec<u32>,
-                     ordered: &mut std::collections::HashSet<u32, crate::intern::FxBuild>,
-                     new: &[u32]|
-     -> Result<bool, Fail> {
-        if new.is_empty() {
-            return Ok(true);
-        }
-        if out.is_empty() {
-            insert(out, ordered, 0, new)?;
-            return Ok(true);
-        }
-        let Some((ni, oi)) = new
-            .iter()
-            .enumerate()
-            .find_map(|(ni, x)| out.iter().position(|y| y == x).map(|oi| (ni, oi)))
-        else {
-            return Ok(false);
-        };
-        if ni != 0 && oi != 0 {
-            return Ok(false);
-        }
-        let mut oi = oi;
-        if ni != 0 {
-            insert(out, ordered, 0, &new[..ni])?;
-            oi += ni;
-        }
-        // Overlap: `oprev` is the index of the last matched old item.
-        let mut nc = ni + 1;
-        let mut oc = oi + 1;
-        let mut oprev = oi;
-        while nc < new.len() && oc < out.len() {
-            if new[nc] == out[oc] {
-                oprev = oc;
-                oc += 1;
-                nc += 1;
-                continue;
-            }
-            // Gap in old: old (A C), new (A B C).
-            if let Some(m) = new[nc + 1..].iter().position(|&x| x == out[oc]) {
-                let m = nc + 1 + m;
-                let count = m - nc;
-                insert(out, ordered, oprev + 1, &new[nc..m])?;
-                oc += count;
-                oprev = oc;
-                oc += 1;
-                nc = m + 1;
-                continue;
-            }
-            // Gap in new: old (A B C), new (A C).
-            if let Some(m) = out[oc + 1..].iter().position(|&x| x == new[nc]) {
-                let m = oc + 1 + m;
-                oprev = m;
-                oc = m + 1;
-                nc += 1;
-                continue;
-            }
-            return Ok(false);
-        }
-        if nc < new.len() {
-            let end = out.len();
-            insert(out, ordered, end, &new[nc..])?;
-        }
-        Ok(true)
-    };
-    let mut changed = true;
-    let mut waiting = 1;
-    while waiting > 0 && changed {
-        changed = false;
-        waiting = 0;
-        for (i, (_, list)) in lists.iter().enumerate() {
-            if merged[i] {
-                continue;
-            }
-            if merge_one(&mut out, &mut ordered, list)? {
-                merged[i] = true;
-                changed = true;
-            } else {
-                waiting += 1;
-            }
-        }
-        if waiting > 0 && !changed {
-            let mut m: Vec<String> = lists
-                .iter()
-                .zip(&merged)
-                .filter(|(_, &done)| !done)
-                .map(|((s, _), _)| format!("Unable to merge ordered list at {}", l.here(*s)))
-                .collect();
-            m.push("Failed to resolve AST".into());
-            m.push("Failed to compile cildb: -1".into());
-            return Err(Fail::bad(m));
-        }
-    }
-    Ok(out)
-}
-
-fn murmur(key: &AvtabKey) -> u32 {
-    key.libsepol_hash() & (crate::CIL_AVTAB_SLOTS - 1)
-}
-
-/// Sorts unconditional entries into libsepol's written order: slot, then (s, t, c), then
-/// insertion order.
-fn avtab_order(entries: &mut [AvtabEntry]) {
-    entries.sort_by_cached_key(|e| (murmur(&e.key), e.key.source, e.key.target, e.key.class));
-}
-
-fn kind_bits(kw: Kw) -> AvtabKind {
-    match kw {
-        Kw::Allow => AvtabKind::Allowed,
-        Kw::AuditAllow => AvtabKind::AuditAllow,
-        Kw::DontAudit => AvtabKind::AuditDeny,
-        Kw::TypeTransition => AvtabKind::Transition,
-        Kw::TypeChange => AvtabKind::Change,
-        _ => AvtabKind::Member,
-    }
-}
-
-struct CondBuild {
-    nbools: usize,
-    bools: Vec<u32>,
-    pre: u32,
-    expr: Vec<CondExpr>,
-    /// Rules in insertion order (libsepol prepends, so its lists are these reversed; they
-    /// are reversed once when the node is finished instead of inserting at the front).
-    true_list: Vec<AvtabEntry>,
-    false_list: Vec<AvtabEntry>,
-}
-
-fn eval_cond(expr: &[CondExpr], val: &dyn Fn(u32) -> bool) -> Option<bool> {
-    let mut st: Vec<bool> = Vec::new();
-    for e in expr {
-        match *e {
-            CondExpr::Bool(b) => st.push(val(b.value())),
-            CondExpr::Not => {
-                let a = st.pop()?;
-                st.push(!a)
-            }
-            op => {
-                let b = st.pop()?;
-                let a = st.pop()?;
-                st.push(match op {
-                    CondExpr::Or => a | b,
-                    CondExpr::And => a & b,
-                    CondExpr::Xor => a ^ b,
-                    CondExpr::Eq => a == b,
-                    _ => a != b,
-                })
-            }
-        }
-    }
-    if st.len() == 1 {
-        st.pop()
-    } else {
-        None
-    }
 }
 
 pub fn lower(
@@ -1085,7 +200,9 @@ pub fn lower(
         bools: vec![],
         classes: vec![],
         class_common: vec![],
-        perm_bits: FxHashMap::default(),
+        perm_bits: vec![],
+        perm_id: vec![],
+        perm_names: 0,
         commons: vec![],
         sens: vec![],
         cats: vec![],
@@ -1251,21 +368,38 @@ pub fn lower(
     l.class_common = l.classes.iter().map(|&c| r.class_common(c)).collect();
     // Type values and aliases are all known from here on.
     l.tref_memo = vec![std::cell::Cell::new(0); int.len()];
+    let mut class_bits: Vec<Vec<(Sym, u32)>> = Vec::with_capacity(l.classes.len());
+    l.perm_id = vec![u32::MAX; int.len()];
     for (ci, &cd) in l.classes.iter().enumerate() {
         let own = ast.perm_lists.get(&cd).map_or(&[][..], |v| v.as_slice());
         let common = l.class_common[ci].and_then(|c| ast.perm_lists.get(&c));
         let ncommon = common.map_or(0, |c| c.len());
-        if ncommon + own.len() > 32 {
-            continue; // refused below ("Too many permissions"); the slow path meanwhile
+        let mut bits = vec![];
+        // Over 32: refused below ("Too many permissions"); the slow path meanwhile.
+        if ncommon + own.len() <= 32 {
+            let own_bits = own.iter().enumerate().map(|(i, &p)| (p, ncommon + i));
+            let common_bits = common
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, &p)| (p, i));
+            for (p, bit) in own_bits.chain(common_bits) {
+                if l.perm_id[p as usize] == u32::MAX {
+                    l.perm_id[p as usize] = l.perm_names;
+                    l.perm_names += 1;
+                }
+                bits.push((p, 1u32 << bit));
+            }
         }
-        let own_bits = own.iter().enumerate().map(|(i, &p)| (p, ncommon + i));
-        let common_bits = common
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, &p)| (p, i));
-        for (p, bit) in own_bits.chain(common_bits) {
-            l.perm_bits.entry((cd, p)).or_insert(1u32 << bit);
+        class_bits.push(bits);
+    }
+    l.perm_bits = vec![0; l.classes.len() * l.perm_names as usize];
+    for (ci, bits) in class_bits.iter().enumerate() {
+        // Reversed: the first entry of a name (the class's own before the common's)
+        // is the one that stays.
+        for &(p, bit) in bits.iter().rev() {
+            let at = ci * l.perm_names as usize + l.perm_id[p as usize] as usize;
+            l.perm_bits[at] = bit;
         }
     }
 
@@ -1678,17 +812,10 @@ pub fn lower(
     let mut constraints: Vec<Vec<Constraint>> = vec![vec![]; classes.len()];
     let mut validatetrans: Vec<Vec<Constraint>> = vec![vec![]; classes.len()];
     let mut conds: Vec<CondBuild> = vec![];
-    let mut filecons = vec![];
-    let mut portcons = vec![];
-    let mut genfscons = vec![];
-    let mut fsuses = vec![];
-    let mut netifcons: Vec<(Vec<u8>, Ctx, Ctx)> = vec![];
-    let mut nodecons: Vec<(std::net::IpAddr, std::net::IpAddr, Ctx)> = vec![];
-    let mut ibpkeycons: Vec<(Vec<u8>, std::net::Ipv6Addr, u32, u32, Ctx)> = vec![];
-    let mut ibendportcons: Vec<(Vec<u8>, u32, Ctx)> = vec![];
+    let mut cr = contexts::ContextRules::default();
     let mut xencons: Vec<crate::xencon::XenCon<Ctx>> = vec![];
     let mut sidctx: FxHashMap<u32, Ctx> = FxHashMap::default();
-    let mut selinuxusers = vec![];
+    let mut selinuxusers: Vec<text::SeUser> = vec![];
     let mut seuser_default = None;
     let mut userprefixes = vec![];
     let mut type_bounds = vec![];
@@ -2068,7 +1195,7 @@ pub fn lower(
                 } else {
                     Some(l.context(a[3])?)
                 };
-                filecons.push((path, ft, ctx, s));
+                cr.filecons.push((path, ft, ctx, s));
             }
             Kw::PortCon => {
                 let proto = match t.sym(a[1]).and_then(Kw::of) {
@@ -2095,7 +1222,7 @@ pub fn lower(
                     let p = num(a[2])?;
                     (p, p)
                 };
-                portcons.push((proto, lo, hi, l.context(a[3])?));
+                cr.portcons.push((proto, lo, hi, l.context(a[3])?));
             }
             Kw::GenfsCon => {
                 let fs = l.atom_bytes(a[1])?.to_vec();
@@ -2115,7 +1242,8 @@ pub fn lower(
                 } else {
                     0
                 };
-                genfscons.push((fs, path, ft, l.context(a[a.len() - 1])?));
+                cr.genfscons
+                    .push((fs, path, ft, l.context(a[a.len() - 1])?));
             }
             Kw::FsUse => {
                 let ty = match t.sym(a[1]).and_then(Kw::of) {
@@ -2125,11 +1253,12 @@ pub fn lower(
                     _ => return Err(err(format!("Invalid fsuse type at {}", l.here(s)))),
                 };
                 let fs = l.atom_bytes(a[2])?.to_vec();
-                fsuses.push((ty, fs, l.context(a[3])?));
+                cr.fsuses.push((ty, fs, l.context(a[3])?));
             }
             Kw::NetifCon => {
                 let name = l.atom_bytes(a[1])?.to_vec();
-                netifcons.push((name, l.context(a[2])?, l.context(a[3])?));
+                cr.netifcons
+                    .push((name, l.context(a[2])?, l.context(a[3])?));
             }
             Kw::NodeCon => {
                 let addr = l.ipaddr(a[1])?;
@@ -2141,7 +1270,7 @@ pub fn lower(
                         l.here(s)
                     )));
                 }
-                nodecons.push((addr, mask, l.context(a[3])?));
+                cr.nodecons.push((addr, mask, l.context(a[3])?));
             }
             Kw::IbPkeyCon => {
                 let prefix_text = String::from_utf8_lossy(l.atom_bytes(a[1])?).into_owned();
@@ -2167,7 +1296,8 @@ pub fn lower(
                     let p = num(a[2])?;
                     (p, p)
                 };
-                ibpkeycons.push((prefix_text.into_bytes(), prefix, lo, hi, l.context(a[3])?));
+                cr.ibpkeycons
+                    .push((prefix_text.into_bytes(), prefix, lo, hi, l.context(a[3])?));
             }
             Kw::PirqCon | Kw::IomemCon | Kw::IoportCon | Kw::PciDeviceCon | Kw::DeviceTreeCon => {
                 let first = if l.t.is_list(a[1]) {
@@ -2202,7 +1332,7 @@ pub fn lower(
                     .ok()
                     .filter(|&p| (1..=255).contains(&p))
                     .ok_or_else(|| err(format!("Invalid port at {}", l.here(s))))?;
-                ibendportcons.push((dev, port, l.context(a[3])?));
+                cr.ibendportcons.push((dev, port, l.context(a[3])?));
             }
             Kw::SelinuxUser => {
                 let u = l.user_decl(a[2])?;
@@ -2674,82 +1804,7 @@ pub fn lower(
         }
     }
     // Context rules, sorted as libsepol does.
-    let fc_cmp = |a: &FileCon, b: &FileCon| fc_order(fc_data(&a.0), a, fc_data(&b.0), b);
-    // The same comparison with each path's (meta, stem, length) computed once, not per
-    // comparison.
-    let fc_keys: Vec<(bool, usize, usize)> = filecons.iter().map(|f| fc_data(&f.0)).collect();
-    let perm = crate::msort::order(filecons.len(), &|i, j| {
-        fc_order(fc_keys[i], &filecons[i], fc_keys[j], &filecons[j])
-    });
-    crate::msort::permute(&mut filecons, &perm);
-    dedup_rules(&mut filecons, &fc_cmp, "filecon", opts.verbose, |x| {
-        Some(l.here(x.3))
-    })?;
-    let port_cmp = |a: &(u32, u32, u32, Ctx), b: &(u32, u32, u32, Ctx)| {
-        let d = (a.2 as i32 - a.1 as i32) - (b.2 as i32 - b.1 as i32);
-        d.cmp(&0).then(a.1.cmp(&b.1)).then(a.0.cmp(&b.0))
-    };
-    msort(&mut portcons, &port_cmp);
-    dedup_rules(&mut portcons, &port_cmp, "portcon", opts.verbose, |_| None)?;
-    let genfs_cmp = |a: &(Vec<u8>, Vec<u8>, u32, Ctx), b: &(Vec<u8>, Vec<u8>, u32, Ctx)| {
-        a.0.cmp(&b.0).then(a.1.cmp(&b.1))
-    };
-    msort(&mut genfscons, &genfs_cmp);
-    dedup_rules(&mut genfscons, &genfs_cmp, "genfscon", opts.verbose, |_| {
-        None
-    })?;
-    let fsuse_cmp =
-        |a: &(u32, Vec<u8>, Ctx), b: &(u32, Vec<u8>, Ctx)| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
-    msort(&mut fsuses, &fsuse_cmp);
-    dedup_rules(&mut fsuses, &fsuse_cmp, "fsuse", opts.verbose, |_| None)?;
-
-    let netif_cmp = |a: &(Vec<u8>, Ctx, Ctx), b: &(Vec<u8>, Ctx, Ctx)| a.0.cmp(&b.0);
-    msort(&mut netifcons, &netif_cmp);
-    dedup_rules(&mut netifcons, &netif_cmp, "netifcon", opts.verbose, |_| {
-        None
-    })?;
-    let ip_bytes = |x: &std::net::IpAddr| -> Vec<u8> {
-        match x {
-            std::net::IpAddr::V4(v) => v.octets().to_vec(),
-            std::net::IpAddr::V6(v) => v.octets().to_vec(),
-        }
-    };
-    let node_cmp = |a: &(std::net::IpAddr, std::net::IpAddr, Ctx),
-                    b: &(std::net::IpAddr, std::net::IpAddr, Ctx)| {
-        match (a.0.is_ipv4(), b.0.is_ipv4()) {
-            (true, false) => return Ordering::Less,
-            (false, true) => return Ordering::Greater,
-            _ => {}
-        }
-        ip_bytes(&b.1)
-            .cmp(&ip_bytes(&a.1))
-            .then(ip_bytes(&a.0).cmp(&ip_bytes(&b.0)))
-    };
-    msort(&mut nodecons, &node_cmp);
-    dedup_rules(&mut nodecons, &node_cmp, "nodecon", opts.verbose, |_| None)?;
-    type Pk = (Vec<u8>, std::net::Ipv6Addr, u32, u32, Ctx);
-    let pkey_cmp = |a: &Pk, b: &Pk| {
-        let d = (a.3 as i32 - a.2 as i32) - (b.3 as i32 - b.2 as i32);
-        a.0.cmp(&b.0).then(d.cmp(&0)).then(a.2.cmp(&b.2))
-    };
-    msort(&mut ibpkeycons, &pkey_cmp);
-    dedup_rules(
-        &mut ibpkeycons,
-        &pkey_cmp,
-        "ibpkeycon",
-        opts.verbose,
-        |_| None,
-    )?;
-    let endport_cmp =
-        |a: &(Vec<u8>, u32, Ctx), b: &(Vec<u8>, u32, Ctx)| a.0.cmp(&b.0).then(a.1.cmp(&b.1));
-    msort(&mut ibendportcons, &endport_cmp);
-    dedup_rules(
-        &mut ibendportcons,
-        &endport_cmp,
-        "ibendportcon",
-        opts.verbose,
-        |_| None,
-    )?;
+    contexts::sort_and_dedup(&l, &mut cr)?;
     crate::xencon::check_duplicates(&xencons, opts.verbose, opts.multiple_decls)?;
     let xen = if opts.target == crate::Target::Xen {
         Some(crate::xencon::lower(xencons, opts.multiple_decls, |c| {
@@ -2758,106 +1813,7 @@ pub fn lower(
     } else {
         None
     };
-    let mut netifs = vec![];
-    for (name, c1, c2) in &netifcons {
-        netifs.push(arbiter_policy::ocontext::NetifCon {
-            name: String::from_utf8_lossy(name).into(),
-            if_context: l.sepol_context(c1)?,
-            msg_context: l.sepol_context(c2)?,
-        });
-    }
-    let (mut nodes, mut nodes6) = (vec![], vec![]);
-    for (addr, mask, c) in &nodecons {
-        match (addr, mask) {
-            (std::net::IpAddr::V4(a4), std::net::IpAddr::V4(m4)) => {
-                nodes.push(arbiter_policy::ocontext::NodeCon {
-                    addr: a4.octets(),
-                    mask: m4.octets(),
-                    context: l.sepol_context(c)?,
-                })
-            }
-            (std::net::IpAddr::V6(a6), std::net::IpAddr::V6(m6)) => {
-                nodes6.push(arbiter_policy::ocontext::Node6Con {
-                    addr: a6.octets(),
-                    mask: m6.octets(),
-                    context: l.sepol_context(c)?,
-                })
-            }
-            _ => {}
-        }
-    }
-    let mut ibpkeys = vec![];
-    for (_, prefix, lo, hi, c) in &ibpkeycons {
-        let o = prefix.octets();
-        let mut sp = [0u8; 8];
-        sp.copy_from_slice(&o[..8]);
-        ibpkeys.push(arbiter_policy::ocontext::IbPkeyCon {
-            subnet_prefix: sp,
-            low: *lo as u16,
-            high: *hi as u16,
-            context: l.sepol_context(c)?,
-        });
-    }
-    let mut ibendports = vec![];
-    for (dev, port, c) in &ibendportcons {
-        ibendports.push(arbiter_policy::ocontext::IbEndportCon {
-            device: String::from_utf8_lossy(dev).into(),
-            port: *port as u8,
-            context: l.sepol_context(c)?,
-        });
-    }
-    let proto_num = |p: u32| match p {
-        1 => 17,
-        2 => 6,
-        3 => 33,
-        _ => 132,
-    };
-    let mut ports = vec![];
-    for (p, lo, hi, c) in &portcons {
-        ports.push(PortCon {
-            protocol: proto_num(*p),
-            low: *lo,
-            high: *hi,
-            context: l.sepol_context(c)?,
-        });
-    }
-    let mut fs_use = vec![];
-    for (ty, fs, c) in &fsuses {
-        fs_use.push(FsUse {
-            behavior: match ty {
-                1 => FsUseBehavior::Xattr,
-                2 => FsUseBehavior::Trans,
-                _ => FsUseBehavior::Task,
-            },
-            fstype: String::from_utf8_lossy(fs).into(),
-            context: l.sepol_context(c)?,
-        });
-    }
-    let class_named = |n: &str| {
-        classes
-            .iter()
-            .position(|c| &*c.name == n)
-            .map(|i| i as u32 + 1)
-    };
-    let mut genfs = vec![];
-    for (fs, path, ft, c) in &genfscons {
-        let class = match ft {
-            0 => 0,
-            1 => class_named("file").unwrap_or(0),
-            2 => class_named("dir").unwrap_or(0),
-            3 => class_named("chr_file").unwrap_or(0),
-            4 => class_named("blk_file").unwrap_or(0),
-            5 => class_named("sock_file").unwrap_or(0),
-            6 => class_named("fifo_file").unwrap_or(0),
-            _ => class_named("lnk_file").unwrap_or(0),
-        };
-        genfs.push(GenfsCon {
-            fstype: String::from_utf8_lossy(fs).into(),
-            path: String::from_utf8_lossy(path).into(),
-            class,
-            context: l.sepol_context(c)?,
-        });
-    }
+    let co = contexts::to_policy(&l, &cr, &classes)?;
     // Users: roles/ranges set; check every user has level and range (non-MLS too).
     let mut policy = Policy {
         version: opts.policy_version,
@@ -2891,16 +1847,16 @@ pub fn lower(
         filename_trans: ftrans,
         ocontexts: OContexts {
             initial_sids,
-            ports,
-            fs_use,
-            netifs,
-            nodes,
-            nodes6,
-            ibpkeys,
-            ibendports,
+            ports: co.ports,
+            fs_use: co.fs_use,
+            netifs: co.netifs,
+            nodes: co.nodes,
+            nodes6: co.nodes6,
+            ibpkeys: co.ibpkeys,
+            ibendports: co.ibendports,
             ..Default::default()
         },
-        genfs,
+        genfs: co.genfs,
         range_trans,
         type_attr_map: vec![],
     };
@@ -2956,804 +1912,17 @@ pub fn lower(
         crate::check::run(&input, &nevers, &mut rules)?;
     }
 
-    // Text outputs.
-    let mut fc = Vec::new();
-    for (path, ft, ctx, _) in &filecons {
-        fc.extend_from_slice(path);
-        fc.extend_from_slice(match ft {
-            1 => b"\t--",
-            2 => b"\t-d",
-            3 => b"\t-c",
-            4 => b"\t-b",
-            5 => b"\t-s",
-            6 => b"\t-p",
-            7 => b"\t-l",
-            _ => b"",
-        });
-        match ctx {
-            Some(c) => {
-                fc.push(b'\t');
-                fc.extend_from_slice(ast_name(&l, l.users[c.user as usize]).as_bytes());
-                fc.push(b':');
-                fc.extend_from_slice(ast_name(&l, l.roles[c.role as usize]).as_bytes());
-                fc.push(b':');
-                fc.extend_from_slice(ast_name(&l, l.types[c.ty as usize]).as_bytes());
-                if l.mls {
-                    fc.push(b':');
-                    level_text(&l, &c.range.0, &mut fc);
-                    if c.range.0 != c.range.1 {
-                        fc.push(b'-');
-                        level_text(&l, &c.range.1, &mut fc);
-                    }
-                }
-            }
-            None => fc.extend_from_slice(b"\t<<none>>"),
-        }
-        fc.push(b'\n');
-    }
-    let mut seusers = Vec::new();
-    let seuser_line = |name: &[u8], u: u32, rg: &(Lvl, Lvl), out: &mut Vec<u8>| {
-        out.extend_from_slice(name);
-        out.push(b':');
-        out.extend_from_slice(l.name(u).as_bytes());
-        if l.mls {
-            out.push(b':');
-            level_text(&l, &rg.0, out);
-            out.push(b'-');
-            level_text(&l, &rg.1, out);
-        }
-        out.push(b'\n');
-    };
-    for (name, u, rg) in selinuxusers.iter().rev() {
-        seuser_line(int.bytes(*name), *u, rg, &mut seusers);
-    }
-    if let Some((u, rg)) = &seuser_default {
-        seuser_line(b"__default__", *u, rg, &mut seusers);
-    }
-    let mut users_extra = Vec::new();
-    for (u, p) in &userprefixes {
-        users_extra.extend_from_slice(b"user ");
-        users_extra.extend_from_slice(l.name(*u).as_bytes());
-        users_extra.extend_from_slice(b" prefix ");
-        users_extra.extend_from_slice(int.bytes(*p));
-        users_extra.extend_from_slice(b";\n");
-    }
+    let (fc, seusers, users_extra) = text::outputs(
+        &l,
+        &cr.filecons,
+        &selinuxusers,
+        seuser_default.as_ref(),
+        &userprefixes,
+    );
     Ok(Lowered {
         policy,
         file_contexts: fc,
         seusers,
         users_extra,
     })
-}
-
-/// An av rule statement as the checks see it (`crate::check::AstRule`).
-fn ast_rule(l: &mut L<'_>, s: u32) -> Result<crate::check::AstRule, Fail> {
-    use crate::check::TypeRef;
-    let st = l.ast.stmts[s as usize];
-    let a = l.args(s);
-    let operand = |l: &mut L<'_>, n: u32| -> Result<(Option<TypeRef>, String), Fail> {
-        Ok(match l.tref(n)? {
-            TRef::Type(i) => (Some(TypeRef::Type(i)), l.name(l.types[i as usize])),
-            TRef::Attr(x) => {
-                let m = l.members(x)?;
-                (Some(TypeRef::Attr(x, m)), l.name(l.attrs[x as usize]))
-            }
-            TRef::SelfT => (None, Kw::SelfKw.text().into()),
-        })
-    };
-    let (src, src_name) = operand(l, a[1])?;
-    let (tgt, tgt_name) = operand(l, a[2])?;
-    let src = src.ok_or_else(|| err(format!("self is not a valid source at {}", l.here(s))))?;
-    let x = matches!(
-        st.kw,
-        Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX | Kw::NeverAllowX
-    );
-    let (perms, ioctls, perm_text) = if x {
-        let (ci, nums) = permx_value(l, a[3])?;
-        let px = if l.t.is_list(a[3]) {
-            a[3]
-        } else {
-            let d = l.look(Ns::PermissionX, a[3])?;
-            l.args(l.ast.decls[d as usize].stmt)[2]
-        };
-        let k = l.t.kids(px);
-        let expr = node_text(l, k[2]);
-        let expr = if l.t.is_list(k[2]) {
-            expr
-        } else {
-            format!("({expr})")
-        };
-        let text = format!("(ioctl {} {expr})", node_text(l, k[1]));
-        let cd = l.classes[ci as usize];
-        let bit = l.perm_bit(cd, ci, Kw::Ioctl.sym())?;
-        (vec![(ci, bit)], Some((ci, nums)), text)
-    } else {
-        (l.classperms(a[3])?, None, node_text(l, a[3]))
-    };
-    Ok(crate::check::AstRule {
-        stmt: s,
-        src,
-        tgt,
-        perms,
-        ioctls,
-        text: format!("({} {src_name} {tgt_name} {perm_text})", st.kw.text()),
-    })
-}
-
-/// The lines secilc adds when a statement fails while the binary policy is built.
-fn binary_failed(l: &L<'_>, s: u32) -> [String; 3] {
-    [
-        format!("Binary policy creation failed at {}", l.here(s)),
-        "Failed to generate binary".into(),
-        "Failed to build policydb".into(),
-    ]
-}
-
-/// A statement as CIL text (atoms and lists), for messages.
-fn node_text(l: &L<'_>, n: u32) -> String {
-    let mut out = String::new();
-    let mut stack: Vec<(u32, usize)> = vec![(n, 0)];
-    while let Some((node, i)) = stack.pop() {
-        if !l.t.is_list(node) {
-            out.push_str(&l.int.str(l.sym(node)));
-            continue;
-        }
-        let k = l.t.kids(node);
-        if i == 0 {
-            out.push('(');
-        }
-        if i < k.len() {
-            if i > 0 {
-                out.push(' ');
-            }
-            stack.push((node, i + 1));
-            stack.push((k[i], 0));
-        } else {
-            out.push(')');
-        }
-    }
-    out
-}
-
-/// `__cil_verify_levelrange`: low sensitivity not above high, low categories within high,
-/// every category allowed for its sensitivity.
-fn verify_range(l: &L<'_>, rg: &(Lvl, Lvl), sens_cats: &[Bits]) -> Result<(), String> {
-    let (lo, hi) = rg;
-    if lo.sens > hi.sens {
-        return Err(format!(
-            "Sensitivity {} does not dominate {}",
-            l.name(l.sens[hi.sens as usize]),
-            l.name(l.sens[lo.sens as usize])
-        ));
-    }
-    for c in &lo.cats {
-        if !hi.cats.contains(c) {
-            return Err(format!(
-                "Failed to find category {} in category list\nLow level category set must be a subset of the high level category set",
-                l.name(l.cats[*c as usize])
-            ));
-        }
-    }
-    for (lv, which) in [(lo, "Low"), (hi, "High")] {
-        for c in &lv.cats {
-            if !sens_cats[lv.sens as usize].get(*c as usize) {
-                return Err(format!(
-                    "Category {} cannot be used with sensitivity {}\n{which} level sensitivity and categories are not associated",
-                    l.name(l.cats[*c as usize]),
-                    l.name(l.sens[lv.sens as usize])
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn ast_name(l: &L<'_>, d: u32) -> String {
-    l.name(d)
-}
-
-/// Collapses equal keys of a sorted context-rule list, keeping the first. libsepol 3.4
-/// only reports duplicates when its log level is at least "warning" (`-v`), and then as
-/// an error; at the default level they are dropped silently.
-fn dedup_rules<T>(
-    v: &mut Vec<T>,
-    cmp: &impl Fn(&T, &T) -> Ordering,
-    kind: &str,
-    verbose: u8,
-    loc: impl Fn(&T) -> Option<String>,
-) -> Result<(), Fail> {
-    if verbose > 0 {
-        let mut i = 0;
-        while i < v.len() {
-            let mut j = i + 1;
-            while j < v.len() && cmp(&v[i], &v[j]) == Ordering::Equal {
-                j += 1;
-            }
-            if j - i > 1 {
-                let mut m = vec![format!("Found conflicting {kind} rules")];
-                m.extend(v[i..j].iter().filter_map(&loc).map(|l| format!("  at {l}")));
-                m.push(format!("Problems processing {kind} rules"));
-                m.push("Failed post db handling".into());
-                m.push("Post process failed".into());
-                m.push("Failed to compile cildb: -1".into());
-                return Err(Fail::bad(m));
-            }
-            i = j;
-        }
-    }
-    v.dedup_by(|b, a| cmp(a, b) == Ordering::Equal);
-    Ok(())
-}
-
-/// libsepol's category-list compressor (`__cil_level_to_string`).
-fn level_text(l: &L<'_>, lv: &Lvl, out: &mut Vec<u8>) {
-    out.extend_from_slice(l.name(l.sens[lv.sens as usize]).as_bytes());
-    if lv.cats.is_empty() {
-        return;
-    }
-    out.push(b':');
-    let cn = |c: u32| l.name(l.cats[c as usize]);
-    let (mut first, mut last): (i64, i64) = (-1, -1);
-    let (mut s1, mut s2) = (String::new(), String::new());
-    for (i, &c) in lv.cats.iter().enumerate() {
-        let c64 = c as i64;
-        if first == -1 {
-            s1 = cn(c);
-            first = c64;
-            last = c64;
-        } else if c64 == last + 1 {
-            last += 1;
-            s2 = cn(c);
-        } else {
-            let t = if first == last {
-                format!("{},{}", s1, cn(c))
-            } else if last == first + 1 {
-                format!("{},{},{}", s1, s2, cn(c))
-            } else {
-                format!("{}.{},{}", s1, s2, cn(c))
-            };
-            out.extend_from_slice(t.as_bytes());
-            first = -1;
-            last = -1;
-            if i + 1 < lv.cats.len() {
-                out.push(b',');
-            }
-        }
-    }
-    if first != -1 {
-        let t = if first == last {
-            s1
-        } else if last == first + 1 {
-            format!("{s1},{s2}")
-        } else {
-            format!("{s1}.{s2}")
-        };
-        out.extend_from_slice(t.as_bytes());
-    }
-}
-
-/// (has meta character, stem length, string length) of a filecon path.
-/// A `filecon` as lowered: path, file type, context (none for `<<none>>`), statement.
-type FileCon = (Vec<u8>, u32, Option<Ctx>, u32);
-
-/// libsepol's `cil_post_filecon_compare` given each side's [`fc_data`].
-fn fc_order(
-    fa: (bool, usize, usize),
-    a: &FileCon,
-    fb: (bool, usize, usize),
-    b: &FileCon,
-) -> Ordering {
-    if fa.0 && !fb.0 {
-        return Ordering::Less;
-    }
-    if fb.0 && !fa.0 {
-        return Ordering::Greater;
-    }
-    fa.1.cmp(&fb.1)
-        .then(fa.2.cmp(&fb.2))
-        .then(a.1.cmp(&b.1))
-        .then(a.0.cmp(&b.0))
-}
-
-fn fc_data(p: &[u8]) -> (bool, usize, usize) {
-    let (mut meta, mut stem, mut len) = (false, 0, 0);
-    let mut c = 0;
-    while c < p.len() {
-        match p[c] {
-            b'.' | b'^' | b'$' | b'?' | b'*' | b'+' | b'|' | b'[' | b'(' | b'{' => meta = true,
-            b'\\' => {
-                c += 1;
-                if c >= p.len() {
-                    if !meta {
-                        stem += 1;
-                    }
-                    len += 1;
-                    return (meta, stem, len);
-                }
-                if !meta {
-                    stem += 1;
-                }
-            }
-            _ => {
-                if !meta {
-                    stem += 1;
-                }
-            }
-        }
-        len += 1;
-        c += 1;
-    }
-    (meta, stem, len)
-}
-
-/// libsepol's `cond_optimize`: the list is stored newest first; type rules after the head
-/// move to the front (each in turn, so they end up reversed).
-fn cond_optimize(list: Vec<AvtabEntry>) -> Vec<AvtabEntry> {
-    if list.is_empty() {
-        return list;
-    }
-    let mut front: Vec<AvtabEntry> = vec![];
-    let mut rest: Vec<AvtabEntry> = vec![list[0]];
-    for e in &list[1..] {
-        if e.key.kind.is_type_rule() {
-            front.push(*e);
-        } else {
-            rest.push(*e);
-        }
-    }
-    front.reverse();
-    front.extend(rest);
-    front
-}
-
-fn cond_rpn(
-    l: &L<'_>,
-    n: u32,
-    out: &mut Vec<CondExpr>,
-    bv: &dyn Fn(&L<'_>, u32) -> Result<u32, Fail>,
-) -> Result<(), Fail> {
-    let t = l.t;
-    let bool_id = |v: u32| arbiter_policy::BoolId::new(v as _).expect("bool");
-    if !t.is_list(n) {
-        out.push(CondExpr::Bool(bool_id(bv(l, n)?)));
-        return Ok(());
-    }
-    let k = t.kids(n);
-    if k.is_empty() {
-        return Err(err("Invalid conditional expression".into()));
-    }
-    let op = t.sym(k[0]).and_then(Kw::of);
-    let opx = match op {
-        Some(Kw::Not) => Some(CondExpr::Not),
-        Some(Kw::And) => Some(CondExpr::And),
-        Some(Kw::Or) => Some(CondExpr::Or),
-        Some(Kw::Xor) => Some(CondExpr::Xor),
-        Some(Kw::Eq) => Some(CondExpr::Eq),
-        Some(Kw::Neq) => Some(CondExpr::Neq),
-        _ => None,
-    };
-    match opx {
-        Some(CondExpr::Not) => {
-            if k.len() != 2 {
-                return Err(err("Invalid conditional expression".into()));
-            }
-            cond_rpn(l, k[1], out, bv)?;
-            out.push(CondExpr::Not);
-        }
-        Some(o) => {
-            if k.len() != 3 {
-                return Err(err("Invalid conditional expression".into()));
-            }
-            cond_rpn(l, k[1], out, bv)?;
-            cond_rpn(l, k[2], out, bv)?;
-            out.push(o);
-        }
-        None => {
-            cond_rpn(l, k[0], out, bv)?;
-            for &x in &k[1..] {
-                cond_rpn(l, x, out, bv)?;
-                out.push(CondExpr::Or);
-            }
-        }
-    }
-    Ok(())
-}
-
-fn constraint_expr(l: &mut L<'_>, n: u32) -> Result<Vec<ConstraintExpr>, Fail> {
-    let t = l.t;
-    let k = t.kids(n);
-    let op = k.first().and_then(|&x| t.sym(x)).and_then(Kw::of);
-    let mut out = vec![];
-    match op {
-        Some(Kw::Not) => {
-            out = constraint_expr(l, k[1])?;
-            out.push(ConstraintExpr::Not);
-        }
-        Some(o @ (Kw::And | Kw::Or)) => {
-            out = constraint_expr(l, k[1])?;
-            out.extend(constraint_expr(l, k[2])?);
-            out.push(if o == Kw::And {
-                ConstraintExpr::And
-            } else {
-                ConstraintExpr::Or
-            });
-        }
-        Some(o) => {
-            let cop = match o {
-                Kw::Eq => ConstraintOp::Eq,
-                Kw::Neq => ConstraintOp::Neq,
-                Kw::Dom => ConstraintOp::Dom,
-                Kw::Domby => ConstraintOp::Domby,
-                _ => ConstraintOp::Incomp,
-            };
-            let left = t.sym(k[1]).and_then(Kw::of);
-            let right = t.sym(k[2]).and_then(Kw::of);
-            let a = match left {
-                Some(Kw::U1) => attr::USER,
-                Some(Kw::U2) => attr::USER | attr::TARGET,
-                Some(Kw::U3) => attr::USER | attr::XTARGET,
-                Some(Kw::R1) => attr::ROLE,
-                Some(Kw::R2) => attr::ROLE | attr::TARGET,
-                Some(Kw::R3) => attr::ROLE | attr::XTARGET,
-                Some(Kw::T1) => attr::TYPE,
-                Some(Kw::T2) => attr::TYPE | attr::TARGET,
-                Some(Kw::T3) => attr::TYPE | attr::XTARGET,
-                Some(Kw::L1) => match right {
-                    Some(Kw::L2) => attr::L1L2,
-                    Some(Kw::H1) => attr::L1H1,
-                    _ => attr::L1H2,
-                },
-                Some(Kw::L2) => attr::L2H2,
-                Some(Kw::H1) => match right {
-                    Some(Kw::L2) => attr::H1L2,
-                    _ => attr::H1H2,
-                },
-                _ => return Err(err("Invalid constraint expression".into())),
-            };
-            let operand = matches!(
-                right,
-                Some(
-                    Kw::U1
-                        | Kw::U2
-                        | Kw::U3
-                        | Kw::R1
-                        | Kw::R2
-                        | Kw::R3
-                        | Kw::T1
-                        | Kw::T2
-                        | Kw::T3
-                        | Kw::L1
-                        | Kw::L2
-                        | Kw::H1
-                        | Kw::H2
-                )
-            );
-            if operand {
-                out.push(ConstraintExpr::Attr { attr: a, op: cop });
-            } else {
-                let items: Vec<u32> = if t.is_list(k[2]) {
-                    t.kids(k[2]).to_vec()
-                } else {
-                    vec![k[2]]
-                };
-                let mut names: Vec<u32> = vec![];
-                let mut tnames: Vec<u32> = vec![];
-                for x in items {
-                    match left {
-                        Some(Kw::U1 | Kw::U2 | Kw::U3) => {
-                            for ui in l.user_set(x)?.iter() {
-                                names.push(ui as u32);
-                            }
-                        }
-                        Some(Kw::R1 | Kw::R2 | Kw::R3) => {
-                            for v in l.role_vals(x)? {
-                                names.push(v - 1)
-                            }
-                        }
-                        _ => {
-                            let r = l.tref(x)?;
-                            match r {
-                                TRef::Type(i) => tnames.push(l.type_val[i as usize] - 1),
-                                TRef::Attr(a) if l.attr_val[a as usize] != 0 => {
-                                    tnames.push(l.attr_val[a as usize] - 1)
-                                }
-                                _ => {}
-                            }
-                            for v in l.expand_all(r)? {
-                                names.push(v - 1)
-                            }
-                        }
-                    }
-                }
-                // The source-level type set exists in the format from version 29.
-                let type_names = (l.opts.policy_version >= 29).then(|| {
-                    Box::new(TypeSet {
-                        types: Ebitmap::from_bits(tnames),
-                        negset: Ebitmap::default(),
-                        flags: 0,
-                    })
-                });
-                out.push(ConstraintExpr::Names {
-                    attr: a,
-                    op: cop,
-                    names: Ebitmap::from_bits(names),
-                    type_names,
-                });
-            }
-        }
-        None => return Err(err("Invalid constraint expression".into())),
-    }
-    Ok(out)
-}
-
-/// libsepol's `avrulex_hash` bucket (1024 buckets whatever the table's size).
-fn avrulex_bucket(key: &AvtabKey) -> u32 {
-    arbiter_policy::avtab::libsepol_murmur(&[
-        u32::from(key.class.value()),
-        u32::from(key.target.value()),
-        u32::from(key.source.value()),
-        u32::from(key.kind.bits()),
-    ]) & 1023
-}
-
-/// `__cil_permx_bitmap_to_sepol_xperms_list`: runs of ioctl numbers cut at function 0xff
-/// or a gap; whole drivers go to one driver entry (last), the rest to per-driver function
-/// entries in ascending driver order.
-pub(crate) fn xperms_list(bits: &Bits) -> Vec<arbiter_policy::avtab::Xperms> {
-    use arbiter_policy::avtab::{Xperms, XpermsKind};
-    let set_range = |x: &mut Xperms, lo: u32, hi: u32| {
-        for b in lo..=hi {
-            x.perms[(b / 32) as usize] |= 1 << (b % 32);
-        }
-    };
-    let mut out = vec![];
-    let mut partial: Option<Xperms> = None;
-    let mut complete: Option<Xperms> = None;
-    let mut low = 0u32;
-    let mut start = true;
-    for i in bits.iter() {
-        let i = i as u32;
-        if start {
-            low = i;
-            start = false;
-        }
-        if i & 0xff != 0xff && bits.get(i as usize + 1) {
-            continue;
-        }
-        let high = i;
-        start = true;
-        if low & 0xff == 0 && high & 0xff == 0xff {
-            let c = complete.get_or_insert(Xperms {
-                kind: XpermsKind::IoctlDriver,
-                driver: 0,
-                perms: [0; 8],
-            });
-            set_range(c, low >> 8, low >> 8);
-        } else {
-            if partial
-                .as_ref()
-                .is_some_and(|p| p.driver as u32 != low >> 8)
-            {
-                out.extend(partial.take());
-            }
-            let p = partial.get_or_insert(Xperms {
-                kind: XpermsKind::IoctlFunction,
-                driver: (low >> 8) as u8,
-                perms: [0; 8],
-            });
-            set_range(p, low & 0xff, high & 0xff);
-        }
-    }
-    out.extend(partial);
-    out.extend(complete);
-    out
-}
-
-/// An `allowx`-family rule into the side table (union of ioctl numbers per key).
-fn av_rulex(
-    l: &mut L<'_>,
-    s: u32,
-    xside: &mut Vec<(AvtabKey, Bits)>,
-    xindex: &mut FxHashMap<AvtabKey, usize>,
-) -> Result<(), Fail> {
-    let st = l.ast.stmts[s as usize];
-    let a = l.args(s);
-    let kind = match st.kw {
-        Kw::AllowX => AvtabKind::XpermsAllowed,
-        Kw::AuditAllowX => AvtabKind::XpermsAuditAllow,
-        _ => AvtabKind::XpermsDontAudit,
-    };
-    let (ci, nums) = permx_value(l, a[3])?;
-    let src = l.tref(a[1])?;
-    let tgt = l.tref(a[2])?;
-    let (srcs, selfy) = if tgt == TRef::SelfT {
-        (l.expand_all(src)?, true)
-    } else {
-        (l.expand_av(src)?, false)
-    };
-    let tgts = if selfy { vec![] } else { l.expand_av(tgt)? };
-    for &sv in &srcs {
-        let tl: &[u32] = if selfy {
-            std::slice::from_ref(&sv)
-        } else {
-            &tgts
-        };
-        for &tv in tl {
-            let key = AvtabKey {
-                source: TypeId::new(sv as u16).expect("type"),
-                target: TypeId::new(tv as u16).expect("type"),
-                class: ClassId::new(ci as u16 + 1).expect("class"),
-                kind,
-            };
-            match xindex.get(&key) {
-                Some(&i) => xside[i].1.or(&nums),
-                None => {
-                    xindex.insert(key, xside.len());
-                    xside.push((key, nums.clone()));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A permissionx: its class position and the set of 16-bit ioctl numbers.
-fn permx_value(l: &L<'_>, n: u32) -> Result<(u32, Bits), Fail> {
-    let n = if l.t.is_list(n) {
-        n
-    } else {
-        let d = l.look(Ns::PermissionX, n)?;
-        l.args(l.ast.decls[d as usize].stmt)[2]
-    };
-    let k = l.t.kids(n);
-    let ci = l.class_of(k[1])?;
-    Ok((ci, ioctl_expr(l, k[2])?))
-}
-
-fn ioctl_num(l: &L<'_>, n: u32) -> Result<u32, Fail> {
-    let txt = String::from_utf8_lossy(l.atom_bytes(n)?);
-    let v = match txt.strip_prefix("0x").or_else(|| txt.strip_prefix("0X")) {
-        Some(h) => u32::from_str_radix(h, 16).ok(),
-        None => txt.parse::<u32>().ok(),
-    };
-    v.filter(|&v| v <= 0xffff)
-        .ok_or_else(|| err(format!("Invalid ioctl number {txt}")))
-}
-
-fn ioctl_expr(l: &L<'_>, n: u32) -> Result<Bits, Fail> {
-    const N: usize = 1 << 16;
-    if !l.t.is_list(n) {
-        let mut b = Bits::new(N);
-        b.set(ioctl_num(l, n)? as usize);
-        return Ok(b);
-    }
-    let k = l.t.kids(n);
-    let op = k.first().and_then(|&x| l.t.sym(x)).and_then(Kw::of);
-    match op {
-        Some(Kw::All) => Ok(Bits::all(N)),
-        Some(Kw::Range) if k.len() == 3 => {
-            let (a, b) = (ioctl_num(l, k[1])?, ioctl_num(l, k[2])?);
-            let mut r = Bits::new(N);
-            for i in a..=b {
-                r.set(i as usize);
-            }
-            Ok(r)
-        }
-        Some(Kw::Not) if k.len() == 2 => {
-            let mut b = ioctl_expr(l, k[1])?;
-            b.not(N);
-            Ok(b)
-        }
-        Some(o @ (Kw::And | Kw::Or | Kw::Xor)) if k.len() == 3 => {
-            let mut a = ioctl_expr(l, k[1])?;
-            let b = ioctl_expr(l, k[2])?;
-            match o {
-                Kw::And => a.and(&b),
-                Kw::Or => a.or(&b),
-                _ => a.xor(&b),
-            }
-            Ok(a)
-        }
-        _ => {
-            let mut acc = Bits::new(N);
-            for &x in k {
-                acc.or(&ioctl_expr(l, x)?);
-            }
-            Ok(acc)
-        }
-    }
-}
-
-/// An avtab index as the rule index stores it; past `u32::MAX` entries the build fails.
-fn index_u32(i: usize) -> Result<u32, Fail> {
-    u32::try_from(i).map_err(|_| err("Too many access vector table entries".into()))
-}
-
-type UnTab<'x> = (&'x mut Vec<AvtabEntry>, &'x mut FxHashMap<AvtabKey, u32>);
-
-fn av_rule(
-    l: &mut L<'_>,
-    s: u32,
-    uncond: Option<UnTab<'_>>,
-    cond: Option<(&mut CondBuild, bool)>,
-) -> Result<(), Fail> {
-    let st = l.ast.stmts[s as usize];
-    if st.kw == Kw::DontAudit && l.opts.disable_dontaudit {
-        return Ok(());
-    }
-    let a = l.args(s);
-    let src = l.tref(a[1])?;
-    let tgt = l.tref(a[2])?;
-    let mut cps = std::mem::take(&mut l.cp_buf);
-    cps.clear();
-    l.classperms_into(a[3], 0, &mut cps)?;
-    let kind = kind_bits(st.kw);
-    let mut srcs = std::mem::take(&mut l.src_buf);
-    let mut tgts = std::mem::take(&mut l.tgt_buf);
-    let selfy = tgt == TRef::SelfT;
-    if selfy {
-        l.expand_all_into(src, &mut srcs)?;
-        tgts.clear();
-    } else {
-        l.expand_av_into(src, &mut srcs)?;
-        l.expand_av_into(tgt, &mut tgts)?;
-    }
-    let mut uncond = uncond;
-    let mut cond = cond;
-    for &sv in &srcs {
-        let tl: &[u32] = if selfy {
-            std::slice::from_ref(&sv)
-        } else {
-            &tgts
-        };
-        for &tv in tl {
-            for &(ci, bits) in &cps {
-                if bits == 0 {
-                    continue;
-                }
-                let key = AvtabKey {
-                    source: TypeId::new(sv as u16).expect("type"),
-                    target: TypeId::new(tv as u16).expect("type"),
-                    class: ClassId::new(ci as u16 + 1).expect("class"),
-                    kind,
-                };
-                let data = if kind == AvtabKind::AuditDeny {
-                    !bits
-                } else {
-                    bits
-                };
-                if let Some((tab, idx)) = uncond.as_mut() {
-                    if let Some(&i) = idx.get(&key) {
-                        if let AvtabDatum::Perms(p) = &mut tab[i as usize].datum {
-                            if kind == AvtabKind::AuditDeny {
-                                *p &= data
-                            } else {
-                                *p |= data
-                            }
-                        }
-                    } else {
-                        idx.insert(key, index_u32(tab.len())?);
-                        tab.push(AvtabEntry {
-                            key,
-                            datum: AvtabDatum::Perms(data),
-                        });
-                    }
-                } else if let Some((cb, br)) = cond.as_mut() {
-                    let list = if *br {
-                        &mut cb.true_list
-                    } else {
-                        &mut cb.false_list
-                    };
-                    list.push(AvtabEntry {
-                        key,
-                        datum: AvtabDatum::Perms(data),
-                    });
-                }
-            }
-        }
-    }
-    l.cp_buf = cps;
-    l.src_buf = srcs;
-    l.tgt_buf = tgts;
-    Ok(())
 }

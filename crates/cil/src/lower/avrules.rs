@@ -1,0 +1,177 @@
+//! Access-vector and type rules entered into the unconditional table (or a
+//! conditional list) in libsepol's order, and the rule form the checks read.
+
+use super::*;
+
+pub(super) fn murmur(key: &AvtabKey) -> u32 {
+    key.libsepol_hash() & (crate::CIL_AVTAB_SLOTS - 1)
+}
+
+/// Sorts unconditional entries into libsepol's written order: slot, then (s, t, c), then
+/// insertion order.
+pub(super) fn avtab_order(entries: &mut [AvtabEntry]) {
+    entries.sort_by_cached_key(|e| (murmur(&e.key), e.key.source, e.key.target, e.key.class));
+}
+
+pub(super) fn kind_bits(kw: Kw) -> AvtabKind {
+    match kw {
+        Kw::Allow => AvtabKind::Allowed,
+        Kw::AuditAllow => AvtabKind::AuditAllow,
+        Kw::DontAudit => AvtabKind::AuditDeny,
+        Kw::TypeTransition => AvtabKind::Transition,
+        Kw::TypeChange => AvtabKind::Change,
+        _ => AvtabKind::Member,
+    }
+}
+
+/// An av rule statement as the checks see it (`crate::check::AstRule`).
+pub(super) fn ast_rule(l: &mut L<'_>, s: u32) -> Result<crate::check::AstRule, Fail> {
+    use crate::check::TypeRef;
+    let st = l.ast.stmts[s as usize];
+    let a = l.args(s);
+    let operand = |l: &mut L<'_>, n: u32| -> Result<(Option<TypeRef>, String), Fail> {
+        Ok(match l.tref(n)? {
+            TRef::Type(i) => (Some(TypeRef::Type(i)), l.name(l.types[i as usize])),
+            TRef::Attr(x) => {
+                let m = l.members(x)?;
+                (Some(TypeRef::Attr(x, m)), l.name(l.attrs[x as usize]))
+            }
+            TRef::SelfT => (None, Kw::SelfKw.text().into()),
+        })
+    };
+    let (src, src_name) = operand(l, a[1])?;
+    let (tgt, tgt_name) = operand(l, a[2])?;
+    let src = src.ok_or_else(|| err(format!("self is not a valid source at {}", l.here(s))))?;
+    let x = matches!(
+        st.kw,
+        Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX | Kw::NeverAllowX
+    );
+    let (perms, ioctls, perm_text) = if x {
+        let (ci, nums) = permx_value(l, a[3])?;
+        let px = if l.t.is_list(a[3]) {
+            a[3]
+        } else {
+            let d = l.look(Ns::PermissionX, a[3])?;
+            l.args(l.ast.decls[d as usize].stmt)[2]
+        };
+        let k = l.t.kids(px);
+        let expr = node_text(l, k[2]);
+        let expr = if l.t.is_list(k[2]) {
+            expr
+        } else {
+            format!("({expr})")
+        };
+        let text = format!("(ioctl {} {expr})", node_text(l, k[1]));
+        let cd = l.classes[ci as usize];
+        let bit = l.perm_bit(cd, ci, Kw::Ioctl.sym())?;
+        (vec![(ci, bit)], Some((ci, nums)), text)
+    } else {
+        (l.classperms(a[3])?, None, node_text(l, a[3]))
+    };
+    Ok(crate::check::AstRule {
+        stmt: s,
+        src,
+        tgt,
+        perms,
+        ioctls,
+        text: format!("({} {src_name} {tgt_name} {perm_text})", st.kw.text()),
+    })
+}
+
+/// An avtab index as the rule index stores it; past `u32::MAX` entries the build fails.
+pub(super) fn index_u32(i: usize) -> Result<u32, Fail> {
+    u32::try_from(i).map_err(|_| err("Too many access vector table entries".into()))
+}
+
+pub(super) type UnTab<'x> = (&'x mut Vec<AvtabEntry>, &'x mut FxHashMap<AvtabKey, u32>);
+
+pub(super) fn av_rule(
+    l: &mut L<'_>,
+    s: u32,
+    uncond: Option<UnTab<'_>>,
+    cond: Option<(&mut CondBuild, bool)>,
+) -> Result<(), Fail> {
+    let st = l.ast.stmts[s as usize];
+    if st.kw == Kw::DontAudit && l.opts.disable_dontaudit {
+        return Ok(());
+    }
+    let a = l.args(s);
+    let src = l.tref(a[1])?;
+    let tgt = l.tref(a[2])?;
+    let mut cps = std::mem::take(&mut l.cp_buf);
+    cps.clear();
+    l.classperms_into(a[3], 0, &mut cps)?;
+    let kind = kind_bits(st.kw);
+    let mut srcs = std::mem::take(&mut l.src_buf);
+    let mut tgts = std::mem::take(&mut l.tgt_buf);
+    let selfy = tgt == TRef::SelfT;
+    if selfy {
+        l.expand_all_into(src, &mut srcs)?;
+        tgts.clear();
+    } else {
+        l.expand_av_into(src, &mut srcs)?;
+        l.expand_av_into(tgt, &mut tgts)?;
+    }
+    let mut uncond = uncond;
+    let mut cond = cond;
+    for &sv in &srcs {
+        let tl: &[u32] = if selfy {
+            std::slice::from_ref(&sv)
+        } else {
+            &tgts
+        };
+        for &tv in tl {
+            for &(ci, bits) in &cps {
+                if bits == 0 {
+                    continue;
+                }
+                let key = AvtabKey {
+                    source: TypeId::new(sv as u16).expect("type"),
+                    target: TypeId::new(tv as u16).expect("type"),
+                    class: ClassId::new(ci as u16 + 1).expect("class"),
+                    kind,
+                };
+                let data = if kind == AvtabKind::AuditDeny {
+                    !bits
+                } else {
+                    bits
+                };
+                if let Some((tab, idx)) = uncond.as_mut() {
+                    // One hash of the key whether it is new or not.
+                    match idx.entry(key) {
+                        std::collections::hash_map::Entry::Occupied(e) => {
+                            if let AvtabDatum::Perms(p) = &mut tab[*e.get() as usize].datum {
+                                if kind == AvtabKind::AuditDeny {
+                                    *p &= data
+                                } else {
+                                    *p |= data
+                                }
+                            }
+                        }
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            e.insert(index_u32(tab.len())?);
+                            tab.push(AvtabEntry {
+                                key,
+                                datum: AvtabDatum::Perms(data),
+                            });
+                        }
+                    }
+                } else if let Some((cb, br)) = cond.as_mut() {
+                    let list = if *br {
+                        &mut cb.true_list
+                    } else {
+                        &mut cb.false_list
+                    };
+                    list.push(AvtabEntry {
+                        key,
+                        datum: AvtabDatum::Perms(data),
+                    });
+                }
+            }
+        }
+    }
+    l.cp_buf = cps;
+    l.src_buf = srcs;
+    l.tgt_buf = tgts;
+    Ok(())
+}

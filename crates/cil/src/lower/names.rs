@@ -1,0 +1,101 @@
+//! Name lookups of the lowering: statement arguments, declarations a name resolves to,
+//! type references.
+
+use super::*;
+
+impl<'a> L<'a> {
+    pub(super) fn here(&self, s: u32) -> String {
+        let st = self.ast.stmts[s as usize];
+        crate::ast::loc(self.t, self.names, st.file, st.node)
+    }
+
+    pub(super) fn args(&self, s: u32) -> &'a [u32] {
+        self.t.kids(self.ast.stmts[s as usize].node)
+    }
+
+    /// The symbol of an atom; a list gives a symbol no declaration has, so lookups fail
+    /// cleanly on malformed statements.
+    pub(super) fn sym(&self, n: u32) -> Sym {
+        self.t.sym(n).unwrap_or(NOSYM)
+    }
+
+    /// The bytes of an atom argument (a path, a protocol, a number ...).
+    pub(super) fn atom_bytes(&self, n: u32) -> Result<&'a [u8], Fail> {
+        match self.t.sym(n) {
+            Some(s) => Ok(self.int.bytes(s)),
+            None => Err(err(format!(
+                "Invalid syntax: expected a name or value, not a list, at {}",
+                self.here(self.cur_stmt.get())
+            ))),
+        }
+    }
+
+    pub(super) fn atom_sym(&self, n: u32) -> Result<Sym, Fail> {
+        self.t.sym(n).ok_or_else(|| {
+            err(format!(
+                "Invalid syntax: expected a name or value, not a list, at {}",
+                self.here(self.cur_stmt.get())
+            ))
+        })
+    }
+
+    pub(super) fn look(&self, ns: Ns, n: u32) -> Result<u32, Fail> {
+        let s = self.sym(n);
+        self.r.lookup(ns, s).ok_or_else(|| {
+            let name = if s == NOSYM {
+                "(a list)".into()
+            } else {
+                self.int.str(s).into_owned()
+            };
+            err(format!(
+                "Unresolved name {name} at {}",
+                self.here(self.cur_stmt.get())
+            ))
+        })
+    }
+
+    pub(super) fn kind(&self, d: u32) -> DeclKind {
+        self.ast.decls[d as usize].kind
+    }
+
+    pub(super) fn name(&self, d: u32) -> String {
+        self.int.str(self.ast.decls[d as usize].name).into_owned()
+    }
+
+    pub(super) fn tref(&self, n: u32) -> Result<TRef, Fail> {
+        if self.t.sym(n) == Some(Kw::SelfKw.sym()) {
+            return Ok(TRef::SelfT);
+        }
+        const ATTR: u32 = 1 << 31;
+        let memo = self.t.sym(n).and_then(|s| self.tref_memo.get(s as usize));
+        match memo.map(|m| m.get()) {
+            Some(0) | None => {}
+            Some(v) if v & ATTR != 0 => return Ok(TRef::Attr(v & !ATTR)),
+            Some(v) => return Ok(TRef::Type(v - 1)),
+        }
+        let r = self.tref_lookup(n)?;
+        if let Some(m) = memo {
+            match r {
+                TRef::Type(i) if i < ATTR - 1 => m.set(i + 1),
+                TRef::Attr(a) if a < ATTR => m.set(a | ATTR),
+                _ => {}
+            }
+        }
+        Ok(r)
+    }
+
+    /// [`L::tref`] without the memo.
+    pub(super) fn tref_lookup(&self, n: u32) -> Result<TRef, Fail> {
+        let mut d = self.look(Ns::Types, n)?;
+        if self.kind(d) == DeclKind::TypeAlias {
+            d = *self
+                .alias_actual
+                .get(&d)
+                .ok_or_else(|| err(format!("Alias {} was not bound to a type", self.name(d))))?;
+        }
+        Ok(match self.kind(d) {
+            DeclKind::TypeAttribute => TRef::Attr(self.dint[d as usize]),
+            _ => TRef::Type(self.dint[d as usize]),
+        })
+    }
+}
