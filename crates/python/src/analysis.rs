@@ -82,8 +82,9 @@ impl InfoFlow {
         })
     }
 
-    /// Runs one query: `kind` is `out` (the flows out of `source`, each a one-step path),
-    /// `all_paths` (up to `maxlen` steps) or `all_shortest_paths`. `exclude` holds type
+    /// Runs one query: `kind` is `out` or `in` (the flows out of or into `source`, each a
+    /// one-step path), `shortest_path` (networkx's one), `all_paths` (up to `maxlen` steps)
+    /// or `all_shortest_paths`. `exclude` holds type
     /// names; `booleans`, when given, the overridden boolean values.
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (kind, source, target, maxlen, min_weight, exclude, booleans))]
@@ -120,6 +121,11 @@ impl InfoFlow {
             };
             match (kind, target) {
                 ("out", _) => view.flows_out(s, &mut |st| keep(&[st])),
+                ("in", _) => view.flows_in(s, &mut |st| keep(&[st])),
+                ("shortest_path", Some(t)) => {
+                    let t = g.lookup_type(t).map_err(err)?;
+                    view.shortest_path(s, t, &mut keep)
+                }
                 ("all_paths", Some(t)) => {
                     let t = g.lookup_type(t).map_err(err)?;
                     view.all_paths(s, t, maxlen, &mut keep)
@@ -196,8 +202,9 @@ impl Dta {
         })
     }
 
-    /// Runs one query: `kind` is `transitions` (each a one-step path), `all_paths` (up to
-    /// `maxlen` steps) or `all_shortest_paths`; steps come in their real direction.
+    /// Runs one query: `kind` is `transitions` (each a one-step path), `shortest_path`
+    /// (networkx's one), `all_paths` (up to `maxlen` steps) or `all_shortest_paths`; steps
+    /// come in their real direction.
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (kind, source, target, maxlen, reverse, exclude))]
     fn query(
@@ -235,6 +242,10 @@ impl Dta {
                 ("all_shortest_paths", Some(t)) => {
                     let t = g.lookup_type(t).map_err(err)?;
                     view.all_shortest_paths(s, t, &mut keep)
+                }
+                ("shortest_path", Some(t)) => {
+                    let t = g.lookup_type(t).map_err(err)?;
+                    view.shortest_path(s, t, &mut keep)
                 }
                 _ => return Err(PyValueError::new_err(format!("unknown query {kind}"))),
             }

@@ -94,10 +94,13 @@ class DomainTransitionAnalysis:
                 rules(setexec), rules(dyn), rules(setcur))
 
     def shortest_path(self, source, target):
-        """Not implemented: see the module's documentation."""
-        raise NotImplementedError(
-            "arbiter.setools: DomainTransitionAnalysis.shortest_path is not implemented "
-            "(use all_shortest_paths)")
+        """The one shortest transition path networkx's ``shortest_path`` finds (none, or
+        one generator of ``DomainTransition``)."""
+        s = self.policy.lookup_type(source)
+        t = self.policy.lookup_type(target)
+        self.log.info("Generating one domain transition path from {0} to {1}...".format(s, t))
+        for path in self._query("shortest_path", s, t):
+            yield self._steps(path)
 
     def all_paths(self, source, target, maxlen=2):
         """All transition paths of 1 to ``maxlen`` steps, each a generator of

@@ -83,10 +83,14 @@ class InfoFlowAnalysis:
             yield InfoFlowStep(self.policy, tv[s], tv[t], w, rules)
 
     def shortest_path(self, source, target):
-        """Not implemented: see the module's documentation."""
-        raise NotImplementedError(
-            "arbiter.setools: InfoFlowAnalysis.shortest_path is not implemented "
-            "(use all_shortest_paths)")
+        """The one shortest flow path networkx's ``shortest_path`` finds (none, or one
+        generator of ``InfoFlowStep``)."""
+        s = self.policy.lookup_type(source)
+        t = self.policy.lookup_type(target)
+        self.log.info("Generating one shortest information flow path from {0} to {1}..."
+                      .format(s, t))
+        for path in self._query("shortest_path", s, t):
+            yield self._steps(path)
 
     def all_paths(self, source, target, maxlen=2):
         """All flow paths from source to target of 1 to ``maxlen`` steps, each a generator
@@ -111,14 +115,11 @@ class InfoFlowAnalysis:
             yield self._steps(path)
 
     def infoflows(self, type_, out=True):
-        """The flows out of a type, each an ``InfoFlowStep`` (``out=False`` is not
-        implemented: see the module's documentation)."""
+        """The flows out of a type (``out=False``: into it), each an ``InfoFlowStep``."""
         s = self.policy.lookup_type(type_)
-        if not out:
-            raise NotImplementedError(
-                "arbiter.setools: InfoFlowAnalysis.infoflows(out=False) is not implemented")
-        self.log.info("Generating all information flows out of {0}".format(s))
-        for path in self._query("out", s):
+        self.log.info("Generating all information flows {0} {1}"
+                      .format("out of" if out else "into", s))
+        for path in self._query("out" if out else "in", s):
             yield from self._steps(path)
 
     def get_stats(self):
