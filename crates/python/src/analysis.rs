@@ -56,13 +56,19 @@ impl<R: Send + 'static> Worker<R> {
         std::thread::Builder::new()
             .name(name.to_string())
             .spawn(move || serve(rx))
-            .map_err(|e| PyRuntimeError::new_err(format!("{name}: cannot start its thread: {e}")))?;
+            .map_err(|e| {
+                PyRuntimeError::new_err(format!("{name}: cannot start its thread: {e}"))
+            })?;
         Ok(Worker { requests })
     }
 
     /// Sends the request `make` builds around a reply channel and waits, without the GIL,
     /// for the answer. A worker that is gone (it panicked) is an error, not a hang.
-    fn ask<A: Send>(&self, py: Python<'_>, make: impl FnOnce(mpsc::SyncSender<A>) -> R) -> PyResult<A> {
+    fn ask<A: Send>(
+        &self,
+        py: Python<'_>,
+        make: impl FnOnce(mpsc::SyncSender<A>) -> R,
+    ) -> PyResult<A> {
         let (reply, answer) = mpsc::sync_channel(1);
         let gone = || PyRuntimeError::new_err("arbiter: the analysis worker thread has stopped");
         self.requests.send(make(reply)).map_err(|_| gone())?;
@@ -118,7 +124,9 @@ impl InfoFlow {
             map.exclude_permission(class, perm);
         }
         let model = db.model().clone();
-        let worker = Worker::spawn("arbiter-infoflow", move |rx| serve_infoflow(&model, &map, rx))?;
+        let worker = Worker::spawn("arbiter-infoflow", move |rx| {
+            serve_infoflow(&model, &map, rx)
+        })?;
         Ok(InfoFlow { worker })
     }
 
@@ -204,7 +212,12 @@ fn flow_query<'g, 'i, 'p>(
         return Err("no view".to_string());
     };
     let s = g.lookup_type(&q.source).map_err(err)?;
-    let t = q.target.as_deref().map(|t| g.lookup_type(t)).transpose().map_err(err)?;
+    let t = q
+        .target
+        .as_deref()
+        .map(|t| g.lookup_type(t))
+        .transpose()
+        .map_err(err)?;
     let mut paths: Vec<Vec<Step>> = Vec::new();
     let mut keep = |p: &[Step]| {
         paths.push(p.to_vec());
@@ -360,7 +373,12 @@ fn dta_query<'g, 'i, 'p>(
         return Err("no view".to_string());
     };
     let s = g.lookup_type(&q.source).map_err(err)?;
-    let t = q.target.as_deref().map(|t| g.lookup_type(t)).transpose().map_err(err)?;
+    let t = q
+        .target
+        .as_deref()
+        .map(|t| g.lookup_type(t))
+        .transpose()
+        .map_err(err)?;
     let mut paths: Vec<Vec<Transition>> = Vec::new();
     let mut keep = |p: &[arbiter_analysis::dta::Step<'_>]| {
         paths.push(p.iter().map(|st| view.full(st)).collect());
