@@ -329,6 +329,24 @@ mod tests {
     }
 
     #[test]
+    fn shortest_path_meets_where_the_backward_search_first_reaches_the_forward_one() {
+        // 0 -> {1, 3}; 1 -> 2; 3 -> 2. The forward search takes one level (its fringe is not
+        // larger), then the backward one walks 2's predecessors in the order given.
+        let succ = Adjacency::from_lists(vec![vec![1, 3], vec![2], vec![], vec![2]]);
+        let by_node = succ.predecessors_by(0..4);
+        assert_eq!(by_node.successors(2), &[1, 3]);
+        assert_eq!(shortest_path(&succ, &by_node, 0, 2), Some(vec![0, 1, 2]));
+        let reversed = Adjacency::from_lists(vec![vec![], vec![0], vec![3, 1], vec![0]]);
+        assert_eq!(shortest_path(&succ, &reversed, 0, 2), Some(vec![0, 3, 2]));
+        assert_eq!(shortest_path(&succ, &by_node, 2, 0), None);
+        assert_eq!(shortest_path(&succ, &by_node, 3, 3), Some(vec![3]));
+        assert_eq!(
+            shortest_path(&diamond(), &diamond().predecessors_by(0..6), 0, 5),
+            Some(vec![0, 1, 3, 5])
+        );
+    }
+
+    #[test]
     fn a_break_stops_the_walk() {
         let mut n = 0;
         all_simple_paths(&diamond(), 0, 5, 3, &mut |_| {
