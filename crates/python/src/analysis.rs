@@ -203,7 +203,7 @@ fn flow_query<'g, 'i, 'p>(
         min_weight: q.min_weight,
         booleans: q.booleans.map(|b| boolean_values(index, &b)),
     };
-    if view.as_ref().is_none_or(|(f, _)| *f != filter) {
+    if !matches!(view, Some((f, _)) if *f == filter) {
         *view = None;
         let v = g.view(&filter);
         *view = Some((filter, v));
@@ -364,7 +364,7 @@ fn dta_query<'g, 'i, 'p>(
         .collect::<Result<_, _>>()
         .map_err(err)?;
     let key = (q.reverse, exclude);
-    if view.as_ref().is_none_or(|(k, _)| *k != key) {
+    if !matches!(view, Some((k, _)) if *k == key) {
         *view = None;
         let v = g.view(key.0, &key.1);
         *view = Some((key, v));
