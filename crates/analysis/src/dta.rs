@@ -15,6 +15,7 @@ use arbiter_query::terules::{self, TeRuleRef};
 use arbiter_query::Index;
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
+use std::sync::OnceLock;
 
 /// The rules that let a domain enter another through one entrypoint type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -481,6 +482,7 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
             node_kept,
             kept_edges,
             adjacency,
+            predecessors: OnceLock::new(),
             data,
         }
     }
@@ -500,6 +502,12 @@ pub struct DtaView<'g, 'i, 'p> {
     /// Per node, its out-edges in this view, in order.
     kept_edges: Vec<Vec<u32>>,
     adjacency: Adjacency,
+    /// Each node's predecessors as setools' subgraph holds them, built at the first query
+    /// that walks edges backward. setools' subgraph is a copy that re-adds the edges tail by
+    /// tail in node order: forward, a node's predecessors come in node order; reversed
+    /// (`reverse(copy=True)` adds v→u for each forward u→v), a node's predecessors are its
+    /// forward successors in their creation order.
+    predecessors: OnceLock<Adjacency>,
     /// Edges whose entrypoints the exclusion changed.
     data: HashMap<u32, Edge>,
 }
@@ -525,6 +533,44 @@ impl DtaView<'_, '_, '_> {
     /// A step's rules, as setools lists them on its edge.
     pub fn full(&self, step: &Step<'_>) -> Transition {
         self.graph.full(step)
+    }
+
+    fn predecessors(&self) -> &Adjacency {
+        self.predecessors.get_or_init(|| {
+            let n = self.kept_edges.len();
+            if !self.reverse {
+                return self.adjacency.predecessors_by(0..n as u32);
+            }
+            let mut kept = vec![false; self.graph.edges.len()];
+            for &k in self.kept_edges.iter().flatten() {
+                kept[k as usize] = true;
+            }
+            let g = self.graph;
+            Adjacency::from_lists(g.succ.iter().map(|list| {
+                list.iter()
+                    .filter(|&&k| kept[k as usize])
+                    .filter_map(|&k| g.edges[k as usize].as_ref())
+                    .map(|e| g.node_of[e.target.index()])
+                    .collect::<Vec<u32>>()
+            }))
+        })
+    }
+
+    /// The one shortest path networkx's `shortest_path` finds (see
+    /// [`search::shortest_path`]), as its steps in real direction; nothing when there is
+    /// none.
+    pub fn shortest_path(
+        &self,
+        source: TypeId,
+        target: TypeId,
+        emit: &mut dyn FnMut(&[Step<'_>]) -> ControlFlow<()>,
+    ) {
+        let (Some(s), Some(t)) = (self.node(source), self.node(target)) else {
+            return;
+        };
+        if let Some(p) = search::shortest_path(&self.adjacency, self.predecessors(), s, t) {
+            let _ = self.walk(&p, emit);
+        }
     }
 
     fn step(&self, from: u32, to: u32) -> Option<Step<'_>> {

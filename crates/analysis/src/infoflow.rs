@@ -18,6 +18,7 @@ use arbiter_query::terules::{self, TeRuleRef};
 use arbiter_query::{render, Index};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
+use std::sync::OnceLock;
 
 /// One allow rule that carries information, with its weights.
 #[derive(Copy, Clone, Debug)]
@@ -40,8 +41,11 @@ pub struct InfoFlowGraph<'i, 'p> {
     weight: Vec<u8>,
     /// Per node, its successors in edge-creation order.
     succ: Vec<Vec<u32>>,
-    /// Whether a node is in the graph (has an edge).
-    present: Vec<bool>,
+    /// Per node, its position in networkx's node order (the order setools' edges first
+    /// named it), `NONE` when it has no edge and so is not in the graph.
+    rank: Vec<u32>,
+    /// The nodes in networkx's node order.
+    order: Vec<u32>,
     /// The rules with a non-zero weight, in `terules()` order.
     rules: Vec<FlowRule>,
     /// Per source slot, indices into `rules`.
@@ -109,7 +113,8 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
             types,
             weight: vec![0; n * n],
             succ: vec![Vec::new(); n],
-            present: vec![false; n],
+            rank: vec![NONE; n],
+            order: Vec::new(),
             rules: Vec::new(),
             by_source: HashMap::new(),
         };
@@ -159,6 +164,7 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
             prev.0 = prev.0.max(read);
             prev.1 = prev.1.max(write);
             if read_new == 0 && write_new == 0 {
+                // An earlier rule on the same sides named every node this one would.
                 continue;
             }
             src.clear();
@@ -175,9 +181,45 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
                     .iter()
                     .map(|t| g.node_of[t.index()]),
             );
+            g.add_nodes(&src, &tgt, write > 0);
             g.add_rule(&src, &tgt, read_new, write_new);
         }
         g
+    }
+
+    /// Gives the nodes a rule's edges name their place in networkx's node order: setools
+    /// visits the (s, t) pairs with s ≠ t in product order and adds s→t (s, then t, enter
+    /// the graph) when the rule writes, else t→s (t first). Once one source has had a pair,
+    /// every target is in the graph, so later sources only add themselves.
+    fn add_nodes(&mut self, src: &[u32], tgt: &[u32], write: bool) {
+        let InfoFlowGraph { rank, order, .. } = self;
+        let mut add = |u: u32| {
+            let r = &mut rank[u as usize];
+            if *r == NONE {
+                *r = order.len() as u32;
+                order.push(u);
+            }
+        };
+        let mut targets_added = false;
+        for &s in src {
+            if !tgt.iter().any(|&t| t != s) {
+                continue;
+            }
+            if targets_added {
+                add(s);
+                continue;
+            }
+            for &t in tgt.iter().filter(|&&t| t != s) {
+                if write {
+                    add(s);
+                    add(t);
+                } else {
+                    add(t);
+                    add(s);
+                }
+            }
+            targets_added = true;
+        }
     }
 
     /// setools visits the rule's (s, t) pairs in product order, adding s→t for the write
@@ -187,18 +229,11 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
     /// with s after u — their order in setools' product.
     fn add_rule(&mut self, src: &[u32], tgt: &[u32], read: u8, write: u8) {
         let n = self.types.len();
-        let InfoFlowGraph {
-            weight,
-            succ,
-            present,
-            ..
-        } = self;
+        let InfoFlowGraph { weight, succ, .. } = self;
         let mut touch = |u: u32, v: u32, w: u8| {
             let cell = &mut weight[u as usize * n + v as usize];
             if *cell == 0 {
                 succ[u as usize].push(v);
-                present[u as usize] = true;
-                present[v as usize] = true;
             }
             if w > *cell {
                 *cell = w;
@@ -245,7 +280,7 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
 
     /// `Graph nodes` as seinfoflow's `--stats` prints it.
     pub fn node_count(&self) -> usize {
-        self.present.iter().filter(|&&b| b).count()
+        self.order.len()
     }
 
     /// `Graph edges` as seinfoflow's `--stats` prints it.
@@ -352,6 +387,7 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
             graph: self,
             kept,
             adjacency,
+            predecessors: OnceLock::new(),
             booleans: filter.booleans.clone(),
         }
     }
@@ -362,13 +398,25 @@ pub struct InfoFlowView<'g, 'i, 'p> {
     graph: &'g InfoFlowGraph<'i, 'p>,
     kept: Vec<bool>,
     adjacency: Adjacency,
+    /// Each node's predecessors as setools' subgraph holds them: networkx's `copy()`
+    /// re-adds the edges tail by tail in node order, so a node's predecessors come in node
+    /// order (not in the order their edges were created). Built at the first query that
+    /// walks edges backward.
+    predecessors: OnceLock<Adjacency>,
     booleans: Option<Vec<bool>>,
 }
 
 impl InfoFlowView<'_, '_, '_> {
     fn node(&self, t: TypeId) -> Option<u32> {
         let u = *self.graph.node_of.get(t.index())?;
-        (u != NONE && self.kept[u as usize] && self.graph.present[u as usize]).then_some(u)
+        (u != NONE && self.kept[u as usize] && self.graph.rank[u as usize] != NONE).then_some(u)
+    }
+
+    fn predecessors(&self) -> &Adjacency {
+        self.predecessors.get_or_init(|| {
+            self.adjacency
+                .predecessors_by(self.graph.order.iter().copied())
+        })
     }
 
     fn step(&self, u: u32, v: u32) -> Step {
@@ -387,6 +435,33 @@ impl InfoFlowView<'_, '_, '_> {
             if emit(self.step(u, v)).is_break() {
                 return;
             }
+        }
+    }
+
+    /// The flows into `target`, in seinfoflow's order (setools' `in_edges` on its
+    /// subgraph: the sources in node order).
+    pub fn flows_in(&self, target: TypeId, emit: &mut dyn FnMut(Step) -> ControlFlow<()>) {
+        let Some(v) = self.node(target) else { return };
+        for &u in self.predecessors().successors(v) {
+            if emit(self.step(u, v)).is_break() {
+                return;
+            }
+        }
+    }
+
+    /// The one shortest flow path networkx's `shortest_path` finds (see
+    /// [`search::shortest_path`]); nothing when there is none.
+    pub fn shortest_path(
+        &self,
+        source: TypeId,
+        target: TypeId,
+        emit: &mut dyn FnMut(&[Step]) -> ControlFlow<()>,
+    ) {
+        let (Some(s), Some(t)) = (self.node(source), self.node(target)) else {
+            return;
+        };
+        if let Some(p) = search::shortest_path(&self.adjacency, self.predecessors(), s, t) {
+            let _ = self.walk(&p, emit);
         }
     }
 

@@ -48,6 +48,21 @@ impl Adjacency {
         self.targets.len()
     }
 
+    /// The predecessor lists of this graph as networkx holds them in a graph whose edges
+    /// were added tail by tail, tails in the order `tails` gives (every node once) and
+    /// each tail's successors in order: a node's predecessors in the order of `tails`.
+    pub fn predecessors_by(&self, tails: impl IntoIterator<Item = u32>) -> Adjacency {
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); self.len()];
+        for u in tails {
+            for &v in self.successors(u) {
+                if let Some(l) = lists.get_mut(v as usize) {
+                    l.push(u);
+                }
+            }
+        }
+        Adjacency::from_lists(lists)
+    }
+
     /// The successors of `n`, in order (empty for an unknown node).
     pub fn successors(&self, n: u32) -> &[u32] {
         let n = n as usize;
@@ -121,6 +136,82 @@ pub fn all_shortest_paths(
             stack.pop();
         }
     }
+}
+
+/// networkx `shortest_path(G, source, target)` without weights (its
+/// `bidirectional_shortest_path`): one shortest path, the one networkx's search meets
+/// first. The search grows whichever fringe is smaller (the forward one on a tie), level by
+/// level, walking `succ` forward and `pred` backward in their orders, and stops at the
+/// first node both searches have reached; so which path comes back depends on both orders,
+/// and `pred` must list each node's predecessors in the order networkx's graph holds them
+/// (for a copied graph: the order its edges were re-added, see the callers). `None` when
+/// there is no path; a source equal to the target gives the one-node path.
+pub fn shortest_path(
+    succ: &Adjacency,
+    pred: &Adjacency,
+    source: u32,
+    target: u32,
+) -> Option<Vec<u32>> {
+    let n = succ.len();
+    if source as usize >= n || target as usize >= n || pred.len() != n {
+        return None;
+    }
+    if source == target {
+        return Some(vec![source]);
+    }
+    // `NONE` marks an unreached node; a reached node holds its link toward the source
+    // (forward) or the target (backward), `END` for the source and target themselves.
+    const NONE: u32 = u32::MAX;
+    const END: u32 = u32::MAX - 1;
+    let mut toward_source = vec![NONE; n];
+    let mut toward_target = vec![NONE; n];
+    toward_source[source as usize] = END;
+    toward_target[target as usize] = END;
+    let mut forward = vec![source];
+    let mut backward = vec![target];
+    let meet = 'search: loop {
+        if forward.is_empty() || backward.is_empty() {
+            return None;
+        }
+        if forward.len() <= backward.len() {
+            for v in std::mem::take(&mut forward) {
+                for &w in succ.successors(v) {
+                    if toward_source[w as usize] == NONE {
+                        forward.push(w);
+                        toward_source[w as usize] = v;
+                    }
+                    if toward_target[w as usize] != NONE {
+                        break 'search w;
+                    }
+                }
+            }
+        } else {
+            for v in std::mem::take(&mut backward) {
+                for &w in pred.successors(v) {
+                    if toward_target[w as usize] == NONE {
+                        toward_target[w as usize] = v;
+                        backward.push(w);
+                    }
+                    if toward_source[w as usize] != NONE {
+                        break 'search w;
+                    }
+                }
+            }
+        }
+    };
+    let mut path = Vec::new();
+    let mut w = meet;
+    while w != END {
+        path.push(w);
+        w = toward_source[w as usize];
+    }
+    path.reverse();
+    let mut w = toward_target[meet as usize];
+    while w != END {
+        path.push(w);
+        w = toward_target[w as usize];
+    }
+    Some(path)
 }
 
 /// networkx `all_simple_paths(G, source, target, cutoff)`: every path of 1 to `cutoff`
@@ -235,6 +326,24 @@ mod tests {
             vec![vec![2]]
         );
         assert!(collect(|g, e| all_simple_paths(g, 2, 2, 5, e), &g).is_empty());
+    }
+
+    #[test]
+    fn shortest_path_meets_where_the_backward_search_first_reaches_the_forward_one() {
+        // 0 -> {1, 3}; 1 -> 2; 3 -> 2. The forward search takes one level (its fringe is not
+        // larger), then the backward one walks 2's predecessors in the order given.
+        let succ = Adjacency::from_lists(vec![vec![1, 3], vec![2], vec![], vec![2]]);
+        let by_node = succ.predecessors_by(0..4);
+        assert_eq!(by_node.successors(2), &[1, 3]);
+        assert_eq!(shortest_path(&succ, &by_node, 0, 2), Some(vec![0, 1, 2]));
+        let reversed = Adjacency::from_lists(vec![vec![], vec![0], vec![3, 1], vec![0]]);
+        assert_eq!(shortest_path(&succ, &reversed, 0, 2), Some(vec![0, 3, 2]));
+        assert_eq!(shortest_path(&succ, &by_node, 2, 0), None);
+        assert_eq!(shortest_path(&succ, &by_node, 3, 3), Some(vec![3]));
+        assert_eq!(
+            shortest_path(&diamond(), &diamond().predecessors_by(0..6), 0, 5),
+            Some(vec![0, 1, 3, 5])
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! run the checks, print the report (or the error) on the given output, and return its
 //! exit status (0 no failures, 1 failures, 2 configuration error, 3 other error).
 
-use crate::checker::report::{utc_now, Report};
+use crate::checker::report::{utc_now, CheckStatus, Report};
 use crate::checker::PolicyChecker;
 use arbiter_query::Index;
 use std::io::{self, Write};
@@ -32,14 +32,31 @@ pub fn execute(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<u8> {
+    // What setools logs at info level, which its `-v` prints: the policy opened, the
+    // configuration read, the notes of its validation, each check's start and rule queries,
+    // the failure count. (Its `--debug` lines, query internals with timestamps, are not
+    // reproduced: `--debug` is taken as `-v`.)
+    let mut log = Vec::new();
     if args.verbose {
+        writeln!(err, "Opening SELinux policy \"{}\"", args.policy)?;
+        writeln!(
+            err,
+            "Successfully opened SELinux policy \"{}\"",
+            args.policy
+        )?;
         writeln!(err, "Opening policy checker config {}.", args.config)?;
-        writeln!(err, "Validating configuration settings.")?;
     }
-    let checker = match &args.config_text {
-        Some(text) => PolicyChecker::new(index, &args.config, text),
-        None => PolicyChecker::open(index, &args.config),
+    let text = match &args.config_text {
+        Some(text) => Ok(text.clone()),
+        None => crate::checker::read_config(&args.config),
     };
+    let checker =
+        text.and_then(|text| PolicyChecker::new_logged(index, &args.config, &text, &mut log));
+    if args.verbose {
+        for line in &log {
+            writeln!(err, "{line}")?;
+        }
+    }
     let checker = match checker {
         Ok(c) => c,
         Err(e) => {
@@ -82,6 +99,18 @@ pub fn execute(
     }
     let failures = report.failures();
     if args.verbose {
+        for (check, result) in checker.checks.iter().zip(&results) {
+            if matches!(result.status, CheckStatus::Disabled(_)) {
+                continue;
+            }
+            let (start, rules) = check.kind.start_log(index);
+            writeln!(err, "{start}")?;
+            if let CheckStatus::Ran(out) = &result.status {
+                for _ in 0..out.rule_queries {
+                    writeln!(err, "Generating {rules} rule results from {}", args.policy)?;
+                }
+            }
+        }
         writeln!(
             err,
             "{failures} failures found in {} checks.",

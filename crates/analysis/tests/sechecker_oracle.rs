@@ -1,5 +1,5 @@
-//! `arbiter sechecker` against sechecker 4.4.1, run at test time: the same report (after
-//! [`normalise`]) and the same exit status, on Debian's default and MLS policies, on our
+//! `arbiter sechecker` against sechecker 4.4.1, run at test time: the same report and `-v`
+//! log (after `common::normalise`, the one normalisation of the analyses' tests) and the same exit status, on Debian's default and MLS policies, on our
 //! own small policies (where setools' `ro_execs` finishes quickly), and on configurations
 //! sechecker refuses (the same message and status; ours must also name FILE:LINE).
 //!
@@ -11,59 +11,15 @@ mod common;
 use arbiter_analysis::sechecker::{self, SecheckerArgs};
 use arbiter_policy::Policy;
 use arbiter_query::Index;
+use common::normalise;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The one normalisation applied to both reports before comparing:
-/// - the `Start time:` and `End time:` lines (wall clock) lose their value;
-/// - each run of consecutive `Expected rule with source "…" not found.` lines, and each
-///   run of `… target …` lines, is sorted: setools lists them from a Python set of types
-///   or roles, whose order changes with the process's hash seed (arbiter sorts by name).
-///
-/// Everything else (rule order, type order, blank lines, counts) is compared as printed.
-fn normalise(report: &str) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut run: Vec<String> = Vec::new();
-    let mut run_kind = "";
-    let flush = |out: &mut Vec<String>, run: &mut Vec<String>| {
-        run.sort();
-        out.append(run);
-    };
-    for line in report.lines() {
-        let kind = if line.starts_with("    * Expected rule with source \"") {
-            "source"
-        } else if line.starts_with("    * Expected rule with target \"") {
-            "target"
-        } else {
-            ""
-        };
-        if kind != run_kind {
-            flush(&mut out, &mut run);
-            run_kind = kind;
-        }
-        if !kind.is_empty() {
-            run.push(line.to_string());
-            continue;
-        }
-        if line.starts_with("Start time: ") {
-            out.push("Start time: <normalised>".to_string());
-        } else if line.starts_with("End time: ") {
-            out.push("End time: <normalised>".to_string());
-        } else {
-            out.push(line.to_string());
-        }
-    }
-    flush(&mut out, &mut run);
-    let mut s = out.join("\n");
-    if report.ends_with('\n') {
-        s.push('\n');
-    }
-    s
-}
-
-/// sechecker's stdout, stderr and exit status, run in `dir` with a fixed hash seed.
-fn theirs(dir: &Path, config: &str, policy: &str) -> (String, String, i32) {
+/// sechecker's stdout, stderr and exit status, run in `dir` with a fixed hash seed
+/// (`verbose`: with `-v`, its info log on stderr).
+fn theirs(dir: &Path, config: &str, policy: &str, verbose: bool) -> (String, String, i32) {
     let o = Command::new("/usr/bin/sechecker")
+        .args(verbose.then_some("-v"))
         .arg(config)
         .arg(policy)
         .current_dir(dir)
@@ -84,12 +40,13 @@ fn ours(
     config: &str,
     text: Option<String>,
     policy: &str,
+    verbose: bool,
 ) -> (String, String, i32) {
     let args = SecheckerArgs {
         config: config.to_string(),
         policy: policy.to_string(),
         json: false,
-        verbose: false,
+        verbose,
         config_text: text,
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -113,8 +70,8 @@ fn repo_policy(name: &str) -> String {
         .to_string()
 }
 
-/// Runs both on `config` (a file in tests/data/sechecker) against each policy and
-/// compares reports and exit statuses.
+/// Runs both on `config` (a file in tests/data/sechecker) against each policy, with `-v`,
+/// and compares reports, `-v` logs and exit statuses.
 fn compare_file(config: &str, policies: &[String]) {
     if !common::oracle_available("/usr/bin/sechecker") {
         return;
@@ -124,12 +81,17 @@ fn compare_file(config: &str, policies: &[String]) {
     for p in policies {
         let policy = Policy::open(p).expect("opening the policy");
         let index = Index::new(&policy);
-        let (t_out, _, t_code) = theirs(&dir, config, p);
-        let (o_out, _, o_code) = ours(&index, config, Some(text.clone()), p);
+        let (t_out, t_err, t_code) = theirs(&dir, config, p, true);
+        let (o_out, o_err, o_code) = ours(&index, config, Some(text.clone()), p, true);
         assert_eq!(
             normalise(&o_out),
             normalise(&t_out),
             "report of {config} on {p} differs from sechecker's"
+        );
+        assert_eq!(
+            normalise(&o_err),
+            normalise(&t_err),
+            "-v log of {config} on {p} differs from sechecker's"
         );
         assert_eq!(o_code, t_code, "exit status of {config} on {p}");
     }
@@ -184,7 +146,7 @@ fn ro_execs_on_debian_policies_matches_the_committed_sechecker_reports() {
             .expect("a number");
         let policy = Policy::open(debian(p)).expect("opening the policy");
         let index = Index::new(&policy);
-        let (o_out, _, o_code) = ours(&index, config, Some(text.clone()), &debian(p));
+        let (o_out, _, o_code) = ours(&index, config, Some(text.clone()), &debian(p), false);
         assert_eq!(normalise(&o_out), normalise(&expected), "ro_execs on {p}");
         assert_eq!(o_code, rc, "exit status of ro_execs on {p}");
     }
@@ -256,7 +218,7 @@ fn bad_configurations_get_sechecker_s_message_and_status_and_name_the_line() {
                             if let Some(t) = text {
                                 std::fs::write(tmp.join(file), t).expect("writing the case");
                             }
-                            theirs(tmp, file, p)
+                            theirs(tmp, file, p, false)
                         })
                         .collect::<Vec<_>>()
                 })
@@ -270,11 +232,11 @@ fn bad_configurations_get_sechecker_s_message_and_status_and_name_the_line() {
     for ((file, text), (t_out, t_err, t_code)) in cases.iter().zip(theirs_all) {
         let path = tmp.join(file);
         let (o_out, o_err, o_code) = match text {
-            Some(t) => ours(&index, file, Some(t.clone()), &p),
+            Some(t) => ours(&index, file, Some(t.clone()), &p, false),
             None => {
                 // Read from disk (the file is absent): the I/O error text is compared.
                 let shown = path.display().to_string();
-                let (o, e, c) = ours(&index, &shown, None, &p);
+                let (o, e, c) = ours(&index, &shown, None, &p, false);
                 (o.replace(&shown, file), e.replace(&shown, file), c)
             }
         };
@@ -321,7 +283,7 @@ fn json_report_counts_what_the_text_report_counts() {
     let code = sechecker::execute(&index, &args, &mut out, &mut err).expect("memory");
     let doc: serde_json::Value = serde_json::from_slice(&out).expect("one JSON document");
     args.json = false;
-    let (t_out, _, t_code) = ours(&index, "tiny.ini", Some(text), &p);
+    let (t_out, _, t_code) = ours(&index, "tiny.ini", Some(text), &p, false);
     assert_eq!(i32::from(code), t_code);
     let summary = format!("\n{} failure(s) found.\n", doc["failures"]);
     assert!(t_out.contains(&summary), "{summary} not in the text report");

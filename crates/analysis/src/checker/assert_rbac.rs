@@ -55,6 +55,13 @@ impl AssertRbac {
                 logged: None,
             })));
         }
+        for (side, expect, exempt) in [
+            ("source", &expect_source, &exempt_source),
+            ("target", &expect_target, &exempt_target),
+        ] {
+            let both = expect.iter().filter(|r| exempt.contains(r));
+            ctx.note_overlap(side, both.map(|&r| ctx.index.role_name(r)).collect());
+        }
         Ok(AssertRbac {
             source,
             target,
@@ -83,7 +90,10 @@ impl AssertRbac {
             })
             .collect();
         rules.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut out = CheckOutput::default();
+        let mut out = CheckOutput {
+            rule_queries: 1,
+            ..CheckOutput::default()
+        };
         let mut unseen_source = self.expect_source.clone();
         let mut unseen_target = self.expect_target.clone();
         for (text, s, t) in rules {

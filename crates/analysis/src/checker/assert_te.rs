@@ -68,6 +68,13 @@ impl AssertTe {
                 logged: None,
             })));
         }
+        for (side, expect, exempt) in [
+            ("source", &expect_source, &exempt_source),
+            ("target", &expect_target, &exempt_target),
+        ] {
+            let both = expect.members().filter(|&t| exempt.contains(t));
+            ctx.note_overlap(side, both.map(|t| ctx.index.type_name(t)).collect());
+        }
         Ok(AssertTe {
             source,
             target,
@@ -92,7 +99,10 @@ impl AssertTe {
             ..SearchArgs::default()
         };
         let hits = search_te(index, &args).map_err(|e| e.0)?;
-        let mut out = CheckOutput::default();
+        let mut out = CheckOutput {
+            rule_queries: 1,
+            ..CheckOutput::default()
+        };
         let mut unseen_source = self.expect_source.clone();
         let mut unseen_target = self.expect_target.clone();
         for (text, hit) in hits {

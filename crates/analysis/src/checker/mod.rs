@@ -173,6 +173,23 @@ pub enum CheckKind {
 }
 
 impl CheckKind {
+    /// What setools logs at info level as the check starts, and the kind of rules its
+    /// queries log (`TE` or `RBAC`).
+    pub fn start_log(&self, index: &Index<'_>) -> (String, &'static str) {
+        match self {
+            CheckKind::AssertTe(_) => ("Checking TE allow rule assertion.".to_string(), "TE"),
+            CheckKind::AssertRbac(_) => ("Checking RBAC allow rule assertion.".to_string(), "RBAC"),
+            CheckKind::EmptyTypeattr(e) => {
+                let name = match &e.attr {
+                    Ok(a) => index.type_name(*a).to_string(),
+                    Err(name) => name.clone(),
+                };
+                (format!("Checking type attribute {name} is empty."), "TE")
+            }
+            CheckKind::RoExecs(_) => ("Checking executables are read-only.".to_string(), "TE"),
+        }
+    }
+
     /// The `check_type` name.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -205,6 +222,9 @@ pub struct CheckOutput {
     pub text: String,
     /// The failures, in report order.
     pub failures: Vec<String>,
+    /// How many rule queries the check ran: setools logs `Generating … rule results from
+    /// POLICY` at info level for each (sechecker `-v` prints them).
+    pub rule_queries: usize,
 }
 
 impl CheckOutput {
@@ -236,13 +256,25 @@ impl PolicyChecker {
     /// Validates configuration `text` named `path`, section by section in file order; the
     /// first error is returned, as sechecker stops at it.
     pub fn new(index: &Index<'_>, path: &str, text: &str) -> Result<PolicyChecker, CheckerError> {
+        PolicyChecker::new_logged(index, path, text, &mut Vec::new())
+    }
+
+    /// [`PolicyChecker::new`], with what setools logs at info level while validating
+    /// appended to `log` (also when validation then fails, as setools has logged it by then).
+    pub fn new_logged(
+        index: &Index<'_>,
+        path: &str,
+        text: &str,
+        log: &mut Vec<String>,
+    ) -> Result<PolicyChecker, CheckerError> {
         let ini = ini::parse(path, text).map_err(|error| CheckerError::Ini {
             path: path.to_string(),
             error: Box::new(error),
         })?;
+        log.push("Validating configuration settings.".to_string());
         let mut checks = Vec::new();
         for section in &ini.sections {
-            checks.push(build_check(index, path, &ini, section)?);
+            checks.push(build_check(index, path, &ini, section, log)?);
         }
         if checks.is_empty() {
             return Err(CheckerError::NoChecks {
@@ -286,7 +318,7 @@ impl PolicyChecker {
 }
 
 /// Reads the configuration as Python's `open()` would, with its error text.
-fn read_config(path: &str) -> Result<String, CheckerError> {
+pub(crate) fn read_config(path: &str) -> Result<String, CheckerError> {
     let unreadable = |reason: String| CheckerError::Unreadable {
         path: path.to_string(),
         reason,
@@ -320,6 +352,7 @@ fn build_check(
     path: &str,
     ini: &Ini,
     section: &IniSection,
+    log: &mut Vec<String>,
 ) -> Result<Check, CheckerError> {
     let check = section.name.as_str();
     let get = |name: &str| -> Result<Raw, CheckerError> {
@@ -365,19 +398,30 @@ fn build_check(
     }
     let desc = get("desc")?.map(|(v, _)| v);
     let disable = get("disable")?.map(|(v, _)| v);
-    let ctx = Ctx { index, path, check };
-    let kind = match check_type.as_str() {
-        "assert_te" => CheckKind::AssertTe(assert_te::AssertTe::build(&ctx, &get, section.line)?),
-        "assert_rbac" => {
-            CheckKind::AssertRbac(assert_rbac::AssertRbac::build(&ctx, &get, section.line)?)
-        }
-        "empty_typeattr" => CheckKind::EmptyTypeattr(empty_typeattr::EmptyTypeattr::build(
-            &ctx,
-            &get,
-            section.line,
-        )?),
-        _ => CheckKind::RoExecs(ro_execs::RoExecs::build(&ctx, &get)?),
+    let ctx = Ctx {
+        index,
+        path,
+        check,
+        log: Default::default(),
     };
+    let kind = (|| -> Result<CheckKind, CheckerError> {
+        Ok(match check_type.as_str() {
+            "assert_te" => {
+                CheckKind::AssertTe(assert_te::AssertTe::build(&ctx, &get, section.line)?)
+            }
+            "assert_rbac" => {
+                CheckKind::AssertRbac(assert_rbac::AssertRbac::build(&ctx, &get, section.line)?)
+            }
+            "empty_typeattr" => CheckKind::EmptyTypeattr(empty_typeattr::EmptyTypeattr::build(
+                &ctx,
+                &get,
+                section.line,
+            )?),
+            _ => CheckKind::RoExecs(ro_execs::RoExecs::build(&ctx, &get)?),
+        })
+    })();
+    log.append(&mut ctx.log.borrow_mut());
+    let kind = kind?;
     Ok(Check {
         name: check.to_string(),
         desc,

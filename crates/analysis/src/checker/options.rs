@@ -17,6 +17,9 @@ pub struct Ctx<'a, 'p> {
     pub path: &'a str,
     /// The check (section) name.
     pub check: &'a str,
+    /// What setools logs at info level while it reads the options (an item a forgiving
+    /// set drops, an expected type also exempt), in order: sechecker `-v` prints it.
+    pub log: std::cell::RefCell<Vec<String>>,
 }
 
 /// A set of types over the policy's type slots (attributes already expanded).
@@ -134,7 +137,10 @@ impl Ctx<'_, '_> {
                         Some(format!("Invalid {option} item: {reason}")),
                     ));
                 }
-                None => {}
+                None => self.log.borrow_mut().push(format!(
+                    "{}: Invalid {option} item: {item} is not a valid {what}",
+                    self.check
+                )),
             }
         }
         Ok(out)
@@ -154,6 +160,20 @@ impl Ctx<'_, '_> {
             }
         }
         Ok(TypeSet(set))
+    }
+
+    /// Logs setools' note when a check expects a type or role it also exempts: `Overlap
+    /// in expect_SIDE and exempt_SIDE: NAMES` (setools joins the names in a Python set's
+    /// order, which changes with the hash seed; here they are sorted).
+    pub fn note_overlap(&self, side: &str, mut names: Vec<&str>) {
+        if names.is_empty() {
+            return;
+        }
+        names.sort_unstable();
+        self.log.borrow_mut().push(format!(
+            "Overlap in expect_{side} and exempt_{side}: {}",
+            names.join(", ")
+        ));
     }
 
     /// A set of roles (a role expands to itself).

@@ -96,7 +96,11 @@ impl RoExecs {
             })
             .collect();
         failing.sort_unstable();
-        let mut out = CheckOutput::default();
+        // One query collects the executables, then one per executable type.
+        let mut out = CheckOutput {
+            rule_queries: 1 + executable.iter().filter(|e| !e.is_empty()).count(),
+            ..CheckOutput::default()
+        };
         for (name, i) in failing {
             out.text.push_str("\n------------\n\n");
             out.text

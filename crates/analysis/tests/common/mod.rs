@@ -58,11 +58,25 @@ fn last_error(stderr: &str) -> String {
     }
 }
 
-/// The setools 4.4.1 orders that change with Python's hash seed, put in one order: the
-/// `Entrypoint X:` blocks of each `sedta --full` transition come from a Python set, so
-/// they are sorted by their header line (the rules inside a block keep their order).
-/// Nothing else is touched.
+/// The one normalisation the analyses' differential tests apply, to both sides alike:
+/// what setools 4.4.1 prints in an order that changes with Python's hash seed, or with the
+/// wall clock, is put in one form. Nothing else is touched (rule order, type order, blank
+/// lines, counts, every other line are compared as printed).
+///
+/// - sedta `--full`: the `Entrypoint X:` blocks of each transition come from a Python set,
+///   so they are sorted by their header line (the rules inside a block keep their order).
+/// - sechecker's report: the `Start time:` and `End time:` lines (wall clock) lose their
+///   value; each run of consecutive `    * Expected rule with source "…" not found.` lines,
+///   and each run of `… target …` lines, is sorted (setools lists them from a Python set of
+///   types or roles; arbiter sorts by name).
+/// - sechecker's `-v` log: in `Overlap in expect_… and exempt_…: A, B` lines the names are
+///   sorted (setools joins a Python set).
 pub fn normalise(text: &str) -> String {
+    sechecker_lines(&entrypoint_blocks(text))
+}
+
+/// sedta's entrypoint blocks, sorted per transition (see [`normalise`]).
+fn entrypoint_blocks(text: &str) -> String {
     let lines: Vec<&str> = text.split('\n').collect();
     let mut out: Vec<&str> = Vec::with_capacity(lines.len());
     let mut i = 0;
@@ -109,6 +123,54 @@ pub fn normalise(text: &str) -> String {
         i = j;
     }
     out.join("\n")
+}
+
+/// sechecker's clock lines, `Expected rule` runs and `Overlap` names (see [`normalise`]).
+fn sechecker_lines(report: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Vec<String> = Vec::new();
+    let mut run_kind = "";
+    let flush = |out: &mut Vec<String>, run: &mut Vec<String>| {
+        run.sort();
+        out.append(run);
+    };
+    for line in report.lines() {
+        let kind = if line.starts_with("    * Expected rule with source \"") {
+            "source"
+        } else if line.starts_with("    * Expected rule with target \"") {
+            "target"
+        } else {
+            ""
+        };
+        if kind != run_kind {
+            flush(&mut out, &mut run);
+            run_kind = kind;
+        }
+        if !kind.is_empty() {
+            run.push(line.to_string());
+            continue;
+        }
+        if let Some((head, names)) = line
+            .strip_prefix("Overlap in expect_")
+            .and_then(|_| line.split_once(": "))
+        {
+            let mut names: Vec<&str> = names.split(", ").collect();
+            names.sort_unstable();
+            out.push(format!("{head}: {}", names.join(", ")));
+        } else if line.starts_with("Start time: ") {
+            out.push("Start time: <normalised>".to_string());
+        } else if line.starts_with("End time: ") {
+            out.push("End time: <normalised>".to_string());
+        } else {
+            out.push(line.to_string());
+        }
+    }
+    flush(&mut out, &mut run);
+    let mut s = out.join("\n");
+    if report.ends_with('\n') {
+        s.push('\n');
+    }
+    s
 }
 
 struct Loaded {

@@ -2,20 +2,23 @@
 
 The graph and its queries are the engine's (``arbiter_analysis::dta``, the one behind
 ``arbiter dta``, which prints what sedta prints byte for byte): the transitions out of (or,
-reversed, into) a domain, all paths up to a length and all shortest paths come in networkx's
-order, each step a ``DomainTransition`` whose rule lists hold the rule objects
-``TERuleQuery`` yields, in setools' order. A step's entrypoints are sorted by type name
-(setools 4.4.1 gathers them in a Python set, an order that changes with the hash seed; the
-engine sorts them as setools 4.7 does).
+reversed, into) a domain, the one shortest path networkx's ``shortest_path`` picks, all paths
+up to a length and all shortest paths come in networkx's order, each step a
+``DomainTransition`` whose rule lists hold the rule objects ``TERuleQuery`` yields, in
+setools' order. A step's entrypoints are sorted by type name (setools 4.4.1 gathers them in
+a Python set, an order that changes with the hash seed; the engine sorts them as setools 4.7
+does).
 
-Not implemented: ``shortest_path`` raises ``NotImplementedError`` (networkx's bidirectional
-search picks one of the shortest paths by an order the engine does not model).
+The graph is built once per analysis object (on its native handle's thread) and the
+working view once per direction and set of excluded types, as setools rebuilds only its
+subgraph when a setting changes.
 """
 
 import logging
 from typing import List, NamedTuple
 
 from .. import _native
+from ._analysis import GraphAnalysis
 from .policyrep import Type, _te_rules
 
 __all__ = ["DomainTransitionAnalysis", "DomainTransition", "DomainEntrypoint"]
@@ -42,7 +45,7 @@ class DomainTransition(NamedTuple):
     setcurrent: List
 
 
-class DomainTransitionAnalysis:
+class DomainTransitionAnalysis(GraphAnalysis):
     """Domain transition analysis."""
 
     def __init__(self, policy, reverse=False, exclude=None):
@@ -59,17 +62,6 @@ class DomainTransitionAnalysis:
     @reverse.setter
     def reverse(self, direction):
         self._reverse = bool(direction)
-
-    @property
-    def exclude(self):
-        return self._exclude
-
-    @exclude.setter
-    def exclude(self, types):
-        if types:
-            self._exclude = [self.policy.lookup_type(t) for t in types]
-        else:
-            self._exclude = []
 
     def _handle(self):
         if self._native is None:
@@ -94,18 +86,17 @@ class DomainTransitionAnalysis:
                 rules(setexec), rules(dyn), rules(setcur))
 
     def shortest_path(self, source, target):
-        """Not implemented: see the module's documentation."""
-        raise NotImplementedError(
-            "arbiter.setools: DomainTransitionAnalysis.shortest_path is not implemented "
-            "(use all_shortest_paths)")
+        """The one shortest transition path networkx's ``shortest_path`` finds (none, or
+        one generator of ``DomainTransition``)."""
+        s, t = self._endpoints(source, target)
+        self.log.info("Generating one domain transition path from {0} to {1}...".format(s, t))
+        for path in self._query("shortest_path", s, t):
+            yield self._steps(path)
 
     def all_paths(self, source, target, maxlen=2):
         """All transition paths of 1 to ``maxlen`` steps, each a generator of
         ``DomainTransition``."""
-        if maxlen < 1:
-            raise ValueError("Maximum path length must be positive.")
-        s = self.policy.lookup_type(source)
-        t = self.policy.lookup_type(target)
+        s, t = self._endpoints(source, target, maxlen)
         self.log.info("Generating all domain transition paths from {0} to {1}, max length {2}..."
                       .format(s, t, maxlen))
         for path in self._query("all_paths", s, t, maxlen):
@@ -113,8 +104,7 @@ class DomainTransitionAnalysis:
 
     def all_shortest_paths(self, source, target):
         """Every shortest transition path, each a generator of ``DomainTransition``."""
-        s = self.policy.lookup_type(source)
-        t = self.policy.lookup_type(target)
+        s, t = self._endpoints(source, target)
         self.log.info("Generating all shortest domain transition paths from {0} to {1}..."
                       .format(s, t))
         for path in self._query("all_shortest_paths", s, t):

@@ -1,26 +1,32 @@
 """setools 4.4.1's ``setools.infoflow``: information flow analysis.
 
 The graph and its queries are the engine's (``arbiter_analysis::infoflow``, the one behind
-``arbiter infoflow``, which prints what seinfoflow prints byte for byte): the flows out of a
-type, all paths up to a length and all shortest paths come in networkx's order, and each
-step's rules are the rule objects ``TERuleQuery`` yields, in setools' order (a rule listed
-twice on an edge it makes both as a write and as a read flow, as setools lists it).
+``arbiter infoflow``, which prints what seinfoflow prints byte for byte): the flows out of
+and into a type, the one shortest path networkx's ``shortest_path`` picks, all paths up to a
+length and all shortest paths come in networkx's order (the flows into a type and the
+backward half of ``shortest_path`` follow each node's predecessors in the order setools'
+subgraph holds them: its node order), and each step's rules are the rule objects
+``TERuleQuery`` yields, in setools' order (a rule listed twice on an edge it makes both as a
+write and as a read flow, as setools lists it).
 
-Not implemented (each raises ``NotImplementedError``): ``shortest_path`` (networkx's
-bidirectional search picks one of the shortest paths by an order the engine does not model)
-and ``infoflows(type, out=False)`` (the flows into a type come in the order their edges were
-first created across the whole graph, which the engine does not keep).
+The graph is built once per analysis object and permission map (a new map, assigned to
+``perm_map``, builds a new one, as in setools) and the working view once per minimum
+weight, excluded types and booleans: setools too rebuilds only its subgraph when one of
+those changes. One difference remains: setools' boolean filtering edits rule lists its
+subgraph shares with its graph, so a later setting on the same setools object starts from
+the filtered lists; arbiter filters the whole graph each time.
 """
 
 import logging
 
 from .. import _native
+from ._analysis import GraphAnalysis
 from .policyrep import SELinuxPolicy  # noqa: F401 - the type setools' signature names
 
 __all__ = ["InfoFlowAnalysis"]
 
 
-class InfoFlowAnalysis:
+class InfoFlowAnalysis(GraphAnalysis):
     """Information flow analysis."""
 
     def __init__(self, policy, perm_map, min_weight=1, exclude=None, booleans=None):
@@ -51,17 +57,6 @@ class InfoFlowAnalysis:
         self._perm_map = perm_map
         self._native = None  # rebuilt from the map at the next query, as setools rebuilds
 
-    @property
-    def exclude(self):
-        return self._exclude
-
-    @exclude.setter
-    def exclude(self, types):
-        if types:
-            self._exclude = [self.policy.lookup_type(t) for t in types]
-        else:
-            self._exclude = []
-
     def _handle(self):
         if self._native is None:
             self.perm_map.map_policy(self.policy)
@@ -83,18 +78,18 @@ class InfoFlowAnalysis:
             yield InfoFlowStep(self.policy, tv[s], tv[t], w, rules)
 
     def shortest_path(self, source, target):
-        """Not implemented: see the module's documentation."""
-        raise NotImplementedError(
-            "arbiter.setools: InfoFlowAnalysis.shortest_path is not implemented "
-            "(use all_shortest_paths)")
+        """The one shortest flow path networkx's ``shortest_path`` finds (none, or one
+        generator of ``InfoFlowStep``)."""
+        s, t = self._endpoints(source, target)
+        self.log.info("Generating one shortest information flow path from {0} to {1}..."
+                      .format(s, t))
+        for path in self._query("shortest_path", s, t):
+            yield self._steps(path)
 
     def all_paths(self, source, target, maxlen=2):
         """All flow paths from source to target of 1 to ``maxlen`` steps, each a generator
         of ``InfoFlowStep``."""
-        if maxlen < 1:
-            raise ValueError("Maximum path length must be positive.")
-        s = self.policy.lookup_type(source)
-        t = self.policy.lookup_type(target)
+        s, t = self._endpoints(source, target, maxlen)
         self.log.info("Generating all information flow paths from {0} to {1}, max length {2}..."
                       .format(s, t, maxlen))
         for path in self._query("all_paths", s, t, maxlen):
@@ -103,22 +98,18 @@ class InfoFlowAnalysis:
     def all_shortest_paths(self, source, target):
         """Every shortest flow path from source to target, each a generator of
         ``InfoFlowStep``."""
-        s = self.policy.lookup_type(source)
-        t = self.policy.lookup_type(target)
+        s, t = self._endpoints(source, target)
         self.log.info("Generating all shortest information flow paths from {0} to {1}..."
                       .format(s, t))
         for path in self._query("all_shortest_paths", s, t):
             yield self._steps(path)
 
     def infoflows(self, type_, out=True):
-        """The flows out of a type, each an ``InfoFlowStep`` (``out=False`` is not
-        implemented: see the module's documentation)."""
+        """The flows out of a type (``out=False``: into it), each an ``InfoFlowStep``."""
         s = self.policy.lookup_type(type_)
-        if not out:
-            raise NotImplementedError(
-                "arbiter.setools: InfoFlowAnalysis.infoflows(out=False) is not implemented")
-        self.log.info("Generating all information flows out of {0}".format(s))
-        for path in self._query("out", s):
+        self.log.info("Generating all information flows {0} {1}"
+                      .format("out of" if out else "into", s))
+        for path in self._query("out" if out else "in", s):
             yield from self._steps(path)
 
     def get_stats(self):
