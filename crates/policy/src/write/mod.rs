@@ -66,7 +66,7 @@ pub use unsupported::Unsupported;
 
 use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind};
 use crate::cond::{CondExpr, CondNode};
-use crate::constraint::{Constraint, ConstraintExpr, ConstraintOp, TypeSet};
+use crate::constraint::{Constraint, ConstraintExpr, TypeSet};
 use crate::ebitmap::Ebitmap;
 use crate::header::compat_table_sizes;
 use crate::ids::{ClassId, TypeId};
@@ -626,14 +626,14 @@ impl<'a> Writer<'a> {
                     ConstraintExpr::Not => self.out.u32s(&[1, 0, 0]),
                     ConstraintExpr::And => self.out.u32s(&[2, 0, 0]),
                     ConstraintExpr::Or => self.out.u32s(&[3, 0, 0]),
-                    ConstraintExpr::Attr { attr, op } => self.out.u32s(&[4, *attr, op_raw(*op)]),
+                    ConstraintExpr::Attr { attr, op } => self.out.u32s(&[4, *attr, op.raw()]),
                     ConstraintExpr::Names {
                         attr,
                         op,
                         names,
                         type_names,
                     } => {
-                        self.out.u32s(&[5, *attr, op_raw(*op)]);
+                        self.out.u32s(&[5, *attr, op.raw()]);
                         self.out.ebitmap(names);
                         if self.v >= version::CONSTRAINT_NAMES {
                             // libsepol writes an empty set where none was read.
@@ -1442,16 +1442,6 @@ fn default_range(d: DefaultRange) -> u32 {
         DefaultRange::TargetHigh => 5,
         DefaultRange::TargetLowHigh => 6,
         DefaultRange::Glblub => 7,
-    }
-}
-
-fn op_raw(op: ConstraintOp) -> u32 {
-    match op {
-        ConstraintOp::Eq => 1,
-        ConstraintOp::Neq => 2,
-        ConstraintOp::Dom => 3,
-        ConstraintOp::Domby => 4,
-        ConstraintOp::Incomp => 5,
     }
 }
 

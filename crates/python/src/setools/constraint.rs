@@ -4,7 +4,7 @@
 //! (`_constraint.py`) writes setools' infix text and builds the name sets.
 
 use super::PolicyDb;
-use arbiter_policy::constraint::{attr, ConstraintExpr, ConstraintOp};
+use arbiter_policy::constraint::ConstraintExpr;
 use arbiter_policy::symbols::{DefaultRange, DefaultSide};
 use pyo3::prelude::*;
 
@@ -13,36 +13,16 @@ use pyo3::prelude::*;
 /// for types from format 29 on, the source-level type set, as setools reads it).
 type NodeRow = (&'static str, u32, &'static str, Vec<u32>);
 
-fn op_text(op: ConstraintOp) -> &'static str {
-    match op {
-        ConstraintOp::Eq => "==",
-        ConstraintOp::Neq => "!=",
-        ConstraintOp::Dom => "dom",
-        ConstraintOp::Domby => "domby",
-        ConstraintOp::Incomp => "incomp",
-    }
-}
-
 fn nodes(version: u32, expr: &[ConstraintExpr]) -> Vec<NodeRow> {
     expr.iter()
         .map(|e| match e {
             ConstraintExpr::Not => ("not", 0, "", Vec::new()),
             ConstraintExpr::And => ("and", 0, "", Vec::new()),
             ConstraintExpr::Or => ("or", 0, "", Vec::new()),
-            ConstraintExpr::Attr { attr: a, op } => ("attr", *a, op_text(*op), Vec::new()),
-            ConstraintExpr::Names {
-                attr: a,
-                op,
-                names,
-                type_names,
-            } => {
-                let is_type = a & !(attr::TARGET | attr::XTARGET) == attr::TYPE;
-                let bits: Vec<u32> = match (is_type && version > 28, type_names) {
-                    (true, Some(ts)) => ts.types.iter().map(|b| b + 1).collect(),
-                    (true, None) => Vec::new(),
-                    (false, _) => names.iter().map(|b| b + 1).collect(),
-                };
-                ("names", *a, op_text(*op), bits)
+            ConstraintExpr::Attr { attr, op } => ("attr", *attr, op.keyword(), Vec::new()),
+            ConstraintExpr::Names { attr, op, .. } => {
+                let bits = e.written_names(version).into_iter().flat_map(|b| b.iter());
+                ("names", *attr, op.keyword(), bits.map(|b| b + 1).collect())
             }
         })
         .collect()
