@@ -64,7 +64,7 @@ use filename::per_rule;
 pub use layout::{symtab_order, ROLES as ROLE_TABLE_BUCKETS, USERS as USER_TABLE_BUCKETS};
 pub use unsupported::Unsupported;
 
-use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind};
+use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind, SPEC_ORDER};
 use crate::cond::{CondExpr, CondNode};
 use crate::constraint::{Constraint, ConstraintExpr, TypeSet};
 use crate::ebitmap::Ebitmap;
@@ -80,15 +80,6 @@ use crate::format::{
     CONFIG_REJECT_UNKNOWN, MAGIC, TARGET_SELINUX as TARGET, TYPE_PROPERTY_ATTRIBUTE,
     TYPE_PROPERTY_PRIMARY,
 };
-/// The order of the data of the old format's multi-kind items (the kernel's `spec_order`).
-const SPEC_ORDER: [AvtabKind; 6] = [
-    AvtabKind::Allowed,
-    AvtabKind::AuditDeny,
-    AvtabKind::AuditAllow,
-    AvtabKind::Transition,
-    AvtabKind::Change,
-    AvtabKind::Member,
-];
 
 /// How to write: what to do with content the target version cannot hold, and in which
 /// order. Build it with `..Default::default()`: fields may be added.
@@ -602,16 +593,13 @@ impl<'a> Writer<'a> {
             if v >= version::NEW_OBJECT_DEFAULTS {
                 let range = match c.default_range {
                     DefaultRange::Glblub if v < version::GLBLUB => 0,
-                    r => default_range(r),
+                    r => r.raw(),
                 };
-                self.out.u32s(&[
-                    default_side(c.default_user),
-                    default_side(c.default_role),
-                    range,
-                ]);
+                self.out
+                    .u32s(&[c.default_user.raw(), c.default_role.raw(), range]);
             }
             if v >= version::DEFAULT_TYPE {
-                self.out.u32(default_side(c.default_type));
+                self.out.u32(c.default_type.raw());
             }
         }
         Ok(())
@@ -1422,27 +1410,6 @@ fn expand_attributes(items: Vec<Item>, of: &[Vec<TypeId>]) -> Result<Vec<Item>, 
 /// The position of a kind in the old format's data order.
 fn spec_pos(kind: AvtabKind) -> usize {
     SPEC_ORDER.iter().position(|k| *k == kind).unwrap_or(0)
-}
-
-fn default_side(d: DefaultSide) -> u32 {
-    match d {
-        DefaultSide::None => 0,
-        DefaultSide::Source => 1,
-        DefaultSide::Target => 2,
-    }
-}
-
-fn default_range(d: DefaultRange) -> u32 {
-    match d {
-        DefaultRange::None => 0,
-        DefaultRange::SourceLow => 1,
-        DefaultRange::SourceHigh => 2,
-        DefaultRange::SourceLowHigh => 3,
-        DefaultRange::TargetLow => 4,
-        DefaultRange::TargetHigh => 5,
-        DefaultRange::TargetLowHigh => 6,
-        DefaultRange::Glblub => 7,
-    }
 }
 
 fn fs_use_raw(b: crate::ocontext::FsUseBehavior) -> u32 {

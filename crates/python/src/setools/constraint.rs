@@ -5,7 +5,6 @@
 
 use super::PolicyDb;
 use arbiter_policy::constraint::ConstraintExpr;
-use arbiter_policy::symbols::{DefaultRange, DefaultSide};
 use pyo3::prelude::*;
 
 /// One postfix node: `(kind, attr, op, names)`: kind `not`/`and`/`or`, or `attr` (two
@@ -78,28 +77,6 @@ pub fn constraint_table(
         .collect()
 }
 
-fn side(s: DefaultSide) -> u32 {
-    match s {
-        DefaultSide::None => 0,
-        DefaultSide::Source => 1,
-        DefaultSide::Target => 2,
-    }
-}
-
-/// libsepol's `DEFAULT_*` number of a default_range setting (0: none).
-fn range_number(r: DefaultRange) -> u32 {
-    match r {
-        DefaultRange::None => 0,
-        DefaultRange::SourceLow => 1,
-        DefaultRange::SourceHigh => 2,
-        DefaultRange::SourceLowHigh => 3,
-        DefaultRange::TargetLow => 4,
-        DefaultRange::TargetHigh => 5,
-        DefaultRange::TargetLowHigh => 6,
-        DefaultRange::Glblub => 7,
-    }
-}
-
 /// Per class value: `(default_user, default_role, default_type, default_range)` as
 /// libsepol numbers them (0: no rule).
 #[pyfunction]
@@ -111,10 +88,10 @@ pub fn default_table(db: &PolicyDb) -> Vec<(u32, u32, u32, u32, u32)> {
         .map(|(i, c)| {
             (
                 i as u32 + 1,
-                side(c.default_user),
-                side(c.default_role),
-                side(c.default_type),
-                range_number(c.default_range),
+                c.default_user.raw(),
+                c.default_role.raw(),
+                c.default_type.raw(),
+                c.default_range.raw(),
             )
         })
         .collect()
