@@ -52,17 +52,23 @@ pub fn fields(text: &[u8], delim: u8) -> impl Iterator<Item = &[u8]> {
     text.split(move |&b| b == delim).filter(|f| !f.is_empty())
 }
 
-/// C `atoi` truncated to 16 bits (no error check, as libbsm).
-pub fn atoi_u16(s: &[u8]) -> u16 {
+/// Where C's number parsers start reading `s`: past leading white space (`isspace`) and
+/// one sign; with whether the sign was `-`.
+fn number_start(s: &[u8]) -> (usize, bool) {
     let mut i = 0;
     while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
         i += 1;
     }
-    let mut neg = false;
-    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
-        neg = s[i] == b'-';
-        i += 1;
+    match s.get(i) {
+        Some(b'-') => (i + 1, true),
+        Some(b'+') => (i + 1, false),
+        _ => (i, false),
     }
+}
+
+/// C `atoi` truncated to 16 bits (no error check, as libbsm).
+pub fn atoi_u16(s: &[u8]) -> u16 {
+    let (mut i, neg) = number_start(s);
     let mut v: i64 = 0;
     while i < s.len() && s[i].is_ascii_digit() {
         v = v.wrapping_mul(10).wrapping_add((s[i] - b'0') as i64);
@@ -76,15 +82,7 @@ pub fn atoi_u16(s: &[u8]) -> u16 {
 
 /// C `strtoul(s, NULL, 0)` truncated to 32 bits.
 pub fn strtoul0_u32(s: &[u8]) -> u32 {
-    let mut i = 0;
-    while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
-        i += 1;
-    }
-    let mut neg = false;
-    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
-        neg = s[i] == b'-';
-        i += 1;
-    }
+    let (mut i, neg) = number_start(s);
     let mut base = 10u64;
     if i + 1 < s.len()
         && s[i] == b'0'

@@ -254,7 +254,7 @@ const SPECIFIER_MASK: u16 = AVTAB_AV | AVTAB_TYPE | AVTAB_XPERMS | AVTAB_ENABLED
 
 /// The order in which the format before version 20 stores one datum per kind bit (the
 /// kernel's `spec_order`). Its datum order is not the bit order, so it must be followed.
-const SPEC_ORDER: [AvtabKind; 9] = [
+pub(crate) const SPEC_ORDER: [AvtabKind; 9] = [
     AvtabKind::Allowed,
     AvtabKind::AuditDeny,
     AvtabKind::AuditAllow,
@@ -834,7 +834,7 @@ impl AvtabKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testbytes::{counts, W};
+    use crate::testbytes::{counts, detail, W};
 
     fn tid(v: u16) -> TypeId {
         TypeId::new(v).unwrap()
@@ -876,13 +876,6 @@ mod tests {
         w.u32(n);
         body(&mut w);
         read_at(version, &w.0)
-    }
-
-    fn invalid_detail(r: Result<Avtab>) -> String {
-        match r {
-            Err(PolicyError::Invalid { detail, .. }) => detail,
-            other => panic!("expected an Invalid error, got {other:?}"),
-        }
     }
 
     #[test]
@@ -959,15 +952,15 @@ mod tests {
         let too_many_words = table(19, 1, |w| {
             w.u32s(&[6, 1, 2, 3, 0x0001, 0x11, 0x22]);
         });
-        assert!(invalid_detail(too_many_words).contains("uses 5"));
+        assert!(detail(too_many_words).contains("uses 5"));
         let too_few_words = table(19, 1, |w| {
             w.u32s(&[5, 1, 2, 3, 0x0003, 0x11]);
         });
-        assert!(invalid_detail(too_few_words).contains("needs more"));
+        assert!(detail(too_few_words).contains("needs more"));
         let out_of_range = table(19, 1, |w| {
             w.u32s(&[9, 1, 2, 3, 0x0001, 0, 0, 0, 0]);
         });
-        assert!(invalid_detail(out_of_range).contains("expected 5 to 8"));
+        assert!(detail(out_of_range).contains("expected 5 to 8"));
     }
 
     #[test]
@@ -985,7 +978,7 @@ mod tests {
         let r = table(19, 1, |w| {
             w.u32s(&[5, 0x1_0001, 2, 3, 0x0001, 1]);
         });
-        assert!(invalid_detail(r).contains("does not fit in 16 bits"));
+        assert!(detail(r).contains("does not fit in 16 bits"));
     }
 
     #[test]
@@ -1001,17 +994,14 @@ mod tests {
     #[test]
     fn entry_with_two_kind_bits_is_rejected() {
         let r = table(33, 1, |w| entry(w, 1, 2, 3, 0x0003, 1));
-        assert!(invalid_detail(r).contains("exactly one rule kind"));
+        assert!(detail(r).contains("exactly one rule kind"));
     }
 
     #[test]
     fn unknown_specifier_bit_is_rejected() {
         for spec in [0x0008, 0x0080, 0x0800, 0x1000] {
             let r = table(33, 1, |w| entry(w, 1, 2, 3, spec, 1));
-            assert!(
-                invalid_detail(r).contains("no known rule kind"),
-                "{spec:#x}"
-            );
+            assert!(detail(r).contains("no known rule kind"), "{spec:#x}");
         }
     }
 
@@ -1024,13 +1014,13 @@ mod tests {
     #[test]
     fn enabled_flag_on_unconditional_allow_is_rejected() {
         let r = table(33, 1, |w| entry(w, 1, 2, 3, 0x8001, 4));
-        assert!(invalid_detail(r).contains("enabled flag"));
+        assert!(detail(r).contains("enabled flag"));
     }
 
     #[test]
     fn xperms_need_version_30() {
         let r = table(29, 1, |w| xentry(w, 1, 2, 0x0100, 1, 0x89));
-        assert!(invalid_detail(r).contains("needs format version 30"));
+        assert!(detail(r).contains("needs format version 30"));
         assert!(table(30, 1, |w| xentry(w, 1, 2, 0x0100, 1, 0x89)).is_ok());
     }
 
@@ -1067,20 +1057,20 @@ mod tests {
     fn type_rule_datum_must_be_a_valid_type() {
         for datum in [0, 21] {
             let r = table(33, 1, |w| entry(w, 1, 2, 3, 0x0010, datum));
-            assert!(invalid_detail(r).contains("type value"), "{datum}");
+            assert!(detail(r).contains("type value"), "{datum}");
         }
         // An old-format type rule is checked too.
         let r = table(19, 1, |w| {
             w.u32s(&[5, 1, 2, 3, 0x0020, 0]);
         });
-        assert!(invalid_detail(r).contains("type value 0"));
+        assert!(detail(r).contains("type value 0"));
     }
 
     #[test]
     fn key_types_and_class_are_range_checked() {
         for (s, t, c, what) in [(0, 1, 1, "type"), (1, 21, 1, "type"), (1, 1, 7, "class")] {
             let r = table(33, 1, |w| entry(w, s, t, c, 0x0001, 1));
-            let detail = invalid_detail(r);
+            let detail = detail(r);
             assert!(detail.contains(what), "{detail}");
             assert!(detail.starts_with("entry 0 of 1"), "{detail}");
         }
@@ -1128,7 +1118,7 @@ mod tests {
     #[test]
     fn empty_unconditional_table_is_rejected() {
         let r = table(33, 0, |_| {});
-        assert!(invalid_detail(r).contains("empty"));
+        assert!(detail(r).contains("empty"));
     }
 
     #[test]
@@ -1256,15 +1246,13 @@ mod tests {
             let mut k = keys.clone();
             k[3000] = k[100];
             fault(&mut k, 3001);
-            let d =
-                invalid_detail(read(&mut Cursor::new(&encode(&k)), &big_counts()).map(|(t, _)| t));
+            let d = detail(read(&mut Cursor::new(&encode(&k)), &big_counts()).map(|(t, _)| t));
             assert!(d.starts_with("entry 3000 of 5000: duplicate"), "{d}");
             // Fault at 2999: the fault.
             let mut k = keys.clone();
             k[3000] = k[100];
             fault(&mut k, 2999);
-            let d =
-                invalid_detail(read(&mut Cursor::new(&encode(&k)), &big_counts()).map(|(t, _)| t));
+            let d = detail(read(&mut Cursor::new(&encode(&k)), &big_counts()).map(|(t, _)| t));
             assert!(d.starts_with("entry 2999 of 5000: "), "{d}");
             assert!(!d.contains("duplicate"), "{d}");
         }
@@ -1302,7 +1290,7 @@ mod tests {
             w.u32s(&[6, 1, 2, 3, 0x0005, 0x11, 0x22]);
         });
         assert_eq!(
-            invalid_detail(r),
+            detail(r),
             "entry 1 of 2: duplicate allow rule (source type 1, target type 2, class 3)"
         );
     }

@@ -323,7 +323,7 @@ mod tests {
     use super::*;
     use crate::avtab::{AvtabDatum, AvtabEntry, AvtabKey, AvtabKind};
     use crate::ids::{ClassId, TypeId};
-    use crate::testbytes::{counts, W};
+    use crate::testbytes::{counts, detail, W};
 
     const ALLOW: u16 = 0x0001;
     const TRANS: u16 = 0x0010;
@@ -401,13 +401,6 @@ mod tests {
         let r = read(&mut c, &counts(version), (uncond, &keys))?;
         assert_eq!(c.remaining(), 0, "conditionals not read to their end");
         Ok(r)
-    }
-
-    fn detail<T: std::fmt::Debug>(r: Result<T>) -> String {
-        match r {
-            Err(PolicyError::Invalid { detail, .. }) => detail,
-            other => panic!("expected an Invalid error, got {other:?}"),
-        }
     }
 
     /// One node with the expression `bool 1` and the given lists.

@@ -117,6 +117,17 @@ impl ConstraintOp {
             _ => return None,
         })
     }
+
+    /// The file's `op` word: the inverse of [`ConstraintOp::from_raw`].
+    pub fn raw(self) -> u32 {
+        match self {
+            ConstraintOp::Eq => 1,
+            ConstraintOp::Neq => 2,
+            ConstraintOp::Dom => 3,
+            ConstraintOp::Domby => 4,
+            ConstraintOp::Incomp => 5,
+        }
+    }
 }
 
 /// Which kind of list is being read: `constrain` rules compare two contexts; `validatetrans`

@@ -22,6 +22,7 @@
 pub mod avtab;
 pub mod cond;
 pub mod constraint;
+mod constraint_text;
 mod cursor;
 pub mod ebitmap;
 mod error;
@@ -48,6 +49,7 @@ pub mod xen;
 /// 33 by `policies/regen.sh`): for examples, demos and the command line's `builtin`.
 pub const BUILTIN_POLICY: &[u8] = include_bytes!("../../../policies/bin/default.33");
 
+pub use constraint_text::{constraint_infix, InfixStyle};
 pub use ebitmap::Ebitmap;
 pub use error::{PolicyError, Result};
 pub use ids::{BoolId, CatId, ClassId, CommonId, RoleId, SensId, TypeId, UserId};

@@ -510,21 +510,7 @@ pub(crate) fn read_genfs(c: &mut Cursor<'_>, counts: &Counts) -> Result<Vec<Genf
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testbytes::{counts, W};
-
-    fn run<T>(bytes: &[u8], f: impl FnOnce(&mut Cursor<'_>) -> Result<T>) -> Result<T> {
-        let mut c = Cursor::new(bytes);
-        let r = f(&mut c)?;
-        assert_eq!(c.remaining(), 0, "section not read to its end");
-        Ok(r)
-    }
-
-    fn detail<T: std::fmt::Debug>(r: Result<T>) -> String {
-        match r {
-            Err(PolicyError::Invalid { detail, .. }) => detail,
-            other => panic!("expected an Invalid error, got {other:?}"),
-        }
-    }
+    use crate::testbytes::{counts, detail, run, W};
 
     /// Object context tables for `version`: each closure writes its table's records and
     /// returns their number; missing tables are empty.

@@ -29,28 +29,44 @@ pub struct Common {
 }
 
 /// Which part of the source or target context a `default_user`/`default_role`/
-/// `default_type` rule takes (0 = no rule).
+/// `default_type` rule takes (0 = no rule). The discriminants are the file's
+/// `DEFAULT_SOURCE`/`DEFAULT_TARGET` numbers.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DefaultSide {
     #[default]
-    None,
-    Source,
-    Target,
+    None = 0,
+    Source = 1,
+    Target = 2,
 }
 
-/// What a `default_range` rule takes.
+/// What a `default_range` rule takes. The discriminants are the file's `DEFAULT_*`
+/// numbers.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DefaultRange {
     #[default]
-    None,
-    SourceLow,
-    SourceHigh,
-    SourceLowHigh,
-    TargetLow,
-    TargetHigh,
-    TargetLowHigh,
+    None = 0,
+    SourceLow = 1,
+    SourceHigh = 2,
+    SourceLowHigh = 3,
+    TargetLow = 4,
+    TargetHigh = 5,
+    TargetLowHigh = 6,
     /// `glblub` (format version 32).
-    Glblub,
+    Glblub = 7,
+}
+
+impl DefaultSide {
+    /// The file's number for the setting (0: no rule), as libsepol writes it.
+    pub fn raw(self) -> u32 {
+        self as u32
+    }
+}
+
+impl DefaultRange {
+    /// The file's number for the setting (0: no rule), as libsepol writes it.
+    pub fn raw(self) -> u32 {
+        self as u32
+    }
 }
 
 /// A security class: its own permissions, an optional common, constraints and defaults.

@@ -1,7 +1,25 @@
 //! Test-only helpers: a little-endian writer for hand-built policy fragments, and symbol
 //! counts to read them against. Shared by the section tests of the reader.
 
+use crate::cursor::Cursor;
+use crate::error::{PolicyError, Result};
 use crate::read::Counts;
+
+/// Runs `f` over `bytes`, checking that it reads them to their end.
+pub(crate) fn run<T>(bytes: &[u8], f: impl FnOnce(&mut Cursor<'_>) -> Result<T>) -> Result<T> {
+    let mut c = Cursor::new(bytes);
+    let r = f(&mut c)?;
+    assert_eq!(c.remaining(), 0, "section not read to its end");
+    Ok(r)
+}
+
+/// The detail of an `Invalid` error (any other outcome fails the test).
+pub(crate) fn detail<T: std::fmt::Debug>(r: Result<T>) -> String {
+    match r {
+        Err(PolicyError::Invalid { detail, .. }) => detail,
+        other => panic!("expected an Invalid error, got {other:?}"),
+    }
+}
 
 /// Builds a byte image field by field, in the format's little-endian encoding.
 #[derive(Default)]

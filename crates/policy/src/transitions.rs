@@ -430,7 +430,7 @@ fn check_range(
 mod tests {
     use super::*;
     use crate::error::PolicyError;
-    use crate::testbytes::{counts, W};
+    use crate::testbytes::{counts, detail, run, W};
 
     fn tid(v: u16) -> TypeId {
         TypeId::new(v).unwrap()
@@ -440,21 +440,6 @@ mod tests {
     }
     fn rid(v: u32) -> RoleId {
         RoleId::new(v).unwrap()
-    }
-
-    /// Runs `f` over `bytes`, checking that it reads them to their end.
-    fn run<T>(bytes: &[u8], f: impl FnOnce(&mut Cursor<'_>) -> Result<T>) -> Result<T> {
-        let mut c = Cursor::new(bytes);
-        let r = f(&mut c)?;
-        assert_eq!(c.remaining(), 0, "section not read to its end");
-        Ok(r)
-    }
-
-    fn detail<T: std::fmt::Debug>(r: Result<T>) -> String {
-        match r {
-            Err(PolicyError::Invalid { detail, .. }) => detail,
-            other => panic!("expected an Invalid error, got {other:?}"),
-        }
     }
 
     #[test]

@@ -168,8 +168,29 @@ pub struct BsmRecord {
     /// Header time: milliseconds.
     #[pyo3(get)]
     msec: Option<u64>,
-    /// The first subject (or process) token's ids: (auid, euid, egid, ruid, rgid, pid, sid).
-    subject: Option<(u32, u32, u32, u32, u32, u32, u32)>,
+    // The first subject (or process) token's ids, each None without one: plain fields
+    // rather than getters over a tuple, so each is one attribute with its own line.
+    /// Audit user id of the first subject/process token (None without one).
+    #[pyo3(get)]
+    auid: Option<u32>,
+    /// Effective user id of the first subject/process token (None without one).
+    #[pyo3(get)]
+    euid: Option<u32>,
+    /// Effective group id of the first subject/process token (None without one).
+    #[pyo3(get)]
+    egid: Option<u32>,
+    /// Real user id of the first subject/process token (None without one).
+    #[pyo3(get)]
+    ruid: Option<u32>,
+    /// Real group id of the first subject/process token (None without one).
+    #[pyo3(get)]
+    rgid: Option<u32>,
+    /// Process id of the first subject/process token (None without one).
+    #[pyo3(get)]
+    pid: Option<u32>,
+    /// Audit session id of the first subject/process token (None without one).
+    #[pyo3(get)]
+    sid: Option<u32>,
     /// The first return token's (status, value); None without one.
     #[pyo3(get)]
     ret: Option<(u8, u64)>,
@@ -187,41 +208,6 @@ impl BsmRecord {
     #[getter]
     fn data<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.data)
-    }
-    /// Audit user id of the first subject/process token (None without one).
-    #[getter]
-    fn auid(&self) -> Option<u32> {
-        self.subject.map(|s| s.0)
-    }
-    /// Effective user id of the first subject/process token (None without one).
-    #[getter]
-    fn euid(&self) -> Option<u32> {
-        self.subject.map(|s| s.1)
-    }
-    /// Effective group id of the first subject/process token (None without one).
-    #[getter]
-    fn egid(&self) -> Option<u32> {
-        self.subject.map(|s| s.2)
-    }
-    /// Real user id of the first subject/process token (None without one).
-    #[getter]
-    fn ruid(&self) -> Option<u32> {
-        self.subject.map(|s| s.3)
-    }
-    /// Real group id of the first subject/process token (None without one).
-    #[getter]
-    fn rgid(&self) -> Option<u32> {
-        self.subject.map(|s| s.4)
-    }
-    /// Process id of the first subject/process token (None without one).
-    #[getter]
-    fn pid(&self) -> Option<u32> {
-        self.subject.map(|s| s.5)
-    }
-    /// Audit session id of the first subject/process token (None without one).
-    #[getter]
-    fn sid(&self) -> Option<u32> {
-        self.subject.map(|s| s.6)
     }
     fn __repr__(&self) -> String {
         format!(
@@ -373,7 +359,13 @@ fn bsm_records(
                 modifier: r.event.map(|e| e.1),
                 sec: r.event.map(|e| e.2),
                 msec: r.event.map(|e| e.3),
-                subject: r.subject,
+                auid: r.subject.map(|s| s.0),
+                euid: r.subject.map(|s| s.1),
+                egid: r.subject.map(|s| s.2),
+                ruid: r.subject.map(|s| s.3),
+                rgid: r.subject.map(|s| s.4),
+                pid: r.subject.map(|s| s.5),
+                sid: r.subject.map(|s| s.6),
                 ret: r.ret,
                 tokens,
                 error: r.error,

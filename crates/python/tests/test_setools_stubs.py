@@ -2,46 +2,26 @@
 of policyrep.pyi exists with its members, and every public class of the module (setools'
 classes, not the private helpers) is in the stub."""
 
-import ast
-import inspect
-import pathlib
-
 import arbiter.setools.policyrep as policyrep
+from stubcheck import PKG, missing_from_module, public_classes, read_stub
 
-STUB = (pathlib.Path(__file__).resolve().parents[1] / "python" / "arbiter" / "setools"
-        / "policyrep.pyi")
+STUB = PKG / "setools" / "policyrep.pyi"
 
 
-def stub_classes():
-    out = {}
-    for node in ast.parse(STUB.read_text()).body:
-        if isinstance(node, ast.ClassDef):
-            out[node.name] = {
-                n.name for n in node.body
-                if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")
-            } | {
-                n.target.id for n in node.body
-                if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
-            }
-    return out
+def has_member(obj, m):
+    """setools' members may be enum members, named-tuple fields or slots."""
+    return (m in getattr(obj, "__members__", {}) or m in getattr(obj, "_fields", ())
+            or hasattr(obj, m) or any(m in getattr(k, "__slots__", ()) for k in obj.__mro__))
 
 
 def test_every_stubbed_class_and_member_exists():
-    for cls, members in stub_classes().items():
-        assert hasattr(policyrep, cls), cls
-        obj = getattr(policyrep, cls)
-        for m in members:
-            members = getattr(obj, "__members__", {})
-            has = m in members or m in getattr(obj, "_fields", ()) or hasattr(obj, m) or m in getattr(obj, "__slots__", ()) or any(
-                m in getattr(k, "__slots__", ()) for k in obj.__mro__)
-            assert has, f"{cls}.{m}"
+    classes, _ = read_stub(STUB, hidden="_")
+    assert missing_from_module(policyrep, classes, has_member) == []
 
 
 def test_every_public_class_is_stubbed():
-    stubs = stub_classes()
-    for name, obj in vars(policyrep).items():
-        if name.startswith("_") or not inspect.isclass(obj):
-            continue
+    classes, _ = read_stub(STUB, hidden="_")
+    for name, obj in public_classes(vars(policyrep).items()):
         if issubclass(obj, BaseException) or not obj.__module__.startswith("arbiter.setools"):
             continue
-        assert name in stubs, name
+        assert name in classes, name

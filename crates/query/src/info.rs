@@ -6,11 +6,11 @@ use crate::error::QueryError;
 use crate::error::{QueryErrorKind, SymbolKind};
 use crate::index::Index;
 use crate::render;
-use arbiter_policy::constraint::{attr, Constraint, ConstraintExpr, ConstraintOp};
+use arbiter_policy::constraint::{Constraint, ConstraintExpr};
 use arbiter_policy::mls::Context;
 use arbiter_policy::ocontext::{FsUseBehavior, IbPkeyCon, PortCon};
 use arbiter_policy::symbols::{DefaultRange, DefaultSide};
-use arbiter_policy::{ClassId, Policy, TypeFlavor, TypeId};
+use arbiter_policy::{constraint_infix, ClassId, InfixStyle, Policy, TypeFlavor, TypeId};
 
 /// One `seinfo` component: what one of its listing options (`-t`, `--portcon`, ...) lists.
 /// Each has its own function below; [`InfoComponent::ALL`] is seinfo's printing order.
@@ -1164,199 +1164,36 @@ pub(crate) fn context(index: &Index<'_>, c: &Context) -> String {
 /// its stray spaces. Name sets are written in name order (setools writes them in Python's
 /// per-process hash order, which is not reproducible).
 fn constraint_expr(index: &Index<'_>, expr: &[ConstraintExpr]) -> String {
-    enum Tok {
-        Word(String),
-        Set(Vec<String>),
-        List(Vec<Tok>),
-    }
-    fn prec(op: &str) -> u8 {
-        match op {
-            "not" => 4,
-            "and" => 2,
-            "or" => 1,
-            _ => 3,
-        }
-    }
-    fn flatten(t: Tok, out: &mut Vec<Tok>) {
-        match t {
-            Tok::List(v) => v.into_iter().for_each(|x| flatten(x, out)),
-            other => out.push(other),
-        }
-    }
     let p = index.policy();
-    let sym = |a: u32| -> &'static str {
-        let target = a & attr::TARGET != 0;
-        match a & !(attr::TARGET | attr::XTARGET) {
-            attr::USER => {
-                if a & attr::XTARGET != 0 {
-                    "u3"
-                } else if target {
-                    "u2"
-                } else {
-                    "u1"
-                }
-            }
-            attr::ROLE => {
-                if a & attr::XTARGET != 0 {
-                    "r3"
-                } else if target {
-                    "r2"
-                } else {
-                    "r1"
-                }
-            }
-            attr::TYPE => {
-                if a & attr::XTARGET != 0 {
-                    "t3"
-                } else if target {
-                    "t2"
-                } else {
-                    "t1"
-                }
-            }
-            attr::L1L2 | attr::L1H2 | attr::L1H1 => {
-                if target && a & !attr::TARGET == attr::L1H2 {
-                    "h2"
-                } else if target && a & !attr::TARGET == attr::L1H1 {
-                    "h1"
-                } else if target {
-                    "l2"
-                } else {
-                    "l1"
-                }
-            }
-            attr::H1L2 | attr::H1H2 => {
-                if target && a & !attr::TARGET == attr::H1H2 {
-                    "h2"
-                } else if target {
-                    "l2"
-                } else {
-                    "h1"
-                }
-            }
-            attr::L2H2 => {
-                if target {
-                    "h2"
-                } else {
-                    "l2"
-                }
-            }
-            _ => "?",
-        }
-    };
-    let op_text = |op: ConstraintOp| match op {
-        ConstraintOp::Eq => "==",
-        ConstraintOp::Neq => "!=",
-        ConstraintOp::Dom => "dom",
-        ConstraintOp::Domby => "domby",
-        ConstraintOp::Incomp => "incomp",
-    };
-    // The postfix token stream setools builds.
-    let mut postfix: Vec<Tok> = Vec::new();
-    for e in expr {
-        match e {
-            ConstraintExpr::Not => postfix.push(Tok::Word("not".into())),
-            ConstraintExpr::And => postfix.push(Tok::Word("and".into())),
-            ConstraintExpr::Or => postfix.push(Tok::Word("or".into())),
-            ConstraintExpr::Attr { attr: a, op } => {
-                postfix.push(Tok::Word(sym(*a).into()));
-                postfix.push(Tok::Word(sym(*a | attr::TARGET).into()));
-                postfix.push(Tok::Word(op_text(*op).into()));
-            }
-            ConstraintExpr::Names {
-                attr: a,
-                op,
-                names,
-                type_names,
-            } => {
-                let base = a & !(attr::TARGET | attr::XTARGET);
-                let mut set: Vec<String> = if base == attr::ROLE {
-                    names
-                        .iter()
-                        .filter_map(|b| p.roles.get(b as usize).map(|r| r.name.to_string()))
-                        .collect()
-                } else if base == attr::TYPE {
-                    match (p.version > 28, type_names) {
-                        (true, Some(ts)) => ts
-                            .types
-                            .iter()
-                            .filter_map(|b| p.types.get(b as usize).map(|t| t.name.to_string()))
-                            .collect(),
-                        (true, None) => Vec::new(),
-                        (false, _) => names
-                            .iter()
-                            .filter_map(|b| p.types.get(b as usize).map(|t| t.name.to_string()))
-                            .collect(),
-                    }
-                } else {
-                    names
-                        .iter()
-                        .filter_map(|b| p.users.get(b as usize).map(|u| u.name.to_string()))
-                        .collect()
-                };
-                set.sort_unstable();
-                postfix.push(Tok::Word(sym(*a).into()));
-                postfix.push(Tok::Set(set));
-                postfix.push(Tok::Word(op_text(*op).into()));
-            }
-        }
-    }
-    const OPERANDS: &[&str] = &[
-        "u1", "u2", "u3", "r1", "r2", "r3", "t1", "t2", "t3", "l1", "l2", "h1", "h2",
-    ];
-    let mut stack: Vec<Tok> = Vec::new();
-    let mut prev = 4;
-    for tok in postfix {
-        let op = match &tok {
-            Tok::Set(_) => {
-                stack.push(tok);
-                continue;
-            }
-            Tok::Word(w) if OPERANDS.contains(&w.as_str()) => {
-                stack.push(tok);
-                continue;
-            }
-            Tok::Word(w) => w.clone(),
-            Tok::List(_) => continue,
+    constraint_infix(expr, InfixStyle::Setools, |i| {
+        let e = &expr[i];
+        let (left, right) = e.operands().unwrap_or(("?", None));
+        let op = match e {
+            ConstraintExpr::Attr { op, .. } | ConstraintExpr::Names { op, .. } => op.keyword(),
+            _ => "",
         };
-        if op == "not" {
-            let Some(operand) = stack.pop() else { break };
-            stack.push(Tok::List(vec![
-                Tok::Word(op.clone()),
-                Tok::Word("(".into()),
-                operand,
-                Tok::Word(")".into()),
-            ]));
-        } else {
-            let (Some(b), Some(a)) = (stack.pop(), stack.pop()) else {
-                break;
-            };
-            if prec(&op) < prev {
-                stack.push(Tok::List(vec![a, Tok::Word(op.clone()), b]));
-            } else {
-                stack.push(Tok::List(vec![
-                    Tok::Word("(".into()),
-                    a,
-                    Tok::Word(op.clone()),
-                    b,
-                    Tok::Word(")".into()),
-                ]));
+        let right = match (right, e.written_names(p.version)) {
+            (Some(word), _) => word.to_string(),
+            (None, bits) => {
+                let bits = bits.into_iter().flat_map(|b| b.iter());
+                let name = |b: u32| -> Option<String> {
+                    let b = b as usize;
+                    match left.as_bytes().first() {
+                        Some(b'r') => p.roles.get(b).map(|r| r.name.to_string()),
+                        Some(b't') => p.types.get(b).map(|t| t.name.to_string()),
+                        _ => p.users.get(b).map(|u| u.name.to_string()),
+                    }
+                };
+                let mut set: Vec<String> = bits.filter_map(name).collect();
+                set.sort_unstable();
+                match set.len() {
+                    0 | 1 => set.concat(),
+                    _ => format!("{{ {} }} ", set.join(" ")),
+                }
             }
-        }
-        prev = prec(&op);
-    }
-    let mut flat = Vec::new();
-    stack.into_iter().for_each(|t| flatten(t, &mut flat));
-    let words: Vec<String> = flat
-        .into_iter()
-        .map(|t| match t {
-            Tok::Word(w) => w,
-            Tok::Set(s) if s.len() > 1 => format!("{{ {} }} ", s.join(" ")),
-            Tok::Set(s) => s.join(" "),
-            Tok::List(_) => String::new(),
-        })
-        .collect();
-    words.join(" ")
+        };
+        format!("{left} {op} {right}")
+    })
 }
 
 /// An IPv4 network as Python's `ip_network("addr/prefix", strict=False)` normalises it.

@@ -12,7 +12,9 @@ use arbiter_policy::avtab::{AvtabDatum, AvtabEntry, AvtabKind};
 use arbiter_policy::cond::CondExpr;
 use arbiter_policy::constraint::{attr, Constraint, ConstraintExpr, TypeSet};
 use arbiter_policy::mls::{Context, MlsLevel, MlsRange};
-use arbiter_policy::{BoolId, ClassId, Ebitmap, Policy, RoleId, TypeId, UserId};
+use arbiter_policy::{
+    constraint_infix, BoolId, ClassId, Ebitmap, InfixStyle, Policy, RoleId, TypeId, UserId,
+};
 use std::collections::HashMap;
 
 /// The state one explanation reads.
@@ -585,13 +587,7 @@ impl Explainer<'_> {
                 None => text,
             }
         };
-        let expr = match build_tree(&c.expr) {
-            Some(tree) => render_tree(&tree, &mut leaf),
-            None => (0..c.expr.len())
-                .map(&mut leaf)
-                .collect::<Vec<_>>()
-                .join(" "),
-        };
+        let expr = constraint_infix(&c.expr, InfixStyle::Policy, &mut leaf);
         let order = ["u1", "u2", "r1", "r2", "t1", "t2", "l1", "h1", "l2", "h2"];
         let operands = order
             .iter()
@@ -618,29 +614,21 @@ impl Explainer<'_> {
         }
     }
 
-    /// One leaf term as written in the policy language; records the operands it reads.
+    /// One leaf term as written in the policy language; records the operands of the two
+    /// contexts it reads (not `u3`/`r3`/`t3`, the old context of a validatetrans).
     fn term_text(&self, e: &ConstraintExpr, used: &mut Vec<&'static str>) -> String {
         let mut use_ = |k: &'static str| {
-            if !used.contains(&k) {
+            if !k.ends_with('3') && !used.contains(&k) {
                 used.push(k);
             }
             k
         };
+        let Some((left, right)) = e.operands() else {
+            return String::new();
+        };
         match e {
-            ConstraintExpr::Attr { attr: a, op } => {
-                let (l, r) = match *a {
-                    attr::USER => ("u1", "u2"),
-                    attr::ROLE => ("r1", "r2"),
-                    attr::TYPE => ("t1", "t2"),
-                    attr::L1L2 => ("l1", "l2"),
-                    attr::L1H2 => ("l1", "h2"),
-                    attr::H1L2 => ("h1", "l2"),
-                    attr::H1H2 => ("h1", "h2"),
-                    attr::L1H1 => ("l1", "h1"),
-                    attr::L2H2 => ("l2", "h2"),
-                    _ => ("?", "?"),
-                };
-                format!("{} {} {}", use_(l), op_text(*op), use_(r))
+            ConstraintExpr::Attr { op, .. } => {
+                format!("{} {op} {}", use_(left), use_(right.unwrap_or("?")))
             }
             ConstraintExpr::Names {
                 attr: a,
@@ -648,29 +636,8 @@ impl Explainer<'_> {
                 names,
                 type_names,
             } => {
-                let side = if a & attr::TARGET != 0 {
-                    2
-                } else if a & attr::XTARGET != 0 {
-                    3
-                } else {
-                    1
-                };
-                let base = a & !(attr::TARGET | attr::XTARGET);
-                let (letter, key) = match (base, side) {
-                    (attr::USER, 1) => ("u1", Some("u1")),
-                    (attr::USER, 2) => ("u2", Some("u2")),
-                    (attr::USER, _) => ("u3", None),
-                    (attr::ROLE, 1) => ("r1", Some("r1")),
-                    (attr::ROLE, 2) => ("r2", Some("r2")),
-                    (attr::ROLE, _) => ("r3", None),
-                    (_, 1) => ("t1", Some("t1")),
-                    (_, 2) => ("t2", Some("t2")),
-                    _ => ("t3", None),
-                };
-                if let Some(k) = key {
-                    use_(k);
-                }
-                let set = match base {
+                use_(left);
+                let set = match a & !(attr::TARGET | attr::XTARGET) {
                     attr::USER => self.id_set(names, |i| {
                         UserId::from_index(i).and_then(|u| self.names.user_name(u))
                     }),
@@ -688,11 +655,9 @@ impl Explainer<'_> {
                         }),
                     },
                 };
-                format!("{letter} {} {set}", op_text(*op))
+                format!("{left} {op} {set}")
             }
-            ConstraintExpr::Not => "not".into(),
-            ConstraintExpr::And => "and".into(),
-            ConstraintExpr::Or => "or".into(),
+            ConstraintExpr::Not | ConstraintExpr::And | ConstraintExpr::Or => String::new(),
         }
     }
 

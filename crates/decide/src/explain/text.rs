@@ -2,7 +2,6 @@
 
 use super::*;
 use arbiter_policy::cond::CondExpr;
-use arbiter_policy::constraint::{ConstraintExpr, ConstraintOp};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
@@ -339,16 +338,6 @@ pub(super) fn set_text(items: &[String]) -> String {
     }
 }
 
-pub(super) fn op_text(op: ConstraintOp) -> &'static str {
-    match op {
-        ConstraintOp::Eq => "==",
-        ConstraintOp::Neq => "!=",
-        ConstraintOp::Dom => "dom",
-        ConstraintOp::Domby => "domby",
-        ConstraintOp::Incomp => "incomp",
-    }
-}
-
 /// A malformed conditional expression (never loaded, but never panic either): postfix.
 pub(super) fn postfix_fallback(expr: &[CondExpr]) -> String {
     let mut s = String::new();
@@ -356,76 +345,4 @@ pub(super) fn postfix_fallback(expr: &[CondExpr]) -> String {
         let _ = write!(s, "{e:?} ");
     }
     s.trim_end().to_string()
-}
-
-/// A constraint expression as a tree, for infix rendering.
-pub(super) enum Tree {
-    /// Index of a leaf term in the expression.
-    Leaf(usize),
-    Not(Box<Tree>),
-    And(Box<Tree>, Box<Tree>),
-    Or(Box<Tree>, Box<Tree>),
-}
-
-/// Builds the tree of a postfix constraint expression (`None` if malformed).
-pub(super) fn build_tree(expr: &[ConstraintExpr]) -> Option<Tree> {
-    let mut stack = Vec::new();
-    for (i, e) in expr.iter().enumerate() {
-        match e {
-            ConstraintExpr::Not => {
-                let a = stack.pop()?;
-                stack.push(Tree::Not(Box::new(a)));
-            }
-            ConstraintExpr::And | ConstraintExpr::Or => {
-                let b = stack.pop()?;
-                let a = stack.pop()?;
-                stack.push(if matches!(e, ConstraintExpr::And) {
-                    Tree::And(Box::new(a), Box::new(b))
-                } else {
-                    Tree::Or(Box::new(a), Box::new(b))
-                });
-            }
-            _ => stack.push(Tree::Leaf(i)),
-        }
-    }
-    if stack.len() == 1 {
-        stack.pop()
-    } else {
-        None
-    }
-}
-
-/// Renders a tree infix: chains of the same operator flattened (`a or b or c`), a nested
-/// different operator parenthesized, `not (...)`.
-pub(super) fn render_tree(tree: &Tree, leaf: &mut impl FnMut(usize) -> String) -> String {
-    fn operands<'t>(t: &'t Tree, and: bool, out: &mut Vec<&'t Tree>) {
-        match t {
-            Tree::And(a, b) if and => {
-                operands(a, and, out);
-                operands(b, and, out);
-            }
-            Tree::Or(a, b) if !and => {
-                operands(a, and, out);
-                operands(b, and, out);
-            }
-            other => out.push(other),
-        }
-    }
-    match tree {
-        Tree::Leaf(i) => leaf(*i),
-        Tree::Not(a) => format!("not ({})", render_tree(a, leaf)),
-        Tree::And(..) | Tree::Or(..) => {
-            let and = matches!(tree, Tree::And(..));
-            let mut ops = Vec::new();
-            operands(tree, and, &mut ops);
-            let parts: Vec<String> = ops
-                .into_iter()
-                .map(|o| match o {
-                    Tree::And(..) | Tree::Or(..) => format!("({})", render_tree(o, leaf)),
-                    other => render_tree(other, leaf),
-                })
-                .collect();
-            parts.join(if and { " and " } else { " or " })
-        }
-    }
 }

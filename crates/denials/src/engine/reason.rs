@@ -64,7 +64,7 @@ pub(super) fn eval_with_reason(
                 attr: a,
                 op,
                 names: set,
-                type_names,
+                ..
             } => {
                 if vals.len() == MAX_DEPTH {
                     return false;
@@ -76,10 +76,7 @@ pub(super) fn eval_with_reason(
                 } else if a & attr::ROLE != 0 {
                     ('r', ctx.role.value(), set)
                 } else {
-                    let shown = match type_names {
-                        Some(ts) if policy.version >= 29 => &ts.types,
-                        _ => set,
-                    };
+                    let shown = e.written_names(policy.version).unwrap_or(set);
                     ('t', u32::from(ctx.ty.value()), shown)
                 };
                 let member = set.contains(val - 1);

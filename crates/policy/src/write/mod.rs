@@ -74,9 +74,9 @@ use filename::per_rule;
 pub use layout::{symtab_order, ROLES as ROLE_TABLE_BUCKETS, USERS as USER_TABLE_BUCKETS};
 pub use unsupported::Unsupported;
 
-use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind};
+use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind, SPEC_ORDER};
 use crate::cond::{CondExpr, CondNode};
-use crate::constraint::{Constraint, ConstraintExpr, ConstraintOp, TypeSet};
+use crate::constraint::{Constraint, ConstraintExpr, TypeSet};
 use crate::ebitmap::Ebitmap;
 use crate::header::{compat_table_sizes, platform_table_sizes};
 use crate::ids::{ClassId, TypeId};
@@ -89,15 +89,6 @@ use crate::format::{
     AVTAB_AV, AVTAB_ENABLED, AVTAB_ENABLED_OLD, CONFIG_ALLOW_UNKNOWN, CONFIG_MLS,
     CONFIG_REJECT_UNKNOWN, MAGIC, TYPE_PROPERTY_ATTRIBUTE, TYPE_PROPERTY_PRIMARY,
 };
-/// The order of the data of the old format's multi-kind items (the kernel's `spec_order`).
-const SPEC_ORDER: [AvtabKind; 6] = [
-    AvtabKind::Allowed,
-    AvtabKind::AuditDeny,
-    AvtabKind::AuditAllow,
-    AvtabKind::Transition,
-    AvtabKind::Change,
-    AvtabKind::Member,
-];
 
 /// How to write: what to do with content the target version cannot hold, and in which
 /// order. Build it with `..Default::default()`: fields may be added.
@@ -632,16 +623,13 @@ impl<'a> Writer<'a> {
             if v >= version::NEW_OBJECT_DEFAULTS {
                 let range = match c.default_range {
                     DefaultRange::Glblub if v < version::GLBLUB => 0,
-                    r => default_range(r),
+                    r => r.raw(),
                 };
-                self.out.u32s(&[
-                    default_side(c.default_user),
-                    default_side(c.default_role),
-                    range,
-                ]);
+                self.out
+                    .u32s(&[c.default_user.raw(), c.default_role.raw(), range]);
             }
             if v >= version::DEFAULT_TYPE {
-                self.out.u32(default_side(c.default_type));
+                self.out.u32(c.default_type.raw());
             }
         }
         Ok(())
@@ -656,14 +644,14 @@ impl<'a> Writer<'a> {
                     ConstraintExpr::Not => self.out.u32s(&[1, 0, 0]),
                     ConstraintExpr::And => self.out.u32s(&[2, 0, 0]),
                     ConstraintExpr::Or => self.out.u32s(&[3, 0, 0]),
-                    ConstraintExpr::Attr { attr, op } => self.out.u32s(&[4, *attr, op_raw(*op)]),
+                    ConstraintExpr::Attr { attr, op } => self.out.u32s(&[4, *attr, op.raw()]),
                     ConstraintExpr::Names {
                         attr,
                         op,
                         names,
                         type_names,
                     } => {
-                        self.out.u32s(&[5, *attr, op_raw(*op)]);
+                        self.out.u32s(&[5, *attr, op.raw()]);
                         self.out.ebitmap(names);
                         if self.v >= version::CONSTRAINT_NAMES {
                             // libsepol writes an empty set where none was read.
@@ -1455,37 +1443,6 @@ fn expand_attributes(items: Vec<Item>, of: &[Vec<TypeId>]) -> Result<Vec<Item>, 
 /// The position of a kind in the old format's data order.
 fn spec_pos(kind: AvtabKind) -> usize {
     SPEC_ORDER.iter().position(|k| *k == kind).unwrap_or(0)
-}
-
-fn default_side(d: DefaultSide) -> u32 {
-    match d {
-        DefaultSide::None => 0,
-        DefaultSide::Source => 1,
-        DefaultSide::Target => 2,
-    }
-}
-
-fn default_range(d: DefaultRange) -> u32 {
-    match d {
-        DefaultRange::None => 0,
-        DefaultRange::SourceLow => 1,
-        DefaultRange::SourceHigh => 2,
-        DefaultRange::SourceLowHigh => 3,
-        DefaultRange::TargetLow => 4,
-        DefaultRange::TargetHigh => 5,
-        DefaultRange::TargetLowHigh => 6,
-        DefaultRange::Glblub => 7,
-    }
-}
-
-fn op_raw(op: ConstraintOp) -> u32 {
-    match op {
-        ConstraintOp::Eq => 1,
-        ConstraintOp::Neq => 2,
-        ConstraintOp::Dom => 3,
-        ConstraintOp::Domby => 4,
-        ConstraintOp::Incomp => 5,
-    }
 }
 
 fn fs_use_raw(b: crate::ocontext::FsUseBehavior) -> u32 {

@@ -4,8 +4,7 @@
 //! (`_constraint.py`) writes setools' infix text and builds the name sets.
 
 use super::PolicyDb;
-use arbiter_policy::constraint::{attr, ConstraintExpr, ConstraintOp};
-use arbiter_policy::symbols::{DefaultRange, DefaultSide};
+use arbiter_policy::constraint::ConstraintExpr;
 use pyo3::prelude::*;
 
 /// One postfix node: `(kind, attr, op, names)`: kind `not`/`and`/`or`, or `attr` (two
@@ -13,36 +12,16 @@ use pyo3::prelude::*;
 /// for types from format 29 on, the source-level type set, as setools reads it).
 type NodeRow = (&'static str, u32, &'static str, Vec<u32>);
 
-fn op_text(op: ConstraintOp) -> &'static str {
-    match op {
-        ConstraintOp::Eq => "==",
-        ConstraintOp::Neq => "!=",
-        ConstraintOp::Dom => "dom",
-        ConstraintOp::Domby => "domby",
-        ConstraintOp::Incomp => "incomp",
-    }
-}
-
 fn nodes(version: u32, expr: &[ConstraintExpr]) -> Vec<NodeRow> {
     expr.iter()
         .map(|e| match e {
             ConstraintExpr::Not => ("not", 0, "", Vec::new()),
             ConstraintExpr::And => ("and", 0, "", Vec::new()),
             ConstraintExpr::Or => ("or", 0, "", Vec::new()),
-            ConstraintExpr::Attr { attr: a, op } => ("attr", *a, op_text(*op), Vec::new()),
-            ConstraintExpr::Names {
-                attr: a,
-                op,
-                names,
-                type_names,
-            } => {
-                let is_type = a & !(attr::TARGET | attr::XTARGET) == attr::TYPE;
-                let bits: Vec<u32> = match (is_type && version > 28, type_names) {
-                    (true, Some(ts)) => ts.types.iter().map(|b| b + 1).collect(),
-                    (true, None) => Vec::new(),
-                    (false, _) => names.iter().map(|b| b + 1).collect(),
-                };
-                ("names", *a, op_text(*op), bits)
+            ConstraintExpr::Attr { attr, op } => ("attr", *attr, op.keyword(), Vec::new()),
+            ConstraintExpr::Names { attr, op, .. } => {
+                let bits = e.written_names(version).into_iter().flat_map(|b| b.iter());
+                ("names", *attr, op.keyword(), bits.map(|b| b + 1).collect())
             }
         })
         .collect()
@@ -98,28 +77,6 @@ pub fn constraint_table(
         .collect()
 }
 
-fn side(s: DefaultSide) -> u32 {
-    match s {
-        DefaultSide::None => 0,
-        DefaultSide::Source => 1,
-        DefaultSide::Target => 2,
-    }
-}
-
-/// libsepol's `DEFAULT_*` number of a default_range setting (0: none).
-fn range_number(r: DefaultRange) -> u32 {
-    match r {
-        DefaultRange::None => 0,
-        DefaultRange::SourceLow => 1,
-        DefaultRange::SourceHigh => 2,
-        DefaultRange::SourceLowHigh => 3,
-        DefaultRange::TargetLow => 4,
-        DefaultRange::TargetHigh => 5,
-        DefaultRange::TargetLowHigh => 6,
-        DefaultRange::Glblub => 7,
-    }
-}
-
 /// Per class value: `(default_user, default_role, default_type, default_range)` as
 /// libsepol numbers them (0: no rule).
 #[pyfunction]
@@ -131,10 +88,10 @@ pub fn default_table(db: &PolicyDb) -> Vec<(u32, u32, u32, u32, u32)> {
         .map(|(i, c)| {
             (
                 i as u32 + 1,
-                side(c.default_user),
-                side(c.default_role),
-                side(c.default_type),
-                range_number(c.default_range),
+                c.default_user.raw(),
+                c.default_role.raw(),
+                c.default_type.raw(),
+                c.default_range.raw(),
             )
         })
         .collect()

@@ -22,8 +22,13 @@ from .records import (
 
 
 def level_key(level):
-    """setools compares levels by sensitivity and category set, not by text."""
-    return (str(level.sensitivity), frozenset(str(c) for c in level.categories()))
+    """setools compares levels by sensitivity and category set, not by text (a value that
+    is no level, such as a user's MLS-disabled text, by its text)."""
+    sens = getattr(level, "sensitivity", None)
+    cats = getattr(level, "categories", None)
+    if sens is not None and callable(cats):
+        return (str(sens), frozenset(str(c) for c in cats()))
+    return str(level)
 
 
 def range_key(range_):
@@ -38,9 +43,9 @@ def context_key(ctx):
     return (str(ctx.user), str(ctx.role), str(ctx.type_), rng)
 
 
-def keyed(left, right, key):
-    """(added: right items, removed: left items, matched: [(left, right)]) by ``key``; the
-    first item of a key wins."""
+def keyed(left, right, key=str):
+    """(added: right items, removed: left items, matched: [(left, right)]) by ``key`` (by
+    default the name); the first item of a key wins. The one matcher of every section."""
     def index(items):
         out = {}
         for item in items:
@@ -53,7 +58,8 @@ def keyed(left, right, key):
     return added, removed, matched
 
 
-def _expanded(rules):
+def expanded(rules):
+    """Each rule's expanded rules (one source and one target each), in order."""
     for rule in rules:
         yield from rule.expand()
 
@@ -95,7 +101,7 @@ class LabelingMLSDifference:
 
     def _diff_range_transitions(self):
         def rules(policy):
-            return _expanded(r for r in policy.mlsrules()
+            return expanded(r for r in policy.mlsrules()
                              if str(r.ruletype) == "range_transition")
         added, removed, matched = keyed(
             rules(self._left), rules(self._right),

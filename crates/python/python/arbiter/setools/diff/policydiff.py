@@ -12,7 +12,7 @@ with the default compared, typebounds by child with the parent compared.
 from ..exception import MLSDisabled, NoCommon
 from ..policyrep import BoundsRuletype, RBACRuletype
 from . import labeling_mls, terules
-from .labeling_mls import LabelingMLSDifference
+from .labeling_mls import LabelingMLSDifference, expanded, keyed, level_key, range_key
 from .records import (
     ModifiedBoolean,
     ModifiedBounds,
@@ -26,48 +26,15 @@ from .records import (
     ModifiedUser,
 )
 
-def _by_name(items):
-    out = {}
-    for item in items:
-        out.setdefault(str(item), item)
-    return out
-
-
 def _split(left, right):
     """(added: right items, removed: left items, matched: {(left, right)}) by name."""
-    lmap, rmap = _by_name(left), _by_name(right)
-    added = {rmap[k] for k in rmap.keys() - lmap.keys()}
-    removed = {lmap[k] for k in lmap.keys() - rmap.keys()}
-    matched = {(lmap[k], rmap[k]) for k in lmap.keys() & rmap.keys()}
-    return added, removed, matched
+    added, removed, matched = keyed(left, right)
+    return added, removed, set(matched)
 
 
 def _split_rules(left, right, key):
-    """Like _split over expanded rules, compared by ``key``; the first rule of a key wins."""
-    def index(rules):
-        out = {}
-        for rule in rules:
-            for expanded in rule.expand():
-                out.setdefault(key(expanded), expanded)
-        return out
-    lmap, rmap = index(left), index(right)
-    added = {rmap[k] for k in rmap.keys() - lmap.keys()}
-    removed = {lmap[k] for k in lmap.keys() - rmap.keys()}
-    matched = [(lmap[k], rmap[k]) for k in lmap.keys() & rmap.keys()]
-    return added, removed, matched
-
-
-def _level_key(level):
-    """setools compares levels by sensitivity and category set, not by text."""
-    sens = getattr(level, "sensitivity", None)
-    cats = getattr(level, "categories", None)
-    if sens is not None and callable(cats):
-        return (str(sens), frozenset(str(c) for c in cats()))
-    return str(level)
-
-
-def _range_key(range_):
-    return (_level_key(range_.low), _level_key(range_.high))
+    """``keyed`` over expanded rules, compared by ``key``; the first rule of a key wins."""
+    return keyed(expanded(left), expanded(right), key)
 
 
 def _user_mls(user):
@@ -76,7 +43,7 @@ def _user_mls(user):
         level, range_ = user.mls_level, user.mls_range
     except MLSDisabled:
         return "None (MLS Disabled)", "None (MLS Disabled)", None, None
-    return level, range_, _level_key(level), _range_key(range_)
+    return level, range_, level_key(level), range_key(range_)
 
 
 class PolicyDifference(LabelingMLSDifference):
