@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 
+import dask
 import distributed
 
 import arbiter.dask
@@ -74,7 +75,13 @@ def main():
     ap.add_argument("--seeds", type=int, default=0,
                     help="generator seeds shared by the hosts (0: one per host, every denial "
                          "distinct; N: hosts repeat each other's denials, as a real fleet does)")
+    ap.add_argument("--profile", action="store_true",
+                    help="keep the workers' statistical profiler on (Dask's default: a "
+                         "stack sample every 10 ms in every worker, CPU taken from the work)")
     a = ap.parse_args()
+    if not a.profile:
+        # Passed to the worker processes by their nannies.
+        dask.config.set({"distributed.worker.profile.enabled": False})
     gen = os.environ.get("GEN_DENIALS_BIN", str(REPO / "target/release/examples/gen_denials"))
     d = pathlib.Path(a.dir)
     d.mkdir(parents=True, exist_ok=True)
