@@ -220,7 +220,12 @@ fn diff(left: &[RuleIn], right: &[RuleIn]) -> Result<Vec<DiffOut>, PermOverflow>
                     let slot = &mut entries[e].sides[side];
                     match slot {
                         Some(existing) => existing.bits |= bits,
-                        None => *slot = Some(Side { bits, rule: i as u32 }),
+                        None => {
+                            *slot = Some(Side {
+                                bits,
+                                rule: i as u32,
+                            })
+                        }
                     }
                 }
             }
@@ -248,8 +253,22 @@ fn diff(left: &[RuleIn], right: &[RuleIn]) -> Result<Vec<DiffOut>, PermOverflow>
                     ));
                 }
             }
-            [Some(l), None] => out.push((1, l.rule as usize, s, t, perms.ids(class, l.bits), Vec::new())),
-            [None, Some(r)] => out.push((0, r.rule as usize, s, t, Vec::new(), perms.ids(class, r.bits))),
+            [Some(l), None] => out.push((
+                1,
+                l.rule as usize,
+                s,
+                t,
+                perms.ids(class, l.bits),
+                Vec::new(),
+            )),
+            [None, Some(r)] => out.push((
+                0,
+                r.rule as usize,
+                s,
+                t,
+                Vec::new(),
+                perms.ids(class, r.bits),
+            )),
             [None, None] => {}
         }
     }
