@@ -27,7 +27,12 @@ class ObjClassQuery(PolicyQuery):
             if common is not None:
                 if com is None or not match_name(com, common, common_regex):
                     continue
-            if want is not None:
+            if want is not None and not equal and not regex:
+                # Intersection without building the union (the common case).
+                if want.isdisjoint(c.perms) and not (
+                        indirect and com is not None and not want.isdisjoint(com.perms)):
+                    continue
+            elif want is not None:
                 perms = c.perms
                 if indirect and com is not None:
                     perms = perms | com.perms
