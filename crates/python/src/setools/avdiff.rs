@@ -80,9 +80,36 @@ struct Side {
     rule: u32,
 }
 
-#[derive(Default)]
+/// A key's two sides, 32 bytes: `[Option<Side>; 2]` took 48 (an `Option` adds a padded
+/// tag to each side), on millions of pairs. A side that has no rule holds `Slot::NONE`.
+#[derive(Clone, Copy)]
+struct Slot(Side);
+
+impl Slot {
+    const NONE: Slot = Slot(Side {
+        bits: 0,
+        rule: u32::MAX,
+    });
+
+    fn get(self) -> Option<Side> {
+        (self.0.rule != u32::MAX).then_some(self.0)
+    }
+
+    fn set(&mut self, side: Option<Side>) {
+        *self = side.map_or(Slot::NONE, Slot);
+    }
+}
+
 struct Pair {
-    sides: [Option<Side>; 2],
+    sides: [Slot; 2],
+}
+
+impl Default for Pair {
+    fn default() -> Self {
+        Pair {
+            sides: [Slot::NONE; 2],
+        }
+    }
 }
 
 /// Permission ids to bits, per class (a class has at most 64 permissions: 32 in SELinux).
@@ -218,14 +245,12 @@ fn diff(left: &[RuleIn], right: &[RuleIn]) -> Result<Vec<DiffOut>, PermOverflow>
                         }
                     };
                     let slot = &mut entries[e].sides[side];
-                    match slot {
-                        Some(existing) => existing.bits |= bits,
-                        None => {
-                            *slot = Some(Side {
-                                bits,
-                                rule: i as u32,
-                            })
-                        }
+                    match slot.get() {
+                        Some(_) => slot.0.bits |= bits,
+                        None => slot.set(Some(Side {
+                            bits,
+                            rule: i as u32,
+                        })),
                     }
                 }
             }
@@ -240,7 +265,8 @@ fn diff(left: &[RuleIn], right: &[RuleIn]) -> Result<Vec<DiffOut>, PermOverflow>
     let mut out = Vec::new();
     for (.., e) in ranked {
         let (_, _, s, t, class) = keys[e];
-        match entries[e].sides {
+        let [l, r] = entries[e].sides;
+        match [l.get(), r.get()] {
             [Some(l), Some(r)] => {
                 if l.bits != r.bits {
                     out.push((
@@ -288,13 +314,13 @@ fn remove_redundant(keys: &[Key], entries: &mut [Pair], index: &HashMap<Key, u32
         };
         let uncond = entries[u as usize].sides;
         for (slot, us) in entries[e].sides.iter_mut().zip(uncond) {
-            if let (Some(us), Some(cs)) = (us, *slot) {
+            if let (Some(us), Some(cs)) = (us.get(), slot.get()) {
                 let rest = cs.bits & !us.bits;
                 if rest != cs.bits {
-                    *slot = (rest != 0).then_some(Side {
+                    slot.set((rest != 0).then_some(Side {
                         bits: rest,
                         rule: cs.rule,
-                    });
+                    }));
                 }
             }
         }
