@@ -8,11 +8,17 @@ worker's engine, then times explain_fleet (the map over every line and the reduc
 alternating rounds: 1 worker, 2 workers, 1, 2, ... and prints each round and the medians.
 Cluster start-up and engine builds are outside the timed part (done once per worker).
 
-Besides wall time, each round reports the CPU seconds spent by the workers (their sum and
-the busiest one), the scheduler and this client process: on a machine shared with other
-jobs, wall time depends on what the others take, while the CPU split shows how the work
-divides (with N workers, the busiest worker's share plus the serial client/scheduler part
-bounds the wall time on N idle cores)."""
+Besides wall time, each round reports the CPU seconds spent by each worker process and its
+CPU/wall utilisation, and by this client process (which also hosts the LocalCluster's
+scheduler); and, from Dask's own fine performance metrics (the scheduler's
+``cumulative_worker_metrics``), the thread CPU seconds spent inside the tasks per task
+prefix (the map: reading blocks and digesting them; the tree merges) and the time the task
+threads were runnable but not on a core ("waiting"). On a machine shared with other jobs,
+wall time depends on what the others take, while the CPU split shows how the work divides:
+a worker process's CPU beyond its tasks' is Dask's own event loop (heartbeats, transfers),
+which grows with wall time, so a starved run shows more of it. On N idle cores the wall
+time is about the tasks' CPU divided over N workers, plus the serial part (the last merge
+and the client's rendering of audit2allow's text)."""
 
 import argparse
 import os
@@ -22,12 +28,40 @@ import subprocess
 import sys
 import time
 
+import dask
 import distributed
 
 import arbiter.dask
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 FORMATS = ["audit.log", "ausearch", "journal", "dmesg", "logcat", "user_avc", "mixed"]
+
+
+def task_metrics(client):
+    """Dask's cumulative per-prefix task metrics: {prefix: (thread CPU s, not-on-CPU s)}."""
+    m = client.run_on_scheduler(
+        lambda dask_scheduler: dict(dask_scheduler.cumulative_worker_metrics))
+    out = {}
+    for k, v in m.items():
+        if isinstance(k, tuple) and len(k) == 4 and k[0] == "execute" and k[3] == "seconds":
+            cpu, wait = out.get(k[1], (0.0, 0.0))
+            if k[2] == "thread-cpu":
+                cpu += v
+            elif k[2] == "thread-noncpu":
+                wait += v
+            out[k[1]] = (cpu, wait)
+    return out
+
+
+def metrics_delta(before, after):
+    """Per-prefix deltas, the largest CPU first, as text."""
+    rows = []
+    for k, (cpu, wait) in after.items():
+        c0, w0 = before.get(k, (0.0, 0.0))
+        if cpu - c0 > 0.005 or wait - w0 > 0.005:
+            rows.append((cpu - c0, wait - w0, k))
+    rows.sort(reverse=True)
+    return "; ".join(f"{k} {c:.2f} CPU s (+{w:.2f} s waiting)" for c, w, k in rows)
 
 
 def main():
@@ -41,7 +75,13 @@ def main():
     ap.add_argument("--seeds", type=int, default=0,
                     help="generator seeds shared by the hosts (0: one per host, every denial "
                          "distinct; N: hosts repeat each other's denials, as a real fleet does)")
+    ap.add_argument("--profile", action="store_true",
+                    help="keep the workers' statistical profiler on (Dask's default: a "
+                         "stack sample every 10 ms in every worker, CPU taken from the work)")
     a = ap.parse_args()
+    if not a.profile:
+        # Passed to the worker processes by their nannies.
+        dask.config.set({"distributed.worker.profile.enabled": False})
     gen = os.environ.get("GEN_DENIALS_BIN", str(REPO / "target/release/examples/gen_denials"))
     d = pathlib.Path(a.dir)
     d.mkdir(parents=True, exist_ok=True)
@@ -68,24 +108,27 @@ def main():
         for n in (1, 2):
             client = clusters[n][1]
             with client.as_current():
+                m0 = task_metrics(client)
                 w0 = client.run(time.process_time)
-                s0 = client.run_on_scheduler(time.process_time)
                 c0 = time.process_time()
                 t = time.perf_counter()
                 results[n] = arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize)
                 dt = time.perf_counter() - t
                 c1 = time.process_time()
                 w1 = client.run(time.process_time)
-                s1 = client.run_on_scheduler(time.process_time)
+                m1 = task_metrics(client)
             rates[n].append(lines / dt)
             wcpu = [w1[k] - w0[k] for k in w0]
+            util = ", ".join(f"{c:.2f} s ({100 * c / dt:.0f}%)" for c in wcpu)
+            # The scheduler runs in this process: its CPU is part of the client's.
             print(f"round {r}: {n} worker(s): {dt:.2f} s, {lines / dt:,.0f} lines/s; CPU s: "
-                  f"workers {sum(wcpu):.2f} (busiest {max(wcpu):.2f}), scheduler {s1 - s0:.2f}, "
-                  f"client {c1 - c0:.2f}; load {os.getloadavg()[0]:.1f}", flush=True)
+                  f"workers {sum(wcpu):.2f} [each, CPU/wall: {util}], client+scheduler "
+                  f"{c1 - c0:.2f}; load "
+                  f"{os.getloadavg()[0]:.1f}\n    tasks: {metrics_delta(m0, m1)}", flush=True)
     assert results[1] == results[2], "1 and 2 workers disagree"
-    m1, m2 = statistics.median(rates[1]), statistics.median(rates[2])
-    print(f"{lines:,} lines, {a.hosts} hosts; median 1 worker {m1:,.0f} lines/s, "
-          f"2 workers {m2:,.0f} lines/s, ratio {m2 / m1:.2f}x; load average {os.getloadavg()}")
+    r1, r2 = statistics.median(rates[1]), statistics.median(rates[2])
+    print(f"{lines:,} lines, {a.hosts} hosts; median 1 worker {r1:,.0f} lines/s, "
+          f"2 workers {r2:,.0f} lines/s, ratio {r2 / r1:.2f}x; load average {os.getloadavg()}")
     for c, client in clusters.values():
         client.close()
         c.close()

@@ -6,9 +6,18 @@ Run the same file under both implementations, in the same session, side by side:
     /usr/bin/python3 crates/python/bench/setools_api.py POLICY            # the real setools
     python3 -m arbiter.setools crates/python/bench/setools_api.py POLICY  # arbiter.setools
 
-Prints one JSON object: {"impl", "open_s", "queries": {name: [median_s, results]},
-"per_type_s", "rss_kb"}. Resident memory is read from /proc/self/status (VmHWM) at the
-end, after every query ran.
+Prints one JSON object: {"impl", "open_s", "queries": {name: [median_s, results,
+median_cpu_s]}, "per_type_s", "rss_kb", "base_rss_kb"}. Resident memory is read from
+/proc/self/status (VmHWM) at the end, after every query ran; ``base_rss_kb`` is VmRSS
+before the policy was opened (the interpreter and the imported package), so that
+``rss_kb - base_rss_kb`` is what the policy and the queries keep. The CPU time (this
+process's, ``time.process_time``) is reported beside the wall time: on a machine shared
+with other jobs a sub-millisecond query's wall time is mostly waiting for a core.
+
+    python3 setools_api.py POLICY [REPEATS] [--compare OTHER.json]
+
+With ``--compare``, a table of both runs' medians (CPU and wall) and their ratios is
+printed to stderr (OTHER.json: the other implementation's output, run just before).
 """
 
 import json
@@ -65,20 +74,52 @@ def rss_kb():
     return 0
 
 
+def rss_now_kb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def compare(ours, other):
+    """Both runs side by side: other's median over ours (CPU time, then wall)."""
+    print(f"{'query':34s} {'other CPU ms':>12s} {'ours CPU ms':>12s} {'ratio':>8s} "
+          f"{'wall ratio':>10s}", file=sys.stderr)
+    for name, (wall, n, cpu) in ours["queries"].items():
+        owall, on, ocpu = other["queries"][name][:3]
+        assert n == on, f"{name}: {n} results here, {on} in the other run"
+        print(f"{name:34s} {ocpu * 1e3:12.3f} {cpu * 1e3:12.4f} {ocpu / max(cpu, 1e-9):7.1f}x "
+              f"{owall / max(wall, 1e-9):9.1f}x", file=sys.stderr)
+    print(f"open: {other['open_s']:.3f} s vs {ours['open_s']:.4f} s; per-type pass: "
+          f"{other['per_type_s']:.3f} s vs {ours['per_type_s']:.4f} s; RSS (whole / over the "
+          f"bare interpreter): {other['rss_kb']} / {other['rss_kb'] - other['base_rss_kb']} kB "
+          f"vs {ours['rss_kb']} / {ours['rss_kb'] - ours['base_rss_kb']} kB", file=sys.stderr)
+
+
 def main():
-    path = sys.argv[1]
-    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    args = sys.argv[1:]
+    other = None
+    if "--compare" in args:
+        i = args.index("--compare")
+        with open(args[i + 1]) as f:
+            other = json.load(f)
+        del args[i:i + 2]
+    path = args[0]
+    repeats = int(args[1]) if len(args) > 1 else 3
+    base_rss = rss_now_kb()
     t = time.perf_counter()
     policy = setools.SELinuxPolicy(path)
     open_s = time.perf_counter() - t
     out = {"impl": setools.__name__, "open_s": open_s, "queries": {}}
     for name, make in QUERIES.items():
-        times = []
+        times, cpus = [], []
         for _ in range(repeats):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             n = sum(1 for _ in make(policy).results())
             times.append(time.perf_counter() - t)
-        out["queries"][name] = [statistics.median(times), n]
+            cpus.append(time.process_time() - c)
+        out["queries"][name] = [statistics.median(times), n, statistics.median(cpus)]
     # policycoreutils-style: for each of 5 domains, its allow rules on files, read field
     # by field.
     domains = [t for t in setools.TypeQuery(policy, attrs=["domain"]).results()][:5]
@@ -89,8 +130,11 @@ def main():
             (str(r.source), str(r.target), sorted(r.perms))
     out["per_type_s"] = time.perf_counter() - t
     out["rss_kb"] = rss_kb()
+    out["base_rss_kb"] = base_rss
     json.dump(out, sys.stdout)
     print()
+    if other is not None:
+        compare(out, other)
 
 
 if __name__ == "__main__":

@@ -419,8 +419,9 @@ class _ConstraintPolicy:
 
     def defaults(self):
         """Every default_* rule, per class in setools' class order."""
-        for c in self.classes():
-            yield from c.defaults()
+        # One list per policy: a DefaultQuery visited every class's table each call.
+        yield from self._table(
+            "defaults_all", lambda: [d for c in self.classes() for d in c.defaults()])
 
     def _constraint_counts(self):
         return self._table(

@@ -464,8 +464,13 @@ class _MLSPolicy:
         rows = self._table(
             "user_mls", lambda: {v: (lv, rg) for v, lv, rg in _native.user_levels(self._db)}
         )
-        lv, rg = rows[value]
-        return self._level(lv), self._range(rg)
+        # Built once per user (a query over users' ranges built 3 levels per user and call).
+        built = self._table("user_mls_built", dict)
+        pair = built.get(value)
+        if pair is None:
+            lv, rg = rows[value]
+            pair = built[value] = (self._level(lv), self._range(rg))
+        return pair
 
     def sensitivities(self):
         """Every sensitivity, in setools' order."""

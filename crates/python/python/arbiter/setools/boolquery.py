@@ -1,6 +1,6 @@
 """``setools.boolquery.BoolQuery``: Booleans by name and default state."""
 
-from .query import PolicyQuery, Criterion, match_name
+from .query import PolicyQuery, Criterion, filter_names
 
 
 class BoolQuery(PolicyQuery):
@@ -12,9 +12,8 @@ class BoolQuery(PolicyQuery):
 
     def results(self):
         """The matching Booleans, in the policy's order."""
-        for b in self.policy.bools():
-            if not match_name(b, self.name, self.name_regex):
-                continue
-            if self.default is not None and b.state != bool(self.default):
-                continue
-            yield b
+        bools = filter_names(self.policy.bools(), self.name, self.name_regex)
+        if self.default is not None:
+            state = bool(self.default)
+            bools = [b for b in bools if b.state == state]
+        yield from bools

@@ -6,10 +6,10 @@ from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_set, 
 class _CheckedPerms(SetCriterion):
     """Permission names, checked against every class when set."""
 
-    def __set__(self, obj, value):
+    def _store(self, obj, value):
         if value and not getattr(obj, "perms_regex"):
             validate_perms(obj.policy, value)
-        super().__set__(obj, value)
+        super()._store(obj, value)
 
 
 class CommonQuery(PolicyQuery):

@@ -5,7 +5,6 @@ setools 4.4.1 does, so that a bad value raises when it is set."""
 
 import re
 from collections.abc import Collection
-from weakref import WeakKeyDictionary
 
 from .util import validate_perms_any
 
@@ -26,49 +25,52 @@ class CriteriaDescriptor:
         self.lookup_function = lookup_function
         self.enum_class = enum_class
         self.name = ""
-        self.instances = WeakKeyDictionary()
 
     def __set_name__(self, owner, name):
         self.name = name
 
+    # Not a data descriptor: a set value lives in the query's ``__dict__`` under the
+    # criterion's name (read at C speed, where a Python ``__get__`` per read cost most of
+    # a small query's time); ``PolicyQuery.__setattr__`` calls ``_store`` on assignment.
+    # ``__get__`` is reached only while the criterion is unset.
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
-        return self.instances.setdefault(obj, self.default_value)
+        return self.default_value
 
     def _lookup(self, obj):
         if callable(self.lookup_function):
             return self.lookup_function
         return getattr(obj.policy, self.lookup_function)
 
-    def __set__(self, obj, value):
+    def _store(self, obj, value):
         if not value:
-            self.instances[obj] = self.default_value
+            obj.__dict__[self.name] = self.default_value
         elif self.regex and getattr(obj, self.regex, False):
-            self.instances[obj] = re.compile(value)
+            obj.__dict__[self.name] = re.compile(value)
         elif self.lookup_function:
-            self.instances[obj] = self._lookup(obj)(value)
+            obj.__dict__[self.name] = self._lookup(obj)(value)
         elif self.enum_class:
-            self.instances[obj] = self.enum_class.lookup(value)
+            obj.__dict__[self.name] = self.enum_class.lookup(value)
         else:
-            self.instances[obj] = value
+            obj.__dict__[self.name] = value
 
 
 class CriteriaSetDescriptor(CriteriaDescriptor):
     """A criterion that is a set of values (each looked up), or one regex."""
 
-    def __set__(self, obj, value):
+    def _store(self, obj, value):
         if not value:
-            self.instances[obj] = self.default_value
+            obj.__dict__[self.name] = self.default_value
         elif self.regex and getattr(obj, self.regex, False):
-            self.instances[obj] = re.compile(value)
+            obj.__dict__[self.name] = re.compile(value)
         elif self.lookup_function:
             lookup = self._lookup(obj)
-            self.instances[obj] = frozenset(lookup(v) for v in value)
+            obj.__dict__[self.name] = frozenset(lookup(v) for v in value)
         elif self.enum_class:
-            self.instances[obj] = frozenset(self.enum_class.lookup(v) for v in value)
+            obj.__dict__[self.name] = frozenset(self.enum_class.lookup(v) for v in value)
         else:
-            self.instances[obj] = frozenset(value)
+            obj.__dict__[self.name] = frozenset(value)
 
 
 class CriteriaPermissionSetDescriptor(CriteriaDescriptor):
@@ -78,13 +80,12 @@ class CriteriaPermissionSetDescriptor(CriteriaDescriptor):
         self.regex = name_regex
         self.default_value = default_value
         self.name = ""
-        self.instances = WeakKeyDictionary()
 
-    def __set__(self, obj, value):
+    def _store(self, obj, value):
         if not value:
-            self.instances[obj] = self.default_value
+            obj.__dict__[self.name] = self.default_value
         elif self.regex and getattr(obj, self.regex, False):
-            self.instances[obj] = re.compile(value)
+            obj.__dict__[self.name] = re.compile(value)
         else:
             perms = frozenset(v for v in value)
             if getattr(obj, "tclass_regex", False):
@@ -94,4 +95,4 @@ class CriteriaPermissionSetDescriptor(CriteriaDescriptor):
             if tclass and not isinstance(tclass, Collection):
                 tclass = frozenset((tclass,))
             validate_perms_any(perms, tclass=tclass, policy=obj.policy)
-            self.instances[obj] = perms
+            obj.__dict__[self.name] = perms

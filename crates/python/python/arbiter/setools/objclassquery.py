@@ -1,6 +1,6 @@
 """``setools.objclassquery.ObjClassQuery``: classes by name, common and permissions."""
 
-from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_set
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_name, match_set
 
 
 class ObjClassQuery(PolicyQuery):
@@ -18,23 +18,24 @@ class ObjClassQuery(PolicyQuery):
 
     def results(self):
         """The matching classes, in the policy's order."""
-        for c in self.policy.classes():
-            if not match_name(c, self.name, self.name_regex):
-                continue
-            if self.common is not None:
-                try:
-                    com = c.common
-                except AttributeError:
+        common, common_regex = self.common, self.common_regex
+        want, indirect = self.perms, self.perms_indirect
+        equal, regex = self.perms_equal, self.perms_regex
+        for c in filter_names(self.policy.classes(), self.name, self.name_regex):
+            # c._common is None exactly where c.common raises NoCommon.
+            com = None if c._common is None else c.common
+            if common is not None:
+                if com is None or not match_name(com, common, common_regex):
                     continue
-                if not match_name(com, self.common, self.common_regex):
+            if want is not None and not equal and not regex:
+                # Intersection without building the union (the common case).
+                if want.isdisjoint(c.perms) and not (
+                        indirect and com is not None and not want.isdisjoint(com.perms)):
                     continue
-            if self.perms is not None:
-                perms = set(c.perms)
-                if self.perms_indirect:
-                    try:
-                        perms |= c.common.perms
-                    except AttributeError:
-                        pass
-                if not match_set(perms, self.perms, self.perms_equal, self.perms_regex):
+            elif want is not None:
+                perms = c.perms
+                if indirect and com is not None:
+                    perms = perms | com.perms
+                if not match_set(perms, want, equal, regex):
                     continue
             yield c

@@ -517,7 +517,13 @@ class ObjClass(PolicySymbol):
         """The common the class inherits (``NoCommon`` if none)."""
         if self._common is None:
             raise NoCommon("{} does not inherit a common.".format(self.name))
-        return self.policy.lookup_common(self._common)
+        # Resolved once per policy (a lookup by name per read cost more than the queries
+        # that read it).
+        by_class = self.policy._table("common_of_class", dict)
+        com = by_class.get(self._value)
+        if com is None:
+            com = by_class[self._value] = self.policy.lookup_common(self._common)
+        return com
 
     def __contains__(self, perm):
         if perm in self.perms:
@@ -1311,7 +1317,12 @@ class SELinuxPolicy(_MLSPolicy, _XenPolicy, _LabelingPolicy, _ConstraintPolicy):
 
     def typeattributes(self):
         """Every type attribute, in setools' order."""
-        return (t for t in self._types_all() if isinstance(t, TypeAttribute))
+        return iter(
+            self._table(
+                "attributes_only",
+                lambda: [t for t in self._types_all() if isinstance(t, TypeAttribute)],
+            )
+        )
 
     def roles(self):
         """Every role."""

@@ -17,6 +17,18 @@ class PolicyQuery:
                 raise ValueError("Keyword parameter {0} conflicts with a callable.".format(name))
             setattr(self, name, kwargs[name])
 
+    def __setattr__(self, name, value):
+        # The criteria are non-data descriptors (no ``__set__``), so that ``results()``
+        # reads a set criterion from the instance ``__dict__`` at C speed (a Python
+        # ``__get__`` per read was most of a small query's time); an assignment is
+        # validated here instead, by the descriptor's ``_store``.
+        d = getattr(type(self), name, None)
+        store = getattr(d, "_store", None)
+        if store is not None:
+            store(self, value)
+        else:
+            object.__setattr__(self, name, value)
+
     def results(self):
         """The matching objects (a generator)."""
         raise NotImplementedError
@@ -37,14 +49,16 @@ class Criterion:
         self.default = default
 
     def __set_name__(self, owner, name):
-        self.name = "_crit_" + name
+        self.name = name
 
     def __get__(self, obj, objtype=None):
+        # Reached only while the criterion is unset (a set value lives in the instance
+        # ``__dict__`` under the same name, which wins over a non-data descriptor).
         if obj is None:
             return self
-        return obj.__dict__.get(self.name, self.default)
+        return self.default
 
-    def __set__(self, obj, value):
+    def _store(self, obj, value):
         if _empty(value):
             obj.__dict__[self.name] = None
         elif self.regex and getattr(obj, self.regex):
@@ -58,7 +72,7 @@ class Criterion:
 class SetCriterion(Criterion):
     """A criterion naming a set of symbols (each looked up), or a regular expression."""
 
-    def __set__(self, obj, value):
+    def _store(self, obj, value):
         if _empty(value):
             obj.__dict__[self.name] = None
         elif self.regex and getattr(obj, self.regex):
@@ -103,7 +117,30 @@ def match_values(values, criterion, equal, regex, by_value):
     crit = {c._value for c in criterion}
     if equal:
         return set(values) == crit
-    return any(v in crit for v in values)
+    return not crit.isdisjoint(values)
+
+
+def filter_names(symbols, criterion, regex):
+    """``[s for s in symbols if match_name(s, criterion, regex)]`` for named symbols
+    (whose ``str()`` is ``.name``), in one comprehension: the per-symbol function call
+    and ``str()`` of the generic path cost more than the regex itself."""
+    if criterion is None:
+        return list(symbols)
+    if regex:
+        search = criterion.search
+        return [s for s in symbols if search(s.name)]
+    return [s for s in symbols if s == criterion]
+
+
+def _known_perms(classes):
+    known = set()
+    for c in classes:
+        known |= set(c.perms)
+        try:
+            known |= set(c.common.perms)
+        except AttributeError:
+            pass
+    return known
 
 
 def validate_perms(policy, perms, classes=None):
@@ -112,16 +149,11 @@ def validate_perms(policy, perms, classes=None):
     joined in the set's order, as setools joins them."""
     if classes:
         where = "in the specified classes"
+        known = _known_perms(classes)
     else:
-        classes = list(policy.classes())
         where = "any class"
-    known = set()
-    for c in classes:
-        known |= set(c.perms)
-        try:
-            known |= set(c.common.perms)
-        except AttributeError:
-            pass
+        # Every class's permissions, once per policy.
+        known = policy._table("every_perm", lambda: _known_perms(policy.classes()))
     missing = set(perms) - known
     if missing:
         raise InvalidPermission(

@@ -8,9 +8,9 @@ from .query import PolicyQuery, Criterion, SetCriterion, _empty
 class _RoleOrType(Criterion):
     """The target: a type or attribute, or failing that a role (setools' order)."""
 
-    def __set__(self, obj, value):
+    def _store(self, obj, value):
         if _empty(value) or (self.regex and getattr(obj, self.regex)):
-            return super().__set__(obj, value)
+            return super()._store(obj, value)
         try:
             obj.__dict__[self.name] = obj.policy.lookup_type_or_attr(value)
         except InvalidType:

@@ -1,6 +1,8 @@
 """``setools.typequery.TypeQuery``: types by name, alias, attributes and permissiveness."""
 
-from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_set, match_values
+from .query import (
+    PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values,
+)
 
 
 class TypeQuery(PolicyQuery):
@@ -27,25 +29,32 @@ class TypeQuery(PolicyQuery):
             members = set()
             for a in self.attrs:
                 members.update(rel[a._value - 1])
-        for t in self.policy.types():
-            if members is not None and t._value not in members:
-                continue
-            if self.name is not None:
-                if self.alias_deref and not self.name_regex:
-                    ok = t == self.name or any(a == self.name for a in t.aliases())
-                else:
-                    ok = match_name(t, self.name, self.name_regex)
-                if not ok:
+        name, name_regex = self.name, self.name_regex
+        types = self.policy.types()
+        if members is not None:
+            types = [t for t in types if t._value in members]
+        if name is not None and not (self.alias_deref and not name_regex):
+            # The name filter first, in one pass (see filter_names).
+            types = filter_names(types, name, name_regex)
+            name = None
+        alias, alias_regex = self.alias, self.alias_regex
+        attrs = self.attrs if members is None else None
+        match_permissive, permissive = self.match_permissive, bool(self.permissive)
+        if name is None and alias is None and attrs is None and not match_permissive:
+            yield from types
+            return
+        for t in types:
+            if name is not None:
+                if not (t == name or any(a == name for a in t.aliases())):
                     continue
-            if self.alias is not None and not match_set(
-                t.aliases(), self.alias if self.alias_regex else [self.alias], False,
-                self.alias_regex,
+            if alias is not None and not match_set(
+                t.aliases(), alias if alias_regex else [alias], False, alias_regex,
             ):
                 continue
-            if members is None and self.attrs is not None and not match_values(
-                rel[t._value - 1], self.attrs, self.attrs_equal, self.attrs_regex, tv
+            if attrs is not None and not match_values(
+                rel[t._value - 1], attrs, self.attrs_equal, self.attrs_regex, tv
             ):
                 continue
-            if self.match_permissive and bool(self.permissive) != t.ispermissive:
+            if match_permissive and permissive != t.ispermissive:
                 continue
             yield t
