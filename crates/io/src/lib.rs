@@ -12,9 +12,9 @@
 //! - [`mod@quote`]: the bounded prefix of an input that an error message may echo.
 #![forbid(unsafe_code)]
 
-pub mod lines;
-pub mod quote;
-pub mod whole;
+mod lines;
+mod quote;
+mod whole;
 
 pub use lines::{Body, Crlf, Line, LineError, Lines, DEFAULT_MAX_LINE};
 pub use quote::{prefix, quote, Quoted, QUOTE_MAX};
