@@ -11,14 +11,14 @@
 //! Errors print setools' text (that is what sechecker shows on stdout) and also carry the
 //! file and line they come from ([`CheckerError::location`]).
 
-pub mod assert_rbac;
-pub mod assert_te;
-pub mod empty_typeattr;
-pub mod ini;
-pub mod options;
+mod assert_rbac;
+mod assert_te;
+mod empty_typeattr;
+mod ini;
+mod options;
 mod pytext;
-pub mod report;
-pub mod ro_execs;
+pub(crate) mod report;
+mod ro_execs;
 
 use arbiter_query::Index;
 use ini::{Ini, IniSection, InterpolationError};
