@@ -55,7 +55,7 @@ pub fn lookup_type(index: &Index<'_>, name: &str) -> Result<TypeId, AnalysisErro
                 .policy()
                 .types
                 .get(t.index())
-                .is_some_and(|d| d.flavor == arbiter_policy::TypeFlavor::Type) =>
+                .is_some_and(|d| d.flavor == arbiter_policy::symbols::TypeFlavor::Type) =>
         {
             Ok(t)
         }

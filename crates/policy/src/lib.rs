@@ -13,6 +13,12 @@
 //! built on this model reproduces `secilc`'s output; [`optimize::optimize`] is libsepol's
 //! `policydb_optimize` (`secilc -O`) over the model.
 //!
+//! The model's tables are namespaces named for what they hold ([`avtab`], [`cond`],
+//! [`constraint`], [`mls`], [`ocontext`], [`symbols`], [`transitions`]), beside [`write`],
+//! [`optimize`] and [`stats`]; an item lives in one of them or, for what every caller
+//! needs (the policy, its ids, errors, [`Ebitmap`]), at the root. (`write`'s entry points are
+//! also re-exported at the root until arbiter-cil imports them from one place.)
+//!
 //! ```no_run
 //! let policy = arbiter_policy::Policy::open("/etc/selinux/default/policy/policy.33")?;
 //! println!("{} types", policy.types.len());
@@ -23,7 +29,7 @@ pub mod avtab;
 pub mod cond;
 pub mod constraint;
 mod cursor;
-pub mod ebitmap;
+mod ebitmap;
 mod error;
 mod format;
 mod header;
@@ -51,7 +57,6 @@ pub use ebitmap::Ebitmap;
 pub use error::{PolicyError, Result};
 pub use ids::{BoolId, CatId, ClassId, CommonId, RoleId, SensId, TypeId, UserId};
 pub use policy::{version, HandleUnknown, Policy, MAX_VERSION, MIN_VERSION};
-pub use symbols::TypeFlavor;
 pub use valid::ValidPolicy;
 pub use validate::Invalid;
 pub use write::{write_policy, write_policy_with, Layout, WriteError, WriteOptions};

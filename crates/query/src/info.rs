@@ -9,8 +9,8 @@ use crate::render;
 use arbiter_policy::constraint::{attr, Constraint, ConstraintExpr, ConstraintOp};
 use arbiter_policy::mls::Context;
 use arbiter_policy::ocontext::{FsUseBehavior, IbPkeyCon, PortCon};
-use arbiter_policy::symbols::{DefaultRange, DefaultSide};
-use arbiter_policy::{ClassId, Policy, TypeFlavor, TypeId};
+use arbiter_policy::symbols::{DefaultRange, DefaultSide, TypeFlavor};
+use arbiter_policy::{ClassId, Policy, TypeId};
 
 /// One `seinfo` component: what one of its listing options (`-t`, `--portcon`, ...) lists.
 /// Each has its own function below; [`InfoComponent::ALL`] is seinfo's printing order.
