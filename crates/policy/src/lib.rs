@@ -14,7 +14,7 @@
 //! `policydb_optimize` (`secilc -O`) over the model.
 //!
 //! The model's tables are namespaces named for what they hold ([`avtab`], [`cond`],
-//! [`constraint`], [`mls`], [`ocontext`], [`symbols`], [`transitions`]), beside [`write`],
+//! [`constraint`], [`mls`], [`ocontext`], [`symbols`], [`transitions`]), beside [`mod@write`],
 //! [`optimize`] and [`stats`]; an item lives in one of them or, for what every caller
 //! needs (the policy, its ids, errors, [`Ebitmap`]), at the root. (`write`'s entry points are
 //! also re-exported at the root until arbiter-cil imports them from one place.)

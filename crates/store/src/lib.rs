@@ -26,4 +26,6 @@ pub use build::{build_store, BuildReport, StoreBuild};
 pub use conf::SemanageConf;
 pub use error::StoreError;
 pub use fc::{parse_seusers, parse_users_extra, split_fc, Seuser};
-pub use modules::{active_modules, modules_checksum, read_cil, Module};
+pub use modules::{
+    active_modules, check_cil, modules_checksum, read_cil, read_in_order, Module, ModulesChecksum,
+};
