@@ -37,6 +37,10 @@ sepol=(--features arbiter-oracle-tests/libsepol,sepol-oracle/libsepol)
 cargo clippy --workspace --all-targets "${sepol[@]}" -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet "${sepol[@]}"
 
+# One public path per item in every engine crate (docs/architecture.md, "Where things
+# live"): a source check, no build; under a second.
+python3 scripts/check-one-path.py
+
 echo "== loom model checks of the lock-free structures (early: a cfg(loom) build error shows in minutes)"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
     cargo test --release -p arbiter-decide -p arbiter-avc -p arbiter-bsm --lib loom

@@ -4,8 +4,7 @@
 //! back to a mask selecting the same whole classes.
 #![no_main]
 
-use arbiter_bsm::config::{ClassDb, Control, EventDb, UserDb};
-use arbiter_bsm::{Mask, Preselector};
+use arbiter_bsm::{ClassDb, Control, EventDb, Mask, Preselector, UserDb};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -7,10 +7,9 @@
 
 use std::sync::OnceLock;
 
-use arbiter_bsm::config::Config;
-use arbiter_bsm::print::{PrintOptions, Printer};
-use arbiter_bsm::reduce::{ReduceOptions, Reducer};
-use arbiter_bsm::{decode, encode, records, RecordStream};
+use arbiter_bsm::{
+    decode, encode, records, Config, PrintOptions, Printer, RecordStream, ReduceOptions, Reducer,
+};
 use libfuzzer_sys::fuzz_target;
 
 fn config() -> &'static Config {
@@ -22,8 +21,10 @@ fn config() -> &'static Config {
 fn reducer() -> &'static Reducer {
     static R: OnceLock<Reducer> = OnceLock::new();
     R.get_or_init(|| {
-        let args: Vec<String> =
-            ["-c", "lo", "-o", "file=^/etc/"].iter().map(|s| s.to_string()).collect();
+        let args: Vec<String> = ["-c", "lo", "-o", "file=^/etc/"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let (o, _) = ReduceOptions::parse(&args, config()).expect("options parse");
         Reducer::new(o, config())
     })
@@ -71,7 +72,9 @@ fuzz_target!(|data: &[u8]| {
     for rec in records(data).flatten() {
         let mut pos = 0;
         while pos < rec.bytes.len() {
-            let Ok((t, n)) = decode(&rec.bytes[pos..]) else { break };
+            let Ok((t, n)) = decode(&rec.bytes[pos..]) else {
+                break;
+            };
             let mut again = Vec::new();
             encode(&t, &mut again);
             assert_eq!(&again[..], &rec.bytes[pos..pos + n], "{t:?}");
@@ -79,9 +82,20 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     for opts in [
-        PrintOptions { noresolve: true, ..PrintOptions::default() },
-        PrintOptions { raw: true, oneline: true, ..PrintOptions::default() },
-        PrintOptions { xml: true, noresolve: true, ..PrintOptions::default() },
+        PrintOptions {
+            noresolve: true,
+            ..PrintOptions::default()
+        },
+        PrintOptions {
+            raw: true,
+            oneline: true,
+            ..PrintOptions::default()
+        },
+        PrintOptions {
+            xml: true,
+            noresolve: true,
+            ..PrintOptions::default()
+        },
     ] {
         let mut out = Vec::new();
         let _ = Printer::new(&cfg.events, opts).print_trail(data, &mut out);

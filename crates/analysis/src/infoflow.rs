@@ -84,7 +84,7 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
         let mut node_of = vec![NONE; index.type_slots()];
         let mut types = Vec::new();
         for (i, d) in p.types.iter().enumerate() {
-            if d.flavor == arbiter_policy::TypeFlavor::Type {
+            if d.flavor == arbiter_policy::symbols::TypeFlavor::Type {
                 if let Some(t) = TypeId::from_index(i) {
                     node_of[i] = types.len() as u32;
                     types.push(t);

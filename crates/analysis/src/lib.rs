@@ -7,6 +7,11 @@
 //! minimum weight, booleans), so a batch of queries shares one build. Paths come out in
 //! networkx 2.8's order ([`search`]) over graphs whose node and edge orders follow setools'
 //! rule order, which is what makes the output identical rather than merely equivalent.
+//!
+//! Each analysis is a namespace of its own ([`dta`], [`infoflow`], [`permmap`],
+//! [`neverallow`], [`checker`], [`search`] for networkx's path enumeration, and the front
+//! ends [`sedta`], [`seinfoflow`], [`sechecker`]): an item has one path, under its
+//! module, and the root holds only what they share.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -50,7 +55,7 @@ pub fn lookup_type(index: &Index<'_>, name: &str) -> Result<TypeId, AnalysisErro
                 .policy()
                 .types
                 .get(t.index())
-                .is_some_and(|d| d.flavor == arbiter_policy::TypeFlavor::Type) =>
+                .is_some_and(|d| d.flavor == arbiter_policy::symbols::TypeFlavor::Type) =>
         {
             Ok(t)
         }

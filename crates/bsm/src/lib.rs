@@ -3,7 +3,7 @@
 //! zero-copy trail reader for every token type, and praudit/auditreduce-compatible
 //! printing and selection.
 //!
-//! Data flow: bytes → [`trail::records`] (a trail in memory) or [`RecordStream`] (a trail
+//! Data flow: bytes → [`records`] (a trail in memory) or [`RecordStream`] (a trail
 //! read as it arrives) → [`Record::tokens`] → [`Printer`] or [`Reducer`]; configuration →
 //! [`Config`] → [`Preselector`].
 //!
@@ -24,32 +24,37 @@
 #![deny(missing_docs)]
 
 pub mod classmap;
-pub mod config;
+mod config;
 mod errno_text;
 mod error;
 mod fmt;
 mod lines;
 mod mask;
 mod preselect;
-pub mod print;
-pub mod reduce;
+mod print;
+mod reduce;
 mod stream;
 mod sync;
-pub mod token;
+mod token;
 mod trail;
-pub mod writer;
+mod writer;
 
-pub use classmap::{ClassMap, FlatMap, LockFreeMap, RwLockMap};
-pub use config::{ClassDb, Config, Control, EventDb, UserDb};
+pub use config::{
+    defaults, ClassDb, ClassEntry, Config, Control, Diagnostic, EventDb, EventEntry, UserDb,
+    UserEntry, CLASS_DESC_MAX, CLASS_NAME_MAX, EVENT_DESC_MAX, EVENT_NAME_MAX, USER_NAME_MAX,
+};
 pub use error::{
     ConfigError, DecodeError, DecodeErrorKind, FramingError, IoError, MaskError, StreamError,
 };
 pub use mask::Mask;
 pub use preselect::{effective_mask, user_mask, Outcome, Preselector, Selection};
 pub use print::{PrintOptions, PrintSummary, Printer};
-pub use reduce::{ReduceError, ReduceOptions, Reducer};
+pub use reduce::{fnmatch_pathname, ReduceError, ReduceOptions, ReduceSummary, Reducer};
 pub use stream::{RecordStream, MAX_RECORD_SIZE};
-pub use token::{decode, Addr, Attr, Header, IpcPerm, Subject, SubjectForm, Token};
+pub use token::{
+    decode, id, Addr, Attr, ExecStrings, Header, IpcPerm, Subject, SubjectForm, Token,
+    MAX_EXEC_STRINGS, MAX_GROUPS, TRAILER_SIZE, UNIX_PATH_MAX,
+};
 pub use trail::{records, Record, Records};
 pub use writer::{encode, RecordWriter};
 

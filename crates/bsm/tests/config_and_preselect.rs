@@ -1,8 +1,9 @@
 //! Configuration parsing, masks and au_preselect, pinned to libbsm's observable behaviour
 //! (the examples of the research brief, verified against libbsm).
 
-use arbiter_bsm::config::{ClassDb, Config, Control, EventDb, UserDb};
-use arbiter_bsm::{user_mask, Mask, Outcome, Preselector};
+use arbiter_bsm::{
+    user_mask, ClassDb, Config, Control, EventDb, Mask, Outcome, Preselector, UserDb,
+};
 
 fn classes() -> ClassDb {
     ClassDb::builtin()

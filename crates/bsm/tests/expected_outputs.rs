@@ -5,9 +5,7 @@
 
 mod common;
 
-use arbiter_bsm::config::Config;
-use arbiter_bsm::print::{PrintOptions, Printer};
-use arbiter_bsm::reduce::{ReduceOptions, Reducer};
+use arbiter_bsm::{Config, PrintOptions, Printer, ReduceOptions, Reducer};
 use std::path::Path;
 
 /// How a trail reaches the printer or the reducer.

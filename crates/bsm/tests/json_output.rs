@@ -3,8 +3,7 @@
 
 mod common;
 
-use arbiter_bsm::config::Config;
-use arbiter_bsm::print::{PrintOptions, Printer};
+use arbiter_bsm::{Config, PrintOptions, Printer};
 
 #[test]
 fn json_lines_carry_every_record_its_tokens_and_its_error() {

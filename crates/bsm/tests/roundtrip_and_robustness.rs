@@ -3,14 +3,11 @@
 
 mod common;
 
-use arbiter_bsm::config::Config;
-use arbiter_bsm::print::{PrintOptions, Printer};
-use arbiter_bsm::reduce::{ReduceOptions, Reducer};
-use arbiter_bsm::token::{ExecStrings, Header};
 use arbiter_bsm::{
     decode, encode, records, Addr, FramingError, RecordStream, RecordWriter, Subject, SubjectForm,
     Token, MAX_RECORD_SIZE,
 };
+use arbiter_bsm::{Config, ExecStrings, Header, PrintOptions, Printer, ReduceOptions, Reducer};
 use proptest::prelude::*;
 
 fn addr(n: &[u64; 8], v6: bool) -> Addr {

@@ -5,8 +5,8 @@
 
 use crate::{CilError, Compiled, Options, CIL_AVTAB_SLOTS};
 use arbiter_policy::symbols::DefaultRange;
-use arbiter_policy::write::Unsupported;
-use arbiter_policy::{version, write_policy_with, Layout, WriteOptions};
+use arbiter_policy::version;
+use arbiter_policy::write::{write_policy_with, Layout, Unsupported, WriteOptions};
 
 /// A written policy and the messages libsepol prints on stderr while writing it.
 #[derive(Clone, Debug)]

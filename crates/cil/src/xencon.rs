@@ -8,7 +8,7 @@ use crate::kw::Kw;
 use crate::msort::msort;
 use crate::Fail;
 use arbiter_policy::mls::Context;
-use arbiter_policy::xen::{
+use arbiter_policy::ocontext::{
     DeviceTreeCon, IomemCon, IoportCon, PciDeviceCon, PirqCon, Platform, XenContexts,
 };
 use std::cmp::Ordering;

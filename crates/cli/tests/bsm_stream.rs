@@ -6,7 +6,7 @@
 //! Size: `ARBITER_BSM_STREAM_MIB` MiB of trail for `print` (default 1024; set it to 4096
 //! for the 4 GB check), a quarter of that for `reduce`.
 
-use arbiter_bsm::config::Config;
+use arbiter_bsm::Config;
 use arbiter_lab::bsm_study::synthetic_trail;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

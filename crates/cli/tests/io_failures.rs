@@ -70,7 +70,7 @@ impl Fixtures {
         )
         .unwrap();
         std::fs::write(dir.join("audit.log"), denial_log()).unwrap();
-        let cfg = arbiter_bsm::config::Config::builtin();
+        let cfg = arbiter_bsm::Config::builtin();
         let trail = arbiter_lab::bsm_study::synthetic_trail(&cfg, 200, 7);
         std::fs::write(dir.join("trail.bsm"), trail).unwrap();
         Fixtures { dir }

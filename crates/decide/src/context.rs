@@ -49,7 +49,8 @@
 //! longer parses back to the same context — and we print what the kernel prints.
 
 use arbiter_policy::mls::{Context, MlsLevel, MlsRange};
-use arbiter_policy::{CatId, Ebitmap, Policy, SensId, TypeFlavor};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{CatId, Ebitmap, Policy, SensId};
 
 use crate::error::{DecideError, Result};
 use crate::names::Names;

@@ -14,9 +14,8 @@
 //! names, fixed when the policy is loaded, so a client cannot choose keys that collide —
 //! it can only look names up, never insert them.
 
-use arbiter_policy::{
-    BoolId, CatId, ClassId, Ebitmap, Policy, RoleId, SensId, TypeFlavor, TypeId, UserId,
-};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{BoolId, CatId, ClassId, Ebitmap, Policy, RoleId, SensId, TypeId, UserId};
 
 pub use crate::hash::FxHashMap;
 

@@ -197,7 +197,7 @@ fn attributes_are_not_valid_types() {
         return;
     };
     let sym = n.type_symbol("domain").expect("domain is an attribute");
-    assert_eq!(sym.flavor, arbiter_policy::TypeFlavor::Attribute);
+    assert_eq!(sym.flavor, arbiter_policy::symbols::TypeFlavor::Attribute);
     assert_eq!(n.ty("domain"), None);
     assert_invalid(&p, &n, "system_u:object_r:domain:s0");
     assert_invalid(&p, &n, "system_u:system_r:domain:s0");

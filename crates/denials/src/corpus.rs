@@ -10,7 +10,8 @@
 
 use crate::engine::Engine;
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
-use arbiter_policy::{Policy, TypeFlavor, TypeId};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{Policy, TypeId};
 
 /// A log format.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

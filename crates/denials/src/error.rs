@@ -22,7 +22,7 @@ pub enum Malformed {
     #[error("security_compute_sid record without invalid context, scontext, tcontext, tclass")]
     ComputeSid,
     /// Longer than the reader's line limit: the line was not held in memory. When it had a
-    /// record token, the record around it was still read (see [`crate::read`]).
+    /// record token, the record around it was still read (see [`LineReader`](crate::LineReader)).
     #[error("line of {len} bytes is longer than {max}: {}", if *.salvaged {
         "only the record found in it was read (its report quotes that record, not the line)"
     } else {

@@ -48,7 +48,7 @@ pub struct Options {
     /// where for a file it says "Nothing to do" and stops.
     pub program_output: bool,
     /// audit2allow's `-l`: forget what was read before each policy load (or auditd start,
-    /// see [`crate::parse::starts_over`]). Reports are then held until the run ends.
+    /// see [`crate::starts_over`]). Reports are then held until the run ends.
     pub last_reload: bool,
 }
 

@@ -5,16 +5,16 @@
 //! UTF-8. This crate is the one place where such input is read, so that every reader has
 //! the same bounds and says the same thing when a bound is hit:
 //!
-//! - [`lines`]: a line reader that never holds more than its limit of one line in memory;
+//! - [`Lines`]: a line reader that never holds more than its limit of one line in memory;
 //!   an over-long or non-UTF-8 line is an error for that line only, with its number.
-//! - [`whole`]: an input read to its end (pipes and FIFOs have no size to `stat`), refused
+//! - [`read_to_end_bounded`]: an input read to its end (pipes and FIFOs have no size to `stat`), refused
 //!   beyond a documented maximum.
-//! - [`mod@quote`]: the bounded prefix of an input that an error message may echo.
+//! - [`quote()`]: the bounded prefix of an input that an error message may echo.
 #![forbid(unsafe_code)]
 
-pub mod lines;
-pub mod quote;
-pub mod whole;
+mod lines;
+mod quote;
+mod whole;
 
 pub use lines::{Body, Crlf, Line, LineError, Lines, DEFAULT_MAX_LINE};
 pub use quote::{prefix, quote, Quoted, QUOTE_MAX};

@@ -2,12 +2,10 @@
 //! run (`arbiter bench bsm`). Medians of several repetitions; ratios against a baseline.
 
 use arbiter_bsm::classmap::{load, ClassMap, FlatMap, LockFreeMap, RwLockMap};
-use arbiter_bsm::config::Config;
-use arbiter_bsm::print::{PrintOptions, Printer};
-use arbiter_bsm::reduce::{ReduceOptions, Reducer};
-use arbiter_bsm::token::{ExecStrings, Header, Token};
-use arbiter_bsm::writer::RecordWriter;
-use arbiter_bsm::{Addr, Subject, SubjectForm};
+use arbiter_bsm::{
+    Addr, Config, ExecStrings, Header, PrintOptions, Printer, RecordWriter, ReduceOptions, Reducer,
+    Subject, SubjectForm, Token,
+};
 use arbiter_testkit::{median, thread_cpu_ns, Rng};
 use std::hint::black_box;
 use std::time::Instant;

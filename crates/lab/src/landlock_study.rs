@@ -19,9 +19,7 @@
 use crate::landlock_tree::TreeDomain;
 use arbiter_landlock::access::{fs, AccessFs};
 use arbiter_landlock::check::check_walk;
-use arbiter_landlock::domain::{Domain, Layout, Rules};
-use arbiter_landlock::object::ObjectId;
-use arbiter_landlock::ruleset::Ruleset;
+use arbiter_landlock::{Domain, Layout, ObjectId, Rules, Ruleset};
 use arbiter_testkit::{median, thread_cpu_ns, Rng};
 use std::hint::black_box;
 use std::time::Instant;

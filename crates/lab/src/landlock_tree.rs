@@ -3,9 +3,7 @@
 //! only. Nodes are allocated in a shuffled order so that, as in the kernel's slab, tree
 //! neighbours are not memory neighbours.
 
-use arbiter_landlock::domain::{Domain, RuleLayers, Rules};
-use arbiter_landlock::object::ObjectId;
-use arbiter_landlock::ruleset::Handled;
+use arbiter_landlock::{Domain, Handled, ObjectId, RuleLayers, Rules};
 
 type Link = Option<Box<Node>>;
 

@@ -112,7 +112,7 @@ pub fn live_contexts(server: &SecurityServer, n: usize) -> Vec<Sid> {
     let types: Vec<&str> = p
         .types
         .iter()
-        .filter(|t| t.flavor == arbiter_policy::TypeFlavor::Type)
+        .filter(|t| t.flavor == arbiter_policy::symbols::TypeFlavor::Type)
         .map(|t| &*t.name)
         .collect();
     let levels: Vec<String> = if p.mls {

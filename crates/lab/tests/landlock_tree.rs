@@ -3,8 +3,7 @@
 
 use arbiter_lab::landlock_tree::TreeDomain;
 use arbiter_landlock::access::{fs, net};
-use arbiter_landlock::domain::RuleLayers;
-use arbiter_landlock::{Domain, Layout, ObjectId, Rules, Ruleset};
+use arbiter_landlock::{Domain, Layout, ObjectId, RuleLayers, Rules, Ruleset};
 use arbiter_testkit::Rng;
 
 fn entries(r: RuleLayers<'_>) -> Vec<(usize, u16)> {

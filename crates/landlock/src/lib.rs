@@ -11,32 +11,35 @@
 //!   mounts) as pure functions of a domain and the objects on a walk;
 //! - [`walk`]: resolves real paths into walks (symlinks, `..`, mounts, inode identity);
 //! - [`mounts`]: `/proc/self/mountinfo` (mount points, `noexec`, `nodev`);
-//! - [`eval`]: an [`Op`] on this machine's filesystem → [`Outcome`] with the kernel's errno
-//!   and an explanation;
+//! - [`Sandbox`]: an [`Op`] on this machine's filesystem → [`Outcome`] with the kernel's
+//!   errno and an explanation;
 //! - [`config`]: landlockconfig's TOML and JSON formats;
-//! - [`sys`]: the real syscalls, for `arbiter landlock run` and the kernel differential test.
+//! - [`sys`]: the real syscalls, for `arbiter landlock run` and the kernel differential test;
+//! - [`access`]: the access-right masks ([`access::AccessFs`], ...) and their names per ABI.
+//!
+//! Those six modules are the crate's namespaces; everything else is re-exported here at the
+//! root, one path per item.
 
 #![deny(missing_docs)]
 
 pub mod access;
 pub mod check;
 pub mod config;
-pub mod domain;
+mod domain;
 mod errno;
-pub mod eval;
+mod eval;
 pub mod mounts;
-pub mod object;
-pub mod ops;
-pub mod ruleset;
-pub mod scope;
+mod object;
+mod ops;
+mod ruleset;
+mod scope;
 pub mod sys;
 pub mod walk;
 
-pub use access::{AccessFs, AccessNet, Scopes};
-pub use config::{Config, ConfigError};
-pub use domain::{Domain, DomainError, Layout, Rules};
+pub use domain::{Domain, DomainError, LayerEntry, Layout, RuleLayers, Rules, MAX_LAYERS};
 pub use errno::Errno;
-pub use eval::{Outcome, Sandbox};
+pub use eval::{Evaluation, Outcome, Sandbox, ALWAYS_ALLOWED_IOCTLS};
 pub use object::{InodeKey, ObjectId, ObjectRegistry};
-pub use ops::Op;
+pub use ops::{NodeKind, Op, OpParseError, OpenFlags, IOCTL_NAMES};
 pub use ruleset::{Handled, Ruleset, RulesetError};
+pub use scope::is_scoped;

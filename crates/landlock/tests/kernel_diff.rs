@@ -12,10 +12,10 @@
 //! (a private mount namespace); without it those cases are left out and the test says so.
 
 use arbiter_landlock::access::{fs, net, scope};
-use arbiter_landlock::eval::Outcome;
-use arbiter_landlock::ops::{NodeKind, OpenFlags};
 use arbiter_landlock::sys::{self, ApplyError, KernelLayer};
-use arbiter_landlock::{Domain, Layout, ObjectRegistry, Op, Ruleset, Sandbox};
+use arbiter_landlock::{
+    Domain, Layout, NodeKind, ObjectRegistry, Op, OpenFlags, Outcome, Ruleset, Sandbox,
+};
 use arbiter_testkit::Rng;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -395,7 +395,7 @@ fn predict(layers: &[Layer], case: &Case, layout: Layout) -> Prediction {
             } else {
                 scope::ABSTRACT_UNIX_SOCKET
             };
-            let scoped = arbiter_landlock::scope::is_scoped(sandbox.domain.as_ref(), None, bit);
+            let scoped = arbiter_landlock::is_scoped(sandbox.domain.as_ref(), None, bit);
             Prediction::Outcome(if scoped {
                 Outcome::Denied(arbiter_landlock::Errno::EPERM)
             } else {
@@ -413,7 +413,7 @@ fn predict(layers: &[Layer], case: &Case, layout: Layout) -> Prediction {
                     }
                 }
             }
-            let scoped = arbiter_landlock::scope::is_scoped(
+            let scoped = arbiter_landlock::is_scoped(
                 client.as_ref(),
                 sandbox.domain.as_ref(),
                 scope::SIGNAL,

@@ -3,8 +3,7 @@
 use arbiter_landlock::access::{fs, net, scope};
 use arbiter_landlock::check::{self, ReferQuery};
 use arbiter_landlock::config::{load_layers, Config, Format};
-use arbiter_landlock::ops::{OpenFlags, IOCTL_NAMES};
-use arbiter_landlock::scope::is_scoped;
+use arbiter_landlock::{is_scoped, OpenFlags, IOCTL_NAMES};
 use arbiter_landlock::{
     Domain, DomainError, Errno, Layout, ObjectId, Op, Outcome, Rules, Ruleset, Sandbox,
 };
@@ -243,7 +242,7 @@ fn both_layouts_find_the_same_rules() {
     }
     let sorted = d.unwrap();
     let hash = sorted.with_layout(Layout::Hash);
-    let words = |r: arbiter_landlock::domain::RuleLayers<'_>| {
+    let words = |r: arbiter_landlock::RuleLayers<'_>| {
         r.iter()
             .map(|e| (e.layer(), e.access()))
             .collect::<Vec<_>>()

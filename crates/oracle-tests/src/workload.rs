@@ -8,7 +8,8 @@
 use arbiter_decide::{SecurityServer, Sid};
 use arbiter_policy::avtab::{AvtabKey, AvtabKind};
 use arbiter_policy::mls::{Context, MlsLevel, MlsRange};
-use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId, UserId};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{ClassId, Policy, RoleId, TypeId, UserId};
 use sepol_oracle::Oracle;
 use std::collections::HashMap;
 

@@ -18,8 +18,9 @@
 
 use arbiter_policy::avtab::{Avtab, AvtabDatum, AvtabKey, Xperms};
 use arbiter_policy::constraint::{ConstraintExpr, TypeSet};
+use arbiter_policy::write::WriteOptions;
 use arbiter_policy::write::{write_policy, write_policy_with, Unsupported, WriteError};
-use arbiter_policy::{Policy, WriteOptions};
+use arbiter_policy::Policy;
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 

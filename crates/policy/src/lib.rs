@@ -13,6 +13,12 @@
 //! built on this model reproduces `secilc`'s output; [`optimize::optimize`] is libsepol's
 //! `policydb_optimize` (`secilc -O`) over the model.
 //!
+//! The model's tables are namespaces named for what they hold ([`avtab`], [`cond`],
+//! [`constraint`], [`mls`], [`ocontext`], [`symbols`], [`transitions`]), beside [`mod@write`],
+//! [`optimize`] and [`stats`]; an item lives in one of them or, for what every caller
+//! needs (the policy, its ids, errors, [`Ebitmap`]), at the root. (`write`'s entry points are
+//! also re-exported at the root until arbiter-cil imports them from one place.)
+//!
 //! ```no_run
 //! let policy = arbiter_policy::Policy::open("/etc/selinux/default/policy/policy.33")?;
 //! println!("{} types", policy.types.len());
@@ -24,7 +30,7 @@ pub mod cond;
 pub mod constraint;
 mod constraint_text;
 mod cursor;
-pub mod ebitmap;
+mod ebitmap;
 mod error;
 mod format;
 mod header;
@@ -43,7 +49,7 @@ pub mod transitions;
 mod valid;
 mod validate;
 pub mod write;
-pub mod xen;
+mod xen;
 
 /// The small policy embedded in arbiter (`policies/src/default.conf`, compiled to format
 /// 33 by `policies/regen.sh`): for examples, demos and the command line's `builtin`.
@@ -54,10 +60,8 @@ pub use ebitmap::Ebitmap;
 pub use error::{PolicyError, Result};
 pub use ids::{BoolId, CatId, ClassId, CommonId, RoleId, SensId, TypeId, UserId};
 pub use policy::{version, HandleUnknown, Policy, MAX_VERSION, MIN_VERSION};
-pub use symbols::TypeFlavor;
 pub use valid::ValidPolicy;
 pub use validate::Invalid;
-pub use write::{write_policy, write_policy_with, Layout, WriteError, WriteOptions};
 
 impl Policy {
     /// Reads a policy from its binary image (validated; see [`ValidPolicy`] for the form

@@ -54,7 +54,7 @@ pub enum HandleUnknown {
 /// A loaded, validated, immutable binary policy.
 ///
 /// Arrays are indexed by `id.index()` (value - 1). Symbols whose values the file leaves
-/// unnamed (attributes before version 24) appear as [`crate::TypeFlavor::Unnamed`].
+/// unnamed (attributes before version 24) appear as [`crate::symbols::TypeFlavor::Unnamed`].
 #[derive(Clone, Debug)]
 pub struct Policy {
     pub version: u32,

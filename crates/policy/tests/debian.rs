@@ -5,7 +5,8 @@
 //! When a policy file is absent the test prints a note and passes, so that a developer
 //! machine without the packages can still run the suite.
 
-use arbiter_policy::{HandleUnknown, Policy, TypeFlavor};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{HandleUnknown, Policy};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 

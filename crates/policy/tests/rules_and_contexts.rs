@@ -8,7 +8,8 @@
 //! note and passes, so that the suite runs on a machine without them.
 
 use arbiter_policy::avtab::Avtab;
-use arbiter_policy::{Policy, TypeFlavor};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::Policy;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -213,8 +213,8 @@ fn fixtures_do_not_go_below_their_versions() {
 
 #[test]
 fn dropping_the_conditional_xperms_reports_them_once_at_any_lower_version() {
+    use arbiter_policy::write::WriteOptions;
     use arbiter_policy::write::{write_policy_with, Unsupported};
-    use arbiter_policy::WriteOptions;
     let p34 = load("features.34");
     for v in [33, 30, 29, 20] {
         let w = write_policy_with(

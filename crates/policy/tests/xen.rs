@@ -14,10 +14,10 @@
 #[path = "common/secilc.rs"]
 mod secilc;
 
+use arbiter_policy::ocontext::Platform;
 use arbiter_policy::ocontext::PortCon;
-use arbiter_policy::write::{write_policy_with, Layout, Unsupported, WriteOptions};
-use arbiter_policy::xen::Platform;
-use arbiter_policy::{Policy, PolicyError, WriteError};
+use arbiter_policy::write::{write_policy_with, Layout, Unsupported, WriteError, WriteOptions};
+use arbiter_policy::{Policy, PolicyError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 

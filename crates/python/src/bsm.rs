@@ -9,11 +9,10 @@
 
 use crate::errors::{panic_error, Error};
 use crate::policy::fspath;
-use arbiter_bsm::config::Config;
-use arbiter_bsm::print::{PrintOptions, Printer};
-use arbiter_bsm::reduce::{ReduceError, ReduceOptions, Reducer};
-use arbiter_bsm::token::Token;
-use arbiter_bsm::{records, Mask, Outcome, Preselector};
+use arbiter_bsm::{
+    records, Config, Mask, Outcome, Preselector, PrintOptions, Printer, ReduceError, ReduceOptions,
+    Reducer, Token,
+};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

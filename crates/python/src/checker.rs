@@ -2,8 +2,7 @@
 //! (`arbiter_analysis::checker`) run on a policy, with the report's body returned to
 //! Python, which adds the timestamps and writes to its `output` file object.
 
-use arbiter_analysis::checker::report::Report;
-use arbiter_analysis::checker::{CheckerError, PolicyChecker};
+use arbiter_analysis::checker::{CheckerError, PolicyChecker, Report};
 use arbiter_policy::Policy;
 use arbiter_query::Index;
 use pyo3::exceptions::PyValueError;

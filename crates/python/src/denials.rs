@@ -14,9 +14,7 @@
 
 use crate::errors::{guard, panic_error, Error};
 use crate::policy::{fspath, model_from, Policy};
-use arbiter_denials::parse::{parse_line, Line};
-use arbiter_denials::read::{LineReader, RawLine};
-use arbiter_denials::why::split_context;
+use arbiter_denials::{parse_line, split_context, Line, LineReader, RawLine};
 use arbiter_denials::{
     AllowGenerator, BoolDescriptions, BoolFix, Engine, Explanation, Generation, Mode, ModuleName,
     Options, Session, Summary, TypeFilter, Unknown, Verdict,

@@ -3,7 +3,8 @@
 
 use crate::errors::{guard, policy_error, UnknownNameError};
 use arbiter_policy::stats::{statistics, StatValue};
-use arbiter_policy::{HandleUnknown, Policy as Model, TypeFlavor, BUILTIN_POLICY};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{HandleUnknown, Policy as Model, BUILTIN_POLICY};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyString};

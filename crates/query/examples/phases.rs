@@ -8,7 +8,8 @@
 //! difference between the two is the first-touch cost of fresh heap and mapped pages.
 
 use arbiter_policy::Policy;
-use arbiter_query::{search, Index, SearchArgs};
+use arbiter_query::search::SearchArgs;
+use arbiter_query::{search, Index};
 use std::time::{Duration, Instant};
 
 fn median(mut v: Vec<Duration>) -> Duration {

@@ -53,7 +53,8 @@ mod tests {
     use super::*;
     use crate::search::TeBody;
     use arbiter_policy::avtab::AvtabKind;
-    use arbiter_policy::{ClassId, Policy, TypeFlavor};
+    use arbiter_policy::symbols::TypeFlavor;
+    use arbiter_policy::{ClassId, Policy};
 
     fn attribute_with_members(p: &Policy, index: &Index<'_>) -> Option<TypeId> {
         (0..p.types.len())

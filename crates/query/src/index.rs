@@ -1,7 +1,8 @@
 //! The query index over one [`Policy`]: name lookups as setools resolves them and attribute
 //! membership in both directions, built once so each query is a scan of flat arrays.
 
-use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{ClassId, Policy, RoleId, TypeId};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 

@@ -9,8 +9,8 @@ use crate::render;
 use arbiter_policy::constraint::{Constraint, ConstraintExpr};
 use arbiter_policy::mls::Context;
 use arbiter_policy::ocontext::{FsUseBehavior, IbPkeyCon, PortCon};
-use arbiter_policy::symbols::{DefaultRange, DefaultSide};
-use arbiter_policy::{constraint_infix, ClassId, InfixStyle, Policy, TypeFlavor, TypeId};
+use arbiter_policy::symbols::{DefaultRange, DefaultSide, TypeFlavor};
+use arbiter_policy::{constraint_infix, ClassId, InfixStyle, Policy, TypeId};
 
 /// One `seinfo` component: what one of its listing options (`-t`, `--portcon`, ...) lists.
 /// Each has its own function below; [`InfoComponent::ALL`] is seinfo's printing order.

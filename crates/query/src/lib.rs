@@ -7,8 +7,13 @@
 //! does; [`diff`] compares two policies as `sediff` does. Criteria are resolved once into per-slot match tables, so a query is a single
 //! scan of the rule arrays with one table lookup per key field.
 //!
+//! The root holds the index and the errors; each command's arguments and entry points
+//! live in its namespace only ([`search`], [`info`], [`diff`], [`terules`], [`json`]),
+//! beside [`argv`] (setools' option parsing and its [`argv::UsageError`]), [`render`]
+//! (setools' text for rules, levels and expressions) and [`python_re`].
+//!
 //! ```no_run
-//! use arbiter_query::{Index, SearchArgs};
+//! use arbiter_query::{search::SearchArgs, Index};
 //! let policy = arbiter_policy::Policy::open("/etc/selinux/default/policy/policy.33")?;
 //! let index = Index::new(&policy);
 //! let args = SearchArgs::parse(&["-A".into(), "-s".into(), "httpd_t".into()])?;
@@ -45,7 +50,5 @@ pub mod render;
 pub mod search;
 pub mod terules;
 
-pub use argv::UsageError;
 pub use error::{LevelError, QueryError, QueryErrorKind, SymbolKind};
 pub use index::Index;
-pub use search::SearchArgs;

@@ -3,7 +3,8 @@
 
 use crate::index::Index;
 use crate::python_re::PatternError;
-use arbiter_policy::{TypeFlavor, TypeId};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::TypeId;
 use regex::Regex;
 
 /// Compiles a pattern as setools does (`re.compile`, matched with `search`, unanchored):

@@ -9,7 +9,8 @@
 
 mod oracle;
 
-use arbiter_policy::{Policy, TypeFlavor};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::Policy;
 use arbiter_query::search::{self, SearchArgs};
 use arbiter_query::Index;
 use oracle::Rng;

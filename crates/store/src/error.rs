@@ -35,7 +35,7 @@ pub enum StoreError {
     Compile(#[from] arbiter_cil::CilError),
     /// Writing the binary policy failed.
     #[error("writing the binary policy: {0}")]
-    Write(#[from] arbiter_policy::WriteError),
+    Write(#[from] arbiter_policy::write::WriteError),
     /// A text input (seusers, users_extra, file_contexts) that genhomedircon cannot use.
     #[error("{0}")]
     Homedirs(String),

@@ -2,23 +2,30 @@
 //! `semodule -p ROOT -s NAME -B -n` writes, at the same paths and with the same bytes,
 //! without ever loading a policy into a kernel.
 //!
-//! The pipeline: [`conf`] reads `semanage.conf`; [`modules`] lists the store's active
-//! modules (priorities, `disabled/` markers, bzip2) in libsemanage's order; the CIL
-//! compiler (`arbiter_cil`) builds the policy; [`fc`] and [`homedirs`] derive the text
-//! files; [`install`] writes everything through temporary files renamed into place only
-//! once every output has been produced, so a failed build leaves every existing file as
-//! it was.
+//! The pipeline: `conf` reads `semanage.conf` ([`SemanageConf`]); `modules` lists the
+//! store's active modules (priorities, `disabled/` markers, bzip2) in libsemanage's order
+//! ([`active_modules`]); the CIL compiler (`arbiter_cil`) builds the policy; `fc` and
+//! [`homedirs`] derive the text files; `install` writes everything through temporary files
+//! renamed into place only once every output has been produced, so a failed build leaves
+//! every existing file as it was. [`build_store`] runs it all.
+//!
+//! The modules are private: what a caller needs is re-exported here, and [`homedirs`]
+//! (`genhomedircon`'s inputs and passwd/group readers) stays a namespace of its own.
 
 #![forbid(unsafe_code)]
 
-pub mod build;
-pub mod conf;
-pub mod error;
-pub mod fc;
+mod build;
+mod conf;
+mod error;
+mod fc;
 pub mod homedirs;
-pub mod install;
-pub mod modules;
+mod install;
+mod modules;
 
 pub use build::{build_store, BuildReport, StoreBuild};
 pub use conf::SemanageConf;
 pub use error::StoreError;
+pub use fc::{parse_seusers, parse_users_extra, split_fc, Seuser};
+pub use modules::{
+    active_modules, check_cil, modules_checksum, read_cil, read_in_order, Module, ModulesChecksum,
+};

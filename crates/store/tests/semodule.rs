@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use arbiter_store::fc::{parse_seusers, parse_users_extra, split_fc};
 use arbiter_store::homedirs::{genhomedircon, HostAccounts, Inputs};
-use arbiter_store::modules::{active_modules, modules_checksum, read_cil};
+use arbiter_store::{active_modules, modules_checksum, read_cil};
 use arbiter_store::{build_store, StoreBuild, StoreError};
+use arbiter_store::{parse_seusers, parse_users_extra, split_fc};
 
 /// Whether an oracle tool is installed. In CI (`CI` set) a missing tool is a failure, not a
 /// skip: scripts/test.sh installs them.

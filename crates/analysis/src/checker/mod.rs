@@ -1,24 +1,25 @@
 //! sechecker 4.4.1: configuration-driven policy checks with its .ini format, check types,
 //! report text and exit status.
 //!
-//! The configuration is read in three steps, as setools does and in its order: [`ini`]
+//! The configuration is read in three steps, as setools does and in its order: `ini.rs`
 //! parses the file (Python's configparser: sections, options, lines), [`PolicyChecker::new`]
 //! validates every section against the policy into a typed [`Check`] (unknown types,
 //! options and names fail here, before anything runs), and [`PolicyChecker::run`] runs the
-//! checks and writes the report ([`report`]). Each check type is one module:
-//! [`assert_te`], [`assert_rbac`], [`empty_typeattr`], [`ro_execs`].
+//! checks and writes the report ([`Report`]). Each check type is one module:
+//! `assert_te.rs`, `assert_rbac.rs`, `empty_typeattr.rs`, `ro_execs.rs` (private: their
+//! items are used through [`PolicyChecker`]).
 //!
 //! Errors print setools' text (that is what sechecker shows on stdout) and also carry the
 //! file and line they come from ([`CheckerError::location`]).
 
-pub mod assert_rbac;
-pub mod assert_te;
-pub mod empty_typeattr;
-pub mod ini;
-pub mod options;
+mod assert_rbac;
+mod assert_te;
+mod empty_typeattr;
+mod ini;
+mod options;
 mod pytext;
-pub mod report;
-pub mod ro_execs;
+pub(crate) mod report;
+mod ro_execs;
 
 use arbiter_query::Index;
 use ini::{Ini, IniSection, InterpolationError};

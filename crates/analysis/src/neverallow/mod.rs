@@ -9,9 +9,9 @@
 //! in the policy, [`check()`] finds the rules that violate them. The three are separate so a
 //! compiler holding its own statements can call [`check()`] alone.
 
-pub mod check;
-pub mod parse;
-pub mod resolve;
+mod check;
+mod parse;
+mod resolve;
 
 pub use check::{check, covered_pairs, Grant, Violation};
 pub use parse::parse;

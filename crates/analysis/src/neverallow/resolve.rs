@@ -4,7 +4,8 @@
 
 use super::parse::{NameSet, Source, Statement, XpermSet};
 use super::NeverallowError;
-use arbiter_policy::{ClassId, TypeFlavor};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::ClassId;
 use arbiter_query::Index;
 use std::collections::HashMap;
 

@@ -3,10 +3,9 @@
 
 use crate::out::progress::{self, Bar};
 use crate::out::{CliError, Out};
-use arbiter_bsm::config::Config;
-use arbiter_bsm::print::{PrintOptions, Printer};
-use arbiter_bsm::reduce::{ReduceError, ReduceOptions, Reducer};
-use arbiter_bsm::{Mask, Outcome, Preselector};
+use arbiter_bsm::{
+    Config, Mask, Outcome, Preselector, PrintOptions, Printer, ReduceError, ReduceOptions, Reducer,
+};
 use arbiter_io::quote;
 use std::io::Write;
 use std::path::PathBuf;

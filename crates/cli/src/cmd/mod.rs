@@ -107,7 +107,7 @@ pub(crate) fn batch_lines(
     base: &[String],
 ) -> Result<Vec<Vec<String>>, crate::out::CliError> {
     use crate::out::CliError;
-    use arbiter_io::lines::{Crlf, Lines};
+    use arbiter_io::{Crlf, Lines};
     let input: Box<dyn std::io::Read> = if file == "-" {
         Box::new(std::io::stdin().lock())
     } else {

@@ -6,7 +6,8 @@
 
 use crate::load;
 use crate::out::{CliError, Out};
-use arbiter_query::{search, Index, SearchArgs};
+use arbiter_query::search::SearchArgs;
+use arbiter_query::{search, Index};
 use std::io::Write;
 use std::process::ExitCode;
 

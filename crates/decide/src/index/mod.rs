@@ -33,7 +33,8 @@
 
 use arbiter_policy::avtab::{Avtab, AvtabDatum, AvtabKind, Xperms};
 use arbiter_policy::mls::MlsRange;
-use arbiter_policy::{ClassId, Policy, RoleId, TypeFlavor, TypeId};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{ClassId, Policy, RoleId, TypeId};
 use std::collections::HashMap;
 
 mod plans;

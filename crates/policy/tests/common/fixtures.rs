@@ -30,7 +30,8 @@ use arbiter_policy::avtab::{
 };
 use arbiter_policy::cond::{CondExpr, CondNode};
 use arbiter_policy::symbols::{Bool, Class, DefaultRange, DefaultSide, Perm};
-use arbiter_policy::{write_policy, BoolId, ClassId, Ebitmap, Policy, TypeId};
+use arbiter_policy::write::write_policy;
+use arbiter_policy::{BoolId, ClassId, Ebitmap, Policy, TypeId};
 
 pub const COND_BOOL: &str = "staff_ioctl_net";
 /// The ioctl driver whose rule moves into the conditional.

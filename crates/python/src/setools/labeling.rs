@@ -148,8 +148,8 @@ fn xen_tables(d: &Bound<'_, PyDict>, p: &arbiter_policy::Policy) -> PyResult<()>
     let x = &p.ocontexts.xen;
     let ctx = |c: &Context| context_row(p.mls, c);
     let target = match p.ocontexts.platform {
-        arbiter_policy::xen::Platform::Selinux => 0u8,
-        arbiter_policy::xen::Platform::Xen => 1,
+        arbiter_policy::ocontext::Platform::Selinux => 0u8,
+        arbiter_policy::ocontext::Platform::Xen => 1,
     };
     d.set_item("target", target)?;
     d.set_item(

@@ -27,7 +27,8 @@ pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
 }
 
 use crate::policy::{fspath, model_from, open_path};
-use arbiter_policy::{HandleUnknown, Policy as Model, TypeFlavor};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{HandleUnknown, Policy as Model};
 use arbiter_query::Index;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
@@ -59,7 +60,7 @@ fn hashtab_positions(names: &[&str], entries: usize, initial: usize) -> Vec<usiz
     sorted.iter().filter_map(|n| at.get(n).copied()).collect()
 }
 
-fn bits(e: &arbiter_policy::ebitmap::Ebitmap) -> Vec<u32> {
+fn bits(e: &arbiter_policy::Ebitmap) -> Vec<u32> {
     e.iter().collect()
 }
 

@@ -5,9 +5,9 @@
 
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::Policy as Model;
-use arbiter_query::search::{search_te_policy_order, te_statement, TeBody, TeHit};
+use arbiter_query::search::{search_te_policy_order, te_statement, SearchArgs, TeBody, TeHit};
 use arbiter_query::terules::{self, TeRuleRef};
-use arbiter_query::{Index, SearchArgs};
+use arbiter_query::Index;
 use pyo3::prelude::*;
 use std::sync::{Arc, OnceLock};
 

@@ -5,7 +5,8 @@ use super::Section;
 use crate::index::Index;
 use crate::render;
 use arbiter_policy::avtab::{Avtab, AvtabDatum, AvtabKind};
-use arbiter_policy::{ClassId, TypeFlavor, TypeId};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{ClassId, TypeId};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The section keys this module answers.

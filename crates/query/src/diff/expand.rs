@@ -13,7 +13,8 @@ use super::Section;
 use crate::index::Index;
 use crate::render;
 use arbiter_policy::avtab::{AvtabEntry, AvtabKind};
-use arbiter_policy::{TypeFlavor, TypeId};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::TypeId;
 use std::cmp::Ordering;
 
 /// Where a rule is stored in its policy.

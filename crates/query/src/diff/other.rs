@@ -7,7 +7,8 @@
 use super::Section;
 use crate::index::Index;
 use crate::info;
-use arbiter_policy::{Policy, TypeFlavor, TypeId};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{Policy, TypeId};
 use std::collections::HashMap;
 
 /// The section keys this module answers.

@@ -4,7 +4,8 @@
 use super::Section;
 use crate::index::Index;
 use crate::render;
-use arbiter_policy::{ClassId, HandleUnknown, Policy, TypeFlavor, TypeId};
+use arbiter_policy::symbols::TypeFlavor;
+use arbiter_policy::{ClassId, HandleUnknown, Policy, TypeId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The section keys this module answers.
