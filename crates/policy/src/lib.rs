@@ -6,7 +6,7 @@
 //! anything is allocated, every value against the table it indexes, and every failure is a
 //! [`PolicyError`] naming what was being read and at which byte offset.
 //!
-//! [`write_policy`] writes a model back out, at its own or another format version (see
+//! [`write::write_policy`] writes a model back out, at its own or another format version (see
 //! [`mod@write`]), so policies can be converted between versions. With
 //! [`write::Layout::Libsepol34`] the bytes are libsepol 3.4's own for the same policy
 //! (symbols, rules and transitions in its hash tables' order), which is how a compiler
