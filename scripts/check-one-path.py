@@ -40,6 +40,7 @@ NAMESPACES = {
         "seinfoflow",
     },
     "store": {"homedirs"},
+    "cil": set(),
 }
 
 # Duplicates known and accepted for now, each with the reason; anything else fails.
