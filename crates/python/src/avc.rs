@@ -158,6 +158,9 @@ impl Avc {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// Locks `m`, going on past poisoning: a panic in one Python thread's native call must not
+/// make every later call on the shared object fail (the guarded data are plain counters and
+/// queues that stay consistent at every step). The one copy in the crate.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }

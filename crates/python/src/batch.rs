@@ -11,6 +11,7 @@
 //! share one result tuple (tuples are immutable), so building the list allocates once per
 //! distinct answer rather than once per query.
 
+use crate::avc::lock;
 use crate::errors::{context_error, decide_error, panic_error};
 use arbiter_decide::{DecideError, PermSet, SecurityServer, Sid};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -427,10 +428,6 @@ fn av_worker(queue: &Mutex<mpsc::Receiver<AvChunk>>, srv: &SecurityServer, done:
         .map_err(panic_error);
         lock(done).push((chunk.index, answer));
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `Server.compute_av_many`: reads the queries chunk by chunk under the GIL while workers

@@ -20,7 +20,7 @@ use arbiter_query::Index;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-const DEBIAN: &str = "/etc/selinux/default/policy/policy.33";
+const DEBIAN: &str = arbiter_testkit::DEBIAN_DEFAULT;
 
 /// Patterns where the dialects part ways, and plain ones around them.
 const CORPUS: &[&str] = &[
