@@ -5,7 +5,7 @@
 #   FUZZ_SECONDS=600 scripts/fuzz.sh policy_read
 #
 # Targets (fuzz/fuzz_targets/):
-#   policy_read    Policy::from_bytes on arbitrary bytes; on Ok, stats::statistics and
+#   policy_read    ValidPolicy::from_bytes on arbitrary bytes; on Ok, stats::statistics and
 #                  SecurityServer::new (name tables, SID table, decision index).
 #   context_parse  parse_context_bytes against policies/bin/default.33; an accepted context
 #                  must format and parse back to itself.
@@ -21,6 +21,11 @@
 #                  accepted config keeps every rule's rights inside the handled set.
 #   search_regex   sesearch's Python `re` patterns translated for the regex engine: every
 #                  accepted pattern must be valid engine syntax; translation deterministic.
+#   analysis_config  setools' permission map format and sechecker's .ini (configparser and
+#                  the checks' options) against policies/bin/default.33; an accepted
+#                  checker configuration must also run.
+#   semanage_conf  the module store's semanage.conf.
+#   cil_compile, batch_lines  (see their files in fuzz/fuzz_targets/)
 #
 # Works on a stable toolchain: RUSTC_BOOTSTRAP=1 lets stable rustc and cargo accept the -Z
 # flags cargo-fuzz passes (-Zsanitizer=address ...); stable ships the ASan runtime. Installs
@@ -42,7 +47,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-all_targets=(policy_read context_parse denial_parse bsm_trail bsm_config landlock_config search_regex)
+# Every target in fuzz/fuzz_targets/, so a new one cannot be left out.
+mapfile -t all_targets < <(cd fuzz/fuzz_targets && ls -- *.rs | sed 's/\.rs$//')
 if [ $# -gt 0 ]; then
     targets=("$@")
 else

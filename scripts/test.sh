@@ -36,6 +36,9 @@ cargo fmt --all -- --check
 sepol=(--features arbiter-oracle-tests/libsepol,sepol-oracle/libsepol)
 cargo clippy --workspace --all-targets "${sepol[@]}" -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet "${sepol[@]}"
+# The fuzz targets live in their own workspace (fuzz/), which the commands above do not
+# build; a check keeps them compiling as the APIs they call change (runs need cargo-fuzz).
+(cd fuzz && cargo check --quiet --bins)
 
 # One public path per item in every engine crate (docs/architecture.md, "Where things
 # live"): a source check, no build; under a second.
