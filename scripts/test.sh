@@ -9,6 +9,9 @@
 # the lock-free structures; and a short fuzzing smoke run when cargo-fuzz is available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Nothing here reads standard input; cargo's rustc probe (`rustc -`) inherits it, and an
+# inherited pipe that another process writes to once made that probe fail. /dev/null it is.
+exec </dev/null
 
 # 1. System packages: the policies, the compiler, setools (the seinfo oracle) and libsepol
 #    (the decision oracle, linked only into tests and benchmarks).
