@@ -150,6 +150,76 @@ fn small_policy_matches_secilc_or_fails_writing_nothing() {
     std::fs::remove_dir_all(&d2).unwrap();
 }
 
+/// Outputs that are not plain files: a FIFO (as `/dev/null` or `/dev/stdout` would be) is
+/// written into and stays a FIFO — a rename over it would put a regular file in its place —
+/// and a symbolic link keeps pointing at the file it names, which gets the new policy.
+#[test]
+fn special_and_linked_outputs_are_written_through() {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/tests/data/tiny");
+    let dir = scratch("special");
+    for m in ["base.cil", "extra.cil"] {
+        std::fs::copy(data.join(m), dir.join(m)).unwrap();
+    }
+    let plain = run(
+        "arbiter",
+        &["-o", "plain.33", "-f", "plain.fc", "base.cil", "extra.cil"],
+        &dir,
+    );
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    let fifo = dir.join("fc.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo");
+    std::fs::write(dir.join("real.33"), b"old").unwrap();
+    std::os::unix::fs::symlink("real.33", dir.join("link.33")).unwrap();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+    };
+    let got = run(
+        "arbiter",
+        &["-o", "link.33", "-f", "fc.fifo", "base.cil", "extra.cil"],
+        &dir,
+    );
+    assert!(
+        got.status.success(),
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
+    // Checked before waiting for the reader: had the FIFO been renamed over, the reader
+    // would wait on the old one forever.
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo(),
+        "the FIFO was replaced"
+    );
+    // If the build never opened the FIFO, let the reader see an end (no reader left: ENXIO).
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(0o4000) // O_NONBLOCK
+        .open(&fifo);
+    let through_fifo = reader.join().unwrap();
+    assert_eq!(through_fifo, std::fs::read(dir.join("plain.fc")).unwrap());
+    assert!(
+        std::fs::symlink_metadata(dir.join("link.33"))
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced"
+    );
+    assert_eq!(
+        std::fs::read(dir.join("real.33")).unwrap(),
+        std::fs::read(dir.join("plain.33")).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn store_mode_requires_no_reload() {
     let dir = scratch("store");

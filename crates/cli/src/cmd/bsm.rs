@@ -448,9 +448,22 @@ pub fn bench(a: BenchArgs, out: &mut Out) -> Result<ExitCode, CliError> {
         .stdout(std::process::Stdio::null());
     let whole_reduce = b::process_rate(&mut rcmd, a.records, reps);
     match &a.save_trail {
-        Some(keep) => std::fs::rename(&path, keep)
-            .or_else(|_| std::fs::copy(&path, keep).map(|_| ()))
-            .map_err(|e| format!("{}: {e}", keep.display()))?,
+        // A rename over a special file (`--save-trail /dev/null`) would replace the device
+        // itself with a regular file: those are written into, as is any other destination
+        // the rename cannot reach.
+        Some(keep) => {
+            let special = std::fs::metadata(keep).is_ok_and(|m| !m.is_file());
+            let moved = if special {
+                Err(std::io::Error::other("special file"))
+            } else {
+                std::fs::rename(&path, keep)
+            };
+            let r = moved
+                .or_else(|_| std::fs::copy(&path, keep).map(|_| ()))
+                .map_err(|e| format!("{}: {e}", keep.display()));
+            let _ = std::fs::remove_file(&path);
+            r?
+        }
         None => {
             let _ = std::fs::remove_file(&path);
         }

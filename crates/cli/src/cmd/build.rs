@@ -399,36 +399,90 @@ fn run_secilc(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
     let output = output.unwrap_or_else(|| format!("policy.{}", o.policy_version));
     let fc_out = fc_out.unwrap_or_else(|| "file_contexts".into());
     let (output, fc_out) = (Path::new(argv.path(&output)), Path::new(argv.path(&fc_out)));
-    let policy_tmp = match write_temp(output, &bytes) {
+    let (policy_dest, fc_dest) = (Destination::of(output), Destination::of(fc_out));
+    let policy_tmp = match policy_dest.stage(&bytes) {
         Ok(p) => p,
         Err(_) => {
             crate::diag!("Failure opening binary file for writing");
             return ExitCode::from(255);
         }
     };
-    let fc_tmp = match write_temp(fc_out, &compiled.file_contexts) {
+    let fc_tmp = match fc_dest.stage(&compiled.file_contexts) {
         Ok(p) => p,
         Err(_) => {
-            let _ = std::fs::remove_file(&policy_tmp);
+            if let Some(t) = &policy_tmp {
+                let _ = std::fs::remove_file(t);
+            }
             crate::diag!("Failure opening file contexts file for writing");
             return ExitCode::from(255);
         }
     };
-    for (tmp, dest) in [(&policy_tmp, output), (&fc_tmp, fc_out)] {
-        if let Err(e) = std::fs::rename(tmp, dest) {
-            let _ = std::fs::remove_file(&policy_tmp);
-            let _ = std::fs::remove_file(&fc_tmp);
-            crate::diag!("{}: {e}", dest.display());
+    let staged = [
+        (&policy_tmp, &policy_dest, &bytes[..], output),
+        (&fc_tmp, &fc_dest, &compiled.file_contexts[..], fc_out),
+    ];
+    for (tmp, dest, data, shown) in staged {
+        if let Err(e) = dest.commit(tmp.as_deref(), data) {
+            for t in [&policy_tmp, &fc_tmp].into_iter().flatten() {
+                let _ = std::fs::remove_file(t);
+            }
+            crate::diag!("{}: {e}", shown.display());
             return ExitCode::from(255);
         }
     }
     ExitCode::SUCCESS
 }
 
+/// Where an output goes. A regular file (or a path that does not exist yet) is replaced
+/// atomically: the bytes go to a temporary file beside it, renamed over it once complete, so
+/// a failure leaves the old file as it was; through a symbolic link, the file the link names
+/// is replaced and the link kept (as secilc's `fopen` writes through it). Anything else that
+/// exists — `/dev/null`, `/dev/stdout`, a FIFO — is written in place: renaming over it would
+/// replace the device or pipe itself with a regular file.
+enum Destination {
+    /// Replace this regular file (the link's target when the path was a link).
+    Replace(PathBuf),
+    /// Write into this special file as it is.
+    InPlace(PathBuf),
+}
+
+impl Destination {
+    fn of(path: &Path) -> Destination {
+        match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => Destination::InPlace(path.to_path_buf()),
+            Ok(_) => Destination::Replace(
+                std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+            ),
+            Err(_) => Destination::Replace(path.to_path_buf()),
+        }
+    }
+
+    /// Prepares the write: the temporary file, complete, for a replacement; nothing for an
+    /// in-place write (its failures show in [`Destination::commit`]).
+    fn stage(&self, bytes: &[u8]) -> std::io::Result<Option<PathBuf>> {
+        match self {
+            Destination::Replace(dest) => write_temp(dest, bytes).map(Some),
+            Destination::InPlace(_) => Ok(None),
+        }
+    }
+
+    /// Puts the bytes in place: renames the staged file over the destination, or writes
+    /// them into the special file.
+    fn commit(&self, staged: Option<&Path>, bytes: &[u8]) -> std::io::Result<()> {
+        match (self, staged) {
+            (Destination::Replace(dest), Some(tmp)) => std::fs::rename(tmp, dest),
+            (Destination::InPlace(dest), _) => std::fs::OpenOptions::new()
+                .write(true)
+                .open(dest)
+                .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush())),
+            (Destination::Replace(_), None) => Err(std::io::Error::other("nothing staged")),
+        }
+    }
+}
+
 /// Writes `bytes` to a new temporary file beside `dest` (mode 0644 as secilc's `fopen`
 /// under the usual umask) and returns its path.
 fn write_temp(dest: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
-    use std::io::Write;
     let dir = dest
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
