@@ -9,8 +9,8 @@
 # the lock-free structures; and a short fuzzing smoke run when cargo-fuzz is available.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Nothing here reads standard input; cargo's rustc probe (`rustc -`) inherits it, and an
-# inherited pipe that another process writes to once made that probe fail. /dev/null it is.
+# Nothing here reads standard input; /dev/null keeps any tool that would (rustc's `-`
+# probe inherits it) from reading whatever the caller's input is.
 exec </dev/null
 
 # 1. System packages: the policies, the compiler, setools (the seinfo oracle) and libsepol
