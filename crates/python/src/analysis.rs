@@ -203,12 +203,7 @@ fn flow_query<'g, 'i, 'p>(
         min_weight: q.min_weight,
         booleans: q.booleans.map(|b| boolean_values(index, &b)),
     };
-    if !matches!(view, Some((f, _)) if *f == filter) {
-        *view = None;
-        let v = g.view(&filter);
-        *view = Some((filter, v));
-    }
-    let Some((_, view)) = view.as_ref() else {
+    let Some(view) = current_view(view, filter, |f| g.view(f)) else {
         return Err("no view".to_string());
     };
     let s = g.lookup_type(&q.source).map_err(err)?;
@@ -363,13 +358,7 @@ fn dta_query<'g, 'i, 'p>(
         .map(|t| g.lookup_type(t))
         .collect::<Result<_, _>>()
         .map_err(err)?;
-    let key = (q.reverse, exclude);
-    if !matches!(view, Some((k, _)) if *k == key) {
-        *view = None;
-        let v = g.view(key.0, &key.1);
-        *view = Some((key, v));
-    }
-    let Some((_, view)) = view.as_ref() else {
+    let Some(view) = current_view(view, (q.reverse, exclude), |k| g.view(k.0, &k.1)) else {
         return Err("no view".to_string());
     };
     let s = g.lookup_type(&q.source).map_err(err)?;
@@ -429,4 +418,20 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_check_perm_map, m)?)?;
     m.add_function(wrap_pyfunction!(_default_perm_map, m)?)?;
     Ok(())
+}
+
+/// The working view for `key`: the cached one when its settings are the same, else a new
+/// one (the old view dropped first, so two are never held at once) — setools' rule of
+/// rebuilding its subgraph only when a setting changes. Shared by both analyses' workers.
+fn current_view<K: PartialEq, V>(
+    slot: &mut Option<(K, V)>,
+    key: K,
+    make: impl FnOnce(&K) -> V,
+) -> Option<&V> {
+    if !matches!(slot, Some((k, _)) if *k == key) {
+        *slot = None;
+        let v = make(&key);
+        *slot = Some((key, v));
+    }
+    slot.as_ref().map(|(_, v)| v)
 }
