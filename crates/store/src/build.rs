@@ -10,7 +10,7 @@ use crate::conf::{conf_path, SemanageConf};
 use crate::error::StoreError;
 use crate::fc::{parse_seusers, parse_users_extra, split_fc};
 use crate::homedirs::{genhomedircon, HostAccounts, Inputs};
-use crate::install::{exec_prog, Staging};
+use crate::install::{spawn_prog, Running, Staging};
 use crate::modules::{active_modules, check_cil, read_in_order, Module, ModulesChecksum};
 
 /// What to build: the store `name` under `root` (`semodule -p ROOT -s NAME -B`).
@@ -117,19 +117,35 @@ pub fn build_store(
     progress(&format!("compiling {} modules", modules.len()));
     let (compiled, checksum) = compile_streamed(&modules, names, &opts)?;
     let mut warnings = compiled.warnings.clone();
-
-    progress("writing");
-    let written = arbiter_cil::write_policy(&compiled, &opts)?;
-    warnings.extend(written.warnings);
-    let policy_bytes = written.bytes;
     let (fc, homedir_template) = split_fc(&compiled.file_contexts);
-
     let fc_local_path = active.join("file_contexts.local");
     let fc_local = match std::fs::read(&fc_local_path) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(StoreError::io(&fc_local_path, e)),
     };
+
+    // The installed policy under /etc/selinux/NAME. Its file_contexts is staged first so
+    // that sefcontext_compile runs on it while the policy is written and genhomedircon
+    // runs; every external program runs beside our own work and they are all waited for
+    // before anything is installed (see `Programs`).
+    let etc = under(&req.root, "/etc/selinux").join(&req.name);
+    let files = etc.join("contexts/files");
+    let mode = conf.file_mode;
+    let mut st = Staging::default();
+    let mut progs = Programs::default();
+    let staged_fc = st.stage(&files.join("file_contexts"), &fc, mode)?;
+    progs.compile(&conf, staged_fc, files.join("file_contexts.bin"))?;
+    if let Some(local) = &fc_local {
+        let s = st.stage(&files.join("file_contexts.local"), local, mode)?;
+        progs.compile(&conf, s, files.join("file_contexts.local.bin"))?;
+    }
+
+    progress("writing");
+    let written = arbiter_cil::write_policy(&compiled, &opts)?;
+    warnings.extend(written.warnings);
+    let policy_bytes = written.bytes;
+
     let homedirs = if conf.disable_genhomedircon {
         warnings.push("WARNING: genhomedircon is disabled. See /etc/selinux/semanage.conf if you need to enable it.".into());
         None
@@ -155,14 +171,44 @@ pub fn build_store(
         warnings.extend(g.warnings);
         Some(g.text)
     };
+    if let Some(h) = &homedirs {
+        let s = st.stage(&files.join("file_contexts.homedirs"), h, mode)?;
+        progs.compile(&conf, s, files.join("file_contexts.homedirs.bin"))?;
+    }
+    let kern = st.stage(
+        &etc.join(format!("policy/policy.{}", conf.policy_version)),
+        &policy_bytes,
+        mode,
+    )?;
+    if let Some(setfiles) = &conf.setfiles {
+        // semodule validates the new file contexts against the new policy before installing
+        // (`setfiles -c`, which reads file_contexts.homedirs and .local beside the file it
+        // is given, as they are in semodule's sandbox). It gets copies in a directory of
+        // their own: sefcontext_compile is writing `.bin` files beside the staged ones, and
+        // libselinux would prefer a newer `.bin` to the text.
+        let check = st.scratch_dir(&files, "check")?;
+        let copy = |name: &str, bytes: &[u8]| {
+            let p = check.join(name);
+            std::fs::write(&p, bytes).map_err(|e| StoreError::io(&p, e))?;
+            Ok::<PathBuf, StoreError>(p)
+        };
+        let check_fc = copy("file_contexts", &fc)?;
+        if let Some(local) = &fc_local {
+            copy("file_contexts.local", local)?;
+        }
+        if let Some(h) = &homedirs {
+            copy("file_contexts.homedirs", h)?;
+        }
+        progs.setfiles = Some(spawn_prog(setfiles, &kern, &check_fc)?);
+    }
 
     let commit_num = read_commit_num(&active.join("commit_num"))? + 1;
     let mut commit_buf = [0u8; 32];
     let digits = commit_num.to_string();
     commit_buf[..digits.len()].copy_from_slice(digits.as_bytes());
 
-    // The active store (libsemanage writes these with umask 077).
-    let mut st = Staging::default();
+    // The active store (libsemanage writes these with umask 077), written while the
+    // external programs run.
     let a = |n: &str| active.join(n);
     // semanage_direct_commit creates or removes the store flags to match the build.
     for (flag, on) in [
@@ -199,46 +245,61 @@ pub fn build_store(
         st.stage(&a("file_contexts.homedirs"), h, 0o600)?;
     }
     st.stage(&a("commit_num"), &commit_buf, 0o600)?;
-
-    // The installed policy under /etc/selinux/NAME.
-    progress("installing");
-    let etc = under(&req.root, "/etc/selinux").join(&req.name);
-    let files = etc.join("contexts/files");
-    let mode = conf.file_mode;
-    let kern = st.stage(
-        &etc.join(format!("policy/policy.{}", conf.policy_version)),
-        &policy_bytes,
-        mode,
-    )?;
-    let staged_fc = st.stage(&files.join("file_contexts"), &fc, mode)?;
-    if let Some(setfiles) = &conf.setfiles {
-        // semodule validates file_contexts against the new policy before installing.
-        exec_prog(setfiles, &kern, &staged_fc)?;
-    }
-    let compile_bin = |st: &mut Staging, staged: PathBuf, name: &str| -> Result<(), StoreError> {
-        let Some(prog) = &conf.sefcontext_compile else {
-            return Ok(());
-        };
-        exec_prog(prog, &staged, Path::new(""))?;
-        let bin = PathBuf::from(format!("{}.bin", staged.display()));
-        st.adopt(&bin, &files.join(format!("{name}.bin")), mode)
-    };
-    compile_bin(&mut st, staged_fc, "file_contexts")?;
-    if let Some(local) = &fc_local {
-        let s = st.stage(&files.join("file_contexts.local"), local, mode)?;
-        compile_bin(&mut st, s, "file_contexts.local")?;
-    }
-    if let Some(h) = &homedirs {
-        let s = st.stage(&files.join("file_contexts.homedirs"), h, mode)?;
-        compile_bin(&mut st, s, "file_contexts.homedirs")?;
-    }
     st.stage(&etc.join("seusers"), &seusers, mode)?;
+
+    progress("installing");
+    progs.finish(&mut st, mode)?;
     let written = st.commit()?;
     Ok(BuildReport {
         modules: modules.iter().map(|m| m.name.clone()).collect(),
         written,
         warnings,
     })
+}
+
+/// The external programs a build runs, started as soon as their inputs are staged and
+/// waited for together before anything is installed. semodule runs them one after
+/// another (`setfiles -c`, then `sefcontext_compile` on file_contexts, .local, .homedirs)
+/// and stops at the first failure; they read and write only staged or scratch copies, so
+/// running them at once changes no output, and a failure is reported as semodule would
+/// report it: the first in semodule's order.
+#[derive(Default)]
+struct Programs {
+    setfiles: Option<Running>,
+    /// `sefcontext_compile` runs in semodule's order, each with the `.bin` it writes
+    /// beside its staged input and where that `.bin` is installed.
+    compiles: Vec<(Running, PathBuf, PathBuf)>,
+}
+
+impl Programs {
+    /// Starts `sefcontext_compile` (if configured) on a staged file_contexts file.
+    fn compile(
+        &mut self,
+        conf: &SemanageConf,
+        staged: PathBuf,
+        dest: PathBuf,
+    ) -> Result<(), StoreError> {
+        let Some(prog) = &conf.sefcontext_compile else {
+            return Ok(());
+        };
+        let run = spawn_prog(prog, &staged, Path::new(""))?;
+        let bin = PathBuf::from(format!("{}.bin", staged.display()));
+        self.compiles.push((run, bin, dest));
+        Ok(())
+    }
+
+    /// Waits for every program and stages the `.bin` files they wrote; the first failure
+    /// in semodule's order is the error (the programs not yet waited for are stopped).
+    fn finish(self, st: &mut Staging, mode: u32) -> Result<(), StoreError> {
+        if let Some(s) = self.setfiles {
+            s.finish()?;
+        }
+        for (run, bin, dest) in self.compiles {
+            run.finish()?;
+            st.adopt(&bin, &dest, mode)?;
+        }
+        Ok(())
+    }
 }
 
 /// How many decompressed modules may wait for the compiler: enough to keep the reader
