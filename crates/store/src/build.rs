@@ -2,8 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use std::sync::mpsc::{sync_channel, Receiver};
-
 use arbiter_cil::{CilError, Compiled, Options, Source};
 
 use crate::conf::{conf_path, SemanageConf};
@@ -11,7 +9,8 @@ use crate::error::StoreError;
 use crate::fc::{parse_seusers, parse_users_extra, split_fc};
 use crate::homedirs::{genhomedircon, HostAccounts, Inputs};
 use crate::install::{spawn_prog, Running, Staging};
-use crate::modules::{active_modules, check_cil, read_in_order, Module, ModulesChecksum};
+use crate::modules::{active_modules, check_cil, Module, ModulesChecksum};
+use crate::readahead::ReadAhead;
 
 /// What to build: the store `name` under `root` (`semodule -p ROOT -s NAME -B`).
 #[derive(Clone, Debug, Default)]
@@ -302,15 +301,19 @@ impl Programs {
     }
 }
 
-/// How many decompressed modules may wait for the compiler: enough to keep the reader
-/// ahead of the parser, few enough that the texts in flight stay a few MB.
-const READ_AHEAD: usize = 4;
+/// How many decompressed modules may be held ahead of the compiler (decompressed or
+/// being decompressed, not yet parsed): enough to keep every reader busy, few enough that
+/// the texts in flight stay a few MB.
+const READ_AHEAD: usize = 6;
 
-/// Compiles the modules' CIL as one thread decompresses them in build order and the
-/// compiler parses each as it arrives (dropping its text), hashing each text on the way
-/// into `modules_checksum`. Errors come in today's order: a module that cannot be read
-/// (missing, damaged bzip2) wins over any compiler error, as when every module was read
-/// before compiling.
+/// At most this many reader threads (each decompresses one module at a time).
+const MAX_READERS: usize = 4;
+
+/// Compiles the modules' CIL as reader threads decompress them (every core, see
+/// `ReadAhead`) and the compiler parses each in build order as it arrives (dropping its
+/// text), hashing each text on the way into `modules_checksum`. Errors come in today's
+/// order: a module that cannot be read (missing, damaged bzip2) wins over any compiler
+/// error, as when every module was read before compiling.
 fn compile_streamed(
     modules: &[Module],
     names: Vec<String>,
@@ -318,23 +321,37 @@ fn compile_streamed(
 ) -> Result<(Compiled, Vec<u8>), StoreError> {
     let mut sum = ModulesChecksum::new(modules.len());
     let mut read_err: Option<StoreError> = None;
+    let ahead = ReadAhead::new(modules, READ_AHEAD);
+    let readers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_READERS)
+        .min(modules.len().max(1));
     std::thread::scope(|s| {
-        let (tx, mut rx) = sync_channel(READ_AHEAD);
-        let reader = std::thread::Builder::new()
-            .name("module-reader".into())
-            .spawn_scoped(s, move || read_in_order(modules, tx))
-            .map_err(|e| StoreError::Internal(format!("cannot start the module reader: {e}")))?;
+        for i in 0..readers {
+            let started = std::thread::Builder::new()
+                .name(format!("module-reader-{i}"))
+                .spawn_scoped(s, || ahead.work());
+            if let Err(e) = started {
+                ahead.stop();
+                if i == 0 {
+                    return Err(StoreError::Internal(format!(
+                        "cannot start a module reader: {e}"
+                    )));
+                }
+                break;
+            }
+        }
         let compiled = {
-            let (rx, sum, read_err) = (&mut rx, &mut sum, &mut read_err);
-            let sources = names.into_iter().map(move |name| match rx.recv() {
-                Ok(Ok(text)) => {
+            let (ahead, sum, read_err) = (&ahead, &mut sum, &mut read_err);
+            let sources = names.into_iter().map(move |name| match ahead.next() {
+                Some(Ok(text)) => {
                     sum.add(&text);
                     Ok(Source { name, text })
                 }
-                Ok(Err(e)) => Err(stop_compile(read_err, e)),
-                Err(_) => Err(stop_compile(
+                Some(Err(e)) => Err(stop_compile(read_err, e)),
+                None => Err(stop_compile(
                     read_err,
-                    StoreError::Internal("the module reader stopped early".into()),
+                    StoreError::Internal("the module readers stopped early".into()),
                 )),
             });
             arbiter_cil::compile_each(sources, opts)
@@ -342,12 +359,9 @@ fn compile_streamed(
         if compiled.is_err() && read_err.is_none() {
             // The compiler stopped before reading every module: a later unreadable module
             // is still the error to report.
-            read_err = drain_for_error(&rx);
+            read_err = std::iter::from_fn(|| ahead.next()).find_map(Result::err);
         }
-        drop(rx);
-        reader
-            .join()
-            .map_err(|_| StoreError::Internal("the module reader thread panicked".into()))?;
+        ahead.stop();
         if let Some(e) = read_err {
             return Err(e);
         }
@@ -370,11 +384,6 @@ fn stop_compile(slot: &mut Option<StoreError>, e: StoreError) -> CilError {
         messages: vec![msg],
         status: 255,
     }
-}
-
-/// The first read error among the modules not yet received (reading them all).
-fn drain_for_error(rx: &Receiver<Result<Vec<u8>, StoreError>>) -> Option<StoreError> {
-    rx.iter().find_map(Result::err)
 }
 
 /// What libsemanage's file databases write above their records (`dbase_file_flush`).
