@@ -4,7 +4,6 @@ exports must still resolve as ``setools.X`` and ``from setools import X``. The l
 names is read from the installed setools' ``__init__.py`` at test time."""
 
 import ast
-import os
 import pathlib
 import subprocess
 import sys
@@ -26,12 +25,10 @@ NOT_LOADED_BY_OPEN = [
 
 
 def fresh(code):
-    """Runs ``code`` in a new interpreter (this package first on the path); its stdout."""
-    env = dict(os.environ)
-    pkg = str(pathlib.Path(__file__).resolve().parents[1] / "python")
-    env["PYTHONPATH"] = os.pathsep.join([pkg] + [p for p in [env.get("PYTHONPATH")] if p])
+    """Runs ``code`` in a new interpreter with this one's environment (so the same
+    ``arbiter`` package: the installed one, or ``PYTHONPATH``'s); its stdout."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, timeout=120)
+                         timeout=120)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
