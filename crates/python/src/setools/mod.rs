@@ -31,7 +31,7 @@ use arbiter_policy::symbols::TypeFlavor;
 use arbiter_policy::{HandleUnknown, Policy as Model};
 use arbiter_query::Index;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -162,28 +162,31 @@ impl PolicyDb {
 
     /// For every type and attribute slot, by value: a type's attributes, or an attribute's
     /// member types (both ascending by value), built with one index for the whole table.
-    fn type_relations(&self) -> Vec<Vec<u32>> {
+    ///
+    /// Rows are tuples whose items are one shared `int` per value: the Debian policy's
+    /// table holds about 30,000 values, almost all above CPython's small-int cache, and a
+    /// fresh `int` per occurrence (plus a list's header) cost 1 MB resident per policy.
+    fn type_relations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let p = &*self.model;
         let index = Index::new(p);
-        (0..p.types.len())
+        let ints: Vec<Bound<'py, PyInt>> = (0..=p.types.len() as u32)
+            .map(|v| PyInt::new(py, v))
+            .collect();
+        let value = |i: usize| &ints[i + 1];
+        let rows = (0..p.types.len())
             .map(|i| {
                 let Some(t) = arbiter_policy::TypeId::from_index(i) else {
-                    return Vec::new();
+                    return Ok(PyTuple::empty(py));
                 };
                 if p.types[i].flavor == TypeFlavor::Type {
-                    index
-                        .attributes_of(t)
-                        .map(|a| a.index() as u32 + 1)
-                        .collect()
+                    let attrs: Vec<_> = index.attributes_of(t).map(|a| value(a.index())).collect();
+                    PyTuple::new(py, attrs)
                 } else {
-                    index
-                        .expand(t)
-                        .iter()
-                        .map(|m| m.index() as u32 + 1)
-                        .collect()
+                    PyTuple::new(py, index.expand(t).iter().map(|m| value(m.index())))
                 }
             })
-            .collect()
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, rows)
     }
 
     /// For every type slot, by value: the value of the type that bounds it (0 if none).

@@ -19,95 +19,75 @@ the initial SIDs, contexts and every SELinux ``*con`` with their queries. The ot
 ``PolicyDifference`` (``diff``) has every section.
 """
 
-from . import exception  # noqa: F401
-from . import policyrep  # noqa: F401
-from .policyrep import (  # noqa: F401
-    AVRule,
-    AVRuleXperm,
-    Boolean,
-    Bounds,
-    BoundsRuletype,
-    Common,
-    Conditional,
-    ConstraintRuletype,
-    DefaultRangeValue,
-    DefaultRuletype,
-    DefaultValue,
-    FileNameTERule,
-    FSUseRuletype,
-    HandleUnknown,
-    IbpkeyconRange,
-    IoctlSet,
-    IomemconRange,
-    IoportconRange,
-    Level,
-    MLSRuletype,
-    NodeconIPVersion,
-    ObjClass,
-    RoleAllow,
-    RoleTransition,
-    PolicyCapability,
-    PolicyTarget,
-    PortconProtocol,
-    PortconRange,
-    RBACRuletype,
-    Range,
-    Role,
-    SELinuxPolicy,
-    TERule,
-    TERuletype,
-    TruthTableRow,
-    Type,
-    TypeAttribute,
-    User,
-)
-from .query import PolicyQuery  # noqa: F401
-from .boolquery import BoolQuery  # noqa: F401
-from .boundsquery import BoundsQuery  # noqa: F401
-from .commonquery import CommonQuery  # noqa: F401
-from .objclassquery import ObjClassQuery  # noqa: F401
-from .polcapquery import PolCapQuery  # noqa: F401
-from .rbacrulequery import RBACRuleQuery  # noqa: F401
-from .rolequery import RoleQuery  # noqa: F401
-from .terulequery import TERuleQuery  # noqa: F401
-from .typeattrquery import TypeAttributeQuery  # noqa: F401
-from .typequery import TypeQuery  # noqa: F401
-from .userquery import UserQuery  # noqa: F401
-from .policyrep import (  # noqa: F401  (MLS, labeling, constraints: lane pymls)
-    Category, Constraint, Context, Default, DefaultRange, FSUse, Genfscon, Ibendportcon,
-    Ibpkeycon, InitialSID, LevelDecl, MLSRule, Netifcon, Nodecon, Portcon, Sensitivity,
-    Validatetrans,
-)
-from .policyrep import (  # noqa: F401  (Xen labeling)
-    Devicetreecon, Iomemcon, Ioportcon, Pcidevicecon, Pirqcon,
-)
-from .util import xperm_str_to_tuple_ranges  # noqa: F401
-from .categoryquery import CategoryQuery  # noqa: F401
-from .constraintquery import ConstraintQuery  # noqa: F401
-from .defaultquery import DefaultQuery  # noqa: F401
-from .fsusequery import FSUseQuery  # noqa: F401
-from .genfsconquery import GenfsconQuery  # noqa: F401
-from .ibendportconquery import IbendportconQuery  # noqa: F401
-from .ibpkeyconquery import IbpkeyconQuery  # noqa: F401
-from .initsidquery import InitialSIDQuery  # noqa: F401
-from .mlsrulequery import MLSRuleQuery  # noqa: F401
-from .netifconquery import NetifconQuery  # noqa: F401
-from .nodeconquery import NodeconQuery  # noqa: F401
-from .portconquery import PortconQuery  # noqa: F401
-from .devicetreeconquery import DevicetreeconQuery  # noqa: F401
-from .iomemconquery import IomemconQuery  # noqa: F401
-from .ioportconquery import IoportconQuery  # noqa: F401
-from .pcideviceconquery import PcideviceconQuery  # noqa: F401
-from .pirqconquery import PirqconQuery  # noqa: F401
-from .sensitivityquery import SensitivityQuery  # noqa: F401
-from .checker import PolicyChecker  # noqa: F401
-from .diff import PolicyDifference  # noqa: F401
-from .permmap import Mapping, PermissionMap, RuleWeight  # noqa: F401
-from .infoflow import InfoFlowAnalysis  # noqa: F401
-from .dta import DomainEntrypoint, DomainTransition, DomainTransitionAnalysis  # noqa: F401
+import importlib
+
 from ._finder import install, uninstall, NOT_IMPLEMENTED_MODULES  # noqa: F401
 
 __version__ = "4.4.1"
+
+# Every public name of setools 4.4.1's package, by the submodule that defines it here.
+# Nothing below is imported until it is first asked for (PEP 562: ``setools.X`` and
+# ``from setools import X`` both end in ``__getattr__``), so a script pays in import time
+# and memory only for what it uses: the analyses, ``PolicyDifference`` and the checker
+# (and the standard library modules they need) stay unloaded unless named.
+_EXPORTS = {
+    "policyrep": """
+        AVRule AVRuleXperm Boolean Bounds BoundsRuletype Category Common Conditional
+        Constraint ConstraintRuletype Context Default DefaultRange DefaultRangeValue
+        DefaultRuletype DefaultValue Devicetreecon FSUse FSUseRuletype FileNameTERule
+        Genfscon HandleUnknown Ibendportcon Ibpkeycon IbpkeyconRange InitialSID IoctlSet
+        Iomemcon IomemconRange Ioportcon IoportconRange Level LevelDecl MLSRule MLSRuletype
+        Netifcon Nodecon NodeconIPVersion ObjClass Pcidevicecon Pirqcon PolicyCapability
+        PolicyTarget Portcon PortconProtocol PortconRange RBACRuletype Range Role RoleAllow
+        RoleTransition SELinuxPolicy Sensitivity TERule TERuletype TruthTableRow Type
+        TypeAttribute User Validatetrans""",
+    "query": "PolicyQuery",
+    "util": "xperm_str_to_tuple_ranges",
+    "boolquery": "BoolQuery",
+    "boundsquery": "BoundsQuery",
+    "categoryquery": "CategoryQuery",
+    "commonquery": "CommonQuery",
+    "constraintquery": "ConstraintQuery",
+    "defaultquery": "DefaultQuery",
+    "devicetreeconquery": "DevicetreeconQuery",
+    "fsusequery": "FSUseQuery",
+    "genfsconquery": "GenfsconQuery",
+    "ibendportconquery": "IbendportconQuery",
+    "ibpkeyconquery": "IbpkeyconQuery",
+    "initsidquery": "InitialSIDQuery",
+    "iomemconquery": "IomemconQuery",
+    "ioportconquery": "IoportconQuery",
+    "mlsrulequery": "MLSRuleQuery",
+    "netifconquery": "NetifconQuery",
+    "nodeconquery": "NodeconQuery",
+    "objclassquery": "ObjClassQuery",
+    "pcideviceconquery": "PcideviceconQuery",
+    "pirqconquery": "PirqconQuery",
+    "polcapquery": "PolCapQuery",
+    "portconquery": "PortconQuery",
+    "rbacrulequery": "RBACRuleQuery",
+    "rolequery": "RoleQuery",
+    "sensitivityquery": "SensitivityQuery",
+    "terulequery": "TERuleQuery",
+    "typeattrquery": "TypeAttributeQuery",
+    "typequery": "TypeQuery",
+    "userquery": "UserQuery",
+    "checker": "PolicyChecker",
+    "diff": "PolicyDifference",
+    "permmap": "Mapping PermissionMap RuleWeight",
+    "infoflow": "InfoFlowAnalysis",
+    "dta": "DomainEntrypoint DomainTransition DomainTransitionAnalysis",
+}
+_SOURCE = {name: module for module, names in _EXPORTS.items() for name in names.split()}
+
+# The submodules, reachable as attributes (``setools.policyrep``) as after setools' eager
+# imports; importing one binds it here by itself.
+_SUBMODULES = frozenset(_EXPORTS) | {
+    "exception", "descriptors", "mixins", "_analysis", "_constraint", "_labeling", "_mls",
+    "_xen",
+}
+
+__all__ = sorted(_SOURCE) + ["exception"]
 
 # setools 4.4.1's public names this package does not provide yet; asking for one is an
 # AttributeError that says so (never a silent stand-in).
@@ -117,8 +97,19 @@ NOT_IMPLEMENTED_NAMES = frozenset(
 
 
 def __getattr__(name):
+    module = _SOURCE.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module("." + module, __name__), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module("." + name, __name__)
     if name in NOT_IMPLEMENTED_NAMES or name in NOT_IMPLEMENTED_MODULES:
         raise AttributeError(
             "setools.{0} is not implemented by arbiter.setools yet".format(name)
         )
     raise AttributeError("module 'setools' has no attribute '{0}'".format(name))
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SOURCE) | _SUBMODULES)

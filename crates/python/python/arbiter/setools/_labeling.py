@@ -4,9 +4,7 @@ and every ``*con`` statement (``FSUse``, ``Genfscon``, ``Portcon``, ``Netifcon``
 hashing and equality, and the ``SELinuxPolicy`` iterators over them (``_LabelingPolicy``).
 The rows come from the native ``labeling_tables`` in the policy's order."""
 
-import ipaddress
 import itertools
-import logging
 import stat
 
 from .. import _native
@@ -180,6 +178,8 @@ class Genfscon(Ocontext):
                 self.filetype = GenfsFiletype(self._sclass_to_stat[tclass.name])
                 self.tclass = tclass
             except KeyError:
+                import logging  # only for this warning: loading it costs 1 MB resident
+
                 logging.getLogger("setools.policyrep").warning(
                     "Genfscon {} {} object class {} does not match a file object class. "
                     "Dropping file type.".format(fs, path, tclass.name))
@@ -241,6 +241,8 @@ class Nodecon(Ocontext):
         self.policy = policy
         self._id = ident
         self.context = context
+        import ipaddress  # here, not at the top: only nodecon and ibpkeycon use it
+
         if version == 4:
             self.ip_version = NodeconIPVersion.ipv4
             text = str(ipaddress.IPv4Address(addr))
@@ -252,6 +254,8 @@ class Nodecon(Ocontext):
         try:
             self.network = ipaddress.ip_network(net_with_mask)
         except ValueError:
+            import logging
+
             logging.getLogger("setools.policyrep").warning(
                 "Nodecon with network {} {} has host bits set. Analyses may have "
                 "unexpected results.".format(
@@ -275,6 +279,8 @@ class Ibpkeycon(Ocontext):
         self._id = ident
         self.pkeys = IbpkeyconRange(low, high)
         self.context = context
+        import ipaddress
+
         self.subnet_prefix = ipaddress.IPv6Address(bytes(prefix) + bytes(8))
 
     def __hash__(self):
@@ -312,7 +318,14 @@ class _LabelingPolicy:
     def _labeling(self, kind):
         """The objects of one labeling table, built on first use."""
         tables = self._table("labeling_rows", lambda: _native.labeling_tables(self._db))
-        return self._table("labeling_" + kind, lambda: self._build_labeling(kind, tables[kind]))
+
+        def build():
+            objects = self._build_labeling(kind, tables[kind])
+            # The objects replace their rows: keeping both held each table twice.
+            del tables[kind]
+            return objects
+
+        return self._table("labeling_" + kind, build)
 
     def _context(self, ident, row):
         u, r, t, rg = row

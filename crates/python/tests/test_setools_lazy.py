@@ -1,0 +1,98 @@
+"""``arbiter.setools`` loads its submodules on first use (PEP 562), so importing it and
+opening a policy cost only what a script uses; every name setools 4.4.1's package
+exports must still resolve as ``setools.X`` and ``from setools import X``. The list of
+names is read from the installed setools' ``__init__.py`` at test time."""
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from conftest import POLICIES
+
+REAL_INIT = pathlib.Path("/usr/lib/python3/dist-packages/setools/__init__.py")
+
+# Modules a script that only opens a policy must not pay for: the analyses, the policy
+# difference and the checker, and the standard library modules only they (or a rare
+# warning) need.
+NOT_LOADED_BY_OPEN = [
+    "arbiter.setools.diff", "arbiter.setools.checker", "arbiter.setools.infoflow",
+    "arbiter.setools.dta", "arbiter.setools.permmap", "logging", "ipaddress",
+    "importlib.abc", "configparser", "typing", "tempfile",
+]
+
+
+def fresh(code):
+    """Runs ``code`` in a new interpreter with this one's environment (so the same
+    ``arbiter`` package: the installed one, or ``PYTHONPATH``'s); its stdout."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_import_and_open_load_no_analysis_nor_heavy_stdlib_module():
+    policy = POLICIES / "features.33"
+    loaded = fresh(
+        "import sys\n"
+        "print(' '.join(sys.modules))\n"
+        "import arbiter.setools as s\n"
+        "print(' '.join(sys.modules))\n"
+        "s.SELinuxPolicy({!r})\n"
+        "print(' '.join(sys.modules))\n".format(str(policy))
+    ).splitlines()
+    # Measured against what the interpreter had loaded before (a site hook may load some).
+    before, after_import, after_open = (set(line.split()) for line in loaded)
+    assert "arbiter.setools.policyrep" not in after_import
+    assert "arbiter.setools.policyrep" in after_open
+    assert sorted(set(NOT_LOADED_BY_OPEN) & (after_open - before)) == []
+
+
+def real_exports():
+    """The names setools 4.4.1's package binds from its submodules, by submodule."""
+    tree = ast.parse(REAL_INIT.read_text())
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for alias in node.names:
+                out[alias.asname or alias.name] = node.module
+    return out
+
+
+@pytest.mark.skipif(not REAL_INIT.exists(), reason="setools 4.4.1 (python3-setools) not installed")
+def test_every_name_setools_exports_resolves_lazily():
+    import arbiter.setools as ours
+
+    exports = real_exports()
+    assert len(exports) > 100, "the reading of setools' __init__.py found too few names"
+    for name, module in sorted(exports.items()):
+        if name in ours.NOT_IMPLEMENTED_NAMES:
+            with pytest.raises(AttributeError, match="not implemented by arbiter.setools"):
+                getattr(ours, name)
+            continue
+        value = getattr(ours, name)
+        # ``from . import exception`` binds the module itself.
+        expected = sys.modules["arbiter.setools." + module] if module else None
+        if module is None:
+            assert value is sys.modules["arbiter.setools." + name], name
+        else:
+            assert value is getattr(expected, name), name
+        assert name in dir(ours), name
+
+
+def test_star_import_and_unknown_names():
+    out = fresh(
+        "from arbiter.setools import *\n"
+        "import arbiter.setools as s\n"
+        "missing = [n for n in s.__all__ if n not in globals()]\n"
+        "print(len(s.__all__), missing)\n"
+        "try:\n"
+        "    s.NoSuchThing\n"
+        "except AttributeError as e:\n"
+        "    print(e)\n"
+    ).splitlines()
+    count, missing = out[0].split(" ", 1)
+    assert int(count) > 100 and missing == "[]"
+    assert out[1] == "module 'setools' has no attribute 'NoSuchThing'"
