@@ -24,6 +24,7 @@ use std::cmp::Ordering;
 
 mod assemble;
 mod attributes;
+mod avindex;
 mod avrules;
 mod classperms;
 mod conditionals;
@@ -44,6 +45,7 @@ mod typerules;
 mod verify;
 pub(crate) mod xperms;
 
+use avindex::AvIndex;
 use avrules::*;
 use conditionals::*;
 use constraints::*;

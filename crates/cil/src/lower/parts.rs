@@ -37,7 +37,7 @@ pub(super) struct Parts {
     pub(super) permissive: Vec<u32>,
     /// The unconditional avtab in insertion order, and its index (rule key -> entry).
     pub(super) avtab: Vec<AvtabEntry>,
-    pub(super) avindex: FxHashMap<AvtabKey, u32>,
+    pub(super) avindex: AvIndex,
     /// Filename transitions and their index by (target, class, name).
     pub(super) ftrans: Vec<FilenameTrans>,
     pub(super) ftindex: FxHashMap<(u32, u32, Sym), usize>,
@@ -100,6 +100,6 @@ impl Parts {
             })
             .count();
         self.avtab.reserve(rule_stmts);
-        self.avindex = FxHashMap::with_capacity_and_hasher(rule_stmts, Default::default());
+        self.avindex = AvIndex::with_capacity(rule_stmts);
     }
 }

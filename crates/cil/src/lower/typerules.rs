@@ -77,7 +77,7 @@ pub(super) fn type_rule(
                 kind,
             };
             let datum = AvtabDatum::Type(tid(res));
-            if let Some(&i) = p.avindex.get(&key) {
+            if let Some(i) = p.avindex.get(&p.avtab, &key) {
                 if p.avtab[i as usize].datum != datum {
                     return Err(err(format!("Conflicting type rules at {}", l.here(s))));
                 }
@@ -85,8 +85,9 @@ pub(super) fn type_rule(
             }
             match cond.as_mut() {
                 None => {
-                    p.avindex.insert(key, index_u32(p.avtab.len())?);
-                    p.avtab.push(AvtabEntry { key, datum });
+                    p.avindex
+                        .find_or_append(&mut p.avtab, AvtabEntry { key, datum })
+                        .map_err(too_many)?;
                 }
                 Some((cb, br)) => {
                     let (this, other) = if *br {
