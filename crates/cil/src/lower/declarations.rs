@@ -32,6 +32,7 @@ pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
         let st = ast.stmts[s as usize];
         let a = l.args(s);
         if let Some(&d) = p.decl_of_stmt.get(&s) {
+            p.live_decls.push((s, d));
             let list = match ast.decls[d as usize].kind {
                 DeclKind::Type => Some(&mut l.types),
                 DeclKind::TypeAttribute => Some(&mut l.attrs),

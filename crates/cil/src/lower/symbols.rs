@@ -11,27 +11,25 @@ pub(super) fn type_values(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
     l.type_val = vec![0; l.types.len()];
     l.attr_val = vec![0; na];
     p.tdatums = vec![];
-    for &s in &l.live.clone() {
-        if let Some(&d) = p.decl_of_stmt.get(&s) {
-            match ast.decls[d as usize].kind {
-                DeclKind::Type => {
-                    p.tdatums.push(TypeDatum {
-                        name: l.name(d).into(),
-                        flavor: TypeFlavor::Type,
-                        bounds: None,
-                    });
-                    l.type_val[l.dint[d as usize] as usize] = p.tdatums.len() as u32;
-                }
-                DeclKind::TypeAttribute if p.keep[l.dint[d as usize] as usize] => {
-                    p.tdatums.push(TypeDatum {
-                        name: l.name(d).into(),
-                        flavor: TypeFlavor::Attribute,
-                        bounds: None,
-                    });
-                    l.attr_val[l.dint[d as usize] as usize] = p.tdatums.len() as u32;
-                }
-                _ => {}
+    for &(_, d) in &p.live_decls {
+        match ast.decls[d as usize].kind {
+            DeclKind::Type => {
+                p.tdatums.push(TypeDatum {
+                    name: l.name(d).into(),
+                    flavor: TypeFlavor::Type,
+                    bounds: None,
+                });
+                l.type_val[l.dint[d as usize] as usize] = p.tdatums.len() as u32;
             }
+            DeclKind::TypeAttribute if p.keep[l.dint[d as usize] as usize] => {
+                p.tdatums.push(TypeDatum {
+                    name: l.name(d).into(),
+                    flavor: TypeFlavor::Attribute,
+                    bounds: None,
+                });
+                l.attr_val[l.dint[d as usize] as usize] = p.tdatums.len() as u32;
+            }
+            _ => {}
         }
     }
     if p.tdatums.len() > u16::MAX as usize {
@@ -73,18 +71,16 @@ pub(super) fn role_values(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
 pub(super) fn type_aliases(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
     let (t, ast) = (l.t, l.ast);
     p.type_aliases = vec![];
-    for &s in &l.live.clone() {
-        if let Some(&d) = p.decl_of_stmt.get(&s) {
-            if ast.decls[d as usize].kind == DeclKind::TypeAlias {
-                let n = t.kids(ast.stmts[s as usize].node)[1];
-                if let TRef::Type(i) = l.tref(n)? {
-                    p.type_aliases.push(TypeAlias {
-                        name: l.name(d).into(),
-                        target: tid(l.type_val[i as usize]),
-                    });
-                } else {
-                    return Err(err(format!("Alias {} must refer to a type", l.name(d))));
-                }
+    for &(s, d) in &p.live_decls {
+        if ast.decls[d as usize].kind == DeclKind::TypeAlias {
+            let n = t.kids(ast.stmts[s as usize].node)[1];
+            if let TRef::Type(i) = l.tref(n)? {
+                p.type_aliases.push(TypeAlias {
+                    name: l.name(d).into(),
+                    target: tid(l.type_val[i as usize]),
+                });
+            } else {
+                return Err(err(format!("Alias {} must refer to a type", l.name(d))));
             }
         }
     }
