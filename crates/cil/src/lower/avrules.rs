@@ -78,12 +78,12 @@ pub(super) fn ast_rule(l: &mut L<'_>, s: u32) -> Result<crate::check::AstRule, F
     })
 }
 
-/// An avtab index as the rule index stores it; past `u32::MAX` entries the build fails.
-pub(super) fn index_u32(i: usize) -> Result<u32, Fail> {
-    u32::try_from(i).map_err(|_| err("Too many access vector table entries".into()))
+/// The error for an avtab past what the rule index can number.
+pub(super) fn too_many(_: avindex::TooManyRules) -> Fail {
+    err("Too many access vector table entries".into())
 }
 
-pub(super) type UnTab<'x> = (&'x mut Vec<AvtabEntry>, &'x mut FxHashMap<AvtabKey, u32>);
+pub(super) type UnTab<'x> = (&'x mut Vec<AvtabEntry>, &'x mut AvIndex);
 
 pub(super) fn av_rule(
     l: &mut L<'_>,
@@ -137,23 +137,18 @@ pub(super) fn av_rule(
                     bits
                 };
                 if let Some((tab, idx)) = uncond.as_mut() {
-                    // One hash of the key whether it is new or not.
-                    match idx.entry(key) {
-                        std::collections::hash_map::Entry::Occupied(e) => {
-                            if let AvtabDatum::Perms(p) = &mut tab[*e.get() as usize].datum {
-                                if kind == AvtabKind::AuditDeny {
-                                    *p &= data
-                                } else {
-                                    *p |= data
-                                }
+                    // One probe of the index whether the key is new or not.
+                    let entry = AvtabEntry {
+                        key,
+                        datum: AvtabDatum::Perms(data),
+                    };
+                    if let Some(i) = idx.find_or_append(tab, entry).map_err(too_many)? {
+                        if let AvtabDatum::Perms(p) = &mut tab[i as usize].datum {
+                            if kind == AvtabKind::AuditDeny {
+                                *p &= data
+                            } else {
+                                *p |= data
                             }
-                        }
-                        std::collections::hash_map::Entry::Vacant(e) => {
-                            e.insert(index_u32(tab.len())?);
-                            tab.push(AvtabEntry {
-                                key,
-                                datum: AvtabDatum::Perms(data),
-                            });
                         }
                     }
                 } else if let Some((cb, br)) = cond.as_mut() {

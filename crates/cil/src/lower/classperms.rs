@@ -66,17 +66,26 @@ impl<'a> L<'a> {
     }
 
     pub(super) fn perm_bit(&self, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
-        if self.classes.get(ci as usize) == Some(&cd) {
-            if let Some(&id) = self.perm_id.get(s as usize) {
-                if id != u32::MAX {
-                    let b = self.perm_bits[ci as usize * self.perm_names as usize + id as usize];
-                    if b != 0 {
-                        return Ok(b);
-                    }
-                }
-            }
+        self.perm_bit_in(self.perm_row(cd, ci), cd, ci, s)
+    }
+
+    /// Class position `ci`'s row of [`L::perm_bits`] when `cd` is that class (a class map
+    /// or a bad position has none): read once per permission list, not once per name.
+    fn perm_row(&self, cd: u32, ci: u32) -> Option<&[u32]> {
+        if self.classes.get(ci as usize) != Some(&cd) {
+            return None;
         }
-        self.perm_bit_slow(cd, ci, s)
+        let n = self.perm_names as usize;
+        self.perm_bits.get(ci as usize * n..(ci as usize + 1) * n)
+    }
+
+    /// A permission's bit from the class's row, else found the slow way.
+    #[inline]
+    fn perm_bit_in(&self, row: Option<&[u32]>, cd: u32, ci: u32, s: Sym) -> Result<u32, Fail> {
+        match row.and_then(|r| r.get(*self.perm_id.get(s as usize)? as usize)) {
+            Some(&b) if b != 0 => Ok(b),
+            _ => self.perm_bit_slow(cd, ci, s),
+        }
     }
 
     /// A permission's bit found in the class's and its common's lists (the error for a
@@ -136,10 +145,11 @@ impl<'a> L<'a> {
                 })
             }
             _ => {
+                let row = self.perm_row(cd, ci);
                 let mut acc = 0;
                 for &x in k {
                     acc |= match self.t.sym(x) {
-                        Some(s) => self.perm_bit(cd, ci, s)?,
+                        Some(s) => self.perm_bit_in(row, cd, ci, s)?,
                         None => self.perm_expr(cd, ci, x)?,
                     };
                 }

@@ -10,6 +10,21 @@ impl<'a> L<'a> {
         Ok(self.attr_members[a as usize].clone().unwrap_or_default())
     }
 
+    /// How many types attribute `a` has, counted once (every av rule naming a kept
+    /// attribute asks, and copying the set to count it cost an allocation a rule).
+    pub(super) fn member_count(&mut self, a: u32) -> Result<u32, Fail> {
+        let c = self.attr_count[a as usize];
+        if c != u32::MAX {
+            return Ok(c);
+        }
+        self.ensure_members(a)?;
+        let c = self.attr_members[a as usize]
+            .as_ref()
+            .map_or(0, |b| b.count() as u32);
+        self.attr_count[a as usize] = c;
+        Ok(c)
+    }
+
     /// Evaluates attribute `a`'s members once (kept in `attr_members`), without a copy.
     pub(super) fn ensure_members(&mut self, a: u32) -> Result<(), Fail> {
         if self.attr_members[a as usize].is_some() {
@@ -305,9 +320,7 @@ impl<'a> L<'a> {
         if let TRef::Attr(a) = r {
             // A kept attribute with fewer members than -X is still expanded
             // (`__cil_should_expand_attribute`): an empty one gives no rule at all.
-            if self.attr_val[a as usize] != 0
-                && self.members(a)?.count() >= self.opts.expand_size as usize
-            {
+            if self.attr_val[a as usize] != 0 && self.member_count(a)? >= self.opts.expand_size {
                 out.clear();
                 out.push(self.attr_val[a as usize]);
                 return Ok(());

@@ -1,0 +1,218 @@
+//! The third walk of lowering: booleanifs (and preserved tunableifs) with the rules of
+//! their branches, the unconditional av rules and extended av rules, `roleallow`.
+
+use super::*;
+
+/// Rule statements per (booleanif, branch as written), in walk order: a macro call's
+/// body sits at the call's place in the branch (tunableif bodies are moved, so
+/// statements are not in node order).
+pub(super) fn cond_rules_by_branch(ast: &Ast) -> FxHashMap<(u32, u32), Vec<u32>> {
+    let mut cond_rules: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
+    for (i, st) in ast.stmts.iter().enumerate() {
+        if st.cond != NONE && st.kw != Kw::Call {
+            cond_rules
+                .entry((st.cond, st.branch))
+                .or_default()
+                .push(i as u32);
+        }
+    }
+    cond_rules
+}
+
+/// Lowers booleanifs, av rules and `roleallow` in walk order.
+pub(super) fn lower_all(
+    l: &mut L<'_>,
+    p: &mut Parts,
+    cond_rules: &FxHashMap<(u32, u32), Vec<u32>>,
+) -> Result<(), Fail> {
+    let (ast, opts) = (l.ast, l.opts);
+    for &s in &l.live.clone() {
+        let st = ast.stmts[s as usize];
+        let a = l.args(s);
+        match st.kw {
+            Kw::TunableIf if !opts.preserve_tunables => {}
+            Kw::BooleanIf | Kw::TunableIf => booleanif(l, p, s, cond_rules)?,
+            Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX if st.cond == NONE => {
+                if st.kw == Kw::DontAuditX && opts.disable_dontaudit {
+                    continue;
+                }
+                av_rulex(l, s, &mut p.xside, &mut p.xindex)?;
+            }
+            Kw::Allow | Kw::AuditAllow | Kw::DontAudit if st.cond == NONE => {
+                if st.kw == Kw::DontAudit && opts.disable_dontaudit {
+                    continue;
+                }
+                av_rule(l, s, Some((&mut p.avtab, &mut p.avindex)), None)?;
+            }
+            Kw::RoleAllow => {
+                let ra = l.role_vals(a[1])?;
+                let rb = l.role_vals(a[2])?;
+                for &x in &ra {
+                    for &y in &rb {
+                        p.role_allow.push(RoleAllow {
+                            role: RoleId::new(x).expect("role"),
+                            new_role: RoleId::new(y).expect("role"),
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The conditional node of a booleanif's expression: an existing one when libsepol
+/// would find it equal (same booleans and truth table, or the same expression past five
+/// booleans), else a new one. Returns its index and whether the expression was negated
+/// at the top (its branches then swap).
+fn cond_node(l: &L<'_>, p: &mut Parts, e: u32) -> Result<(usize, bool), Fail> {
+    let bool_value = |l: &L<'_>, n: u32| -> Result<u32, Fail> {
+        let d = l.look(Ns::Bools, n)?;
+        Ok(l.dint[d as usize] + 1)
+    };
+    // Expression to RPN.
+    let mut expr = vec![];
+    cond_rpn(l, e, &mut expr, &bool_value)?;
+    let mut depth: i32 = -1;
+    for e in &expr {
+        match e {
+            CondExpr::Bool(_) => {
+                if depth == 9 {
+                    return Err(err(
+                        "Conditional expression exceeded max allowable depth".into()
+                    ));
+                }
+                depth += 1
+            }
+            CondExpr::Not if depth < 0 => return Err(err("Invalid conditional expression".into())),
+            CondExpr::Not => {}
+            _ if depth < 1 => return Err(err("Invalid conditional expression".into())),
+            _ => depth -= 1,
+        }
+    }
+    if depth != 0 {
+        return Err(err("Invalid conditional expression".into()));
+    }
+    let mut swapped = false;
+    if expr.last() == Some(&CondExpr::Not) {
+        expr.pop();
+        swapped = true;
+    }
+    let mut bools: Vec<u32> = vec![];
+    let mut nbools = 0;
+    for e in &expr {
+        if let CondExpr::Bool(b) = e {
+            let v = b.value();
+            if nbools > 5 || !bools.contains(&v) {
+                if nbools < 5 {
+                    bools.push(v);
+                }
+                nbools += 1;
+            }
+        }
+    }
+    let mut pre = 0u32;
+    if nbools <= 5 {
+        for test in 0..(1u32 << nbools) {
+            let val = |b: u32| {
+                let j = bools.iter().position(|&x| x == b).unwrap_or(0);
+                test & (1 << j) != 0
+            };
+            if eval_cond(&expr, &val) == Some(true) {
+                pre |= 1 << test;
+            }
+        }
+    }
+    let found = p.conds.iter().position(|c| {
+        c.nbools == nbools
+            && if nbools <= 5 {
+                c.bools.iter().all(|b| bools.contains(b)) && c.pre == pre
+            } else {
+                c.expr == expr
+            }
+    });
+    let idx = match found {
+        Some(i) => i,
+        None => {
+            p.conds.push(CondBuild {
+                nbools,
+                bools,
+                pre,
+                expr,
+                true_list: vec![],
+                false_list: vec![],
+            });
+            p.conds.len() - 1
+        }
+    };
+    Ok((idx, swapped))
+}
+
+/// A booleanif: its node, then the rules of the last `true` and last `false` branch
+/// into the node's lists.
+fn booleanif(
+    l: &mut L<'_>,
+    p: &mut Parts,
+    s: u32,
+    cond_rules: &FxHashMap<(u32, u32), Vec<u32>>,
+) -> Result<(), Fail> {
+    let (t, ast) = (l.t, l.ast);
+    let st = ast.stmts[s as usize];
+    let (idx, swapped) = cond_node(l, p, l.args(s)[1])?;
+    // libsepol keeps only the last (true ...) and (false ...) block.
+    let mut last_true = None;
+    let mut last_false = None;
+    for &b in &t.kids(st.src)[2..] {
+        if t.sym(t.kids(b)[0]) == Some(Kw::True.sym()) {
+            last_true = Some(b)
+        } else {
+            last_false = Some(b)
+        }
+    }
+    let mut branches = vec![];
+    let (tb, fb) = if swapped {
+        (last_false, last_true)
+    } else {
+        (last_true, last_false)
+    };
+    if let Some(b) = tb {
+        branches.push((b, true));
+    }
+    if let Some(b) = fb {
+        branches.push((b, false));
+    }
+    for (b, br) in branches {
+        let rules = cond_rules.get(&(s, b)).map_or(&[][..], |v| v.as_slice());
+        for &rs in rules {
+            let kw = ast.stmts[rs as usize].kw;
+            if kw == Kw::TypeTransition && l.args(rs).len() == 6 {
+                // libsepol's __cil_cond_to_policydb refuses named transitions.
+                return Err(err(format!(
+                        "typetransition with file name not allowed within a booleanif block.\nInvalid typetransition statement at {}",
+                        l.here(rs)
+                    )));
+            }
+            let mut cb = std::mem::replace(
+                &mut p.conds[idx],
+                CondBuild {
+                    nbools: 0,
+                    bools: vec![],
+                    pre: 0,
+                    expr: vec![],
+                    true_list: vec![],
+                    false_list: vec![],
+                },
+            );
+            let r = match kw {
+                Kw::TypeTransition | Kw::TypeChange | Kw::TypeMember => {
+                    type_rule(l, p, rs, Some((&mut cb, br)))
+                }
+                _ => av_rule(l, rs, None, Some((&mut cb, br))),
+            };
+            p.conds[idx] = cb;
+            r?;
+        }
+    }
+    Ok(())
+}
