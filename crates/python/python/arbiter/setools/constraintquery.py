@@ -25,6 +25,18 @@ def _expanded(policy, names):
     return hit[1]
 
 
+def _by_ruletype(policy):
+    """Every constraint, and those of each rule type, in the policy's order (once per
+    policy): a query by rule type alone is then one list."""
+
+    def build():
+        every = list(policy.constraints())
+        parts = {rt: [c for c in every if c.ruletype is rt] for rt in ConstraintRuletype}
+        return every, parts
+
+    return policy._table("query_constraints_by_ruletype", build)
+
+
 class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
     """Query constraints."""
 
@@ -47,23 +59,35 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
-        for c in self.policy.constraints():
-            if self.ruletype and c.ruletype not in self.ruletype:
+        every, parts = _by_ruletype(self.policy)
+        ruletype = self.ruletype
+        if ruletype and len(ruletype) == 1:
+            rules, ruletype = parts[next(iter(ruletype))], None
+        else:
+            rules = every
+        tclass, perms = self.tclass, self.perms
+        role, type_, user = self.role, self.type_, self.user
+        if not (ruletype or tclass or perms or role or type_ or user):
+            yield from rules
+            return
+        for c in rules:
+            if ruletype and c.ruletype not in ruletype:
                 continue
-            if not self._match_object_class(c):
+            if tclass and not self._match_object_class(c):
                 continue
-            try:
-                if not self._match_perms(c):
+            if perms:
+                try:
+                    if not self._match_perms(c):
+                        continue
+                except ConstraintUseError:
                     continue
-            except ConstraintUseError:
+            if role and not self._match_expr(c.expression.roles, role,
+                                             self.role_indirect, self.role_regex):
                 continue
-            if self.role and not self._match_expr(c.expression.roles, self.role,
-                                                  self.role_indirect, self.role_regex):
+            if type_ and not self._match_expr(c.expression.types, type_,
+                                              self.type_indirect, self.type_regex):
                 continue
-            if self.type_ and not self._match_expr(c.expression.types, self.type_,
-                                                   self.type_indirect, self.type_regex):
-                continue
-            if self.user and not self._match_expr(c.expression.users, self.user, False,
-                                                  self.user_regex):
+            if user and not self._match_expr(c.expression.users, user, False,
+                                             self.user_regex):
                 continue
             yield c

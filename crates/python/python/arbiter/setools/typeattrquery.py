@@ -1,6 +1,6 @@
 """``setools.typeattrquery.TypeAttributeQuery``: attributes by name and member types."""
 
-from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_values
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_values, table
 
 
 class TypeAttributeQuery(PolicyQuery):
@@ -14,13 +14,24 @@ class TypeAttributeQuery(PolicyQuery):
 
     def results(self):
         """The matching attributes, in the policy's order."""
-        rel = self.policy._type_relations()
-        tv = self.policy._type_by_value
-        for a in self.policy.typeattributes():
-            if not match_name(a, self.name, self.name_regex):
-                continue
-            if self.types is not None and not match_values(
-                rel[a._value - 1], self.types, self.types_equal, self.types_regex, tv
-            ):
-                continue
-            yield a
+        policy = self.policy
+        attrs = filter_names(table(policy, "attributes", policy.typeattributes), self.name,
+                             self.name_regex, policy, "attributes")
+        types = self.types
+        if types is None:
+            yield from attrs
+            return
+        rel = policy._type_relations()
+        if not self.types_regex and not self.types_equal:
+            # An attribute has a member among the criterion types exactly when it is one
+            # of their attributes: the union of those, instead of every attribute's
+            # members.
+            wanted = set()
+            for t in types:
+                wanted.update(rel[t._value - 1])
+            yield from [a for a in attrs if a._value in wanted]
+            return
+        tv = policy._type_by_value
+        for a in attrs:
+            if match_values(rel[a._value - 1], types, self.types_equal, self.types_regex, tv):
+                yield a

@@ -3,7 +3,7 @@ dominating, dominated, incomparable) and range (equal, subset, overlap, superset
 proper)."""
 
 from .descriptors import CriteriaDescriptor
-from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_set
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table
 from .util import match_level, match_range
 
 
@@ -27,18 +27,23 @@ class UserQuery(PolicyQuery):
 
     def results(self):
         """The matching users, in the policy's order."""
-        for u in self.policy.users():
-            if not match_name(u, self.name, self.name_regex):
-                continue
-            if self.roles is not None and not match_set(
-                u.roles, self.roles, self.roles_equal, self.roles_regex
+        policy = self.policy
+        users = filter_names(table(policy, "users", policy.users), self.name, self.name_regex,
+                             policy, "users")
+        roles, level, range_ = self.roles, self.level, self.range_
+        if roles is None and not level and not range_:
+            yield from users
+            return
+        for u in users:
+            if roles is not None and not match_set(
+                u.roles, roles, self.roles_equal, self.roles_regex
             ):
                 continue
-            if self.level and not match_level(u.mls_level, self.level, self.level_dom,
-                                              self.level_domby, self.level_incomp):
+            if level and not match_level(u.mls_level, level, self.level_dom,
+                                         self.level_domby, self.level_incomp):
                 continue
-            if self.range_ and not match_range(u.mls_range, self.range_, self.range_subset,
-                                               self.range_overlap, self.range_superset,
-                                               self.range_proper):
+            if range_ and not match_range(u.mls_range, range_, self.range_subset,
+                                          self.range_overlap, self.range_superset,
+                                          self.range_proper):
                 continue
             yield u
