@@ -67,9 +67,18 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
             rules = every
         tclass, perms = self.tclass, self.perms
         role, type_, user = self.role, self.type_, self.user
+        # Each criterion's truth once (an attribute's is its member count, a Python call).
+        role, type_, user = role or None, type_ or None, user or None
         if not (ruletype or tclass or perms or role or type_ or user):
             yield from rules
             return
+        policy = self.policy
+        # A name criterion (not a regex) is matched by value against each expression's
+        # name set (or its expansion), kept per set and policy: no Python ``__hash__``
+        # per constraint. Type and attribute values are distinct, as their objects are.
+        role_vals = _criterion_value(role, self.role_regex)
+        type_vals = _criterion_value(type_, self.type_regex)
+        user_vals = _criterion_value(user, self.user_regex)
         for c in rules:
             if ruletype and c.ruletype not in ruletype:
                 continue
@@ -81,13 +90,44 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
                         continue
                 except ConstraintUseError:
                     continue
-            if role and not self._match_expr(c.expression.roles, role,
-                                             self.role_indirect, self.role_regex):
-                continue
-            if type_ and not self._match_expr(c.expression.types, type_,
-                                              self.type_indirect, self.type_regex):
-                continue
-            if user and not self._match_expr(c.expression.users, user, False,
-                                             self.user_regex):
-                continue
+            if role is not None:
+                names = c.expression.roles
+                if role_vals is not None:
+                    if role_vals not in _values(policy, names, self.role_indirect):
+                        continue
+                elif not self._match_expr(names, role, self.role_indirect, self.role_regex):
+                    continue
+            if type_ is not None:
+                names = c.expression.types
+                if type_vals is not None:
+                    if type_vals not in _values(policy, names, self.type_indirect):
+                        continue
+                elif not self._match_expr(names, type_, self.type_indirect, self.type_regex):
+                    continue
+            if user is not None:
+                names = c.expression.users
+                if user_vals is not None:
+                    if user_vals not in _values(policy, names, False):
+                        continue
+                elif not self._match_expr(names, user, False, self.user_regex):
+                    continue
             yield c
+
+
+def _criterion_value(criterion, regex):
+    """The value of a symbol criterion matched by value (None: a regex, or no criterion)."""
+    if criterion is None or regex:
+        return None
+    return criterion._value
+
+
+def _values(policy, names, indirect):
+    """The values of a constraint's name set, or (``indirect``) of its expansion, once per
+    set and policy."""
+    cache = policy._table("query_constraint_values", dict)
+    key = (id(names), indirect)
+    hit = cache.get(key)
+    if hit is None or hit[0] is not names:
+        objs = _expanded(policy, names) if indirect else names
+        hit = cache[key] = (names, frozenset(o._value for o in objs))
+    return hit[1]

@@ -29,11 +29,18 @@ class MLSRuleQuery(MatchObjClass, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
-        sel = self.policy._mlsrules_all()
+        policy = self.policy
+        sel = policy._mlsrules_all()
         tclass = self.tclass
         if tclass and not self.tclass_regex:
-            # The cheap criterion first, in one pass (the others keep their order).
-            sel = [r for r in sel if r.tclass in tclass]
+            # The rules of the criterion classes from an index by class (built once per
+            # policy); several classes' rules merged back into the policy's order.
+            by_class = policy._table("query_mlsrules_by_class", lambda: _by_class(sel))
+            if len(tclass) == 1:
+                sel = by_class.get(next(iter(tclass))._value, [])
+            else:
+                sel = [r for _, r in sorted(
+                    (n, r) for c in tclass for n, r in by_class.get(("at", c._value), ()))]
             tclass = None
         ruletype, source, target, default = self.ruletype, self.source, self.target, self.default
         if not (ruletype or source or target or tclass or default):
@@ -55,3 +62,13 @@ class MLSRuleQuery(MatchObjClass, PolicyQuery):
                     self.default_superset, self.default_proper):
                 continue
             yield rule
+
+
+def _by_class(rules):
+    """Class value to its rules in order, and ``("at", value)`` to ``(position, rule)``
+    pairs for merging several classes' rules."""
+    out = {}
+    for n, r in enumerate(rules):
+        out.setdefault(r.tclass._value, []).append(r)
+        out.setdefault(("at", r.tclass._value), []).append((n, r))
+    return out

@@ -6,6 +6,7 @@ import ipaddress
 from .mixins import MatchContext
 from .policyrep import NodeconIPVersion
 from .query import PolicyQuery
+from .util import enum_lookup
 
 
 class NodeconQuery(MatchContext, PolicyQuery):
@@ -23,7 +24,7 @@ class NodeconQuery(MatchContext, PolicyQuery):
     @ip_version.setter
     def ip_version(self, value):
         if value:
-            self._ip_version = NodeconIPVersion.lookup(value)
+            self._ip_version = enum_lookup(NodeconIPVersion, value)
         else:
             self._ip_version = None
 

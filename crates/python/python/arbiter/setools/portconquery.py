@@ -4,6 +4,7 @@
 from .mixins import MatchContext
 from .policyrep import PortconProtocol, PortconRange
 from .query import PolicyQuery
+from .util import enum_lookup
 
 
 class PortconQuery(MatchContext, PolicyQuery):
@@ -45,7 +46,7 @@ class PortconQuery(MatchContext, PolicyQuery):
     @protocol.setter
     def protocol(self, value):
         if value:
-            self._protocol = PortconProtocol.lookup(value)
+            self._protocol = enum_lookup(PortconProtocol, value)
         else:
             self._protocol = None
 

@@ -12,8 +12,16 @@ class PolicyQuery:
     """Base class of the queries."""
 
     def __init__(self, policy, **kwargs):
-        # ``policy`` is no criterion: stored directly, without the ``__setattr__`` call.
-        self.__dict__["policy"] = policy
+        # Every criterion's default in the instance ``__dict__`` at once (one C call), so
+        # that ``results()`` reads an unset criterion at C speed too, not through the
+        # descriptor's ``__get__``; ``policy`` is no criterion: stored directly.
+        cls = type(self)
+        defaults = cls.__dict__.get("_criteria_defaults")
+        if defaults is None:
+            defaults = _criteria_defaults(cls)
+        d = self.__dict__
+        d.update(defaults)
+        d["policy"] = policy
         if not kwargs:
             return
         for name in sorted(kwargs, reverse=True):
@@ -38,6 +46,20 @@ class PolicyQuery:
         raise NotImplementedError
 
 
+def _criteria_defaults(cls):
+    """The criteria of ``cls`` (descriptors with ``_store``, the nearest definition of a
+    name winning) and their defaults, kept on the class itself."""
+    defaults = {}
+    for klass in reversed(cls.__mro__):
+        for name, attr in vars(klass).items():
+            if hasattr(type(attr), "_store") and hasattr(attr, "default_value"):
+                defaults[name] = attr.default_value
+            else:
+                defaults.pop(name, None)
+    type.__setattr__(cls, "_criteria_defaults", defaults)
+    return defaults
+
+
 def _empty(value):
     return value is None or (not isinstance(value, bool) and not value and value != 0)
 
@@ -50,7 +72,7 @@ class Criterion:
     def __init__(self, regex=None, lookup=None, default=None):
         self.regex = regex
         self.lookup = lookup
-        self.default = default
+        self.default = self.default_value = default
 
     def __set_name__(self, owner, name):
         self.name = name

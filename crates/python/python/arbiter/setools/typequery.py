@@ -10,6 +10,21 @@ def _type_positions(policy, types):
     return policy._table("query_type_pos", lambda: {t._value: i for i, t in enumerate(types)})
 
 
+def _in_order(policy, types, values):
+    """The types of ``values``, in the type table's order."""
+    pos = _type_positions(policy, types)
+    return [types[i] for i in sorted(pos[v] for v in values if v in pos)]
+
+
+def _members_in_order(policy, types, attr, members):
+    """An attribute's member types in table order, once per policy and attribute."""
+    cache = policy._table("query_attribute_members", dict)
+    hit = cache.get(attr._value)
+    if hit is None:
+        hit = cache[attr._value] = _in_order(policy, types, members)
+    return hit
+
+
 class TypeQuery(PolicyQuery):
     """Query types. ``permissive`` is applied when ``match_permissive`` is true."""
 
@@ -41,10 +56,12 @@ class TypeQuery(PolicyQuery):
             for a in attrs:
                 members.update(rel[a._value - 1])
             if types is all_types:
-                # The members in table order, without visiting every type.
-                pos = _type_positions(policy, all_types)
-                at = sorted(pos[v] for v in members if v in pos)
-                types = [all_types[i] for i in at]
+                # The members in table order, without visiting every type (one
+                # attribute's, the usual case, kept per policy and attribute).
+                if len(attrs) == 1:
+                    types = _members_in_order(policy, all_types, next(iter(attrs)), members)
+                else:
+                    types = _in_order(policy, all_types, members)
             else:
                 types = [t for t in types if t._value in members]
             attrs = None

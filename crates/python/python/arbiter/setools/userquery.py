@@ -34,6 +34,20 @@ class UserQuery(PolicyQuery):
         if roles is None and not level and not range_:
             yield from users
             return
+        if roles is not None and not self.roles_regex:
+            # Over role values: each user's (without object_r, as ``User.roles``) built
+            # once per policy, instead of a frozenset of roles per user and query.
+            role_values = policy._table("query_user_role_values", lambda: {
+                u._value: frozenset(r._value for r in u.roles) for u in policy.users()})
+            want = frozenset(r._value for r in roles)
+            if self.roles_equal:
+                users = [u for u in users if role_values[u._value] == want]
+            else:
+                users = [u for u in users if not want.isdisjoint(role_values[u._value])]
+            roles = None
+            if not level and not range_:
+                yield from users
+                return
         for u in users:
             if roles is not None and not match_set(
                 u.roles, roles, self.roles_equal, self.roles_regex

@@ -6,6 +6,15 @@ from contextlib import suppress
 from .exception import InvalidPermission, NoCommon
 
 
+def enum_lookup(cls, value):
+    """``cls.lookup(value)`` (a member, its value or its name) without raising and
+    catching a ``ValueError`` for a name: a text that is no member's value is looked up
+    by name directly, as ``lookup`` ends up doing (3 us a criterion otherwise)."""
+    if type(value) is str and value not in cls._value2member_map_:
+        return cls[value]
+    return cls.lookup(value)
+
+
 def match_regex(obj, criteria, regex):
     """``criteria`` equals ``obj``, or (``regex``) matches its text."""
     if regex:
