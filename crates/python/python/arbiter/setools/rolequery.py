@@ -21,8 +21,13 @@ class RoleQuery(PolicyQuery):
         if types is None:
             yield from roles
             return
-        tv = policy._type_by_value
         equal, regex = self.types_equal, self.types_regex
+        if not equal and not regex:
+            # match_values' intersection, with the criterion's values taken once.
+            want = frozenset(t._value for t in types)
+            yield from [r for r in roles if not want.isdisjoint(r._types)]
+            return
+        tv = policy._type_by_value
         for r in roles:
             if match_values(r._types, types, equal, regex, tv):
                 yield r

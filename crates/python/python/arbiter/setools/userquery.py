@@ -4,7 +4,7 @@ proper)."""
 
 from .descriptors import CriteriaDescriptor
 from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table
-from .util import match_level, match_range
+from .util import level_keys, match_level, match_range, match_range_keys
 
 
 class UserQuery(PolicyQuery):
@@ -48,6 +48,16 @@ class UserQuery(PolicyQuery):
             if not level and not range_:
                 yield from users
                 return
+        if range_ and policy.mls:
+            crit = level_keys(range_)
+            keys = policy._table("query_user_range_keys", lambda: {
+                u._value: level_keys(u.mls_range) for u in policy.users()})
+            if crit is not None and all(keys[u._value] is not None for u in users):
+                # Over each user's range keys (once per policy): no Level comparison.
+                flags = (self.range_subset, self.range_overlap, self.range_superset,
+                         self.range_proper)
+                users = [u for u in users if match_range_keys(keys[u._value], crit, *flags)]
+                range_ = None
         for u in users:
             if roles is not None and not match_set(
                 u.roles, roles, self.roles_equal, self.roles_regex

@@ -72,6 +72,48 @@ def match_range(obj, criteria, subset, overlap, superset, proper):
     return criteria.low == obj.low and obj.high == criteria.high
 
 
+def level_keys(range_):
+    """``(low, high)`` of a range of two ``Level`` objects as ``(sensitivity key,
+    sensitivity value, category tokens)`` triples, the parts ``Level``'s comparisons
+    read (None for other levels): ``match_range_keys`` then decides without them."""
+    from ._mls import Level
+
+    low, high = range_.low, range_.high
+    if type(low) is not Level or type(high) is not Level:
+        return None
+    return tuple((lv.sensitivity._key(), lv.sensitivity._value, lv._cats) for lv in (low, high))
+
+
+def _le(a, b):
+    # Level.__le__: dominated by (sensitivity value, then category subset).
+    return a[1] <= b[1] and a[2] <= b[2]
+
+
+def _lt(a, b):
+    # Level.__lt__.
+    return (a[1] < b[1] and a[2] <= b[2]) or (a[1] <= b[1] and a[2] < b[2])
+
+
+def match_range_keys(obj, criteria, subset, overlap, superset, proper):
+    """``match_range`` over ``level_keys`` of both ranges, the same tests in the same
+    order of precedence (equality is ``Level.__eq__``: the sensitivity datum and the
+    categories)."""
+    olo, ohi = obj
+    clo, chi = criteria
+    if overlap:
+        return ((_le(olo, clo) and _le(clo, ohi)) or (_le(olo, chi) and _le(chi, ohi))
+                or (_le(clo, olo) and _le(ohi, chi)))
+    if subset:
+        if proper:
+            return (_lt(olo, clo) and _le(chi, ohi)) or (_le(olo, clo) and _lt(chi, ohi))
+        return _le(olo, clo) and _le(chi, ohi)
+    if superset:
+        if proper:
+            return (_lt(clo, olo) and _le(ohi, chi)) or (_le(clo, olo) and _lt(ohi, chi))
+        return _le(clo, olo) and _le(ohi, chi)
+    return (clo[0] == olo[0] and clo[2] == olo[2]) and (ohi[0] == chi[0] and ohi[2] == chi[2])
+
+
 def match_level(obj, criteria, dom, domby, incomp):
     """MLS levels: ``criteria`` dominates, is dominated by, is incomparable to, or equals
     ``obj``."""
