@@ -15,8 +15,11 @@ class TypeAttributeQuery(PolicyQuery):
     def results(self):
         """The matching attributes, in the policy's order."""
         policy = self.policy
-        attrs = filter_names(table(policy, "attributes", policy.typeattributes), self.name,
-                             self.name_regex, policy, "attributes")
+        all_attrs = table(policy, "attributes", policy.typeattributes)
+        if self.name is None:
+            attrs = all_attrs
+        else:
+            attrs = filter_names(all_attrs, self.name, self.name_regex, policy, "attributes")
         types = self.types
         if types is None:
             yield from attrs
@@ -29,7 +32,13 @@ class TypeAttributeQuery(PolicyQuery):
             wanted = set()
             for t in types:
                 wanted.update(rel[t._value - 1])
-            yield from [a for a in attrs if a._value in wanted]
+            if attrs is all_attrs:
+                # In table order by position, without visiting every attribute.
+                pos = policy._table("query_attribute_pos",
+                                    lambda: {a._value: i for i, a in enumerate(all_attrs)})
+                yield from [all_attrs[i] for i in sorted(pos[v] for v in wanted if v in pos)]
+            else:
+                yield from [a for a in attrs if a._value in wanted]
             return
         tv = policy._type_by_value
         for a in attrs:

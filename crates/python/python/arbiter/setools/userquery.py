@@ -4,7 +4,24 @@ proper)."""
 
 from .descriptors import CriteriaDescriptor
 from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table
-from .util import level_keys, match_level, match_range, match_range_keys
+from ._mls import Level
+from .util import match_level, match_range, match_range_keys
+
+
+def _level_keys(range_):
+    """``(low, high)`` of a range of two ``Level`` objects as ``(sensitivity key,
+    sensitivity value, category tokens)`` triples, the parts ``Level``'s comparisons
+    read (see ``match_range_keys``); None for other levels."""
+    low, high = range_.low, range_.high
+    if type(low) is not Level or type(high) is not Level:
+        return None
+    return tuple((lv.sensitivity._key(), lv.sensitivity._value, lv._cats) for lv in (low, high))
+
+
+def _user_range_keys(policy):
+    """Every user's range keys by user value (None if one is not made of ``Level``s)."""
+    keys = {u._value: _level_keys(u.mls_range) for u in policy.users()}
+    return None if any(k is None for k in keys.values()) else keys
 
 
 class UserQuery(PolicyQuery):
@@ -49,10 +66,9 @@ class UserQuery(PolicyQuery):
                 yield from users
                 return
         if range_ and policy.mls:
-            crit = level_keys(range_)
-            keys = policy._table("query_user_range_keys", lambda: {
-                u._value: level_keys(u.mls_range) for u in policy.users()})
-            if crit is not None and all(keys[u._value] is not None for u in users):
+            crit = _level_keys(range_)
+            keys = policy._table("query_user_range_keys", lambda: _user_range_keys(policy))
+            if crit is not None and keys is not None:
                 # Over each user's range keys (once per policy): no Level comparison.
                 flags = (self.range_subset, self.range_overlap, self.range_superset,
                          self.range_proper)

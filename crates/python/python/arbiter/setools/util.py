@@ -72,18 +72,6 @@ def match_range(obj, criteria, subset, overlap, superset, proper):
     return criteria.low == obj.low and obj.high == criteria.high
 
 
-def level_keys(range_):
-    """``(low, high)`` of a range of two ``Level`` objects as ``(sensitivity key,
-    sensitivity value, category tokens)`` triples, the parts ``Level``'s comparisons
-    read (None for other levels): ``match_range_keys`` then decides without them."""
-    from ._mls import Level
-
-    low, high = range_.low, range_.high
-    if type(low) is not Level or type(high) is not Level:
-        return None
-    return tuple((lv.sensitivity._key(), lv.sensitivity._value, lv._cats) for lv in (low, high))
-
-
 def _le(a, b):
     # Level.__le__: dominated by (sensitivity value, then category subset).
     return a[1] <= b[1] and a[2] <= b[2]
@@ -95,7 +83,8 @@ def _lt(a, b):
 
 
 def match_range_keys(obj, criteria, subset, overlap, superset, proper):
-    """``match_range`` over ``level_keys`` of both ranges, the same tests in the same
+    """``match_range`` over the level keys of both ranges (``(sensitivity key,
+    sensitivity value, category tokens)`` per level, see ``userquery._level_keys``), the same tests in the same
     order of precedence (equality is ``Level.__eq__``: the sensitivity datum and the
     categories)."""
     olo, ohi = obj
