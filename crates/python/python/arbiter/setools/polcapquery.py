@@ -13,5 +13,8 @@ class PolCapQuery(PolicyQuery):
         """The matching capabilities, in bit order."""
         policy = self.policy
         # The capability objects once per policy (equal by value to those polcaps() makes).
-        yield from filter_names(table(policy, "polcaps", policy.polcaps), self.name,
-                                self.name_regex, policy, "polcaps")
+        caps = table(policy, "polcaps", policy.polcaps)
+        if self.name is None:
+            yield from caps
+        else:
+            yield from filter_names(caps, self.name, self.name_regex, policy, "polcaps")
