@@ -1,7 +1,7 @@
 //! The name regexes of the symbol queries (`TypeQuery(name=…, name_regex=True)` and the
 //! like), matched in Rust over a per-policy table of names: a Python `re.search` per symbol
 //! was most of those queries' time. Patterns are read with Python's `re` dialect
-//! ([`arbiter_query::pattern::compile`]); a pattern with no exact translation is refused
+//! ([`arbiter_query::python_re`], as sesearch's do); a pattern with no exact translation is refused
 //! (`search` gives None) and the Python half matches it with `re` as before.
 
 use pyo3::prelude::*;
@@ -28,7 +28,10 @@ fn compiled(pattern: &str) -> Option<Arc<Regex>> {
     if cache.len() >= PATTERN_CACHE_LIMIT {
         cache.clear();
     }
-    let re = arbiter_query::pattern::compile(pattern).ok().map(Arc::new);
+    let re = arbiter_query::python_re::translate(pattern)
+        .ok()
+        .and_then(|translated| Regex::new(&translated).ok())
+        .map(Arc::new);
     cache.insert(pattern.to_string(), re.clone());
     re
 }
