@@ -22,6 +22,24 @@ def _classes_by_perm(policy, classes):
     return policy._table("query_classes_by_perm", build)
 
 
+def _classes_with_perm(policy, classes, perm, indirect):
+    """The classes having ``perm`` (with ``indirect``, also through their common), in
+    order, once per policy, permission and mode."""
+    cache = policy._table("query_classes_with_perm", dict)
+    key = (perm, indirect)
+    hit = cache.get(key)
+    if hit is None:
+        own, inherited = _classes_by_perm(policy, classes)
+        if perm not in own and perm not in inherited:
+            # No class has it: not kept, so that unknown names cannot grow the cache.
+            return []
+        having = own.get(perm, set())
+        if indirect:
+            having = having | inherited.get(perm, set())
+        hit = cache[key] = [c for c in classes if c._value in having]
+    return hit
+
+
 class ObjClassQuery(PolicyQuery):
     """Query object classes. With ``perms_indirect`` (the default) a class's permissions
     include its common's."""
@@ -39,19 +57,27 @@ class ObjClassQuery(PolicyQuery):
         """The matching classes, in the policy's order."""
         policy = self.policy
         all_classes = table(policy, "classes", policy.classes)
-        classes = filter_names(all_classes, self.name, self.name_regex, policy, "classes")
+        if self.name is None:
+            classes = all_classes
+        else:
+            classes = filter_names(all_classes, self.name, self.name_regex, policy, "classes")
         common, common_regex = self.common, self.common_regex
         want, indirect = self.perms, self.perms_indirect
         equal, regex = self.perms_equal, self.perms_regex
         if want is not None and not equal and not regex:
             # Intersection: the classes that have one of the permissions, from the index.
-            own, inherited = _classes_by_perm(policy, all_classes)
-            having = set()
-            for p in want:
-                having.update(own.get(p, ()))
-                if indirect:
-                    having.update(inherited.get(p, ()))
-            classes = [c for c in classes if c._value in having]
+            if len(want) == 1 and classes is all_classes:
+                # One permission (the usual case): its classes in order, kept per policy.
+                classes = _classes_with_perm(policy, all_classes, next(iter(want)),
+                                             bool(indirect))
+            else:
+                own, inherited = _classes_by_perm(policy, all_classes)
+                having = set()
+                for p in want:
+                    having.update(own.get(p, ()))
+                    if indirect:
+                        having.update(inherited.get(p, ()))
+                classes = [c for c in classes if c._value in having]
             want = None
         if common is None and want is None:
             yield from classes
