@@ -90,8 +90,7 @@ class CriteriaSetDescriptor(CriteriaDescriptor):
         elif self.regex and getattr(obj, self.regex, False):
             obj.__dict__[self.name] = re.compile(value)
         elif self.lookup_function:
-            lookup = self._lookup(obj)
-            obj.__dict__[self.name] = frozenset(lookup(v) for v in value)
+            obj.__dict__[self.name] = frozenset(map(self._lookup(obj), value))
         elif self.enum_class:
             obj.__dict__[self.name] = frozenset(enum_lookup(self.enum_class, v) for v in value)
         else:

@@ -104,8 +104,7 @@ class SetCriterion(Criterion):
         elif self.regex and getattr(obj, self.regex):
             obj.__dict__[self.name] = re.compile(value)
         elif self.lookup:
-            look = getattr(obj.policy, self.lookup)
-            obj.__dict__[self.name] = frozenset(look(v) for v in value)
+            obj.__dict__[self.name] = frozenset(map(getattr(obj.policy, self.lookup), value))
         else:
             obj.__dict__[self.name] = frozenset(value)
 
