@@ -6,6 +6,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use pyo3::{PyTraverseError, PyVisit};
 use regex::Regex;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -37,8 +38,11 @@ fn compiled(pattern: &str) -> Option<Arc<Regex>> {
 }
 
 /// One symbol table's Python objects and the names a regex is matched against, in the
-/// table's (setools') order. Built once per policy and table by the Python half.
-#[pyclass(frozen, module = "arbiter._native")]
+/// table's (setools') order. Built once per policy and table by the Python half, which
+/// keeps it in the policy's cache: the symbols refer to the policy, so the index takes
+/// part in garbage collection (`__traverse__`/`__clear__`) or a dropped policy's cycle
+/// would never be freed.
+#[pyclass(module = "arbiter._native")]
 pub struct NameIndex {
     objects: Vec<Py<PyAny>>,
     names: Vec<String>,
@@ -77,5 +81,17 @@ impl NameIndex {
 
     fn __len__(&self) -> usize {
         self.names.len()
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        for obj in &self.objects {
+            visit.call(obj)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.objects.clear();
+        self.names.clear();
     }
 }
