@@ -10,12 +10,15 @@ mod avdiff;
 mod constraint;
 mod labeling;
 mod mls;
+mod name_index;
 mod te;
 pub use te::TeResults;
 
-/// Adds the table functions of the MLS, labeling and constraint modules to `m`.
+/// Adds the table functions of the MLS, labeling and constraint modules and the name
+/// index of the symbol queries to `m`.
 pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(avdiff::av_rule_diff, m)?)?;
+    m.add_class::<name_index::NameIndex>()?;
     m.add_function(wrap_pyfunction!(mls::sensitivity_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::category_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::user_levels, m)?)?;

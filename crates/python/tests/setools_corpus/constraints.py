@@ -74,6 +74,13 @@ CQ += [dict(role=r) for r in roles] + [dict(role=r, role_indirect=False) for r i
 CQ += [dict(role="_r$", role_regex=True)]
 CQ += [dict(type_=t) for t in types] + [dict(type_=t, type_indirect=False) for t in types]
 CQ += [dict(type_="_t$", type_regex=True), dict(type_="nosuch_t")]
+# Attributes as criteria (matched against the names and, indirectly, their expansions),
+# and a member type of each.
+some_attrs = list(p.typeattributes())[:2]
+CQ += [dict(type_=str(a)) for a in some_attrs]
+CQ += [dict(type_=str(a), type_indirect=False) for a in some_attrs]
+CQ += [dict(type_=str(m)) for a in some_attrs for m in sorted(a, key=str)[:1]]
+CQ += [dict(role=r, user=u) for r in roles[:1] for u in users[:1]]
 for kw in CQ:
     run("constraintquery", ConstraintQuery, kw)
 DQ = [dict(), dict(ruletype=["default_user"]), dict(ruletype=["default_range"]),

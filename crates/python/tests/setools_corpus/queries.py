@@ -1,11 +1,15 @@
 """Corpus: the symbol queries (TypeQuery, TypeAttributeQuery, RoleQuery, UserQuery,
 BoolQuery, ObjClassQuery, CommonQuery, PolCapQuery) with every keyword arbiter.setools
-implements, in results() order, and the keyword protocol (reverse-sorted assignment,
+implements, in results() order, name regexes in Python's ``re`` dialect (the constructs
+other dialects read differently, flags, and patterns with no translation for arbiter's
+native matcher, which arbiter matches with ``re``), combined criteria, and the keyword
+protocol (reverse-sorted assignment,
 callable conflicts, lookup errors at assignment).
 
 Normalised (setools itself is unordered there, named): sets given as criteria are printed
 sorted; Role.types() and User.roles are printed sorted."""
 
+import re
 import sys
 
 import setools
@@ -101,3 +105,50 @@ except AttributeError as e:
     print("regex set after name:", type(e).__name__, e)
 q.name = "^a"
 print("regex set before name:", len(list(q.results())))
+
+# Name regexes: Python's reading of each construct, per symbol kind.
+PATTERNS = ["(?i)^HTTPD_", r"^\w+_t$", r"[[:alpha:]]", r"t\Z", r"^(?P<x>s)y", r"x{,2}_t$",
+            r"_\d", r"(?=.*exec)^\w+$", r"(s)\1", "^$", r"\bt", "a{,}b", "^(?a:[a-c])"]
+for pat in PATTERNS:
+    run(TypeQuery, name=pat, name_regex=True)
+for cls in (TypeAttributeQuery, RoleQuery, UserQuery, BoolQuery, ObjClassQuery, CommonQuery,
+            PolCapQuery):
+    for pat in ["(?i)^S", r"_\d|[[:alpha:]]", r"(?<=_)r", "e$"]:
+        run(cls, name=pat, name_regex=True)
+q = TypeQuery(p, name=re.compile("^SY", re.IGNORECASE), name_regex=True)
+print("compiled with flags:", [str(t) for t in q.results()][:20])
+for bad in ["(", "a{2,1}", "[z-a]"]:
+    try:
+        TypeQuery(p, name=bad, name_regex=True)
+        print("bad regex", repr(bad), "accepted")
+    except re.error as e:
+        print("bad regex", repr(bad), type(e).__name__, e)
+some_alias = next((a for t in p.types() for a in t.aliases()), None)
+if some_alias is not None:
+    run(TypeQuery, name=some_alias)
+    run(TypeQuery, name=some_alias, alias_deref=True)
+    run(TypeQuery, alias=some_alias)
+# Combined criteria (the name filter, then the index of the others).
+if some_attr is not None:
+    run(TypeQuery, name="^s", name_regex=True, attrs=[str(some_attr)])
+    run(TypeQuery, name=str(some_type), attrs=[str(some_attr)])
+    run(TypeQuery, attrs=[str(some_attr)], permissive=False, match_permissive=True)
+    run(TypeAttributeQuery, name="^d", name_regex=True, types=[str(some_type)])
+    types2 = [str(t) for t in p.types()][:3]
+    run(TypeAttributeQuery, types=types2)
+    run(TypeAttributeQuery, types=types2, types_equal=True)
+run(ObjClassQuery, name="^s", name_regex=True, perms={"read"})
+run(ObjClassQuery, perms={"read", "nosuch_perm"})
+run(ObjClassQuery, perms={"nosuch_perm"})
+run(ObjClassQuery, perms={"ioctl", "create"}, perms_indirect=False)
+run(ObjClassQuery, common="file", perms={"read"})
+run(CommonQuery, perms={"ioctl", "read"})
+run(CommonQuery, perms={"read"}, perms_equal=True)
+run(CommonQuery, perms={"nosuch_perm"})
+run(CommonQuery, name="file", perms={"read"})
+run(BoolQuery, name="^a", name_regex=True, default=True)
+run(BoolQuery, name="^a", name_regex=True, default=False)
+run(UserQuery, name="^s", name_regex=True, roles=[str(some_role)])
+run(RoleQuery, name="^s", name_regex=True, types=[str(some_type)])
+run(PolCapQuery, name="open_perms")
+run(PolCapQuery, name="nosuch")

@@ -1,6 +1,6 @@
 """``setools.boolquery.BoolQuery``: Booleans by name and default state."""
 
-from .query import PolicyQuery, Criterion, filter_names
+from .query import PolicyQuery, Criterion, filter_names, table
 
 
 class BoolQuery(PolicyQuery):
@@ -12,8 +12,17 @@ class BoolQuery(PolicyQuery):
 
     def results(self):
         """The matching Booleans, in the policy's order."""
-        bools = filter_names(self.policy.bools(), self.name, self.name_regex)
-        if self.default is not None:
-            state = bool(self.default)
-            bools = [b for b in bools if b.state == state]
+        policy = self.policy
+        bools = table(policy, "bools", policy.bools)
+        if self.name is not None:
+            bools = filter_names(bools, self.name, self.name_regex, policy, "bools")
+            if self.default is not None:
+                state = bool(self.default)
+                bools = [b for b in bools if b.state == state]
+        elif self.default is not None:
+            # The Booleans of each default state, partitioned once per policy.
+            by_state = policy._table(
+                "query_bools_by_state",
+                lambda: {s: [b for b in bools if b.state == s] for s in (True, False)})
+            bools = by_state[bool(self.default)]
         yield from bools

@@ -1,7 +1,7 @@
 """``setools.categoryquery.CategoryQuery``: categories by name and alias."""
 
 from .mixins import MatchAlias, MatchName
-from .query import PolicyQuery, filter_names
+from .query import PolicyQuery, filter_names, table
 
 
 class CategoryQuery(MatchAlias, MatchName, PolicyQuery):
@@ -9,10 +9,14 @@ class CategoryQuery(MatchAlias, MatchName, PolicyQuery):
 
     def results(self):
         """The matching categories, in the policy's order."""
-        cats = self.policy.categories()
+        policy = self.policy
+        cats = table(policy, "categories", policy.categories)
         if self.name and not self.alias_deref:
-            # The name filter first, in one pass (see filter_names).
-            cats = filter_names(cats, self.name, self.name_regex)
+            # The name filter first, natively for a regex (see filter_names).
+            cats = filter_names(cats, self.name, self.name_regex, policy, "categories")
+        if not self.alias_deref and not self.alias:
+            yield from cats
+            return
         for cat in cats:
             if self.alias_deref and not self._match_name(cat):
                 continue

@@ -1,6 +1,8 @@
 """``setools.commonquery.CommonQuery``: commons by name and permissions."""
 
-from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_set, validate_perms
+from .query import (
+    PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, validate_perms,
+)
 
 
 class _CheckedPerms(SetCriterion):
@@ -23,9 +25,15 @@ class CommonQuery(PolicyQuery):
 
     def results(self):
         """The matching commons, in the policy's order."""
-        for c in self.policy.commons():
-            if not match_name(c, self.name, self.name_regex):
-                continue
-            if not match_set(c.perms, self.perms, self.perms_equal, self.perms_regex):
-                continue
-            yield c
+        policy = self.policy
+        commons = filter_names(table(policy, "commons", policy.commons), self.name,
+                               self.name_regex, policy, "commons")
+        perms = self.perms
+        if perms is None:
+            yield from commons
+        elif not self.perms_equal and not self.perms_regex:
+            yield from [c for c in commons if not perms.isdisjoint(c.perms)]
+        else:
+            for c in commons:
+                if match_set(c.perms, perms, self.perms_equal, self.perms_regex):
+                    yield c

@@ -25,6 +25,18 @@ def _expanded(policy, names):
     return hit[1]
 
 
+def _by_ruletype(policy):
+    """Every constraint, and those of each rule type, in the policy's order (once per
+    policy): a query by rule type alone is then one list."""
+
+    def build():
+        every = list(policy.constraints())
+        parts = {rt: [c for c in every if c.ruletype is rt] for rt in ConstraintRuletype}
+        return every, parts
+
+    return policy._table("query_constraints_by_ruletype", build)
+
+
 class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
     """Query constraints."""
 
@@ -47,23 +59,75 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
-        for c in self.policy.constraints():
-            if self.ruletype and c.ruletype not in self.ruletype:
+        every, parts = _by_ruletype(self.policy)
+        ruletype = self.ruletype
+        if ruletype and len(ruletype) == 1:
+            rules, ruletype = parts[next(iter(ruletype))], None
+        else:
+            rules = every
+        tclass, perms = self.tclass, self.perms
+        role, type_, user = self.role, self.type_, self.user
+        # Each criterion's truth once (an attribute's is its member count, a Python call).
+        role, type_, user = role or None, type_ or None, user or None
+        if not (ruletype or tclass or perms or role or type_ or user):
+            yield from rules
+            return
+        policy = self.policy
+        # A name criterion (not a regex) is matched by value against each expression's
+        # name set (or its expansion), kept per set and policy: no Python ``__hash__``
+        # per constraint. Type and attribute values are distinct, as their objects are.
+        role_vals = _criterion_value(role, self.role_regex)
+        type_vals = _criterion_value(type_, self.type_regex)
+        user_vals = _criterion_value(user, self.user_regex)
+        for c in rules:
+            if ruletype and c.ruletype not in ruletype:
                 continue
-            if not self._match_object_class(c):
+            if tclass and not self._match_object_class(c):
                 continue
-            try:
-                if not self._match_perms(c):
+            if perms:
+                try:
+                    if not self._match_perms(c):
+                        continue
+                except ConstraintUseError:
                     continue
-            except ConstraintUseError:
-                continue
-            if self.role and not self._match_expr(c.expression.roles, self.role,
-                                                  self.role_indirect, self.role_regex):
-                continue
-            if self.type_ and not self._match_expr(c.expression.types, self.type_,
-                                                   self.type_indirect, self.type_regex):
-                continue
-            if self.user and not self._match_expr(c.expression.users, self.user, False,
-                                                  self.user_regex):
-                continue
+            if role is not None:
+                names = c.expression.roles
+                if role_vals is not None:
+                    if role_vals not in _values(policy, names, self.role_indirect):
+                        continue
+                elif not self._match_expr(names, role, self.role_indirect, self.role_regex):
+                    continue
+            if type_ is not None:
+                names = c.expression.types
+                if type_vals is not None:
+                    if type_vals not in _values(policy, names, self.type_indirect):
+                        continue
+                elif not self._match_expr(names, type_, self.type_indirect, self.type_regex):
+                    continue
+            if user is not None:
+                names = c.expression.users
+                if user_vals is not None:
+                    if user_vals not in _values(policy, names, False):
+                        continue
+                elif not self._match_expr(names, user, False, self.user_regex):
+                    continue
             yield c
+
+
+def _criterion_value(criterion, regex):
+    """The value of a symbol criterion matched by value (None: a regex, or no criterion)."""
+    if criterion is None or regex:
+        return None
+    return criterion._value
+
+
+def _values(policy, names, indirect):
+    """The values of a constraint's name set, or (``indirect``) of its expansion, once per
+    set and policy."""
+    cache = policy._table("query_constraint_values", dict)
+    key = (id(names), indirect)
+    hit = cache.get(key)
+    if hit is None or hit[0] is not names:
+        objs = _expanded(policy, names) if indirect else names
+        hit = cache[key] = (names, frozenset(o._value for o in objs))
+    return hit[1]

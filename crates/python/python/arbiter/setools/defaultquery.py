@@ -4,7 +4,7 @@ and range part."""
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import MatchObjClass
 from .policyrep import DefaultRangeValue, DefaultRuletype, DefaultValue
-from .query import PolicyQuery
+from .query import PolicyQuery, table
 
 
 class DefaultQuery(MatchObjClass, PolicyQuery):
@@ -16,7 +16,12 @@ class DefaultQuery(MatchObjClass, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
-        for d in self.policy.defaults():
+        policy = self.policy
+        rules = table(policy, "defaults", policy.defaults)
+        if not (self.ruletype or self.tclass or self.default or self.default_range):
+            yield from rules
+            return
+        for d in rules:
             if self.ruletype and d.ruletype not in self.ruletype:
                 continue
             if not self._match_object_class(d):

@@ -6,7 +6,31 @@ setools 4.4.1 does, so that a bad value raises when it is set."""
 import re
 from collections.abc import Collection
 
-from .util import validate_perms_any
+from .util import enum_lookup, validate_perms_any
+
+# Per policy, how many looked-up texts (levels, ranges) are kept (then the memo is
+# emptied), so memory stays bounded whatever a script asks.
+_LOOKUP_MEMO_LIMIT = 1024
+
+# The lookups whose answer for a text is parsed (a level or range): kept per policy.
+_MEMOISED = frozenset(("lookup_level", "lookup_range"))
+
+
+def _memo_lookup(obj, name, lookup, value):
+    """``lookup(value)``, kept per policy for the texts of ``_MEMOISED`` lookups: parsing
+    and checking a range costs several microseconds, more than a user query's matching.
+    The objects are immutable; a text that fails raises each time, as before."""
+    if name not in _MEMOISED or type(value) is not str:
+        return lookup(value)
+    memo = obj.policy._table("query_lookup_memo", dict)
+    key = (name, value)
+    hit = memo.get(key)
+    if hit is None:
+        hit = lookup(value)
+        if len(memo) >= _LOOKUP_MEMO_LIMIT:
+            memo.clear()
+        memo[key] = hit
+    return hit
 
 
 class CriteriaDescriptor:
@@ -49,9 +73,10 @@ class CriteriaDescriptor:
         elif self.regex and getattr(obj, self.regex, False):
             obj.__dict__[self.name] = re.compile(value)
         elif self.lookup_function:
-            obj.__dict__[self.name] = self._lookup(obj)(value)
+            obj.__dict__[self.name] = _memo_lookup(obj, self.lookup_function,
+                                                   self._lookup(obj), value)
         elif self.enum_class:
-            obj.__dict__[self.name] = self.enum_class.lookup(value)
+            obj.__dict__[self.name] = enum_lookup(self.enum_class, value)
         else:
             obj.__dict__[self.name] = value
 
@@ -65,10 +90,9 @@ class CriteriaSetDescriptor(CriteriaDescriptor):
         elif self.regex and getattr(obj, self.regex, False):
             obj.__dict__[self.name] = re.compile(value)
         elif self.lookup_function:
-            lookup = self._lookup(obj)
-            obj.__dict__[self.name] = frozenset(lookup(v) for v in value)
+            obj.__dict__[self.name] = frozenset(map(self._lookup(obj), value))
         elif self.enum_class:
-            obj.__dict__[self.name] = frozenset(self.enum_class.lookup(v) for v in value)
+            obj.__dict__[self.name] = frozenset(enum_lookup(self.enum_class, v) for v in value)
         else:
             obj.__dict__[self.name] = frozenset(value)
 

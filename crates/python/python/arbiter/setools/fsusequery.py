@@ -17,11 +17,29 @@ class FSUseQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
-        for fsu in self.policy.fs_uses():
-            if self.ruletype and fsu.ruletype not in self.ruletype:
-                continue
-            if self.fs and not match_regex(fsu.fs, self.fs, self.fs_regex):
-                continue
-            if not self._match_context(fsu.context):
-                continue
-            yield fsu
+        policy = self.policy
+        sel = policy._labeling("fs_uses")
+        fs = self.fs
+        if fs and not self.fs_regex and type(fs) is str:
+            # A file system by name: one lookup in an index built once per policy.
+            sel = _by_key(policy, "fs_uses", sel, lambda f: f.fs).get(fs, [])
+        elif fs:
+            sel = [f for f in sel if match_regex(f.fs, fs, self.fs_regex)]
+        ruletype = self.ruletype
+        if ruletype:
+            sel = [f for f in sel if f.ruletype in ruletype]
+        if self._has_context_criteria():
+            sel = [f for f in sel if self._match_context(f.context)]
+        yield from sel
+
+
+def _by_key(policy, kind, items, key):
+    """``items`` grouped by ``key(item)``, in order, once per policy and ``kind``."""
+
+    def build():
+        out = {}
+        for i in items:
+            out.setdefault(key(i), []).append(i)
+        return out
+
+    return policy._table("query_" + kind + "_by_key", build)

@@ -4,6 +4,7 @@ file type (a ``stat`` file type value) and context."""
 from .descriptors import CriteriaDescriptor
 from .mixins import MatchContext
 from .query import PolicyQuery
+from .fsusequery import _by_key
 from .util import match_regex
 
 
@@ -18,13 +19,20 @@ class GenfsconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
-        for genfs in self.policy.genfscons():
-            if self.fs and not match_regex(genfs.fs, self.fs, self.fs_regex):
-                continue
-            if self.path and not match_regex(genfs.path, self.path, self.path_regex):
-                continue
-            if self.filetype and not self.filetype == genfs.filetype:
-                continue
-            if not self._match_context(genfs.context):
-                continue
-            yield genfs
+        policy = self.policy
+        sel = policy._labeling("genfscons")
+        fs = self.fs
+        if fs and not self.fs_regex and type(fs) is str:
+            # A file system by name: one lookup in an index built once per policy.
+            sel = _by_key(policy, "genfscons", sel, lambda g: g.fs).get(fs, [])
+        elif fs:
+            sel = [g for g in sel if match_regex(g.fs, fs, self.fs_regex)]
+        path = self.path
+        if path:
+            sel = [g for g in sel if match_regex(g.path, path, self.path_regex)]
+        filetype = self.filetype
+        if filetype:
+            sel = [g for g in sel if filetype == g.filetype]
+        if self._has_context_criteria():
+            sel = [g for g in sel if self._match_context(g.context)]
+        yield from sel

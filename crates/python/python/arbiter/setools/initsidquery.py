@@ -9,9 +9,9 @@ class InitialSIDQuery(MatchName, MatchContext, PolicyQuery):
 
     def results(self):
         """The matching initial SIDs, in the policy's order."""
-        for i in self.policy.initialsids():
-            if not self._match_name(i):
-                continue
-            if not self._match_context(i.context):
-                continue
-            yield i
+        sel = self.policy._labeling("initialsids")
+        if self.name:
+            sel = [i for i in sel if self._match_name(i)]
+        if self._has_context_criteria():
+            sel = [i for i in sel if self._match_context(i.context)]
+        yield from sel

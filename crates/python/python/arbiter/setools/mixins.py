@@ -37,6 +37,11 @@ class MatchContext:
     range_superset = False
     range_proper = False
 
+    def _has_context_criteria(self):
+        """Whether any context criterion is set (else ``_match_context`` is always true,
+        and a query skips it)."""
+        return bool(self.user or self.role or self.type_ or self.range_)
+
     def _match_context(self, context):
         if self.user and not match_regex(context.user, self.user, self.user_regex):
             return False

@@ -29,19 +29,46 @@ class MLSRuleQuery(MatchObjClass, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
-        for rule in self.policy.mlsrules():
-            if self.ruletype and rule.ruletype not in self.ruletype:
+        policy = self.policy
+        sel = policy._mlsrules_all()
+        tclass = self.tclass
+        if tclass and not self.tclass_regex:
+            # The rules of the criterion classes from an index by class (built once per
+            # policy); several classes' rules merged back into the policy's order.
+            by_class = policy._table("query_mlsrules_by_class", lambda: _by_class(sel))
+            if len(tclass) == 1:
+                sel = by_class.get(next(iter(tclass))._value, [])
+            else:
+                sel = [r for _, r in sorted(
+                    (n, r) for c in tclass for n, r in by_class.get(("at", c._value), ()))]
+            tclass = None
+        ruletype, source, target, default = self.ruletype, self.source, self.target, self.default
+        if not (ruletype or source or target or tclass or default):
+            yield from sel
+            return
+        for rule in sel:
+            if ruletype and rule.ruletype not in ruletype:
                 continue
-            if self.source and not match_indirect_regex(
-                    rule.source, self.source, self.source_indirect, self.source_regex):
+            if source and not match_indirect_regex(
+                    rule.source, source, self.source_indirect, self.source_regex):
                 continue
-            if self.target and not match_indirect_regex(
-                    rule.target, self.target, self.target_indirect, self.target_regex):
+            if target and not match_indirect_regex(
+                    rule.target, target, self.target_indirect, self.target_regex):
                 continue
-            if not self._match_object_class(rule):
+            if tclass and not self._match_object_class(rule):
                 continue
-            if self.default and not match_range(
-                    rule.default, self.default, self.default_subset, self.default_overlap,
+            if default and not match_range(
+                    rule.default, default, self.default_subset, self.default_overlap,
                     self.default_superset, self.default_proper):
                 continue
             yield rule
+
+
+def _by_class(rules):
+    """Class value to its rules in order, and ``("at", value)`` to ``(position, rule)``
+    pairs for merging several classes' rules."""
+    out = {}
+    for n, r in enumerate(rules):
+        out.setdefault(r.tclass._value, []).append(r)
+        out.setdefault(("at", r.tclass._value), []).append((n, r))
+    return out

@@ -11,9 +11,10 @@ class NetifconQuery(MatchContext, MatchName, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
-        for netif in self.policy.netifcons():
-            if self.name and not match_regex(netif.netif, self.name, self.name_regex):
-                continue
-            if not self._match_context(netif.context):
-                continue
-            yield netif
+        sel = self.policy._labeling("netifcons")
+        name = self.name
+        if name:
+            sel = [n for n in sel if match_regex(n.netif, name, self.name_regex)]
+        if self._has_context_criteria():
+            sel = [n for n in sel if self._match_context(n.context)]
+        yield from sel

@@ -6,6 +6,7 @@ import ipaddress
 from .mixins import MatchContext
 from .policyrep import NodeconIPVersion
 from .query import PolicyQuery
+from .util import enum_lookup
 
 
 class NodeconQuery(MatchContext, PolicyQuery):
@@ -23,7 +24,7 @@ class NodeconQuery(MatchContext, PolicyQuery):
     @ip_version.setter
     def ip_version(self, value):
         if value:
-            self._ip_version = NodeconIPVersion.lookup(value)
+            self._ip_version = enum_lookup(NodeconIPVersion, value)
         else:
             self._ip_version = None
 
@@ -41,15 +42,22 @@ class NodeconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements: IPv4 then IPv6, each in the policy's order."""
-        for nodecon in self.policy.nodecons():
-            if self.network:
-                if self.network_overlap:
-                    if not self.network.overlaps(nodecon.network):
-                        continue
-                elif not nodecon.network == self.network:
-                    continue
-            if self.ip_version and self.ip_version != nodecon.ip_version:
-                continue
-            if not self._match_context(nodecon.context):
-                continue
-            yield nodecon
+        policy = self.policy
+        version = self._ip_version
+        # Each family's statements, once per policy (nodecons() chains the two).
+        families = policy._table("query_nodecons_by_version", lambda: {
+            v: [n for n in policy._labeling("nodecons") if n.ip_version is v]
+            for v in NodeconIPVersion})
+        if version:
+            sel = families[version]
+        else:
+            sel = families[NodeconIPVersion.ipv4] + families[NodeconIPVersion.ipv6]
+        network = self._network
+        if network:
+            if self.network_overlap:
+                sel = [n for n in sel if network.overlaps(n.network)]
+            else:
+                sel = [n for n in sel if n.network == network]
+        if self._has_context_criteria():
+            sel = [n for n in sel if self._match_context(n.context)]
+        yield from sel

@@ -1,6 +1,43 @@
 """``setools.objclassquery.ObjClassQuery``: classes by name, common and permissions."""
 
-from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_name, match_set
+from .query import (
+    PolicyQuery, Criterion, SetCriterion, filter_names, match_name, match_set, table,
+)
+
+
+def _classes_by_perm(policy, classes):
+    """Per permission name: the values of the classes that have it themselves, and of
+    those that have it through their common; built once per policy."""
+
+    def build():
+        own, inherited = {}, {}
+        for c in classes:
+            for p in c.perms:
+                own.setdefault(p, set()).add(c._value)
+            if c._common is not None:
+                for p in c.common.perms:
+                    inherited.setdefault(p, set()).add(c._value)
+        return own, inherited
+
+    return policy._table("query_classes_by_perm", build)
+
+
+def _classes_with_perm(policy, classes, perm, indirect):
+    """The classes having ``perm`` (with ``indirect``, also through their common), in
+    order, once per policy, permission and mode."""
+    cache = policy._table("query_classes_with_perm", dict)
+    key = (perm, indirect)
+    hit = cache.get(key)
+    if hit is None:
+        own, inherited = _classes_by_perm(policy, classes)
+        if perm not in own and perm not in inherited:
+            # No class has it: not kept, so that unknown names cannot grow the cache.
+            return []
+        having = own.get(perm, set())
+        if indirect:
+            having = having | inherited.get(perm, set())
+        hit = cache[key] = [c for c in classes if c._value in having]
+    return hit
 
 
 class ObjClassQuery(PolicyQuery):
@@ -18,21 +55,40 @@ class ObjClassQuery(PolicyQuery):
 
     def results(self):
         """The matching classes, in the policy's order."""
+        policy = self.policy
+        all_classes = table(policy, "classes", policy.classes)
+        if self.name is None:
+            classes = all_classes
+        else:
+            classes = filter_names(all_classes, self.name, self.name_regex, policy, "classes")
         common, common_regex = self.common, self.common_regex
         want, indirect = self.perms, self.perms_indirect
         equal, regex = self.perms_equal, self.perms_regex
-        for c in filter_names(self.policy.classes(), self.name, self.name_regex):
+        if want is not None and not equal and not regex:
+            # Intersection: the classes that have one of the permissions, from the index.
+            if len(want) == 1 and classes is all_classes:
+                # One permission (the usual case): its classes in order, kept per policy.
+                classes = _classes_with_perm(policy, all_classes, next(iter(want)),
+                                             bool(indirect))
+            else:
+                own, inherited = _classes_by_perm(policy, all_classes)
+                having = set()
+                for p in want:
+                    having.update(own.get(p, ()))
+                    if indirect:
+                        having.update(inherited.get(p, ()))
+                classes = [c for c in classes if c._value in having]
+            want = None
+        if common is None and want is None:
+            yield from classes
+            return
+        for c in classes:
             # c._common is None exactly where c.common raises NoCommon.
             com = None if c._common is None else c.common
             if common is not None:
                 if com is None or not match_name(com, common, common_regex):
                     continue
-            if want is not None and not equal and not regex:
-                # Intersection without building the union (the common case).
-                if want.isdisjoint(c.perms) and not (
-                        indirect and com is not None and not want.isdisjoint(com.perms)):
-                    continue
-            elif want is not None:
+            if want is not None:
                 perms = c.perms
                 if indirect and com is not None:
                     perms = perms | com.perms

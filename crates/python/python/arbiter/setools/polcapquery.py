@@ -1,6 +1,6 @@
 """``setools.polcapquery.PolCapQuery``: policy capabilities by name."""
 
-from .query import PolicyQuery, Criterion, match_name
+from .query import PolicyQuery, Criterion, filter_names, table
 
 
 class PolCapQuery(PolicyQuery):
@@ -11,6 +11,10 @@ class PolCapQuery(PolicyQuery):
 
     def results(self):
         """The matching capabilities, in bit order."""
-        for c in self.policy.polcaps():
-            if match_name(c, self.name, self.name_regex):
-                yield c
+        policy = self.policy
+        # The capability objects once per policy (equal by value to those polcaps() makes).
+        caps = table(policy, "polcaps", policy.polcaps)
+        if self.name is None:
+            yield from caps
+        else:
+            yield from filter_names(caps, self.name, self.name_regex, policy, "polcaps")

@@ -4,7 +4,7 @@
 from .mixins import MatchContext
 from .policyrep import PortconProtocol, PortconRange
 from .query import PolicyQuery
-from .util import match_range
+from .util import enum_lookup
 
 
 class PortconQuery(MatchContext, PolicyQuery):
@@ -46,19 +46,48 @@ class PortconQuery(MatchContext, PolicyQuery):
     @protocol.setter
     def protocol(self, value):
         if value:
-            self._protocol = PortconProtocol.lookup(value)
+            self._protocol = enum_lookup(PortconProtocol, value)
         else:
             self._protocol = None
 
     def results(self):
         """The matching statements, in the policy's order."""
-        for portcon in self.policy.portcons():
-            if self.ports and not match_range(portcon.ports, self.ports, self.ports_subset,
-                                              self.ports_overlap, self.ports_superset,
-                                              self.ports_proper):
-                continue
-            if self.protocol and self.protocol != portcon.protocol:
-                continue
-            if not self._match_context(portcon.context):
-                continue
-            yield portcon
+        policy = self.policy
+        cons = policy._labeling("portcons")
+        ports = self.ports
+        if ports:
+            sel = _by_ports(policy, cons, ports, self.ports_subset, self.ports_overlap,
+                            self.ports_superset, self.ports_proper)
+        else:
+            sel = cons
+        protocol = self.protocol
+        if protocol:
+            sel = [p for p in sel if protocol == p.protocol]
+        if self._has_context_criteria():
+            sel = [p for p in sel if self._match_context(p.context)]
+        yield from sel
+
+
+def _by_ports(policy, cons, ports, subset, overlap, superset, proper):
+    """The statements whose port range matches ``ports`` as ``match_range`` decides
+    (same precedence), over ``(low, high, statement)`` rows built once per policy; an
+    exact range is one lookup."""
+    lo, hi = ports.low, ports.high
+    if not (overlap or subset or superset):
+        exact = policy._table("query_portcon_exact", dict)
+        if not exact:
+            for p in cons:
+                exact.setdefault((p.ports.low, p.ports.high), []).append(p)
+        return exact.get((lo, hi), [])
+    rows = policy._table("query_portcon_rows",
+                         lambda: [(p.ports.low, p.ports.high, p) for p in cons])
+    if overlap:
+        return [p for l, h, p in rows
+                if (l <= lo <= h) or (l <= hi <= h) or (lo <= l and h <= hi)]
+    if subset:
+        if proper:
+            return [p for l, h, p in rows if (l < lo and hi <= h) or (l <= lo and hi < h)]
+        return [p for l, h, p in rows if l <= lo and hi <= h]
+    if proper:
+        return [p for l, h, p in rows if (lo < l and h <= hi) or (lo <= l and h < hi)]
+    return [p for l, h, p in rows if lo <= l and h <= hi]

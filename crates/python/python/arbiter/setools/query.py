@@ -4,6 +4,7 @@ whose setter depends on it); ``results()`` is a generator in the policy's order.
 
 import re
 
+from .. import _native
 from .exception import InvalidPermission
 
 
@@ -11,7 +12,18 @@ class PolicyQuery:
     """Base class of the queries."""
 
     def __init__(self, policy, **kwargs):
-        self.policy = policy
+        # Every criterion's default in the instance ``__dict__`` at once (one C call), so
+        # that ``results()`` reads an unset criterion at C speed too, not through the
+        # descriptor's ``__get__``; ``policy`` is no criterion: stored directly.
+        cls = type(self)
+        defaults = cls.__dict__.get("_criteria_defaults")
+        if defaults is None:
+            defaults = _criteria_defaults(cls)
+        d = self.__dict__
+        d.update(defaults)
+        d["policy"] = policy
+        if not kwargs:
+            return
         for name in sorted(kwargs, reverse=True):
             if callable(getattr(self, name, None)):
                 raise ValueError("Keyword parameter {0} conflicts with a callable.".format(name))
@@ -34,6 +46,20 @@ class PolicyQuery:
         raise NotImplementedError
 
 
+def _criteria_defaults(cls):
+    """The criteria of ``cls`` (descriptors with ``_store``, the nearest definition of a
+    name winning) and their defaults, kept on the class itself."""
+    defaults = {}
+    for klass in reversed(cls.__mro__):
+        for name, attr in vars(klass).items():
+            if hasattr(type(attr), "_store") and hasattr(attr, "default_value"):
+                defaults[name] = attr.default_value
+            else:
+                defaults.pop(name, None)
+    type.__setattr__(cls, "_criteria_defaults", defaults)
+    return defaults
+
+
 def _empty(value):
     return value is None or (not isinstance(value, bool) and not value and value != 0)
 
@@ -46,7 +72,7 @@ class Criterion:
     def __init__(self, regex=None, lookup=None, default=None):
         self.regex = regex
         self.lookup = lookup
-        self.default = default
+        self.default = self.default_value = default
 
     def __set_name__(self, owner, name):
         self.name = name
@@ -78,8 +104,7 @@ class SetCriterion(Criterion):
         elif self.regex and getattr(obj, self.regex):
             obj.__dict__[self.name] = re.compile(value)
         elif self.lookup:
-            look = getattr(obj.policy, self.lookup)
-            obj.__dict__[self.name] = frozenset(look(v) for v in value)
+            obj.__dict__[self.name] = frozenset(map(getattr(obj.policy, self.lookup), value))
         else:
             obj.__dict__[self.name] = frozenset(value)
 
@@ -120,15 +145,46 @@ def match_values(values, criterion, equal, regex, by_value):
     return not crit.isdisjoint(values)
 
 
-def filter_names(symbols, criterion, regex):
+def table(policy, key, items):
+    """A symbol table's objects as one list, built once per policy from ``items()`` (the
+    policy's iterator): the queries scan and index it without copying it per call."""
+    return policy._table("query_" + key, lambda: list(items()))
+
+
+def _name_index(policy, key, symbols):
+    """The native name index of a table (see ``table``), built on its first regex."""
+    return policy._table(
+        "name_index_" + key, lambda: _native.NameIndex(symbols, [s.name for s in symbols])
+    )
+
+
+def _name_map(policy, key, symbols):
+    """Name to object over a table (names are unique in one symbol table)."""
+    return policy._table("name_map_" + key, lambda: {s.name: s for s in symbols})
+
+
+def filter_names(symbols, criterion, regex, policy=None, key=None):
     """``[s for s in symbols if match_name(s, criterion, regex)]`` for named symbols
-    (whose ``str()`` is ``.name``), in one comprehension: the per-symbol function call
-    and ``str()`` of the generic path cost more than the regex itself."""
+    (whose ``str()`` is ``.name``). With ``key`` (``symbols`` is then the whole table of
+    that name, see ``table``) a regex is matched in Rust over the table's names (Python's
+    ``re`` dialect, see ``arbiter._native.NameIndex``; a pattern it cannot translate, or
+    one compiled with flags, is matched by ``re`` here) and a name given as text is one
+    dictionary lookup. Without a key, one comprehension: the per-symbol function call and
+    ``str()`` of the generic path cost more than the regex itself."""
     if criterion is None:
         return list(symbols)
     if regex:
+        if key is not None and isinstance(criterion, re.Pattern) \
+                and type(criterion.pattern) is str and criterion.flags == re.UNICODE:
+            hits = _name_index(policy, key, symbols).search(criterion.pattern)
+            if hits is not None:
+                return hits
         search = criterion.search
         return [s for s in symbols if search(s.name)]
+    if key is not None and type(criterion) is str:
+        # A symbol equals a text when its name is that text (PolicyObject.__eq__).
+        hit = _name_map(policy, key, symbols).get(criterion)
+        return [] if hit is None else [hit]
     return [s for s in symbols if s == criterion]
 
 

@@ -1,6 +1,6 @@
 """``setools.rolequery.RoleQuery``: roles by name and types."""
 
-from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_values
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_values, table
 
 
 class RoleQuery(PolicyQuery):
@@ -14,12 +14,20 @@ class RoleQuery(PolicyQuery):
 
     def results(self):
         """The matching roles, in the policy's order."""
-        tv = self.policy._type_by_value
-        for r in self.policy.roles():
-            if not match_name(r, self.name, self.name_regex):
-                continue
-            if self.types is not None and not match_values(
-                r._types, self.types, self.types_equal, self.types_regex, tv
-            ):
-                continue
-            yield r
+        policy = self.policy
+        roles = filter_names(table(policy, "roles", policy.roles), self.name, self.name_regex,
+                             policy, "roles")
+        types = self.types
+        if types is None:
+            yield from roles
+            return
+        equal, regex = self.types_equal, self.types_regex
+        if not equal and not regex:
+            # match_values' intersection, with the criterion's values taken once.
+            want = frozenset(t._value for t in types)
+            yield from [r for r in roles if not want.isdisjoint(r._types)]
+            return
+        tv = policy._type_by_value
+        for r in roles:
+            if match_values(r._types, types, equal, regex, tv):
+                yield r

@@ -15,18 +15,17 @@ class SensitivityQuery(MatchAlias, MatchName, PolicyQuery):
 
     def results(self):
         """The matching sensitivities, in the policy's order."""
-        for s in self.policy.sensitivities():
-            if not self._match_name(s):
-                continue
-            if not self._match_alias(s):
-                continue
-            if self.sens:
-                if self.sens_dom:
-                    if self.sens < s:
-                        continue
-                elif self.sens_domby:
-                    if self.sens > s:
-                        continue
-                elif self.sens != s:
-                    continue
-            yield s
+        sel = self.policy._sensitivities_all()
+        if self.name:
+            sel = [s for s in sel if self._match_name(s)]
+        if self.alias:
+            sel = [s for s in sel if self._match_alias(s)]
+        sens = self.sens
+        if sens:
+            if self.sens_dom:
+                sel = [s for s in sel if not sens < s]
+            elif self.sens_domby:
+                sel = [s for s in sel if not sens > s]
+            else:
+                sel = [s for s in sel if not sens != s]
+        yield from sel

@@ -1,6 +1,6 @@
 """``setools.typeattrquery.TypeAttributeQuery``: attributes by name and member types."""
 
-from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_values
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_values, table
 
 
 class TypeAttributeQuery(PolicyQuery):
@@ -14,13 +14,33 @@ class TypeAttributeQuery(PolicyQuery):
 
     def results(self):
         """The matching attributes, in the policy's order."""
-        rel = self.policy._type_relations()
-        tv = self.policy._type_by_value
-        for a in self.policy.typeattributes():
-            if not match_name(a, self.name, self.name_regex):
-                continue
-            if self.types is not None and not match_values(
-                rel[a._value - 1], self.types, self.types_equal, self.types_regex, tv
-            ):
-                continue
-            yield a
+        policy = self.policy
+        all_attrs = table(policy, "attributes", policy.typeattributes)
+        if self.name is None:
+            attrs = all_attrs
+        else:
+            attrs = filter_names(all_attrs, self.name, self.name_regex, policy, "attributes")
+        types = self.types
+        if types is None:
+            yield from attrs
+            return
+        rel = policy._type_relations()
+        if not self.types_regex and not self.types_equal:
+            # An attribute has a member among the criterion types exactly when it is one
+            # of their attributes: the union of those, instead of every attribute's
+            # members.
+            wanted = set()
+            for t in types:
+                wanted.update(rel[t._value - 1])
+            if attrs is all_attrs:
+                # In table order by position, without visiting every attribute.
+                pos = policy._table("query_attribute_pos",
+                                    lambda: {a._value: i for i, a in enumerate(all_attrs)})
+                yield from [all_attrs[i] for i in sorted(pos[v] for v in wanted if v in pos)]
+            else:
+                yield from [a for a in attrs if a._value in wanted]
+            return
+        tv = policy._type_by_value
+        for a in attrs:
+            if match_values(rel[a._value - 1], types, self.types_equal, self.types_regex, tv):
+                yield a

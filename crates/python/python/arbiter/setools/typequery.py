@@ -1,8 +1,28 @@
 """``setools.typequery.TypeQuery``: types by name, alias, attributes and permissiveness."""
 
 from .query import (
-    PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values,
+    PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values, table,
 )
+
+
+def _type_positions(policy, types):
+    """Type value to its position in the type table (setools' order), once per policy."""
+    return policy._table("query_type_pos", lambda: {t._value: i for i, t in enumerate(types)})
+
+
+def _in_order(policy, types, values):
+    """The types of ``values``, in the type table's order."""
+    pos = _type_positions(policy, types)
+    return [types[i] for i in sorted(pos[v] for v in values if v in pos)]
+
+
+def _members_in_order(policy, types, attr, members):
+    """An attribute's member types in table order, once per policy and attribute."""
+    cache = policy._table("query_attribute_members", dict)
+    hit = cache.get(attr._value)
+    if hit is None:
+        hit = cache[attr._value] = _in_order(policy, types, members)
+    return hit
 
 
 class TypeQuery(PolicyQuery):
@@ -21,28 +41,36 @@ class TypeQuery(PolicyQuery):
 
     def results(self):
         """The matching types, in the policy's order."""
-        rel = self.policy._type_relations()
-        tv = self.policy._type_by_value
-        members = None
-        if self.attrs is not None and not self.attrs_regex and not self.attrs_equal:
+        policy = self.policy
+        rel = policy._type_relations()
+        all_types = types = table(policy, "types", policy.types)
+        name, name_regex = self.name, self.name_regex
+        if name is not None and not (self.alias_deref and not name_regex):
+            # The name filter first: natively for a regex, a lookup for a name.
+            types = filter_names(types, name, name_regex, policy, "types")
+            name = None
+        attrs = self.attrs
+        if attrs is not None and not self.attrs_regex and not self.attrs_equal:
             # Intersecting with the criterion attributes is being a member of one of them.
             members = set()
-            for a in self.attrs:
+            for a in attrs:
                 members.update(rel[a._value - 1])
-        name, name_regex = self.name, self.name_regex
-        types = self.policy.types()
-        if members is not None:
-            types = [t for t in types if t._value in members]
-        if name is not None and not (self.alias_deref and not name_regex):
-            # The name filter first, in one pass (see filter_names).
-            types = filter_names(types, name, name_regex)
-            name = None
+            if types is all_types:
+                # The members in table order, without visiting every type (one
+                # attribute's, the usual case, kept per policy and attribute).
+                if len(attrs) == 1:
+                    types = _members_in_order(policy, all_types, next(iter(attrs)), members)
+                else:
+                    types = _in_order(policy, all_types, members)
+            else:
+                types = [t for t in types if t._value in members]
+            attrs = None
         alias, alias_regex = self.alias, self.alias_regex
-        attrs = self.attrs if members is None else None
         match_permissive, permissive = self.match_permissive, bool(self.permissive)
         if name is None and alias is None and attrs is None and not match_permissive:
             yield from types
             return
+        tv = policy._type_by_value
         for t in types:
             if name is not None:
                 if not (t == name or any(a == name for a in t.aliases())):

@@ -3,8 +3,25 @@ dominating, dominated, incomparable) and range (equal, subset, overlap, superset
 proper)."""
 
 from .descriptors import CriteriaDescriptor
-from .query import PolicyQuery, Criterion, SetCriterion, match_name, match_set
-from .util import match_level, match_range
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table
+from ._mls import Level
+from .util import match_level, match_range, match_range_keys
+
+
+def _level_keys(range_):
+    """``(low, high)`` of a range of two ``Level`` objects as ``(sensitivity key,
+    sensitivity value, category tokens)`` triples, the parts ``Level``'s comparisons
+    read (see ``match_range_keys``); None for other levels."""
+    low, high = range_.low, range_.high
+    if type(low) is not Level or type(high) is not Level:
+        return None
+    return tuple((lv.sensitivity._key(), lv.sensitivity._value, lv._cats) for lv in (low, high))
+
+
+def _user_range_keys(policy):
+    """Every user's range keys by user value (None if one is not made of ``Level``s)."""
+    keys = {u._value: _level_keys(u.mls_range) for u in policy.users()}
+    return None if any(k is None for k in keys.values()) else keys
 
 
 class UserQuery(PolicyQuery):
@@ -27,18 +44,46 @@ class UserQuery(PolicyQuery):
 
     def results(self):
         """The matching users, in the policy's order."""
-        for u in self.policy.users():
-            if not match_name(u, self.name, self.name_regex):
-                continue
-            if self.roles is not None and not match_set(
-                u.roles, self.roles, self.roles_equal, self.roles_regex
+        policy = self.policy
+        users = filter_names(table(policy, "users", policy.users), self.name, self.name_regex,
+                             policy, "users")
+        roles, level, range_ = self.roles, self.level, self.range_
+        if roles is None and not level and not range_:
+            yield from users
+            return
+        if roles is not None and not self.roles_regex:
+            # Over role values: each user's (without object_r, as ``User.roles``) built
+            # once per policy, instead of a frozenset of roles per user and query.
+            role_values = policy._table("query_user_role_values", lambda: {
+                u._value: frozenset(r._value for r in u.roles) for u in policy.users()})
+            want = frozenset(r._value for r in roles)
+            if self.roles_equal:
+                users = [u for u in users if role_values[u._value] == want]
+            else:
+                users = [u for u in users if not want.isdisjoint(role_values[u._value])]
+            roles = None
+            if not level and not range_:
+                yield from users
+                return
+        if range_ and policy.mls:
+            crit = _level_keys(range_)
+            keys = policy._table("query_user_range_keys", lambda: _user_range_keys(policy))
+            if crit is not None and keys is not None:
+                # Over each user's range keys (once per policy): no Level comparison.
+                flags = (self.range_subset, self.range_overlap, self.range_superset,
+                         self.range_proper)
+                users = [u for u in users if match_range_keys(keys[u._value], crit, *flags)]
+                range_ = None
+        for u in users:
+            if roles is not None and not match_set(
+                u.roles, roles, self.roles_equal, self.roles_regex
             ):
                 continue
-            if self.level and not match_level(u.mls_level, self.level, self.level_dom,
-                                              self.level_domby, self.level_incomp):
+            if level and not match_level(u.mls_level, level, self.level_dom,
+                                         self.level_domby, self.level_incomp):
                 continue
-            if self.range_ and not match_range(u.mls_range, self.range_, self.range_subset,
-                                               self.range_overlap, self.range_superset,
-                                               self.range_proper):
+            if range_ and not match_range(u.mls_range, range_, self.range_subset,
+                                          self.range_overlap, self.range_superset,
+                                          self.range_proper):
                 continue
             yield u

@@ -6,6 +6,15 @@ from contextlib import suppress
 from .exception import InvalidPermission, NoCommon
 
 
+def enum_lookup(cls, value):
+    """``cls.lookup(value)`` (a member, its value or its name) without raising and
+    catching a ``ValueError`` for a name: a text that is no member's value is looked up
+    by name directly, as ``lookup`` ends up doing (3 us a criterion otherwise)."""
+    if type(value) is str and value not in cls._value2member_map_:
+        return cls[value]
+    return cls.lookup(value)
+
+
 def match_regex(obj, criteria, regex):
     """``criteria`` equals ``obj``, or (``regex``) matches its text."""
     if regex:
@@ -61,6 +70,37 @@ def match_range(obj, criteria, subset, overlap, superset, proper):
                 criteria.low <= obj.low and obj.high < criteria.high))
         return criteria.low <= obj.low and obj.high <= criteria.high
     return criteria.low == obj.low and obj.high == criteria.high
+
+
+def _le(a, b):
+    # Level.__le__: dominated by (sensitivity value, then category subset).
+    return a[1] <= b[1] and a[2] <= b[2]
+
+
+def _lt(a, b):
+    # Level.__lt__.
+    return (a[1] < b[1] and a[2] <= b[2]) or (a[1] <= b[1] and a[2] < b[2])
+
+
+def match_range_keys(obj, criteria, subset, overlap, superset, proper):
+    """``match_range`` over the level keys of both ranges (``(sensitivity key,
+    sensitivity value, category tokens)`` per level, see ``userquery._level_keys``), the same tests in the same
+    order of precedence (equality is ``Level.__eq__``: the sensitivity datum and the
+    categories)."""
+    olo, ohi = obj
+    clo, chi = criteria
+    if overlap:
+        return ((_le(olo, clo) and _le(clo, ohi)) or (_le(olo, chi) and _le(chi, ohi))
+                or (_le(clo, olo) and _le(ohi, chi)))
+    if subset:
+        if proper:
+            return (_lt(olo, clo) and _le(chi, ohi)) or (_le(olo, clo) and _lt(chi, ohi))
+        return _le(olo, clo) and _le(chi, ohi)
+    if superset:
+        if proper:
+            return (_lt(clo, olo) and _le(ohi, chi)) or (_le(clo, olo) and _lt(ohi, chi))
+        return _le(clo, olo) and _le(ohi, chi)
+    return (clo[0] == olo[0] and clo[2] == olo[2]) and (ohi[0] == chi[0] and ohi[2] == chi[2])
 
 
 def match_level(obj, criteria, dom, domby, incomp):
