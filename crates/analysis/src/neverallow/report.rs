@@ -59,7 +59,7 @@ pub fn libsepol_report<E>(
             continue;
         };
         for part in parts(a).into_iter().rev() {
-            for &(cond, ref order) in &[(false, &tables.uncond), (true, &tables.cond)] {
+            for (cond, order) in [(false, &tables.uncond), (true, &tables.cond)] {
                 for &r in order.iter() {
                     errors += report_entry(index, &tables, a, part, cond, r, &mut emit)?;
                 }
