@@ -288,7 +288,12 @@ fn policy_language_xperm_violations_match_checkpolicy() {
     }
     assert_eq!(ours, expected, "checkpolicy said:\n{theirs}");
     assert!(expected.len() < assertions.len());
-    let text = our_report(&index, with_path.to_str().unwrap(), at + 1, XPERM_STATEMENTS);
+    let text = our_report(
+        &index,
+        with_path.to_str().unwrap(),
+        at + 1,
+        XPERM_STATEMENTS,
+    );
     assert_eq!(text, checkpolicy_report(&theirs));
 }
 
@@ -348,12 +353,7 @@ fn debian_violations_are_reported_as_checkpolicy_reports_them() {
     assert!(!ok, "checkpolicy accepted violated neverallows");
     let (ok, msg) = run(
         "checkpolicy",
-        &[
-            "-M",
-            "-o",
-            bin.to_str().unwrap(),
-            conf.to_str().unwrap(),
-        ],
+        &["-M", "-o", bin.to_str().unwrap(), conf.to_str().unwrap()],
     );
     assert!(ok, "{msg}");
     let policy = load(&bin);

@@ -113,7 +113,8 @@ fn the_default_report_is_checkpolicys() {
                       neverallow user_t file_type:file ~{ read getattr open };\n";
     let lines: Vec<&str> = conf.lines().collect();
     let at = lines.iter().position(|l| l.starts_with("role ")).unwrap();
-    let base = std::env::temp_dir().join(format!("arbiter-neverallow-report-{}", std::process::id()));
+    let base =
+        std::env::temp_dir().join(format!("arbiter-neverallow-report-{}", std::process::id()));
     let (theirs_dir, ours_dir) = (base.join("checkpolicy"), base.join("arbiter"));
     std::fs::create_dir_all(&theirs_dir).unwrap();
     std::fs::create_dir_all(&ours_dir).unwrap();
@@ -123,7 +124,11 @@ fn the_default_report_is_checkpolicys() {
         lines[at..].join("\n")
     );
     std::fs::write(theirs_dir.join("na.conf"), whole).unwrap();
-    std::fs::write(ours_dir.join("na.conf"), format!("{}{statements}", "\n".repeat(at))).unwrap();
+    std::fs::write(
+        ours_dir.join("na.conf"),
+        format!("{}{statements}", "\n".repeat(at)),
+    )
+    .unwrap();
     let theirs = Command::new("checkpolicy")
         .args(["-o", "/dev/null", "na.conf"])
         .current_dir(&theirs_dir)
@@ -131,7 +136,9 @@ fn the_default_report_is_checkpolicys() {
         .expect("checkpolicy is needed for this test");
     assert!(!theirs.status.success());
     let stderr = String::from_utf8_lossy(&theirs.stderr);
-    let start = stderr.find("libsepol.report_").expect("checkpolicy reported no failure");
+    let start = stderr
+        .find("libsepol.report_")
+        .expect("checkpolicy reported no failure");
     let end = stderr[start..]
         .find("neverallow failures occurred\n")
         .map(|e| start + e + "neverallow failures occurred\n".len())
