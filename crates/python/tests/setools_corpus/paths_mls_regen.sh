@@ -1,8 +1,8 @@
 #!/bin/sh
 # Regenerates paths_mls_sample.out: the real setools 4.4.1's output of paths.py on Debian's
 # MLS policy (mode "sample", the default seed), and paths_mls_sample.sha256, the digest of
-# the policy it was made from. setools needs about 40 minutes of wall time for it on a
-# shared 2-core machine, too long for CI, so the output is generated once and committed;
+# the policy it was made from. setools took 31 minutes of wall time for it at nice 10 on a
+# loaded 2-core machine, too long for CI, so the output is generated once and committed;
 # test_setools.py compares arbiter.setools' output with it when
 # ARBITER_SETOOLS_MLS_PATHS=1 (and skips when the installed policy's digest differs).
 #

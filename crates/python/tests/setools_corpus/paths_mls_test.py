@@ -1,8 +1,9 @@
 """paths.py on Debian's MLS policy: arbiter.setools against the real setools' output.
 
-The real setools 4.4.1 needs about 40 minutes of wall time for paths.py on the MLS policy
-here (three information flow subgraphs and the domain transition graph), so its output is
-generated once by ``paths_mls_regen.sh`` (beside this file) and committed as
+The real setools 4.4.1 took 31 minutes of wall time for paths.py on the MLS policy here (at
+nice 10 on a loaded 2-core machine: three information flow subgraphs and the domain
+transition graph), so its output is generated once by ``paths_mls_regen.sh`` (beside this
+file) and committed as
 ``paths_mls_sample.out``, with the digest of the policy it came from in
 ``paths_mls_sample.sha256``. This test runs ``python3 -m arbiter.setools paths.py`` on the
 installed MLS policy and compares its output with that file byte for byte, when
