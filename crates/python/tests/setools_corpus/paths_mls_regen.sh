@@ -3,7 +3,7 @@
 # MLS policy (mode "sample", the default seed), and paths_mls_sample.sha256, the digest of
 # the policy it was made from. setools took 31 minutes of wall time for it at nice 10 on a
 # loaded 2-core machine, too long for CI, so the output is generated once and committed;
-# test_setools.py compares arbiter.setools' output with it when
+# paths_mls_test.py (beside it) compares arbiter.setools' output with it when
 # ARBITER_SETOOLS_MLS_PATHS=1 (and skips when the installed policy's digest differs).
 #
 #   sh crates/python/tests/setools_corpus/paths_mls_regen.sh [POLICY]
