@@ -46,6 +46,39 @@ fn check_text(
     (assertions, violations)
 }
 
+/// checkpolicy's report of failed assertions: its lines from the first libsepol report
+/// through the failure count (a report can span two lines).
+fn checkpolicy_report(output: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for l in output.lines() {
+        inside |= l.starts_with("libsepol.report_");
+        if inside {
+            out.push_str(l);
+            out.push('\n');
+            if l.starts_with("libsepol.check_assertions:") {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Our libsepol-worded report of `statements` as if they stood at line `first` of `file`
+/// (where the test put them for checkpolicy).
+fn our_report(index: &Index<'_>, file: &str, first: usize, statements: &str) -> String {
+    let text = format!("{}{statements}", "\n".repeat(first - 1));
+    let (assertions, violations) = check_text(index, file, &text);
+    let mut out = String::new();
+    neverallow::libsepol_report(index, &assertions, &violations, |l| {
+        out.push_str(l);
+        out.push('\n');
+        Ok::<(), ()>(())
+    })
+    .unwrap();
+    out
+}
+
 /// Policy-language statements: attributes, `-type`, `~`, `*`, `self`, class sets,
 /// complemented permissions, an alias, conditional rules.
 const CONF_STATEMENTS: &str = "\
@@ -135,6 +168,9 @@ fn policy_language_violations_match_checkpolicy() {
     assert_eq!(ours, expected, "checkpolicy said:\n{theirs}");
     // Some statements must hold too, or the comparison proves little.
     assert!(expected.len() < assertions.len());
+    // And the report itself, byte for byte, in checkpolicy's order.
+    let text = our_report(&index, with_path.to_str().unwrap(), at + 1, CONF_STATEMENTS);
+    assert_eq!(text, checkpolicy_report(&theirs));
 }
 
 /// neverallowxperm statements over `features.conf`'s allowxperm rules: single numbers,
@@ -252,6 +288,81 @@ fn policy_language_xperm_violations_match_checkpolicy() {
     }
     assert_eq!(ours, expected, "checkpolicy said:\n{theirs}");
     assert!(expected.len() < assertions.len());
+    let text = our_report(
+        &index,
+        with_path.to_str().unwrap(),
+        at + 1,
+        XPERM_STATEMENTS,
+    );
+    assert_eq!(text, checkpolicy_report(&theirs));
+}
+
+/// Debian's own rules with their exemptions dropped (`~can_read_shadow_passwords` and
+/// `~can_load_kernmodule` replaced by `domain`), and written ones, one of them an ioctl
+/// rule.
+const DEBIAN_STATEMENTS: &str = "\
+neverallow domain shadow_t:file read;
+neverallow sshd_t shadow_t:file { read getattr };
+neverallow { passwd_t sysadm_t } shadow_t:file write;
+neverallow domain self:capability sys_module;
+neverallowxperm sysadm_t tty_device_t:chr_file ioctl 0x5401;
+neverallow user_t etc_t:file write;
+";
+
+#[test]
+fn debian_violations_are_reported_as_checkpolicy_reports_them() {
+    let policy_path = Path::new(arbiter_testkit::DEBIAN_DEFAULT);
+    if !policy_path.exists() {
+        eprintln!("SKIPPED: {} is not installed", policy_path.display());
+        return;
+    }
+    // checkpolicy checks assertions in policy language: Debian's policy written as
+    // policy.conf, compiled with the statements (the report) and without (the binary we
+    // check, whose type values are checkpolicy's, as its report order depends on them).
+    let dir = scratch("debian");
+    let (conf, with, bin) = (
+        dir.join("debian.conf"),
+        dir.join("with.conf"),
+        dir.join("debian.bin"),
+    );
+    let (ok, msg) = run(
+        "checkpolicy",
+        &[
+            "-M",
+            "-b",
+            "-F",
+            "-o",
+            conf.to_str().unwrap(),
+            policy_path.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{msg}");
+    let text = std::fs::read_to_string(&conf).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("role ")).unwrap();
+    let mut body = lines[..at].join("\n");
+    body.push('\n');
+    body.push_str(DEBIAN_STATEMENTS);
+    body.push_str(&lines[at..].join("\n"));
+    body.push('\n');
+    std::fs::write(&with, body).unwrap();
+    let (ok, theirs) = run(
+        "checkpolicy",
+        &["-M", "-o", "/dev/null", with.to_str().unwrap()],
+    );
+    assert!(!ok, "checkpolicy accepted violated neverallows");
+    let (ok, msg) = run(
+        "checkpolicy",
+        &["-M", "-o", bin.to_str().unwrap(), conf.to_str().unwrap()],
+    );
+    assert!(ok, "{msg}");
+    let policy = load(&bin);
+    let index = Index::new(&policy);
+    let expected = checkpolicy_report(&theirs);
+    assert!(expected.lines().count() > 10, "{theirs}");
+    let ours = our_report(&index, with.to_str().unwrap(), at + 1, DEBIAN_STATEMENTS);
+    assert_eq!(ours, expected);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn neverallow_repo() -> PathBuf {

@@ -215,6 +215,15 @@ fn cases(f: &Fixtures) -> Vec<Case> {
             ],
         ),
         case(
+            "neverallow",
+            &[
+                "policies/bin/tiny.33",
+                "-n",
+                "neverallow domain self:process fork;",
+                "--by-statement",
+            ],
+        ),
+        case(
             "sechecker",
             &["tests/data/sechecker/tiny.ini", "policies/bin/tiny.33"],
         ),

@@ -93,9 +93,33 @@ struct FlowQuery {
     booleans: Option<Vec<(String, bool)>>,
 }
 
-enum FlowRequest {
+/// What a worker is asked: its graph's size, or a query whose paths are made of steps `S`.
+enum Request<Q, S> {
     Stats(mpsc::SyncSender<(usize, usize)>),
-    Query(FlowQuery, mpsc::SyncSender<Paths<FlowStep>>),
+    Query(Q, mpsc::SyncSender<Paths<S>>),
+}
+
+type FlowRequest = Request<FlowQuery, FlowStep>;
+
+/// The loop both workers run once their graph is built: answers requests until the handle
+/// is dropped, keeping the last query's view (in `view`, which `answer` reads and replaces
+/// through [`current_view`]) for the next one with the same settings.
+fn serve<Q, S, K, V>(
+    rx: mpsc::Receiver<Request<Q, S>>,
+    stats: (usize, usize),
+    mut answer: impl FnMut(&mut Option<(K, V)>, Q) -> Paths<S>,
+) {
+    let mut view = None;
+    for request in rx {
+        match request {
+            Request::Stats(reply) => {
+                let _ = reply.send(stats);
+            }
+            Request::Query(q, reply) => {
+                let _ = reply.send(answer(&mut view, q));
+            }
+        }
+    }
 }
 
 /// A policy and a permission map, as one `InfoFlowAnalysis` uses them. The map is the
@@ -167,22 +191,13 @@ impl InfoFlow {
     }
 }
 
-/// The information flow worker: builds the index and graph, then answers until the handle
-/// is dropped, keeping the last query's view for the next one with the same filter.
+/// The information flow worker: builds the index and graph, then [`serve`]s.
 fn serve_infoflow(model: &Arc<Model>, map: &PermissionMap, rx: mpsc::Receiver<FlowRequest>) {
     let index = Index::new(model);
     let g = InfoFlowGraph::new(&index, map);
-    let mut view = None;
-    for request in rx {
-        match request {
-            FlowRequest::Stats(reply) => {
-                let _ = reply.send((g.node_count(), g.edge_count()));
-            }
-            FlowRequest::Query(q, reply) => {
-                let _ = reply.send(flow_query(model, &g, &mut view, q));
-            }
-        }
-    }
+    serve(rx, (g.node_count(), g.edge_count()), |view, q| {
+        flow_query(model, &g, view, q)
+    });
 }
 
 fn flow_query<'g, 'i, 'p>(
@@ -265,10 +280,7 @@ struct DtaQuery {
     exclude: Vec<String>,
 }
 
-enum DtaRequest {
-    Stats(mpsc::SyncSender<(usize, usize)>),
-    Query(DtaQuery, mpsc::SyncSender<Paths<DtaStep>>),
-}
+type DtaRequest = Request<DtaQuery, DtaStep>;
 
 /// A policy as one `DomainTransitionAnalysis` uses it: the engine's domain transition graph
 /// (`arbiter_analysis::dta`, the one `arbiter dta` prints from, byte-identical to sedta),
@@ -325,21 +337,13 @@ impl Dta {
     }
 }
 
-/// The domain transition worker, as [`serve_infoflow`]: one graph, the last view kept.
+/// The domain transition worker, as [`serve_infoflow`].
 fn serve_dta(model: &Arc<Model>, rx: mpsc::Receiver<DtaRequest>) {
     let index = Index::new(model);
     let g = DomainTransitionGraph::new(&index);
-    let mut view = None;
-    for request in rx {
-        match request {
-            DtaRequest::Stats(reply) => {
-                let _ = reply.send((g.node_count(), g.edge_count()));
-            }
-            DtaRequest::Query(q, reply) => {
-                let _ = reply.send(dta_query(model, &g, &mut view, q));
-            }
-        }
-    }
+    serve(rx, (g.node_count(), g.edge_count()), |view, q| {
+        dta_query(model, &g, view, q)
+    });
 }
 
 type DtaKey = (bool, Vec<arbiter_policy::TypeId>);

@@ -6,15 +6,18 @@
 //! allowxperm rule restricts that pair or one grants one of its ioctl numbers.
 //!
 //! [`parse()`] reads statements (policy language or CIL), [`resolve()`] looks their names up
-//! in the policy, [`check()`] finds the rules that violate them. The three are separate so a
+//! in the policy, [`check()`] finds the rules that violate them, [`libsepol_report()`]
+//! words them as checkpolicy does. The three are separate so a
 //! compiler holding its own statements can call [`check()`] alone.
 
 mod check;
 mod parse;
+mod report;
 mod resolve;
 
 pub use check::{check, covered_pairs, Grant, Violation};
 pub use parse::parse;
+pub use report::libsepol_report;
 pub use resolve::{resolve, Assertion};
 
 /// Why statements could not be read or resolved; always names the file and line.

@@ -1,7 +1,12 @@
 //! `arbiter neverallow POLICY [FILE...] [-n RULES]`: neverallow / neverallowxperm
-//! statements (policy language or CIL) checked against a binary policy, each failure
-//! reported as secilc reports it (`neverallow check failed at FILE:LINE`, the statement,
-//! the policy's rules that grant it). Exit status 0: none violated; 1: some; 2: error.
+//! statements (policy language or CIL) checked against a binary policy. Failures are
+//! reported in libsepol's words, as checkpolicy prints them when it compiles a policy whose
+//! neverallow fails (one `violated by allow S T:C { perms };` line per covered type pair,
+//! then the count), so the report can be compared with the compiler's byte for byte;
+//! `--by-statement` groups them instead (each violated statement once, under it the
+//! policy's rules that grant it, secilc's layout without its source locations, which a
+//! binary policy does not keep); `--json` gives the grouped form as one document.
+//! Exit status 0: none violated; 1: some; 2: error.
 
 use crate::load;
 use crate::out::{CliError, Out};
@@ -23,8 +28,12 @@ pub struct Args {
     #[arg(short = 'n', long = "rules", value_name = "RULES")]
     rules: Vec<String>,
     /// One JSON document: each violated statement with the rules that grant it.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "by_statement")]
     json: bool,
+    /// Each violated statement once, with the policy's rules that grant it (secilc's
+    /// layout), instead of libsepol's line per violating type pair.
+    #[arg(long)]
+    by_statement: bool,
 }
 
 pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
@@ -90,6 +99,10 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
             "violated": items,
         });
         writeln!(out, "{doc}")?;
+    } else if !a.by_statement {
+        neverallow::libsepol_report(&index, &assertions, &violations, |line| {
+            writeln!(out, "{line}")
+        })?;
     } else {
         for (k, v) in violations.iter().enumerate() {
             let s = &assertions[v.assertion];
