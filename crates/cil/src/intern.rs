@@ -113,18 +113,13 @@ pub(crate) fn hash_bytes(s: &[u8]) -> u64 {
     let k = r.len();
     let tail = match k {
         0 => 0,
-        _ if n >= 8 => {
-            u64::from_le_bytes(s[n - 8..].try_into().expect("8 bytes")) >> (8 * (8 - k))
-        }
+        _ if n >= 8 => u64::from_le_bytes(s[n - 8..].try_into().expect("8 bytes")) >> (8 * (8 - k)),
         4..=7 => {
             let lo = u32::from_le_bytes(r[..4].try_into().expect("4 bytes")) as u64;
             let hi = u32::from_le_bytes(r[k - 4..].try_into().expect("4 bytes")) as u64;
             lo | (hi >> (8 * (8 - k))) << 32
         }
-        _ => r
-            .iter()
-            .rev()
-            .fold(0u64, |w, &b| w << 8 | b as u64),
+        _ => r.iter().rev().fold(0u64, |w, &b| w << 8 | b as u64),
     };
     finish_hash(h, tail, n)
 }
