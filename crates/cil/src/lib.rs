@@ -130,6 +130,7 @@ mod kw;
 mod lower;
 mod msort;
 mod parse;
+mod progress;
 mod qualify;
 mod resolve;
 mod write;
@@ -364,8 +365,8 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
         names.push(src.name.clone());
     }
     lap("parse");
-    let mut ast = ast::build(&tree, &mut interner, &names, opts)?;
-    qualify::qualify(&mut tree, &interner, &mut ast, None)?;
+    let mut ast = ast::build(&tree, &mut interner, &names, opts).map_err(progress::cildb_failed)?;
+    qualify::qualify(&mut tree, &interner, &mut ast, None).map_err(progress::cildb_failed)?;
     lap("ast");
     // With blocks or macros, names were qualified before optionals were decided: when
     // resolution disables optionals, names that found declarations inside them look
@@ -380,7 +381,7 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
         // A failure outside optionals may come from a name that found a declaration in
         // an optional disabled earlier in the same round: retry with it gone first.
         if ast.scopes.is_empty() || res.disabled == disabled {
-            r?;
+            r.map_err(progress::cildb_failed)?;
             break res;
         }
         disabled.clone_from(&res.disabled);
@@ -389,7 +390,8 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
         for st in &mut ast.stmts {
             st.node = st.src;
         }
-        qualify::qualify(&mut tree, &interner, &mut ast, Some(&live))?;
+        qualify::qualify(&mut tree, &interner, &mut ast, Some(&live))
+            .map_err(progress::cildb_failed)?;
     };
     lap("resolve");
     let mut out = lower::lower(&tree, &interner, &ast, &res, &names, opts)?;
@@ -417,6 +419,6 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
         file_contexts: out.file_contexts,
         seusers: out.seusers,
         users_extra: out.users_extra,
-        warnings: Vec::new(),
+        warnings: progress::success_lines(&names, opts),
     })
 }

@@ -2,16 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
-use std::sync::mpsc::{sync_channel, Receiver};
-
 use arbiter_cil::{CilError, Compiled, Options, Source};
 
 use crate::conf::{conf_path, SemanageConf};
 use crate::error::StoreError;
 use crate::fc::{parse_seusers, parse_users_extra, split_fc};
 use crate::homedirs::{genhomedircon, HostAccounts, Inputs};
-use crate::install::{exec_prog, Staging};
-use crate::modules::{active_modules, check_cil, read_in_order, Module, ModulesChecksum};
+use crate::install::{spawn_prog, Running, Staging};
+use crate::modules::{active_modules, check_cil, Module, ModulesChecksum};
+use crate::readahead::ReadAhead;
 
 /// What to build: the store `name` under `root` (`semodule -p ROOT -s NAME -B`).
 #[derive(Clone, Debug, Default)]
@@ -117,19 +116,35 @@ pub fn build_store(
     progress(&format!("compiling {} modules", modules.len()));
     let (compiled, checksum) = compile_streamed(&modules, names, &opts)?;
     let mut warnings = compiled.warnings.clone();
-
-    progress("writing");
-    let written = arbiter_cil::write_policy(&compiled, &opts)?;
-    warnings.extend(written.warnings);
-    let policy_bytes = written.bytes;
     let (fc, homedir_template) = split_fc(&compiled.file_contexts);
-
     let fc_local_path = active.join("file_contexts.local");
     let fc_local = match std::fs::read(&fc_local_path) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(StoreError::io(&fc_local_path, e)),
     };
+
+    // The installed policy under /etc/selinux/NAME. Its file_contexts is staged first so
+    // that sefcontext_compile runs on it while the policy is written and genhomedircon
+    // runs; every external program runs beside our own work and they are all waited for
+    // before anything is installed (see `Programs`).
+    let etc = under(&req.root, "/etc/selinux").join(&req.name);
+    let files = etc.join("contexts/files");
+    let mode = conf.file_mode;
+    let mut st = Staging::default();
+    let mut progs = Programs::default();
+    let staged_fc = st.stage(&files.join("file_contexts"), &fc, mode)?;
+    progs.compile(&conf, staged_fc, files.join("file_contexts.bin"))?;
+    if let Some(local) = &fc_local {
+        let s = st.stage(&files.join("file_contexts.local"), local, mode)?;
+        progs.compile(&conf, s, files.join("file_contexts.local.bin"))?;
+    }
+
+    progress("writing");
+    let written = arbiter_cil::write_policy(&compiled, &opts)?;
+    warnings.extend(written.warnings);
+    let policy_bytes = written.bytes;
+
     let homedirs = if conf.disable_genhomedircon {
         warnings.push("WARNING: genhomedircon is disabled. See /etc/selinux/semanage.conf if you need to enable it.".into());
         None
@@ -155,14 +170,44 @@ pub fn build_store(
         warnings.extend(g.warnings);
         Some(g.text)
     };
+    if let Some(h) = &homedirs {
+        let s = st.stage(&files.join("file_contexts.homedirs"), h, mode)?;
+        progs.compile(&conf, s, files.join("file_contexts.homedirs.bin"))?;
+    }
+    let kern = st.stage(
+        &etc.join(format!("policy/policy.{}", conf.policy_version)),
+        &policy_bytes,
+        mode,
+    )?;
+    if let Some(setfiles) = &conf.setfiles {
+        // semodule validates the new file contexts against the new policy before installing
+        // (`setfiles -c`, which reads file_contexts.homedirs and .local beside the file it
+        // is given, as they are in semodule's sandbox). It gets copies in a directory of
+        // their own: sefcontext_compile is writing `.bin` files beside the staged ones, and
+        // libselinux would prefer a newer `.bin` to the text.
+        let check = st.scratch_dir(&files, "check")?;
+        let copy = |name: &str, bytes: &[u8]| {
+            let p = check.join(name);
+            std::fs::write(&p, bytes).map_err(|e| StoreError::io(&p, e))?;
+            Ok::<PathBuf, StoreError>(p)
+        };
+        let check_fc = copy("file_contexts", &fc)?;
+        if let Some(local) = &fc_local {
+            copy("file_contexts.local", local)?;
+        }
+        if let Some(h) = &homedirs {
+            copy("file_contexts.homedirs", h)?;
+        }
+        progs.setfiles = Some(spawn_prog(setfiles, &kern, &check_fc)?);
+    }
 
     let commit_num = read_commit_num(&active.join("commit_num"))? + 1;
     let mut commit_buf = [0u8; 32];
     let digits = commit_num.to_string();
     commit_buf[..digits.len()].copy_from_slice(digits.as_bytes());
 
-    // The active store (libsemanage writes these with umask 077).
-    let mut st = Staging::default();
+    // The active store (libsemanage writes these with umask 077), written while the
+    // external programs run.
     let a = |n: &str| active.join(n);
     // semanage_direct_commit creates or removes the store flags to match the build.
     for (flag, on) in [
@@ -199,40 +244,10 @@ pub fn build_store(
         st.stage(&a("file_contexts.homedirs"), h, 0o600)?;
     }
     st.stage(&a("commit_num"), &commit_buf, 0o600)?;
-
-    // The installed policy under /etc/selinux/NAME.
-    progress("installing");
-    let etc = under(&req.root, "/etc/selinux").join(&req.name);
-    let files = etc.join("contexts/files");
-    let mode = conf.file_mode;
-    let kern = st.stage(
-        &etc.join(format!("policy/policy.{}", conf.policy_version)),
-        &policy_bytes,
-        mode,
-    )?;
-    let staged_fc = st.stage(&files.join("file_contexts"), &fc, mode)?;
-    if let Some(setfiles) = &conf.setfiles {
-        // semodule validates file_contexts against the new policy before installing.
-        exec_prog(setfiles, &kern, &staged_fc)?;
-    }
-    let compile_bin = |st: &mut Staging, staged: PathBuf, name: &str| -> Result<(), StoreError> {
-        let Some(prog) = &conf.sefcontext_compile else {
-            return Ok(());
-        };
-        exec_prog(prog, &staged, Path::new(""))?;
-        let bin = PathBuf::from(format!("{}.bin", staged.display()));
-        st.adopt(&bin, &files.join(format!("{name}.bin")), mode)
-    };
-    compile_bin(&mut st, staged_fc, "file_contexts")?;
-    if let Some(local) = &fc_local {
-        let s = st.stage(&files.join("file_contexts.local"), local, mode)?;
-        compile_bin(&mut st, s, "file_contexts.local")?;
-    }
-    if let Some(h) = &homedirs {
-        let s = st.stage(&files.join("file_contexts.homedirs"), h, mode)?;
-        compile_bin(&mut st, s, "file_contexts.homedirs")?;
-    }
     st.stage(&etc.join("seusers"), &seusers, mode)?;
+
+    progress("installing");
+    progs.finish(&mut st, mode)?;
     let written = st.commit()?;
     Ok(BuildReport {
         modules: modules.iter().map(|m| m.name.clone()).collect(),
@@ -241,15 +256,64 @@ pub fn build_store(
     })
 }
 
-/// How many decompressed modules may wait for the compiler: enough to keep the reader
-/// ahead of the parser, few enough that the texts in flight stay a few MB.
-const READ_AHEAD: usize = 4;
+/// The external programs a build runs, started as soon as their inputs are staged and
+/// waited for together before anything is installed. semodule runs them one after
+/// another (`setfiles -c`, then `sefcontext_compile` on file_contexts, .local, .homedirs)
+/// and stops at the first failure; they read and write only staged or scratch copies, so
+/// running them at once changes no output, and a failure is reported as semodule would
+/// report it: the first in semodule's order.
+#[derive(Default)]
+struct Programs {
+    setfiles: Option<Running>,
+    /// `sefcontext_compile` runs in semodule's order, each with the `.bin` it writes
+    /// beside its staged input and where that `.bin` is installed.
+    compiles: Vec<(Running, PathBuf, PathBuf)>,
+}
 
-/// Compiles the modules' CIL as one thread decompresses them in build order and the
-/// compiler parses each as it arrives (dropping its text), hashing each text on the way
-/// into `modules_checksum`. Errors come in today's order: a module that cannot be read
-/// (missing, damaged bzip2) wins over any compiler error, as when every module was read
-/// before compiling.
+impl Programs {
+    /// Starts `sefcontext_compile` (if configured) on a staged file_contexts file.
+    fn compile(
+        &mut self,
+        conf: &SemanageConf,
+        staged: PathBuf,
+        dest: PathBuf,
+    ) -> Result<(), StoreError> {
+        let Some(prog) = &conf.sefcontext_compile else {
+            return Ok(());
+        };
+        let run = spawn_prog(prog, &staged, Path::new(""))?;
+        let bin = PathBuf::from(format!("{}.bin", staged.display()));
+        self.compiles.push((run, bin, dest));
+        Ok(())
+    }
+
+    /// Waits for every program and stages the `.bin` files they wrote; the first failure
+    /// in semodule's order is the error (the programs not yet waited for are stopped).
+    fn finish(self, st: &mut Staging, mode: u32) -> Result<(), StoreError> {
+        if let Some(s) = self.setfiles {
+            s.finish()?;
+        }
+        for (run, bin, dest) in self.compiles {
+            run.finish()?;
+            st.adopt(&bin, &dest, mode)?;
+        }
+        Ok(())
+    }
+}
+
+/// How many decompressed modules may be held ahead of the compiler (decompressed or
+/// being decompressed, not yet parsed): enough to keep every reader busy, few enough that
+/// the texts in flight stay a few MB.
+const READ_AHEAD: usize = 6;
+
+/// At most this many reader threads (each decompresses one module at a time).
+const MAX_READERS: usize = 4;
+
+/// Compiles the modules' CIL as reader threads decompress them (every core, see
+/// `ReadAhead`) and the compiler parses each in build order as it arrives (dropping its
+/// text), hashing each text on the way into `modules_checksum`. Errors come in today's
+/// order: a module that cannot be read (missing, damaged bzip2) wins over any compiler
+/// error, as when every module was read before compiling.
 fn compile_streamed(
     modules: &[Module],
     names: Vec<String>,
@@ -257,23 +321,37 @@ fn compile_streamed(
 ) -> Result<(Compiled, Vec<u8>), StoreError> {
     let mut sum = ModulesChecksum::new(modules.len());
     let mut read_err: Option<StoreError> = None;
+    let ahead = ReadAhead::new(modules, READ_AHEAD);
+    let readers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_READERS)
+        .min(modules.len().max(1));
     std::thread::scope(|s| {
-        let (tx, mut rx) = sync_channel(READ_AHEAD);
-        let reader = std::thread::Builder::new()
-            .name("module-reader".into())
-            .spawn_scoped(s, move || read_in_order(modules, tx))
-            .map_err(|e| StoreError::Internal(format!("cannot start the module reader: {e}")))?;
+        for i in 0..readers {
+            let started = std::thread::Builder::new()
+                .name(format!("module-reader-{i}"))
+                .spawn_scoped(s, || ahead.work());
+            if let Err(e) = started {
+                ahead.stop();
+                if i == 0 {
+                    return Err(StoreError::Internal(format!(
+                        "cannot start a module reader: {e}"
+                    )));
+                }
+                break;
+            }
+        }
         let compiled = {
-            let (rx, sum, read_err) = (&mut rx, &mut sum, &mut read_err);
-            let sources = names.into_iter().map(move |name| match rx.recv() {
-                Ok(Ok(text)) => {
+            let (ahead, sum, read_err) = (&ahead, &mut sum, &mut read_err);
+            let sources = names.into_iter().map(move |name| match ahead.next() {
+                Some(Ok(text)) => {
                     sum.add(&text);
                     Ok(Source { name, text })
                 }
-                Ok(Err(e)) => Err(stop_compile(read_err, e)),
-                Err(_) => Err(stop_compile(
+                Some(Err(e)) => Err(stop_compile(read_err, e)),
+                None => Err(stop_compile(
                     read_err,
-                    StoreError::Internal("the module reader stopped early".into()),
+                    StoreError::Internal("the module readers stopped early".into()),
                 )),
             });
             arbiter_cil::compile_each(sources, opts)
@@ -281,12 +359,9 @@ fn compile_streamed(
         if compiled.is_err() && read_err.is_none() {
             // The compiler stopped before reading every module: a later unreadable module
             // is still the error to report.
-            read_err = drain_for_error(&rx);
+            read_err = std::iter::from_fn(|| ahead.next()).find_map(Result::err);
         }
-        drop(rx);
-        reader
-            .join()
-            .map_err(|_| StoreError::Internal("the module reader thread panicked".into()))?;
+        ahead.stop();
         if let Some(e) = read_err {
             return Err(e);
         }
@@ -309,11 +384,6 @@ fn stop_compile(slot: &mut Option<StoreError>, e: StoreError) -> CilError {
         messages: vec![msg],
         status: 255,
     }
-}
-
-/// The first read error among the modules not yet received (reading them all).
-fn drain_for_error(rx: &Receiver<Result<Vec<u8>, StoreError>>) -> Option<StoreError> {
-    rx.iter().find_map(Result::err)
 }
 
 /// What libsemanage's file databases write above their records (`dbase_file_flush`).

@@ -9,7 +9,7 @@ use std::fs;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 
 use crate::error::StoreError;
 
@@ -27,7 +27,18 @@ pub struct Staging {
 impl Staging {
     fn staging_dir(&mut self, dest: &Path) -> Result<PathBuf, StoreError> {
         let parent = dest.parent().unwrap_or(Path::new("."));
-        let dir = parent.join(format!(".arbiter-build.{}", std::process::id()));
+        self.dir_in(parent, "")
+    }
+
+    /// A scratch directory in `parent` for files that are never installed (copies an
+    /// external program reads while the staged ones are being written beside them),
+    /// removed with the staging directories.
+    pub fn scratch_dir(&mut self, parent: &Path, tag: &str) -> Result<PathBuf, StoreError> {
+        self.dir_in(parent, &format!(".{tag}"))
+    }
+
+    fn dir_in(&mut self, parent: &Path, suffix: &str) -> Result<PathBuf, StoreError> {
+        let dir = parent.join(format!(".arbiter-build.{}{suffix}", std::process::id()));
         if !self.dirs.contains(&dir) {
             fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
             match fs::create_dir(&dir) {
@@ -46,8 +57,8 @@ impl Staging {
         let dir = self.staging_dir(dest)?;
         let staged = dir.join(dest.file_name().unwrap_or_default());
         let mut f = fs::File::create(&staged).map_err(|e| StoreError::io(&staged, e))?;
+        // Flushed to disk by `commit`, all files at once, before the first rename.
         f.write_all(bytes).map_err(|e| StoreError::io(&staged, e))?;
-        f.sync_all().map_err(|e| StoreError::io(&staged, e))?;
         fs::set_permissions(&staged, fs::Permissions::from_mode(mode))
             .map_err(|e| StoreError::io(&staged, e))?;
         self.files.push((staged.clone(), dest.to_path_buf()));
@@ -62,6 +73,34 @@ impl Staging {
         Ok(())
     }
 
+    /// Flushes every staged file (ours and those the external programs wrote) to disk, so
+    /// that no rename can expose a file whose data is not there yet. The flushes run on a
+    /// few threads at once: the file system can then commit them together instead of one
+    /// journal commit after another.
+    fn sync_staged(&self) -> Result<(), StoreError> {
+        const SYNC_THREADS: usize = 4;
+        let chunk = self.files.len().div_ceil(SYNC_THREADS).max(1);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .files
+                .chunks(chunk)
+                .map(|part| {
+                    s.spawn(move || {
+                        part.iter().try_for_each(|(staged, _)| {
+                            fs::File::open(staged)
+                                .and_then(|f| f.sync_all())
+                                .map_err(|e| StoreError::io(staged, e))
+                        })
+                    })
+                })
+                .collect();
+            handles.into_iter().try_for_each(|h| {
+                h.join()
+                    .map_err(|_| StoreError::Internal("a file sync thread panicked".into()))?
+            })
+        })
+    }
+
     /// Deletes `path` (if it exists) when the set is committed.
     pub fn remove_on_commit(&mut self, path: &Path) {
         self.removals.push(path.to_path_buf());
@@ -70,6 +109,7 @@ impl Staging {
     /// Renames every staged file over its destination, in staging order, then performs the
     /// removals.
     pub fn commit(mut self) -> Result<Vec<PathBuf>, StoreError> {
+        self.sync_staged()?;
         let mut done = Vec::new();
         for (staged, dest) in &self.files {
             fs::rename(staged, dest).map_err(|e| StoreError::io(dest, e))?;
@@ -101,13 +141,23 @@ impl Drop for Staging {
     }
 }
 
-/// Runs an external program as libsemanage's `semanage_exec_prog`: `args` with `$@`
-/// replaced by `first` and `$<` by `second`, split on white space.
-pub fn exec_prog(
+/// An external program started by [`spawn_prog`], running while the caller does other
+/// work; [`Running::finish`] waits for it and turns a failure into libsemanage's message.
+pub struct Running {
+    /// `None` once waited for.
+    child: Option<Child>,
+    name: String,
+    first: PathBuf,
+}
+
+/// Starts an external program as libsemanage's `semanage_exec_prog` runs it: `args` with
+/// `$@` replaced by `first` and `$<` by `second`, split on white space. Its output is
+/// collected (and reported if it fails) rather than mixed into ours.
+pub fn spawn_prog(
     prog: &crate::conf::ExternalProg,
     first: &Path,
     second: &Path,
-) -> Result<(), StoreError> {
+) -> Result<Running, StoreError> {
     let args = prog.args.as_deref().unwrap_or("");
     let argv: Vec<String> = args
         .split_whitespace()
@@ -119,23 +169,57 @@ pub fn exec_prog(
     let name = Path::new(&prog.path)
         .file_name()
         .map_or(prog.path.clone(), |n| n.to_string_lossy().into_owned());
-    let out = Command::new(&prog.path)
+    let child = Command::new(&prog.path)
         .args(&argv)
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| StoreError::External(format!("{name}: cannot run {}: {e}", prog.path)))?;
-    if !out.status.success() {
-        return Err(StoreError::External(format!(
-            "{name} returned error code {}. Compiling {}{}",
-            out.status.code().unwrap_or(-1),
-            first.display(),
-            String::from_utf8_lossy(&out.stderr)
-                .trim_end()
-                .lines()
-                .map(|l| format!("\n{l}"))
-                .collect::<String>()
-        )));
+    Ok(Running {
+        child: Some(child),
+        name,
+        first: first.to_path_buf(),
+    })
+}
+
+impl Running {
+    /// Waits for the program (reading its output meanwhile, so a talkative program cannot
+    /// block on a full pipe) and fails unless it exited with status 0.
+    pub fn finish(mut self) -> Result<(), StoreError> {
+        let Some(child) = self.child.take() else {
+            return Ok(());
+        };
+        let (name, first) = (&self.name, &self.first);
+        let out = child
+            .wait_with_output()
+            .map_err(|e| StoreError::External(format!("{name}: cannot wait for it: {e}")))?;
+        if !out.status.success() {
+            return Err(StoreError::External(format!(
+                "{name} returned error code {}. Compiling {}{}",
+                out.status.code().unwrap_or(-1),
+                first.display(),
+                String::from_utf8_lossy(&out.stderr)
+                    .trim_end()
+                    .lines()
+                    .map(|l| format!("\n{l}"))
+                    .collect::<String>()
+            )));
+        }
+        Ok(())
     }
-    Ok(())
+}
+
+impl Drop for Running {
+    /// A build that fails while programs still run (an earlier one failed, a write failed)
+    /// stops them and reaps them before its staging directories are removed, so none is
+    /// left writing into a deleted directory or lingering as a zombie.
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -21,11 +21,10 @@ mod fc;
 pub mod homedirs;
 mod install;
 mod modules;
+mod readahead;
 
 pub use build::{build_store, BuildReport, StoreBuild};
 pub use conf::SemanageConf;
 pub use error::StoreError;
 pub use fc::{parse_seusers, parse_users_extra, split_fc, Seuser};
-pub use modules::{
-    active_modules, check_cil, modules_checksum, read_cil, read_in_order, Module, ModulesChecksum,
-};
+pub use modules::{active_modules, check_cil, modules_checksum, read_cil, Module, ModulesChecksum};

@@ -5,7 +5,6 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::SyncSender;
 
 use sha2::{Digest, Sha256};
 
@@ -179,7 +178,7 @@ pub fn check_cil(modules: &[Module], compiler_dir: &str) -> Result<(), StoreErro
 }
 
 /// Reads every module's CIL into memory (in parallel: decompression is most of the cost),
-/// after [`check_cil`]. The store build streams instead ([`read_in_order`]); this is for
+/// after [`check_cil`]. The store build streams instead (`ReadAhead`); this is for
 /// callers that want every text at once (the oracle tests write them out for secilc).
 pub fn read_cil(modules: &[Module], compiler_dir: &str) -> Result<Vec<Vec<u8>>, StoreError> {
     check_cil(modules, compiler_dir)?;
@@ -209,20 +208,6 @@ pub fn read_cil(modules: &[Module], compiler_dir: &str) -> Result<Vec<Vec<u8>>, 
         }
         Ok(out)
     })
-}
-
-/// Reads the modules' CIL one after another, in build order, into `tx`, stopping after the
-/// first error (which is sent) or when the receiver hangs up. Run on its own thread with a
-/// bounded channel it decompresses the next modules while the compiler parses the current
-/// one, and holds at most the channel's bound of texts.
-pub fn read_in_order(modules: &[Module], tx: SyncSender<Result<Vec<u8>, StoreError>>) {
-    for m in modules {
-        let r = read_maybe_bzip2(&m.cil_path());
-        let failed = r.is_err();
-        if tx.send(r).is_err() || failed {
-            return;
-        }
-    }
 }
 
 /// libsemanage 3.4's `modules_checksum` content, computed as the texts pass: `sha256:` and

@@ -1,12 +1,12 @@
 //! `build_store` against `semodule -p ROOT -s NAME -B -n` (libsemanage 3.4) on copies of the
-//! same root: every file semodule writes is compared byte for byte.
-//!
-//! Until the CIL compiler lands (`arbiter_cil::compile` returns an error), the full
-//! comparison cannot run; what does not need the compiler is still compared against the
-//! real tools: module selection and decompression (through `modules_checksum`, and by
-//! compiling our module list with secilc and comparing with semodule's policy), the
-//! file_contexts/homedir_template split (of secilc's own file_contexts), genhomedircon
-//! (from semodule's own inputs), and that a failed build leaves every file untouched.
+//! same root: every file of the two roots is compared byte for byte after the builds (the
+//! module trees and lock files aside). Besides the whole build, the parts are checked on
+//! their own against the real tools, so that a difference points at its step: module
+//! selection and decompression (through `modules_checksum`, and by compiling our module
+//! list with secilc and comparing with semodule's policy), the file_contexts /
+//! homedir_template split (of secilc's own file_contexts), genhomedircon (from semodule's
+//! own inputs), what the `[setfiles]` program is shown, and that a failed build leaves
+//! every file untouched.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -104,14 +104,8 @@ fn changed(
         .collect()
 }
 
-/// Runs our build on `root2` and compares with semodule's `root1`; returns whether the
-/// compiler was available. Without it, asserts the build failed without touching a file.
-fn compare_build(
-    root1: &Path,
-    root2: &Path,
-    store: &str,
-    before: &BTreeMap<PathBuf, Vec<u8>>,
-) -> bool {
+/// Runs our build on `root2` and compares every file with semodule's `root1`.
+fn compare_build(root1: &Path, root2: &Path, store: &str, before: &BTreeMap<PathBuf, Vec<u8>>) {
     let after1 = snapshot(root1);
     let written = changed(before, &after1);
     assert!(!written.is_empty());
@@ -123,28 +117,21 @@ fn compare_build(
         },
         &mut |_| {},
     );
-    match r {
-        Ok(_) => {
-            let after2 = snapshot(root2);
-            // Every file of the two roots (not only those semodule changed): the final
-            // states must be identical, the module trees and lock files aside.
-            let differ = changed(&after1, &after2);
-            assert!(
-                differ.is_empty(),
-                "files differing from semodule's (semodule wrote {written:?}): {differ:?}"
-            );
-            true
-        }
-        Err(StoreError::Compile(e)) => {
-            eprintln!("compiler unavailable ({e}); {} files semodule wrote were not compared: {written:?}", written.len());
-            assert_eq!(&snapshot(root2), before, "a failed build changed files");
-            false
-        }
-        Err(e) => panic!("store build failed: {e}"),
+    if let Err(e) = r {
+        assert_eq!(&snapshot(root2), before, "a failed build changed files");
+        panic!("store build failed where semodule succeeded: {e}");
     }
+    let after2 = snapshot(root2);
+    // Every file of the two roots (not only those semodule changed): the final states must
+    // be identical, the module trees and lock files aside.
+    let differ = changed(&after1, &after2);
+    assert!(
+        differ.is_empty(),
+        "files differing from semodule's (semodule wrote {written:?}): {differ:?}"
+    );
 }
 
-/// What can be compared without the compiler, against semodule's outputs in `root1` and
+/// The steps compared one by one, against semodule's outputs in `root1` and
 /// secilc run on our module list: selection, order, decompression and `modules_checksum`;
 /// the file_contexts split; genhomedircon.
 fn oracle_checks(dir: &Path, root1: &Path, root2: &Path, store: &str) {
@@ -488,4 +475,97 @@ fn optimize_policy_matches_semodule() {
         )
         .unwrap();
     });
+}
+
+/// semanage.conf for the tiny store with an extra external-program block.
+fn tiny_conf_with(root: &Path, block: &str) {
+    std::fs::write(
+        root.join("etc/selinux/semanage.conf"),
+        format!("module-store = direct\nexpand-check=0\n{block}"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn setfiles_sees_the_files_semodule_shows_it() {
+    // `setfiles -c` is given file_contexts; libselinux also reads file_contexts.homedirs
+    // and .local beside it (and a newer .bin instead of the text). A `[setfiles]` program
+    // that records which file_contexts* files lie beside its argument must see the same
+    // under both builders, and the two roots must end up identical.
+    if !have("semodule") {
+        eprintln!("skipped: semodule missing");
+        return;
+    }
+    let dir = scratch("setfiles-sees");
+    let script = dir.join("record-setfiles.sh");
+    let saw = dir.join("setfiles-saw");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nls \"$(dirname \"$2\")\" | grep '^file_contexts' > {}\n",
+            saw.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (root1, root2) = (dir.join("r1"), dir.join("r2"));
+    for r in [&root1, &root2] {
+        tiny_root(r);
+        tiny_conf_with(
+            r,
+            &format!(
+                "[setfiles]\npath = {}\nargs = \"$@ $<\"\n[end]\n",
+                script.display()
+            ),
+        );
+        std::fs::write(
+            r.join("var/lib/selinux/tiny/active/file_contexts.local"),
+            "/opt/local(/.*)? system_u:object_r:file_t:s0\n",
+        )
+        .unwrap();
+    }
+    let before = snapshot(&root2);
+    semodule(&root1, "tiny");
+    let theirs = std::fs::read_to_string(&saw).expect("semodule ran the [setfiles] program");
+    std::fs::remove_file(&saw).unwrap();
+    compare_build(&root1, &root2, "tiny", &before);
+    let ours = std::fs::read_to_string(&saw).expect("build_store ran the [setfiles] program");
+    assert_eq!(
+        ours, theirs,
+        "files beside the file_contexts setfiles checks"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn failing_external_program_installs_nothing() {
+    if !have("semodule") {
+        eprintln!("skipped: semodule missing");
+        return;
+    }
+    for block in [
+        "[setfiles]\npath = /bin/false\n[end]\n",
+        "[sefcontext_compile]\npath = /bin/false\n[end]\n",
+    ] {
+        let dir = scratch("extfail");
+        let (root1, root2) = (dir.join("r1"), dir.join("r2"));
+        for r in [&root1, &root2] {
+            tiny_root(r);
+            tiny_conf_with(r, block);
+        }
+        let st = Command::new("semodule")
+            .arg("-p")
+            .arg(&root1)
+            .args(["-s", "tiny", "-B", "-n"])
+            .output()
+            .unwrap();
+        assert!(!st.status.success(), "semodule accepted {block:?}");
+        let before = snapshot(&root2);
+        match build_tiny(&root2) {
+            Err(StoreError::External(msg)) => assert!(msg.contains("false"), "{msg}"),
+            other => panic!("{block:?}: expected the program's failure, got {other:?}"),
+        }
+        assert_eq!(snapshot(&root2), before, "a failed build changed files");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
