@@ -284,7 +284,9 @@ pub fn parse_file(
                     return Err(format!("Too many distinct names at line {line} of {path}"));
                 }
                 pending.push(ATOM | sym);
-                i = j;
+                // A symbol is mostly followed by one space: stepped over here rather
+                // than by another turn of the dispatch.
+                i = j + (text.get(j) == Some(&b' ')) as usize;
             }
             other => {
                 let shown = if other.is_ascii() {
