@@ -81,34 +81,47 @@ impl Default for Interner {
     }
 }
 
-/// The interner's hash: Fx's multiply-rotate over 8-byte words, the last partial word
-/// read as (possibly overlapping) whole loads instead of copied into a buffer, so a short
+/// One step of the interner's hash: Fx's multiply-rotate over a 64-bit word.
+#[inline(always)]
+pub(crate) fn mix(h: u64, w: u64) -> u64 {
+    (h.rotate_left(5) ^ w).wrapping_mul(SEED)
+}
+
+/// The interner's hash finished from the state after a name's whole 8-byte words, its
+/// last partial word (the remaining bytes, zero-padded, little-endian; 0 when none) and
+/// its length. The lexer computes the same state while it scans a symbol (see
+/// `parse::scan_symbol`), so a token's bytes are read once.
+#[inline(always)]
+pub(crate) fn finish_hash(h: u64, tail: u64, len: usize) -> u64 {
+    let h = mix(mix(h, tail), len as u64);
+    h ^ (h >> 29)
+}
+
+/// The interner's hash of a whole name: Fx's multiply-rotate over its 8-byte words, the
+/// zero-padded last partial word, then the length. The partial word is read as
+/// (possibly overlapping) whole loads instead of copied into a buffer, so a short
 /// identifier costs a few instructions and no `memcpy` call.
 #[inline]
-fn hash_bytes(s: &[u8]) -> u64 {
-    #[inline]
-    fn mix(h: u64, w: u64) -> u64 {
-        (h.rotate_left(5) ^ w).wrapping_mul(SEED)
-    }
+pub(crate) fn hash_bytes(s: &[u8]) -> u64 {
     let n = s.len();
-    let mut h = mix(0, n as u64);
+    let mut h = 0;
     let mut chunks = s.chunks_exact(8);
     for c in &mut chunks {
         h = mix(h, u64::from_le_bytes(c.try_into().expect("8 bytes")));
     }
     let r = chunks.remainder();
-    let tail = match r.len() {
-        0 => return h ^ (h >> 29),
-        _ if n >= 8 => u64::from_le_bytes(s[n - 8..].try_into().expect("8 bytes")),
+    let k = r.len();
+    let tail = match k {
+        0 => 0,
+        _ if n >= 8 => u64::from_le_bytes(s[n - 8..].try_into().expect("8 bytes")) >> (8 * (8 - k)),
         4..=7 => {
-            let lo = u32::from_le_bytes(r[..4].try_into().expect("4 bytes"));
-            let hi = u32::from_le_bytes(r[r.len() - 4..].try_into().expect("4 bytes"));
-            lo as u64 | (hi as u64) << 32
+            let lo = u32::from_le_bytes(r[..4].try_into().expect("4 bytes")) as u64;
+            let hi = u32::from_le_bytes(r[k - 4..].try_into().expect("4 bytes")) as u64;
+            lo | (hi >> (8 * (8 - k))) << 32
         }
-        k => r[0] as u64 | (r[k / 2] as u64) << 8 | (r[k - 1] as u64) << 16,
+        _ => r.iter().rev().fold(0u64, |w, &b| w << 8 | b as u64),
     };
-    let h = mix(h, tail);
-    h ^ (h >> 29)
+    finish_hash(h, tail, n)
 }
 
 /// Byte equality for short identifiers without a `memcmp` call: the first and last eight
@@ -133,7 +146,13 @@ impl Interner {
     /// The symbol of `s`, added if new. Inlined into the lexer: it runs once per token.
     #[inline(always)]
     pub fn intern(&mut self, s: &[u8]) -> Sym {
-        let h64 = hash_bytes(s);
+        self.intern_hashed(s, hash_bytes(s))
+    }
+
+    /// [`Interner::intern`] with the name's hash already computed (`h64` must be
+    /// `hash_bytes(s)`: the lexer computes it while scanning).
+    #[inline(always)]
+    pub(crate) fn intern_hashed(&mut self, s: &[u8], h64: u64) -> Sym {
         let tag = h64 & !0xffff_ffff;
         let mask = self.slots.len() - 1;
         let mut i = (h64 as usize) & mask;
