@@ -70,7 +70,7 @@ def main():
     ap.add_argument("--hosts", type=int, default=50)
     ap.add_argument("--lines", type=int, default=20000)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--blocksize", default="1MiB")
+    ap.add_argument("--blocksize", default="16MiB")
     ap.add_argument("--dir", default="/tmp/arbiter-dask-fleet")
     ap.add_argument("--seeds", type=int, default=0,
                     help="generator seeds shared by the hosts (0: one per host, every denial "

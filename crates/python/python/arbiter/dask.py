@@ -115,7 +115,7 @@ def _norm(path: str) -> str:
 
 
 def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicySource, *,
-                  blocksize: Optional[Union[int, str]] = "1MiB", module: Optional[str] = None,
+                  blocksize: Optional[Union[int, str]] = "16MiB", module: Optional[str] = None,
                   requires: bool = False, dontaudit: bool = False, xperms: bool = False,
                   scheduler: Optional[str] = None) -> Fleet:
     """Explains every host's logs on the current Dask scheduler (a ``distributed.Client``
