@@ -9,8 +9,50 @@ pub(super) fn murmur(key: &AvtabKey) -> u32 {
 
 /// Sorts unconditional entries into libsepol's written order: slot, then (s, t, c), then
 /// insertion order.
+///
+/// The order is computed on one `u64` per entry (slot above, position below) and applied
+/// in place: 8 bytes an entry of scratch where `sort_by_cached_key` took 16, at the
+/// point where the build's memory peaks.
 pub(super) fn avtab_order(entries: &mut [AvtabEntry]) {
-    entries.sort_by_cached_key(|e| (murmur(&e.key), e.key.source, e.key.target, e.key.class));
+    let n = u32::try_from(entries.len()).expect("avtab entries are counted in u32");
+    let mut order: Vec<u64> = (0..n)
+        .map(|i| (u64::from(murmur(&entries[i as usize].key)) << 32) | u64::from(i))
+        .collect();
+    let pos = |x: u64| (x & u64::from(u32::MAX)) as usize;
+    // By slot and position as plain integers; then each run of one slot (a few entries at
+    // most: 2^20 slots) by (s, t, c), position breaking ties.
+    order.sort_unstable();
+    let mut a = 0;
+    while a < order.len() {
+        let slot = order[a] >> 32;
+        let b = a + order[a..].partition_point(|&x| x >> 32 == slot);
+        if b - a > 1 {
+            order[a..b].sort_unstable_by(|&x, &y| {
+                let (kx, ky) = (&entries[pos(x)].key, &entries[pos(y)].key);
+                (kx.source, kx.target, kx.class, pos(x)).cmp(&(
+                    ky.source,
+                    ky.target,
+                    ky.class,
+                    pos(y),
+                ))
+            });
+        }
+        a = b;
+    }
+    // Entry j takes the entry at `pos(order[j])`: follow each cycle of the permutation,
+    // marking a place done by pointing it at itself.
+    for start in 0..order.len() {
+        let mut cur = start;
+        while pos(order[cur]) != cur {
+            let next = pos(order[cur]);
+            order[cur] = cur as u64;
+            if next == start {
+                break;
+            }
+            entries.swap(cur, next);
+            cur = next;
+        }
+    }
 }
 
 pub(super) fn kind_bits(kw: Kw) -> AvtabKind {
