@@ -583,12 +583,7 @@ impl<'a> Resolver<'a> {
                 self.name(Ns::Commons, a(2)?)
             }
             Kw::ClassOrder | Kw::SidOrder | Kw::SensitivityOrder | Kw::CategoryOrder => {
-                let ns = match st.kw {
-                    Kw::ClassOrder => Ns::Classes,
-                    Kw::SidOrder => Ns::Sids,
-                    Kw::SensitivityOrder => Ns::Sens,
-                    _ => Ns::Cats,
-                };
+                let ns = Ns::of_order(st.kw).unwrap_or(Ns::Cats);
                 let l = a(1)?;
                 for &x in self.tree.kids(l) {
                     let sy = self.atom(x)?;

@@ -114,6 +114,20 @@ pub enum Ns {
     PermissionX,
 }
 
+impl Ns {
+    /// The namespace an order statement (`classorder`, `sidorder`, `sensitivityorder`,
+    /// `categoryorder`) names its members in; `None` for any other keyword.
+    pub fn of_order(kw: Kw) -> Option<Ns> {
+        match kw {
+            Kw::ClassOrder => Some(Ns::Classes),
+            Kw::SidOrder => Some(Ns::Sids),
+            Kw::SensitivityOrder => Some(Ns::Sens),
+            Kw::CategoryOrder => Some(Ns::Cats),
+            _ => None,
+        }
+    }
+}
+
 /// What a declaration declares.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DeclKind {

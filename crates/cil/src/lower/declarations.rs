@@ -67,12 +67,7 @@ pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
                 });
             }
             Kw::ClassOrder | Kw::SidOrder | Kw::SensitivityOrder | Kw::CategoryOrder => {
-                let ns = match st.kw {
-                    Kw::ClassOrder => Ns::Classes,
-                    Kw::SidOrder => Ns::Sids,
-                    Kw::SensitivityOrder => Ns::Sens,
-                    _ => Ns::Cats,
-                };
+                let ns = Ns::of_order(st.kw).unwrap_or(Ns::Cats);
                 let mut v = vec![];
                 let mut un = false;
                 for &x in t.kids(a[1]) {
