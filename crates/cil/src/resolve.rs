@@ -153,7 +153,6 @@ impl PermTable {
     fn row(&self, d: u32) -> Option<u32> {
         self.row.get(&d).copied()
     }
-
 }
 
 impl<'a> Resolver<'a> {
@@ -289,55 +288,66 @@ impl<'a> Resolver<'a> {
         self.name(Ns::Types, n)
     }
 
-    /// A set expression over `ns` (`typeattributeset`, `roleattributeset`, ...): a name or a
-    /// list whose atoms other than operators are names.
-    fn expr(&self, ns: Ns, n: u32) -> R {
-        let mut stack = vec![n];
-        while let Some(n) = stack.pop() {
-            if self.tree.is_list(n) {
-                stack.extend_from_slice(self.tree.kids(n));
+    /// Calls `f` on every atom of `n` (an atom or a nested list) in written order,
+    /// stopping at the first error. A flat list (nearly every expression) is read in
+    /// place, in one pass; from its first nested list on, through an explicit stack (no
+    /// recursion over input nesting).
+    fn each_atom(&self, n: u32, mut f: impl FnMut(Sym) -> R) -> R {
+        if let Some(s) = self.tree.sym(n) {
+            return f(s);
+        }
+        let kids = self.tree.kids(n);
+        for (j, &k) in kids.iter().enumerate() {
+            if let Some(s) = self.tree.sym(k) {
+                f(s)?;
                 continue;
             }
-            let Some(s) = self.tree.sym(n) else {
-                continue;
-            };
-            if matches!(
-                Kw::of(s),
-                Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All | Kw::Range)
-            ) {
-                continue;
+            // A nested list: the rest through the stack.
+            let mut stack = kids[j..].to_vec();
+            stack.reverse();
+            while let Some(n) = stack.pop() {
+                if let Some(s) = self.tree.sym(n) {
+                    f(s)?;
+                } else {
+                    stack.extend(self.tree.kids(n).iter().rev());
+                }
             }
-            if ns == Ns::Types && s == Kw::SelfKw.sym() {
-                continue;
-            }
-            if self.lookup(ns, s).is_none() {
-                return Err(Miss::Missing);
-            }
+            break;
         }
         Ok(())
     }
 
-    fn bool_expr(&self, n: u32) -> R {
-        let mut stack = vec![n];
-        while let Some(n) = stack.pop() {
-            if self.tree.is_list(n) {
-                stack.extend_from_slice(self.tree.kids(n));
-                continue;
+    /// A set expression over `ns` (`typeattributeset`, `roleattributeset`, ...): a name or a
+    /// list whose atoms other than operators are names.
+    fn expr(&self, ns: Ns, n: u32) -> R {
+        self.each_atom(n, |s| {
+            let operator = matches!(
+                Kw::of(s),
+                Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All | Kw::Range)
+            );
+            if operator
+                || (ns == Ns::Types && s == Kw::SelfKw.sym())
+                || self.lookup(ns, s).is_some()
+            {
+                Ok(())
+            } else {
+                Err(Miss::Missing)
             }
-            let Some(s) = self.tree.sym(n) else {
-                continue;
-            };
-            if matches!(
+        })
+    }
+
+    fn bool_expr(&self, n: u32) -> R {
+        self.each_atom(n, |s| {
+            let operator = matches!(
                 Kw::of(s),
                 Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::Eq | Kw::Neq)
-            ) {
-                continue;
+            );
+            if operator || self.lookup(Ns::Bools, s).is_some() {
+                Ok(())
+            } else {
+                Err(Miss::Missing)
             }
-            if self.lookup(Ns::Bools, s).is_none() {
-                return Err(Miss::Missing);
-            }
-        }
-        Ok(())
+        })
     }
 
     /// `(class (perm ...))`, a list of those, or a classpermission name.
@@ -354,29 +364,13 @@ impl<'a> Resolver<'a> {
         let r = self.class_row(cd);
         let rows = self.class_rows.borrow();
         let row = &rows.bits[r as usize * self.perms.words..][..self.perms.words];
-        // Lists (nested expressions) pass; their atoms are checked below.
-        let known = |n: u32| self.tree.sym(n).is_none_or(|s| self.perms.row_has(row, s));
-        // Most permission lists are flat: checked in place; nested expressions through
-        // an explicit stack (no recursion over input nesting).
-        let perms = self.tree.kids(k[1]);
-        if perms.iter().all(|&p| !self.tree.is_list(p)) {
-            return if perms.iter().all(|&p| known(p)) {
+        self.each_atom(k[1], |s| {
+            if self.perms.row_has(row, s) {
                 Ok(())
             } else {
                 Err(Miss::Missing)
-            };
-        }
-        let mut stack = vec![k[1]];
-        while let Some(n) = stack.pop() {
-            if self.tree.is_list(n) {
-                stack.extend_from_slice(self.tree.kids(n));
-                continue;
             }
-            if !known(n) {
-                return Err(Miss::Missing);
-            }
-        }
-        Ok(())
+        })
     }
 
     /// The index of class declaration `cd`'s row in [`ClassRows::bits`], built on first
@@ -401,7 +395,8 @@ impl<'a> Resolver<'a> {
         let common = self.class_common(cd);
         let mut row = vec![0u64; words];
         self.perms.or_row(self.perms.row(cd), &mut row);
-        self.perms.or_row(common.and_then(|c| self.perms.row(c)), &mut row);
+        self.perms
+            .or_row(common.and_then(|c| self.perms.row(c)), &mut row);
         for s in self.perms.operators {
             if let Some(&i) = self.perms.id.get(s as usize) {
                 row[i as usize / 64] |= 1 << (i % 64);
@@ -413,7 +408,8 @@ impl<'a> Resolver<'a> {
         let r = (rows.bits.len() / words.max(1)) as u32;
         rows.bits.extend_from_slice(&row);
         if rows.of_decl.len() <= cd as usize {
-            rows.of_decl.resize(self.ast.decls.len().max(cd as usize + 1), u32::MAX);
+            rows.of_decl
+                .resize(self.ast.decls.len().max(cd as usize + 1), u32::MAX);
         }
         rows.of_decl[cd as usize] = r << 1 | volatile as u32;
         r
@@ -525,10 +521,14 @@ impl<'a> Resolver<'a> {
                     };
                     let right = self.tree.sym(k[2]).and_then(Kw::of);
                     if matches!(right, Some(Kw::U1 | Kw::R1 | Kw::T1)) {
-                        return Err(Miss::Bad("u1, r1, and t1 are not allowed on the right side"));
+                        return Err(Miss::Bad(
+                            "u1, r1, and t1 are not allowed on the right side",
+                        ));
                     }
                     if matches!(right, Some(Kw::U3 | Kw::R3 | Kw::T3)) {
-                        return Err(Miss::Bad("u3, r3, and t3 are not allowed on the right side"));
+                        return Err(Miss::Bad(
+                            "u3, r3, and t3 are not allowed on the right side",
+                        ));
                     }
                     if matches!(
                         right,

@@ -81,7 +81,15 @@ impl<'a> Walker<'a> {
             s => self.ast.scopes[s as usize].prefix.clone(),
         };
         let copy = it.scope != NONE && self.ast.scopes[it.scope as usize].copy;
-        let sc = new_scope(&mut self.ast, &mut self.tables, prefix, false, it.scope, NONE, copy);
+        let sc = new_scope(
+            &mut self.ast,
+            &mut self.tables,
+            prefix,
+            false,
+            it.scope,
+            NONE,
+            copy,
+        );
         self.ast.scopes[sc as usize].call = ci;
         let c = self.conts.len() as u32;
         self.conts.push(Cont {

@@ -14,7 +14,10 @@ impl<'a> Walker<'a> {
         let lookup = |sym: Sym| self.tunable_value(it.n, it.scope, sym);
         let value = eval_tunable(tree, &lookup, kids[1]).ok_or_else(|| Fail {
             messages: vec![
-                format!("Failed to resolve tunableif statement at {}", self.here(&it)),
+                format!(
+                    "Failed to resolve tunableif statement at {}",
+                    self.here(&it)
+                ),
                 "Failed to resolve AST".into(),
                 "Failed to compile cildb: -2".into(),
             ],
@@ -36,7 +39,10 @@ impl<'a> Walker<'a> {
             if body.iter().any(|&r| !tree.is_list(r)) {
                 return Err(self.bad(at, "Invalid syntax"));
             }
-            self.deferred.entry(it.cont).or_default().extend_from_slice(body);
+            self.deferred
+                .entry(it.cont)
+                .or_default()
+                .extend_from_slice(body);
         }
         Ok(())
     }

@@ -124,7 +124,15 @@ impl<'a> Walker<'a> {
                 prefix.push(b'.');
             }
             prefix.extend_from_slice(int.bytes(name));
-            new_scope(&mut self.ast, &mut self.tables, prefix, false, it.scope, NONE, true)
+            new_scope(
+                &mut self.ast,
+                &mut self.tables,
+                prefix,
+                false,
+                it.scope,
+                NONE,
+                true,
+            )
         } else {
             original_scope(
                 &mut self.ast,
@@ -197,7 +205,15 @@ impl<'a> Walker<'a> {
             &mut self.oscope,
             target,
         );
-        let sc = new_scope(&mut self.ast, &mut self.tables, prefix, false, it.scope, orig, true);
+        let sc = new_scope(
+            &mut self.ast,
+            &mut self.tables,
+            prefix,
+            false,
+            it.scope,
+            orig,
+            true,
+        );
         let (t_node, t_file) = {
             let t = &self.blocks.list[target as usize];
             (t.node, t.file)

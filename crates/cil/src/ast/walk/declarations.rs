@@ -99,10 +99,7 @@ impl<'a> Walker<'a> {
                 _ => return Err(self.bad(at, "Invalid permission name")),
             };
             if list.contains(&ps) {
-                return Err(self.bad(
-                    at,
-                    &format!("Re-declaration of permission {}", int.str(ps)),
-                ));
+                return Err(self.bad(at, &format!("Re-declaration of permission {}", int.str(ps))));
             }
             list.push(ps);
         }

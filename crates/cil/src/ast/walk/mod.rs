@@ -219,7 +219,11 @@ impl<'a> Walker<'a> {
                 "booleanif"
             };
             return Err(Fail::bad(vec![
-                format!("{} is not allowed in {what} at {}", kw.text(), self.here(&it)),
+                format!(
+                    "{} is not allowed in {what} at {}",
+                    kw.text(),
+                    self.here(&it)
+                ),
                 "Failed to build AST".into(),
                 "Failed to compile cildb: -1".into(),
             ]));
