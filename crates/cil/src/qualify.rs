@@ -11,7 +11,7 @@
 //! left as written and fails there.
 
 use crate::ast::{Ast, Ns, NONE};
-use crate::intern::{FxHashMap, Interner, Sym};
+use crate::intern::{Interner, Sym};
 use crate::kw::Kw;
 use crate::parse::{Tree, ATOM};
 use crate::Fail;
@@ -51,11 +51,6 @@ struct Q<'a> {
     plan_stack: Vec<u32>,
     /// Scratch stack of the expression walks.
     walk: Vec<u32>,
-    /// (block table, name as written) -> the symbol spelled `prefix.name`, or [`NONE`]
-    /// when no such symbol exists: a lookup step then costs one integer-keyed probe
-    /// instead of building the qualified spelling and hashing its bytes (the interner
-    /// does not change while names are qualified, so the answer cannot either).
-    spelled: FxHashMap<(u32, Sym), Sym>,
 }
 
 impl Q<'_> {
@@ -92,16 +87,15 @@ impl Q<'_> {
         for &step in &self.chain {
             match step {
                 Step::Table(s) => {
-                    let scope = &self.ast.scopes[s as usize];
-                    let q = *self.spelled.entry((scope.table, sym)).or_insert_with(|| {
-                        self.buf.clear();
-                        self.buf.extend_from_slice(&scope.prefix);
-                        self.buf.push(b'.');
-                        self.buf.extend_from_slice(b);
-                        self.int.get(&self.buf).unwrap_or(NONE)
-                    });
-                    if q != NONE && self.declared(ns, q) {
-                        return Some(q | ATOM);
+                    self.buf.clear();
+                    self.buf
+                        .extend_from_slice(&self.ast.scopes[s as usize].prefix);
+                    self.buf.push(b'.');
+                    self.buf.extend_from_slice(b);
+                    if let Some(q) = self.int.get(&self.buf) {
+                        if self.declared(ns, q) {
+                            return Some(q | ATOM);
+                        }
                     }
                 }
                 Step::CallDecl(c) => {
@@ -620,7 +614,6 @@ fn resolve_args(
                 chain_scope: None,
                 plan_stack: Vec::new(),
                 walk: Vec::new(),
-                spelled: FxHashMap::default(),
             };
             let Some(ns) = ns else {
                 // A string; the enclosing call's own string parameter passes through.
@@ -710,11 +703,16 @@ pub fn qualify(
             chain_scope: None,
             plan_stack: Vec::new(),
             walk: Vec::new(),
-            spelled: FxHashMap::default(),
         };
+        // Statements outside blocks can only name `.name` (from the top): without such a
+        // name in the input they stay as written, and are not visited (most of a
+        // policy's statements sit outside blocks even when it has some).
+        let dotted = (0..int.len() as Sym).any(|s| int.bytes(s).first() == Some(&b'.'));
         for s in 0..ast.stmts.len() {
-            // Statements outside blocks only for `.name` (from the top).
             let st = ast.stmts[s];
+            if st.scope == NONE && !dotted {
+                continue;
+            }
             q.set_chain(st.scope);
             q.edits.clear();
             let prefix: &[u8] = match st.scope {
