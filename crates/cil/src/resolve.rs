@@ -182,8 +182,9 @@ impl<'a> Resolver<'a> {
         o == NONE || self.live_opt[o as usize]
     }
 
-    /// The live declaration of `sym` in `ns`.
-    #[inline]
+    /// The live declaration of `sym` in `ns`. Always inlined: the resolver makes about
+    /// 500,000 look-ups on a distribution policy, and the call cost as much as the probe.
+    #[inline(always)]
     pub fn lookup(&self, ns: Ns, sym: Sym) -> Option<u32> {
         let d = self.ast.find(ns, sym)?;
         let o = self.decl_opt[d as usize];
@@ -364,7 +365,25 @@ impl<'a> Resolver<'a> {
         let r = self.class_row(cd);
         let rows = self.class_rows.borrow();
         let row = &rows.bits[r as usize * self.perms.words..][..self.perms.words];
-        self.each_atom(k[1], |s| {
+        // A flat list (nearly all of them) as one loop of bit tests; a nested expression
+        // through `each_atom`.
+        let mut known = true;
+        for &p in self.tree.kids(k[1]) {
+            match self.tree.sym(p) {
+                Some(s) => known &= self.perms.row_has(row, s),
+                None => return self.nested_perms(k[1], row),
+            }
+        }
+        if known {
+            Ok(())
+        } else {
+            Err(Miss::Missing)
+        }
+    }
+
+    /// The permission expression `n` against class row `row`, nested lists included.
+    fn nested_perms(&self, n: u32, row: &[u64]) -> R {
+        self.each_atom(n, |s| {
             if self.perms.row_has(row, s) {
                 Ok(())
             } else {
