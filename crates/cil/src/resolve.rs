@@ -274,7 +274,7 @@ impl<'a> Resolver<'a> {
         }
         self.tree
             .sym(n)
-            .ok_or_else(|| Miss::Bad("Invalid syntax: expected a name"))
+            .ok_or(Miss::Bad("Invalid syntax: expected a name"))
     }
 
     fn name(&self, ns: Ns, n: u32) -> R {
