@@ -432,12 +432,21 @@ class _MLSPolicy:
         )
 
     def _cat_tokens(self, values):
-        """Level tokens of category values read from a bitmap (see ``_Datum``)."""
-        wins = self._table(
-            "cat_alias_wins", lambda: {c._value for c in self._categories_all() if c._alias_wins})
-        if not wins:
-            return frozenset(values)
-        return frozenset(-v if v in wins else v for v in values)
+        """Level tokens of category values read from a bitmap (see ``_Datum``): one shared
+        ``frozenset`` per distinct sequence of values (the levels of users, contexts and
+        rules repeat a few category sets: the Debian policy's c0.c1023 alone is 40 kB a
+        copy). Keyed by the sequence, not the set, so that a shared set iterates as a new
+        one built from the same values would."""
+        key = tuple(values)
+        shared = self._table("cat_token_sets", dict)
+        s = shared.get(key)
+        if s is None:
+            wins = self._table(
+                "cat_alias_wins",
+                lambda: {c._value for c in self._categories_all() if c._alias_wins})
+            s = shared[key] = (frozenset(key) if not wins
+                               else frozenset(-v if v in wins else v for v in key))
+        return s
 
     def _category_of_token(self, token):
         """The ``Category`` a level token stands for."""
@@ -470,6 +479,8 @@ class _MLSPolicy:
         if pair is None:
             lv, rg = rows[value]
             pair = built[value] = (self._level(lv), self._range(rg))
+            # A user's rows are read once: dropped when its objects are built.
+            del rows[value]
         return pair
 
     def sensitivities(self):
