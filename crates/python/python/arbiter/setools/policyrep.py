@@ -1236,11 +1236,13 @@ class SELinuxPolicy(_MLSPolicy, _XenPolicy, _LabelingPolicy, _ConstraintPolicy):
 
     def _types_all(self):
         def build():
+            values, names, flags, aliases = self._db.type_columns()
+            # Flags: 1 an attribute, 2 a permissive type (the native TYPE_IS_* bits).
             return [
                 TypeAttribute(self, v, n)
-                if attr
-                else Type(self, v, n, perm, tuple(al))
-                for v, n, attr, perm, al in self._db.type_table()
+                if f & 1
+                else Type(self, v, n, f & 2, aliases.get(i, ()))
+                for i, (v, n, f) in enumerate(zip(values, names, flags))
             ]
 
         return self._table("types", build)
