@@ -47,6 +47,9 @@ enum Body {
     Filename(u32, Box<str>),
 }
 
+/// A class's permissions as (name, bit), sorted by name.
+type SortedPerms = Box<[(Box<str>, u32)]>;
+
 /// One matched rule, owned (the query layer's hit borrows the policy).
 struct Hit {
     kind: AvtabKind,
@@ -66,7 +69,7 @@ pub struct TeResults {
     hits: Vec<Hit>,
     /// The permissions (name, bit) sorted by name of each class the hits name, by class
     /// index.
-    class_perms: HashMap<usize, Box<[(Box<str>, u32)]>>,
+    class_perms: HashMap<usize, SortedPerms>,
     statements: OnceLock<Vec<Option<String>>>,
 }
 
