@@ -982,8 +982,10 @@ def _te_rules(policy, res):
     tv = policy._type_by_value
     cv = policy._class_by_value
     classes = _TE_CLASSES
-    for i, row in enumerate(res.rows()):
-        yield classes[row[4]](policy, res, i, row, tv[row[1]], tv[row[2]], cv[row[3]])
+    # Rows are read 256 at a time: the rules a script drops as it goes never all exist.
+    for start in range(0, len(res), 256):
+        for i, row in enumerate(res.rows(start, start + 256), start):
+            yield classes[row[4]](policy, res, i, row, tv[row[1]], tv[row[2]], cv[row[3]])
 
 
 # --------------------------------------------------------------------------- RBAC rules
