@@ -9,8 +9,12 @@ Run it under both implementations with the same interpreter, side by side:
         --arbiter POLICY [OPENS]
 
 ``--arbiter`` imports ``arbiter.setools`` directly, so that neither run pays for the
-``python3 -m`` runner. Prints one JSON object: ``impl``; ``import_s``; ``open_s`` and
-``open_cpu_s``, medians of OPENS opens (default 21; wall and this process's CPU time: on
+``python3 -m`` runner. Run both with their bytecode compiled, as installed: Debian's
+setools ships its ``__pycache__`` and ``pip install`` compiles arbiter's, while a source tree
+on ``PYTHONPATH`` under ``PYTHONDONTWRITEBYTECODE=1`` is compiled at every import, which
+leaves 0.7-1.7 MB more resident (the compiler's memory) and misstates the figures.
+
+Prints one JSON object: ``impl``; ``import_s``; ``open_s`` and ``open_cpu_s``, medians of OPENS opens (default 21; wall and this process's CPU time: on
 a loaded machine the wall time of a short open is mostly waiting for a core); and
 resident memory in kB read from /proc/self/status: ``bare_kb`` (VmRSS before the import),
 ``import_kb`` (after it), ``open_kb`` (after the first open, with its peak ``open_hwm_kb``,

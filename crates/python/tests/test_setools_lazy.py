@@ -21,6 +21,9 @@ NOT_LOADED_BY_OPEN = [
     "arbiter.setools.diff", "arbiter.setools.checker", "arbiter.setools.infoflow",
     "arbiter.setools.dta", "arbiter.setools.permmap", "logging", "ipaddress",
     "importlib.abc", "configparser", "typing", "tempfile",
+    # The setools finder serves submodules without importlib.util's lookup (which loads
+    # contextlib and importlib._abc).
+    "importlib.util", "contextlib",
 ]
 
 
@@ -96,3 +99,37 @@ def test_star_import_and_unknown_names():
     count, missing = out[0].split(" ", 1)
     assert int(count) > 100 and missing == "[]"
     assert out[1] == "module 'setools' has no attribute 'NoSuchThing'"
+
+
+
+def test_equal_constraint_sets_are_one_object_that_iterates_as_a_new_one(debian_path):
+    """The constraints' name and permission sets are shared per distinct content (the
+    Debian policy's 670 name sets are 26 distinct ones), and each iterates in the order of
+    a set built afresh from its constraint's own values, as before they were shared."""
+    import arbiter.setools as s
+    from arbiter import _native
+
+    policy = s.SELinuxPolicy(str(debian_path))
+    constraints = list(policy.constraints())
+    rows = {v: (cons, vts) for v, cons, vts in _native.constraint_table(policy._db)}
+    by_value = {"r": policy._role_by_value, "t": policy._type_by_value,
+                "u": policy._user_by_value()}
+    shared, seen = {}, 0
+    for c in constraints:
+        cons, vts = rows[c.tclass._value]
+        which, n = c._id[1:]
+        nodes = cons[n][1] if which == 0 else vts[n]
+        # A node is three items of the flat postfix list ("t1", names, "==") or one ("and").
+        pos = 0
+        for row in nodes:
+            if row[0] == "names":
+                sym, names = c.expression[pos], c.expression[pos + 1]
+                fresh = frozenset(by_value[sym[0]][v] for v in row[3])
+                assert list(names) == list(fresh)
+                assert shared.setdefault(names, names) is names
+                seen += 1
+            pos += 3 if row[0] in ("names", "attr") else 1
+        assert pos == len(list(c.expression))
+    assert seen > len(shared) > 0
+    perms = [c.perms for c in constraints if c.ruletype.name.endswith("constrain")]
+    assert len({id(p) for p in perms}) == len(set(perms)) < len(perms)

@@ -32,6 +32,22 @@ _ROLE_SYMS = (_ROLE, _ROLE + _TARGET, _ROLE + _XTARGET)
 _TYPE_SYMS = (_TYPE, _TYPE + _TARGET, _TYPE + _XTARGET)
 
 
+def _shared_set(policy, key, items):
+    """One ``frozenset`` per distinct content of the policy's constraints (their name sets,
+    the users, roles and types an expression names, their permission sets), shared by
+    every constraint that has it: the Debian policy's 670 name sets are 26 distinct ones,
+    and the per-set expansions ``ConstraintQuery`` caches (by set) shrink with them.
+
+    ``key`` is the set's items in the order they are inserted (after a tag saying what
+    they are), not the set: two equal sets built in different orders may iterate
+    differently, and a shared set must iterate as the one it stands for would."""
+    shared = policy._table("constraint_sets", dict)
+    s = shared.get(key)
+    if s is None:
+        s = shared[key] = frozenset(items())
+    return s
+
+
 class ConstraintExprNode(PolicyObject):
     """One node of a postfix constraint expression, list-like: ``["u1", "u2", "=="]``,
     ``["t1", frozenset(types), "=="]`` or ``["and"]``."""
@@ -50,14 +66,15 @@ class ConstraintExprNode(PolicyObject):
         if kind == "names":
             if attr in _ROLE_SYMS:
                 self.roles = True
-                by_value = policy._role_by_value
+                tag, by_value = "role values", policy._role_by_value
             elif attr in _TYPE_SYMS:
                 self.types = True
-                by_value = policy._type_by_value
+                tag, by_value = "type values", policy._type_by_value
             else:
                 self.users = True
-                by_value = policy._user_by_value()
-            self._names = frozenset(by_value[v] for v in values)
+                tag, by_value = "user values", policy._user_by_value()
+            self._names = _shared_set(policy, (tag,) + tuple(values),
+                                      lambda: (by_value[v] for v in values))
             self._expression = [_SYM_TO_TEXT[attr], self._names, op]
         elif kind == "attr":
             self._expression = [_SYM_TO_TEXT[attr], _SYM_TO_TEXT[attr + _TARGET], op]
@@ -104,10 +121,10 @@ class ConstraintExprNode(PolicyObject):
 
 def _expr_node_at(policy, ident):
     """Rebuilds a pickled expression node (its constraint and position)."""
-    rows = policy._table("constraint_rows", lambda: {v: (c, vt) for v, c, vt in
-                                                     _native.constraint_table(policy._db)})
+    # Read again (the policy's copy of the rows is dropped once the objects are built).
     cls_value, which, n, k = ident
-    cons, vts = rows[cls_value]
+    cons, vts = next((c, vt) for v, c, vt in _native.constraint_table(policy._db)
+                     if v == cls_value)
     nodes = cons[n][1] if which == 0 else vts[n]
     return ConstraintExprNode(policy, ident, *nodes[k])
 
@@ -150,9 +167,9 @@ class ConstraintExpression(PolicyObject):
             elif node.users:
                 users.extend(node.names)
             self._postfix.extend(node)
-        self.users = frozenset(users)
-        self.roles = frozenset(roles)
-        self.types = frozenset(types)
+        self.users = _shared_set(policy, ("users",) + tuple(users), lambda: users)
+        self.roles = _shared_set(policy, ("roles",) + tuple(roles), lambda: roles)
+        self.types = _shared_set(policy, ("types",) + tuple(types), lambda: types)
 
     def _key(self):
         return self._id
@@ -250,7 +267,7 @@ class Constraint(BaseConstraint):
         self.policy = policy
         self._id = ident
         self.tclass = tclass
-        self.perms = frozenset(perms)
+        self.perms = _shared_set(policy, ("perms",) + tuple(perms), lambda: perms)
         self.expression = ConstraintExpression(policy, ident, rows)
         self.ruletype = (ConstraintRuletype.mlsconstrain if self.expression.mls
                          else ConstraintRuletype.constrain)
@@ -379,6 +396,8 @@ class _ConstraintPolicy:
                  for n, (perms, nodes) in enumerate(cons)],
                 [Validatetrans(self, (v, 1, n), tclass, nodes) for n, nodes in enumerate(vts)],
             )
+            # A class's rows are read once: dropped when its objects are built.
+            rows.pop(v, None)
         return built[v]
 
     def _class_defaults(self, tclass):

@@ -7,8 +7,8 @@ under the name ``setools``.
 """
 
 import importlib
-import importlib.util
 import sys
+from importlib.machinery import ModuleSpec
 
 # setools 4.4.1 modules not provided yet: importing one fails with a message that says so
 # (none left; the mechanism stays for the next module setools adds).
@@ -45,12 +45,16 @@ class SetoolsFinder:
                 name=fullname,
             )
         real = "arbiter.setools" + ("." + sub if sub else "")
-        if importlib.util.find_spec(real) is None:
-            return None
-        mod = importlib.import_module(real)
-        return importlib.util.spec_from_loader(
-            fullname, _AliasLoader(real), is_package=hasattr(mod, "__path__")
-        )
+        # Imported directly rather than looked up first with ``importlib.util.find_spec``
+        # (whose import brings ``contextlib`` and ``importlib._abc``): a module that does not
+        # exist here is not ours to serve (None), while one that fails to import raises.
+        try:
+            mod = importlib.import_module(real)
+        except ModuleNotFoundError as e:
+            if e.name == real:
+                return None
+            raise
+        return ModuleSpec(fullname, _AliasLoader(real), is_package=hasattr(mod, "__path__"))
 
 
 _FINDER = SetoolsFinder()

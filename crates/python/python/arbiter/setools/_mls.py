@@ -388,6 +388,10 @@ def _expanded_mlsrule(origin, source, target):
     raise ValueError("no expanded rule {} {} of {}".format(source, target, origin))
 
 
+# How many distinct category sets ``_cat_tokens`` shares before it starts again.
+_CAT_SETS_KEPT = 4096
+
+
 class _MLSPolicy:
     """The MLS part of ``SELinuxPolicy``: iterators, lookups and counts."""
 
@@ -432,12 +436,25 @@ class _MLSPolicy:
         )
 
     def _cat_tokens(self, values):
-        """Level tokens of category values read from a bitmap (see ``_Datum``)."""
-        wins = self._table(
-            "cat_alias_wins", lambda: {c._value for c in self._categories_all() if c._alias_wins})
-        if not wins:
-            return frozenset(values)
-        return frozenset(-v if v in wins else v for v in values)
+        """Level tokens of category values read from a bitmap (see ``_Datum``): one shared
+        ``frozenset`` per distinct sequence of values (the levels of users, contexts and
+        rules repeat a few category sets: the Debian policy's c0.c1023 alone is about 50 kB
+        a copy, with its ints). Keyed by the sequence, not the set, so that a shared set
+        iterates as a new one built from the same values would. Levels parsed from a
+        script's text come here too, so the table is emptied when it reaches
+        ``_CAT_SETS_KEPT`` sets (sharing is for memory only: sets compare by content)."""
+        key = tuple(values)
+        shared = self._table("cat_token_sets", dict)
+        s = shared.get(key)
+        if s is None:
+            if len(shared) >= _CAT_SETS_KEPT:
+                shared.clear()
+            wins = self._table(
+                "cat_alias_wins",
+                lambda: {c._value for c in self._categories_all() if c._alias_wins})
+            s = shared[key] = (frozenset(key) if not wins
+                               else frozenset(-v if v in wins else v for v in key))
+        return s
 
     def _category_of_token(self, token):
         """The ``Category`` a level token stands for."""
@@ -470,6 +487,8 @@ class _MLSPolicy:
         if pair is None:
             lv, rg = rows[value]
             pair = built[value] = (self._level(lv), self._range(rg))
+            # A user's rows are read once: dropped when its objects are built.
+            del rows[value]
         return pair
 
     def sensitivities(self):

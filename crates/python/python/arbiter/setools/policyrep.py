@@ -982,8 +982,10 @@ def _te_rules(policy, res):
     tv = policy._type_by_value
     cv = policy._class_by_value
     classes = _TE_CLASSES
-    for i, row in enumerate(res.rows()):
-        yield classes[row[4]](policy, res, i, row, tv[row[1]], tv[row[2]], cv[row[3]])
+    # Rows are read 256 at a time: the rules a script drops as it goes never all exist.
+    for start in range(0, len(res), 256):
+        for i, row in enumerate(res.rows(start, start + 256), start):
+            yield classes[row[4]](policy, res, i, row, tv[row[1]], tv[row[2]], cv[row[3]])
 
 
 # --------------------------------------------------------------------------- RBAC rules
@@ -1236,11 +1238,13 @@ class SELinuxPolicy(_MLSPolicy, _XenPolicy, _LabelingPolicy, _ConstraintPolicy):
 
     def _types_all(self):
         def build():
+            values, names, flags, aliases = self._db.type_columns()
+            # Flags: 1 an attribute, 2 a permissive type (the native TYPE_IS_* bits).
             return [
                 TypeAttribute(self, v, n)
-                if attr
-                else Type(self, v, n, perm, tuple(al))
-                for v, n, attr, perm, al in self._db.type_table()
+                if f & 1
+                else Type(self, v, n, f & 2, aliases.get(i, ()))
+                for i, (v, n, f) in enumerate(zip(values, names, flags))
             ]
 
         return self._table("types", build)
@@ -1251,7 +1255,17 @@ class SELinuxPolicy(_MLSPolicy, _XenPolicy, _LabelingPolicy, _ConstraintPolicy):
 
     @property
     def _type_by_value(self):
-        return self._table("type_by_value", lambda: {t._value: t for t in self._types_all()})
+        """Types and attributes indexed by value (a list: a third of a dict's size for the
+        5,000 slots of a distribution policy; a value without a symbol holds None)."""
+
+        def build():
+            types = self._types_all()
+            by_value = [None] * (max((t._value for t in types), default=0) + 1)
+            for t in types:
+                by_value[t._value] = t
+            return by_value
+
+        return self._table("type_by_value", build)
 
     def _by_name(self, kind, items):
         return self._table(kind + "_by_name", lambda: {t.name: t for t in items()})
