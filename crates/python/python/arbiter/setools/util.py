@@ -9,10 +9,24 @@ from .exception import InvalidPermission, NoCommon
 def enum_lookup(cls, value):
     """``cls.lookup(value)`` (a member, its value or its name) without raising and
     catching a ``ValueError`` for a name: a text that is no member's value is looked up
-    by name directly, as ``lookup`` ends up doing (3 us a criterion otherwise)."""
-    if type(value) is str and value not in cls._value2member_map_:
-        return cls[value]
+    by name directly, as ``lookup`` ends up doing (3 us a criterion otherwise). The
+    member of a text is kept (the enums are constants; a text that is no member raises
+    each time)."""
+    if type(value) is str:
+        key = (cls, value)
+        hit = _ENUM_TEXTS.get(key)
+        if hit is None:
+            hit = cls[value] if value not in cls._value2member_map_ else cls.lookup(value)
+            if len(_ENUM_TEXTS) < _ENUM_TEXTS_LIMIT:
+                _ENUM_TEXTS[key] = hit
+        return hit
     return cls.lookup(value)
+
+
+# The members of enum texts (see ``enum_lookup``): a few dozen texts in practice; past the
+# limit new texts are looked up each time, so memory stays bounded.
+_ENUM_TEXTS = {}
+_ENUM_TEXTS_LIMIT = 256
 
 
 def match_regex(obj, criteria, regex):
