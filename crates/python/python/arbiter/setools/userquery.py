@@ -5,13 +5,13 @@ proper)."""
 from .descriptors import CriteriaDescriptor
 from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table
 from ._mls import Level
-from .util import match_level, match_range, match_range_keys
+from .util import filter_range_keys, match_level, match_range
 
 
 def _level_keys(range_):
     """``(low, high)`` of a range of two ``Level`` objects as ``(sensitivity key,
     sensitivity value, category tokens)`` triples, the parts ``Level``'s comparisons
-    read (see ``match_range_keys``); None for other levels."""
+    read (see ``util.match_range_keys``); None for other levels."""
     low, high = range_.low, range_.high
     if type(low) is not Level or type(high) is not Level:
         return None
@@ -48,6 +48,7 @@ class UserQuery(PolicyQuery):
         users = filter_names(table(policy, "users", policy.users), self.name, self.name_regex,
                              policy, "users")
         roles, level, range_ = self.roles, self.level, self.range_
+        every = self.name is None  # users: the whole table (in order)
         if roles is None and not level and not range_:
             yield from users
             return
@@ -61,7 +62,7 @@ class UserQuery(PolicyQuery):
                 users = [u for u in users if role_values[u._value] == want]
             else:
                 users = [u for u in users if not want.isdisjoint(role_values[u._value])]
-            roles = None
+            roles, every = None, False
             if not level and not range_:
                 yield from users
                 return
@@ -72,7 +73,13 @@ class UserQuery(PolicyQuery):
                 # Over each user's range keys (once per policy): no Level comparison.
                 flags = (self.range_subset, self.range_overlap, self.range_superset,
                          self.range_proper)
-                users = [u for u in users if match_range_keys(keys[u._value], crit, *flags)]
+                if every:
+                    # Every user: the (user, keys) rows, once per policy.
+                    rows = policy._table("query_user_range_rows", lambda: [
+                        (u, keys[u._value]) for u in table(policy, "users", policy.users)])
+                else:
+                    rows = [(u, keys[u._value]) for u in users]
+                users = filter_range_keys(rows, crit, *flags)
                 range_ = None
         for u in users:
             if roles is not None and not match_set(

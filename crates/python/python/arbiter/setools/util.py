@@ -117,6 +117,27 @@ def match_range_keys(obj, criteria, subset, overlap, superset, proper):
     return (clo[0] == olo[0] and clo[2] == olo[2]) and (ohi[0] == chi[0] and ohi[2] == chi[2])
 
 
+def filter_range_keys(rows, criteria, subset, overlap, superset, proper):
+    """The objects of ``rows`` (``(object, (low keys, high keys))`` pairs, see
+    ``match_range_keys``) whose range matches ``criteria``'s keys, in order: equality,
+    subset and superset (not proper) tested inline, without a call per object; the other
+    tests through ``match_range_keys``."""
+    (c_key, c_sens, c_cats), (d_key, d_sens, d_cats) = criteria
+    if overlap or proper:
+        return [o for o, k in rows
+                if match_range_keys(k, criteria, subset, overlap, superset, proper)]
+    if subset:
+        # low <= criteria.low and criteria.high <= high
+        return [o for o, ((_, ls, lc), (_, hs, hc)) in rows
+                if ls <= c_sens and lc <= c_cats and d_sens <= hs and d_cats <= hc]
+    if superset:
+        # criteria.low <= low and high <= criteria.high
+        return [o for o, ((_, ls, lc), (_, hs, hc)) in rows
+                if c_sens <= ls and c_cats <= lc and hs <= d_sens and hc <= d_cats]
+    return [o for o, ((lk, _, lc), (hk, _, hc)) in rows
+            if lk == c_key and lc == c_cats and hk == d_key and hc == d_cats]
+
+
 def match_level(obj, criteria, dom, domby, incomp):
     """MLS levels: ``criteria`` dominates, is dominated by, is incomparable to, or equals
     ``obj``."""
