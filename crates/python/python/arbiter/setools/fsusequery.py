@@ -28,8 +28,7 @@ class FSUseQuery(MatchContext, PolicyQuery):
         ruletype = self.ruletype
         if ruletype:
             sel = [f for f in sel if f.ruletype in ruletype]
-        if self._has_context_criteria():
-            sel = [f for f in sel if self._match_context(f.context)]
+        sel = self._filter_context(sel)
         yield from sel
 
 

@@ -33,6 +33,5 @@ class GenfsconQuery(MatchContext, PolicyQuery):
         filetype = self.filetype
         if filetype:
             sel = [g for g in sel if filetype == g.filetype]
-        if self._has_context_criteria():
-            sel = [g for g in sel if self._match_context(g.context)]
+        sel = self._filter_context(sel)
         yield from sel

@@ -12,6 +12,5 @@ class InitialSIDQuery(MatchName, MatchContext, PolicyQuery):
         sel = self.policy._labeling("initialsids")
         if self.name:
             sel = [i for i in sel if self._match_name(i)]
-        if self._has_context_criteria():
-            sel = [i for i in sel if self._match_context(i.context)]
+        sel = self._filter_context(sel)
         yield from sel

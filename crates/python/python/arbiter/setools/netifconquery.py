@@ -15,6 +15,5 @@ class NetifconQuery(MatchContext, MatchName, PolicyQuery):
         name = self.name
         if name:
             sel = [n for n in sel if match_regex(n.netif, name, self.name_regex)]
-        if self._has_context_criteria():
-            sel = [n for n in sel if self._match_context(n.context)]
+        sel = self._filter_context(sel)
         yield from sel

@@ -58,6 +58,5 @@ class NodeconQuery(MatchContext, PolicyQuery):
                 sel = [n for n in sel if network.overlaps(n.network)]
             else:
                 sel = [n for n in sel if n.network == network]
-        if self._has_context_criteria():
-            sel = [n for n in sel if self._match_context(n.context)]
+        sel = self._filter_context(sel)
         yield from sel

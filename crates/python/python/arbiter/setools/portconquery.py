@@ -63,8 +63,7 @@ class PortconQuery(MatchContext, PolicyQuery):
         protocol = self.protocol
         if protocol:
             sel = [p for p in sel if protocol == p.protocol]
-        if self._has_context_criteria():
-            sel = [p for p in sel if self._match_context(p.context)]
+        sel = self._filter_context(sel)
         yield from sel
 
 
