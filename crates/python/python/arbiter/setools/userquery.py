@@ -24,6 +24,15 @@ def _user_range_keys(policy):
     return None if any(k is None for k in keys.values()) else keys
 
 
+def _users_by_role(users):
+    """Role value to the users that have the role (``User.roles``), in order."""
+    out = {}
+    for u in users:
+        for r in u.roles:
+            out.setdefault(r._value, []).append(u)
+    return out
+
+
 class UserQuery(PolicyQuery):
     """Query users."""
 
@@ -51,6 +60,13 @@ class UserQuery(PolicyQuery):
         every = self.name is None  # users: the whole table (in order)
         if roles is None and not level and not range_:
             yield from users
+            return
+        if roles is not None and not self.roles_regex and every and len(roles) == 1 \
+                and not self.roles_equal and not level and not range_:
+            # The users of one role, from a per-policy index.
+            by_role = policy._table("query_users_by_role", lambda: _users_by_role(
+                table(policy, "users", policy.users)))
+            yield from by_role.get(next(iter(roles))._value, ())
             return
         if roles is not None and not self.roles_regex:
             # Over role values: each user's (without object_r, as ``User.roles``) built
