@@ -105,20 +105,21 @@ attempt("NetifconQuery user=nosuch", lambda: setools.NetifconQuery(p, user="nosu
 show("NetifconQuery user", setools.NetifconQuery(p, user=str(some_user)))
 
 q = setools.UserQuery(p)
-q.range_ = "s0"
-q.range_subset = True
-show("UserQuery range_ s0 subset (set after construction)", q)
-q.range_subset = False
-q.range_overlap = True
-show("UserQuery range_ s0 overlap", q)
-q.range_ = None
-show("UserQuery range_ cleared", q)
+if p.mls:
+    q.range_ = "s0"
+    q.range_subset = True
+    show("UserQuery range_ s0 subset (set after construction)", q)
+    q.range_subset = False
+    q.range_overlap = True
+    show("UserQuery range_ s0 overlap", q)
+    q.range_ = None
+    show("UserQuery range_ cleared", q)
 attempt("UserQuery range_=s99", lambda: setools.UserQuery(p, range_="s99"))
 attempt("UserQuery range_=s0-nonsense", lambda: setools.UserQuery(p, range_="s0:c1.c0"))
 attempt("UserQuery roles=[nosuch_r]", lambda: setools.UserQuery(p, roles=["nosuch_r"]))
 
 q = setools.CommonQuery(p)
-q.perms = {"ioctl"}
+attempt("CommonQuery perms set after construction", lambda: setattr(q, "perms", {"ioctl"}))
 show("CommonQuery perms set after construction", q)
 attempt("CommonQuery perms=nosuch", lambda: setools.CommonQuery(p, perms={"nosuch_perm"}))
 q.perms = set()

@@ -280,6 +280,10 @@ def filter_names(symbols, criterion, regex, policy=None, key=None):
     if criterion is None:
         return list(symbols)
     if regex:
+        if not symbols:
+            # setools calls ``criterion.search`` per symbol: none, so no error either
+            # (a text criterion whose regex flag was set after it).
+            return []
         if key is not None and isinstance(criterion, re.Pattern) \
                 and type(criterion.pattern) is str and criterion.flags == re.UNICODE:
             hits = _name_index(policy, key, symbols).search(criterion.pattern)
