@@ -3,12 +3,14 @@ in reverse-sorted order at construction, criteria assigned (and re-assigned, and
 after construction, keywords the class does not define (kept as plain attributes),
 keywords that conflict with a method, invalid criteria raising setools' exceptions when
 they are assigned, empty results, ``isinstance`` against ``setools.query.PolicyQuery``,
-and subclasses (a property, a criterion overridden by a plain attribute, a method named
-like a keyword, an own ``__setattr__``, ``results()`` extended).
+subclasses (a property, a criterion overridden by a plain attribute, a method named like a
+keyword, an own ``__setattr__``, ``results()`` extended), and what each query logs at INFO
+when a program turns setools' logging on (as ``sesearch -v`` does).
 
 Normalised: nothing (every printed value is a result in ``results()`` order, a criterion's
 ``str()``, or an exception's class and text)."""
 
+import logging
 import sys
 
 import setools
@@ -233,3 +235,20 @@ print("log assigned:", q.log)
 show("subclass flag with criteria", Derived(p, only_system=True, name="^s", name_regex=True))
 if some_common is not None:
     show("CommonQuery by name", setools.CommonQuery(p, name=str(some_common)))
+
+# setools' logging at INFO (what sesearch -v shows): each query's first line, on its logger.
+handler = logging.StreamHandler(sys.stdout)
+handler.setFormatter(logging.Formatter("log: %(name)s %(levelname)s %(message)s"))
+root = logging.getLogger("setools")
+root.addHandler(handler)
+root.setLevel(logging.INFO)
+sys.stdout.flush()
+for cls in QUERIES + [setools.BoundsQuery, setools.RBACRuleQuery]:
+    q = cls(p)
+    n = sum(1 for _ in q.results())
+    handler.flush()
+    print(cls.__name__, "logged,", n, "results", flush=True)
+show("logged subclass", Derived(p, only_system=True))
+root.setLevel(logging.WARNING)
+show("not logged at WARNING", setools.PolCapQuery(p))
+root.removeHandler(handler)

@@ -1,6 +1,6 @@
 """``setools.boolquery.BoolQuery``: Booleans by name and default state."""
 
-from .query import PolicyQuery, Criterion, filter_names, table
+from .query import PolicyQuery, Criterion, filter_names, table, log_results
 
 
 class BoolQuery(PolicyQuery):
@@ -12,6 +12,7 @@ class BoolQuery(PolicyQuery):
 
     def results(self):
         """The matching Booleans, in the policy's order."""
+        log_results(self, "Boolean ")
         policy = self.policy
         bools = table(policy, "bools", policy.bools)
         if self.name is not None:

@@ -1,7 +1,7 @@
 """``setools.boundsquery.BoundsQuery``: typebounds statements by parent and child."""
 
 from . import policyrep
-from .query import PolicyQuery, Criterion, _empty, match_name
+from .query import PolicyQuery, Criterion, _empty, match_name, log_results
 
 
 class BoundsQuery(PolicyQuery):
@@ -30,6 +30,7 @@ class BoundsQuery(PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "bounds ")
         for b in self.policy.bounds():
             if self._ruletype is not None and b.ruletype not in self._ruletype:
                 continue

@@ -6,7 +6,7 @@ from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .exception import ConstraintUseError
 from .mixins import MatchObjClass, MatchPermission
 from .policyrep import ConstraintRuletype
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_in_set
 
 
@@ -59,6 +59,7 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
+        log_results(self, "constraint ")
         every, parts = _by_ruletype(self.policy)
         ruletype = self.ruletype
         if ruletype and len(ruletype) == 1:

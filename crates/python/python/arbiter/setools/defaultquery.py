@@ -4,7 +4,7 @@ and range part."""
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import MatchObjClass
 from .policyrep import DefaultRangeValue, DefaultRuletype, DefaultValue
-from .query import PolicyQuery, table
+from .query import PolicyQuery, table, log_results
 
 
 class DefaultQuery(MatchObjClass, PolicyQuery):
@@ -16,6 +16,7 @@ class DefaultQuery(MatchObjClass, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
+        log_results(self, "default_* ")
         policy = self.policy
         rules = table(policy, "defaults", policy.defaults)
         if not (self.ruletype or self.tclass or self.default or self.default_range):

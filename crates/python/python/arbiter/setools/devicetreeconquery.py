@@ -2,7 +2,7 @@
 (exact) and context."""
 
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 
 
 class DevicetreeconQuery(MatchContext, PolicyQuery):
@@ -12,6 +12,7 @@ class DevicetreeconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "")
         for con in self.policy.devicetreecons():
             if self.path and self.path != con.path:
                 continue

@@ -4,7 +4,7 @@ context."""
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import MatchContext
 from .policyrep import FSUseRuletype
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_regex
 
 
@@ -17,6 +17,7 @@ class FSUseQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "fs_use_* ")
         policy = self.policy
         sel = policy._labeling("fs_uses")
         fs = self.fs

@@ -3,7 +3,7 @@ file type (a ``stat`` file type value) and context."""
 
 from .descriptors import CriteriaDescriptor
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .fsusequery import _by_key
 from .util import match_regex
 
@@ -19,6 +19,7 @@ class GenfsconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "genfscon ")
         policy = self.policy
         sel = policy._labeling("genfscons")
         fs = self.fs

@@ -2,7 +2,7 @@
 name, port and context."""
 
 from .mixins import MatchContext, MatchName
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_regex
 
 
@@ -28,6 +28,7 @@ class IbendportconQuery(MatchContext, MatchName, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "ibendportcon ")
         for endport in self.policy.ibendportcons():
             if self.name and not match_regex(endport.name, self.name, self.name_regex):
                 continue

@@ -5,7 +5,7 @@ from ipaddress import IPv6Address
 
 from .mixins import MatchContext
 from .policyrep import IbpkeyconRange
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_range
 
 
@@ -55,6 +55,7 @@ class IbpkeyconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "ibpkeycon ")
         for pk in self.policy.ibpkeycons():
             if self.subnet_prefix is not None and self.subnet_prefix != pk.subnet_prefix:
                 continue

@@ -1,7 +1,7 @@
 """``setools.initsidquery.InitialSIDQuery``: initial SIDs by name and context."""
 
 from .mixins import MatchContext, MatchName
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 
 
 class InitialSIDQuery(MatchName, MatchContext, PolicyQuery):
@@ -9,6 +9,7 @@ class InitialSIDQuery(MatchName, MatchContext, PolicyQuery):
 
     def results(self):
         """The matching initial SIDs, in the policy's order."""
+        log_results(self, "initial SID ")
         sel = self.policy._labeling("initialsids")
         if self.name:
             sel = [i for i in sel if self._match_name(i)]

@@ -2,7 +2,7 @@
 
 from .policyrep import IomemconRange
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_range
 
 
@@ -34,6 +34,7 @@ class IomemconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "")
         for con in self.policy.iomemcons():
             if self.addr and not match_range(con.addr, self.addr, self.addr_subset,
                                               self.addr_overlap, self.addr_superset,

@@ -2,7 +2,7 @@
 
 from .policyrep import IoportconRange
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_range
 
 
@@ -34,6 +34,7 @@ class IoportconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "")
         for con in self.policy.ioportcons():
             if self.ports and not match_range(con.ports, self.ports, self.ports_subset,
                                               self.ports_overlap, self.ports_superset,

@@ -5,7 +5,7 @@ superset, proper)."""
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import MatchObjClass
 from .policyrep import MLSRuletype
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_indirect_regex, match_range
 
 
@@ -29,6 +29,7 @@ class MLSRuleQuery(MatchObjClass, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
+        log_results(self, "MLS rule ")
         policy = self.policy
         sel = policy._mlsrules_all()
         tclass = self.tclass

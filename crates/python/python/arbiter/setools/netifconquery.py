@@ -2,7 +2,7 @@
 context."""
 
 from .mixins import MatchContext, MatchName
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_regex
 
 
@@ -11,6 +11,7 @@ class NetifconQuery(MatchContext, MatchName, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "netifcon ")
         sel = self.policy._labeling("netifcons")
         name = self.name
         if name:

@@ -5,7 +5,7 @@ import ipaddress
 
 from .mixins import MatchContext
 from .policyrep import NodeconIPVersion
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import enum_lookup
 
 
@@ -42,6 +42,7 @@ class NodeconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements: IPv4 then IPv6, each in the policy's order."""
+        log_results(self, "nodecon ")
         policy = self.policy
         version = self._ip_version
         # Each family's statements, once per policy (nodecons() chains the two).

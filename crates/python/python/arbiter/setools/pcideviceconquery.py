@@ -1,7 +1,7 @@
 """``setools.pcideviceconquery.PcideviceconQuery``: pcidevicecon statements by device number and context."""
 
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 
 
 class PcideviceconQuery(MatchContext, PolicyQuery):
@@ -25,6 +25,7 @@ class PcideviceconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "")
         for con in self.policy.pcidevicecons():
             if self.device and self.device != con.device:
                 continue

@@ -1,7 +1,7 @@
 """``setools.pirqconquery.PirqconQuery``: pirqcon statements by IRQ number and context."""
 
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 
 
 class PirqconQuery(MatchContext, PolicyQuery):
@@ -25,6 +25,7 @@ class PirqconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "")
         for con in self.policy.pirqcons():
             if self.irq and self.irq != con.irq:
                 continue

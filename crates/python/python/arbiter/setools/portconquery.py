@@ -3,7 +3,7 @@
 
 from .mixins import MatchContext
 from .policyrep import PortconProtocol, PortconRange
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import enum_lookup
 
 
@@ -52,6 +52,7 @@ class PortconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        log_results(self, "portcon ")
         policy = self.policy
         cons = policy._labeling("portcons")
         ports = self.ports

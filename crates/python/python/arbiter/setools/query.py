@@ -3,6 +3,7 @@ keyword as an attribute in reverse-sorted name order (so ``x_regex`` is set befo
 whose setter depends on it); ``results()`` is a generator in the policy's order."""
 
 import re
+import sys
 
 from .. import _native
 from .descriptors import memo_lookup
@@ -110,6 +111,15 @@ def _logger(cls):
         if module.startswith("arbiter.setools."):
             return logging.getLogger("setools." + module.rsplit(".", 1)[1])
     return logging.getLogger("setools.query")
+
+
+def log_results(query, what):
+    """setools' first line of every ``results()``: ``Generating <what>results from
+    <policy>`` at INFO on the query's logger (what ``sesearch -v`` prints). Only once
+    ``logging`` is imported: before that no logger can be configured, so nothing would be
+    printed, and the check costs one dictionary lookup."""
+    if "logging" in sys.modules:
+        query.log.info("Generating {0}results from {1}".format(what, query.policy))
 
 
 def _criteria_defaults(cls):

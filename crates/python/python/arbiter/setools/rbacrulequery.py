@@ -2,7 +2,7 @@
 
 from . import policyrep
 from .exception import InvalidType
-from .query import PolicyQuery, Criterion, SetCriterion, _empty
+from .query import PolicyQuery, Criterion, SetCriterion, _empty, log_results
 
 
 class _RoleOrType(Criterion):
@@ -70,6 +70,7 @@ class RBACRuleQuery(PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
+        log_results(self, "RBAC rule ")
         for rule in self.policy.rbacrules():
             if self._ruletype is not None and rule.ruletype not in self._ruletype:
                 continue

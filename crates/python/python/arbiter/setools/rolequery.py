@@ -1,6 +1,7 @@
 """``setools.rolequery.RoleQuery``: roles by name and types."""
 
 from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_values, table
+from .query import log_results
 
 
 class RoleQuery(PolicyQuery):
@@ -14,6 +15,7 @@ class RoleQuery(PolicyQuery):
 
     def results(self):
         """The matching roles, in the policy's order."""
+        log_results(self, "role ")
         policy = self.policy
         roles = filter_names(table(policy, "roles", policy.roles), self.name, self.name_regex,
                              policy, "roles")

@@ -3,7 +3,7 @@ dominance (``sens`` with ``sens_dom``/``sens_domby``)."""
 
 from .descriptors import CriteriaDescriptor
 from .mixins import MatchAlias, MatchName
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 
 
 class SensitivityQuery(MatchAlias, MatchName, PolicyQuery):
@@ -15,6 +15,7 @@ class SensitivityQuery(MatchAlias, MatchName, PolicyQuery):
 
     def results(self):
         """The matching sensitivities, in the policy's order."""
+        log_results(self, "sensitivity ")
         sel = self.policy._sensitivities_all()
         if self.name:
             sel = [s for s in sel if self._match_name(s)]

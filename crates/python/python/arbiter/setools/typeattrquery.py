@@ -1,6 +1,7 @@
 """``setools.typeattrquery.TypeAttributeQuery``: attributes by name and member types."""
 
 from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_values, table
+from .query import log_results
 
 
 class TypeAttributeQuery(PolicyQuery):
@@ -14,6 +15,7 @@ class TypeAttributeQuery(PolicyQuery):
 
     def results(self):
         """The matching attributes, in the policy's order."""
+        log_results(self, "type attribute ")
         policy = self.policy
         all_attrs = table(policy, "attributes", policy.typeattributes)
         if self.name is None:

@@ -1,6 +1,7 @@
 """``setools.typequery.TypeQuery``: types by name, alias, attributes and permissiveness."""
 
 from .query import (
+    log_results,
     PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values, table,
 )
 
@@ -41,6 +42,7 @@ class TypeQuery(PolicyQuery):
 
     def results(self):
         """The matching types, in the policy's order."""
+        log_results(self, "type ")
         policy = self.policy
         rel = policy._type_relations()
         all_types = types = table(policy, "types", policy.types)

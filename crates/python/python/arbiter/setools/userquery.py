@@ -3,7 +3,7 @@ dominating, dominated, incomparable) and range (equal, subset, overlap, superset
 proper)."""
 
 from .descriptors import CriteriaDescriptor
-from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, log_results
 from ._mls import Level
 from .util import filter_range_keys, match_level, match_range
 
@@ -53,6 +53,7 @@ class UserQuery(PolicyQuery):
 
     def results(self):
         """The matching users, in the policy's order."""
+        log_results(self, "user ")
         policy = self.policy
         users = filter_names(table(policy, "users", policy.users), self.name, self.name_regex,
                              policy, "users")
