@@ -1,5 +1,7 @@
 """``setools.boolquery.BoolQuery``: Booleans by name and default state."""
 
+from sys import modules
+
 from .query import PolicyQuery, Criterion, filter_names, table, log_results
 
 
@@ -12,7 +14,8 @@ class BoolQuery(PolicyQuery):
 
     def results(self):
         """The matching Booleans, in the policy's order."""
-        log_results(self, "Boolean ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "Boolean ")
         policy = self.policy
         bools = table(policy, "bools", policy.bools)
         if self.name is not None:

@@ -1,5 +1,7 @@
 """``setools.commonquery.CommonQuery``: commons by name and permissions."""
 
+from sys import modules
+
 from .query import (
     log_results,
     PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, validate_perms,
@@ -26,7 +28,8 @@ class CommonQuery(PolicyQuery):
 
     def results(self):
         """The matching commons, in the policy's order."""
-        log_results(self, "common ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "common ")
         policy = self.policy
         perms = self.perms
         if perms is not None and self.name is None and not self.perms_equal \

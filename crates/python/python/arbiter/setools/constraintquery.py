@@ -2,6 +2,8 @@
 type, class, permissions and the users, roles and types their expressions name (roles
 and types also through attributes)."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .exception import ConstraintUseError
 from .mixins import MatchObjClass, MatchPermission
@@ -59,7 +61,8 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
-        log_results(self, "constraint ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "constraint ")
         every, parts = _by_ruletype(self.policy)
         ruletype = self.ruletype
         if ruletype and len(ruletype) == 1:

@@ -1,6 +1,8 @@
 """``setools.defaultquery.DefaultQuery``: default_* rules by rule type, class, default
 and range part."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import MatchObjClass
 from .policyrep import DefaultRangeValue, DefaultRuletype, DefaultValue
@@ -16,7 +18,8 @@ class DefaultQuery(MatchObjClass, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
-        log_results(self, "default_* ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "default_* ")
         policy = self.policy
         rules = table(policy, "defaults", policy.defaults)
         if not (self.ruletype or self.tclass or self.default or self.default_range):

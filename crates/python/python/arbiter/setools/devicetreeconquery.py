@@ -1,6 +1,8 @@
 """``setools.devicetreeconquery.DevicetreeconQuery``: devicetreecon statements by path
 (exact) and context."""
 
+from sys import modules
+
 from .mixins import MatchContext
 from .query import PolicyQuery, log_results
 
@@ -12,7 +14,8 @@ class DevicetreeconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
-        log_results(self, "")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "")
         for con in self.policy.devicetreecons():
             if self.path and self.path != con.path:
                 continue

@@ -1,6 +1,8 @@
 """``setools.fsusequery.FSUseQuery``: fs_use_* statements by rule type, file system and
 context."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import MatchContext
 from .policyrep import FSUseRuletype
@@ -17,7 +19,8 @@ class FSUseQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
-        log_results(self, "fs_use_* ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "fs_use_* ")
         policy = self.policy
         sel = policy._labeling("fs_uses")
         fs = self.fs

@@ -1,6 +1,8 @@
 """``setools.genfsconquery.GenfsconQuery``: genfscon statements by file system, path,
 file type (a ``stat`` file type value) and context."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor
 from .mixins import MatchContext
 from .query import PolicyQuery, log_results
@@ -19,7 +21,8 @@ class GenfsconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
-        log_results(self, "genfscon ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "genfscon ")
         policy = self.policy
         sel = policy._labeling("genfscons")
         fs = self.fs

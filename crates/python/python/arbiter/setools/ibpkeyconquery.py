@@ -2,6 +2,7 @@
 partition key range (equal, subset, overlap, superset, proper) and context."""
 
 from ipaddress import IPv6Address
+from sys import modules
 
 from .mixins import MatchContext
 from .policyrep import IbpkeyconRange
@@ -55,7 +56,8 @@ class IbpkeyconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
-        log_results(self, "ibpkeycon ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "ibpkeycon ")
         for pk in self.policy.ibpkeycons():
             if self.subnet_prefix is not None and self.subnet_prefix != pk.subnet_prefix:
                 continue

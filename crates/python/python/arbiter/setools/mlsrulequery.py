@@ -2,6 +2,8 @@
 target (direct, regex or through attributes), class and range (equal, subset, overlap,
 superset, proper)."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import MatchObjClass
 from .policyrep import MLSRuletype
@@ -29,7 +31,8 @@ class MLSRuleQuery(MatchObjClass, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
-        log_results(self, "MLS rule ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "MLS rule ")
         policy = self.policy
         sel = policy._mlsrules_all()
         tclass = self.tclass

@@ -1,6 +1,8 @@
 """``setools.netifconquery.NetifconQuery``: netifcon statements by interface name and
 context."""
 
+from sys import modules
+
 from .mixins import MatchContext, MatchName
 from .query import PolicyQuery, log_results
 from .util import match_regex
@@ -11,7 +13,8 @@ class NetifconQuery(MatchContext, MatchName, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
-        log_results(self, "netifcon ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "netifcon ")
         sel = self.policy._labeling("netifcons")
         name = self.name
         if name:

@@ -2,6 +2,7 @@
 overlapping), IP version and context."""
 
 import ipaddress
+from sys import modules
 
 from .mixins import MatchContext
 from .policyrep import NodeconIPVersion
@@ -42,7 +43,8 @@ class NodeconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements: IPv4 then IPv6, each in the policy's order."""
-        log_results(self, "nodecon ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "nodecon ")
         policy = self.policy
         version = self._ip_version
         # Each family's statements, once per policy (nodecons() chains the two).

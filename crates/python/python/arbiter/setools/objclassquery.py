@@ -1,5 +1,7 @@
 """``setools.objclassquery.ObjClassQuery``: classes by name, common and permissions."""
 
+from sys import modules
+
 from .query import (
     log_results,
     PolicyQuery, Criterion, SetCriterion, filter_names, match_name, match_set, table,
@@ -56,7 +58,8 @@ class ObjClassQuery(PolicyQuery):
 
     def results(self):
         """The matching classes, in the policy's order."""
-        log_results(self, "object class ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "object class ")
         policy = self.policy
         all_classes = table(policy, "classes", policy.classes)
         if self.name is None:

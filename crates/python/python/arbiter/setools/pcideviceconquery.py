@@ -1,5 +1,7 @@
 """``setools.pcideviceconquery.PcideviceconQuery``: pcidevicecon statements by device number and context."""
 
+from sys import modules
+
 from .mixins import MatchContext
 from .query import PolicyQuery, log_results
 
@@ -25,7 +27,8 @@ class PcideviceconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
-        log_results(self, "")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "")
         for con in self.policy.pcidevicecons():
             if self.device and self.device != con.device:
                 continue

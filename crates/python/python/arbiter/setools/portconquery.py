@@ -1,6 +1,8 @@
 """``setools.portconquery.PortconQuery``: portcon statements by protocol, port range
 (equal, subset, overlap, superset, proper) and context."""
 
+from sys import modules
+
 from .mixins import MatchContext
 from .policyrep import PortconProtocol, PortconRange
 from .query import PolicyQuery, log_results
@@ -52,7 +54,8 @@ class PortconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
-        log_results(self, "portcon ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "portcon ")
         policy = self.policy
         cons = policy._labeling("portcons")
         ports = self.ports

@@ -3,7 +3,6 @@ keyword as an attribute in reverse-sorted name order (so ``x_regex`` is set befo
 whose setter depends on it); ``results()`` is a generator in the policy's order."""
 
 import re
-import sys
 
 from .. import _native
 from .descriptors import memo_lookup
@@ -115,11 +114,11 @@ def _logger(cls):
 
 def log_results(query, what):
     """setools' first line of every ``results()``: ``Generating <what>results from
-    <policy>`` at INFO on the query's logger (what ``sesearch -v`` prints). Only once
-    ``logging`` is imported: before that no logger can be configured, so nothing would be
-    printed, and the check costs one dictionary lookup."""
-    if "logging" in sys.modules:
-        query.log.info("Generating {0}results from {1}".format(what, query.policy))
+    <policy>`` at INFO on the query's logger (what ``sesearch -v`` prints). The queries
+    call it only once ``logging`` is imported (``"logging" in sys.modules``, tested
+    inline: a call per ``results()`` costs 0.1 us, 5% of the smallest queries): before
+    that no logger can be configured, so nothing would be printed."""
+    query.log.info("Generating {0}results from {1}".format(what, query.policy))
 
 
 def _criteria_defaults(cls):

@@ -1,5 +1,7 @@
 """``setools.typequery.TypeQuery``: types by name, alias, attributes and permissiveness."""
 
+from sys import modules
+
 from .query import (
     log_results,
     PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values, table,
@@ -42,7 +44,8 @@ class TypeQuery(PolicyQuery):
 
     def results(self):
         """The matching types, in the policy's order."""
-        log_results(self, "type ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "type ")
         policy = self.policy
         rel = policy._type_relations()
         all_types = types = table(policy, "types", policy.types)

@@ -2,6 +2,8 @@
 dominating, dominated, incomparable) and range (equal, subset, overlap, superset,
 proper)."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor
 from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, log_results
 from ._mls import Level
@@ -53,7 +55,8 @@ class UserQuery(PolicyQuery):
 
     def results(self):
         """The matching users, in the policy's order."""
-        log_results(self, "user ")
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "user ")
         policy = self.policy
         users = filter_names(table(policy, "users", policy.users), self.name, self.name_regex,
                              policy, "users")
