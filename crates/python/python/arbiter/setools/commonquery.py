@@ -3,8 +3,8 @@
 from sys import modules
 
 from .query import (
-    log_results,
     PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, validate_perms,
+    log_results,
 )
 
 

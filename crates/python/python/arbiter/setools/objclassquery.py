@@ -3,8 +3,7 @@
 from sys import modules
 
 from .query import (
-    log_results,
-    PolicyQuery, Criterion, SetCriterion, filter_names, match_name, match_set, table,
+    PolicyQuery, Criterion, SetCriterion, filter_names, match_name, match_set, table, log_results,
 )
 
 

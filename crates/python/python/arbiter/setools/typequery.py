@@ -3,8 +3,7 @@
 from sys import modules
 
 from .query import (
-    log_results,
-    PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values, table,
+    PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values, table, log_results,
 )
 
 
