@@ -70,9 +70,9 @@ def assert_same(script, *args):
             script, args, len(a), len(b)))
 
 
-SCRIPTS = ["symbols.py", "queries.py", "terules.py", "rbac.py", "bounds.py", "sepolicy_like.py",
-           "mls.py", "labeling.py", "constraints.py", "checker.py", "permmap.py", "infoflow.py",
-           "dta.py", "paths.py"]
+SCRIPTS = ["symbols.py", "queries.py", "protocol.py", "terules.py", "rbac.py", "bounds.py",
+           "sepolicy_like.py", "mls.py", "labeling.py", "constraints.py", "checker.py",
+           "permmap.py", "infoflow.py", "dta.py", "paths.py"]
 
 
 @needs_real

@@ -1,6 +1,8 @@
 """``setools.boolquery.BoolQuery``: Booleans by name and default state."""
 
-from .query import PolicyQuery, Criterion, filter_names, table
+from sys import modules
+
+from .query import PolicyQuery, Criterion, filter_names, table, log_results
 
 
 class BoolQuery(PolicyQuery):
@@ -12,6 +14,8 @@ class BoolQuery(PolicyQuery):
 
     def results(self):
         """The matching Booleans, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "Boolean ")
         policy = self.policy
         bools = table(policy, "bools", policy.bools)
         if self.name is not None:

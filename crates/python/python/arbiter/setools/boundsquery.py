@@ -1,7 +1,9 @@
 """``setools.boundsquery.BoundsQuery``: typebounds statements by parent and child."""
 
+from sys import modules
+
 from . import policyrep
-from .query import PolicyQuery, Criterion, _empty, match_name
+from .query import PolicyQuery, Criterion, _empty, match_name, log_results
 
 
 class BoundsQuery(PolicyQuery):
@@ -30,6 +32,8 @@ class BoundsQuery(PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "bounds ")
         for b in self.policy.bounds():
             if self._ruletype is not None and b.ruletype not in self._ruletype:
                 continue

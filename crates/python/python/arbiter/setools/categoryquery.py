@@ -1,7 +1,9 @@
 """``setools.categoryquery.CategoryQuery``: categories by name and alias."""
 
+from sys import modules
+
 from .mixins import MatchAlias, MatchName
-from .query import PolicyQuery, filter_names, table
+from .query import PolicyQuery, filter_names, table, log_results
 
 
 class CategoryQuery(MatchAlias, MatchName, PolicyQuery):
@@ -9,6 +11,8 @@ class CategoryQuery(MatchAlias, MatchName, PolicyQuery):
 
     def results(self):
         """The matching categories, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "category ")
         policy = self.policy
         cats = table(policy, "categories", policy.categories)
         if self.name and not self.alias_deref:

@@ -1,7 +1,10 @@
 """``setools.commonquery.CommonQuery``: commons by name and permissions."""
 
+from sys import modules
+
 from .query import (
     PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, validate_perms,
+    log_results,
 )
 
 
@@ -25,10 +28,19 @@ class CommonQuery(PolicyQuery):
 
     def results(self):
         """The matching commons, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "common ")
         policy = self.policy
+        perms = self.perms
+        if perms is not None and self.name is None and not self.perms_equal \
+                and not self.perms_regex and len(perms) == 1:
+            # The commons with one permission, from a per-policy index.
+            by_perm = policy._table("query_commons_by_perm", lambda: _by_perm(
+                table(policy, "commons", policy.commons)))
+            yield from by_perm.get(next(iter(perms)), ())
+            return
         commons = filter_names(table(policy, "commons", policy.commons), self.name,
                                self.name_regex, policy, "commons")
-        perms = self.perms
         if perms is None:
             yield from commons
         elif not self.perms_equal and not self.perms_regex:
@@ -37,3 +49,12 @@ class CommonQuery(PolicyQuery):
             for c in commons:
                 if match_set(c.perms, perms, self.perms_equal, self.perms_regex):
                     yield c
+
+
+def _by_perm(commons):
+    """Permission name to the commons that have it, in order."""
+    out = {}
+    for c in commons:
+        for perm in c.perms:
+            out.setdefault(perm, []).append(c)
+    return out

@@ -2,11 +2,13 @@
 type, class, permissions and the users, roles and types their expressions name (roles
 and types also through attributes)."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .exception import ConstraintUseError
 from .mixins import MatchObjClass, MatchPermission
 from .policyrep import ConstraintRuletype
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_in_set
 
 
@@ -59,6 +61,8 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "constraint ")
         every, parts = _by_ruletype(self.policy)
         ruletype = self.ruletype
         if ruletype and len(ruletype) == 1:
@@ -79,6 +83,17 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
         role_vals = _criterion_value(role, self.role_regex)
         type_vals = _criterion_value(type_, self.type_regex)
         user_vals = _criterion_value(user, self.user_regex)
+        named = [(which, vals, indirect) for which, crit, vals, indirect in (
+            ("roles", role, role_vals, self.role_indirect),
+            ("types", type_, type_vals, self.type_indirect),
+            ("users", user, user_vals, False)) if crit is not None]
+        if not (ruletype or tclass or perms) and len(named) == 1 and named[0][1] is not None:
+            # One name criterion by value (the usual case): over the rules' value sets,
+            # kept per policy with the rules, without a cache lookup per constraint.
+            which, vals, indirect = named[0]
+            yield from [c for c, values in _value_rows(policy, rules, which, indirect)
+                        if vals in values]
+            return
         for c in rules:
             if ruletype and c.ruletype not in ruletype:
                 continue
@@ -130,4 +145,17 @@ def _values(policy, names, indirect):
     if hit is None or hit[0] is not names:
         objs = _expanded(policy, names) if indirect else names
         hit = cache[key] = (names, frozenset(o._value for o in objs))
+    return hit[1]
+
+
+def _value_rows(policy, rules, which, indirect):
+    """``(constraint, values)`` for each of ``rules`` (one of ``_by_ruletype``'s lists):
+    the values of its expression's ``which`` name set (``roles``, ``types``, ``users``) or
+    (``indirect``) of its expansion, once per list, set and policy."""
+    cache = policy._table("query_constraint_rows", dict)
+    key = (id(rules), which, indirect)
+    hit = cache.get(key)
+    if hit is None or hit[0] is not rules:
+        rows = [(c, _values(policy, getattr(c.expression, which), indirect)) for c in rules]
+        hit = cache[key] = (rules, rows)
     return hit[1]

@@ -1,10 +1,12 @@
 """``setools.defaultquery.DefaultQuery``: default_* rules by rule type, class, default
 and range part."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import MatchObjClass
 from .policyrep import DefaultRangeValue, DefaultRuletype, DefaultValue
-from .query import PolicyQuery, table
+from .query import PolicyQuery, table, log_results
 
 
 class DefaultQuery(MatchObjClass, PolicyQuery):
@@ -16,6 +18,8 @@ class DefaultQuery(MatchObjClass, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "default_* ")
         policy = self.policy
         rules = table(policy, "defaults", policy.defaults)
         if not (self.ruletype or self.tclass or self.default or self.default_range):

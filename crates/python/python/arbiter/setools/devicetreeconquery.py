@@ -1,8 +1,10 @@
 """``setools.devicetreeconquery.DevicetreeconQuery``: devicetreecon statements by path
 (exact) and context."""
 
+from sys import modules
+
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 
 
 class DevicetreeconQuery(MatchContext, PolicyQuery):
@@ -12,6 +14,8 @@ class DevicetreeconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "")
         for con in self.policy.devicetreecons():
             if self.path and self.path != con.path:
                 continue

@@ -1,10 +1,12 @@
 """``setools.fsusequery.FSUseQuery``: fs_use_* statements by rule type, file system and
 context."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import MatchContext
 from .policyrep import FSUseRuletype
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_regex
 
 
@@ -17,6 +19,8 @@ class FSUseQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "fs_use_* ")
         policy = self.policy
         sel = policy._labeling("fs_uses")
         fs = self.fs
@@ -28,8 +32,7 @@ class FSUseQuery(MatchContext, PolicyQuery):
         ruletype = self.ruletype
         if ruletype:
             sel = [f for f in sel if f.ruletype in ruletype]
-        if self._has_context_criteria():
-            sel = [f for f in sel if self._match_context(f.context)]
+        sel = self._filter_context(sel)
         yield from sel
 
 

@@ -1,9 +1,11 @@
 """``setools.genfsconquery.GenfsconQuery``: genfscon statements by file system, path,
 file type (a ``stat`` file type value) and context."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .fsusequery import _by_key
 from .util import match_regex
 
@@ -19,6 +21,8 @@ class GenfsconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "genfscon ")
         policy = self.policy
         sel = policy._labeling("genfscons")
         fs = self.fs
@@ -33,6 +37,5 @@ class GenfsconQuery(MatchContext, PolicyQuery):
         filetype = self.filetype
         if filetype:
             sel = [g for g in sel if filetype == g.filetype]
-        if self._has_context_criteria():
-            sel = [g for g in sel if self._match_context(g.context)]
+        sel = self._filter_context(sel)
         yield from sel

@@ -1,8 +1,10 @@
 """``setools.ibendportconquery.IbendportconQuery``: ibendportcon statements by device
 name, port and context."""
 
+from sys import modules
+
 from .mixins import MatchContext, MatchName
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_regex
 
 
@@ -28,6 +30,8 @@ class IbendportconQuery(MatchContext, MatchName, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "ibendportcon ")
         for endport in self.policy.ibendportcons():
             if self.name and not match_regex(endport.name, self.name, self.name_regex):
                 continue

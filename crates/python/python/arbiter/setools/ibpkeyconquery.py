@@ -2,10 +2,11 @@
 partition key range (equal, subset, overlap, superset, proper) and context."""
 
 from ipaddress import IPv6Address
+from sys import modules
 
 from .mixins import MatchContext
 from .policyrep import IbpkeyconRange
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_range
 
 
@@ -55,6 +56,8 @@ class IbpkeyconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "ibpkeycon ")
         for pk in self.policy.ibpkeycons():
             if self.subnet_prefix is not None and self.subnet_prefix != pk.subnet_prefix:
                 continue

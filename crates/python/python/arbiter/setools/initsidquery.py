@@ -1,7 +1,9 @@
 """``setools.initsidquery.InitialSIDQuery``: initial SIDs by name and context."""
 
+from sys import modules
+
 from .mixins import MatchContext, MatchName
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 
 
 class InitialSIDQuery(MatchName, MatchContext, PolicyQuery):
@@ -9,9 +11,10 @@ class InitialSIDQuery(MatchName, MatchContext, PolicyQuery):
 
     def results(self):
         """The matching initial SIDs, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "initial SID ")
         sel = self.policy._labeling("initialsids")
         if self.name:
             sel = [i for i in sel if self._match_name(i)]
-        if self._has_context_criteria():
-            sel = [i for i in sel if self._match_context(i.context)]
+        sel = self._filter_context(sel)
         yield from sel

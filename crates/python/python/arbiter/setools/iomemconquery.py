@@ -1,8 +1,10 @@
 """``setools.iomemconquery.IomemconQuery``: iomemcon statements by address range (equal, subset, overlap, superset, proper) and context."""
 
+from sys import modules
+
 from .policyrep import IomemconRange
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_range
 
 
@@ -34,6 +36,8 @@ class IomemconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "")
         for con in self.policy.iomemcons():
             if self.addr and not match_range(con.addr, self.addr, self.addr_subset,
                                               self.addr_overlap, self.addr_superset,

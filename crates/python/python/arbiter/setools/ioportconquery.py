@@ -1,8 +1,10 @@
 """``setools.ioportconquery.IoportconQuery``: ioportcon statements by port range (equal, subset, overlap, superset, proper) and context."""
 
+from sys import modules
+
 from .policyrep import IoportconRange
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_range
 
 
@@ -34,6 +36,8 @@ class IoportconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "")
         for con in self.policy.ioportcons():
             if self.ports and not match_range(con.ports, self.ports, self.ports_subset,
                                               self.ports_overlap, self.ports_superset,

@@ -2,10 +2,12 @@
 target (direct, regex or through attributes), class and range (equal, subset, overlap,
 superset, proper)."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import MatchObjClass
 from .policyrep import MLSRuletype
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_indirect_regex, match_range
 
 
@@ -29,6 +31,8 @@ class MLSRuleQuery(MatchObjClass, PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "MLS rule ")
         policy = self.policy
         sel = policy._mlsrules_all()
         tclass = self.tclass

@@ -1,8 +1,10 @@
 """``setools.netifconquery.NetifconQuery``: netifcon statements by interface name and
 context."""
 
+from sys import modules
+
 from .mixins import MatchContext, MatchName
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import match_regex
 
 
@@ -11,10 +13,11 @@ class NetifconQuery(MatchContext, MatchName, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "netifcon ")
         sel = self.policy._labeling("netifcons")
         name = self.name
         if name:
             sel = [n for n in sel if match_regex(n.netif, name, self.name_regex)]
-        if self._has_context_criteria():
-            sel = [n for n in sel if self._match_context(n.context)]
+        sel = self._filter_context(sel)
         yield from sel

@@ -2,10 +2,11 @@
 overlapping), IP version and context."""
 
 import ipaddress
+from sys import modules
 
 from .mixins import MatchContext
 from .policyrep import NodeconIPVersion
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import enum_lookup
 
 
@@ -42,6 +43,8 @@ class NodeconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements: IPv4 then IPv6, each in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "nodecon ")
         policy = self.policy
         version = self._ip_version
         # Each family's statements, once per policy (nodecons() chains the two).
@@ -58,6 +61,5 @@ class NodeconQuery(MatchContext, PolicyQuery):
                 sel = [n for n in sel if network.overlaps(n.network)]
             else:
                 sel = [n for n in sel if n.network == network]
-        if self._has_context_criteria():
-            sel = [n for n in sel if self._match_context(n.context)]
+        sel = self._filter_context(sel)
         yield from sel

@@ -1,7 +1,9 @@
 """``setools.objclassquery.ObjClassQuery``: classes by name, common and permissions."""
 
+from sys import modules
+
 from .query import (
-    PolicyQuery, Criterion, SetCriterion, filter_names, match_name, match_set, table,
+    PolicyQuery, Criterion, SetCriterion, filter_names, match_name, match_set, table, log_results,
 )
 
 
@@ -55,6 +57,8 @@ class ObjClassQuery(PolicyQuery):
 
     def results(self):
         """The matching classes, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "object class ")
         policy = self.policy
         all_classes = table(policy, "classes", policy.classes)
         if self.name is None:

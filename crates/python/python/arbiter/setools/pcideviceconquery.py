@@ -1,7 +1,9 @@
 """``setools.pcideviceconquery.PcideviceconQuery``: pcidevicecon statements by device number and context."""
 
+from sys import modules
+
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 
 
 class PcideviceconQuery(MatchContext, PolicyQuery):
@@ -25,6 +27,8 @@ class PcideviceconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "")
         for con in self.policy.pcidevicecons():
             if self.device and self.device != con.device:
                 continue

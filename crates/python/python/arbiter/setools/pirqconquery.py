@@ -1,7 +1,9 @@
 """``setools.pirqconquery.PirqconQuery``: pirqcon statements by IRQ number and context."""
 
+from sys import modules
+
 from .mixins import MatchContext
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 
 
 class PirqconQuery(MatchContext, PolicyQuery):
@@ -25,6 +27,8 @@ class PirqconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "")
         for con in self.policy.pirqcons():
             if self.irq and self.irq != con.irq:
                 continue

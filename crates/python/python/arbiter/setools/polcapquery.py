@@ -1,6 +1,8 @@
 """``setools.polcapquery.PolCapQuery``: policy capabilities by name."""
 
-from .query import PolicyQuery, Criterion, filter_names, table
+from sys import modules
+
+from .query import PolicyQuery, Criterion, filter_names, table, log_results
 
 
 class PolCapQuery(PolicyQuery):
@@ -11,6 +13,8 @@ class PolCapQuery(PolicyQuery):
 
     def results(self):
         """The matching capabilities, in bit order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "policy capability ")
         policy = self.policy
         # The capability objects once per policy (equal by value to those polcaps() makes).
         caps = table(policy, "polcaps", policy.polcaps)

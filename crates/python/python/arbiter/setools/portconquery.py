@@ -1,9 +1,11 @@
 """``setools.portconquery.PortconQuery``: portcon statements by protocol, port range
 (equal, subset, overlap, superset, proper) and context."""
 
+from sys import modules
+
 from .mixins import MatchContext
 from .policyrep import PortconProtocol, PortconRange
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 from .util import enum_lookup
 
 
@@ -52,6 +54,8 @@ class PortconQuery(MatchContext, PolicyQuery):
 
     def results(self):
         """The matching statements, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "portcon ")
         policy = self.policy
         cons = policy._labeling("portcons")
         ports = self.ports
@@ -63,8 +67,7 @@ class PortconQuery(MatchContext, PolicyQuery):
         protocol = self.protocol
         if protocol:
             sel = [p for p in sel if protocol == p.protocol]
-        if self._has_context_criteria():
-            sel = [p for p in sel if self._match_context(p.context)]
+        sel = self._filter_context(sel)
         yield from sel
 
 

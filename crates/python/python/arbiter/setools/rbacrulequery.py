@@ -1,8 +1,10 @@
 """``setools.rbacrulequery.RBACRuleQuery``: role allow and role_transition rules."""
 
+from sys import modules
+
 from . import policyrep
 from .exception import InvalidType
-from .query import PolicyQuery, Criterion, SetCriterion, _empty
+from .query import PolicyQuery, Criterion, SetCriterion, _empty, log_results
 
 
 class _RoleOrType(Criterion):
@@ -70,6 +72,8 @@ class RBACRuleQuery(PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "RBAC rule ")
         for rule in self.policy.rbacrules():
             if self._ruletype is not None and rule.ruletype not in self._ruletype:
                 continue

@@ -1,6 +1,9 @@
 """``setools.rolequery.RoleQuery``: roles by name and types."""
 
+from sys import modules
+
 from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_values, table
+from .query import log_results
 
 
 class RoleQuery(PolicyQuery):
@@ -14,6 +17,8 @@ class RoleQuery(PolicyQuery):
 
     def results(self):
         """The matching roles, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "role ")
         policy = self.policy
         roles = filter_names(table(policy, "roles", policy.roles), self.name, self.name_regex,
                              policy, "roles")

@@ -1,9 +1,11 @@
 """``setools.sensitivityquery.SensitivityQuery``: sensitivities by name, alias and
 dominance (``sens`` with ``sens_dom``/``sens_domby``)."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor
 from .mixins import MatchAlias, MatchName
-from .query import PolicyQuery
+from .query import PolicyQuery, log_results
 
 
 class SensitivityQuery(MatchAlias, MatchName, PolicyQuery):
@@ -15,6 +17,8 @@ class SensitivityQuery(MatchAlias, MatchName, PolicyQuery):
 
     def results(self):
         """The matching sensitivities, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "sensitivity ")
         sel = self.policy._sensitivities_all()
         if self.name:
             sel = [s for s in sel if self._match_name(s)]

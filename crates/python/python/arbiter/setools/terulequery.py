@@ -3,9 +3,10 @@ validated in Python when set (raising setools' exceptions), and ``results()`` is
 in Rust that returns only the matching rules, in setools' ``terules()`` order."""
 
 import re
+from sys import modules
 
 from . import policyrep
-from .query import PolicyQuery, Criterion, SetCriterion, _empty, validate_perms
+from .query import PolicyQuery, Criterion, SetCriterion, _empty, validate_perms, log_results
 
 
 class TERuleQuery(PolicyQuery):
@@ -104,6 +105,8 @@ class TERuleQuery(PolicyQuery):
 
     def results(self):
         """The matching rules, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "TE rule ")
         if isinstance(self._perms, re.Pattern):
             # Permission regexes are matched here: the native scan takes names.
             for rule in policyrep._te_rules(self.policy, self._native(None)):

@@ -1,6 +1,9 @@
 """``setools.typeattrquery.TypeAttributeQuery``: attributes by name and member types."""
 
+from sys import modules
+
 from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_values, table
+from .query import log_results
 
 
 class TypeAttributeQuery(PolicyQuery):
@@ -14,6 +17,8 @@ class TypeAttributeQuery(PolicyQuery):
 
     def results(self):
         """The matching attributes, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "type attribute ")
         policy = self.policy
         all_attrs = table(policy, "attributes", policy.typeattributes)
         if self.name is None:

@@ -1,7 +1,9 @@
 """``setools.typequery.TypeQuery``: types by name, alias, attributes and permissiveness."""
 
+from sys import modules
+
 from .query import (
-    PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values, table,
+    PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values, table, log_results,
 )
 
 
@@ -41,6 +43,8 @@ class TypeQuery(PolicyQuery):
 
     def results(self):
         """The matching types, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "type ")
         policy = self.policy
         rel = policy._type_relations()
         all_types = types = table(policy, "types", policy.types)

@@ -2,16 +2,18 @@
 dominating, dominated, incomparable) and range (equal, subset, overlap, superset,
 proper)."""
 
+from sys import modules
+
 from .descriptors import CriteriaDescriptor
-from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, log_results
 from ._mls import Level
-from .util import match_level, match_range, match_range_keys
+from .util import filter_range_keys, match_level, match_range
 
 
 def _level_keys(range_):
     """``(low, high)`` of a range of two ``Level`` objects as ``(sensitivity key,
     sensitivity value, category tokens)`` triples, the parts ``Level``'s comparisons
-    read (see ``match_range_keys``); None for other levels."""
+    read (see ``util.match_range_keys``); None for other levels."""
     low, high = range_.low, range_.high
     if type(low) is not Level or type(high) is not Level:
         return None
@@ -22,6 +24,15 @@ def _user_range_keys(policy):
     """Every user's range keys by user value (None if one is not made of ``Level``s)."""
     keys = {u._value: _level_keys(u.mls_range) for u in policy.users()}
     return None if any(k is None for k in keys.values()) else keys
+
+
+def _users_by_role(users):
+    """Role value to the users that have the role (``User.roles``), in order."""
+    out = {}
+    for u in users:
+        for r in u.roles:
+            out.setdefault(r._value, []).append(u)
+    return out
 
 
 class UserQuery(PolicyQuery):
@@ -44,12 +55,22 @@ class UserQuery(PolicyQuery):
 
     def results(self):
         """The matching users, in the policy's order."""
+        if "logging" in modules:  # setools' INFO line (see query.log_results)
+            log_results(self, "user ")
         policy = self.policy
         users = filter_names(table(policy, "users", policy.users), self.name, self.name_regex,
                              policy, "users")
         roles, level, range_ = self.roles, self.level, self.range_
+        every = self.name is None  # users: the whole table (in order)
         if roles is None and not level and not range_:
             yield from users
+            return
+        if roles is not None and not self.roles_regex and every and len(roles) == 1 \
+                and not self.roles_equal and not level and not range_:
+            # The users of one role, from a per-policy index.
+            by_role = policy._table("query_users_by_role", lambda: _users_by_role(
+                table(policy, "users", policy.users)))
+            yield from by_role.get(next(iter(roles))._value, ())
             return
         if roles is not None and not self.roles_regex:
             # Over role values: each user's (without object_r, as ``User.roles``) built
@@ -61,7 +82,7 @@ class UserQuery(PolicyQuery):
                 users = [u for u in users if role_values[u._value] == want]
             else:
                 users = [u for u in users if not want.isdisjoint(role_values[u._value])]
-            roles = None
+            roles, every = None, False
             if not level and not range_:
                 yield from users
                 return
@@ -72,7 +93,13 @@ class UserQuery(PolicyQuery):
                 # Over each user's range keys (once per policy): no Level comparison.
                 flags = (self.range_subset, self.range_overlap, self.range_superset,
                          self.range_proper)
-                users = [u for u in users if match_range_keys(keys[u._value], crit, *flags)]
+                if every:
+                    # Every user: the (user, keys) rows, once per policy.
+                    rows = policy._table("query_user_range_rows", lambda: [
+                        (u, keys[u._value]) for u in table(policy, "users", policy.users)])
+                else:
+                    rows = [(u, keys[u._value]) for u in users]
+                users = filter_range_keys(rows, crit, *flags)
                 range_ = None
         for u in users:
             if roles is not None and not match_set(

@@ -9,10 +9,24 @@ from .exception import InvalidPermission, NoCommon
 def enum_lookup(cls, value):
     """``cls.lookup(value)`` (a member, its value or its name) without raising and
     catching a ``ValueError`` for a name: a text that is no member's value is looked up
-    by name directly, as ``lookup`` ends up doing (3 us a criterion otherwise)."""
-    if type(value) is str and value not in cls._value2member_map_:
-        return cls[value]
+    by name directly, as ``lookup`` ends up doing (3 us a criterion otherwise). The
+    member of a text is kept (the enums are constants; a text that is no member raises
+    each time)."""
+    if type(value) is str:
+        key = (cls, value)
+        hit = _ENUM_TEXTS.get(key)
+        if hit is None:
+            hit = cls[value] if value not in cls._value2member_map_ else cls.lookup(value)
+            if len(_ENUM_TEXTS) < _ENUM_TEXTS_LIMIT:
+                _ENUM_TEXTS[key] = hit
+        return hit
     return cls.lookup(value)
+
+
+# The members of enum texts (see ``enum_lookup``): a few dozen texts in practice; past the
+# limit new texts are looked up each time, so memory stays bounded.
+_ENUM_TEXTS = {}
+_ENUM_TEXTS_LIMIT = 256
 
 
 def match_regex(obj, criteria, regex):
@@ -101,6 +115,27 @@ def match_range_keys(obj, criteria, subset, overlap, superset, proper):
             return (_lt(clo, olo) and _le(ohi, chi)) or (_le(clo, olo) and _lt(ohi, chi))
         return _le(clo, olo) and _le(ohi, chi)
     return (clo[0] == olo[0] and clo[2] == olo[2]) and (ohi[0] == chi[0] and ohi[2] == chi[2])
+
+
+def filter_range_keys(rows, criteria, subset, overlap, superset, proper):
+    """The objects of ``rows`` (``(object, (low keys, high keys))`` pairs, see
+    ``match_range_keys``) whose range matches ``criteria``'s keys, in order: equality,
+    subset and superset (not proper) tested inline, without a call per object; the other
+    tests through ``match_range_keys``."""
+    (c_key, c_sens, c_cats), (d_key, d_sens, d_cats) = criteria
+    if overlap or proper:
+        return [o for o, k in rows
+                if match_range_keys(k, criteria, subset, overlap, superset, proper)]
+    if subset:
+        # low <= criteria.low and criteria.high <= high
+        return [o for o, ((_, ls, lc), (_, hs, hc)) in rows
+                if ls <= c_sens and lc <= c_cats and d_sens <= hs and d_cats <= hc]
+    if superset:
+        # criteria.low <= low and high <= criteria.high
+        return [o for o, ((_, ls, lc), (_, hs, hc)) in rows
+                if c_sens <= ls and c_cats <= lc and hs <= d_sens and hc <= d_cats]
+    return [o for o, ((lk, _, lc), (hk, _, hc)) in rows
+            if lk == c_key and lc == c_cats and hk == d_key and hc == d_cats]
 
 
 def match_level(obj, criteria, dom, domby, incomp):
