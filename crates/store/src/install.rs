@@ -115,7 +115,8 @@ impl Staging {
     }
 
     /// Renames every staged file over its destination, in staging order, then performs the
-    /// removals.
+    /// removals. (Renaming on several threads was tried: each rename over an existing file
+    /// frees the old one's blocks, and concurrent renames only slowed each other down.)
     pub fn commit(mut self) -> Result<Vec<PathBuf>, StoreError> {
         self.sync_staged()?;
         let mut done = Vec::new();
@@ -138,24 +139,30 @@ impl Staging {
 /// Flushes `files` to disk on a few threads at once: the file system can then commit them
 /// together instead of one journal commit after another.
 fn sync_files(files: &[PathBuf]) -> Result<(), StoreError> {
-    const SYNC_THREADS: usize = 4;
-    let chunk = files.len().div_ceil(SYNC_THREADS).max(1);
+    on_threads(files, |staged| {
+        fs::File::open(staged)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| StoreError::io(staged, e))
+    })
+}
+
+/// Runs `op` on every item, the items split in order among up to four threads (each
+/// stops at its first failure); the error is the failure of the earliest failing chunk.
+fn on_threads<T: Sync>(
+    items: &[T],
+    op: impl Fn(&T) -> Result<(), StoreError> + Sync,
+) -> Result<(), StoreError> {
+    const THREADS: usize = 4;
+    let chunk = items.len().div_ceil(THREADS).max(1);
+    let op = &op;
     std::thread::scope(|s| {
-        let handles: Vec<_> = files
+        let handles: Vec<_> = items
             .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter().try_for_each(|staged| {
-                        fs::File::open(staged)
-                            .and_then(|f| f.sync_all())
-                            .map_err(|e| StoreError::io(staged, e))
-                    })
-                })
-            })
+            .map(|part| s.spawn(move || part.iter().try_for_each(op)))
             .collect();
         handles.into_iter().try_for_each(|h| {
             h.join()
-                .map_err(|_| StoreError::Internal("a file sync thread panicked".into()))?
+                .map_err(|_| StoreError::Internal("a file thread panicked".into()))?
         })
     })
 }
