@@ -213,8 +213,14 @@ mod tests {
     fn sample(lines: usize) -> Vec<u8> {
         let mut t = Vec::new();
         for i in 0..lines {
-            writeln!(t, "(allow t{} u{} (file (read write {})))", i * 7919 % 1013, i % 97, i)
-                .unwrap();
+            writeln!(
+                t,
+                "(allow t{} u{} (file (read write {})))",
+                i * 7919 % 1013,
+                i % 97,
+                i
+            )
+            .unwrap();
         }
         t
     }
@@ -232,7 +238,10 @@ mod tests {
             let raw = compress(&text, 1);
             let b = find_blocks(&raw).expect("one stream");
             assert!(b.starts.len() >= 2, "{lines} lines give several blocks");
-            assert_eq!(decode_parallel(&raw, 3, 1 << 30).as_deref(), Some(&text[..]));
+            assert_eq!(
+                decode_parallel(&raw, 3, 1 << 30).as_deref(),
+                Some(&text[..])
+            );
             assert_eq!(decode_stream(&raw, 1 << 30).unwrap(), text);
         }
     }
@@ -249,7 +258,10 @@ mod tests {
         let mid = damaged.len() / 2;
         damaged[mid] ^= 0x10;
         assert!(decode_parallel(&damaged, 4, 1 << 30).is_none());
-        assert!(decode_parallel(&raw, 4, text.len() as u64 - 1).is_none(), "over the limit");
+        assert!(
+            decode_parallel(&raw, 4, text.len() as u64 - 1).is_none(),
+            "over the limit"
+        );
         assert!(decode_parallel(&raw[..raw.len() - 1], 4, 1 << 30).is_none());
     }
 }
