@@ -7,7 +7,7 @@ use arbiter_cil::{CilError, Compiled, Options, Source};
 use crate::conf::{conf_path, SemanageConf};
 use crate::error::StoreError;
 use crate::fc::{parse_seusers, parse_users_extra, split_fc};
-use crate::homedirs::{genhomedircon, HostAccounts, Inputs};
+use crate::homedirs::{genhomedircon, Generated, HostAccounts, Inputs};
 use crate::install::{spawn_prog, Running, Staging};
 use crate::modules::{active_modules, check_cil, Module, ModulesChecksum};
 use crate::readahead::ReadAhead;
@@ -160,9 +160,9 @@ pub fn build_store(
     if conf.disable_genhomedircon {
         warnings.push("WARNING: genhomedircon is disabled. See /etc/selinux/semanage.conf if you need to enable it.".into());
     }
-    let homedirs = homedirs.map(|(text, w)| {
-        warnings.extend(w);
-        text
+    let homedirs = homedirs.map(|g| {
+        warnings.extend(g.warnings);
+        g.text
     });
     if let Some(h) = &homedirs {
         let s = st.stage(&files.join("file_contexts.homedirs"), h, mode)?;
@@ -252,14 +252,14 @@ pub fn build_store(
     })
 }
 
-/// genhomedircon's `file_contexts.homedirs` text and warnings, or `None` (with its warning)
-/// when semanage.conf disables it.
+/// genhomedircon's `file_contexts.homedirs` text and warnings, or `None` when
+/// semanage.conf disables it (the caller adds libsemanage's warning).
 fn homedirs(
     conf: &SemanageConf,
     compiled: &Compiled,
     homedir_template: &[u8],
     fc: &[u8],
-) -> Result<Option<(Vec<u8>, Vec<String>)>, StoreError> {
+) -> Result<Option<Generated>, StoreError> {
     if conf.disable_genhomedircon {
         return Ok(None);
     }
@@ -267,7 +267,7 @@ fn homedirs(
         parse_seusers(&String::from_utf8_lossy(&compiled.seusers)).map_err(StoreError::Homedirs)?;
     let extra = parse_users_extra(&String::from_utf8_lossy(&compiled.users_extra))
         .map_err(StoreError::Homedirs)?;
-    let g = genhomedircon(
+    genhomedircon(
         &Inputs {
             policy: &compiled.policy,
             homedir_template,
@@ -280,8 +280,8 @@ fn homedirs(
         },
         &HostAccounts::from_system(),
     )
-    .map_err(StoreError::Homedirs)?;
-    Ok(Some((g.text, g.warnings)))
+    .map(Some)
+    .map_err(StoreError::Homedirs)
 }
 
 /// The external programs a build runs, started as soon as their inputs are staged and
