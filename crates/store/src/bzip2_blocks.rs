@@ -174,21 +174,27 @@ pub fn decode_parallel(raw: &[u8], threads: usize, limit: u64) -> Option<Vec<u8>
         .collect();
     let per_thread = pieces.len().div_ceil(threads.min(pieces.len()));
     let decoded: Vec<Option<Vec<Vec<u8>>>> = std::thread::scope(|s| {
+        // A thread that cannot be started leaves its part undecoded (`None`): the caller
+        // then decodes serially.
         let handles: Vec<_> = pieces
             .chunks(per_thread)
             .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|&(from, to, crc)| {
-                            decode_stream(&one_block_stream(raw, from, to, crc), limit + 1).ok()
-                        })
-                        .collect::<Option<Vec<_>>>()
-                })
+                std::thread::Builder::new()
+                    .name("bzip2-block".into())
+                    .spawn_scoped(s, move || {
+                        part.iter()
+                            .map(|&(from, to, crc)| {
+                                let stream = one_block_stream(raw, from, to, crc);
+                                decode_stream(&stream, limit + 1).ok()
+                            })
+                            .collect::<Option<Vec<_>>>()
+                    })
+                    .ok()
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().ok().flatten())
+            .map(|h| h.and_then(|h| h.join().ok().flatten()))
             .collect()
     });
     let mut out = Vec::new();

@@ -158,10 +158,15 @@ fn on_threads<T: Sync>(
     std::thread::scope(|s| {
         let handles: Vec<_> = items
             .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().try_for_each(op)))
+            .map(|part| {
+                std::thread::Builder::new()
+                    .name("staging-files".into())
+                    .spawn_scoped(s, move || part.iter().try_for_each(op))
+                    .map_err(|e| StoreError::Internal(format!("cannot start a file thread: {e}")))
+            })
             .collect();
         handles.into_iter().try_for_each(|h| {
-            h.join()
+            h?.join()
                 .map_err(|_| StoreError::Internal("a file thread panicked".into()))?
         })
     })
