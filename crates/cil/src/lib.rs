@@ -284,8 +284,14 @@ where
     I::IntoIter: Send,
     S: std::borrow::Borrow<Source>,
 {
-    let sources = sources.into_iter();
-    std::thread::scope(|s| {
+    // The files handed over, for the progress lines of a failure at `-v -v`.
+    let mut names = Vec::new();
+    let sources = sources.into_iter().inspect(|s| {
+        if let Ok(s) = s {
+            names.push(s.borrow().name.clone());
+        }
+    });
+    let compiled = std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("cil-compile".into())
             .stack_size(COMPILE_STACK)
@@ -301,7 +307,8 @@ where
                     status: 255,
                 })
             })
-    })
+    });
+    compiled.map_err(|e| progress::with_failure_lines(&names, opts, e))
 }
 
 /// The process's peak resident set (`VmHWM` of /proc/self/status), for the phase timings.

@@ -1,6 +1,7 @@
 //! What secilc prints around the compiler's own messages: the progress lines libsepol logs
 //! at `CIL_INFO` (secilc's `-v -v`) as `cil_compile` and `cil_build_policydb` reach each
-//! phase, and the line secilc adds when `cil_compile` fails.
+//! phase, and the line secilc adds when `cil_compile` fails. On a failure the progress lines
+//! up to the failing phase come first, as secilc prints them before the error.
 
 use crate::{CilError, Options};
 
@@ -42,6 +43,87 @@ pub(crate) fn success_lines(names: &[String], opts: &Options) -> Vec<String> {
     out
 }
 
+/// The libsepol phases whose start secilc reports at `-v -v`, in order; a failure is
+/// placed in one by the closing line libsepol logs for it.
+const PHASES: &[(&str, &[&str])] = &[
+    ("Building AST from Parse Tree", &["Failed to build AST"]),
+    ("Destroying Parse Tree", &[]),
+    ("Resolving AST", &["Failed to resolve AST"]),
+    ("Qualifying Names", &["Failed to qualify names"]),
+    ("Compile post process", &["Post process failed"]),
+    (
+        "Building policy binary",
+        &["Failed to generate binary", "Failed to build policydb"],
+    ),
+];
+
+/// `e` with the progress lines secilc prints at `-v -v` before a failure: one `Parsing`
+/// line per file handed to the compiler (`names`, the failing file included), then each
+/// phase's line up to the one that failed, known by the closing line its report ends
+/// with (a parse error: the `Parsing` lines only). A failure of the neverallow or bounds checks gets each check's line before its
+/// own reports (the checks all run, in order: neverallows, users, roles, types). A report
+/// whose phase is not known that way (one without libsepol's closing line) is left as it
+/// is. Below verbosity 2 nothing changes.
+pub(crate) fn with_failure_lines(names: &[String], opts: &Options, mut e: CilError) -> CilError {
+    if opts.verbose < 2 {
+        return e;
+    }
+    let has = |line: &str| e.messages.iter().any(|m| m == line);
+    let mut lines: Vec<String> = names.iter().map(|n| format!("Parsing {n}")).collect();
+    // A parse error (closed by libsepol's `Failure adding FILE`) follows its file's line.
+    if e.messages.iter().any(|m| m.starts_with("Failure adding ")) {
+        lines.append(&mut e.messages);
+        e.messages = lines;
+        return e;
+    }
+    let Some(failed) = PHASES
+        .iter()
+        .rposition(|(_, closing)| closing.iter().any(|c| has(c)))
+    else {
+        return e;
+    };
+    lines.extend(PHASES[..=failed].iter().map(|(start, _)| start.to_string()));
+    if failed == PHASES.len() - 1 && !opts.disable_neverallow {
+        insert_check_lines(&mut e.messages);
+    }
+    lines.append(&mut e.messages);
+    e.messages = lines;
+    e
+}
+
+/// Puts each check's progress line before its reports when `messages` (a failed binary
+/// build) holds check reports: neverallow reports first, then libsepol's user and role
+/// bounds reports, then the type bounds reports (`Child type … exceeds bounds …`), then
+/// the closing lines.
+fn insert_check_lines(messages: &mut Vec<String>) {
+    let first = |p: &str| messages.iter().position(|m| m.starts_with(p));
+    let is_check = messages
+        .iter()
+        .any(|m| m.starts_with("neverallow") && m.contains(" check failed at "))
+        || first("libsepol.bounds_check_").is_some()
+        || first("Child type ").is_some();
+    if !is_check {
+        return;
+    }
+    let close = first("Failed to generate binary").unwrap_or(messages.len());
+    let types = first("Child type ").unwrap_or(close).min(close);
+    let roles = first("libsepol.bounds_check_role")
+        .unwrap_or(types)
+        .min(types);
+    let users = first("libsepol.bounds_check_user")
+        .unwrap_or(roles)
+        .min(roles);
+    // From the back, so that the earlier positions stay valid.
+    for (at, line) in [
+        (types, "Checking Type Bounds"),
+        (roles, "Checking Role Bounds"),
+        (users, "Checking User Bounds"),
+        (0, "Checking Neverallows"),
+    ] {
+        messages.insert(at, line.to_string());
+    }
+}
+
 /// secilc's `Failed to compile cildb: RC` after a failure of `cil_compile` (building the
 /// AST, resolving, qualifying names), RC being libsepol's return code, which is also the
 /// exit status (`-1` → 255, `-2` → 254). Added once: passes that already end their report
@@ -77,6 +159,40 @@ mod tests {
         assert_eq!(all.last().map(String::as_str), Some("Checking Type Bounds"));
         o.disable_neverallow = true;
         assert_eq!(success_lines(&names, &o).len(), all.len() - 4);
+    }
+
+    #[test]
+    fn a_failure_gets_the_progress_lines_of_its_phase_at_two_v() {
+        let names = vec!["a.cil".to_string()];
+        let failed = |closing: &str| CilError {
+            messages: vec!["bad".into(), closing.into()],
+            status: 255,
+        };
+        let mut o = Options {
+            verbose: 2,
+            ..Options::default()
+        };
+        let e = with_failure_lines(&names, &o, failed("Failed to resolve AST"));
+        assert_eq!(
+            e.messages,
+            [
+                "Parsing a.cil",
+                "Building AST from Parse Tree",
+                "Destroying Parse Tree",
+                "Resolving AST",
+                "bad",
+                "Failed to resolve AST"
+            ]
+        );
+        let e = with_failure_lines(&names, &o, failed("Failed to build AST"));
+        assert_eq!(e.messages.len(), 4);
+        let e = with_failure_lines(&names, &o, failed("Failure adding a.cil"));
+        assert_eq!(e.messages, ["Parsing a.cil", "bad", "Failure adding a.cil"]);
+        let e = with_failure_lines(&names, &o, failed("no closing line"));
+        assert_eq!(e.messages, ["bad", "no closing line"], "phase unknown");
+        o.verbose = 1;
+        let e = with_failure_lines(&names, &o, failed("Failed to resolve AST"));
+        assert_eq!(e.messages.len(), 2);
     }
 
     #[test]

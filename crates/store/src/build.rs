@@ -7,7 +7,7 @@ use arbiter_cil::{CilError, Compiled, Options, Source};
 use crate::conf::{conf_path, SemanageConf};
 use crate::error::StoreError;
 use crate::fc::{parse_seusers, parse_users_extra, split_fc};
-use crate::homedirs::{genhomedircon, HostAccounts, Inputs};
+use crate::homedirs::{genhomedircon, Generated, HostAccounts, Inputs};
 use crate::install::{spawn_prog, Running, Staging};
 use crate::modules::{active_modules, check_cil, Module, ModulesChecksum};
 use crate::readahead::ReadAhead;
@@ -141,35 +141,29 @@ pub fn build_store(
     }
 
     progress("writing");
-    let written = arbiter_cil::write_policy(&compiled, &opts)?;
+    // The policy is written on a thread of its own while genhomedircon runs here: both
+    // only read the compiled policy, and `setfiles -c` can start only when both are done.
+    let (written, homedirs) = std::thread::scope(|s| {
+        let writer = std::thread::Builder::new()
+            .name("policy-writer".into())
+            .spawn_scoped(s, || arbiter_cil::write_policy(&compiled, &opts))
+            .map_err(|e| StoreError::Internal(format!("cannot start the policy writer: {e}")))?;
+        let homedirs = homedirs(&conf, &compiled, &homedir_template, &fc);
+        let written = writer
+            .join()
+            .map_err(|_| StoreError::Internal("the policy writer panicked".into()))?;
+        // The writer's error first, as when the two ran one after the other.
+        Ok::<_, StoreError>((written?, homedirs?))
+    })?;
     warnings.extend(written.warnings);
     let policy_bytes = written.bytes;
-
-    let homedirs = if conf.disable_genhomedircon {
+    if conf.disable_genhomedircon {
         warnings.push("WARNING: genhomedircon is disabled. See /etc/selinux/semanage.conf if you need to enable it.".into());
-        None
-    } else {
-        let seusers = parse_seusers(&String::from_utf8_lossy(&compiled.seusers))
-            .map_err(StoreError::Homedirs)?;
-        let extra = parse_users_extra(&String::from_utf8_lossy(&compiled.users_extra))
-            .map_err(StoreError::Homedirs)?;
-        let g = genhomedircon(
-            &Inputs {
-                policy: &compiled.policy,
-                homedir_template: &homedir_template,
-                // libsemanage's policy fcontext database: the store's file_contexts only.
-                file_contexts: &fc,
-                seusers: &seusers,
-                users_extra: &extra,
-                usepasswd: conf.usepasswd,
-                ignoredirs: conf.ignoredirs.as_deref(),
-            },
-            &HostAccounts::from_system(),
-        )
-        .map_err(StoreError::Homedirs)?;
+    }
+    let homedirs = homedirs.map(|g| {
         warnings.extend(g.warnings);
-        Some(g.text)
-    };
+        g.text
+    });
     if let Some(h) = &homedirs {
         let s = st.stage(&files.join("file_contexts.homedirs"), h, mode)?;
         progs.compile(&conf, s, files.join("file_contexts.homedirs.bin"))?;
@@ -247,6 +241,8 @@ pub fn build_store(
     st.stage(&etc.join("seusers"), &seusers, mode)?;
 
     progress("installing");
+    // Everything of ours is staged: it is flushed to disk while the programs finish.
+    st.start_sync()?;
     progs.finish(&mut st, mode)?;
     let written = st.commit()?;
     Ok(BuildReport {
@@ -254,6 +250,38 @@ pub fn build_store(
         written,
         warnings,
     })
+}
+
+/// genhomedircon's `file_contexts.homedirs` text and warnings, or `None` when
+/// semanage.conf disables it (the caller adds libsemanage's warning).
+fn homedirs(
+    conf: &SemanageConf,
+    compiled: &Compiled,
+    homedir_template: &[u8],
+    fc: &[u8],
+) -> Result<Option<Generated>, StoreError> {
+    if conf.disable_genhomedircon {
+        return Ok(None);
+    }
+    let seusers =
+        parse_seusers(&String::from_utf8_lossy(&compiled.seusers)).map_err(StoreError::Homedirs)?;
+    let extra = parse_users_extra(&String::from_utf8_lossy(&compiled.users_extra))
+        .map_err(StoreError::Homedirs)?;
+    genhomedircon(
+        &Inputs {
+            policy: &compiled.policy,
+            homedir_template,
+            // libsemanage's policy fcontext database: the store's file_contexts only.
+            file_contexts: fc,
+            seusers: &seusers,
+            users_extra: &extra,
+            usepasswd: conf.usepasswd,
+            ignoredirs: conf.ignoredirs.as_deref(),
+        },
+        &HostAccounts::from_system(),
+    )
+    .map(Some)
+    .map_err(StoreError::Homedirs)
 }
 
 /// The external programs a build runs, started as soon as their inputs are staged and
@@ -302,9 +330,10 @@ impl Programs {
 }
 
 /// How many decompressed modules may be held ahead of the compiler (decompressed or
-/// being decompressed, not yet parsed): enough to keep every reader busy, few enough that
-/// the texts in flight stay a few MB.
-const READ_AHEAD: usize = 6;
+/// being decompressed, not yet parsed): enough to keep every reader busy while one of
+/// them holds the largest module (claimed first, see `ReadAhead`), few enough that the
+/// texts in flight stay a few MB.
+const READ_AHEAD: usize = 12;
 
 /// At most this many reader threads (each decompresses one module at a time).
 const MAX_READERS: usize = 4;

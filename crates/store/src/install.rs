@@ -21,6 +21,9 @@ pub struct Staging {
     dirs: Vec<PathBuf>,
     /// Files to delete once the staged files are in place.
     removals: Vec<PathBuf>,
+    /// The flush started by [`Staging::start_sync`]: how many of `files` it covers, and
+    /// the thread doing it.
+    syncing: Option<(usize, std::thread::JoinHandle<Result<(), StoreError>>)>,
     committed: bool,
 }
 
@@ -73,32 +76,37 @@ impl Staging {
         Ok(())
     }
 
-    /// Flushes every staged file (ours and those the external programs wrote) to disk, so
-    /// that no rename can expose a file whose data is not there yet. The flushes run on a
-    /// few threads at once: the file system can then commit them together instead of one
-    /// journal commit after another.
-    fn sync_staged(&self) -> Result<(), StoreError> {
-        const SYNC_THREADS: usize = 4;
-        let chunk = self.files.len().div_ceil(SYNC_THREADS).max(1);
-        std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .files
-                .chunks(chunk)
-                .map(|part| {
-                    s.spawn(move || {
-                        part.iter().try_for_each(|(staged, _)| {
-                            fs::File::open(staged)
-                                .and_then(|f| f.sync_all())
-                                .map_err(|e| StoreError::io(staged, e))
-                        })
-                    })
-                })
-                .collect();
-            handles.into_iter().try_for_each(|h| {
-                h.join()
-                    .map_err(|_| StoreError::Internal("a file sync thread panicked".into()))?
-            })
-        })
+    /// Starts flushing the files staged so far to disk on a thread of its own, so that the
+    /// flush overlaps with what the caller still waits for (the external programs);
+    /// [`Staging::commit`] waits for it and flushes the files staged after.
+    pub fn start_sync(&mut self) -> Result<(), StoreError> {
+        if self.syncing.is_some() {
+            return Ok(());
+        }
+        let files: Vec<PathBuf> = self.files.iter().map(|(s, _)| s.clone()).collect();
+        let count = files.len();
+        let handle = std::thread::Builder::new()
+            .name("staging-sync".into())
+            .spawn(move || sync_files(&files))
+            .map_err(|e| StoreError::Internal(format!("cannot start a file sync thread: {e}")))?;
+        self.syncing = Some((count, handle));
+        Ok(())
+    }
+
+    /// Waits for the flush [`Staging::start_sync`] started (if any) and flushes every file
+    /// staged after it, so that no rename can expose a file whose data is not there yet.
+    fn sync_staged(&mut self) -> Result<(), StoreError> {
+        let done = match self.syncing.take() {
+            Some((count, handle)) => {
+                handle
+                    .join()
+                    .map_err(|_| StoreError::Internal("a file sync thread panicked".into()))??;
+                count
+            }
+            None => 0,
+        };
+        let rest: Vec<PathBuf> = self.files[done..].iter().map(|(s, _)| s.clone()).collect();
+        sync_files(&rest)
     }
 
     /// Deletes `path` (if it exists) when the set is committed.
@@ -107,7 +115,8 @@ impl Staging {
     }
 
     /// Renames every staged file over its destination, in staging order, then performs the
-    /// removals.
+    /// removals. (Renaming on several threads was tried: each rename over an existing file
+    /// frees the old one's blocks, and concurrent renames only slowed each other down.)
     pub fn commit(mut self) -> Result<Vec<PathBuf>, StoreError> {
         self.sync_staged()?;
         let mut done = Vec::new();
@@ -127,8 +136,48 @@ impl Staging {
     }
 }
 
+/// Flushes `files` to disk on a few threads at once: the file system can then commit them
+/// together instead of one journal commit after another.
+fn sync_files(files: &[PathBuf]) -> Result<(), StoreError> {
+    on_threads(files, |staged| {
+        fs::File::open(staged)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| StoreError::io(staged, e))
+    })
+}
+
+/// Runs `op` on every item, the items split in order among up to four threads (each
+/// stops at its first failure); the error is the failure of the earliest failing chunk.
+fn on_threads<T: Sync>(
+    items: &[T],
+    op: impl Fn(&T) -> Result<(), StoreError> + Sync,
+) -> Result<(), StoreError> {
+    const THREADS: usize = 4;
+    let chunk = items.len().div_ceil(THREADS).max(1);
+    let op = &op;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| {
+                std::thread::Builder::new()
+                    .name("staging-files".into())
+                    .spawn_scoped(s, move || part.iter().try_for_each(op))
+                    .map_err(|e| StoreError::Internal(format!("cannot start a file thread: {e}")))
+            })
+            .collect();
+        handles.into_iter().try_for_each(|h| {
+            h?.join()
+                .map_err(|_| StoreError::Internal("a file thread panicked".into()))?
+        })
+    })
+}
+
 impl Drop for Staging {
     fn drop(&mut self) {
+        // A flush still running is waited for, so that it does not race the removals.
+        if let Some((_, handle)) = self.syncing.take() {
+            let _ = handle.join();
+        }
         if !self.committed {
             for (staged, _) in &self.files {
                 let _ = fs::remove_file(staged);
@@ -247,6 +296,30 @@ mod tests {
         s.stage(&dest, b"new", 0o600).unwrap();
         s.commit().unwrap();
         assert_eq!(fs::read(&dest).unwrap(), b"new");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn files_staged_after_an_early_sync_are_installed_too() {
+        let dir = std::env::temp_dir().join(format!("arbiter-store-sync-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a"), dir.join("b"));
+        let mut s = Staging::default();
+        s.stage(&a, b"first", 0o600).unwrap();
+        s.start_sync().unwrap();
+        s.stage(&b, b"second", 0o644).unwrap();
+        assert!(!a.exists(), "nothing installed before commit");
+        assert_eq!(s.commit().unwrap(), [a.clone(), b.clone()]);
+        assert_eq!(fs::read(&a).unwrap(), b"first");
+        assert_eq!(fs::read(&b).unwrap(), b"second");
+        // A set dropped while its flush runs installs nothing and leaves no staging.
+        let mut s = Staging::default();
+        s.stage(&a, b"never", 0o600).unwrap();
+        s.start_sync().unwrap();
+        drop(s);
+        assert_eq!(fs::read(&a).unwrap(), b"first");
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 2);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 mod build;
+mod bzip2_blocks;
 mod conf;
 mod error;
 mod fc;

@@ -126,9 +126,14 @@ pub fn active_modules(modules_dir: &Path) -> Result<Vec<Module>, StoreError> {
     Ok(chosen)
 }
 
-/// The most a module's CIL may decompress to (Debian's largest, base, is 4 MB): a bound
+/// The most a module's CIL may decompress to (Debian's largest, base, is 5 MB): a bound
 /// against bzip2 bombs, far above any real module.
 pub const MAX_MODULE_BYTES: u64 = 1 << 30;
+
+/// Compressed files at least this large are decoded block-parallel (see `bzip2_blocks`):
+/// below it a file is most likely one block (a block holds up to 900 kB of text, which
+/// CIL compresses about tenfold), and scanning it for block boundaries would be wasted.
+const PARALLEL_MIN_BYTES: usize = 64 * 1024;
 
 /// The bytes of a module file, bzip2-decompressed when they start with `BZh` (as
 /// libsemanage's `map_compressed_file`). A damaged bzip2 stream is an error here, where
@@ -137,6 +142,12 @@ pub fn read_maybe_bzip2(path: &Path) -> Result<Vec<u8>, StoreError> {
     let raw = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
     if !raw.starts_with(b"BZh") {
         return Ok(raw);
+    }
+    if raw.len() >= PARALLEL_MIN_BYTES {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if let Some(text) = crate::bzip2_blocks::decode_parallel(&raw, threads, MAX_MODULE_BYTES) {
+            return Ok(text);
+        }
     }
     let mut out = Vec::with_capacity(raw.len() * 8);
     bzip2::read::BzDecoder::new(&raw[..])
