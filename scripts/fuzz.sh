@@ -25,6 +25,8 @@
 #                  the checks' options) against policies/bin/default.33; an accepted
 #                  checker configuration must also run.
 #   semanage_conf  the module store's semanage.conf.
+#   store_bzip2    block-parallel bzip2 decoding of large modules on damaged streams, held
+#                  against the serial decoder (equal text whenever it accepts).
 #   cil_compile, batch_lines  (see their files in fuzz/fuzz_targets/)
 #
 # Works on a stable toolchain: RUSTC_BOOTSTRAP=1 lets stable rustc and cargo accept the -Z
@@ -98,11 +100,22 @@ for target in "${targets[@]}"; do
             extra=(-max_len=4096)
             corpora=(fuzz/corpus/landlock_config fuzz/seeds/landlock_config)
             ;;
+        cil_compile | batch_lines | search_regex | analysis_config | semanage_conf)
+            extra=(-max_len=8192)
+            corpora=(fuzz/corpus/$target)
+            ;;
+        store_bzip2)
+            # Each input becomes a 250 kB text compressed into 100 kB blocks: the input is
+            # only its seed and the steering of the damage.
+            extra=(-max_len=256)
+            corpora=(fuzz/corpus/$target)
+            ;;
         *)
             echo "fuzz.sh: unknown target $target (known: ${all_targets[*]})" >&2
             exit 2
             ;;
     esac
+    mkdir -p "fuzz/corpus/$target"
     echo "== fuzzing $target for ${seconds}s"
     touch "$stamp"
     rc=0

@@ -10,12 +10,14 @@
 //! every existing file as it was. [`build_store`] runs it all.
 //!
 //! The modules are private: what a caller needs is re-exported here, and [`homedirs`]
-//! (`genhomedircon`'s inputs and passwd/group readers) stays a namespace of its own.
+//! (`genhomedircon`'s inputs and passwd/group readers) and [`bzip2_blocks`] (block-parallel
+//! decoding of a large module, public so the fuzzer can hold it against the serial decoder)
+//! stay namespaces of their own.
 
 #![forbid(unsafe_code)]
 
 mod build;
-mod bzip2_blocks;
+pub mod bzip2_blocks;
 mod conf;
 mod error;
 mod fc;
