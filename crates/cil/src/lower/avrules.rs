@@ -127,6 +127,8 @@ pub(super) fn too_many(_: avindex::TooManyRules) -> Fail {
 
 pub(super) type UnTab<'x> = (&'x mut Vec<AvtabEntry>, &'x mut AvIndex);
 
+/// Lowers an av rule statement into the unconditional table (`uncond`) or a branch of
+/// a conditional node (`cond`).
 pub(super) fn av_rule(
     l: &mut L<'_>,
     s: u32,
@@ -140,10 +142,46 @@ pub(super) fn av_rule(
     let a = l.args(s);
     let src = l.tref(a[1])?;
     let tgt = l.tref(a[2])?;
+    let kind = kind_bits(st.kw);
+    let mut to = match (uncond, cond) {
+        (Some(u), _) => Into::Table(u),
+        (None, Some((cb, br))) => Into::List(if br {
+            &mut cb.true_list
+        } else {
+            &mut cb.false_list
+        }),
+        (None, None) => return Ok(()),
+    };
+    // Most statements (a macro's rule at each call) name one type or kept attribute on
+    // each side and one permission list already resolved: one key, no buffers.
+    if let Some((ci, bits)) = l.classperms_cached(a[3]) {
+        let one = |l: &mut L<'_>, r: TRef| -> Result<Option<u32>, Fail> {
+            Ok(match r {
+                TRef::Type(i) => Some(l.type_val[i as usize]),
+                TRef::Attr(x) if l.attr_kept_whole(x)? => Some(l.attr_val[x as usize]),
+                _ => None,
+            })
+        };
+        let sv = match (src, tgt) {
+            // With `self`, an attribute source is expanded whether kept or not.
+            (TRef::Type(i), TRef::SelfT) => Some(l.type_val[i as usize]),
+            (_, TRef::SelfT) => None,
+            _ => one(l, src)?,
+        };
+        let tv = match tgt {
+            TRef::SelfT => sv,
+            _ => one(l, tgt)?,
+        };
+        if let (Some(sv), Some(tv)) = (sv, tv) {
+            if bits != 0 {
+                enter(&mut to, rule_key(sv, tv, ci, kind), bits)?;
+            }
+            return Ok(());
+        }
+    }
     let mut cps = std::mem::take(&mut l.cp_buf);
     cps.clear();
     l.classperms_into(a[3], 0, &mut cps)?;
-    let kind = kind_bits(st.kw);
     let mut srcs = std::mem::take(&mut l.src_buf);
     let mut tgts = std::mem::take(&mut l.tgt_buf);
     let selfy = tgt == TRef::SelfT;
@@ -154,8 +192,6 @@ pub(super) fn av_rule(
         l.expand_av_into(src, &mut srcs)?;
         l.expand_av_into(tgt, &mut tgts)?;
     }
-    let mut uncond = uncond;
-    let mut cond = cond;
     for &sv in &srcs {
         let tl: &[u32] = if selfy {
             std::slice::from_ref(&sv)
@@ -164,45 +200,8 @@ pub(super) fn av_rule(
         };
         for &tv in tl {
             for &(ci, bits) in &cps {
-                if bits == 0 {
-                    continue;
-                }
-                let key = AvtabKey {
-                    source: TypeId::new(sv as u16).expect("type"),
-                    target: TypeId::new(tv as u16).expect("type"),
-                    class: ClassId::new(ci as u16 + 1).expect("class"),
-                    kind,
-                };
-                let data = if kind == AvtabKind::AuditDeny {
-                    !bits
-                } else {
-                    bits
-                };
-                if let Some((tab, idx)) = uncond.as_mut() {
-                    // One probe of the index whether the key is new or not.
-                    let entry = AvtabEntry {
-                        key,
-                        datum: AvtabDatum::Perms(data),
-                    };
-                    if let Some(i) = idx.find_or_append(tab, entry).map_err(too_many)? {
-                        if let AvtabDatum::Perms(p) = &mut tab[i as usize].datum {
-                            if kind == AvtabKind::AuditDeny {
-                                *p &= data
-                            } else {
-                                *p |= data
-                            }
-                        }
-                    }
-                } else if let Some((cb, br)) = cond.as_mut() {
-                    let list = if *br {
-                        &mut cb.true_list
-                    } else {
-                        &mut cb.false_list
-                    };
-                    list.push(AvtabEntry {
-                        key,
-                        datum: AvtabDatum::Perms(data),
-                    });
+                if bits != 0 {
+                    enter(&mut to, rule_key(sv, tv, ci, kind), bits)?;
                 }
             }
         }
@@ -210,5 +209,49 @@ pub(super) fn av_rule(
     l.cp_buf = cps;
     l.src_buf = srcs;
     l.tgt_buf = tgts;
+    Ok(())
+}
+
+/// Where an av rule's keys go: the unconditional table (merged by key) or a
+/// conditional branch's list (merged later, as libsepol does).
+enum Into<'x> {
+    Table(UnTab<'x>),
+    List(&'x mut Vec<AvtabEntry>),
+}
+
+fn rule_key(sv: u32, tv: u32, ci: u32, kind: AvtabKind) -> AvtabKey {
+    AvtabKey {
+        source: TypeId::new(sv as u16).expect("type"),
+        target: TypeId::new(tv as u16).expect("type"),
+        class: ClassId::new(ci as u16 + 1).expect("class"),
+        kind,
+    }
+}
+
+/// Enters one key with permission bits `bits` (dontaudit stores the complement, and
+/// merges by intersection).
+#[inline]
+fn enter(to: &mut Into<'_>, key: AvtabKey, bits: u32) -> Result<(), Fail> {
+    let deny = key.kind == AvtabKind::AuditDeny;
+    let data = if deny { !bits } else { bits };
+    let entry = AvtabEntry {
+        key,
+        datum: AvtabDatum::Perms(data),
+    };
+    match to {
+        Into::Table((tab, idx)) => {
+            // One probe of the index whether the key is new or not.
+            if let Some(i) = idx.find_or_append(tab, entry).map_err(too_many)? {
+                if let AvtabDatum::Perms(p) = &mut tab[i as usize].datum {
+                    if deny {
+                        *p &= data
+                    } else {
+                        *p |= data
+                    }
+                }
+            }
+        }
+        Into::List(list) => list.push(entry),
+    }
     Ok(())
 }

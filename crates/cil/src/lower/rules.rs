@@ -59,6 +59,8 @@ pub(super) fn lower_all(
             _ => {}
         }
     }
+    // Freed before assembly, where the build's memory peaks.
+    drop(std::mem::take(&mut l.perm_cache));
     Ok(())
 }
 

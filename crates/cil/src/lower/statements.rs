@@ -82,7 +82,9 @@ fn symbol_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fail> {
             p.policycaps.push(cap);
         }
         Kw::SensitivityAlias | Kw::CategoryAlias => {
-            let d = p.decl_of_stmt[&s];
+            let d = p
+                .decl_of(s)
+                .ok_or_else(|| err(format!("Alias declared nowhere at {}", l.here(s))))?;
             let act = *l.alias_actual.get(&d).ok_or_else(|| {
                 err(format!(
                     "Alias {} was not bound at {}",
