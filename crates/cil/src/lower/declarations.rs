@@ -32,7 +32,9 @@ pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
     let mut sens_orders = vec![];
     let mut cat_orders = vec![];
     let mut unordered: Vec<u32> = vec![];
-    for &s in &l.live.clone() {
+    // By index: a copy of the 300,000 live statements stayed resident once freed.
+    for i in 0..l.live.len() {
+        let s = l.live[i];
         let st = ast.stmts[s as usize];
         let a = l.args(s);
         while by_stmt.get(next).is_some_and(|&(st, _)| st < s) {

@@ -7,21 +7,23 @@
 //! back in one vector rather than one allocation each, so the cache adds little to the
 //! build's resident memory.
 
-use crate::intern::FxHashMap;
-
 /// Resolved permission lists (see the module comment). Only successful resolutions are
 /// entered: a bad list is resolved again, to report its error where it occurs.
 #[derive(Default)]
 pub(super) struct PermListCache {
-    /// Hash of the key → position in `entries`. Two keys with one hash: the later one is
-    /// not cached (it is resolved the slow way each time, still correctly).
-    index: FxHashMap<u64, u32>,
+    /// Open addressing by the key's hash, linear probing: a slot is an entry's position
+    /// + 1 (0 empty). A few thousand distinct lists: a table of our own, probed with a
+    /// shift and a compare, costs a third of a general map's lookup.
+    slots: Vec<u32>,
+    /// 64 - log2(slots.len()): a hash's home slot is its top bits.
+    shift: u32,
     /// The keys' atoms, back to back.
     atoms: Vec<u32>,
     entries: Vec<Entry>,
 }
 
 struct Entry {
+    hash: u64,
     /// The key's atoms: `atoms[start..start + len]`.
     start: u32,
     len: u32,
@@ -31,6 +33,7 @@ struct Entry {
 
 /// The key of `(class (names...))`: the class atom, then the names' atoms; `None` when a
 /// name is a nested list (an expression, resolved without the cache).
+#[inline]
 pub(super) fn key_hash(class: u32, names: &[u32], is_atom: impl Fn(u32) -> bool) -> Option<u64> {
     let mut h = mix(0x243F_6A88_85A3_08D3, class);
     for &x in names {
@@ -42,37 +45,80 @@ pub(super) fn key_hash(class: u32, names: &[u32], is_atom: impl Fn(u32) -> bool)
     Some(mix(h, names.len() as u32))
 }
 
+#[inline]
 fn mix(h: u64, x: u32) -> u64 {
     (h.rotate_left(5) ^ u64::from(x)).wrapping_mul(0x517C_C1B7_2722_0A95)
 }
 
 impl PermListCache {
-    /// The (class position, bits) of the list with key `class` + `names` and hash `h`.
-    pub(super) fn get(&self, h: u64, class: u32, names: &[u32]) -> Option<(u32, u32)> {
-        let e = &self.entries[*self.index.get(&h)? as usize];
-        let key = &self.atoms[e.start as usize..(e.start + e.len) as usize];
-        (key[0] == class && key[1..] == *names).then_some((e.class, e.bits))
+    /// The first slot to probe for hash `h` (its high bits: the multiply mixes upward).
+    fn home(&self, h: u64) -> usize {
+        (h >> self.shift) as usize
     }
 
-    /// Enters a resolved list (nothing when its hash is taken by another key).
+    /// The (class position, bits) of the list with key `class` + `names` and hash `h`.
+    #[inline]
+    pub(super) fn get(&self, h: u64, class: u32, names: &[u32]) -> Option<(u32, u32)> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(h);
+        loop {
+            let e = &self.entries[self.slots[i].checked_sub(1)? as usize];
+            if e.hash == h && e.len as usize == names.len() + 1 {
+                // Compared atom by atom: lists are short, and a `memcmp` call cost more.
+                let key = &self.atoms[e.start as usize..][..names.len() + 1];
+                if key[0] == class && key[1..].iter().zip(names).all(|(a, b)| a == b) {
+                    return Some((e.class, e.bits));
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Enters a resolved list not in the cache (a list past 32-bit positions is not
+    /// cached).
     pub(super) fn insert(&mut self, h: u64, class: u32, names: &[u32], value: (u32, u32)) {
         let (Ok(start), Ok(len), Ok(pos)) = (
             u32::try_from(self.atoms.len()),
             u32::try_from(names.len() + 1),
-            u32::try_from(self.entries.len()),
+            u32::try_from(self.entries.len() + 1),
         ) else {
             return;
         };
-        if let std::collections::hash_map::Entry::Vacant(v) = self.index.entry(h) {
-            v.insert(pos);
-            self.atoms.push(class);
-            self.atoms.extend_from_slice(names);
-            self.entries.push(Entry {
-                start,
-                len,
-                class: value.0,
-                bits: value.1,
-            });
+        if (self.entries.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(h);
+        while self.slots[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = pos;
+        self.atoms.push(class);
+        self.atoms.extend_from_slice(names);
+        self.entries.push(Entry {
+            hash: h,
+            start,
+            len,
+            class: value.0,
+            bits: value.1,
+        });
+    }
+
+    /// Doubles the slots (at most half are used) and enters every entry again.
+    fn grow(&mut self) {
+        let n = (self.slots.len() * 2).max(1024);
+        self.slots = vec![0; n];
+        self.shift = 64 - n.trailing_zeros();
+        let mask = n - 1;
+        for (p, e) in self.entries.iter().enumerate() {
+            let mut i = (e.hash >> self.shift) as usize;
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = p as u32 + 1;
         }
     }
 }
@@ -89,6 +135,15 @@ mod tests {
         assert_eq!(c.get(h, 7, &[1, 2]), None);
         c.insert(h, 7, &[1, 2], (3, 0b110));
         assert_eq!(c.get(h, 7, &[1, 2]), Some((3, 0b110)));
+        // Many entries: the table grows and still finds each one.
+        for x in 10..3000u32 {
+            let hx = key_hash(7, &[x], atom).unwrap();
+            c.insert(hx, 7, &[x], (1, x));
+        }
+        for x in 10..3000u32 {
+            let hx = key_hash(7, &[x], atom).unwrap();
+            assert_eq!(c.get(hx, 7, &[x]), Some((1, x)));
+        }
         // The same hash asked with other atoms (a collision) is a miss, not a wrong hit.
         assert_eq!(c.get(h, 7, &[2, 1]), None);
         assert_eq!(c.get(h, 8, &[1, 2]), None);
