@@ -11,9 +11,9 @@
 /// entered: a bad list is resolved again, to report its error where it occurs.
 #[derive(Default)]
 pub(super) struct PermListCache {
-    /// Open addressing by the key's hash, linear probing: a slot is an entry's position
-    /// + 1 (0 empty). A few thousand distinct lists: a table of our own, probed with a
-    /// shift and a compare, costs a third of a general map's lookup.
+    /// Open addressing by the key's hash, linear probing: a slot holds an entry's
+    /// position plus one (0 empty). The entry keeps its full hash, so a probe compares
+    /// atoms only on a likely hit.
     slots: Vec<u32>,
     /// 64 - log2(slots.len()): a hash's home slot is its top bits.
     shift: u32,
