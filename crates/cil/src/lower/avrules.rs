@@ -189,8 +189,8 @@ pub(super) fn av_rule(
     let tgt = l.tref(a[2])?;
     let kind = kind_bits(st.kw);
     let mut to = match (uncond, cond) {
-        (Some(u), _) => Into::Table(u),
-        (None, Some((cb, br))) => Into::List(if br {
+        (Some(u), _) => RuleDest::Table(u),
+        (None, Some((cb, br))) => RuleDest::List(if br {
             &mut cb.true_list
         } else {
             &mut cb.false_list
@@ -259,7 +259,7 @@ pub(super) fn av_rule(
 
 /// Where an av rule's keys go: the unconditional table (merged by key) or a
 /// conditional branch's list (merged later, as libsepol does).
-enum Into<'x> {
+enum RuleDest<'x> {
     Table(UnTab<'x>),
     List(&'x mut Vec<AvtabEntry>),
 }
@@ -276,7 +276,7 @@ fn rule_key(sv: u32, tv: u32, ci: u32, kind: AvtabKind) -> AvtabKey {
 /// Enters one key with permission bits `bits` (dontaudit stores the complement, and
 /// merges by intersection).
 #[inline]
-fn enter(to: &mut Into<'_>, key: AvtabKey, bits: u32) -> Result<(), Fail> {
+fn enter(to: &mut RuleDest<'_>, key: AvtabKey, bits: u32) -> Result<(), Fail> {
     let deny = key.kind == AvtabKind::AuditDeny;
     let data = if deny { !bits } else { bits };
     let entry = AvtabEntry {
@@ -284,7 +284,7 @@ fn enter(to: &mut Into<'_>, key: AvtabKey, bits: u32) -> Result<(), Fail> {
         datum: AvtabDatum::Perms(data),
     };
     match to {
-        Into::Table((tab, idx)) => {
+        RuleDest::Table((tab, idx)) => {
             // One probe of the index whether the key is new or not.
             if let Some(i) = idx.find_or_append(tab, entry).map_err(too_many)? {
                 if let AvtabDatum::Perms(p) = &mut tab[i as usize].datum {
@@ -296,7 +296,7 @@ fn enter(to: &mut Into<'_>, key: AvtabKey, bits: u32) -> Result<(), Fail> {
                 }
             }
         }
-        Into::List(list) => list.push(entry),
+        RuleDest::List(list) => list.push(entry),
     }
     Ok(())
 }
