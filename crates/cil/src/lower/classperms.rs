@@ -16,6 +16,19 @@ impl<'a> L<'a> {
         Ok(out)
     }
 
+    /// The (class position, bits) of `(class (name ...))` when that list was resolved
+    /// before ([`permcache`]), else `None` (any other form, or a first occurrence).
+    #[inline]
+    pub(super) fn classperms_cached(&self, n: u32) -> Option<(u32, u32)> {
+        let k = self.t.kids(n);
+        let (&[class, names], true) = (k, self.t.is_list(n)) else {
+            return None;
+        };
+        let names = self.t.kids(names);
+        let h = permcache::key_hash(class, names, |x| !self.t.is_list(x))?;
+        self.perm_cache.get(h, class, names)
+    }
+
     /// Expands class permissions: `(class (perms))`, a `classpermission` name (its sets in
     /// order), or `(classmap (mapperms))` (each map permission's mappings in order).
     pub(super) fn classperms_into(
@@ -37,6 +50,17 @@ impl<'a> L<'a> {
         let k = self.t.kids(n);
         if k.len() != 2 {
             return Err(err("Invalid class permissions".into()));
+        }
+        // A list of names seen before (the common case): its resolved value.
+        let key = match self.t.is_list(k[1]) {
+            true => permcache::key_hash(k[0], self.t.kids(k[1]), |x| !self.t.is_list(x)),
+            false => None,
+        };
+        if let Some(h) = key {
+            if let Some(v) = self.perm_cache.get(h, k[0], self.t.kids(k[1])) {
+                out.push(v);
+                return Ok(());
+            }
         }
         let cd = self.look(Ns::Classes, k[0])?;
         if self.kind(cd) == DeclKind::ClassMap {
@@ -61,6 +85,10 @@ impl<'a> L<'a> {
         }
         let ci = self.dint[cd as usize];
         let bits = self.perm_expr(cd, ci, k[1])?;
+        if let Some(h) = key {
+            self.perm_cache
+                .insert(h, k[0], self.t.kids(k[1]), (ci, bits));
+        }
         out.push((ci, bits));
         Ok(())
     }

@@ -19,19 +19,33 @@ pub(super) struct Orders {
 /// alias bindings.
 pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
     let (t, ast) = (l.t, l.ast);
-    // Declarations in walk order; decl ids of live declaring statements.
-    for (d, decl) in ast.decls.iter().enumerate() {
-        p.decl_of_stmt.insert(decl.stmt, d as u32);
-    }
+    // Declarations by statement, walked alongside the live statements (both ascending),
+    // where a map probed for each of the 300,000 statements cost 40 instructions each. A
+    // statement declaring more than once keeps its last declaration.
+    let mut by_stmt: Vec<(u32, u32)> = (ast.decls.iter().enumerate())
+        .map(|(d, decl)| (decl.stmt, d as u32))
+        .collect();
+    by_stmt.sort_unstable();
+    let mut next = 0;
     let mut class_orders = vec![];
     let mut sid_orders = vec![];
     let mut sens_orders = vec![];
     let mut cat_orders = vec![];
     let mut unordered: Vec<u32> = vec![];
-    for &s in &l.live.clone() {
+    // By index: a copy of the 300,000 live statements stayed resident once freed.
+    for i in 0..l.live.len() {
+        let s = l.live[i];
         let st = ast.stmts[s as usize];
         let a = l.args(s);
-        if let Some(&d) = p.decl_of_stmt.get(&s) {
+        while by_stmt.get(next).is_some_and(|&(st, _)| st < s) {
+            next += 1;
+        }
+        let mut declared = None;
+        while let Some(&(_, d)) = by_stmt.get(next).filter(|&&(st, _)| st == s) {
+            declared = Some(d);
+            next += 1;
+        }
+        if let Some(d) = declared {
             p.live_decls.push((s, d));
             let list = match ast.decls[d as usize].kind {
                 DeclKind::Type => Some(&mut l.types),

@@ -36,6 +36,7 @@ mod mls;
 mod names;
 mod orders;
 mod parts;
+mod permcache;
 mod rules;
 mod sets;
 mod statements;
@@ -156,6 +157,8 @@ struct L<'a> {
     src_buf: Vec<u32>,
     tgt_buf: Vec<u32>,
     map_sets: FxHashMap<(u32, Sym), Vec<u32>>,
+    /// Permission lists resolved so far, by their text (rule statements repeat them).
+    perm_cache: permcache::PermListCache,
     /// How many attribute evaluations are open (bounded: attribute chains are as long as
     /// the input makes them, and evaluation recurses).
     attr_depth: u32,
@@ -305,6 +308,7 @@ impl<'a> L<'a> {
             src_buf: vec![],
             tgt_buf: vec![],
             map_sets: FxHashMap::default(),
+            perm_cache: Default::default(),
             attr_depth: 0,
             cur_stmt: std::cell::Cell::new(0),
             ctx_log: std::cell::RefCell::new(vec![]),

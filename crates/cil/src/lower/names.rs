@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The mark of an attribute in [`L::tref_memo`] (a type is stored as its index + 1).
+const TREF_ATTR: u32 = 1 << 31;
+
 impl<'a> L<'a> {
     pub(super) fn here(&self, s: u32) -> String {
         let st = self.ast.stmts[s as usize];
@@ -62,17 +65,28 @@ impl<'a> L<'a> {
         self.int.str(self.ast.decls[d as usize].name).into_owned()
     }
 
+    /// A name in the types namespace, resolved: from the memo when it was looked up
+    /// before (inlined: every rule statement asks twice), else [`L::tref_first`].
+    #[inline]
     pub(super) fn tref(&self, n: u32) -> Result<TRef, Fail> {
+        if let Some(v) = self.t.sym(n).and_then(|s| self.tref_memo.get(s as usize)) {
+            match v.get() {
+                0 => {}
+                v if v & TREF_ATTR != 0 => return Ok(TRef::Attr(v & !TREF_ATTR)),
+                v => return Ok(TRef::Type(v - 1)),
+            }
+        }
+        self.tref_first(n)
+    }
+
+    /// [`L::tref`] of a name not in the memo (`self` never is): looked up and memoised.
+    #[inline(never)]
+    fn tref_first(&self, n: u32) -> Result<TRef, Fail> {
         if self.t.sym(n) == Some(Kw::SelfKw.sym()) {
             return Ok(TRef::SelfT);
         }
-        const ATTR: u32 = 1 << 31;
+        const ATTR: u32 = TREF_ATTR;
         let memo = self.t.sym(n).and_then(|s| self.tref_memo.get(s as usize));
-        match memo.map(|m| m.get()) {
-            Some(0) | None => {}
-            Some(v) if v & ATTR != 0 => return Ok(TRef::Attr(v & !ATTR)),
-            Some(v) => return Ok(TRef::Type(v - 1)),
-        }
         let r = self.tref_lookup(n)?;
         if let Some(m) = memo {
             match r {

@@ -8,11 +8,9 @@ use super::*;
 /// what earlier ones left here and in [`L`] (the name tables and values).
 #[derive(Default)]
 pub(super) struct Parts {
-    /// Per declaring statement: its declaration.
-    pub(super) decl_of_stmt: FxHashMap<u32, u32>,
-    /// (statement, declaration) of every live declaring statement, in walk order: the
-    /// later walks over declarations read this instead of probing `decl_of_stmt` for
-    /// each of the 300,000 statements of a distribution policy.
+    /// (statement, declaration) of every live declaring statement, in walk order (so by
+    /// statement): the later walks over declarations read this instead of probing a map
+    /// for each of the 300,000 statements of a distribution policy.
     pub(super) live_decls: Vec<(u32, u32)>,
     /// `(mls ...)` and `(handleunknown ...)` as written (options override them).
     pub(super) mls_stmt: Option<bool>,
@@ -80,6 +78,15 @@ pub(super) struct Parts {
 }
 
 impl Parts {
+    /// The declaration of live statement `s`, if it declares one.
+    pub(super) fn decl_of(&self, s: u32) -> Option<u32> {
+        let i = self
+            .live_decls
+            .binary_search_by_key(&s, |&(st, _)| st)
+            .ok()?;
+        Some(self.live_decls[i].1)
+    }
+
     /// Sizes the unconditional avtab and its index up front (see the comment inside).
     pub(super) fn reserve_rule_tables(&mut self, ast: &Ast) {
         // `avtab` and its index (rule key -> entry, u32 to keep the index small: it is the

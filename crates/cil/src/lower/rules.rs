@@ -26,9 +26,10 @@ pub(super) fn lower_all(
     cond_rules: &FxHashMap<(u32, u32), Vec<u32>>,
 ) -> Result<(), Fail> {
     let (ast, opts) = (l.ast, l.opts);
-    for &s in &l.live.clone() {
+    // By index: a copy of the 300,000 live statements stayed resident once freed.
+    for i in 0..l.live.len() {
+        let s = l.live[i];
         let st = ast.stmts[s as usize];
-        let a = l.args(s);
         match st.kw {
             Kw::TunableIf if !opts.preserve_tunables => {}
             Kw::BooleanIf | Kw::TunableIf => booleanif(l, p, s, cond_rules)?,
@@ -45,6 +46,7 @@ pub(super) fn lower_all(
                 av_rule(l, s, Some((&mut p.avtab, &mut p.avindex)), None)?;
             }
             Kw::RoleAllow => {
+                let a = l.args(s);
                 let ra = l.role_vals(a[1])?;
                 let rb = l.role_vals(a[2])?;
                 for &x in &ra {
@@ -59,6 +61,8 @@ pub(super) fn lower_all(
             _ => {}
         }
     }
+    // Freed before assembly, where the build's memory peaks.
+    drop(std::mem::take(&mut l.perm_cache));
     Ok(())
 }
 

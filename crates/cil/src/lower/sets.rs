@@ -315,12 +315,19 @@ impl<'a> L<'a> {
         Ok(())
     }
 
+    /// Whether an av rule keeps attribute `a` as one value rather than expanding it: kept
+    /// in the policy, and with at least -X members (`__cil_should_expand_attribute`).
+    #[inline]
+    pub(super) fn attr_kept_whole(&mut self, a: u32) -> Result<bool, Fail> {
+        Ok(self.attr_val[a as usize] != 0 && self.member_count(a)? >= self.opts.expand_size)
+    }
+
     /// [`Self::expand_av`] into a reused buffer.
     pub(super) fn expand_av_into(&mut self, r: TRef, out: &mut Vec<u32>) -> Result<(), Fail> {
         if let TRef::Attr(a) = r {
             // A kept attribute with fewer members than -X is still expanded
             // (`__cil_should_expand_attribute`): an empty one gives no rule at all.
-            if self.attr_val[a as usize] != 0 && self.member_count(a)? >= self.opts.expand_size {
+            if self.attr_kept_whole(a)? {
                 out.clear();
                 out.push(self.attr_val[a as usize]);
                 return Ok(());
