@@ -24,6 +24,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 use std::io::BufReader;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -68,6 +69,8 @@ enum Origin {
 #[pyclass(frozen, module = "arbiter.denials")]
 pub struct Denials {
     pub(crate) engine: Arc<Mutex<Engine>>,
+    /// Verdicts of the denials digested so far (locked after `engine`).
+    pub(crate) verdicts: Arc<Mutex<VerdictCache>>,
     origin: Origin,
 }
 
@@ -195,6 +198,7 @@ impl Denials {
             .map_err(crate::errors::policy_error)?;
         Ok(Denials {
             engine: Arc::new(Mutex::new(engine)),
+            verdicts: Arc::default(),
             origin,
         })
     }
@@ -357,10 +361,12 @@ impl Denials {
         let _ = name;
         let bytes = text_bytes(text)?;
         let engine = self.engine.clone();
+        let cache = self.verdicts.clone();
         py.detach(move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
-                digest(&engine, &bytes)
+                let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+                digest(&engine, &mut cache, &bytes)
             }))
         })
         .map_err(panic_error)?
@@ -738,7 +744,42 @@ impl Digest {
     }
 }
 
-pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
+/// Distinct denials' verdicts, kept across the digests of one `Denials` (a fleet worker
+/// digests many chunks whose hosts repeat each other's denials). Keyed by scontext,
+/// tcontext, tclass and permissions joined by NUL; a verdict depends on nothing else.
+#[derive(Default)]
+pub(crate) struct VerdictCache {
+    map: HashMap<Box<str>, Result<Verdict, Unknown>>,
+}
+
+impl VerdictCache {
+    /// Entries kept at most: about 200 bytes each, so a worker holds at most ~50 MB; when
+    /// full the cache starts over (correctness never depends on it).
+    const MAX_ENTRIES: usize = 1 << 18;
+
+    fn get_or_analyze(
+        &mut self,
+        engine: &Engine,
+        key: &str,
+        rec: &arbiter_denials::AvcRecord<'_>,
+    ) -> &Result<Verdict, Unknown> {
+        if !self.map.contains_key(key) {
+            if self.map.len() >= Self::MAX_ENTRIES {
+                self.map.clear();
+            }
+            let v = engine.analyze(rec.scontext, rec.tcontext, rec.tclass, &rec.perms);
+            self.map.insert(key.into(), v);
+        }
+        &self.map[key]
+    }
+}
+
+/// Digests one chunk of log text; `cache` holds verdicts decided by earlier chunks.
+pub(crate) fn digest(
+    engine: &Engine,
+    cache: &mut VerdictCache,
+    bytes: &[u8],
+) -> std::io::Result<Digest> {
     let mut d = Digest {
         lines: 0,
         records: 0,
@@ -751,11 +792,16 @@ pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
         kept: Vec::new(),
         roles: Vec::new(),
     };
-    let mut verdicts: HashMap<String, Result<Verdict, Unknown>> = HashMap::new();
+    // Counted under borrowed or reused keys, converted to the owned maps at the end: the
+    // per-record work allocates nothing once a key has been seen.
+    let mut verdicts: HashMap<&'static str, u64> = HashMap::new();
+    let mut rules: HashMap<String, u64> = HashMap::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut roles: HashSet<(String, String)> = HashSet::new();
     let mut reader = LineReader::new(bytes);
     let mut key = String::new();
+    let mut full = String::new();
+    let mut rule = String::new();
     while let Some(raw) = reader.next_line()? {
         d.lines += 1;
         let text = match raw {
@@ -797,11 +843,7 @@ pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
                     key.push_str(p);
                     key.push('\0');
                 }
-                if !verdicts.contains_key(&key) {
-                    let v = engine.analyze(rec.scontext, rec.tcontext, rec.tclass, &rec.perms);
-                    verdicts.insert(key.clone(), v);
-                }
-                let verdict = &verdicts[&key];
+                let verdict = cache.get_or_analyze(engine, &key, &rec);
                 let name = match verdict {
                     Ok(v) => v.name(),
                     Err(_) => {
@@ -809,33 +851,49 @@ pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
                         "UNKNOWN"
                     }
                 };
-                *d.verdicts.entry(name.to_string()).or_insert(0) += 1;
+                *verdicts.entry(name).or_insert(0) += 1;
                 if rec.denied {
                     d.denials += 1;
-                    let rule = (
-                        split_context(rec.scontext).2.to_string(),
-                        split_context(rec.tcontext).2.to_string(),
-                        rec.tclass.to_string(),
-                    );
-                    *d.rules.entry(rule).or_insert(0) += 1;
+                    rule.clear();
+                    for part in [
+                        split_context(rec.scontext).2,
+                        split_context(rec.tcontext).2,
+                        rec.tclass,
+                    ] {
+                        rule.push_str(part);
+                        rule.push('\0');
+                    }
+                    match rules.get_mut(rule.as_str()) {
+                        Some(n) => *n += 1,
+                        None => {
+                            rules.insert(rule.clone(), 1);
+                        }
+                    }
                     // As the session in allow mode: an unknown class still makes a rule,
                     // other unknown names do not.
                     let v = match verdict {
-                        Ok(v) => Some(Some(plain(v))),
+                        Ok(v) => Some(Some(v)),
                         Err(Unknown::Tclass(_)) => Some(None),
                         Err(_) => None,
                     };
-                    let mut full = key.clone();
-                    full.push_str(&format!("{:?}", rec.ioctlcmd));
                     if let Some(v) = v {
-                        if seen.insert(full) {
+                        full.clear();
+                        full.push_str(&key);
+                        match rec.ioctlcmd {
+                            Some(c) => {
+                                let _ = write!(full, "{c}");
+                            }
+                            None => full.push('-'),
+                        }
+                        if !seen.contains(full.as_str()) {
+                            seen.insert(full.clone());
                             d.kept.push((
                                 rec.scontext.to_string(),
                                 rec.tcontext.to_string(),
                                 rec.tclass.to_string(),
                                 rec.perms.iter().map(|p| p.to_string()).collect(),
                                 rec.ioctlcmd,
-                                v,
+                                v.map(plain),
                             ));
                         }
                     }
@@ -843,5 +901,17 @@ pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
             }
         }
     }
+    d.verdicts = verdicts
+        .into_iter()
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
+    d.rules = rules
+        .into_iter()
+        .map(|(k, n)| {
+            let mut it = k.split('\0');
+            let mut next = || it.next().unwrap_or_default().to_string();
+            ((next(), next(), next()), n)
+        })
+        .collect();
     Ok(d)
 }

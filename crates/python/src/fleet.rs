@@ -462,11 +462,13 @@ fn fleet_digest<'py>(
     path: String,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let engine = denials.engine.clone();
+    let cache = denials.verdicts.clone();
     let blob = py
         .detach(move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
-                digest(&engine, &data).map(|d| {
+                let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+                digest(&engine, &mut cache, &data).map(|d| {
                     Part {
                         lines: d.lines,
                         records: d.records,
