@@ -12,11 +12,9 @@
 //! log renders. The format is private to this module (a magic, then little-endian
 //! length-prefixed fields); a blob that does not decode raises `ValueError`.
 
-use crate::denials::{
-    digest, fleet_generation, verdict_from_plain, Denials, KeptDenial,
-};
-use arbiter_denials::{AllowGenerator, Generation};
+use crate::denials::{digest, fleet_generation, verdict_from_plain, Denials, KeptDenial};
 use crate::errors::{panic_error, Error};
+use arbiter_denials::{AllowGenerator, Generation};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
