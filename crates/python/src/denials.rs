@@ -366,7 +366,7 @@ impl Denials {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
                 let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-                digest(&engine, &mut cache, &bytes)
+                digest(&engine, &mut cache, &bytes, None)
             }))
         })
         .map_err(panic_error)?
@@ -747,9 +747,25 @@ impl Digest {
 /// Distinct denials' verdicts, kept across the digests of one `Denials` (a fleet worker
 /// digests many chunks whose hosts repeat each other's denials). Keyed by scontext,
 /// tcontext, tclass and permissions joined by NUL; a verdict depends on nothing else.
+///
+/// It also remembers, per fleet run, the earliest chunk (in log order) whose digest on this
+/// worker kept each distinct denial ([`Position`]): a later chunk need not keep it again,
+/// since the merge keeps only the first occurrence in log order, and the chunk that holds
+/// a denial's first occurrence in the whole fleet never drops it (no earlier chunk has it).
+/// That shrinks every blob of a fleet whose hosts repeat each other to about one copy of
+/// each distinct denial per worker, which is what the merges and the final step read.
 #[derive(Default)]
 pub(crate) struct VerdictCache {
     map: HashMap<Box<str>, Result<Verdict, Unknown>>,
+    kept: HashMap<Box<str>, Position>,
+}
+
+/// A chunk's place in one fleet run: the run's random token and the chunk's index in log
+/// order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Position {
+    pub(crate) run: u64,
+    pub(crate) chunk: u64,
 }
 
 impl VerdictCache {
@@ -772,13 +788,35 @@ impl VerdictCache {
         }
         &self.map[key]
     }
+
+    /// Whether a chunk before `at` of the same run already kept the denial `full` (the
+    /// kept-denial key); else records `at` for it.
+    fn kept_before(&mut self, full: &str, at: Position) -> bool {
+        match self.kept.get_mut(full) {
+            Some(p) if p.run == at.run && p.chunk < at.chunk => true,
+            Some(p) => {
+                *p = at;
+                false
+            }
+            None => {
+                if self.kept.len() >= Self::MAX_ENTRIES {
+                    self.kept.clear();
+                }
+                self.kept.insert(full.into(), at);
+                false
+            }
+        }
+    }
 }
 
-/// Digests one chunk of log text; `cache` holds verdicts decided by earlier chunks.
+/// Digests one chunk of log text; `cache` holds verdicts decided by earlier chunks. With
+/// `at` (the chunk's place in a fleet run), denials an earlier chunk of the run kept on
+/// this worker are not kept again (see [`VerdictCache`]).
 pub(crate) fn digest(
     engine: &Engine,
     cache: &mut VerdictCache,
     bytes: &[u8],
+    at: Option<Position>,
 ) -> std::io::Result<Digest> {
     let mut d = Digest {
         lines: 0,
@@ -887,13 +925,17 @@ pub(crate) fn digest(
                         }
                         if !seen.contains(full.as_str()) {
                             seen.insert(full.clone());
+                            let v = v.map(plain);
+                            if at.is_some_and(|at| cache.kept_before(&full, at)) {
+                                continue;
+                            }
                             d.kept.push((
                                 rec.scontext.to_string(),
                                 rec.tcontext.to_string(),
                                 rec.tclass.to_string(),
                                 rec.perms.iter().map(|p| p.to_string()).collect(),
                                 rec.ioctlcmd,
-                                v.map(plain),
+                                v,
                             ));
                         }
                     }

@@ -12,7 +12,7 @@
 //! log renders. The format is private to this module (a magic, then little-endian
 //! length-prefixed fields); a blob that does not decode raises `ValueError`.
 
-use crate::denials::{digest, fleet_generation, verdict_from_plain, Denials, KeptDenial};
+use crate::denials::{digest, fleet_generation, verdict_from_plain, Denials, KeptDenial, Position};
 use crate::errors::{panic_error, Error};
 use arbiter_denials::{AllowGenerator, Generation};
 use pyo3::exceptions::PyValueError;
@@ -391,15 +391,25 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
     ))
 }
 
-/// The map step: the digest of one chunk of the log at `path`, as a blob.
+/// The map step: the digest of one chunk of the log at `path`, as a blob. `run` and
+/// `chunk` (both or neither) place the chunk in a fleet run: a random token of the run and
+/// the chunk's index in log order, so that denials an earlier chunk of the run kept on this
+/// worker are not kept again.
 #[pyfunction]
-#[pyo3(name = "_fleet_digest")]
+#[pyo3(name = "_fleet_digest", signature = (denials, data, path, *, run=None, chunk=None))]
 fn fleet_digest<'py>(
     py: Python<'py>,
     denials: PyRef<'py, Denials>,
-    data: Vec<u8>,
+    data: &[u8],
     path: String,
+    run: Option<u64>,
+    chunk: Option<u64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let at = match (run, chunk) {
+        (Some(run), Some(chunk)) => Some(Position { run, chunk }),
+        (None, None) => None,
+        _ => return Err(PyValueError::new_err("give both run and chunk, or neither")),
+    };
     let engine = denials.engine.clone();
     let cache = denials.verdicts.clone();
     let blob = py
@@ -407,7 +417,7 @@ fn fleet_digest<'py>(
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
                 let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-                digest(&engine, &mut cache, &data).map(|d| {
+                digest(&engine, &mut cache, &data, at).map(|d| {
                     Part {
                         lines: d.lines,
                         records: d.records,

@@ -31,6 +31,7 @@ import dataclasses
 import functools
 import hashlib
 import os
+import secrets
 import threading
 from collections import Counter
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -92,15 +93,18 @@ class Fleet:
     unknown: int
 
 
-def _digest_ranges(part: Sequence[Tuple[str, int, int]], policy: PolicySource) -> bytes:
-    """Map step: one partition of (path, offset, length) ranges → one blob. Each range is
-    read here, on the worker, widened to whole lines: reading and digesting are one task."""
+def _digest_ranges(part: Sequence[Tuple[int, str, int, int]], policy: PolicySource,
+                   run: int) -> bytes:
+    """Map step: one partition of (index, path, offset, length) ranges → one blob. Each
+    range is read here, on the worker, widened to whole lines: reading and digesting are
+    one task. ``run`` and the range's index in log order let the worker's engine skip the
+    denials an earlier range of this run already kept there (the merge would drop them)."""
     den = engine(policy)
     blobs = []
-    for path, offset, length in part:
+    for index, path, offset, length in part:
         with open(path, "rb") as f:
             block = read_block(f, offset, length, delimiter=b"\n")
-        blobs.append(_native._fleet_digest(den, block, path))
+        blobs.append(_native._fleet_digest(den, block, path, run=run, chunk=index))
     return blobs[0] if len(blobs) == 1 else _native._fleet_merge(blobs)
 
 
@@ -164,13 +168,15 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
         size = max(1, max(os.path.getsize(p) for p in paths))
     if not isinstance(size, int) or size <= 0:
         raise ValueError(f"blocksize must be a positive number of bytes, got {blocksize!r}")
-    ranges = [r for p in paths for r in _ranges(p, size)]
+    ranges = [(i, *r) for i, r in enumerate(r for p in paths for r in _ranges(p, size))]
     if not ranges:
         blob = _native._fleet_merge([])
     else:
         # One partition (one task: read and digest) per range; the merges run on workers.
         bag = db.from_sequence(ranges, npartitions=len(ranges))
-        blob = bag.reduction(functools.partial(_digest_ranges, policy=source), _merge_blobs,
+        run = secrets.randbits(63)
+        blob = bag.reduction(functools.partial(_digest_ranges, policy=source, run=run),
+                             _merge_blobs,
                              split_every=_SPLIT_EVERY).compute(scheduler=scheduler)
     allow, per_path, rules, verdicts, counts = _native._fleet_finish(
         blob, module=module, requires=requires, dontaudit=dontaudit, xperms=xperms)
