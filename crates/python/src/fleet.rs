@@ -417,7 +417,7 @@ fn fleet_digest<'py>(
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
                 let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-                digest(&engine, &mut cache, &data, at).map(|d| {
+                digest(&engine, &mut cache, data, at).map(|d| {
                     Part {
                         lines: d.lines,
                         records: d.records,
