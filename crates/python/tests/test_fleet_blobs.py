@@ -47,7 +47,11 @@ def test_chunks_of_a_run_skip_what_an_earlier_chunk_kept_without_changing_the_re
     for run in (7, 8):  # a second run on the same engines must not skip what run 7 kept
         for i in [4, 6, 1, 0, 5, 2, 3]:
             got[i] = _native._fleet_digest(workers[i % 2], order[i], f"h{i}", run=run, chunk=i)
-        assert sum(map(len, got)) < sum(map(len, want))
+        for i, blob in enumerate(got):
+            # Smaller exactly when an earlier chunk (by index) on the same worker had the
+            # same text; a chunk digested after a later one with its text keeps it all.
+            earlier = any(order[j] == order[i] for j in range(i % 2, i, 2))
+            assert (len(blob) < 0.8 * len(want[i])) == earlier, i
         for opts in ({}, {"module": "m", "requires": True, "xperms": True}):
             assert (_native._fleet_finish(_native._fleet_merge(got), **opts)
                     == _native._fleet_finish(_native._fleet_merge(want), **opts))
