@@ -25,6 +25,10 @@ struct Access {
     src: String,
     tgt: String,
     class: String,
+    /// `src`, `tgt` and `class` as interned names ([`AllowGenerator::names`]).
+    ids: [u32; 3],
+    /// The contexts of the first record, kept for a constraint verdict's causes only.
+    contexts: Option<(String, String)>,
     perms: BTreeSet<String>,
     /// The verdict of the first record of the group (sepolgen keeps the first's data).
     verdict: Option<Verdict>,
@@ -71,14 +75,21 @@ pub struct Origin {
 }
 
 /// Accumulates denials and renders audit2allow's output.
+///
+/// Type and class names are interned to small integers as they arrive, so that a record
+/// of a known access vector allocates nothing and the writer's sort compares integers
+/// (ranks of the names in string order) rather than strings: a fleet's audit2allow text
+/// runs to tens of thousands of rules.
 #[derive(Default)]
 pub struct AllowGenerator {
-    index: HashMap<(String, String, String, i32), usize>,
+    /// (source, target, class, verdict code) → access vector, names interned.
+    index: HashMap<(u32, u32, u32, i32), usize>,
     access: Vec<Access>,
+    /// Interned type and class names: name → id, and id → name.
+    names: HashMap<String, u32>,
+    name_list: Vec<String>,
     /// role → types, first-seen order of roles.
     roles: Vec<(String, BTreeSet<String>)>,
-    /// Contexts of the first record of each group, for constraint causes.
-    contexts: Vec<(String, String)>,
     /// Header → path of `AVC_PATH` records (the last one of a header wins).
     paths: HashMap<String, String>,
 }
@@ -103,32 +114,49 @@ impl AllowGenerator {
         let src = split_context(scontext).2;
         let tgt = split_context(tcontext).2;
         let code = verdict.map_or(UNKNOWN_CLASS, Verdict::code);
-        let key = (src.to_string(), tgt.to_string(), tclass.to_string(), code);
+        let ids = [self.intern(src), self.intern(tgt), self.intern(tclass)];
+        let key = (ids[0], ids[1], ids[2], code);
         let i = match self.index.get(&key) {
             Some(&i) => i,
             None => {
+                let constraint = matches!(verdict, Some(Verdict::Constraint(_)));
                 self.access.push(Access {
-                    src: key.0.clone(),
-                    tgt: key.1.clone(),
-                    class: key.2.clone(),
+                    src: src.to_string(),
+                    tgt: tgt.to_string(),
+                    class: tclass.to_string(),
+                    ids,
+                    contexts: constraint.then(|| (scontext.to_string(), tcontext.to_string())),
                     perms: BTreeSet::new(),
                     verdict: verdict.cloned(),
                     xperms: XpermSet::new(),
                     origin: None,
                     notes: Vec::new(),
                 });
-                self.contexts
-                    .push((scontext.to_string(), tcontext.to_string()));
                 self.index.insert(key, self.access.len() - 1);
                 self.access.len() - 1
             }
         };
         let a = &mut self.access[i];
-        a.perms.extend(perms.iter().map(|p| p.to_string()));
+        for p in perms {
+            if !a.perms.contains(*p) {
+                a.perms.insert(p.to_string());
+            }
+        }
         if let Some(c) = ioctlcmd.filter(|&c| c != 0) {
             a.xperms.add(c);
         }
         i
+    }
+
+    /// The id of a type or class name, interned on first sight.
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.names.get(name) {
+            return id;
+        }
+        let id = self.name_list.len() as u32;
+        self.names.insert(name.to_string(), id);
+        self.name_list.push(name.to_string());
+        id
     }
 
     /// Records where the denial just added as access vector `i` came from; only the first
@@ -326,51 +354,33 @@ impl AllowGenerator {
 
     /// The order sepolgen generates rules in: its nested dicts iterated, source, then
     /// target, then (class, verdict), each in first-seen order.
+    ///
+    /// That is: accesses ordered by the first access of their source, then by the first
+    /// access of their (source, target) pair, then by their own index.
     fn first_seen_order(&self) -> Vec<usize> {
-        let mut src_order: Vec<&str> = Vec::new();
-        let mut by_src: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut src_first: HashMap<u32, usize> = HashMap::new();
+        let mut pair_first: HashMap<(u32, u32), usize> = HashMap::new();
+        let mut keyed: Vec<(usize, usize, usize)> = Vec::with_capacity(self.access.len());
         for (i, a) in self.access.iter().enumerate() {
-            by_src
-                .entry(&a.src)
-                .or_insert_with(|| {
-                    src_order.push(&a.src);
-                    Vec::new()
-                })
-                .push(i);
+            let s = *src_first.entry(a.ids[0]).or_insert(i);
+            let p = *pair_first.entry((a.ids[0], a.ids[1])).or_insert(i);
+            keyed.push((s, p, i));
         }
-        let mut order: Vec<usize> = Vec::with_capacity(self.access.len());
-        for s in &src_order {
-            let idx = &by_src[s];
-            let mut by_tgt: HashMap<&str, Vec<usize>> = HashMap::new();
-            let mut tgt_order: Vec<&str> = Vec::new();
-            for &i in idx {
-                let t = self.access[i].tgt.as_str();
-                by_tgt
-                    .entry(t)
-                    .or_insert_with(|| {
-                        tgt_order.push(t);
-                        Vec::new()
-                    })
-                    .push(i);
-            }
-            for t in tgt_order {
-                order.extend_from_slice(&by_tgt[t]);
-            }
-        }
-        order
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(_, _, i)| i).collect()
     }
 
     /// The written target: `self` when it equals the source.
-    fn rule_target(a: &Access) -> String {
+    fn rule_target(a: &Access) -> &str {
         if a.src == a.tgt {
-            "self".to_string()
+            "self"
         } else {
-            a.tgt.clone()
+            &a.tgt
         }
     }
 
     /// Rule order: generation order stably sorted by source, target as written, class.
-    fn ordered(&self) -> Vec<(usize, String)> {
+    fn ordered(&self) -> Vec<(usize, &str)> {
         self.rule_order(false)
             .into_iter()
             .map(|(i, t, _)| (i, t))
@@ -381,25 +391,43 @@ impl AllowGenerator {
     /// `bool`): all `allow` rules in generation order, then all `allowxperm` rules, stably
     /// sorted by source, target as written, class, so that an `allowxperm` rule follows
     /// the `allow` rules of its key.
-    fn rule_order(&self, xperms: bool) -> Vec<(usize, String, bool)> {
+    ///
+    /// The sort compares ranks of the names in string order ("self" ranked among them), the
+    /// same order as comparing the strings.
+    fn rule_order(&self, xperms: bool) -> Vec<(usize, &str, bool)> {
         let order = self.first_seen_order();
-        let mut rules: Vec<(usize, String, bool)> = order
-            .iter()
-            .map(|&i| (i, Self::rule_target(&self.access[i]), false))
-            .collect();
+        let mut by_name: Vec<&str> = self.name_list.iter().map(String::as_str).collect();
+        by_name.push("self");
+        by_name.sort_unstable();
+        by_name.dedup();
+        let rank_of = |name: &str| by_name.binary_search(&name).unwrap_or(0) as u32;
+        let rank: Vec<u32> = self.name_list.iter().map(|n| rank_of(n)).collect();
+        let self_rank = rank_of("self");
+        let key = |i: usize| {
+            let a = &self.access[i];
+            let tgt = if a.src == a.tgt {
+                self_rank
+            } else {
+                rank[a.ids[1] as usize]
+            };
+            (rank[a.ids[0] as usize], tgt, rank[a.ids[2] as usize])
+        };
+        let mut rules: Vec<((u32, u32, u32), usize, bool)> =
+            order.iter().map(|&i| (key(i), i, false)).collect();
         if xperms {
             rules.extend(
                 order
                     .iter()
                     .filter(|&&i| !self.access[i].xperms.is_empty())
-                    .map(|&i| (i, Self::rule_target(&self.access[i]), true)),
+                    .map(|&i| (key(i), i, true)),
             );
         }
-        rules.sort_by(|(a, at, _), (b, bt, _)| {
-            let (a, b) = (&self.access[*a], &self.access[*b]);
-            (&a.src, at, &a.class).cmp(&(&b.src, bt, &b.class))
-        });
+        // Stable: equal keys keep generation order, `allow` before `allowxperm`.
+        rules.sort_by_key(|r| r.0);
         rules
+            .into_iter()
+            .map(|(_, i, ext)| (i, Self::rule_target(&self.access[i]), ext))
+            .collect()
     }
 
     fn comment(&self, i: usize, g: &Generation) -> String {
@@ -488,7 +516,7 @@ impl AllowGenerator {
                 c.push_str("\n#!!!! This avc is a constraint violation.  You would need to modify the attributes of either the source or target types to allow this access.");
                 c.push_str("\n#Constraint rule: ");
                 let _ = write!(c, "\n#\t{buf}");
-                let (s, t) = &self.contexts[i];
+                let (s, t) = a.contexts.as_ref().map_or(("", ""), |(s, t)| (s, t));
                 for (x, y) in constraint_causes(s, t) {
                     let _ = write!(
                         c,

@@ -24,6 +24,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 use std::io::BufReader;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -68,6 +69,8 @@ enum Origin {
 #[pyclass(frozen, module = "arbiter.denials")]
 pub struct Denials {
     pub(crate) engine: Arc<Mutex<Engine>>,
+    /// Verdicts of the denials digested so far (locked after `engine`).
+    pub(crate) verdicts: Arc<Mutex<VerdictCache>>,
     origin: Origin,
 }
 
@@ -195,6 +198,7 @@ impl Denials {
             .map_err(crate::errors::policy_error)?;
         Ok(Denials {
             engine: Arc::new(Mutex::new(engine)),
+            verdicts: Arc::default(),
             origin,
         })
     }
@@ -357,10 +361,12 @@ impl Denials {
         let _ = name;
         let bytes = text_bytes(text)?;
         let engine = self.engine.clone();
+        let cache = self.verdicts.clone();
         py.detach(move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
-                digest(&engine, &bytes)
+                let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+                digest(&engine, &mut cache, &bytes, None)
             }))
         })
         .map_err(panic_error)?
@@ -738,7 +744,80 @@ impl Digest {
     }
 }
 
-pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
+/// Distinct denials' verdicts, kept across the digests of one `Denials` (a fleet worker
+/// digests many chunks whose hosts repeat each other's denials). Keyed by scontext,
+/// tcontext, tclass and permissions joined by NUL; a verdict depends on nothing else.
+///
+/// It also remembers, per fleet run, the earliest chunk (in log order) whose digest on this
+/// worker kept each distinct denial ([`Position`]): a later chunk need not keep it again,
+/// since the merge keeps only the first occurrence in log order, and the chunk that holds
+/// a denial's first occurrence in the whole fleet never drops it (no earlier chunk has it).
+/// That shrinks every blob of a fleet whose hosts repeat each other to about one copy of
+/// each distinct denial per worker, which is what the merges and the final step read.
+#[derive(Default)]
+pub(crate) struct VerdictCache {
+    map: HashMap<Box<str>, Result<Verdict, Unknown>>,
+    kept: HashMap<Box<str>, Position>,
+}
+
+/// A chunk's place in one fleet run: the run's random token and the chunk's index in log
+/// order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Position {
+    pub(crate) run: u64,
+    pub(crate) chunk: u64,
+}
+
+impl VerdictCache {
+    /// Entries kept at most: about 200 bytes each, so a worker holds at most ~50 MB; when
+    /// full the cache starts over (correctness never depends on it).
+    const MAX_ENTRIES: usize = 1 << 18;
+
+    fn get_or_analyze(
+        &mut self,
+        engine: &Engine,
+        key: &str,
+        rec: &arbiter_denials::AvcRecord<'_>,
+    ) -> &Result<Verdict, Unknown> {
+        if !self.map.contains_key(key) {
+            if self.map.len() >= Self::MAX_ENTRIES {
+                self.map.clear();
+            }
+            let v = engine.analyze(rec.scontext, rec.tcontext, rec.tclass, &rec.perms);
+            self.map.insert(key.into(), v);
+        }
+        &self.map[key]
+    }
+
+    /// Whether a chunk before `at` of the same run already kept the denial `full` (the
+    /// kept-denial key); else records `at` for it.
+    fn kept_before(&mut self, full: &str, at: Position) -> bool {
+        match self.kept.get_mut(full) {
+            Some(p) if p.run == at.run && p.chunk < at.chunk => true,
+            Some(p) => {
+                *p = at;
+                false
+            }
+            None => {
+                if self.kept.len() >= Self::MAX_ENTRIES {
+                    self.kept.clear();
+                }
+                self.kept.insert(full.into(), at);
+                false
+            }
+        }
+    }
+}
+
+/// Digests one chunk of log text; `cache` holds verdicts decided by earlier chunks. With
+/// `at` (the chunk's place in a fleet run), denials an earlier chunk of the run kept on
+/// this worker are not kept again (see [`VerdictCache`]).
+pub(crate) fn digest(
+    engine: &Engine,
+    cache: &mut VerdictCache,
+    bytes: &[u8],
+    at: Option<Position>,
+) -> std::io::Result<Digest> {
     let mut d = Digest {
         lines: 0,
         records: 0,
@@ -751,11 +830,16 @@ pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
         kept: Vec::new(),
         roles: Vec::new(),
     };
-    let mut verdicts: HashMap<String, Result<Verdict, Unknown>> = HashMap::new();
+    // Counted under borrowed or reused keys, converted to the owned maps at the end: the
+    // per-record work allocates nothing once a key has been seen.
+    let mut verdicts: HashMap<&'static str, u64> = HashMap::new();
+    let mut rules: HashMap<String, u64> = HashMap::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut roles: HashSet<(String, String)> = HashSet::new();
     let mut reader = LineReader::new(bytes);
     let mut key = String::new();
+    let mut full = String::new();
+    let mut rule = String::new();
     while let Some(raw) = reader.next_line()? {
         d.lines += 1;
         let text = match raw {
@@ -797,11 +881,7 @@ pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
                     key.push_str(p);
                     key.push('\0');
                 }
-                if !verdicts.contains_key(&key) {
-                    let v = engine.analyze(rec.scontext, rec.tcontext, rec.tclass, &rec.perms);
-                    verdicts.insert(key.clone(), v);
-                }
-                let verdict = &verdicts[&key];
+                let verdict = cache.get_or_analyze(engine, &key, &rec);
                 let name = match verdict {
                     Ok(v) => v.name(),
                     Err(_) => {
@@ -809,26 +889,46 @@ pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
                         "UNKNOWN"
                     }
                 };
-                *d.verdicts.entry(name.to_string()).or_insert(0) += 1;
+                *verdicts.entry(name).or_insert(0) += 1;
                 if rec.denied {
                     d.denials += 1;
-                    let rule = (
-                        split_context(rec.scontext).2.to_string(),
-                        split_context(rec.tcontext).2.to_string(),
-                        rec.tclass.to_string(),
-                    );
-                    *d.rules.entry(rule).or_insert(0) += 1;
+                    rule.clear();
+                    for part in [
+                        split_context(rec.scontext).2,
+                        split_context(rec.tcontext).2,
+                        rec.tclass,
+                    ] {
+                        rule.push_str(part);
+                        rule.push('\0');
+                    }
+                    match rules.get_mut(rule.as_str()) {
+                        Some(n) => *n += 1,
+                        None => {
+                            rules.insert(rule.clone(), 1);
+                        }
+                    }
                     // As the session in allow mode: an unknown class still makes a rule,
                     // other unknown names do not.
                     let v = match verdict {
-                        Ok(v) => Some(Some(plain(v))),
+                        Ok(v) => Some(Some(v)),
                         Err(Unknown::Tclass(_)) => Some(None),
                         Err(_) => None,
                     };
-                    let mut full = key.clone();
-                    full.push_str(&format!("{:?}", rec.ioctlcmd));
                     if let Some(v) = v {
-                        if seen.insert(full) {
+                        full.clear();
+                        full.push_str(&key);
+                        match rec.ioctlcmd {
+                            Some(c) => {
+                                let _ = write!(full, "{c}");
+                            }
+                            None => full.push('-'),
+                        }
+                        if !seen.contains(full.as_str()) {
+                            seen.insert(full.clone());
+                            let v = v.map(plain);
+                            if at.is_some_and(|at| cache.kept_before(&full, at)) {
+                                continue;
+                            }
                             d.kept.push((
                                 rec.scontext.to_string(),
                                 rec.tcontext.to_string(),
@@ -843,5 +943,17 @@ pub(crate) fn digest(engine: &Engine, bytes: &[u8]) -> std::io::Result<Digest> {
             }
         }
     }
+    d.verdicts = verdicts
+        .into_iter()
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
+    d.rules = rules
+        .into_iter()
+        .map(|(k, n)| {
+            let mut it = k.split('\0');
+            let mut next = || it.next().unwrap_or_default().to_string();
+            ((next(), next(), next()), n)
+        })
+        .collect();
     Ok(d)
 }

@@ -12,14 +12,12 @@
 //! log renders. The format is private to this module (a magic, then little-endian
 //! length-prefixed fields); a blob that does not decode raises `ValueError`.
 
-use crate::denials::{
-    digest, fleet_generation, render_allow, verdict_from_plain, DecidedDenial, Denials, KeptDenial,
-    PlainVerdict,
-};
+use crate::denials::{digest, fleet_generation, verdict_from_plain, Denials, KeptDenial, Position};
 use crate::errors::{panic_error, Error};
+use arbiter_denials::{AllowGenerator, Generation};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use std::collections::{HashMap, HashSet};
 
 const MAGIC: &[u8; 8] = b"ARBFLT1\0";
@@ -180,38 +178,6 @@ impl<'a> Reader<'a> {
             raw: &self.buf[start..self.pos],
         })
     }
-
-    /// Reads one kept denial's record into owned values.
-    fn kept(&mut self) -> Result<KeptDenial, BlobError> {
-        let (s, t, c) = (self.str()?, self.str()?, self.str()?);
-        let mut perms = Vec::new();
-        for _ in 0..self.len()? {
-            perms.push(self.str()?);
-        }
-        let ioctl = if self.flag()? {
-            Some(i64::from_le_bytes(
-                self.take(8)?.try_into().unwrap_or([0; 8]),
-            ))
-        } else {
-            None
-        };
-        let verdict: Option<PlainVerdict> = if self.flag()? {
-            let code = i32::from_le_bytes(self.take(4)?.try_into().unwrap_or([0; 4]));
-            let mut booleans = Vec::new();
-            for _ in 0..self.len()? {
-                booleans.push((self.str()?, self.flag()?));
-            }
-            let constraint = if self.flag()? {
-                Some(self.str()?)
-            } else {
-                None
-            };
-            Some((code, booleans, constraint))
-        } else {
-            None
-        };
-        Ok((s, t, c, perms, ioctl, verdict))
-    }
 }
 
 impl<'a> View<'a> {
@@ -356,33 +322,6 @@ impl Part {
             self.kept.len() * 128,
         )
     }
-
-    fn decode(buf: &[u8]) -> Result<Part, BlobError> {
-        let v = View::parse(buf)?;
-        let [lines, records, denials, malformed, unknown] = v.counts;
-        let mut kept = Vec::with_capacity(v.kept.len());
-        for k in &v.kept {
-            kept.push(Reader { buf: k.raw, pos: 0 }.kept()?);
-        }
-        let own = |s: &str| s.to_owned();
-        Ok(Part {
-            lines,
-            records,
-            denials,
-            malformed,
-            unknown,
-            selinux_seen: v.selinux_seen,
-            paths: v.paths.iter().map(|(p, n)| (own(p), *n)).collect(),
-            verdicts: v.verdicts.iter().map(|(s, n)| (own(s), *n)).collect(),
-            rules: v
-                .rules
-                .iter()
-                .map(|((s, t, c), n)| ((own(s), own(t), own(c)), *n))
-                .collect(),
-            kept,
-            roles: v.roles.iter().map(|(r, t)| (own(r), own(t))).collect(),
-        })
-    }
 }
 
 fn blob_error(e: BlobError) -> PyErr {
@@ -452,21 +391,33 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
     ))
 }
 
-/// The map step: the digest of one chunk of the log at `path`, as a blob.
+/// The map step: the digest of one chunk of the log at `path`, as a blob. `run` and
+/// `chunk` (both or neither) place the chunk in a fleet run: a random token of the run and
+/// the chunk's index in log order, so that denials an earlier chunk of the run kept on this
+/// worker are not kept again.
 #[pyfunction]
-#[pyo3(name = "_fleet_digest")]
+#[pyo3(name = "_fleet_digest", signature = (denials, data, path, *, run=None, chunk=None))]
 fn fleet_digest<'py>(
     py: Python<'py>,
     denials: PyRef<'py, Denials>,
-    data: Vec<u8>,
+    data: &[u8],
     path: String,
+    run: Option<u64>,
+    chunk: Option<u64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let at = match (run, chunk) {
+        (Some(run), Some(chunk)) => Some(Position { run, chunk }),
+        (None, None) => None,
+        _ => return Err(PyValueError::new_err("give both run and chunk, or neither")),
+    };
     let engine = denials.engine.clone();
+    let cache = denials.verdicts.clone();
     let blob = py
         .detach(move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
-                digest(&engine, &data).map(|d| {
+                let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+                digest(&engine, &mut cache, data, at).map(|d| {
                     Part {
                         lines: d.lines,
                         records: d.records,
@@ -504,54 +455,97 @@ fn fleet_merge<'py>(py: Python<'py>, blobs: Vec<Vec<u8>>) -> PyResult<Bound<'py,
 
 /// The final step: audit2allow's text and the counts from one merged blob, as
 /// `(allow, {path: records}, {rule: denials}, {verdict: records}, {count name: value})`.
+///
+/// It runs alone at the end of a fleet run, so it works on the blob in place: denials go
+/// to audit2allow's generator as borrowed strings, and the rule keys' type and class names
+/// become one Python string each, however many rules share them.
 #[pyfunction]
 #[pyo3(name = "_fleet_finish", signature = (blob, *, module=None, requires=false,
     dontaudit=false, xperms=false))]
-fn fleet_finish<'py>(
+fn fleet_finish<'py, 'b>(
     py: Python<'py>,
-    blob: Vec<u8>,
+    blob: &'b [u8],
     module: Option<&str>,
     requires: bool,
     dontaudit: bool,
     xperms: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let generation = fleet_generation(module, requires, dontaudit, xperms)?;
-    let (part, allow) = py
-        .detach(move || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                let mut part = Part::decode(&blob)?;
-                let mut entries: Vec<DecidedDenial> = Vec::with_capacity(part.kept.len());
-                for (s, t, c, perms, ioctl, v) in std::mem::take(&mut part.kept) {
-                    let v = v
-                        .map(verdict_from_plain)
-                        .transpose()
-                        .map_err(BlobError::Verdict)?;
-                    entries.push((s, t, c, perms, ioctl, v));
-                }
+    let view = View::parse(blob).map_err(blob_error)?;
+    let allow = py
+        .detach(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 // As the command line: nothing at all when no SELinux line was seen.
-                let allow = if part.selinux_seen {
-                    render_allow(&entries, &part.roles, &generation)
+                if view.selinux_seen {
+                    render_view(&view, &generation)
                 } else {
-                    String::new()
-                };
-                Ok::<_, BlobError>((part, allow))
+                    Ok(String::new())
+                }
             }))
         })
         .map_err(panic_error)?
         .map_err(blob_error)?;
     let counts = PyDict::new(py);
-    for (k, v) in [
-        ("lines", part.lines),
-        ("records", part.records),
-        ("denials", part.denials),
-        ("malformed", part.malformed),
-        ("unknown", part.unknown),
-    ] {
+    for (k, v) in ["lines", "records", "denials", "malformed", "unknown"]
+        .into_iter()
+        .zip(view.counts)
+    {
         counts.set_item(k, v)?;
     }
     let paths = PyDict::new(py);
-    for (p, n) in part.paths {
+    for &(p, n) in &view.paths {
         paths.set_item(p, n)?;
     }
-    (allow, paths, part.rules, part.verdicts, counts).into_pyobject(py)
+    let verdicts = PyDict::new(py);
+    for &(v, n) in &view.verdicts {
+        verdicts.set_item(v, n)?;
+    }
+    let mut names: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
+    let mut name = |s: &'b str| {
+        names
+            .entry(s)
+            .or_insert_with(|| PyString::new(py, s))
+            .clone()
+    };
+    let rules = PyDict::new(py);
+    for &((s, t, c), n) in &view.rules {
+        let key = PyTuple::new(py, [name(s), name(t), name(c)])?;
+        rules.set_item(key, n)?;
+    }
+    (allow, paths, rules, verdicts, counts).into_pyobject(py)
+}
+
+/// audit2allow's text from a blob's kept denials and roles, read in place.
+fn render_view(view: &View<'_>, generation: &Generation) -> Result<String, BlobError> {
+    let mut g = AllowGenerator::new();
+    let mut perms: Vec<&str> = Vec::new();
+    for k in &view.kept {
+        let mut r = Reader { buf: k.raw, pos: 0 };
+        let (s, t, c) = (r.str_ref()?, r.str_ref()?, r.str_ref()?);
+        perms.clear();
+        for _ in 0..r.len()? {
+            perms.push(r.str_ref()?);
+        }
+        let ioctl = if r.flag()? {
+            Some(i64::from_le_bytes(r.take(8)?.try_into().unwrap_or([0; 8])))
+        } else {
+            None
+        };
+        let verdict = if r.flag()? {
+            let code = i32::from_le_bytes(r.take(4)?.try_into().unwrap_or([0; 4]));
+            let mut booleans = Vec::new();
+            for _ in 0..r.len()? {
+                booleans.push((r.str()?, r.flag()?));
+            }
+            let constraint = if r.flag()? { Some(r.str()?) } else { None };
+            Some(verdict_from_plain((code, booleans, constraint)).map_err(BlobError::Verdict)?)
+        } else {
+            None
+        };
+        g.add(s, t, c, &perms, verdict.as_ref(), ioctl);
+    }
+    for &(role, ty) in &view.roles {
+        g.add_role(role, ty);
+    }
+    Ok(g.render(generation))
 }

@@ -33,6 +33,32 @@ def test_merge_is_associative_and_equals_one_run(chunks):
     assert counts["lines"] == sum(t.count(b"\n") for t in texts)
 
 
+def test_chunks_of_a_run_skip_what_an_earlier_chunk_kept_without_changing_the_result(
+        debian_path, chunks):
+    """Chunks that repeat each other (a fleet's hosts), digested on two workers' engines in
+    an order unlike log order: each engine skips the denials an earlier chunk of the run
+    kept there, and the merge renders what the plain digests render."""
+    _, texts, _ = chunks
+    order = [texts[0], texts[1], texts[0], texts[2], texts[1], texts[3], texts[0]]
+    plain = Denials(debian_path)
+    want = [_native._fleet_digest(plain, t, f"h{i}") for i, t in enumerate(order)]
+    workers = [Denials(debian_path), Denials(debian_path)]
+    got = [None] * len(order)
+    for run in (7, 8):  # a second run on the same engines must not skip what run 7 kept
+        for i in [4, 6, 1, 0, 5, 2, 3]:
+            got[i] = _native._fleet_digest(workers[i % 2], order[i], f"h{i}", run=run, chunk=i)
+        for i, blob in enumerate(got):
+            # Smaller exactly when an earlier chunk (by index) on the same worker had the
+            # same text; a chunk digested after a later one with its text keeps it all.
+            earlier = any(order[j] == order[i] for j in range(i % 2, i, 2))
+            assert (len(blob) < 0.8 * len(want[i])) == earlier, i
+        for opts in ({}, {"module": "m", "requires": True, "xperms": True}):
+            assert (_native._fleet_finish(_native._fleet_merge(got), **opts)
+                    == _native._fleet_finish(_native._fleet_merge(want), **opts))
+    with pytest.raises(ValueError):
+        _native._fleet_digest(plain, texts[0], "h", run=1)
+
+
 def test_damaged_blobs_are_refused(chunks):
     _, _, blobs = chunks
     for bad in (b"", b"junk", blobs[0][:-1], blobs[0][:40], blobs[0] + b"\0"):

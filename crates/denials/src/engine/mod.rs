@@ -238,9 +238,10 @@ impl Engine {
         let snap = &*self.base;
         let policy = &*snap.policy;
         for c in policy.class(class).constraints.iter() {
-            if c.perms & allowed != 0
-                && !reason::eval_with_reason(policy, snap.names(), class, c, s, t, text)
-            {
+            // The reason text is written only for a failing constraint (rare), so the
+            // plain evaluation runs first.
+            if c.perms & allowed != 0 && !reason::eval(policy, c, s, t) {
+                reason::eval_with_reason(policy, snap.names(), class, c, s, t, text);
                 allowed &= !c.perms;
             }
         }

@@ -16,6 +16,75 @@ use std::fmt::Write as _;
 /// libsepol's `CEXPR_MAXDEPTH`: a deeper expression evaluates to "deny" with no text.
 const MAX_DEPTH: usize = 5;
 
+/// Evaluates `c` for (`s`, `t`) without writing its reason: the common case (most
+/// constraints pass) must not pay for rendering name lists. Same stack discipline and
+/// leaves as [`eval_with_reason`], which is only called when this returns false.
+pub(super) fn eval(policy: &Policy, c: &Constraint, s: &Context, t: &Context) -> bool {
+    let mut vals = [false; MAX_DEPTH];
+    let mut n = 0usize;
+    for e in c.expr.iter() {
+        match e {
+            ConstraintExpr::Not => {
+                let Some(v) = n.checked_sub(1).map(|i| &mut vals[i]) else {
+                    return false;
+                };
+                *v = !*v;
+            }
+            ConstraintExpr::And | ConstraintExpr::Or => {
+                if n < 2 {
+                    return false;
+                }
+                let (va, vb) = (vals[n - 2], vals[n - 1]);
+                n -= 1;
+                vals[n - 1] = if matches!(e, ConstraintExpr::And) {
+                    va && vb
+                } else {
+                    va || vb
+                };
+            }
+            ConstraintExpr::Attr { attr: a, op } => {
+                if n == MAX_DEPTH {
+                    return false;
+                }
+                vals[n] = attr_term(policy, *a, *op, s, t).0;
+                n += 1;
+            }
+            ConstraintExpr::Names {
+                attr: a,
+                op,
+                names: set,
+                ..
+            } => {
+                if n == MAX_DEPTH {
+                    return false;
+                }
+                vals[n] = names_term(*a, *op, set, s, t);
+                n += 1;
+            }
+        }
+    }
+    n == 1 && vals[0]
+}
+
+/// A name-set leaf's value: the context's user, role or type is (`==`) or is not (`!=`)
+/// in `set`.
+fn names_term(a: u32, op: ConstraintOp, set: &Ebitmap, s: &Context, t: &Context) -> bool {
+    let ctx = if a & attr::TARGET != 0 { t } else { s };
+    let val = if a & attr::USER != 0 {
+        ctx.user.value()
+    } else if a & attr::ROLE != 0 {
+        ctx.role.value()
+    } else {
+        u32::from(ctx.ty.value())
+    };
+    let member = set.contains(val - 1);
+    if op == ConstraintOp::Neq {
+        !member
+    } else {
+        member
+    }
+}
+
 /// Evaluates `c` for (`s`, `t`); when it fails, appends libsepol's reason entry to `buf`.
 pub(super) fn eval_with_reason(
     policy: &Policy,
@@ -69,22 +138,15 @@ pub(super) fn eval_with_reason(
                 if vals.len() == MAX_DEPTH {
                     return false;
                 }
-                let ctx = if a & attr::TARGET != 0 { t } else { s };
                 let side = if a & attr::TARGET != 0 { 2 } else { 1 };
-                let (letter, val, shown): (char, u32, &Ebitmap) = if a & attr::USER != 0 {
-                    ('u', ctx.user.value(), set)
+                let (letter, shown): (char, &Ebitmap) = if a & attr::USER != 0 {
+                    ('u', set)
                 } else if a & attr::ROLE != 0 {
-                    ('r', ctx.role.value(), set)
+                    ('r', set)
                 } else {
-                    let shown = e.written_names(policy.version).unwrap_or(set);
-                    ('t', u32::from(ctx.ty.value()), shown)
+                    ('t', e.written_names(policy.version).unwrap_or(set))
                 };
-                let member = set.contains(val - 1);
-                let v = if *op == ConstraintOp::Neq {
-                    !member
-                } else {
-                    member
-                };
+                let v = names_term(*a, *op, set, s, t);
                 vals.push(v);
                 let opword = if *op == ConstraintOp::Neq { "!=" } else { "==" };
                 text.push(name_list(names, letter, side, opword, shown, !v));

@@ -12,9 +12,10 @@ Install with ``pip install ./crates/python[dask]``.
     print(fleet.allow)            # = arbiter why --allow POLICY logs...
     fleet.hosts["web1"], fleet.rules[("httpd_t", "shadow_t", "file")], fleet.verdicts["TERULE"]
 
-How it is split: ``dask.bytes.read_bytes`` cuts the logs into blocks of whole lines (one
-bag partition per block, tagged with its file, no per-line Python object); each block is
-digested natively (counts, and each distinct denial with its verdict) into one compact
+How it is split: each log is cut into byte ranges of about ``blocksize`` (its size only is
+read on the client); one bag partition per range, whose task reads the range on the worker,
+widened to whole lines as ``dask.bytes.read_bytes`` does (``fsspec``'s ``read_block``, no
+per-line Python object); each block is digested natively (counts, and each distinct denial with its verdict) into one compact
 ``bytes`` blob, on an engine built once per worker process and reused by every task there
 (keyed by the policy's path, or its bytes' SHA-256). ``Bag.reduction`` merges the blobs in
 a tree on the workers (in Rust: counts added, distinct denials kept in log order), so the
@@ -30,13 +31,14 @@ import dataclasses
 import functools
 import hashlib
 import os
+import secrets
 import threading
 from collections import Counter
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-import dask
 import dask.bag as db
-from dask.bytes import read_bytes
+from dask.utils import parse_bytes
+from fsspec.utils import read_block
 
 from . import _native
 
@@ -91,10 +93,18 @@ class Fleet:
     unknown: int
 
 
-def _digest_blocks(part: Sequence[Tuple[str, bytes]], policy: PolicySource) -> bytes:
-    """Map step: one partition of (path, block of whole lines) → one blob."""
+def _digest_ranges(part: Sequence[Tuple[int, str, int, int]], policy: PolicySource,
+                   run: int) -> bytes:
+    """Map step: one partition of (index, path, offset, length) ranges → one blob. Each
+    range is read here, on the worker, widened to whole lines: reading and digesting are
+    one task. ``run`` and the range's index in log order let the worker's engine skip the
+    denials an earlier range of this run already kept there (the merge would drop them)."""
     den = engine(policy)
-    blobs = [_native._fleet_digest(den, block, path) for path, block in part]
+    blobs = []
+    for index, path, offset, length in part:
+        with open(path, "rb") as f:
+            block = read_block(f, offset, length, delimiter=b"\n")
+        blobs.append(_native._fleet_digest(den, block, path, run=run, chunk=index))
     return blobs[0] if len(blobs) == 1 else _native._fleet_merge(blobs)
 
 
@@ -104,8 +114,16 @@ def _merge_blobs(blobs: Sequence[bytes]) -> bytes:
     return blobs[0] if len(blobs) == 1 else _native._fleet_merge(blobs)
 
 
-def _tag(block: bytes, path: str) -> List[Tuple[str, bytes]]:
-    return [(path, block)]
+def _ranges(path: str, blocksize: int) -> List[Tuple[str, int, int]]:
+    """The byte ranges of one log: ``size // blocksize`` (at least one) ranges of equal
+    length; none for an empty file (as ``read_bytes``)."""
+    size = os.path.getsize(path)
+    if size == 0:
+        return []
+    n = max(1, size // blocksize)
+    ends = [size * (i + 1) // n for i in range(n)]
+    starts = [0] + ends[:-1]
+    return [(path, start, end - start) for start, end in zip(starts, ends)]
 
 
 def _norm(path: str) -> str:
@@ -145,15 +163,20 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
             err = denials.LogError(f"{p}: no such file")
             err.path = p
             raise err
-    _, blocks, read_paths = read_bytes(paths, delimiter=b"\n", blocksize=blocksize,
-                                       sample=False, include_path=True)
-    parts = [dask.delayed(_tag)(block, _norm(path))
-             for path, file_blocks in zip(read_paths, blocks) for block in file_blocks]
-    if not parts:
+    size = parse_bytes(blocksize) if isinstance(blocksize, str) else blocksize
+    if size is None:
+        size = max(1, max(os.path.getsize(p) for p in paths))
+    if not isinstance(size, int) or size <= 0:
+        raise ValueError(f"blocksize must be a positive number of bytes, got {blocksize!r}")
+    ranges = [(i, *r) for i, r in enumerate(r for p in paths for r in _ranges(p, size))]
+    if not ranges:
         blob = _native._fleet_merge([])
     else:
-        bag = db.from_delayed(parts)
-        blob = bag.reduction(functools.partial(_digest_blocks, policy=source), _merge_blobs,
+        # One partition (one task: read and digest) per range; the merges run on workers.
+        bag = db.from_sequence(ranges, npartitions=len(ranges))
+        run = secrets.randbits(63)
+        blob = bag.reduction(functools.partial(_digest_ranges, policy=source, run=run),
+                             _merge_blobs,
                              split_every=_SPLIT_EVERY).compute(scheduler=scheduler)
     allow, per_path, rules, verdicts, counts = _native._fleet_finish(
         blob, module=module, requires=requires, dontaudit=dontaudit, xperms=xperms)
