@@ -8,7 +8,7 @@
 
 use std::io::{Read, Write};
 
-use arbiter_store::bzip2_blocks::decode_parallel;
+use arbiter_store::decode_bzip2_parallel as decode_parallel;
 use libfuzzer_sys::fuzz_target;
 
 const LIMIT: u64 = 8 << 20;

@@ -10,14 +10,14 @@
 //! every existing file as it was. [`build_store`] runs it all.
 //!
 //! The modules are private: what a caller needs is re-exported here, and [`homedirs`]
-//! (`genhomedircon`'s inputs and passwd/group readers) and [`bzip2_blocks`] (block-parallel
-//! decoding of a large module, public so the fuzzer can hold it against the serial decoder)
-//! stay namespaces of their own.
+//! (`genhomedircon`'s inputs and passwd/group readers) stays a namespace of its own.
+//! [`decode_bzip2_parallel`] (block-parallel decoding of a large module) is public so the
+//! fuzzer can hold it against the serial decoder.
 
 #![forbid(unsafe_code)]
 
 mod build;
-pub mod bzip2_blocks;
+mod bzip2_blocks;
 mod conf;
 mod error;
 mod fc;
@@ -27,6 +27,7 @@ mod modules;
 mod readahead;
 
 pub use build::{build_store, BuildReport, StoreBuild};
+pub use bzip2_blocks::decode_parallel as decode_bzip2_parallel;
 pub use conf::SemanageConf;
 pub use error::StoreError;
 pub use fc::{parse_seusers, parse_users_extra, split_fc, Seuser};
