@@ -32,6 +32,9 @@ RUNS = [
     (SEINFO, "--nodecon", "127.0.0.1"),
     (SEINFO, "--level", "s0"),
     (SESEARCH, "--range_trans", "-c", "process", "-ep"),
+    # -v: setools' INFO lines on stderr (opening the policy, each query).
+    (SESEARCH, "-v", "--range_trans"),
+    (SEINFO, "-v", "--portcon", "80"),
 ]
 
 
@@ -55,3 +58,37 @@ def test_seinfo_and_sesearch_unchanged_on_arbiter(policy):
         if policy not in OWN and args not in (["--all"], ["--range_trans"]):
             continue
         same_output(program, policy, *args)
+
+
+# setools' own log lines (``setools.*`` loggers; libsepol's are not setools') while opening
+# policies: by path, the running policy (``SELinuxPolicy()``), a missing file.
+OPEN_LOG = r"""
+import logging, sys
+handler = logging.StreamHandler(sys.stdout)
+handler.addFilter(logging.Filter("setools"))
+handler.setFormatter(logging.Formatter("%(levelname)s|%(name)s|%(message)s"))
+logging.getLogger().addHandler(handler)
+logging.getLogger().setLevel(logging.DEBUG)
+import setools
+for path in sys.argv[1:]:
+    try:
+        print(setools.SELinuxPolicy(path or None))
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+
+@needs_programs
+def test_open_log_lines_are_setools(tmp_path):
+    script = tmp_path / "open_log.py"
+    script.write_text(OPEN_LOG)
+    args = ["", str(POLICIES / "features.33"), str(POLICIES / "tiny.28"), "/nonexistent"]
+    if DEBIAN_MLS.exists():
+        args.append(str(DEBIAN_MLS))
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    real = subprocess.run(["/usr/bin/python3", str(script), *args], capture_output=True,
+                          text=True, env=env, timeout=600)
+    ours = subprocess.run([sys.executable, "-m", "arbiter.setools", str(script), *args],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert "Opening SELinux policy" in real.stdout, real.stdout + real.stderr
+    assert real.stdout == ours.stdout

@@ -11,6 +11,7 @@ import enum
 import errno
 import itertools
 import os
+import sys
 from collections import namedtuple
 
 from .. import _native
@@ -1121,22 +1122,70 @@ def _bounds_at(policy, child):
 # --------------------------------------------------------------------------- the policy
 
 
-def _default_policy_path():
-    try:
-        import selinux  # noqa: F401  (the running policy, when libselinux is importable)
+def _log():
+    """setools' ``setools.policyrep`` logger, or ``None`` while ``logging`` is not imported
+    (nothing can be listening then; the import costs 1 MB, so it is not made for this)."""
+    logging = sys.modules.get("logging")
+    return logging.getLogger("setools.policyrep") if logging is not None else None
 
-        path = selinux.selinux_current_policy_path()
-        if path:
-            return path
-        base = selinux.selinux_binary_policy_path()
-    except Exception:
-        base = None
-    if base:
-        for v in range(35, 14, -1):
-            candidate = "{}.{}".format(base, v)
-            if os.path.exists(candidate):
-                return candidate
-    raise RuntimeError("Unable to locate an SELinux policy to load.")
+
+# libsepol 3.4's policy format versions, which setools 4.4.1 tries from newest to oldest
+# when it looks for the running policy (``POLICYDB_VERSION_MIN``..``MAX``).
+_SEPOL_VERSIONS = (15, 33)
+
+
+def _libselinux_paths():
+    """(selinuxfs mounted, the running policy's file, the binary policy path) from
+    libselinux's binding as setools asks it; where the binding is not importable (a
+    virtual environment), the same read from the files libselinux reads:
+    ``/proc/filesystems``, ``/sys/fs/selinux/policy``, ``/etc/selinux/config``'s
+    ``SELINUXTYPE`` (``targeted`` when unset, libselinux's default)."""
+    try:
+        import selinux
+    except ImportError:
+        pass
+    else:
+        return (bool(selinux.selinuxfs_exists()), selinux.selinux_current_policy_path(),
+                selinux.selinux_binary_policy_path())
+    try:
+        with open("/proc/filesystems") as f:
+            fs = any(line.split()[-1:] == ["selinuxfs"] for line in f)
+    except OSError:
+        fs = False
+    stype = "targeted"
+    try:
+        with open("/etc/selinux/config") as f:
+            for line in f:
+                key, _, value = line.strip().partition("=")
+                if key.strip() == "SELINUXTYPE" and value.strip():
+                    stype = value.strip()
+    except OSError:
+        pass
+    running = "/sys/fs/selinux/policy"
+    current = running if fs and os.path.exists(running) else None
+    return fs, current, "/etc/selinux/{}/policy/policy".format(stype)
+
+
+def _running_policy_candidates():
+    """The files setools 4.4.1 tries for ``SELinuxPolicy()``, in its order, with its log
+    lines: the running policy when selinuxfs is mounted, else the binary policy path with
+    each supported version, newest first."""
+    log = _log()
+    if log:
+        log.info("Attempting to locate current running policy.")
+    fs, current, base = _libselinux_paths()
+    if log:
+        log.debug("SELinuxfs exists: {}".format(fs))
+        log.debug("Sepol version range: {}-{}".format(*_SEPOL_VERSIONS))
+        log.debug("Current policy path: {}".format(current))
+        log.debug("Binary policy path: {}".format(base))
+    if fs:
+        return [current], False
+    low, high = _SEPOL_VERSIONS
+    candidates = ["{0}.{1}".format(base, v) for v in range(high, low - 1, -1)]
+    if log:
+        log.debug("Potential policies: {}".format(candidates))
+    return candidates, True
 
 
 # The MLS, labeling and constraint parts live in their own modules (they import the base
@@ -1165,18 +1214,44 @@ class SELinuxPolicy(_MLSPolicy, _XenPolicy, _LabelingPolicy, _ConstraintPolicy):
         if isinstance(policyfile, _native.PolicyDb):
             self._db = policyfile
             self._path = policyfile.path
+        elif policyfile is None:
+            candidates, skip_missing = _running_policy_candidates()
+            for path in candidates:
+                try:
+                    self._open(path)
+                except FileNotFoundError:
+                    if not skip_missing:
+                        raise
+                else:
+                    break
+            else:
+                raise RuntimeError("Unable to locate an SELinux policy to load.")
         else:
-            if policyfile is None:
-                policyfile = _default_policy_path()
-            path = os.fspath(policyfile)
-            if not os.path.exists(path):
-                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
-            try:
-                self._db = _native.PolicyDb(path)
-            except _native.PolicyError as e:
-                raise InvalidPolicy("Invalid policy: {}. {}".format(path, e)) from None
-            self._path = path
+            self._open(policyfile)
         self._cache = {}
+
+    def _open(self, policyfile):
+        """Reads and validates one policy file, logging what setools 4.4.1 logs when it
+        opens one (its INFO lines show under ``sesearch -v``, the DEBUG ones under
+        ``--debug``; they name setools' own steps, which reading here stands for)."""
+        path = os.fspath(policyfile)
+        log = _log()
+        if log:
+            log.info('Opening SELinux policy "{0}"'.format(path))
+        if not os.path.exists(path):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        try:
+            self._db = _native.PolicyDb(path)
+        except _native.PolicyError as e:
+            raise InvalidPolicy("Invalid policy: {}. {}".format(path, e)) from None
+        self._path = path
+        if log:
+            log.debug("Rebuilding attributes.")
+            log.debug("Setting permissive flags in type datums.")
+            if self._db.mls:
+                log.debug("Creating cat_val_to_struct.")
+                log.debug("Creating level_val_to_struct.")
+            log.info('Successfully opened SELinux policy "{0}"'.format(path))
 
     @classmethod
     def from_bytes(cls, data):
