@@ -129,6 +129,7 @@ mod intern;
 mod kw;
 mod lower;
 mod msort;
+mod optional_log;
 mod parse;
 mod progress;
 mod qualify;
@@ -291,11 +292,13 @@ where
             names.push(s.borrow().name.clone());
         }
     });
+    // What resolution logged (optionals disabled), placed among the progress lines.
+    let mut resolve_log = Vec::new();
     let compiled = std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("cil-compile".into())
             .stack_size(COMPILE_STACK)
-            .spawn_scoped(s, || compile_here(sources, opts))
+            .spawn_scoped(s, || compile_here(sources, opts, &mut resolve_log))
             .map_err(|e| CilError {
                 messages: vec![format!("cannot start the compiler thread: {e}")],
                 status: 255,
@@ -308,7 +311,7 @@ where
                 })
             })
     });
-    compiled.map_err(|e| progress::with_failure_lines(&names, opts, e))
+    compiled.map_err(|e| progress::with_failure_lines(&names, opts, &resolve_log, e))
 }
 
 /// The process's peak resident set (`VmHWM` of /proc/self/status), for the phase timings.
@@ -325,6 +328,7 @@ fn peak_rss() -> String {
 fn compile_here<S: std::borrow::Borrow<Source>>(
     sources: impl Iterator<Item = Result<S, CilError>>,
     opts: &Options,
+    resolve_log: &mut Vec<String>,
 ) -> Result<Compiled, CilError> {
     let mut sources = sources.peekable();
     if sources.peek().is_none() {
@@ -375,6 +379,8 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
     let mut ast = ast::build(&tree, &mut interner, &names, opts).map_err(progress::cildb_failed)?;
     qualify::qualify(&mut tree, &interner, &mut ast, None).map_err(progress::cildb_failed)?;
     lap("ast");
+    // Only with -v: libsepol's schedule of disabled optionals, for its messages.
+    *resolve_log = optional_log::replay(&mut tree, &interner, &mut ast, &names, opts);
     // With blocks or macros, names were qualified before optionals were decided: when
     // resolution disables optionals, names that found declarations inside them look
     // further out (libsepol re-resolves after removing them), until nothing changes.
@@ -426,6 +432,6 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
         file_contexts: out.file_contexts,
         seusers: out.seusers,
         users_extra: out.users_extra,
-        warnings: progress::success_lines(&names, opts),
+        warnings: progress::success_lines(&names, opts, std::mem::take(resolve_log)),
     })
 }

@@ -8,14 +8,16 @@ use crate::{CilError, Options};
 /// The lines `secilc -v -v` prints for a build that succeeds, in order: one `Parsing`
 /// line per non-empty file (secilc skips empty ones, as our callers do), then one per
 /// phase; with `-N` the neverallow and bounds checks are skipped and so are their lines.
-/// Below verbosity 2 there are none.
-///
-/// Not covered: the `CIL_INFO` lines libsepol adds while it disables optionals ("Failed
-/// to resolve … / Disabling optional … / Resetting declarations"), which follow its
-/// resolution passes statement by statement.
-pub(crate) fn success_lines(names: &[String], opts: &Options) -> Vec<String> {
+/// Below verbosity 2 there are none. `resolve_log` (what resolution logged while it
+/// disabled optionals, [`crate::optional_log::replay`]) follows `Resolving AST`; below
+/// verbosity 2 it holds only warnings and errors, and is all there is.
+pub(crate) fn success_lines(
+    names: &[String],
+    opts: &Options,
+    mut resolve_log: Vec<String>,
+) -> Vec<String> {
     if opts.verbose < 2 {
-        return Vec::new();
+        return resolve_log;
     }
     let mut out: Vec<String> = names.iter().map(|n| format!("Parsing {n}")).collect();
     out.extend(
@@ -23,6 +25,12 @@ pub(crate) fn success_lines(names: &[String], opts: &Options) -> Vec<String> {
             "Building AST from Parse Tree",
             "Destroying Parse Tree",
             "Resolving AST",
+        ]
+        .map(String::from),
+    );
+    out.append(&mut resolve_log);
+    out.extend(
+        [
             "Qualifying Names",
             "Compile post process",
             "Building policy binary",
@@ -42,6 +50,9 @@ pub(crate) fn success_lines(names: &[String], opts: &Options) -> Vec<String> {
     }
     out
 }
+
+/// The index of `Resolving AST` in [`PHASES`].
+const RESOLVING: usize = 2;
 
 /// The libsepol phases whose start secilc reports at `-v -v`, in order; a failure is
 /// placed in one by the closing line libsepol logs for it.
@@ -63,9 +74,19 @@ const PHASES: &[(&str, &[&str])] = &[
 /// with (a parse error: the `Parsing` lines only). A failure of the neverallow or bounds checks gets each check's line before its
 /// own reports (the checks all run, in order: neverallows, users, roles, types). A report
 /// whose phase is not known that way (one without libsepol's closing line) is left as it
-/// is. Below verbosity 2 nothing changes.
-pub(crate) fn with_failure_lines(names: &[String], opts: &Options, mut e: CilError) -> CilError {
+/// is. `resolve_log` (see [`success_lines`]) follows `Resolving AST` when the failure
+/// came at or after resolution. Below verbosity 2 only `resolve_log`'s warnings come
+/// before the report.
+pub(crate) fn with_failure_lines(
+    names: &[String],
+    opts: &Options,
+    resolve_log: &[String],
+    mut e: CilError,
+) -> CilError {
     if opts.verbose < 2 {
+        if !resolve_log.is_empty() {
+            e.messages.splice(0..0, resolve_log.iter().cloned());
+        }
         return e;
     }
     let has = |line: &str| e.messages.iter().any(|m| m == line);
@@ -82,7 +103,12 @@ pub(crate) fn with_failure_lines(names: &[String], opts: &Options, mut e: CilErr
     else {
         return e;
     };
-    lines.extend(PHASES[..=failed].iter().map(|(start, _)| start.to_string()));
+    for (i, (start, _)) in PHASES[..=failed].iter().enumerate() {
+        lines.push(start.to_string());
+        if i == RESOLVING {
+            lines.extend(resolve_log.iter().cloned());
+        }
+    }
     if failed == PHASES.len() - 1 && !opts.disable_neverallow {
         insert_check_lines(&mut e.messages);
     }
@@ -152,13 +178,13 @@ mod tests {
             verbose: 1,
             ..Options::default()
         };
-        assert!(success_lines(&names, &o).is_empty());
+        assert!(success_lines(&names, &o, Vec::new()).is_empty());
         o.verbose = 2;
-        let all = success_lines(&names, &o);
+        let all = success_lines(&names, &o, Vec::new());
         assert_eq!(all.first().map(String::as_str), Some("Parsing a.cil"));
         assert_eq!(all.last().map(String::as_str), Some("Checking Type Bounds"));
         o.disable_neverallow = true;
-        assert_eq!(success_lines(&names, &o).len(), all.len() - 4);
+        assert_eq!(success_lines(&names, &o, Vec::new()).len(), all.len() - 4);
     }
 
     #[test]
@@ -172,7 +198,7 @@ mod tests {
             verbose: 2,
             ..Options::default()
         };
-        let e = with_failure_lines(&names, &o, failed("Failed to resolve AST"));
+        let e = with_failure_lines(&names, &o, &[], failed("Failed to resolve AST"));
         assert_eq!(
             e.messages,
             [
@@ -184,14 +210,14 @@ mod tests {
                 "Failed to resolve AST"
             ]
         );
-        let e = with_failure_lines(&names, &o, failed("Failed to build AST"));
+        let e = with_failure_lines(&names, &o, &[], failed("Failed to build AST"));
         assert_eq!(e.messages.len(), 4);
-        let e = with_failure_lines(&names, &o, failed("Failure adding a.cil"));
+        let e = with_failure_lines(&names, &o, &[], failed("Failure adding a.cil"));
         assert_eq!(e.messages, ["Parsing a.cil", "bad", "Failure adding a.cil"]);
-        let e = with_failure_lines(&names, &o, failed("no closing line"));
+        let e = with_failure_lines(&names, &o, &[], failed("no closing line"));
         assert_eq!(e.messages, ["bad", "no closing line"], "phase unknown");
         o.verbose = 1;
-        let e = with_failure_lines(&names, &o, failed("Failed to resolve AST"));
+        let e = with_failure_lines(&names, &o, &[], failed("Failed to resolve AST"));
         assert_eq!(e.messages.len(), 2);
     }
 

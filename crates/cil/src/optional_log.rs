@@ -1,0 +1,366 @@
+//! What libsepol logs while its resolution passes disable optionals, replayed for secilc's
+//! `-v`/`-v -v` output. Our resolver reaches the same set of disabled optionals by a
+//! fixpoint over rounds, but secilc's messages follow libsepol 3.4's schedule
+//! (`cil_resolve_ast`): fourteen passes, each a walk of the whole tree in order resolving
+//! the statements of that pass; an optional with a statement that fails is destroyed
+//! when the pass ends, and if that happens after the `call` pass every later pass runs
+//! again ("Resetting declarations"). The replay runs that schedule with the resolver's
+//! own statement check, only when the lines are asked for, so builds at the default
+//! verbosity do no work here.
+
+use crate::ast::{Ast, DeclKind, Ns, NONE};
+use crate::intern::Interner;
+use crate::kw::Kw;
+use crate::parse::Tree;
+use crate::resolve::{Miss, Resolver};
+use crate::Options;
+
+/// libsepol's `CIL_PASS_CALL1`: an optional destroyed after this pass resets the passes
+/// that follow it (`pass > CIL_PASS_CALL1`), and they start again at `CIL_PASS_CALL2`.
+const PASS_CALL1: u8 = 7;
+const PASS_CALL2: u8 = 8;
+/// `CIL_PASS_MISC3`, the last pass.
+const PASS_LAST: u8 = 14;
+
+/// The libsepol resolution pass (`enum cil_pass`, 1..=14) that resolves statement `s`,
+/// or 0 for a statement no pass resolves names of (declarations, containers).
+fn pass_of(ast: &Ast, s: u32, opts: &Options) -> u8 {
+    let st = &ast.stmts[s as usize];
+    match st.kw {
+        Kw::TunableIf if opts.preserve_tunables => 11,
+        Kw::TunableIf => 1,
+        Kw::BlockInherit => 3,
+        // The macro is found in CIL_PASS_CALL1, the arguments in CIL_PASS_CALL2.
+        Kw::Call if ast.call_of_stmt.contains_key(&s) => PASS_CALL2,
+        Kw::Call => PASS_CALL1,
+        Kw::TypeAliasActual | Kw::SensitivityAliasActual | Kw::CategoryAliasActual => 9,
+        Kw::SidOrder
+        | Kw::ClassOrder
+        | Kw::CategoryOrder
+        | Kw::SensitivityOrder
+        | Kw::BooleanIf => 11,
+        Kw::CategorySet => 12,
+        Kw::SensitivityCategory | Kw::ClassCommon => 13,
+        Kw::Type
+        | Kw::TypeAttribute
+        | Kw::TypeAlias
+        | Kw::Role
+        | Kw::RoleAttribute
+        | Kw::User
+        | Kw::UserAttribute
+        | Kw::Common
+        | Kw::Class
+        | Kw::ClassMap
+        | Kw::ClassPermission
+        | Kw::Boolean
+        | Kw::Tunable
+        | Kw::Sensitivity
+        | Kw::SensitivityAlias
+        | Kw::Category
+        | Kw::CategoryAlias
+        | Kw::Sid
+        | Kw::PolicyCap
+        | Kw::IpAddr
+        | Kw::Optional
+        | Kw::Block
+        | Kw::BlockAbstract
+        | Kw::In
+        | Kw::Macro
+        | Kw::HandleUnknown
+        | Kw::Mls => 0,
+        _ => PASS_LAST,
+    }
+}
+
+/// Whether optional `o` is `outer` or sits inside it.
+fn within(ast: &Ast, mut o: u32, outer: u32) -> bool {
+    while o != NONE {
+        if o == outer {
+            return true;
+        }
+        o = ast.optionals[o as usize].parent;
+    }
+    false
+}
+
+/// The lines libsepol 3.4 logs during resolution, in its order, at verbosity `opts.verbose`
+/// (info lines from 2, warnings from 1): for each statement of an optional that fails,
+/// `Failed to resolve KW statement at FILE:LINE` and `Disabling optional 'NAME' at
+/// FILE:LINE` (preceded by the resolver's own error line for a missing permission or call
+/// argument), `Resetting declarations` when a pass after the calls destroyed optionals,
+/// and the expandtypeattribute conflict warning. The replay stops at a failing statement
+/// outside optionals (the caller reports that error). `tree` and `ast` are left
+/// qualified as they were given (everything live).
+pub(crate) fn replay(
+    tree: &mut Tree,
+    int: &Interner,
+    ast: &mut Ast,
+    names: &[String],
+    opts: &Options,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if opts.verbose == 0 {
+        return out;
+    }
+    let mut by_pass: Vec<Vec<u32>> = vec![Vec::new(); PASS_LAST as usize + 1];
+    for s in 0..ast.stmts.len() as u32 {
+        let p = pass_of(ast, s, opts);
+        if p != 0 {
+            by_pass[p as usize].push(s);
+        }
+    }
+    let expands = by_pass[PASS_LAST as usize]
+        .iter()
+        .any(|&s| ast.stmts[s as usize].kw == Kw::ExpandTypeAttribute);
+    if ast.optionals.is_empty() && !expands {
+        return out;
+    }
+    // Per optional: its `optional` statement (the parent of a statement directly in it).
+    let mut opt_stmt = vec![NONE; ast.optionals.len()];
+    for st in &ast.stmts {
+        if st.opt != NONE
+            && st.parent != NONE
+            && ast.stmts[st.parent as usize].kw == Kw::Optional
+            && opt_stmt[st.opt as usize] == NONE
+        {
+            opt_stmt[st.opt as usize] = st.parent;
+        }
+    }
+    let info = opts.verbose >= 2;
+    let loc = |tree: &Tree, ast: &Ast, s: u32| {
+        let st = &ast.stmts[s as usize];
+        crate::ast::loc(tree, names, st.file, st.node)
+    };
+    let mut destroyed = vec![false; ast.optionals.len()];
+    let mut requalified = false;
+    // Per type attribute declaration: libsepol's `used` expand bits (true 1, false 2),
+    // cleared when declarations are reset.
+    let mut expand_bits: crate::intern::FxHashMap<u32, u8> = Default::default();
+    let mut pass = 1u8;
+    'passes: while pass <= PASS_LAST {
+        let mut events: Vec<String> = Vec::new();
+        let mut to_destroy: Vec<u32> = Vec::new();
+        let mut fatal = false;
+        {
+            let mut r = Resolver::new(tree, int, ast);
+            r.tunables_are_bools = opts.preserve_tunables;
+            r.disabled.clone_from(&destroyed);
+            r.recompute_live();
+            // The optional whose failure is being recorded (libsepol's
+            // `disabled_optional`): failures inside it add nothing to destroy.
+            let mut open: Option<u32> = None;
+            for &s in &by_pass[pass as usize] {
+                if !r.stmt_live(s) {
+                    continue;
+                }
+                let st = ast.stmts[s as usize];
+                match r.check(s) {
+                    Err(Miss::Missing) if st.opt != NONE => {
+                        if let Some(lines) = error_line(&r, int, tree, ast, s, names) {
+                            events.extend(lines.split('\n').map(String::from));
+                        }
+                        if info {
+                            let o = opt_stmt[st.opt as usize];
+                            let name = tree
+                                .kids(ast.stmts[o as usize].node)
+                                .get(1)
+                                .and_then(|&n| tree.sym(n))
+                                .map(|n| int.str(n).into_owned())
+                                .unwrap_or_default();
+                            events.push(format!(
+                                "Failed to resolve {} statement at {}",
+                                st.kw.text(),
+                                loc(tree, ast, s)
+                            ));
+                            events.push(format!(
+                                "Disabling optional '{name}' at {}",
+                                loc(tree, ast, o)
+                            ));
+                        }
+                        if !open.is_some_and(|c| within(ast, st.opt, c)) {
+                            open = Some(st.opt);
+                            to_destroy.push(st.opt);
+                        }
+                    }
+                    Ok(()) if st.kw == Kw::ExpandTypeAttribute => {
+                        expand_conflicts(&r, int, tree, ast, s, &mut expand_bits, &mut events);
+                    }
+                    Ok(()) => {}
+                    Err(_) => {
+                        fatal = true;
+                        break;
+                    }
+                }
+            }
+        }
+        out.append(&mut events);
+        if fatal {
+            break 'passes;
+        }
+        if to_destroy.is_empty() {
+            pass += 1;
+            continue;
+        }
+        if pass > PASS_CALL1 {
+            if info {
+                out.push("Resetting declarations".into());
+            }
+            expand_bits.clear();
+            pass = PASS_CALL2;
+        } else {
+            pass += 1;
+        }
+        for o in to_destroy {
+            destroyed[o as usize] = true;
+        }
+        if !ast.scopes.is_empty() {
+            // Names in blocks that found a declaration in a destroyed optional now find
+            // one further out, as libsepol's re-resolution does.
+            let mut r = Resolver::new(tree, int, ast);
+            r.disabled.clone_from(&destroyed);
+            r.recompute_live();
+            let live = r.live_opt.clone();
+            drop(r);
+            for st in &mut ast.stmts {
+                st.node = st.src;
+            }
+            if crate::qualify::qualify(tree, int, ast, Some(&live)).is_err() {
+                break 'passes;
+            }
+            requalified = true;
+        }
+    }
+    if requalified {
+        for st in &mut ast.stmts {
+            st.node = st.src;
+        }
+        // The same call the compiler made before the replay, so it cannot fail now.
+        let _ = crate::qualify::qualify(tree, int, ast, None);
+    }
+    out
+}
+
+/// The error line libsepol's resolver logs (at `CIL_ERR`) before the "Failed to resolve
+/// … statement" of statement `s`, when the failing name is a call argument or a
+/// permission of a resolved class.
+fn error_line(
+    r: &Resolver<'_>,
+    int: &Interner,
+    tree: &Tree,
+    ast: &Ast,
+    s: u32,
+    names: &[String],
+) -> Option<String> {
+    let st = &ast.stmts[s as usize];
+    let kids = tree.kids(st.node);
+    match st.kw {
+        Kw::Call => {
+            let call = &ast.calls[*ast.call_of_stmt.get(&s)? as usize];
+            let (i, _) = call
+                .resolved
+                .iter()
+                .zip(&call.params)
+                .enumerate()
+                .find(|(_, (&v, &(ns, _)))| {
+                    matches!((ns, tree.sym(v)), (Some(ns), Some(sym)) if r.lookup(ns, sym).is_none())
+                })?;
+            let written = tree.sym(*call.args.get(i)?)?;
+            Some(format!(
+                "Failed to resolve {} in call argument list at {}",
+                int.str(written),
+                crate::ast::loc(tree, names, st.file, st.node)
+            ))
+        }
+        Kw::Allow | Kw::AuditAllow | Kw::DontAudit | Kw::NeverAllow if kids.len() == 4 => {
+            let named = |n: u32| {
+                tree.sym(n).is_some_and(|sym| {
+                    sym == Kw::SelfKw.sym() || r.lookup(Ns::Types, sym).is_some()
+                })
+            };
+            if !named(kids[1]) || !named(kids[2]) || !tree.is_list(kids[3]) {
+                return None;
+            }
+            let cp = tree.kids(kids[3]);
+            let (&class, &perms) = (cp.first()?, cp.get(1)?);
+            let cd = r.lookup(Ns::Classes, tree.sym(class)?)?;
+            let map = ast.decls[cd as usize].kind == DeclKind::ClassMap;
+            let common = r.class_common(cd);
+            let has = |p| {
+                ast.perm_index(cd, p).is_some()
+                    || common.is_some_and(|c| ast.perm_index(c, p).is_some())
+            };
+            // Depth-first in written order: the first unknown name, and how many lists
+            // below the permission list it sits (each level adds libsepol's line).
+            let mut stack = vec![(perms, 0usize)];
+            while let Some((n, depth)) = stack.pop() {
+                if let Some(p) = tree.sym(n) {
+                    let operator = matches!(
+                        Kw::of(p),
+                        Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)
+                    );
+                    if !operator && !has(p) {
+                        let mut line = format!("Failed to resolve permission {}", int.str(p));
+                        if map {
+                            line.push_str(" for map class");
+                        }
+                        for _ in 1..depth {
+                            line.push_str("\nFailed to resolve permission list");
+                        }
+                        return Some(line);
+                    }
+                } else {
+                    stack.extend(tree.kids(n).iter().rev().map(|&k| (k, depth + 1)));
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// libsepol's `cil_type_used` for an `expandtypeattribute` that resolved: each attribute
+/// it names gets the statement's expand bit, and one holding both logs the conflict
+/// warning and keeps "false".
+fn expand_conflicts(
+    r: &Resolver<'_>,
+    int: &Interner,
+    tree: &Tree,
+    ast: &Ast,
+    s: u32,
+    bits: &mut crate::intern::FxHashMap<u32, u8>,
+    events: &mut Vec<String>,
+) {
+    let kids = tree.kids(ast.stmts[s as usize].node);
+    let (Some(&names), Some(&value)) = (kids.get(1), kids.get(2)) else {
+        return;
+    };
+    let bit = if tree.sym(value) == Some(Kw::True.sym()) {
+        1
+    } else {
+        2
+    };
+    let atoms: Vec<u32> = if tree.is_list(names) {
+        tree.kids(names).to_vec()
+    } else {
+        vec![names]
+    };
+    for a in atoms {
+        let Some(sym) = tree.sym(a) else { continue };
+        let Some(d) = r.lookup(Ns::Types, sym) else {
+            continue;
+        };
+        if ast.decls[d as usize].kind != DeclKind::TypeAttribute {
+            continue;
+        }
+        let b = bits.entry(d).or_default();
+        *b |= bit;
+        if *b == 3 {
+            let full = int.str(ast.decls[d as usize].name);
+            let base = full.rsplit('.').next().unwrap_or(&full);
+            events.push(format!(
+                "Conflicting use of expandtypeattribute. Expandtypeattribute was set to both true or false for {base}. Resolving to false. "
+            ));
+            *b = 2;
+        }
+    }
+}
