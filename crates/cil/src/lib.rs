@@ -380,7 +380,9 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
     qualify::qualify(&mut tree, &interner, &mut ast, None).map_err(progress::cildb_failed)?;
     lap("ast");
     // Only with -v: libsepol's schedule of disabled optionals, for its messages.
-    *resolve_log = optional_log::replay(&mut tree, &interner, &mut ast, &names, opts);
+    let replayed = optional_log::replay(&mut tree, &interner, &mut ast, &names, opts, false);
+    *resolve_log = replayed.lines;
+    let mut fatal = replayed.fatal;
     // With blocks or macros, names were qualified before optionals were decided: when
     // resolution disables optionals, names that found declarations inside them look
     // further out (libsepol re-resolves after removing them), until nothing changes.
@@ -394,7 +396,20 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
         // A failure outside optionals may come from a name that found a declaration in
         // an optional disabled earlier in the same round: retry with it gone first.
         if ast.scopes.is_empty() || res.disabled == disabled {
-            r.map_err(progress::cildb_failed)?;
+            if let Err(e) = r {
+                drop(res);
+                let e = optional_log::resolve_failed(
+                    e,
+                    fatal.take(),
+                    &mut tree,
+                    &interner,
+                    &mut ast,
+                    &names,
+                    opts,
+                    resolve_log,
+                );
+                return Err(progress::cildb_failed(e));
+            }
             break res;
         }
         disabled.clone_from(&res.disabled);

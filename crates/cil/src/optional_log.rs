@@ -72,6 +72,25 @@ fn pass_of(ast: &Ast, s: u32, opts: &Options) -> u8 {
     }
 }
 
+/// What [`replay`] found.
+#[derive(Default)]
+pub(crate) struct Replay {
+    /// The lines, in libsepol's order.
+    pub lines: Vec<String>,
+    /// The statement outside optionals that failed, if one did.
+    pub fatal: Option<Fatal>,
+}
+
+/// A statement outside optionals that does not resolve.
+pub(crate) struct Fatal {
+    /// Its libsepol pass (`Pass N of resolution failed`).
+    pub pass: u8,
+    /// `Failed to resolve KW statement at FILE:LINE`, as the resolver reports it.
+    pub line: String,
+    /// The resolver's error lines before its `Failed to resolve … statement` line.
+    pub lines: Vec<String>,
+}
+
 /// Whether optional `o` is `outer` or sits inside it.
 fn within(ast: &Ast, mut o: u32, outer: u32) -> bool {
     while o != NONE {
@@ -89,17 +108,20 @@ fn within(ast: &Ast, mut o: u32, outer: u32) -> bool {
 /// FILE:LINE` (preceded by the resolver's own error line for a missing permission or call
 /// argument), `Resetting declarations` when a pass after the calls destroyed optionals,
 /// and the expandtypeattribute conflict warning. The replay stops at a failing statement
-/// outside optionals (the caller reports that error). `tree` and `ast` are left
-/// qualified as they were given (everything live).
+/// outside optionals (the caller reports that error), whose own error line and pass
+/// [`Replay::fatal`] holds. `tree` and `ast` are left qualified as they were given
+/// (everything live). Below verbosity 1 there is nothing to replay unless `errors` asks
+/// for the error lines (a build that failed: libsepol prints those at any verbosity).
 pub(crate) fn replay(
     tree: &mut Tree,
     int: &Interner,
     ast: &mut Ast,
     names: &[String],
     opts: &Options,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    if opts.verbose == 0 {
+    errors: bool,
+) -> Replay {
+    let mut out = Replay::default();
+    if opts.verbose == 0 && !errors {
         return out;
     }
     let mut by_pass: Vec<Vec<u32>> = vec![Vec::new(); PASS_LAST as usize + 1];
@@ -112,7 +134,9 @@ pub(crate) fn replay(
     let expands = by_pass[PASS_LAST as usize]
         .iter()
         .any(|&s| ast.stmts[s as usize].kw == Kw::ExpandTypeAttribute);
-    if ast.optionals.is_empty() && !expands {
+    // Without optionals or expandtypeattributes there is nothing to log but a failure's
+    // lines (at `-v -v` always looked for, as a failure's pass is logged there).
+    if ast.optionals.is_empty() && !expands && !errors && opts.verbose < 2 {
         return out;
     }
     // Per optional: its `optional` statement (the parent of a statement directly in it).
@@ -182,18 +206,33 @@ pub(crate) fn replay(
                             to_destroy.push(st.opt);
                         }
                     }
-                    Ok(()) if st.kw == Kw::ExpandTypeAttribute => {
+                    Ok(()) if st.kw == Kw::ExpandTypeAttribute && opts.verbose >= 1 => {
                         expand_conflicts(&r, int, tree, ast, s, &mut expand_bits, &mut events);
                     }
                     Ok(()) => {}
-                    Err(_) => {
+                    Err(miss) => {
+                        let extra = match miss {
+                            Miss::Missing => error_line(&r, int, tree, ast, s, names),
+                            _ => None,
+                        };
+                        out.fatal = Some(Fatal {
+                            pass,
+                            line: format!(
+                                "Failed to resolve {} statement at {}",
+                                st.kw.text(),
+                                loc(tree, ast, s)
+                            ),
+                            lines: extra
+                                .map(|l| l.split('\n').map(String::from).collect())
+                                .unwrap_or_default(),
+                        });
                         fatal = true;
                         break;
                     }
                 }
             }
         }
-        out.append(&mut events);
+        out.lines.append(&mut events);
         if fatal {
             break 'passes;
         }
@@ -203,7 +242,7 @@ pub(crate) fn replay(
         }
         if pass > PASS_CALL1 {
             if info {
-                out.push("Resetting declarations".into());
+                out.lines.push("Resetting declarations".into());
             }
             expand_bits.clear();
             pass = PASS_CALL2;
@@ -363,4 +402,47 @@ fn expand_conflicts(
             *b = 2;
         }
     }
+}
+
+/// The report of a resolution failure with libsepol's lines around it: the replay's lines
+/// (run now, for the error lines, when the earlier replay was skipped) go to
+/// `resolve_log`; the failing statement's own error line (a missing permission or call
+/// argument) goes before its `Failed to resolve … statement` line, and at `-v -v`
+/// libsepol's `Problem at …` and `Pass N of resolution failed` after it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn resolve_failed(
+    e: crate::Fail,
+    known: Option<Fatal>,
+    tree: &mut Tree,
+    int: &Interner,
+    ast: &mut Ast,
+    names: &[String],
+    opts: &Options,
+    resolve_log: &mut Vec<String>,
+) -> crate::CilError {
+    let mut e = crate::CilError::from(e);
+    let fatal = match known {
+        Some(f) => Some(f),
+        None => {
+            let r = replay(tree, int, ast, names, opts, true);
+            *resolve_log = r.lines;
+            r.fatal
+        }
+    };
+    let Some(f) = fatal else { return e };
+    let Some(at) = e.messages.iter().position(|m| *m == f.line) else {
+        return e;
+    };
+    if opts.verbose >= 2 {
+        let loc = f.line.rsplit(" at ").next().unwrap_or_default();
+        e.messages.splice(
+            at + 1..at + 1,
+            [
+                format!("Problem at {loc}"),
+                format!("Pass {} of resolution failed", f.pass),
+            ],
+        );
+    }
+    e.messages.splice(at..at, f.lines);
+    e
 }

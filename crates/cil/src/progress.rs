@@ -89,10 +89,33 @@ pub(crate) fn with_failure_lines(
         }
         return e;
     }
+    // One line a message (some reports are built as one text of several lines).
+    if e.messages.iter().any(|m| m.contains('\n')) {
+        e.messages = e
+            .messages
+            .iter()
+            .flat_map(|m| m.split('\n'))
+            .map(String::from)
+            .collect();
+    }
     let has = |line: &str| e.messages.iter().any(|m| m == line);
+    // secilc optimises the finished policy: every phase and check ran before.
+    if has("Failed to optimize policydb") {
+        let mut lines = success_lines(names, opts, resolve_log.to_vec());
+        lines.append(&mut e.messages);
+        e.messages = lines;
+        return e;
+    }
     let mut lines: Vec<String> = names.iter().map(|n| format!("Parsing {n}")).collect();
     // A parse error (closed by libsepol's `Failure adding FILE`) follows its file's line.
-    if e.messages.iter().any(|m| m.starts_with("Failure adding ")) {
+    if let Some(at) = e
+        .messages
+        .iter()
+        .position(|m| m.starts_with("Failure adding "))
+    {
+        // libsepol's `cil_parser` logs `Failed to parse FILE` (at `CIL_INFO`) first.
+        let file = e.messages[at]["Failure adding ".len()..].to_string();
+        e.messages.insert(at, format!("Failed to parse {file}"));
         lines.append(&mut e.messages);
         e.messages = lines;
         return e;
@@ -103,6 +126,8 @@ pub(crate) fn with_failure_lines(
     else {
         return e;
     };
+    problem_line(&mut e.messages);
+    binary_walk_lines(&mut e.messages);
     for (i, (start, _)) in PHASES[..=failed].iter().enumerate() {
         lines.push(start.to_string());
         if i == RESOLVING {
@@ -115,6 +140,111 @@ pub(crate) fn with_failure_lines(
     lines.append(&mut e.messages);
     e.messages = lines;
     e
+}
+
+/// libsepol's `Problem at FILE:LINE` (`cil_tree_walk` logs it at `CIL_INFO` for the node
+/// whose handler failed): after the last line of the report that names a location before
+/// the closing line of a tree walk (building the AST, verifying the database; resolving
+/// only for a `Bad bounds statement`, which fails its last pass, named too), unless the
+/// report has it already.
+fn problem_line(messages: &mut Vec<String>) {
+    const WALKS: &[&str] = &[
+        "Failed to build AST",
+        "Failed to resolve AST",
+        "Failed to verify cil database",
+    ];
+    if messages.iter().any(|m| m.starts_with("Problem at ")) {
+        return;
+    }
+    let Some(close) = messages.iter().position(|m| WALKS.contains(&m.as_str())) else {
+        return;
+    };
+    let Some((at, loc)) = messages[..close]
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, m)| location(m).map(|l| (i, l.to_string())))
+    else {
+        return;
+    };
+    let pass = if messages[close] == "Failed to resolve AST" {
+        // Only where the failing pass is known (other resolution failures, such as the
+        // orders' or the inheritance checks', are not a node's in libsepol).
+        let args = messages
+            .iter()
+            .any(|m| m.contains(" in call argument list at "));
+        match failed_pass(&messages[at], args) {
+            Some(p) => Some(p),
+            None => return,
+        }
+    } else {
+        None
+    };
+    messages.insert(at + 1, format!("Problem at {loc}"));
+    if let Some(p) = pass {
+        messages.insert(at + 2, format!("Pass {p} of resolution failed"));
+    }
+}
+
+/// The libsepol resolution pass (`enum cil_pass`) whose failure a report line names:
+/// `Failed to resolve KW statement at …` by the statement's keyword, `Missing arguments`
+/// (the call pass), `Bad bounds statement` (the last pass). `args`: the report names a
+/// call argument, which the second call pass resolves.
+fn failed_pass(line: &str, args: bool) -> Option<u8> {
+    if line.starts_with("Missing arguments at ") {
+        return Some(7);
+    }
+    if line.starts_with("Bad bounds statement at ") {
+        return Some(14);
+    }
+    let kw = line
+        .strip_prefix("Failed to resolve ")?
+        .split_once(" statement at ")?
+        .0;
+    Some(match kw {
+        "tunableif" => 1,
+        "blockinherit" => 3,
+        "call" if args => 8,
+        "call" => 7,
+        "typealiasactual" | "sensitivityaliasactual" | "categoryaliasactual" => 9,
+        "sidorder" | "classorder" | "categoryorder" | "sensitivityorder" | "booleanif" => 11,
+        "categoryset" => 12,
+        "sensitivitycategory" | "classcommon" => 13,
+        _ => 14,
+    })
+}
+
+/// After `Binary policy creation failed at FILE:LINE`, the lines libsepol's binary
+/// writer logs at `CIL_INFO` as its tree walk unwinds: `Problem at FILE:LINE`, `Failure
+/// while walking cil database`.
+fn binary_walk_lines(messages: &mut Vec<String>) {
+    let Some(at) = messages
+        .iter()
+        .position(|m| m.starts_with("Binary policy creation failed at "))
+    else {
+        return;
+    };
+    if messages.get(at + 1).map(String::as_str) != Some("Failed to generate binary") {
+        return;
+    }
+    let Some(loc) = location(&messages[at]).map(str::to_string) else {
+        return;
+    };
+    messages.splice(
+        at + 1..at + 1,
+        [
+            format!("Problem at {loc}"),
+            "Failure while walking cil database".to_string(),
+        ],
+    );
+}
+
+/// The `FILE:LINE` a message ends with (` at FILE:LINE`), if it does.
+fn location(m: &str) -> Option<&str> {
+    let (_, loc) = m.rsplit_once(" at ")?;
+    let (file, line) = loc.rsplit_once(':')?;
+    (!file.is_empty() && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()))
+        .then_some(loc)
 }
 
 /// Puts each check's progress line before its reports when `messages` (a failed binary
@@ -213,7 +343,15 @@ mod tests {
         let e = with_failure_lines(&names, &o, &[], failed("Failed to build AST"));
         assert_eq!(e.messages.len(), 4);
         let e = with_failure_lines(&names, &o, &[], failed("Failure adding a.cil"));
-        assert_eq!(e.messages, ["Parsing a.cil", "bad", "Failure adding a.cil"]);
+        assert_eq!(
+            e.messages,
+            [
+                "Parsing a.cil",
+                "bad",
+                "Failed to parse a.cil",
+                "Failure adding a.cil"
+            ]
+        );
         let e = with_failure_lines(&names, &o, &[], failed("no closing line"));
         assert_eq!(e.messages, ["bad", "no closing line"], "phase unknown");
         o.verbose = 1;

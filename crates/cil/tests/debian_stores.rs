@@ -173,6 +173,82 @@ fn debian_module_subsets_match_secilc() {
     }
 }
 
+/// A subset of Debian's default store (base and a quarter of the other modules, the
+/// first choice of the test above) at `-N -v -v`: many optionals lose what they require,
+/// so secilc's stderr holds thousands of libsepol's `Failed to resolve … statement` /
+/// `Disabling optional …` lines and its `Resetting declarations` rounds; ours must be the
+/// same, line for line (the exit status too: libsepol at `-v` keeps duplicate file
+/// contexts and may then refuse conflicting ones).
+#[test]
+fn debian_module_subset_verbose_log_matches_secilc() {
+    if common::skip() {
+        return;
+    }
+    let Some(all) = common::store_sources("default") else {
+        if std::env::var_os("ARBITER_NO_SECILC").is_some() {
+            return;
+        }
+        panic!("module store default not installed");
+    };
+    let mut x = 0x9E37_79B9_7F4A_7C15u64 | 1;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let subset: Vec<_> = all
+        .iter()
+        .filter(|s| s.name.contains("/base/") || next() % 4 == 0)
+        .cloned()
+        .collect();
+    let dir = common::scratch("subset-verbose");
+    let run = common::secilc(&dir, &["-N", "-v", "-v"], &subset);
+    // The names secilc was given (`common::secilc` writes `NNNN-cil` files).
+    let renamed: Vec<_> = subset
+        .iter()
+        .enumerate()
+        .map(|(i, s)| arbiter_cil::Source {
+            name: dir.join(format!("{i:04}-cil")).display().to_string(),
+            text: s.text.clone(),
+        })
+        .collect();
+    let opts = Options {
+        disable_neverallow: true,
+        verbose: 2,
+        ..Options::default()
+    };
+    let (status, lines) = match compile(&renamed, &opts)
+        .and_then(|c| Ok([c.warnings.clone(), write_policy(&c, &opts)?.warnings].concat()))
+    {
+        Ok(lines) => (0, lines),
+        Err(e) => (i32::from(e.status), e.messages),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        run.stderr.contains("Disabling optional"),
+        "the subset no longer disables optionals"
+    );
+    assert_eq!(status, run.status, "exit status");
+    let ours = lines.join("\n");
+    if ours.trim_end() != run.stderr.trim_end() {
+        let (o, t): (Vec<_>, Vec<_>) = (ours.lines().collect(), run.stderr.lines().collect());
+        let at = o
+            .iter()
+            .zip(&t)
+            .position(|(a, b)| a != b)
+            .unwrap_or(o.len().min(t.len()));
+        panic!(
+            "-v -v log differs at line {} (ours {} lines, secilc {}):\n  ours:   {:?}\n  secilc: {:?}",
+            at + 1,
+            o.len(),
+            t.len(),
+            o.get(at),
+            t.get(at)
+        );
+    }
+}
+
 /// Debian's default store without `-N`: secilc's neverallow and bounds checks pass and the
 /// policy is the same; then with one more module that breaks two of base's neverallows,
 /// a neverallowx and a typebounds, both fail with the same report, line for line. The two
