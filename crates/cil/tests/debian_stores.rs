@@ -173,7 +173,7 @@ fn debian_module_subsets_match_secilc() {
     }
 }
 
-/// A subset of Debian's default store (base and a quarter of the other modules, the
+/// A subset of Debian's default store (base and about a fifth of the other modules, the
 /// first choice of the test above) at `-N -v -v`: many optionals lose what they require,
 /// so secilc's stderr holds thousands of libsepol's `Failed to resolve … statement` /
 /// `Disabling optional …` lines and its `Resetting declarations` rounds; ours must be the
