@@ -91,6 +91,21 @@ pub(crate) struct Fatal {
     pub lines: Vec<String>,
 }
 
+/// The `optional` statement that holds statement `s` most closely (its innermost
+/// optional's), found through the statements' parents.
+fn optional_stmt(ast: &Ast, s: u32) -> Option<u32> {
+    let mut p = ast.stmts[s as usize].parent;
+    // Parents come before their children, so the climb ends; the bound is a guard.
+    for _ in 0..ast.stmts.len() {
+        let st = ast.stmts.get(p as usize)?;
+        if st.kw == Kw::Optional {
+            return Some(p);
+        }
+        p = st.parent;
+    }
+    None
+}
+
 /// Whether optional `o` is `outer` or sits inside it.
 fn within(ast: &Ast, mut o: u32, outer: u32) -> bool {
     while o != NONE {
@@ -139,17 +154,6 @@ pub(crate) fn replay(
     if ast.optionals.is_empty() && !expands && !errors && opts.verbose < 2 {
         return out;
     }
-    // Per optional: its `optional` statement (the parent of a statement directly in it).
-    let mut opt_stmt = vec![NONE; ast.optionals.len()];
-    for st in &ast.stmts {
-        if st.opt != NONE
-            && st.parent != NONE
-            && ast.stmts[st.parent as usize].kw == Kw::Optional
-            && opt_stmt[st.opt as usize] == NONE
-        {
-            opt_stmt[st.opt as usize] = st.parent;
-        }
-    }
     let info = opts.verbose >= 2;
     let loc = |tree: &Tree, ast: &Ast, s: u32| {
         let st = &ast.stmts[s as usize];
@@ -183,8 +187,7 @@ pub(crate) fn replay(
                         if let Some(lines) = error_line(&r, int, tree, ast, s, names) {
                             events.extend(lines.split('\n').map(String::from));
                         }
-                        if info {
-                            let o = opt_stmt[st.opt as usize];
+                        if let Some(o) = info.then(|| optional_stmt(ast, s)).flatten() {
                             let name = tree
                                 .kids(ast.stmts[o as usize].node)
                                 .get(1)
