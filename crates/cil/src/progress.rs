@@ -360,6 +360,59 @@ mod tests {
     }
 
     #[test]
+    fn a_resolution_failure_gets_problem_and_pass_lines_at_two_v() {
+        let names = vec!["a.cil".to_string()];
+        let o = Options {
+            verbose: 2,
+            ..Options::default()
+        };
+        let e = CilError {
+            messages: vec![
+                "Failed to resolve blockinherit statement at a.cil:4".into(),
+                "Failed to resolve AST".into(),
+            ],
+            status: 254,
+        };
+        let log = ["Disabling optional 'x' at a.cil:1".to_string()];
+        let e = with_failure_lines(&names, &o, &log, e);
+        assert_eq!(
+            e.messages[3..],
+            [
+                "Resolving AST",
+                "Disabling optional 'x' at a.cil:1",
+                "Failed to resolve blockinherit statement at a.cil:4",
+                "Problem at a.cil:4",
+                "Pass 3 of resolution failed",
+                "Failed to resolve AST"
+            ]
+        );
+    }
+
+    #[test]
+    fn binary_failures_get_the_walk_lines_and_locations_need_a_line_number() {
+        let mut m: Vec<String> = [
+            "Binary policy creation failed at a.cil:2",
+            "Failed to generate binary",
+        ]
+        .map(String::from)
+        .to_vec();
+        binary_walk_lines(&mut m);
+        assert_eq!(m[1], "Problem at a.cil:2");
+        assert_eq!(m[2], "Failure while walking cil database");
+        assert_eq!(location("Bad type declaration at a.cil:3"), Some("a.cil:3"));
+        assert_eq!(location("Failed to resolve AST"), None);
+        assert_eq!(location("seen at a.cil:x"), None);
+        assert_eq!(
+            failed_pass("Failed to resolve call statement at a:1", true),
+            Some(8)
+        );
+        assert_eq!(
+            failed_pass("Unable to merge ordered list at a:1", false),
+            None
+        );
+    }
+
+    #[test]
     fn cildb_trailer_carries_the_status_and_is_added_once() {
         let e = cildb_failed(CilError {
             messages: vec!["x".into()],
