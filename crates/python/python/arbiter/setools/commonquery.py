@@ -2,6 +2,7 @@
 
 from sys import modules
 
+from .mixins import NAME_DEBUG, PERMS_DEBUG
 from .query import (
     PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, validate_perms,
     log_results,
@@ -20,11 +21,16 @@ class _CheckedPerms(SetCriterion):
 class CommonQuery(PolicyQuery):
     """Query commons."""
 
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + PERMS_DEBUG
+
     name = Criterion("name_regex")
     perms = _CheckedPerms("perms_regex")
     name_regex = False
+    alias_deref = False
     perms_regex = False
     perms_equal = False
+    perms_subset = False
 
     def results(self):
         """The matching commons, in the policy's order."""
@@ -32,8 +38,9 @@ class CommonQuery(PolicyQuery):
             log_results(self, "common ")
         policy = self.policy
         perms = self.perms
+        subset = self.perms_subset
         if perms is not None and self.name is None and not self.perms_equal \
-                and not self.perms_regex and len(perms) == 1:
+                and not self.perms_regex and not subset and len(perms) == 1:
             # The commons with one permission, from a per-policy index.
             by_perm = policy._table("query_commons_by_perm", lambda: _by_perm(
                 table(policy, "commons", policy.commons)))
@@ -43,6 +50,9 @@ class CommonQuery(PolicyQuery):
                                self.name_regex, policy, "commons")
         if perms is None:
             yield from commons
+        elif subset:
+            # setools' MatchPermission: every criterion permission in the common's.
+            yield from [c for c in commons if c.perms >= perms]
         elif not self.perms_equal and not self.perms_regex:
             yield from [c for c in commons if not perms.isdisjoint(c.perms)]
         else:

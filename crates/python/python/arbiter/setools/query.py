@@ -8,6 +8,8 @@ from .. import _native
 from .descriptors import memo_lookup
 from .exception import InvalidPermission
 
+_DEBUG = 10  # logging.DEBUG, without importing logging
+
 
 class _QueryLog:
     """``query.log``: setools' logger of the query's module (``setools.typequery`` and the
@@ -26,6 +28,8 @@ class PolicyQuery:
     """Base class of the queries."""
 
     log = _QueryLog()
+    # The format strings of what ``results()`` logs at DEBUG (see ``log_results``).
+    _debug_log = ()
 
     def __init__(self, policy, **kwargs):
         # Every criterion's default in the instance ``__dict__`` at once (one C call), so
@@ -117,8 +121,15 @@ def log_results(query, what):
     <policy>`` at INFO on the query's logger (what ``sesearch -v`` prints). The queries
     call it only once ``logging`` is imported (``"logging" in sys.modules``, tested
     inline: a call per ``results()`` costs 0.1 us, 5% of the smallest queries): before
-    that no logger can be configured, so nothing would be printed."""
-    query.log.info("Generating {0}results from {1}".format(what, query.policy))
+    that no logger can be configured, so nothing would be printed. The criteria lines
+    setools logs at DEBUG follow (``_debug_log``)."""
+    log = query.log
+    log.info("Generating {0}results from {1}".format(what, query.policy))
+    # Then the criteria at DEBUG, as setools' ``results()`` logs them (``sesearch --debug``):
+    # the class's format strings, each formatted with the query (``_debug_log``).
+    if log.isEnabledFor(_DEBUG):
+        for line in query._debug_log:
+            log.debug(line.format(query))
 
 
 def _criteria_defaults(cls):
