@@ -4,8 +4,8 @@ from sys import modules
 
 from .mixins import NAME_DEBUG, PERMS_DEBUG
 from .query import (
-    PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, validate_perms,
-    log_results,
+    PolicyQuery, Criterion, SetCriterion, every_perm, filter_names, match_set, table,
+    validate_perms, log_results,
 )
 
 
@@ -13,8 +13,15 @@ class _CheckedPerms(SetCriterion):
     """Permission names, checked against every class when set."""
 
     def _store(self, obj, value):
-        if value and not getattr(obj, "perms_regex"):
-            validate_perms(obj.policy, value)
+        if value and not obj.perms_regex:
+            # The usual case in one step: names that every class's permissions hold
+            # (kept per policy) are valid; anything else is checked (and reported) by
+            # ``validate_perms``, as setools checks it.
+            perms = frozenset(value)
+            if not perms <= every_perm(obj.policy):
+                validate_perms(obj.policy, value)
+            obj.__dict__[self.name] = perms
+            return
         super()._store(obj, value)
 
 

@@ -54,6 +54,17 @@ class PolicyQuery:
         plan = cls.__dict__.get("_criteria_plan")
         if plan is None:
             plan = _criteria_plan(cls)
+        if len(kwargs) == 1:
+            # One keyword (the usual query): no sort, and no method call when the plan
+            # knows the name and it needs no check (see ``_set_keywords``).
+            for name, value in kwargs.items():
+                how = plan.get(name)
+                if how is not None and not how[0]:
+                    if how[1] is None:
+                        d[name] = value
+                    else:
+                        how[1](self, value)
+                    return
         self._set_keywords(kwargs, plan)
 
     def _set_keywords(self, kwargs, plan):
@@ -329,6 +340,11 @@ def _known_perms(classes):
     return known
 
 
+def every_perm(policy):
+    """Every class's permissions (their own and their common's), once per policy."""
+    return policy._table("every_perm", lambda: _known_perms(policy.classes()))
+
+
 def validate_perms(policy, perms, classes=None):
     """setools checks permission criteria when they are set: against the given classes
     (their own and common permissions), else against every class. The missing names are
@@ -338,8 +354,7 @@ def validate_perms(policy, perms, classes=None):
         known = _known_perms(classes)
     else:
         where = "any class"
-        # Every class's permissions, once per policy.
-        known = policy._table("every_perm", lambda: _known_perms(policy.classes()))
+        known = every_perm(policy)
     missing = set(perms) - known
     if missing:
         raise InvalidPermission(
