@@ -42,15 +42,17 @@ fn compiled(pattern: &str) -> Option<Arc<Compiled>> {
     if cache.len() >= PATTERN_CACHE_LIMIT {
         cache.clear();
     }
-    let re = arbiter_query::python_re::translate(pattern).ok().and_then(|translated| {
-        let one = Regex::new(&translated).ok()?;
-        let joined = if joinable(&translated) {
-            Regex::new(&format!("(?m){translated}")).ok()
-        } else {
-            None
-        };
-        Some(Arc::new(Compiled { one, joined }))
-    });
+    let re = arbiter_query::python_re::translate(pattern)
+        .ok()
+        .and_then(|translated| {
+            let one = Regex::new(&translated).ok()?;
+            let joined = if joinable(&translated) {
+                Regex::new(&format!("(?m){translated}")).ok()
+            } else {
+                None
+            };
+            Some(Arc::new(Compiled { one, joined }))
+        });
     cache.insert(pattern.to_string(), re.clone());
     re
 }
@@ -78,9 +80,10 @@ fn can_consume(hir: &Hir, c: char) -> bool {
             let bytes = c.encode_utf8(&mut buf).as_bytes();
             lit.0.windows(bytes.len()).any(|w| w == bytes)
         }
-        HirKind::Class(Class::Unicode(class)) => {
-            class.ranges().iter().any(|r| r.start() <= c && c <= r.end())
-        }
+        HirKind::Class(Class::Unicode(class)) => class
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= c && c <= r.end()),
         HirKind::Class(Class::Bytes(class)) => class
             .ranges()
             .iter()
@@ -121,7 +124,9 @@ impl NameIndex {
 
     /// Where name `k` ends in the text (its separator, or the text's end).
     fn end(&self, k: usize) -> usize {
-        self.starts.get(k + 1).map_or(self.text.len(), |next| next - 1)
+        self.starts
+            .get(k + 1)
+            .map_or(self.text.len(), |next| next - 1)
     }
 
     /// The indices of the matching names, in order, by one pass over the joined text
@@ -173,7 +178,12 @@ impl NameIndex {
             text.push_str(name);
         }
         let joinable = names.iter().all(|n| !n.is_empty());
-        Ok(NameIndex { objects, text, starts, joinable })
+        Ok(NameIndex {
+            objects,
+            text,
+            starts,
+            joinable,
+        })
     }
 
     /// The objects whose name `re.search(pattern, name)` matches, in table order; None
@@ -188,9 +198,14 @@ impl NameIndex {
         }
         let hits = match re.joined.as_ref() {
             Some(joined) if self.joinable => self.search_joined(joined),
-            _ => (0..self.objects.len()).filter(|&k| re.one.is_match(self.name(k))).collect(),
+            _ => (0..self.objects.len())
+                .filter(|&k| re.one.is_match(self.name(k)))
+                .collect(),
         };
-        Ok(Some(PyList::new(py, hits.into_iter().map(|k| self.objects[k].bind(py)))?))
+        Ok(Some(PyList::new(
+            py,
+            hits.into_iter().map(|k| self.objects[k].bind(py)),
+        )?))
     }
 
     fn __len__(&self) -> usize {
