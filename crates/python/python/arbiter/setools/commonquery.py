@@ -45,9 +45,8 @@ class CommonQuery(PolicyQuery):
             log_results(self, "common ")
         policy = self.policy
         perms = self.perms
-        subset = self.perms_subset
         if perms is not None and self.name is None and not self.perms_equal \
-                and not self.perms_regex and not subset and len(perms) == 1:
+                and not self.perms_regex and len(perms) == 1 and not self.perms_subset:
             # The commons with one permission, from a per-policy index.
             by_perm = policy._table("query_commons_by_perm", lambda: _by_perm(
                 table(policy, "commons", policy.commons)))
@@ -57,7 +56,7 @@ class CommonQuery(PolicyQuery):
                                self.name_regex, policy, "commons")
         if perms is None:
             yield from commons
-        elif subset:
+        elif self.perms_subset:
             # setools' MatchPermission: every criterion permission in the common's.
             yield from [c for c in commons if c.perms >= perms]
         elif not self.perms_equal and not self.perms_regex:
