@@ -237,14 +237,24 @@ mod tests {
 
     #[test]
     fn patterns_that_stay_within_a_name_take_the_one_pass_search() {
-        for pattern in ["_exec_t$", "^httpd_", "(?i)^HTTPD", r"\bt", "x*", "", "(?m)t$"] {
+        for pattern in [
+            "_exec_t$",
+            "^httpd_",
+            "(?i)^HTTPD",
+            r"\bt",
+            "x*",
+            "",
+            "(?m)t$",
+        ] {
             assert!(joins(pattern), "{pattern}");
         }
     }
 
     #[test]
     fn patterns_that_can_match_a_newline_or_the_text_ends_are_matched_per_name() {
-        for pattern in ["[^a]*x", r"\s", r"\W", "(?s).", r"\As", r"t\Z", "(?-m:t)$", r"[\s\S]"] {
+        for pattern in [
+            "[^a]*x", r"\s", r"\W", "(?s).", r"\As", r"t\Z", "(?-m:t)$", r"[\s\S]",
+        ] {
             assert!(!joins(pattern), "{pattern}");
         }
     }
