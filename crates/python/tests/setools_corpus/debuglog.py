@@ -3,7 +3,9 @@ DEBUG (``sesearch --debug``): the INFO line, then one DEBUG line per criterion g
 showing the criteria as the query holds them (``repr`` of symbols, sets, patterns, enums,
 networks, ranges) and its flags. Every query class with no criteria, then with criteria
 of each kind (one symbol, several, a regex, flags set, criteria assigned after
-construction); nothing is logged at INFO or above but the INFO line.
+construction); nothing is logged at INFO or above but the INFO line. (On a policy that
+is not Xen's, setools 4.4.1 reads its SELinux statements as Xen's in the Xen queries,
+where arbiter finds none: their results are not shown.)
 
 Normalised: nothing (one ``PYTHONHASHSEED`` on both sides, as for every corpus script, so
 a set of several criteria prints in the same order when both build it the same way)."""
@@ -123,19 +125,14 @@ def run(label, make):
     print(label, "logged,", n, "results", flush=True)
 
 
-# Every query class with no criteria. The Xen queries' results on a policy that is not
-# Xen's are not shown: setools 4.4.1 reads its SELinux statements (fs_use_*, portcon) as
-# Xen's there, arbiter finds none.
-XEN = {"DevicetreeconQuery", "IomemconQuery", "IoportconQuery", "PcideviceconQuery",
-       "PirqconQuery"}
+# Every query class with no criteria: the lines are logged when results() starts, so
+# one result is taken (the other corpus scripts compare the results themselves; setools
+# needs seconds to list every TE rule of the Debian policies).
 for name in sorted(n for n in dir(setools) if n.endswith("Query") and n != "PolicyQuery"):
-    if name in XEN and p.target_platform != "xen":
-        for _ in getattr(setools, name)(p).results():
-            break
-        handler.flush()
-        print(name + "()", "logged", flush=True)
-        continue
-    run(name + "()", lambda: getattr(setools, name)(p))
+    sys.stdout.flush()
+    first_result = next(iter(getattr(setools, name)(p).results()), None)
+    handler.flush()
+    print(name + "()", "logged", flush=True)
 
 # Criteria of each kind.
 for label, make in CASES:
@@ -144,7 +141,7 @@ for label, make in CASES:
 
 # Criteria assigned after construction, then cleared.
 q = setools.TERuleQuery(p)
-q.ruletype = ["allow", "dontaudit"]
+q.ruletype = ["type_change", "type_member"]
 q.source = types[0]
 q.tclass = classes[:2]
 run("TERuleQuery assigned", lambda: q)
