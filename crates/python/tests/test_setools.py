@@ -70,7 +70,7 @@ def assert_same(script, *args):
             script, args, len(a), len(b)))
 
 
-SCRIPTS = ["symbols.py", "queries.py", "protocol.py", "terules.py", "rbac.py", "bounds.py",
+SCRIPTS = ["symbols.py", "queries.py", "protocol.py", "debuglog.py", "terules.py", "rbac.py", "bounds.py",
            "sepolicy_like.py", "mls.py", "labeling.py", "constraints.py", "checker.py",
            "permmap.py", "infoflow.py", "dta.py", "paths.py"]
 
@@ -211,6 +211,12 @@ NAME_PATTERNS = [
     "_exec_t$", "^httpd_", "(?i)^HTTPD", r"^\w+_t\Z", "[[:alpha:]]", "x{,2}_t$", r"_\d",
     r"^(?P<x>s)(?:y|s)", r"\bt", "a{,}b", "^(?a:[a-c])", "(?x) ^ s s h", "[^a-z_]", "t$|^a",
     "(?=.*exec)", r"(s)\1", "(?<=_)t", "",
+    # The one-pass search over the names joined by newlines: anchors at each name's ends,
+    # matches that could run into the next name (negated sets, \s, \W, DOTALL), \A and
+    # \Z, multi-line mode set and cleared, empty matches.
+    "^", "$", "^$", r"\A", r"\As", r"t\Z", "[^a]*x", r"\s", r"\S+$", r"\W", r"[\s\S]t_",
+    ".", "(?s).*", "(?s)t.a", "(?s:.)$", "(?m)^s", "(?-m:t)$", "(?m)t$", r"\B", r"_t\b",
+    "a|$", "(?i)[A-Z]{3}_t$", "x*", r"^[^_]+$",
 ]
 
 

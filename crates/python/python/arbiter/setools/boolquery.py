@@ -2,14 +2,21 @@
 
 from sys import modules
 
+from .mixins import NAME_DEBUG
 from .query import PolicyQuery, Criterion, filter_names, table, log_results
 
 
 class BoolQuery(PolicyQuery):
     """Query Booleans. ``default`` None matches any state."""
 
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + (
+        "Default: {0.default}",
+    )
+
     name = Criterion("name_regex")
     name_regex = False
+    alias_deref = False
     default = None
 
     def results(self):

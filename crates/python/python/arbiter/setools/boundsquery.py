@@ -9,6 +9,13 @@ from .query import PolicyQuery, Criterion, _empty, match_name, log_results
 class BoundsQuery(PolicyQuery):
     """Query the bounds statements (typebounds)."""
 
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Ruletypes: {0.ruletype}",
+        "Parent: {0.parent!r}, regex: {0.parent_regex}",
+        "Child: {0.child!r}, regex: {0.child_regex}",
+    )
+
     parent = Criterion("parent_regex")
     child = Criterion("child_regex")
     parent_regex = False

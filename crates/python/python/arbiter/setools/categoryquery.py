@@ -2,12 +2,15 @@
 
 from sys import modules
 
-from .mixins import MatchAlias, MatchName
+from .mixins import ALIAS_DEBUG, MatchAlias, MatchName, NAME_DEBUG
 from .query import PolicyQuery, filter_names, table, log_results
 
 
 class CategoryQuery(MatchAlias, MatchName, PolicyQuery):
     """Query MLS categories."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + ALIAS_DEBUG
 
     def results(self):
         """The matching categories, in the policy's order."""

@@ -6,7 +6,7 @@ from sys import modules
 
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .exception import ConstraintUseError
-from .mixins import MatchObjClass, MatchPermission
+from .mixins import CLASS_DEBUG, MatchObjClass, MatchPermission, PERMS_DEBUG
 from .policyrep import ConstraintRuletype
 from .query import PolicyQuery, log_results
 from .util import match_in_set
@@ -41,6 +41,15 @@ def _by_ruletype(policy):
 
 class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
     """Query constraints."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Ruletypes: {0.ruletype}",
+    ) + CLASS_DEBUG + PERMS_DEBUG + (
+        "User: {0.user!r}, regex: {0.user_regex}",
+        "Role: {0.role!r}, regex: {0.role_regex}",
+        "Type: {0.type_!r}, regex: {0.type_regex}",
+    )
 
     ruletype = CriteriaSetDescriptor(enum_class=ConstraintRuletype)
     user = CriteriaDescriptor("user_regex", "lookup_user")

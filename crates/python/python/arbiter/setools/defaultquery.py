@@ -4,13 +4,21 @@ and range part."""
 from sys import modules
 
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
-from .mixins import MatchObjClass
+from .mixins import CLASS_DEBUG, MatchObjClass
 from .policyrep import DefaultRangeValue, DefaultRuletype, DefaultValue
 from .query import PolicyQuery, table, log_results
 
 
 class DefaultQuery(MatchObjClass, PolicyQuery):
     """Query default_* statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Ruletypes: {0.ruletype!r}",
+    ) + CLASS_DEBUG + (
+        "Default: {0.default!r}",
+        "Range: {0.default_range!r}",
+    )
 
     ruletype = CriteriaSetDescriptor(enum_class=DefaultRuletype)
     default = CriteriaDescriptor(enum_class=DefaultValue)

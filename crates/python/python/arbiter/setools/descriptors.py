@@ -93,6 +93,15 @@ class CriteriaSetDescriptor(CriteriaDescriptor):
             obj.__dict__[self.name] = re.compile(value)
         elif self.lookup_function:
             lookup_function = self.lookup_function
+            if type(lookup_function) is str and type(value) is list and len(value) == 1 \
+                    and type(value[0]) is str:
+                # One name (``tclass=["file"]``, the usual criterion): its memo read
+                # here, without the two calls of ``_lookup`` and ``memo_lookup``.
+                hit = obj.policy._table("query_lookup_memo", dict).get(
+                    (lookup_function, value[0]))
+                if hit is not None:
+                    obj.__dict__[self.name] = frozenset((hit,))
+                    return
             obj.__dict__[self.name] = frozenset([_lookup(obj, lookup_function, v)
                                                  for v in value])
         elif self.enum_class:

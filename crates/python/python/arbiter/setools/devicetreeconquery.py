@@ -3,12 +3,17 @@
 
 from sys import modules
 
-from .mixins import MatchContext
+from .mixins import CONTEXT_DEBUG, MatchContext
 from .query import PolicyQuery, log_results
 
 
 class DevicetreeconQuery(MatchContext, PolicyQuery):
     """Query devicetreecon statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Path: {0.path!r}",
+    ) + CONTEXT_DEBUG
 
     path = None
 

@@ -4,7 +4,7 @@ context."""
 from sys import modules
 
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
-from .mixins import MatchContext
+from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import FSUseRuletype
 from .query import PolicyQuery, log_results
 from .util import match_regex
@@ -12,6 +12,12 @@ from .util import match_regex
 
 class FSUseQuery(MatchContext, PolicyQuery):
     """Query fs_use_* statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Ruletypes: {0.ruletype}",
+        "FS: {0.fs!r}, regex: {0.fs_regex}",
+    ) + CONTEXT_DEBUG
 
     ruletype = CriteriaSetDescriptor(enum_class=FSUseRuletype)
     fs = CriteriaDescriptor("fs_regex")

@@ -4,7 +4,7 @@ file type (a ``stat`` file type value) and context."""
 from sys import modules
 
 from .descriptors import CriteriaDescriptor
-from .mixins import MatchContext
+from .mixins import CONTEXT_DEBUG, MatchContext
 from .query import PolicyQuery, log_results
 from .fsusequery import _by_key
 from .util import match_regex
@@ -12,6 +12,13 @@ from .util import match_regex
 
 class GenfsconQuery(MatchContext, PolicyQuery):
     """Query genfscon statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "FS: {0.fs!r}, regex: {0.fs_regex}",
+        "Path: {0.path!r}, regex: {0.path_regex}",
+        "Filetype: {0.filetype!r}",
+    ) + CONTEXT_DEBUG
 
     filetype = None
     fs = CriteriaDescriptor("fs_regex")

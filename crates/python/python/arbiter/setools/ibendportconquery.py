@@ -3,13 +3,18 @@ name, port and context."""
 
 from sys import modules
 
-from .mixins import MatchContext, MatchName
+from .mixins import CONTEXT_DEBUG, MatchContext, MatchName, NAME_DEBUG
 from .query import PolicyQuery, log_results
 from .util import match_regex
 
 
 class IbendportconQuery(MatchContext, MatchName, PolicyQuery):
     """Query ibendportcon statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + (
+        "Port: {0.port!r}",
+    ) + CONTEXT_DEBUG
 
     _port = None
 

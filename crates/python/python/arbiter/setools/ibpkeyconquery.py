@@ -4,7 +4,7 @@ partition key range (equal, subset, overlap, superset, proper) and context."""
 from ipaddress import IPv6Address
 from sys import modules
 
-from .mixins import MatchContext
+from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import IbpkeyconRange
 from .query import PolicyQuery, log_results
 from .util import match_range
@@ -12,6 +12,13 @@ from .util import match_range
 
 class IbpkeyconQuery(MatchContext, PolicyQuery):
     """Query ibpkeycon statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Subnet Prefix: {0.subnet_prefix}",
+        "Pkeys: {0.pkeys}, overlap: {0.pkeys_overlap}, subset: {0.pkeys_subset}, "
+        "superset: {0.pkeys_superset}, proper: {0.pkeys_proper}",
+    ) + CONTEXT_DEBUG
 
     _subnet_prefix = None
     _pkeys = None

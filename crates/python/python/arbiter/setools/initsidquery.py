@@ -2,12 +2,15 @@
 
 from sys import modules
 
-from .mixins import MatchContext, MatchName
+from .mixins import CONTEXT_DEBUG, MatchContext, MatchName, NAME_DEBUG
 from .query import PolicyQuery, log_results
 
 
 class InitialSIDQuery(MatchName, MatchContext, PolicyQuery):
     """Query initial SID statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + CONTEXT_DEBUG
 
     def results(self):
         """The matching initial SIDs, in the policy's order."""

@@ -3,13 +3,19 @@
 from sys import modules
 
 from .policyrep import IomemconRange
-from .mixins import MatchContext
+from .mixins import CONTEXT_DEBUG, MatchContext
 from .query import PolicyQuery, log_results
 from .util import match_range
 
 
 class IomemconQuery(MatchContext, PolicyQuery):
     """Query iomemcon statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Address: {0.addr!r}, overlap: {0.addr_overlap}, subset: {0.addr_subset}, "
+        "superset: {0.addr_superset}, proper: {0.addr_proper}",
+    ) + CONTEXT_DEBUG
 
     _addr = None
     addr_subset = False

@@ -3,13 +3,19 @@
 from sys import modules
 
 from .policyrep import IoportconRange
-from .mixins import MatchContext
+from .mixins import CONTEXT_DEBUG, MatchContext
 from .query import PolicyQuery, log_results
 from .util import match_range
 
 
 class IoportconQuery(MatchContext, PolicyQuery):
     """Query ioportcon statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Ports: {0.ports!r}, overlap: {0.ports_overlap}, subset: {0.ports_subset}, "
+        "superset: {0.ports_superset}, proper: {0.ports_proper}",
+    ) + CONTEXT_DEBUG
 
     _ports = None
     ports_subset = False

@@ -12,6 +12,22 @@ from .policyrep import PolicySymbol
 from .util import match_in_set, match_range, match_regex, match_regex_or_set
 
 
+# The lines setools' ``_match_*_debug`` methods log at DEBUG (``query.log_results`` formats
+# them with the query): the queries' ``_debug_log`` tuples are made of these and their own.
+NAME_DEBUG = ("Name: {0.name!r}, regex: {0.name_regex}, deref: {0.alias_deref}",)
+ALIAS_DEBUG = ("Alias: {0.alias}, regex: {0.alias_regex}",)
+CONTEXT_DEBUG = (
+    "User: {0.user!r}, regex: {0.user_regex}",
+    "Role: {0.role!r}, regex: {0.role_regex}",
+    "Type: {0.type_!r}, regex: {0.type_regex}",
+    "Range: {0.range_!r}, subset: {0.range_subset}, overlap: {0.range_overlap}, "
+    "superset: {0.range_superset}, proper: {0.range_proper}",
+)
+CLASS_DEBUG = ("Class: {0.tclass!r}, regex: {0.tclass_regex}",)
+PERMS_DEBUG = ("Perms: {0.perms!r}, regex: {0.perms_regex}, eq: {0.perms_equal}, "
+               "subset: {0.perms_subset!r}",)
+
+
 class MatchAlias:
     """Matches an object's aliases."""
 

@@ -5,7 +5,7 @@ superset, proper)."""
 from sys import modules
 
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
-from .mixins import MatchObjClass
+from .mixins import CLASS_DEBUG, MatchObjClass
 from .policyrep import MLSRuletype
 from .query import PolicyQuery, log_results
 from .util import match_indirect_regex, match_range
@@ -13,6 +13,16 @@ from .util import match_indirect_regex, match_range
 
 class MLSRuleQuery(MatchObjClass, PolicyQuery):
     """Query MLS rules."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Ruletypes: {0.ruletype}",
+        "Source: {0.source!r}, indirect: {0.source_indirect}, regex: {0.source_regex}",
+        "Target: {0.target!r}, indirect: {0.target_indirect}, regex: {0.target_regex}",
+    ) + CLASS_DEBUG + (
+        "Default: {0.default!r}, overlap: {0.default_overlap}, subset: {0.default_subset}, "
+        "superset: {0.default_superset}, proper: {0.default_proper}",
+    )
 
     ruletype = CriteriaSetDescriptor(enum_class=MLSRuletype)
     source = CriteriaDescriptor("source_regex", "lookup_type_or_attr")

@@ -3,13 +3,16 @@ context."""
 
 from sys import modules
 
-from .mixins import MatchContext, MatchName
+from .mixins import CONTEXT_DEBUG, MatchContext, MatchName, NAME_DEBUG
 from .query import PolicyQuery, log_results
 from .util import match_regex
 
 
 class NetifconQuery(MatchContext, MatchName, PolicyQuery):
     """Query netifcon statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + CONTEXT_DEBUG
 
     def results(self):
         """The matching statements, in the policy's order."""

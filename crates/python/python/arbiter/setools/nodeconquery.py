@@ -4,7 +4,7 @@ overlapping), IP version and context."""
 import ipaddress
 from sys import modules
 
-from .mixins import MatchContext
+from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import NodeconIPVersion
 from .query import PolicyQuery, log_results
 from .util import enum_lookup
@@ -12,6 +12,12 @@ from .util import enum_lookup
 
 class NodeconQuery(MatchContext, PolicyQuery):
     """Query nodecon statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Network: {0.network!r}, overlap: {0.network_overlap}",
+        "IP Version: {0.ip_version!r}",
+    ) + CONTEXT_DEBUG
 
     _network = None
     network_overlap = False

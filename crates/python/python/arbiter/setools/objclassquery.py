@@ -2,6 +2,7 @@
 
 from sys import modules
 
+from .mixins import NAME_DEBUG
 from .query import (
     PolicyQuery, Criterion, SetCriterion, filter_names, match_name, match_set, table, log_results,
 )
@@ -46,10 +47,18 @@ class ObjClassQuery(PolicyQuery):
     """Query object classes. With ``perms_indirect`` (the default) a class's permissions
     include its common's."""
 
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + (
+        "Common: {0.common!r}, regex: {0.common_regex}",
+        "Perms: {0.perms}, regex: {0.perms_regex}, eq: {0.perms_equal}, "
+        "indirect: {0.perms_indirect}",
+    )
+
     name = Criterion("name_regex")
     common = Criterion("common_regex", "lookup_common")
     perms = SetCriterion("perms_regex")
     name_regex = False
+    alias_deref = False
     common_regex = False
     perms_regex = False
     perms_equal = False

@@ -2,12 +2,17 @@
 
 from sys import modules
 
-from .mixins import MatchContext
+from .mixins import CONTEXT_DEBUG, MatchContext
 from .query import PolicyQuery, log_results
 
 
 class PcideviceconQuery(MatchContext, PolicyQuery):
     """Query pcidevicecon statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Device ID: {0.device!r}",
+    ) + CONTEXT_DEBUG
 
     _device = None
 

@@ -2,14 +2,19 @@
 
 from sys import modules
 
+from .mixins import NAME_DEBUG
 from .query import PolicyQuery, Criterion, filter_names, table, log_results
 
 
 class PolCapQuery(PolicyQuery):
     """Query policy capabilities."""
 
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG
+
     name = Criterion("name_regex")
     name_regex = False
+    alias_deref = False
 
     def results(self):
         """The matching capabilities, in bit order."""

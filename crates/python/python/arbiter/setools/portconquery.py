@@ -3,7 +3,7 @@
 
 from sys import modules
 
-from .mixins import MatchContext
+from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import PortconProtocol, PortconRange
 from .query import PolicyQuery, log_results
 from .util import enum_lookup
@@ -11,6 +11,13 @@ from .util import enum_lookup
 
 class PortconQuery(MatchContext, PolicyQuery):
     """Query portcon statements."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Ports: {0.ports}, overlap: {0.ports_overlap}, subset: {0.ports_subset}, "
+        "superset: {0.ports_superset}, proper: {0.ports_proper}",
+        "Protocol: {0.protocol!r}",
+    ) + CONTEXT_DEBUG
 
     _protocol = None
     _ports = None

@@ -8,6 +8,8 @@ from .. import _native
 from .descriptors import memo_lookup
 from .exception import InvalidPermission
 
+_DEBUG = 10  # logging.DEBUG, without importing logging
+
 
 class _QueryLog:
     """``query.log``: setools' logger of the query's module (``setools.typequery`` and the
@@ -26,6 +28,8 @@ class PolicyQuery:
     """Base class of the queries."""
 
     log = _QueryLog()
+    # The format strings of what ``results()`` logs at DEBUG (see ``log_results``).
+    _debug_log = ()
 
     def __init__(self, policy, **kwargs):
         # Every criterion's default in the instance ``__dict__`` at once (one C call), so
@@ -50,6 +54,17 @@ class PolicyQuery:
         plan = cls.__dict__.get("_criteria_plan")
         if plan is None:
             plan = _criteria_plan(cls)
+        if len(kwargs) == 1:
+            # One keyword (the usual query): no sort, and no method call when the plan
+            # knows the name and it needs no check (see ``_set_keywords``).
+            for name, value in kwargs.items():
+                how = plan.get(name)
+                if how is not None and not how[0]:
+                    if how[1] is None:
+                        d[name] = value
+                    else:
+                        how[1](self, value)
+                    return
         self._set_keywords(kwargs, plan)
 
     def _set_keywords(self, kwargs, plan):
@@ -117,8 +132,15 @@ def log_results(query, what):
     <policy>`` at INFO on the query's logger (what ``sesearch -v`` prints). The queries
     call it only once ``logging`` is imported (``"logging" in sys.modules``, tested
     inline: a call per ``results()`` costs 0.1 us, 5% of the smallest queries): before
-    that no logger can be configured, so nothing would be printed."""
-    query.log.info("Generating {0}results from {1}".format(what, query.policy))
+    that no logger can be configured, so nothing would be printed. The criteria lines
+    setools logs at DEBUG follow (``_debug_log``)."""
+    log = query.log
+    log.info("Generating {0}results from {1}".format(what, query.policy))
+    # Then the criteria at DEBUG, as setools' ``results()`` logs them (``sesearch --debug``):
+    # the class's format strings, each formatted with the query (``_debug_log``).
+    if log.isEnabledFor(_DEBUG):
+        for line in query._debug_log:
+            log.debug(line.format(query))
 
 
 def _criteria_defaults(cls):
@@ -318,6 +340,11 @@ def _known_perms(classes):
     return known
 
 
+def every_perm(policy):
+    """Every class's permissions (their own and their common's), once per policy."""
+    return policy._table("every_perm", lambda: _known_perms(policy.classes()))
+
+
 def validate_perms(policy, perms, classes=None):
     """setools checks permission criteria when they are set: against the given classes
     (their own and common permissions), else against every class. The missing names are
@@ -327,8 +354,7 @@ def validate_perms(policy, perms, classes=None):
         known = _known_perms(classes)
     else:
         where = "any class"
-        # Every class's permissions, once per policy.
-        known = policy._table("every_perm", lambda: _known_perms(policy.classes()))
+        known = every_perm(policy)
     missing = set(perms) - known
     if missing:
         raise InvalidPermission(

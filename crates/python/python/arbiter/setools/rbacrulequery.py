@@ -4,6 +4,7 @@ from sys import modules
 
 from . import policyrep
 from .exception import InvalidType
+from .mixins import CLASS_DEBUG
 from .query import PolicyQuery, Criterion, SetCriterion, _empty, log_results
 
 
@@ -21,6 +22,15 @@ class _RoleOrType(Criterion):
 
 class RBACRuleQuery(PolicyQuery):
     """Query the RBAC rules (``allow`` between roles, ``role_transition``)."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Ruletypes: {0.ruletype}",
+        "Source: {0.source!r}, indirect: {0.source_indirect}, regex: {0.source_regex}",
+        "Target: {0.target!r}, indirect: {0.target_indirect}, regex: {0.target_regex}",
+    ) + CLASS_DEBUG + (
+        "Default: {0.default!r}, regex: {0.default_regex}",
+    )
 
     source = Criterion("source_regex", "lookup_role")
     target = _RoleOrType("target_regex")

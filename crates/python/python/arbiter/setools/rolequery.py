@@ -2,6 +2,7 @@
 
 from sys import modules
 
+from .mixins import NAME_DEBUG
 from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_values, table
 from .query import log_results
 
@@ -9,9 +10,15 @@ from .query import log_results
 class RoleQuery(PolicyQuery):
     """Query roles."""
 
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + (
+        "Types: {0.types!r}, regex: {0.types_regex}, eq: {0.types_equal}",
+    )
+
     name = Criterion("name_regex")
     types = SetCriterion("types_regex", "lookup_type")
     name_regex = False
+    alias_deref = False
     types_regex = False
     types_equal = False
 

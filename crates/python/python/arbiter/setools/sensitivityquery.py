@@ -4,12 +4,17 @@ dominance (``sens`` with ``sens_dom``/``sens_domby``)."""
 from sys import modules
 
 from .descriptors import CriteriaDescriptor
-from .mixins import MatchAlias, MatchName
+from .mixins import ALIAS_DEBUG, MatchAlias, MatchName, NAME_DEBUG
 from .query import PolicyQuery, log_results
 
 
 class SensitivityQuery(MatchAlias, MatchName, PolicyQuery):
     """Query MLS sensitivities."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + ALIAS_DEBUG + (
+        "Sens: {0.sens!r}, dom: {0.sens_dom}, domby: {0.sens_domby}",
+    )
 
     sens = CriteriaDescriptor(lookup_function="lookup_sensitivity")
     sens_dom = False

@@ -6,12 +6,24 @@ import re
 from sys import modules
 
 from . import policyrep
+from .mixins import CLASS_DEBUG, PERMS_DEBUG
 from .query import PolicyQuery, Criterion, SetCriterion, _empty, validate_perms, log_results
 
 
 class TERuleQuery(PolicyQuery):
     """Query the TE rules (allow, auditallow, dontaudit, the xperm rules, type_transition,
     type_change, type_member and filename type_transition rules)."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = (
+        "Ruletypes: {0.ruletype}",
+        "Source: {0.source!r}, indirect: {0.source_indirect}, regex: {0.source_regex}",
+        "Target: {0.target!r}, indirect: {0.target_indirect}, regex: {0.target_regex}",
+    ) + CLASS_DEBUG + PERMS_DEBUG + (
+        "Xperms: {0.xperms!r}, eq: {0.xperms_equal}",
+        "Default: {0.default!r}, regex: {0.default_regex}",
+        "Boolean: {0.boolean!r}, eq: {0.boolean_equal}, regex: {0.boolean_regex}",
+    )
 
     source = Criterion("source_regex", "lookup_type_or_attr")
     target = Criterion("target_regex", "lookup_type_or_attr")
@@ -71,8 +83,12 @@ class TERuleQuery(PolicyQuery):
 
     @property
     def xperms(self):
-        """The extended permissions to match: a list of ``(low, high)`` ranges."""
-        return self._xperms
+        """The extended permissions to match, as setools holds them: an ``IoctlSet`` of
+        every number in the ranges given (the ranges are kept for the native scan)."""
+        if self._xperms is None:
+            return None
+        return _CriterionIoctls(
+            v for low, high in self._xperms for v in range(low, high + 1))
 
     @xperms.setter
     def xperms(self, value):
@@ -140,3 +156,28 @@ class TERuleQuery(PolicyQuery):
             bool(self.boolean_regex),
             bool(self.boolean_equal),
         )
+
+
+class _CriterionIoctls(policyrep.IoctlSet):
+    """The ``xperms`` criterion as setools 4.4.1 shows it (its ``results()`` logs the
+    ``repr`` at DEBUG): runs of consecutive numbers as ``0x0001-0x0003``, separated by
+    spaces (``str``) or ``", "`` (format spec ``","``; ``repr`` is that in braces)."""
+
+    __slots__ = ()
+
+    def __format__(self, spec):
+        runs = []
+        for v in sorted(self):
+            if runs and v == runs[-1][1] + 1:
+                runs[-1][1] = v
+            else:
+                runs.append([v, v])
+        text = ["0x{0:04x}".format(lo) if lo == hi else "0x{0:04x}-0x{1:04x}".format(lo, hi)
+                for lo, hi in runs]
+        return (", " if spec == "," else " ").join(text)
+
+    def __str__(self):
+        return format(self)
+
+    def __repr__(self):
+        return "{{ {0:,} }}".format(self)

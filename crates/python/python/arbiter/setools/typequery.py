@@ -2,6 +2,7 @@
 
 from sys import modules
 
+from .mixins import ALIAS_DEBUG, NAME_DEBUG
 from .query import (
     PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values, table, log_results,
 )
@@ -28,7 +29,14 @@ def _members_in_order(policy, types, attr, members):
 
 
 class TypeQuery(PolicyQuery):
-    """Query types. ``permissive`` is applied when ``match_permissive`` is true."""
+    """Query types. ``permissive`` (None: not matched) keeps the types whose permissive
+    state is its truth value, as in setools 4.4.1."""
+
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + ALIAS_DEBUG + (
+        "Attrs: {0.attrs!r}, regex: {0.attrs_regex}, eq: {0.attrs_equal}",
+        "Permissive: {0.permissive}",
+    )
 
     name = Criterion("name_regex")
     alias = Criterion("alias_regex")
@@ -38,8 +46,16 @@ class TypeQuery(PolicyQuery):
     alias_deref = False
     attrs_regex = False
     attrs_equal = False
-    permissive = False
-    match_permissive = False
+    _permissive = None
+
+    @property
+    def permissive(self):
+        """The permissive state to match (None: any)."""
+        return self._permissive
+
+    @permissive.setter
+    def permissive(self, value):
+        self._permissive = None if value is None else bool(value)
 
     def results(self):
         """The matching types, in the policy's order."""
@@ -70,7 +86,8 @@ class TypeQuery(PolicyQuery):
                 types = [t for t in types if t._value in members]
             attrs = None
         alias, alias_regex = self.alias, self.alias_regex
-        match_permissive, permissive = self.match_permissive, bool(self.permissive)
+        permissive = self._permissive
+        match_permissive = permissive is not None
         if name is None and alias is None and attrs is None and not match_permissive:
             yield from types
             return

@@ -5,6 +5,7 @@ proper)."""
 from sys import modules
 
 from .descriptors import CriteriaDescriptor
+from .mixins import NAME_DEBUG
 from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, log_results
 from ._mls import Level
 from .util import filter_range_keys, match_level, match_range
@@ -38,9 +39,18 @@ def _users_by_role(users):
 class UserQuery(PolicyQuery):
     """Query users."""
 
+    # What setools logs at DEBUG after its INFO line (see query.log_results).
+    _debug_log = NAME_DEBUG + (
+        "Roles: {0.roles!r}, regex: {0.roles_regex}, eq: {0.roles_equal}",
+        "Level: {0.level!r}, dom: {0.level_dom}, domby: {0.level_domby}, incomp: {0.level_incomp}",
+        "Range: {0.range_!r}, subset: {0.range_subset}, overlap: {0.range_overlap}, "
+        "superset: {0.range_superset}, proper: {0.range_proper}",
+    )
+
     name = Criterion("name_regex")
     roles = SetCriterion("roles_regex", "lookup_role")
     name_regex = False
+    alias_deref = False
     roles_regex = False
     roles_equal = False
     level = CriteriaDescriptor(lookup_function="lookup_level")
