@@ -264,6 +264,7 @@ enum RuleDest<'x> {
     List(&'x mut Vec<AvtabEntry>),
 }
 
+#[inline]
 fn rule_key(sv: u32, tv: u32, ci: u32, kind: AvtabKind) -> AvtabKey {
     AvtabKey {
         source: TypeId::new(sv as u16).expect("type"),
