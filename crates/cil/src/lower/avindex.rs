@@ -17,6 +17,7 @@ pub(super) struct AvIndex {
 }
 
 /// The key as one word: source, target, class and kind are 16 bits each.
+#[inline]
 fn word(key: &AvtabKey) -> u64 {
     key.source.value() as u64
         | (key.target.value() as u64) << 16
@@ -35,12 +36,14 @@ impl AvIndex {
     }
 
     /// The first slot to probe for `key` (a multiplicative hash's high bits).
+    #[inline]
     fn home(&self, key: &AvtabKey) -> usize {
         let h = word(key).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (h >> (64 - self.slots.len().trailing_zeros())) as usize
     }
 
     /// Where `key` is in `tab`, or the empty slot where it would go.
+    #[inline]
     fn probe(&self, tab: &[AvtabEntry], key: &AvtabKey) -> Result<u32, usize> {
         let mask = self.slots.len() - 1;
         let mut i = self.home(key);
@@ -64,6 +67,7 @@ impl AvIndex {
     /// The position of `entry.key`'s entry in `tab`; when there is none, `entry` is
     /// appended to `tab` and indexed, and `None` returned. `tab` holds at most
     /// `u32::MAX - 1` entries (positions are stored + 1 in 32 bits).
+    #[inline]
     pub(super) fn find_or_append(
         &mut self,
         tab: &mut Vec<AvtabEntry>,
@@ -85,6 +89,8 @@ impl AvIndex {
     }
 
     /// Doubles the slots (rules beyond the estimate) and enters every position again.
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self, tab: &[AvtabEntry]) {
         let n = (self.slots.len() * 2).max(8);
         let old = std::mem::replace(&mut self.slots, vec![0; n]);

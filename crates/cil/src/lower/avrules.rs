@@ -200,22 +200,15 @@ pub(super) fn av_rule(
     // Most statements (a macro's rule at each call) name one type or kept attribute on
     // each side and one permission list already resolved: one key, no buffers.
     if let Some((ci, bits)) = l.classperms_cached(a[3]) {
-        let one = |l: &mut L<'_>, r: TRef| -> Result<Option<u32>, Fail> {
-            Ok(match r {
-                TRef::Type(i) => Some(l.type_val[i as usize]),
-                TRef::Attr(x) if l.attr_kept_whole(x)? => Some(l.attr_val[x as usize]),
-                _ => None,
-            })
-        };
         let sv = match (src, tgt) {
             // With `self`, an attribute source is expanded whether kept or not.
             (TRef::Type(i), TRef::SelfT) => Some(l.type_val[i as usize]),
             (_, TRef::SelfT) => None,
-            _ => one(l, src)?,
+            _ => one_value(l, src)?,
         };
         let tv = match tgt {
             TRef::SelfT => sv,
-            _ => one(l, tgt)?,
+            _ => one_value(l, tgt)?,
         };
         if let (Some(sv), Some(tv)) = (sv, tv) {
             if bits != 0 {
@@ -257,6 +250,16 @@ pub(super) fn av_rule(
     Ok(())
 }
 
+/// An av rule side that stands for one value: a type, or a kept attribute not expanded.
+#[inline]
+fn one_value(l: &mut L<'_>, r: TRef) -> Result<Option<u32>, Fail> {
+    Ok(match r {
+        TRef::Type(i) => Some(l.type_val[i as usize]),
+        TRef::Attr(x) if l.attr_kept_whole(x)? => Some(l.attr_val[x as usize]),
+        _ => None,
+    })
+}
+
 /// Where an av rule's keys go: the unconditional table (merged by key) or a
 /// conditional branch's list (merged later, as libsepol does).
 enum RuleDest<'x> {
@@ -264,6 +267,7 @@ enum RuleDest<'x> {
     List(&'x mut Vec<AvtabEntry>),
 }
 
+#[inline]
 fn rule_key(sv: u32, tv: u32, ci: u32, kind: AvtabKind) -> AvtabKey {
     AvtabKey {
         source: TypeId::new(sv as u16).expect("type"),

@@ -36,7 +36,8 @@ pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
     for i in 0..l.live.len() {
         let s = l.live[i];
         let st = ast.stmts[s as usize];
-        let a = l.args(s);
+        // Read only by the statements handled here (a few in a hundred).
+        let a = || t.kids(st.node);
         while by_stmt.get(next).is_some_and(|&(st, _)| st < s) {
             next += 1;
         }
@@ -71,10 +72,10 @@ pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
                         l.here(s)
                     )));
                 }
-                p.mls_stmt = Some(t.sym(a[1]) == Some(Kw::True.sym()));
+                p.mls_stmt = Some(t.sym(a()[1]) == Some(Kw::True.sym()));
             }
             Kw::HandleUnknown => {
-                p.handle_unknown = Some(match t.sym(a[1]).and_then(Kw::of) {
+                p.handle_unknown = Some(match t.sym(a()[1]).and_then(Kw::of) {
                     Some(Kw::Allow) => HandleUnknown::Allow,
                     Some(Kw::Reject) => HandleUnknown::Reject,
                     _ => HandleUnknown::Deny,
@@ -84,7 +85,7 @@ pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
                 let ns = Ns::of_order(st.kw).unwrap_or(Ns::Cats);
                 let mut v = vec![];
                 let mut un = false;
-                for &x in t.kids(a[1]) {
+                for &x in t.kids(a()[1]) {
                     if ns == Ns::Classes && t.sym(x) == Some(Kw::Unordered.sym()) {
                         un = true;
                         continue;
@@ -106,13 +107,13 @@ pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
                 }
             }
             Kw::ClassPermissionSet => {
-                let d = l.look(Ns::ClassPermissions, a[1])?;
-                l.cp_sets.entry(d).or_default().push(a[2]);
+                let d = l.look(Ns::ClassPermissions, a()[1])?;
+                l.cp_sets.entry(d).or_default().push(a()[2]);
             }
             Kw::ClassMapping => {
-                let d = l.look(Ns::Classes, a[1])?;
-                let p = l.sym(a[2]);
-                l.map_sets.entry((d, p)).or_default().push(a[3]);
+                let d = l.look(Ns::Classes, a()[1])?;
+                let p = l.sym(a()[2]);
+                l.map_sets.entry((d, p)).or_default().push(a()[3]);
             }
             Kw::TypeAliasActual | Kw::SensitivityAliasActual | Kw::CategoryAliasActual => {
                 let ns = match st.kw {
@@ -120,8 +121,8 @@ pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
                     Kw::SensitivityAliasActual => Ns::Sens,
                     _ => Ns::Cats,
                 };
-                let al = l.look(ns, a[1])?;
-                let ac = l.look(ns, a[2])?;
+                let al = l.look(ns, a()[1])?;
+                let ac = l.look(ns, a()[2])?;
                 l.alias_actual.insert(al, ac);
             }
             _ => {}

@@ -151,16 +151,26 @@ pub(super) fn verify_range(l: &L<'_>, rg: &(Lvl, Lvl), sens_cats: &[Bits]) -> Re
     Ok(())
 }
 
-/// libsepol's category-list compressor (`__cil_level_to_string`).
+/// libsepol's category-list compressor (`__cil_level_to_string`), written straight into
+/// `out` (a `file_contexts` line is built for each of thousands of `filecon`s).
 pub(super) fn level_text(l: &L<'_>, lv: &Lvl, out: &mut Vec<u8>) {
-    out.extend_from_slice(l.name(l.sens[lv.sens as usize]).as_bytes());
+    out.extend_from_slice(l.name_bytes(l.sens[lv.sens as usize]));
     if lv.cats.is_empty() {
         return;
     }
     out.push(b':');
-    let cn = |c: u32| l.name(l.cats[c as usize]);
+    let cn = |c: u32| l.name_bytes(l.cats[c as usize]);
+    // A run's first and last category so far: "s1" alone, "s1,s2" for two, "s1.s2" for
+    // more.
+    let run = |s1: &[u8], s2: &[u8], first: i64, last: i64, out: &mut Vec<u8>| {
+        out.extend_from_slice(s1);
+        if last != first {
+            out.push(if last == first + 1 { b',' } else { b'.' });
+            out.extend_from_slice(s2);
+        }
+    };
     let (mut first, mut last): (i64, i64) = (-1, -1);
-    let (mut s1, mut s2) = (String::new(), String::new());
+    let (mut s1, mut s2): (&[u8], &[u8]) = (b"", b"");
     for (i, &c) in lv.cats.iter().enumerate() {
         let c64 = c as i64;
         if first == -1 {
@@ -171,14 +181,11 @@ pub(super) fn level_text(l: &L<'_>, lv: &Lvl, out: &mut Vec<u8>) {
             last += 1;
             s2 = cn(c);
         } else {
-            let t = if first == last {
-                format!("{},{}", s1, cn(c))
-            } else if last == first + 1 {
-                format!("{},{},{}", s1, s2, cn(c))
-            } else {
-                format!("{}.{},{}", s1, s2, cn(c))
-            };
-            out.extend_from_slice(t.as_bytes());
+            // libsepol writes the category that ends a run after it and starts no new
+            // run with it.
+            run(s1, s2, first, last, out);
+            out.push(b',');
+            out.extend_from_slice(cn(c));
             first = -1;
             last = -1;
             if i + 1 < lv.cats.len() {
@@ -187,13 +194,6 @@ pub(super) fn level_text(l: &L<'_>, lv: &Lvl, out: &mut Vec<u8>) {
         }
     }
     if first != -1 {
-        let t = if first == last {
-            s1
-        } else if last == first + 1 {
-            format!("{s1},{s2}")
-        } else {
-            format!("{s1}.{s2}")
-        };
-        out.extend_from_slice(t.as_bytes());
+        run(s1, s2, first, last, out);
     }
 }

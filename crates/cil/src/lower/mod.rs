@@ -261,9 +261,10 @@ impl<'a> L<'a> {
         names: &'a [String],
         opts: &'a Options,
     ) -> Self {
-        let live: Vec<u32> = (0..ast.stmts.len() as u32)
-            .filter(|&s| r.stmt_live(s))
-            .collect();
+        // Sized for every statement up front: grown by doubling, the list was copied
+        // through the heap on its way to 2^19 entries.
+        let mut live: Vec<u32> = Vec::with_capacity(ast.stmts.len());
+        live.extend((0..ast.stmts.len() as u32).filter(|&s| r.stmt_live(s)));
         let nd = ast.decls.len();
         L {
             t,

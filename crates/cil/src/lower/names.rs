@@ -65,6 +65,12 @@ impl<'a> L<'a> {
         self.int.str(self.ast.decls[d as usize].name).into_owned()
     }
 
+    /// A declaration's name as written, for the text outputs: no copy (names are
+    /// checked identifiers, ASCII, so the bytes are what [`L::name`] would give).
+    pub(super) fn name_bytes(&self, d: u32) -> &'a [u8] {
+        self.int.bytes(self.ast.decls[d as usize].name)
+    }
+
     /// A name in the types namespace, resolved: from the memo when it was looked up
     /// before (inlined: every rule statement asks twice), else [`L::tref_first`].
     #[inline]

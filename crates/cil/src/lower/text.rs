@@ -31,11 +31,11 @@ pub(super) fn outputs(
         match ctx {
             Some(c) => {
                 fc.push(b'\t');
-                fc.extend_from_slice(ast_name(l, l.users[c.user as usize]).as_bytes());
+                fc.extend_from_slice(l.name_bytes(l.users[c.user as usize]));
                 fc.push(b':');
-                fc.extend_from_slice(ast_name(l, l.roles[c.role as usize]).as_bytes());
+                fc.extend_from_slice(l.name_bytes(l.roles[c.role as usize]));
                 fc.push(b':');
-                fc.extend_from_slice(ast_name(l, l.types[c.ty as usize]).as_bytes());
+                fc.extend_from_slice(l.name_bytes(l.types[c.ty as usize]));
                 if l.mls {
                     fc.push(b':');
                     level_text(l, &c.range.0, &mut fc);
@@ -53,7 +53,7 @@ pub(super) fn outputs(
     let seuser_line = |name: &[u8], u: u32, rg: &(Lvl, Lvl), out: &mut Vec<u8>| {
         out.extend_from_slice(name);
         out.push(b':');
-        out.extend_from_slice(l.name(u).as_bytes());
+        out.extend_from_slice(ast_name(l, u).as_bytes());
         if l.mls {
             out.push(b':');
             level_text(l, &rg.0, out);
@@ -71,7 +71,7 @@ pub(super) fn outputs(
     let mut users_extra = Vec::new();
     for (u, p) in userprefixes {
         users_extra.extend_from_slice(b"user ");
-        users_extra.extend_from_slice(l.name(*u).as_bytes());
+        users_extra.extend_from_slice(l.name_bytes(*u));
         users_extra.extend_from_slice(b" prefix ");
         users_extra.extend_from_slice(l.int.bytes(*p));
         users_extra.extend_from_slice(b";\n");

@@ -65,23 +65,48 @@ pub fn symtab_order(initial: u32, names: &[&str]) -> Vec<usize> {
 /// target, class) keep their order in `keys`, which must be the chain's (insertion order,
 /// as libsepol appends a new kind after the key's other entries).
 pub(crate) fn avtab_order(slots: u32, keys: &[AvtabKey]) -> Vec<usize> {
+    avtab_order_of(slots, keys.len(), |i| keys[i]).unwrap_or_else(|| (0..keys.len()).collect())
+}
+
+/// [`avtab_order`] of the `n` keys `key(0..n)`, or `None` when they are in that order
+/// already (a policy built by the CIL compiler is): then no order is sorted or stored.
+pub(crate) fn avtab_order_of(
+    slots: u32,
+    n: usize,
+    key: impl Fn(usize) -> AvtabKey,
+) -> Option<Vec<usize>> {
     let mask = slots.wrapping_sub(1);
-    let mut keyed: Vec<(u32, u16, u16, u16, usize)> = keys
-        .iter()
-        .enumerate()
-        .map(|(i, k)| {
-            (
-                k.libsepol_hash() & mask,
-                k.source.value(),
-                k.target.value(),
-                k.class.value(),
-                i,
-            )
+    let place = |k: AvtabKey| {
+        (
+            k.libsepol_hash() & mask,
+            k.source.value(),
+            k.target.value(),
+            k.class.value(),
+        )
+    };
+    // Equal places keep their index order, so in order means not decreasing.
+    let mut in_order = true;
+    let mut last = (0, 0, 0, 0);
+    for i in 0..n {
+        let p = place(key(i));
+        if p < last {
+            in_order = false;
+            break;
+        }
+        last = p;
+    }
+    if in_order {
+        return None;
+    }
+    let mut keyed: Vec<(u32, u16, u16, u16, usize)> = (0..n)
+        .map(|i| {
+            let (h, s, t, c) = place(key(i));
+            (h, s, t, c, i)
         })
         .collect();
     // The index last makes the sort stable for equal (slot, source, target, class).
     keyed.sort_unstable();
-    keyed.into_iter().map(|(.., i)| i).collect()
+    Some(keyed.into_iter().map(|(.., i)| i).collect())
 }
 
 /// `filenametr_hash` (in C's 64-bit `unsigned long`; only the low bits are used).
@@ -172,6 +197,28 @@ mod tests {
             key(1, AvtabKind::Transition),
         ];
         assert_eq!(avtab_order(1 << 20, &keys), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_table_in_order_is_not_reordered_and_one_out_of_order_is_sorted() {
+        let key = |s: u16, t: u16| AvtabKey {
+            source: TypeId::new(s).unwrap(),
+            target: TypeId::new(t).unwrap(),
+            class: ClassId::new(1).unwrap(),
+            kind: AvtabKind::Allowed,
+        };
+        let keys: Vec<AvtabKey> = (1..200u16).map(|s| key(s, s % 7 + 1)).collect();
+        // Few slots, so that chains hold several keys and the order is not trivial.
+        let order = avtab_order(8, &keys);
+        let sorted: Vec<AvtabKey> = order.iter().map(|&i| keys[i]).collect();
+        assert_eq!(avtab_order_of(8, sorted.len(), |i| sorted[i]), None);
+        let expected: Vec<AvtabKey> = {
+            let mut v = keys.clone();
+            v.sort_by_key(|k| (k.libsepol_hash() & 7, k.source, k.target, k.class));
+            v
+        };
+        assert_eq!(sorted, expected);
+        assert!(avtab_order_of(8, keys.len(), |i| keys[i]).is_some());
     }
 
     #[test]
