@@ -264,6 +264,14 @@ fn kw_of(tree: &Tree, n: u32) -> Option<Kw> {
         .and_then(Kw::of)
 }
 
+/// The keywords [`collect`] acts on, as bits of [`Tree::heads`].
+const STRUCTURE: u64 = 1 << Kw::Block as u8
+    | 1 << Kw::BlockAbstract as u8
+    | 1 << Kw::BlockInherit as u8
+    | 1 << Kw::In as u8
+    | 1 << Kw::Macro as u8
+    | 1 << Kw::TunableIf as u8;
+
 /// Finds the blocks and resolves `in`, `blockinherit` and `blockabstract` targets.
 pub fn collect(
     tree: &Tree,
@@ -273,8 +281,13 @@ pub fn collect(
     preserve_tunables: bool,
 ) -> Result<Blocks, Fail> {
     let mut bl = Blocks::default();
+    // Without these statements the walk below finds nothing and refuses nothing (what
+    // may not sit in an optional or an `in` is among them): most module stores hold
+    // none, and walking their 300,000 statements cost 19 M instructions.
+    if tree.heads & STRUCTURE == 0 {
+        return Ok(bl);
+    }
     let here = |file: u32, n: u32| loc(tree, names, file, n);
-    // (node, file, block, in optional)
     // (node, file, block, in optional, inside an `in`: 0 no, 1 before, 2 after)
     let mut stack: Vec<(u32, u32, u32, bool, u8)> = Vec::new();
     let mut ins = Vec::new();

@@ -36,6 +36,12 @@ pub struct Tree {
     pub kids: Vec<u32>,
     /// Per file: the top-level statements (range in `kids`).
     pub files: Vec<(u32, u32)>,
+    /// Bit `k` set when some parsed list starts with the atom of symbol `k` (`k < 64`:
+    /// the first keywords, see `kw.rs`). Later passes skip a walk when no list starts
+    /// with a keyword it acts on (the block pass when the input has no block, macro, `in`,
+    /// `blockinherit`, `blockabstract` or `tunableif`). A superset: a list whose head is
+    /// not right after its parenthesis sets every bit.
+    pub heads: u64,
 }
 
 impl Tree {
@@ -165,6 +171,25 @@ fn scan_symbol(text: &[u8], i: usize) -> (usize, u64) {
     (j + k, finish_hash(h, tail, j + k - i))
 }
 
+/// Lexes and interns the symbol that starts at `text[i]` (a symbol byte): where lexing
+/// goes on, and the symbol. A symbol is mostly followed by one space, stepped over here
+/// rather than by another turn of the dispatch.
+#[inline(always)]
+fn symbol(
+    text: &[u8],
+    i: usize,
+    interner: &mut Interner,
+    line: u32,
+    path: &str,
+) -> Result<(usize, Sym), String> {
+    let (j, h) = scan_symbol(text, i);
+    let sym = interner.intern_hashed(&text[i..j], h);
+    if sym >= ATOM {
+        return Err(format!("Too many distinct names at line {line} of {path}"));
+    }
+    Ok((j + (text.get(j) == Some(&b' ')) as usize, sym))
+}
+
 /// Parses one file into the shared arena and symbol table (files are parsed one after the
 /// other: the work is dominated by the lexer, and one arena avoids copying and re-interning
 /// per-file results, which costs more CPU than a second core saves in wall time).
@@ -181,6 +206,7 @@ pub fn parse_file(
     let mut pending: Vec<u32> = Vec::new();
     let mut open: Vec<(u32, usize)> = Vec::new();
     let mut top: Vec<u32> = Vec::new();
+    let mut heads = 0u64;
     let mut line: u32 = 1;
     let mut i = 0usize;
     let n = text.len();
@@ -228,6 +254,23 @@ pub fn parse_file(
                 }
                 open.push((id, pending.len()));
                 i += 1;
+                // The list's head, nearly always a keyword right after the parenthesis:
+                // lexed here (which saves a turn of the dispatch) and noted in `heads`.
+                // Anything else that could start a keyword head (a space, a line break, a
+                // comment, a quoted string) marks every head as present, so a pass never
+                // skips on a guess; a nested list or `)` is no keyword.
+                match text.get(i) {
+                    Some(&c) if is_symbol_byte(c) => {
+                        let sym;
+                        (i, sym) = symbol(text, i, interner, line, path)?;
+                        pending.push(ATOM | sym);
+                        if sym < 64 {
+                            heads |= 1 << sym;
+                        }
+                    }
+                    Some(b'(' | b')') => {}
+                    _ => heads = u64::MAX,
+                }
             }
             b')' => {
                 let Some((id, start)) = open.pop() else {
@@ -273,20 +316,14 @@ pub fn parse_file(
                 i = j + 1;
             }
             c if is_symbol_byte(c) => {
-                let (j, h) = scan_symbol(text, i);
                 if open.is_empty() {
                     return Err(format!(
                         "Symbol not inside parenthesis at line {line} of {path}"
                     ));
                 }
-                let sym = interner.intern_hashed(&text[i..j], h);
-                if sym >= ATOM {
-                    return Err(format!("Too many distinct names at line {line} of {path}"));
-                }
+                let sym;
+                (i, sym) = symbol(text, i, interner, line, path)?;
                 pending.push(ATOM | sym);
-                // A symbol is mostly followed by one space: stepped over here rather
-                // than by another turn of the dispatch.
-                i = j + (text.get(j) == Some(&b' ')) as usize;
             }
             other => {
                 let shown = if other.is_ascii() {
@@ -306,6 +343,7 @@ pub fn parse_file(
     let a = kids.len() as u32;
     kids.extend_from_slice(&top);
     tree.files.push((a, kids.len() as u32));
+    tree.heads |= heads;
     Ok(())
 }
 
@@ -313,6 +351,51 @@ pub fn parse_file(
 mod tests {
     use super::*;
     use crate::intern::hash_bytes;
+
+    /// `Tree::heads` must hold every keyword that starts a list, at any depth, or a pass
+    /// that skips its walk on it would miss statements (a block in an optional, say):
+    /// a head written apart from its parenthesis (`( block`, `("in"`) counts as any.
+    #[test]
+    fn heads_hold_every_list_head() {
+        let texts: [&[u8]; 5] = [
+            b"(optional o (optional p (type t) (block b (in c))))",
+            b"(type t)\n(macro m ((type x)) (call n (x)))\n(tunableif tun (true (blockinherit q)))",
+            b"((block) x)\n(filecon \"/a\" block ())\n(allow a b (file (read)))",
+            b"(\"in\" x) (blockabstract z)",
+            b"(optional o\n  ( block b)\n)",
+        ];
+        for text in texts {
+            let mut tree = Tree::default();
+            let mut int = crate::kw::Kw::interner();
+            parse_file(&mut tree, &mut int, "t.cil", text).expect("parses");
+            let mut walked = 0u64;
+            for n in 0..tree.nodes.len() as u32 {
+                if let Some(s) = tree.kids(n).first().and_then(|&k| tree.sym(k)) {
+                    if s < 64 {
+                        walked |= 1 << s;
+                    }
+                }
+            }
+            let shown = String::from_utf8_lossy(text);
+            assert_eq!(tree.heads & walked, walked, "{shown}");
+            assert_ne!(walked, 0);
+            // Exact when every head follows its parenthesis, else every bit is set.
+            if text
+                .windows(2)
+                .any(|w| w == b"( " || w == b"(\"" || w == b"(\n")
+            {
+                assert_eq!(tree.heads, u64::MAX, "{shown}");
+            } else {
+                assert_eq!(tree.heads, walked, "{shown}");
+            }
+        }
+        // An atom that is not a list's first element sets nothing (`block` the file type;
+        // `filecon`'s id is past the 64 bits).
+        let mut tree = Tree::default();
+        let mut int = crate::kw::Kw::interner();
+        parse_file(&mut tree, &mut int, "t.cil", b"(filecon \"/a\" block ())").expect("parses");
+        assert_eq!(tree.heads, 0);
+    }
 
     /// The lexer's one-pass hash must equal the interner's, or a name the lexer interned
     /// would not be found by `Interner::get` (nor a keyword by the lexer).

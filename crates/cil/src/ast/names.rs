@@ -28,6 +28,57 @@ pub(crate) fn verify_name(int: &Interner, sym: Sym, qualified: bool) -> bool {
     if b.is_empty() || b.len() >= 2048 || !b[0].is_ascii_alphabetic() {
         return false;
     }
-    b.iter()
-        .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || (qualified && c == b'.'))
+    // One table lookup a byte (every declaration's name is checked: 26,000 names on
+    // Debian's store, where four comparisons a byte cost 7 M instructions).
+    let allowed = NAME_BYTE | if qualified { QUALIFIED_DOT } else { 0 };
+    b.iter().all(|&c| NAME_BYTES[c as usize] & allowed != 0)
+}
+
+/// [`NAME_BYTES`] bit of a byte allowed anywhere in a name (letters, digits, `_`, `-`).
+const NAME_BYTE: u8 = 1;
+/// [`NAME_BYTES`] bit of `.`, allowed with `-Q` (qualified names).
+const QUALIFIED_DOT: u8 = 2;
+
+/// The bytes `cil_verify_name` accepts after a name's first letter.
+const NAME_BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' {
+            t[c] = NAME_BYTE;
+        }
+        c += 1;
+    }
+    t[b'.' as usize] = QUALIFIED_DOT;
+    t
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte table accepts exactly what `cil_verify_name`'s test accepts: letters,
+    /// digits, `_` and `-` after a leading letter, and `.` only for qualified names.
+    #[test]
+    fn name_byte_table_is_cil_verify_name() {
+        let mut int = Interner::default();
+        for c in 0..=255u8 {
+            let sym = int.intern(&[b'a', c, b'z']);
+            for qualified in [false, true] {
+                let reference =
+                    c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || (qualified && c == b'.');
+                assert_eq!(
+                    verify_name(&int, sym, qualified),
+                    reference,
+                    "byte {c:#04x}, qualified {qualified}"
+                );
+            }
+        }
+        let lead = int.intern(b"_a");
+        assert!(
+            !verify_name(&int, lead, true),
+            "a name starts with a letter"
+        );
+    }
 }

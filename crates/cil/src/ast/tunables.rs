@@ -7,6 +7,9 @@ use super::*;
 /// optionals, macros and conditionals, so the top level of each file holds them all).
 pub(crate) fn collect_tunables(tree: &Tree) -> FxHashMap<Sym, bool> {
     let mut out = FxHashMap::default();
+    if tree.heads & 1 << Kw::Tunable as u8 == 0 {
+        return out;
+    }
     for &(a, b) in &tree.files {
         for &n in &tree.kids[a as usize..b as usize] {
             let k = tree.kids(n);
