@@ -53,6 +53,57 @@ def test_import_and_open_load_no_analysis_nor_heavy_stdlib_module():
     assert sorted(set(NOT_LOADED_BY_OPEN) & (after_open - before)) == []
 
 
+# The modules of the MLS, Xen, labeling and constraint parts of a policy: imported when
+# one of their methods or classes is first used, not by an open nor by TE rules and types.
+PARTS = ["arbiter.setools._mls", "arbiter.setools._xen", "arbiter.setools._labeling",
+         "arbiter.setools._constraint"]
+
+
+def test_open_types_and_te_rules_load_no_mls_labeling_nor_constraint_part():
+    policy = POLICIES / "features.33"
+    loaded = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "[str(t) for t in p.types()]\n"
+        "[str(r) for r in s.TERuleQuery(p, ruletype=['allow']).results()]\n"
+        "print(' '.join(sys.modules))\n"
+        "p.portcons()\n"
+        "print(' '.join(sys.modules))\n".format(str(policy))
+    ).splitlines()
+    after_rules, after_portcons = (set(line.split()) for line in loaded)
+    assert sorted(set(PARTS) & after_rules) == []
+    assert "arbiter.setools._labeling" in after_portcons
+
+
+def test_policy_part_member_lists_match_the_part_modules():
+    """policyrep's lists of the parts' methods and classes, which stand for them until they
+    load, name exactly what the part modules define."""
+    import importlib
+
+    from arbiter.setools import policyrep
+
+    for modules, names in policyrep._PART_MEMBERS.items():
+        defined = set()
+        for module in modules:
+            mixin = getattr(importlib.import_module("arbiter.setools." + module),
+                            policyrep._PART_MIXINS[module])
+            defined |= {n for n in vars(mixin) if not n.startswith("__")}
+        assert sorted(names.split()) == sorted(defined), modules
+    for module, names in policyrep._PART_CLASSES.items():
+        mod = importlib.import_module("arbiter.setools." + module)
+        classes = {n for n, v in vars(mod).items()
+                   if isinstance(v, type) and v.__module__ == mod.__name__
+                   and not n.startswith("_") and n != "Listing"}
+        assert sorted(names.split()) == sorted(classes), module
+        for name in names.split():
+            assert getattr(policyrep, name) is getattr(mod, name)
+    # Loaded, the parts' methods are the class's own, first module first (Xen's
+    # _build_labeling over the labeling one's).
+    xen = importlib.import_module("arbiter.setools._xen")
+    assert policyrep.SELinuxPolicy._build_labeling is xen._XenPolicy._build_labeling
+
+
 def real_exports():
     """The names setools 4.4.1's package binds from its submodules, by submodule."""
     tree = ast.parse(REAL_INIT.read_text())

@@ -9,7 +9,7 @@ In a Xen policy, initial SIDs are named from setools' ``XEN_SIDNAMES`` by SID nu
 setools names them (a number past the table raises ``IndexError`` there and here)."""
 
 from .. import _native
-from ._labeling import Ocontext
+from ._labeling import Ocontext, _LabelingPolicy
 from ._mls import Listing
 from .policyrep import IomemconRange, IoportconRange
 
@@ -114,7 +114,8 @@ _XEN_KINDS = {
 
 class _XenPolicy:
     """The Xen part of ``SELinuxPolicy``: the platform, the Xen iterators and counts, and
-    Xen's initial SID names. Placed before ``_LabelingPolicy`` in the bases."""
+    Xen's initial SID names. Its ``_build_labeling`` replaces ``_LabelingPolicy``'s in
+    ``SELinuxPolicy`` (policyrep's ``_PART_MEMBERS``) and calls it for the other kinds."""
 
     def _is_xen(self):
         tables = self._table("labeling_rows", lambda: _native.labeling_tables(self._db))
@@ -128,7 +129,7 @@ class _XenPolicy:
                 ident = (kind, n)
                 out.append(cls(self, ident, *row[:-1], self._context(ident, row[-1])))
             return out
-        out = super()._build_labeling(kind, rows)
+        out = _LabelingPolicy._build_labeling(self, kind, rows)
         if kind == "initialsids" and self._is_xen():
             for sid, row in zip(out, rows):
                 sid.name = XEN_SIDNAMES[row[0]]

@@ -9,6 +9,7 @@ native side reproduces.
 
 import enum
 import errno
+import importlib
 import itertools
 import os
 import sys
@@ -1188,25 +1189,90 @@ def _running_policy_candidates():
     return candidates, True
 
 
-# The MLS, labeling and constraint parts live in their own modules (they import the base
-# classes above, hence here).
-from ._mls import (  # noqa: E402,F401
-    BaseMLSLevel, Category, Level, LevelDecl, MLSRule, Range, Sensitivity, _MLSPolicy,
-)
-from ._labeling import (  # noqa: E402,F401
-    Context, FSUse, GenfsFiletype, Genfscon, Ibendportcon, Ibpkeycon, InitialSID, Netifcon,
-    Nodecon, Ocontext, Portcon, _LabelingPolicy,
-)
-from ._xen import (  # noqa: E402,F401
-    Devicetreecon, Iomemcon, Ioportcon, Pcidevicecon, Pirqcon, _XenPolicy,
-)
-from ._constraint import (  # noqa: E402,F401
-    BaseConstraint, Constraint, ConstraintExprNode, ConstraintExpression, Default,
-    DefaultRange, Validatetrans, _ConstraintPolicy,
-)
+# --------------------------------------------------------------------------- the parts
+
+# The MLS, Xen, labeling and constraint parts of a policy (their classes, and the
+# ``SELinuxPolicy`` methods over them) live in their own modules, imported on first use:
+# a script that reads types and TE rules does not pay for their code (0.4 MB resident).
+# ``SELinuxPolicy`` holds a ``_PartMember`` for each of their methods; the first one used
+# imports its modules and puts their methods in the class, where later lookups find them
+# directly. The labeling modules load together (Xen's ``_build_labeling`` replaces the
+# labeling one; both use the MLS part's ``Listing``); earlier modules' methods win, as in
+# the bases order the parts had as mixins. tests/test_setools_lazy.py checks these lists
+# against the modules.
+_PART_MIXINS = {
+    "_mls": "_MLSPolicy",
+    "_xen": "_XenPolicy",
+    "_labeling": "_LabelingPolicy",
+    "_constraint": "_ConstraintPolicy",
+}
+_PART_MEMBERS = {
+    ("_mls", "_xen", "_labeling"): """
+        _build_labeling _cat_tokens _categories_all _category_by_value _category_of_token
+        _context _is_xen _labeling _level _leveldecl _mlsrules_all _range _sens_by_value
+        _sens_of_bitmap _sensitivities_all _user_mls categories category_count
+        devicetreecon_count devicetreecons fs_use_count fs_uses genfscon_count genfscons
+        ibendportcon_count ibendportcons ibpkeycon_count ibpkeycons initialsids
+        initialsids_count iomemcon_count iomemcons ioportcon_count ioportcons level_count
+        levels lookup_category lookup_initialsid lookup_level lookup_range
+        lookup_sensitivity mlsrules netifcon_count netifcons nodecon_count nodecons
+        pcidevicecon_count pcidevicecons pirqcon_count pirqcons portcon_count portcons
+        sensitivities""",
+    ("_constraint",): """
+        _class_constraints _class_defaults _constraint_counts _user_by_value
+        constraint_count constraints default_count defaults mlsconstraint_count
+        mlsvalidatetrans_count validatetrans_count""",
+}
+# The classes the parts define, which ``setools.policyrep`` exports (PEP 562 below).
+_PART_CLASSES = {
+    "_mls": "BaseMLSLevel Category Level LevelDecl MLSRule Range Sensitivity",
+    "_labeling": """Context FSUse GenfsFiletype Genfscon Ibendportcon Ibpkeycon InitialSID
+        Netifcon Nodecon Ocontext Portcon""",
+    "_xen": "Devicetreecon Iomemcon Ioportcon Pcidevicecon Pirqcon",
+    "_constraint": """BaseConstraint Constraint ConstraintExprNode ConstraintExpression
+        Default DefaultRange Validatetrans""",
+}
+_PART_OF_CLASS = {n: module for module, names in _PART_CLASSES.items() for n in names.split()}
 
 
-class SELinuxPolicy(_MLSPolicy, _XenPolicy, _LabelingPolicy, _ConstraintPolicy):
+def _part_module(module):
+    return importlib.import_module(__package__ + "." + module)
+
+
+def _load_part(modules):
+    """Imports ``modules`` and makes their mixins' methods ``SELinuxPolicy``'s."""
+    members = {}
+    for module in reversed(modules):
+        mixin = getattr(_part_module(module), _PART_MIXINS[module])
+        members.update((n, v) for n, v in vars(mixin).items() if not n.startswith("__"))
+    for name, value in members.items():
+        setattr(SELinuxPolicy, name, value)
+
+
+class _PartMember:
+    """A ``SELinuxPolicy`` method (or property) of a part not imported yet."""
+
+    __slots__ = ("modules", "name")
+
+    def __init__(self, modules, name):
+        self.modules = modules
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        _load_part(self.modules)
+        return SELinuxPolicy.__dict__[self.name].__get__(obj, owner)
+
+
+def __getattr__(name):
+    module = _PART_OF_CLASS.get(name)
+    if module is None:
+        raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))
+    value = getattr(_part_module(module), name)
+    globals()[name] = value
+    return value
+
+
+class SELinuxPolicy:
     """A binary SELinux policy, read by arbiter. ``SELinuxPolicy(path)``; pickles by path
     (or, for a policy not read from a file, by its image)."""
 
@@ -1326,7 +1392,11 @@ class SELinuxPolicy(_MLSPolicy, _XenPolicy, _LabelingPolicy, _ConstraintPolicy):
 
     def _type_relations(self):
         """Per type slot: a type's attribute values or an attribute's member values."""
-        return self._table("type_relations", self._db.type_relations)
+        # The rows' ints are the type objects' own (one int per value in the process).
+        return self._table(
+            "type_relations",
+            lambda: self._db.type_relations([t._value for t in self._types_all()]),
+        )
 
     @property
     def _type_by_value(self):
@@ -1650,3 +1720,9 @@ class SELinuxPolicy(_MLSPolicy, _XenPolicy, _LabelingPolicy, _ConstraintPolicy):
     @property
     def neverallowxperm_count(self):
         return 0
+
+
+for _modules, _names in _PART_MEMBERS.items():
+    for _name in _names.split():
+        setattr(SELinuxPolicy, _name, _PartMember(_modules, _name))
+del _modules, _names, _name

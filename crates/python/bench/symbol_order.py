@@ -1,0 +1,184 @@
+"""Writes ``crates/python/code-order.ld``: the extension's functions a setools script runs,
+in the order the linker should place them (``build.rs`` passes the linker script to the
+link; it adds one output section, ``.text.setools``, before ``.text``).
+
+Why: a page of the extension's code becomes resident when it is first executed, and the
+kernel maps the 64 kB around it too (fault-around) when the file is in the page cache, as
+an extension just installed or imported is. The few hundred functions a script runs are
+spread over the 6 MB of code, so a script that runs 0.4 MB of them kept 2.4 MB of the
+extension's code resident. Placed together, they take a few 64 kB windows.
+
+The functions are the ones executed (valgrind's callgrind, names unmangled as the linker
+sees them) in two workloads run by this interpreter with the extension on ``PYTHONPATH``:
+first a script's usual first steps (import, open, a TE query, a pass over every type and
+attribute: ``setools_open.py``'s), then every query kind of ``setools_api.py`` once, so
+that the first group is packed at the start and a script that does more touches the
+second group next to it. Within a group, functions keep their order in the extension the
+workloads ran (the compiler's placement, which keeps a crate's code together).
+
+    PYTHONPATH=DIR python3 crates/python/bench/symbol_order.py POLICY > crates/python/code-order.ld
+
+DIR holds the ``arbiter`` package with its extension built without the order
+(``ARBITER_CODE_ORDER=0``: valgrind reads no function names in the extra section), by
+``pip install`` or ``cargo build --release -p arbiter-python`` and a copy as
+``arbiter/_native*.so``.
+A function is named by its section (rustc puts each function in ``.text.<its symbol>``, or
+``.text.unlikely.<its symbol>`` when it is cold)
+with the symbol's hash left out (``17h<16 hex digits>E`` becomes ``17h*``, and a v0 name's
+crate disambiguators ``*``): those depend on the crates' build metadata (dependencies,
+toolchain), not on the code,
+so the file stays valid across those changes. The instances of a generic function share a
+stem, and are named whole (hash included) instead: those fall out of the section when
+the metadata changes. Regenerate it when the code a script runs has changed much
+(``tests/test_symbol_order.py`` fails when most of its patterns match nothing). Takes a
+few minutes (the workloads run under valgrind).
+"""
+
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+
+FIRST_STEPS = """
+import sys
+import arbiter.setools as setools
+policy = setools.SELinuxPolicy(sys.argv[1])
+sum(1 for _ in setools.TERuleQuery(policy, ruletype=["allow"], source="httpd_t").results())
+for t in policy.types():
+    str(t)
+for a in policy.typeattributes():
+    str(a)
+"""
+
+EVERY_QUERY = """
+import sys
+import arbiter.setools
+arbiter.setools.install()
+sys.path.insert(0, {bench!r})
+import setools
+import setools_api
+policy = setools.SELinuxPolicy(sys.argv[1])
+for make in setools_api.QUERIES.values():
+    for r in make(policy).results():
+        str(r)
+for d in list(setools.TypeQuery(policy, attrs=["domain"]).results())[:5]:
+    for r in setools.TERuleQuery(policy, ruletype=["allow"], source=d,
+                                 tclass=["file"]).results():
+        (str(r.source), str(r.target), sorted(r.perms))
+""".format(bench=BENCH)
+
+
+def executed_functions(script, policy, tmp):
+    """The names of the functions of arbiter's extension that ``script`` executed, and
+    the extension's path."""
+    out = os.path.join(tmp, "callgrind.out")
+    subprocess.run(
+        ["valgrind", "--tool=callgrind", "--demangle=no", "--callgrind-out-file=" + out,
+         sys.executable, "-c", script, policy],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    objects, functions = {}, {}
+    current, extension, executed = None, None, set()
+    # callgrind's compressed names: "ob=(N) NAME" defines object N, "fn=(N) NAME" function
+    # N; later lines give the number alone. "cob"/"cfn" (callees) define names the same way.
+    entry = re.compile(r"^(ob|fn|cob|cfn)=\((\d+)\)(?: (.*))?$")
+    with open(out) as f:
+        for line in f:
+            m = entry.match(line.rstrip("\n"))
+            if m is None:
+                continue
+            kind, index, name = m.groups()
+            table = objects if kind in ("ob", "cob") else functions
+            if name:
+                table[index] = name
+            if kind == "ob":
+                current = objects[index]
+            elif kind == "fn" and "/arbiter/_native" in current:
+                extension = current
+                # A recursive cycle's functions are named "NAME'2" and so on.
+                executed.add(functions[index].split("'")[0])
+    if extension is None:
+        sys.exit("symbol_order.py: the workload did not run arbiter's extension")
+    return executed, extension
+
+
+def addresses(extension):
+    """The extension's defined functions: name -> address."""
+    nm = subprocess.run(["nm", "--defined-only", extension], check=True,
+                        capture_output=True, text=True).stdout
+    found = {}
+    for line in nm.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] in "tTwW":
+            found[fields[2]] = int(fields[0], 16)
+    return found
+
+
+# The parts of a symbol that depend on the build's metadata, not on the code: the hash
+# ending a legacy-mangled name, and the crate disambiguators of a v0-mangled one
+# (``Cs<base 62>_``: the allocator shims and a few std functions).
+HASH = re.compile(r"17h[0-9a-f]{16}E(\.llvm\.[0-9]+)?$")
+# A local function LLVM renamed (``NAME.llvm.<digits>``, different in every build).
+LLVM = re.compile(r"\.llvm\.[0-9]+$")
+CRATE = re.compile(r"(?<=Cs)[0-9A-Za-z]+_(?=[0-9])")
+
+
+def stem(name):
+    """``name`` with its hash and crate disambiguators as ``*``."""
+    if name.startswith("_R"):
+        return CRATE.sub("*_", name)
+    return HASH.sub("17h*", name)
+
+
+def pattern(name, stems):
+    """The input section pattern of function ``name``: its stem when no other function of
+    the extension has it (most of them), else the name itself (the instances of a generic
+    function share a stem; all of them would be 1.6 MB, four times what scripts run)."""
+    # ".text*." also takes the prefixed sections LLVM gives some functions: a cold one
+    # (#[cold], the slow path of a lazy initialisation) is in ".text.unlikely.NAME".
+    return ".text*." + (stem(name) if stems[stem(name)] == 1 else LLVM.sub("*", name))
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    policy = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        first, extension = executed_functions(FIRST_STEPS, policy, tmp)
+        every, _ = executed_functions(EVERY_QUERY, policy, tmp)
+    where = addresses(extension)
+    stems = collections.Counter(stem(name) for name in where)
+    seen = set()
+
+    def patterns(names):
+        out = []
+        for name in sorted(names & set(where), key=where.get):
+            p = pattern(name, stems)
+            if p not in seen:
+                seen.add(p)
+                out.append(p)
+        return out
+
+    first_steps, every_query = patterns(first), patterns(every - first)
+    print("/* arbiter's extension: the functions setools scripts run, placed together")
+    print("   (see build.rs). Generated by crates/python/bench/symbol_order.py, whose")
+    print("   docstring says why and how; do not edit. */")
+    print("SECTIONS {")
+    print("  .text.setools : {")
+    print("    /* First steps (import, open, a TE query, every type) */")
+    for p in first_steps:
+        print("    *({})".format(p))
+    print("    /* Every query kind of setools_api.py */")
+    for p in every_query:
+        print("    *({})".format(p))
+    print("  }")
+    print("}")
+    print("INSERT BEFORE .text;")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""The extension is linked with the functions setools scripts run placed together
+(``code-order.ld``, made by ``bench/symbol_order.py``; ``build.rs`` hands it to the
+linker), so that a script keeps a few 64 kB windows of code resident instead of one per
+function.
+
+These tests fail when the file's patterns no longer match the build's functions
+(regenerate it, as the script's docstring says) or when the build did not apply it (a
+linker that does not read it, or ``ARBITER_CODE_ORDER=0``)."""
+
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from arbiter import _native
+
+CRATE = pathlib.Path(__file__).resolve().parents[1]
+ORDER = CRATE / "code-order.ld"
+sys.path.insert(0, str(CRATE / "bench"))
+from symbol_order import stem  # noqa: E402  (the generator's one definition of a pattern)
+
+
+def ordered_groups():
+    """The script's input section patterns, by group (a comment line starts one)."""
+    groups = []
+    for line in ORDER.read_text().splitlines():
+        line = line.strip()
+        if line.startswith("/* First steps") or line.startswith("/* Every query"):
+            groups.append([])
+        elif line.startswith("*(.text*.") and line.endswith(")"):
+            groups[-1].append(line[len("*(.text*."):-1])
+    return groups
+
+
+def by_stem(functions):
+    """The functions by stem (``symbol_order.stem``)."""
+    out = {}
+    for name, where in functions.items():
+        out.setdefault(stem(name), {})[name] = where
+    return out
+
+
+def matching(patterns, functions, stems):
+    """The functions (name -> (address, size)) that ``patterns`` match: a pattern is a
+    symbol with its build-dependent parts as ``*`` (a key of ``stems``), or a whole
+    symbol."""
+    out = {}
+    for p in patterns:
+        if p in functions:
+            out[p] = functions[p]
+        elif p in stems:
+            out.update(stems[p])
+        elif p.endswith("*"):  # a whole name whose ".llvm.<digits>" is left out
+            out.update((n, v) for n, v in functions.items() if n.startswith(p[:-1]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def functions():
+    """The extension's functions: name -> (address, size)."""
+    if shutil.which("nm") is None:
+        pytest.skip("nm (binutils) not installed")
+    out = subprocess.run(["nm", "-S", "--defined-only", _native.__file__], check=True,
+                         capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in "tTwW":
+            found[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+    if not found:
+        pytest.skip("the extension has no symbol table (stripped)")
+    return found
+
+
+def test_the_order_file_names_the_functions_of_this_build(functions):
+    groups = ordered_groups()
+    assert len(groups) == 2 and all(groups)
+    patterns = [p for g in groups for p in g]
+    stems = by_stem(functions)
+    present = sum(1 for p in set(patterns) if matching([p], functions, stems))
+    assert present >= 0.8 * len(patterns), (
+        "{} of code-order.ld's {} patterns match a function of the extension: "
+        "regenerate it (crates/python/bench/symbol_order.py)".format(present, len(patterns)))
+
+
+def section(name):
+    """(address, size) of the extension's section ``name``, or None."""
+    out = subprocess.run(["readelf", "-SW", _native.__file__], check=True,
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        fields = line.replace("[ ", "[").split()
+        if len(fields) > 5 and fields[1] == name:
+            return int(fields[3], 16), int(fields[5], 16)
+    return None
+
+
+def test_the_functions_scripts_run_are_placed_together(functions):
+    """The section holds the functions the file names and little else, and nearly all of
+    them are in it: a function LLVM found identical to another is an alias in the other's
+    section, wherever that is placed."""
+    where = section(".text.setools")
+    assert where is not None, "the link did not apply code-order.ld"
+    start, size = where
+    stems = by_stem(functions)
+    groups = [matching(g, functions, stems) for g in ordered_groups()]
+    inside = [sum(1 for a, _ in g.values() if start <= a < start + size) for g in groups]
+    for g, n in zip(groups, inside):
+        assert n >= 0.95 * len(g), (n, len(g))
+    named = sum(s for g in groups for _, s in g.values())
+    # Functions are aligned to 16 bytes (at most 15 bytes of padding each); a tenth more
+    # for what the symbol table does not size (local labels, the linker's own glue). A
+    # pattern that took every instance of a generic function made it twice as large.
+    assert size <= 1.1 * named + 16 * sum(inside), (size, named)
