@@ -44,6 +44,6 @@ pub use error::{Malformed, Unknown, WhyError};
 pub use filter::{BadTypeFilter, TypeFilter};
 pub use module::{BadModuleName, Explanation, Generation, ModuleName};
 pub use parse::{parse_line, starts_over, AvcRecord, AvcSource, ComputeSid, Line};
-pub use read::{LineReader, Newlines, RawLine, MAX_LINE};
+pub use read::{BlockLine, BlockLines, LineReader, Newlines, RawLine, MAX_LINE};
 pub use session::{Mode, Options, Problem, ProblemKind, Session, Summary, MAX_KEPT};
 pub use why::{constraint_causes, split_context, write_report};

@@ -19,8 +19,95 @@ fn is_py_space(c: char) -> bool {
 }
 
 /// The whitespace-separated tokens of a line, as Python's `str.split()` yields them.
-pub fn tokens(line: &str) -> impl Iterator<Item = &str> {
-    line.split(is_py_space).filter(|t| !t.is_empty())
+pub fn tokens(line: &str) -> Tokens<'_> {
+    Tokens { line, pos: 0 }
+}
+
+/// The iterator of [`tokens`]: a cursor over the line, cloned to look ahead, so that a
+/// line is scanned in place (collecting its tokens into a vector was a tenth of a fleet
+/// digest's time). ASCII bytes are classified directly; a non-ASCII character is decoded
+/// and classified by [`is_py_space`], so the split is Python's for any text.
+#[derive(Clone, Debug)]
+pub struct Tokens<'a> {
+    line: &'a str,
+    pos: usize,
+}
+
+/// The ASCII separators of Python's `str.split()` (`\t`..`\r`, `\x1c`..`\x1f`, space) as
+/// bits of a mask over the bytes below 64.
+const ASCII_SPACES: u64 = (0x1f << 9) | (0x1f << 28);
+
+#[inline]
+fn is_ascii_space(b: u8) -> bool {
+    b < 64 && (ASCII_SPACES >> b) & 1 != 0
+}
+
+impl Tokens<'_> {
+    /// The length of the non-ASCII separator at byte `i` (a char boundary), 0 when the
+    /// character there does not separate.
+    #[cold]
+    #[inline(never)]
+    fn unicode_space_at(&self, i: usize) -> usize {
+        match self.line[i..].chars().next() {
+            Some(c) if is_py_space(c) => c.len_utf8(),
+            _ => 0,
+        }
+    }
+}
+
+/// The length of the UTF-8 character that starts with byte `b`.
+#[inline]
+fn char_len(b: u8) -> usize {
+    match b {
+        0..=0x7f => 1,
+        0xf0.. => 4,
+        0xe0.. => 3,
+        _ => 2,
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let b = self.line.as_bytes();
+        let mut i = self.pos;
+        while i < b.len() {
+            let c = b[i];
+            if c < 0x80 {
+                if !is_ascii_space(c) {
+                    break;
+                }
+                i += 1;
+            } else {
+                match self.unicode_space_at(i) {
+                    0 => break,
+                    n => i += n,
+                }
+            }
+        }
+        if i >= b.len() {
+            self.pos = b.len();
+            return None;
+        }
+        let start = i;
+        while i < b.len() {
+            let c = b[i];
+            if c < 0x80 {
+                if is_ascii_space(c) {
+                    break;
+                }
+                i += 1;
+            } else {
+                if self.unicode_space_at(i) != 0 {
+                    break;
+                }
+                i += char_len(c);
+            }
+        }
+        self.pos = i;
+        Some(&self.line[start..i])
+    }
 }
 
 /// Which audit record an access-vector line came from.
@@ -117,19 +204,19 @@ pub fn is_record_token(tok: &str) -> bool {
 
 /// Parses one line (without or with its line terminator).
 pub fn parse_line(line: &str) -> Line<'_> {
-    let toks: Vec<&str> = tokens(line).collect();
-    for tok in &toks {
+    let toks = tokens(line);
+    for tok in toks.clone() {
         match trigger(tok) {
             None => continue,
             Some(Trigger::Avc(source)) => {
-                return match parse_avc(&toks, source) {
+                return match parse_avc(toks, source) {
                     Ok(Some(r)) => Line::Avc(r),
                     Ok(None) => Line::Notice,
                     Err(m) => Line::Malformed(m),
                 }
             }
             Some(Trigger::ComputeSid) => {
-                return match parse_compute_sid(&toks) {
+                return match parse_compute_sid(toks) {
                     Some(c) => Line::ComputeSid(c),
                     None => Line::Malformed(Malformed::ComputeSid),
                 }
@@ -185,14 +272,16 @@ pub fn avc_path(line: &str) -> Option<&str> {
 /// Splits `key=value` the way `sepolgen` does: exactly one `=`, else not a field.
 #[inline]
 fn field(tok: &str) -> Option<(&str, &str)> {
-    let (k, v) = tok.split_once('=')?;
-    (!v.contains('=')).then_some((k, v))
+    // `=` is ASCII, so byte positions are char boundaries.
+    let b = tok.as_bytes();
+    let at = b.iter().position(|&c| c == b'=')?;
+    (!b[at + 1..].contains(&b'=')).then(|| (&tok[..at], &tok[at + 1..]))
 }
 
 /// `sepolgen` requires user:role:type at least.
 #[inline]
 fn context_shaped(v: &str) -> bool {
-    v.split(':').count() >= 3
+    v.bytes().filter(|&b| b == b':').nth(1).is_some()
 }
 
 /// Python's `s[1:-1]` on a quoted value.
@@ -217,7 +306,7 @@ fn unquote(v: &str) -> &str {
 
 /// `Ok(None)`: an `avc:` notice that asks about no access (`received policyload notice`,
 /// `op=setenforce`): no permission list and no contexts. sepolgen drops it as invalid.
-fn parse_avc<'a>(toks: &[&'a str], source: AvcSource) -> Result<Option<AvcRecord<'a>>, Malformed> {
+fn parse_avc(toks: Tokens<'_>, source: AvcSource) -> Result<Option<AvcRecord<'_>>, Malformed> {
     let mut rec = AvcRecord {
         source,
         denied: true,
@@ -234,17 +323,26 @@ fn parse_avc<'a>(toks: &[&'a str], source: AvcSource) -> Result<Option<AvcRecord
     };
     let (mut src, mut tgt, mut class, mut access) = (false, false, false, false);
     // Every token is examined, those inside the braces too, as sepolgen's loop does.
-    for (i, &tok) in toks.iter().enumerate() {
+    let mut it = toks;
+    while let Some(tok) = it.next() {
         if tok == "{" {
-            let start = i + 1;
-            if start + 1 == toks.len() {
+            // sepolgen refuses an open brace as the second-to-last token, and one never
+            // closed.
+            let mut ahead = it.clone();
+            if ahead.next().is_some() && ahead.next().is_none() {
                 return Err(Malformed::UnclosedBrace);
             }
-            let close = toks[start..]
-                .iter()
-                .position(|t| *t == "}")
-                .ok_or(Malformed::UnclosedBrace)?;
-            rec.perms.extend_from_slice(&toks[start..start + close]);
+            let mut closed = false;
+            for t in it.clone() {
+                if t == "}" {
+                    closed = true;
+                    break;
+                }
+                rec.perms.push(t);
+            }
+            if !closed {
+                return Err(Malformed::UnclosedBrace);
+            }
             access = true;
             continue;
         }
@@ -314,9 +412,11 @@ fn parse_avc<'a>(toks: &[&'a str], source: AvcSource) -> Result<Option<AvcRecord
     Ok(Some(rec))
 }
 
-fn parse_compute_sid<'a>(toks: &[&'a str]) -> Option<ComputeSid<'a>> {
-    if toks.len() < 10 {
-        return None;
+fn parse_compute_sid<'a>(mut it: Tokens<'a>) -> Option<ComputeSid<'a>> {
+    // The record's first ten tokens (fewer: not a record sepolgen reads).
+    let mut toks = [""; 10];
+    for t in &mut toks {
+        *t = it.next()?;
     }
     let value = |t: &'a str| t.split('=').nth(1);
     let mut invalid = toks[5].split(':');
@@ -500,6 +600,27 @@ mod tests {
             parse_line("avc: denied { } for scontext=a:b:c tcontext=a:b:c tclass=file"),
             Line::Malformed(Malformed::NoPermissions)
         );
+    }
+
+    #[test]
+    fn tokens_split_as_str_split_with_python_whitespace() {
+        let pieces = [
+            "a", "avc:", " ", "\t", "\u{a0}", "\u{85}", "\u{2003}", "\u{3000}", "\x1c", "\x1f",
+            "é", "€", "{", "}", "=", "\r", "\x0b", "\u{200b}", "x=y",
+        ];
+        let mut x: u32 = 7;
+        for len in 0..12 {
+            for _ in 0..200 {
+                let line: String = (0..len)
+                    .map(|_| {
+                        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                        pieces[(x >> 16) as usize % pieces.len()]
+                    })
+                    .collect();
+                let want: Vec<&str> = line.split(is_py_space).filter(|t| !t.is_empty()).collect();
+                assert_eq!(tokens(&line).collect::<Vec<_>>(), want, "{line:?}");
+            }
+        }
     }
 
     #[test]

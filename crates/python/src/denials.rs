@@ -14,20 +14,21 @@
 
 use crate::errors::{guard, panic_error, Error};
 use crate::policy::{fspath, model_from, Policy};
-use arbiter_denials::{parse_line, split_context, Line, LineReader, RawLine};
 use arbiter_denials::{
     AllowGenerator, BoolDescriptions, BoolFix, Engine, Explanation, Generation, Mode, ModuleName,
-    Options, Session, Summary, TypeFilter, Unknown, Verdict,
+    Options, Session, Summary, TypeFilter, Verdict,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
+use std::collections::HashMap;
 use std::io::BufReader;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+
+mod digest;
+pub(crate) use digest::{digest, DigestCache, Position};
 
 create_exception!(
     arbiter,
@@ -69,8 +70,8 @@ enum Origin {
 #[pyclass(frozen, module = "arbiter.denials")]
 pub struct Denials {
     pub(crate) engine: Arc<Mutex<Engine>>,
-    /// Verdicts of the denials digested so far (locked after `engine`).
-    pub(crate) verdicts: Arc<Mutex<VerdictCache>>,
+    /// What the fleet digests of this engine learnt so far (locked after `engine`).
+    pub(crate) verdicts: Arc<Mutex<DigestCache>>,
     origin: Origin,
 }
 
@@ -742,218 +743,4 @@ impl Digest {
             self.kept.len()
         )
     }
-}
-
-/// Distinct denials' verdicts, kept across the digests of one `Denials` (a fleet worker
-/// digests many chunks whose hosts repeat each other's denials). Keyed by scontext,
-/// tcontext, tclass and permissions joined by NUL; a verdict depends on nothing else.
-///
-/// It also remembers, per fleet run, the earliest chunk (in log order) whose digest on this
-/// worker kept each distinct denial ([`Position`]): a later chunk need not keep it again,
-/// since the merge keeps only the first occurrence in log order, and the chunk that holds
-/// a denial's first occurrence in the whole fleet never drops it (no earlier chunk has it).
-/// That shrinks every blob of a fleet whose hosts repeat each other to about one copy of
-/// each distinct denial per worker, which is what the merges and the final step read.
-#[derive(Default)]
-pub(crate) struct VerdictCache {
-    map: HashMap<Box<str>, Result<Verdict, Unknown>>,
-    kept: HashMap<Box<str>, Position>,
-}
-
-/// A chunk's place in one fleet run: the run's random token and the chunk's index in log
-/// order.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Position {
-    pub(crate) run: u64,
-    pub(crate) chunk: u64,
-}
-
-impl VerdictCache {
-    /// Entries kept at most: about 200 bytes each, so a worker holds at most ~50 MB; when
-    /// full the cache starts over (correctness never depends on it).
-    const MAX_ENTRIES: usize = 1 << 18;
-
-    fn get_or_analyze(
-        &mut self,
-        engine: &Engine,
-        key: &str,
-        rec: &arbiter_denials::AvcRecord<'_>,
-    ) -> &Result<Verdict, Unknown> {
-        if !self.map.contains_key(key) {
-            if self.map.len() >= Self::MAX_ENTRIES {
-                self.map.clear();
-            }
-            let v = engine.analyze(rec.scontext, rec.tcontext, rec.tclass, &rec.perms);
-            self.map.insert(key.into(), v);
-        }
-        &self.map[key]
-    }
-
-    /// Whether a chunk before `at` of the same run already kept the denial `full` (the
-    /// kept-denial key); else records `at` for it.
-    fn kept_before(&mut self, full: &str, at: Position) -> bool {
-        match self.kept.get_mut(full) {
-            Some(p) if p.run == at.run && p.chunk < at.chunk => true,
-            Some(p) => {
-                *p = at;
-                false
-            }
-            None => {
-                if self.kept.len() >= Self::MAX_ENTRIES {
-                    self.kept.clear();
-                }
-                self.kept.insert(full.into(), at);
-                false
-            }
-        }
-    }
-}
-
-/// Digests one chunk of log text; `cache` holds verdicts decided by earlier chunks. With
-/// `at` (the chunk's place in a fleet run), denials an earlier chunk of the run kept on
-/// this worker are not kept again (see [`VerdictCache`]).
-pub(crate) fn digest(
-    engine: &Engine,
-    cache: &mut VerdictCache,
-    bytes: &[u8],
-    at: Option<Position>,
-) -> std::io::Result<Digest> {
-    let mut d = Digest {
-        lines: 0,
-        records: 0,
-        denials: 0,
-        malformed: 0,
-        unknown: 0,
-        selinux_seen: false,
-        verdicts: HashMap::new(),
-        rules: HashMap::new(),
-        kept: Vec::new(),
-        roles: Vec::new(),
-    };
-    // Counted under borrowed or reused keys, converted to the owned maps at the end: the
-    // per-record work allocates nothing once a key has been seen.
-    let mut verdicts: HashMap<&'static str, u64> = HashMap::new();
-    let mut rules: HashMap<String, u64> = HashMap::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut roles: HashSet<(String, String)> = HashSet::new();
-    let mut reader = LineReader::new(bytes);
-    let mut key = String::new();
-    let mut full = String::new();
-    let mut rule = String::new();
-    while let Some(raw) = reader.next_line()? {
-        d.lines += 1;
-        let text = match raw {
-            // As the CLI's session: the line counts as a problem, and a record found near
-            // its first record token is still explained.
-            RawLine::TooLong { salvaged, .. } => {
-                d.selinux_seen = true;
-                d.malformed += 1;
-                match salvaged {
-                    Some(text) => text,
-                    None => continue,
-                }
-            }
-            RawLine::Text { text, .. } => text,
-        };
-        match parse_line(&text) {
-            Line::Other => {}
-            Line::Notice => d.selinux_seen = true,
-            Line::Malformed(_) => {
-                d.selinux_seen = true;
-                d.malformed += 1;
-            }
-            Line::ComputeSid(c) => {
-                d.selinux_seen = true;
-                let pair = (c.role.to_string(), c.ty.to_string());
-                if roles.insert(pair.clone()) {
-                    d.roles.push(pair);
-                }
-            }
-            Line::Avc(rec) => {
-                d.selinux_seen = true;
-                d.records += 1;
-                key.clear();
-                for part in [rec.scontext, rec.tcontext, rec.tclass] {
-                    key.push_str(part);
-                    key.push('\0');
-                }
-                for p in &rec.perms {
-                    key.push_str(p);
-                    key.push('\0');
-                }
-                let verdict = cache.get_or_analyze(engine, &key, &rec);
-                let name = match verdict {
-                    Ok(v) => v.name(),
-                    Err(_) => {
-                        d.unknown += 1;
-                        "UNKNOWN"
-                    }
-                };
-                *verdicts.entry(name).or_insert(0) += 1;
-                if rec.denied {
-                    d.denials += 1;
-                    rule.clear();
-                    for part in [
-                        split_context(rec.scontext).2,
-                        split_context(rec.tcontext).2,
-                        rec.tclass,
-                    ] {
-                        rule.push_str(part);
-                        rule.push('\0');
-                    }
-                    match rules.get_mut(rule.as_str()) {
-                        Some(n) => *n += 1,
-                        None => {
-                            rules.insert(rule.clone(), 1);
-                        }
-                    }
-                    // As the session in allow mode: an unknown class still makes a rule,
-                    // other unknown names do not.
-                    let v = match verdict {
-                        Ok(v) => Some(Some(v)),
-                        Err(Unknown::Tclass(_)) => Some(None),
-                        Err(_) => None,
-                    };
-                    if let Some(v) = v {
-                        full.clear();
-                        full.push_str(&key);
-                        match rec.ioctlcmd {
-                            Some(c) => {
-                                let _ = write!(full, "{c}");
-                            }
-                            None => full.push('-'),
-                        }
-                        if !seen.contains(full.as_str()) {
-                            seen.insert(full.clone());
-                            let v = v.map(plain);
-                            if at.is_some_and(|at| cache.kept_before(&full, at)) {
-                                continue;
-                            }
-                            d.kept.push((
-                                rec.scontext.to_string(),
-                                rec.tcontext.to_string(),
-                                rec.tclass.to_string(),
-                                rec.perms.iter().map(|p| p.to_string()).collect(),
-                                rec.ioctlcmd,
-                                v,
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    d.verdicts = verdicts
-        .into_iter()
-        .map(|(k, n)| (k.to_string(), n))
-        .collect();
-    d.rules = rules
-        .into_iter()
-        .map(|(k, n)| {
-            let mut it = k.split('\0');
-            let mut next = || it.next().unwrap_or_default().to_string();
-            ((next(), next(), next()), n)
-        })
-        .collect();
-    Ok(d)
 }

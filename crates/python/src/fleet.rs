@@ -10,7 +10,10 @@
 //! Merging keeps the first occurrence of every distinct denial: audit2allow's state after a
 //! repeated denial is the one before it, so the merged blob renders what one run over every
 //! log renders. The format is private to this module (a magic, then little-endian
-//! length-prefixed fields); a blob that does not decode raises `ValueError`.
+//! length-prefixed fields); a blob that does not decode raises `ValueError`. The per-rule
+//! counts name their types and classes by index into a table of the blob's names: a
+//! chunk counts tens of thousands of rules over a few thousand names, and spelling each
+//! rule out made them three quarters of every blob and most of the merges' work.
 
 use crate::denials::{digest, fleet_generation, verdict_from_plain, Denials, KeptDenial, Position};
 use crate::errors::{panic_error, Error};
@@ -20,7 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use std::collections::{HashMap, HashSet};
 
-const MAGIC: &[u8; 8] = b"ARBFLT1\0";
+const MAGIC: &[u8; 8] = b"ARBFLT2\0";
 
 /// Registers the private fleet functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -58,6 +61,8 @@ enum BlobError {
     Utf8(usize),
     #[error("fleet digest has verdict code {0}, not 0-6")]
     Verdict(i32),
+    #[error("fleet digest names rule name {0}, beyond its table")]
+    RuleName(u32),
 }
 
 struct Writer(Vec<u8>);
@@ -98,6 +103,10 @@ impl<'a> Reader<'a> {
         let b = self.take(8)?;
         Ok(u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
     }
+    fn u32(&mut self) -> Result<u32, BlobError> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes(b.try_into().unwrap_or([0; 4])))
+    }
     /// A count, bounded by the bytes left so that a corrupt blob cannot ask for huge
     /// allocations (every counted item takes at least one byte).
     fn len(&mut self) -> Result<usize, BlobError> {
@@ -135,7 +144,10 @@ struct View<'a> {
     selinux_seen: bool,
     paths: Vec<(&'a str, u64)>,
     verdicts: Vec<(&'a str, u64)>,
-    rules: Vec<((&'a str, &'a str, &'a str), u64)>,
+    /// The names the rules refer to by index.
+    rule_names: Vec<&'a str>,
+    /// (source type, target type, class) as indexes into `rule_names`, and the count.
+    rules: Vec<([u32; 3], u64)>,
     kept: Vec<KeptRaw<'a>>,
     roles: Vec<(&'a str, &'a str)>,
 }
@@ -196,6 +208,7 @@ impl<'a> View<'a> {
             selinux_seen,
             paths: Vec::new(),
             verdicts: Vec::new(),
+            rule_names: Vec::new(),
             rules: Vec::new(),
             kept: Vec::new(),
             roles: Vec::new(),
@@ -207,8 +220,14 @@ impl<'a> View<'a> {
             v.verdicts.push((r.str_ref()?, r.u64()?));
         }
         for _ in 0..r.len()? {
-            v.rules
-                .push(((r.str_ref()?, r.str_ref()?, r.str_ref()?), r.u64()?));
+            v.rule_names.push(r.str_ref()?);
+        }
+        for _ in 0..r.len()? {
+            let key = [r.u32()?, r.u32()?, r.u32()?];
+            if let Some(&bad) = key.iter().find(|&&id| id as usize >= v.rule_names.len()) {
+                return Err(BlobError::RuleName(bad));
+            }
+            v.rules.push((key, r.u64()?));
         }
         let n = r.len()?;
         v.kept.reserve(n);
@@ -232,7 +251,8 @@ fn encode<'s>(
     selinux_seen: bool,
     paths: &[(impl AsRef<str>, u64)],
     verdicts: impl ExactSizeIterator<Item = (&'s str, u64)>,
-    rules: impl ExactSizeIterator<Item = ((&'s str, &'s str, &'s str), u64)>,
+    rule_names: &[&str],
+    rules: impl ExactSizeIterator<Item = ([u32; 3], u64)>,
     kept: (usize, impl FnOnce(&mut Writer)),
     roles: &[(impl AsRef<str>, impl AsRef<str>)],
     size_hint: usize,
@@ -253,11 +273,15 @@ fn encode<'s>(
         w.str(v);
         w.u64(n);
     }
+    w.len(rule_names.len());
+    for name in rule_names {
+        w.str(name);
+    }
     w.len(rules.len());
-    for ((s, t, c), n) in rules {
-        w.str(s);
-        w.str(t);
-        w.str(c);
+    for (ids, n) in rules {
+        for id in ids {
+            w.0.extend_from_slice(&id.to_le_bytes());
+        }
         w.u64(n);
     }
     w.len(kept.0);
@@ -282,14 +306,19 @@ impl Part {
     }
 
     fn encode(&self) -> Vec<u8> {
+        let mut names = RuleNames::default();
+        let rules: Vec<([u32; 3], u64)> = self
+            .rules
+            .iter()
+            .map(|((s, t, c), n)| ([names.id(s), names.id(t), names.id(c)], *n))
+            .collect();
         encode(
             self.counts(),
             self.selinux_seen,
             &self.paths,
             self.verdicts.iter().map(|(v, n)| (v.as_str(), *n)),
-            self.rules
-                .iter()
-                .map(|((s, t, c), n)| ((s.as_str(), t.as_str(), c.as_str()), *n)),
+            &names.names,
+            rules.into_iter(),
             (self.kept.len(), |w: &mut Writer| {
                 for (s, t, c, perms, ioctl, verdict) in &self.kept {
                     w.str(s);
@@ -324,6 +353,24 @@ impl Part {
     }
 }
 
+/// The table of a blob's rule names, built as rules are added.
+#[derive(Default)]
+struct RuleNames<'s> {
+    ids: HashMap<&'s str, u32>,
+    names: Vec<&'s str>,
+}
+
+impl<'s> RuleNames<'s> {
+    fn id(&mut self, name: &'s str) -> u32 {
+        let next = self.names.len() as u32;
+        let id = *self.ids.entry(name).or_insert(next);
+        if id == next {
+            self.names.push(name);
+        }
+        id
+    }
+}
+
 fn blob_error(e: BlobError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -340,7 +387,8 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
     let mut selinux_seen = false;
     let mut paths: Vec<(&str, u64)> = Vec::new();
     let mut verdicts: HashMap<&str, u64> = HashMap::new();
-    let mut rules: HashMap<(&str, &str, &str), u64> = HashMap::new();
+    let mut rule_names = RuleNames::default();
+    let mut rules: HashMap<[u32; 3], u64> = HashMap::new();
     let kept_total: usize = views.iter().map(|v| v.kept.len()).sum();
     let mut seen: HashSet<&[u8]> = HashSet::with_capacity(kept_total);
     let mut kept: Vec<&[u8]> = Vec::with_capacity(kept_total);
@@ -360,8 +408,9 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
         for &(k, n) in &v.verdicts {
             *verdicts.entry(k).or_insert(0) += n;
         }
+        let ids: Vec<u32> = v.rule_names.iter().map(|n| rule_names.id(n)).collect();
         for &(k, n) in &v.rules {
-            *rules.entry(k).or_insert(0) += n;
+            *rules.entry(k.map(|i| ids[i as usize])).or_insert(0) += n;
         }
         for k in &v.kept {
             if seen.insert(k.key) {
@@ -380,6 +429,7 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
         selinux_seen,
         &paths,
         verdicts.into_iter(),
+        &rule_names.names,
         rules.into_iter(),
         (kept.len(), |w: &mut Writer| {
             for r in &kept {
@@ -458,13 +508,13 @@ fn fleet_merge<'py>(py: Python<'py>, blobs: Vec<Vec<u8>>) -> PyResult<Bound<'py,
 ///
 /// It runs alone at the end of a fleet run, so it works on the blob in place: denials go
 /// to audit2allow's generator as borrowed strings, and the rule keys' type and class names
-/// become one Python string each, however many rules share them.
+/// become one Python string each (the blob's table of names), however many rules share them.
 #[pyfunction]
 #[pyo3(name = "_fleet_finish", signature = (blob, *, module=None, requires=false,
     dontaudit=false, xperms=false))]
-fn fleet_finish<'py, 'b>(
+fn fleet_finish<'py>(
     py: Python<'py>,
-    blob: &'b [u8],
+    blob: &[u8],
     module: Option<&str>,
     requires: bool,
     dontaudit: bool,
@@ -500,16 +550,15 @@ fn fleet_finish<'py, 'b>(
     for &(v, n) in &view.verdicts {
         verdicts.set_item(v, n)?;
     }
-    let mut names: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
-    let mut name = |s: &'b str| {
-        names
-            .entry(s)
-            .or_insert_with(|| PyString::new(py, s))
-            .clone()
-    };
+    // The blob names each type and class once: one Python string each.
+    let names: Vec<Bound<'py, PyString>> = view
+        .rule_names
+        .iter()
+        .map(|s| PyString::new(py, s))
+        .collect();
     let rules = PyDict::new(py);
-    for &((s, t, c), n) in &view.rules {
-        let key = PyTuple::new(py, [name(s), name(t), name(c)])?;
+    for &(ids, n) in &view.rules {
+        let key = PyTuple::new(py, ids.map(|i| names[i as usize].clone()))?;
         rules.set_item(key, n)?;
     }
     (allow, paths, rules, verdicts, counts).into_pyobject(py)

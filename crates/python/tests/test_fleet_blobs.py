@@ -67,3 +67,33 @@ def test_damaged_blobs_are_refused(chunks):
         with pytest.raises(ValueError):
             _native._fleet_finish(bad)
     assert _native._fleet_finish(_native._fleet_merge([]))[0] == ""
+
+
+def _first_rule_offset(blob: bytes) -> int:
+    """Where the first rule's ids start: past the magic, the five counts and the flag, the
+    paths, the verdicts and the table of rule names (the blob's documented layout)."""
+    u32 = lambda at: int.from_bytes(blob[at:at + 4], "little")  # noqa: E731
+    at = 8 + 5 * 8 + 1
+
+    def strings(at: int, trailer: int) -> int:
+        n, at = u32(at), at + 4
+        for _ in range(n):
+            at += 4 + u32(at) + trailer
+        return at
+
+    at = strings(at, 8)   # paths and their counts
+    at = strings(at, 8)   # verdicts and their counts
+    at = strings(at, 0)   # rule names
+    assert u32(at) > 0, "the chunk counts some rule"
+    return at + 4
+
+
+def test_a_rule_naming_no_name_of_the_table_is_refused(chunks):
+    _, _, blobs = chunks
+    blob = bytearray(blobs[0])
+    at = _first_rule_offset(blob)
+    _native._fleet_finish(bytes(blob))  # the offset is right: the blob still reads
+    blob[at:at + 4] = (0xFFFFFFFF).to_bytes(4, "little")
+    for call in (lambda b: _native._fleet_merge([b]), _native._fleet_finish):
+        with pytest.raises(ValueError, match="rule name 4294967295"):
+            call(bytes(blob))
