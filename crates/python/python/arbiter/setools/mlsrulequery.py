@@ -41,12 +41,12 @@ class MLSRuleQuery(MemoResults, MatchObjClass, PolicyQuery):
     def _matches(self):
         """The matching rules, in the policy's order (see ``MemoResults``): a sequence."""
         policy = self.policy
-        sel = policy._mlsrules_all()
         tclass = self.tclass
         if tclass and not self.tclass_regex:
             # The rules of the criterion classes from an index by class (built once per
             # policy); several classes' rules merged back into the policy's order.
-            by_class = policy._table("query_mlsrules_by_class", lambda: _by_class(sel))
+            by_class = policy._table("query_mlsrules_by_class",
+                                     lambda: _by_class(policy._mlsrules_all()))
             if len(tclass) == 1:
                 for c in tclass:
                     sel = by_class.get(c._value, ())
@@ -54,6 +54,8 @@ class MLSRuleQuery(MemoResults, MatchObjClass, PolicyQuery):
                 sel = [r for _, r in sorted(
                     (n, r) for c in tclass for n, r in by_class.get(("at", c._value), ()))]
             tclass = None
+        else:
+            sel = policy._mlsrules_all()
         ruletype, source, target, default = self.ruletype, self.source, self.target, self.default
         if not (ruletype or source or target or tclass or default):
             return sel
