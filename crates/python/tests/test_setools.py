@@ -70,7 +70,7 @@ def assert_same(script, *args):
             script, args, len(a), len(b)))
 
 
-SCRIPTS = ["symbols.py", "queries.py", "protocol.py", "debuglog.py", "terules.py", "rbac.py", "bounds.py",
+SCRIPTS = ["rerun.py", "symbols.py", "queries.py", "protocol.py", "debuglog.py", "terules.py", "rbac.py", "bounds.py",
            "sepolicy_like.py", "mls.py", "labeling.py", "constraints.py", "checker.py",
            "permmap.py", "infoflow.py", "dta.py", "paths.py"]
 

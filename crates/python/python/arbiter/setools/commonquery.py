@@ -1,11 +1,9 @@
 """``setools.commonquery.CommonQuery``: commons by name and permissions."""
 
-from sys import modules
-
 from .mixins import NAME_DEBUG, PERMS_DEBUG
 from .query import (
     PolicyQuery, Criterion, SetCriterion, every_perm, filter_names, match_set, table,
-    validate_perms, log_results,
+    validate_perms, MemoResults,
 )
 
 
@@ -25,9 +23,10 @@ class _CheckedPerms(SetCriterion):
         super()._store(obj, value)
 
 
-class CommonQuery(PolicyQuery):
+class CommonQuery(MemoResults, PolicyQuery):
     """Query commons."""
 
+    _log_what = "common "  # in setools' INFO line (see query.log_results)
     # What setools logs at DEBUG after its INFO line (see query.log_results).
     _debug_log = NAME_DEBUG + PERMS_DEBUG
 
@@ -39,10 +38,9 @@ class CommonQuery(PolicyQuery):
     perms_equal = False
     perms_subset = False
 
-    def results(self):
-        """The matching commons, in the policy's order."""
-        if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "common ")
+    def _matches(self):
+        """The matching commons, in the policy's order (see ``MemoResults``): a
+        sequence."""
         policy = self.policy
         perms = self.perms
         if perms is not None and self.name is None and not self.perms_equal \
@@ -50,27 +48,25 @@ class CommonQuery(PolicyQuery):
             # The commons with one permission, from a per-policy index.
             by_perm = policy._table("query_commons_by_perm", lambda: _by_perm(
                 table(policy, "commons", policy.commons)))
-            yield from by_perm.get(next(iter(perms)), ())
-            return
+            for perm in perms:
+                return by_perm.get(perm, ())
         commons = filter_names(table(policy, "commons", policy.commons), self.name,
                                self.name_regex, policy, "commons")
         if perms is None:
-            yield from commons
-        elif self.perms_subset:
+            return commons
+        if self.perms_subset:
             # setools' MatchPermission: every criterion permission in the common's.
-            yield from [c for c in commons if c.perms >= perms]
-        elif not self.perms_equal and not self.perms_regex:
-            yield from [c for c in commons if not perms.isdisjoint(c.perms)]
-        else:
-            for c in commons:
-                if match_set(c.perms, perms, self.perms_equal, self.perms_regex):
-                    yield c
+            return [c for c in commons if c.perms >= perms]
+        if not self.perms_equal and not self.perms_regex:
+            return [c for c in commons if not perms.isdisjoint(c.perms)]
+        equal, regex = self.perms_equal, self.perms_regex
+        return [c for c in commons if match_set(c.perms, perms, equal, regex)]
 
 
 def _by_perm(commons):
-    """Permission name to the commons that have it, in order."""
+    """Permission name to the commons that have it (a tuple), in order."""
     out = {}
     for c in commons:
         for perm in c.perms:
             out.setdefault(perm, []).append(c)
-    return out
+    return {perm: tuple(cs) for perm, cs in out.items()}

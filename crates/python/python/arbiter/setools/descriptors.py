@@ -96,11 +96,22 @@ class CriteriaSetDescriptor(CriteriaDescriptor):
             if type(lookup_function) is str and type(value) is list and len(value) == 1 \
                     and type(value[0]) is str:
                 # One name (``tclass=["file"]``, the usual criterion): its memo read
-                # here, without the two calls of ``_lookup`` and ``memo_lookup``.
-                hit = obj.policy._table("query_lookup_memo", dict).get(
-                    (lookup_function, value[0]))
+                # here, without the two calls of ``_lookup`` and ``memo_lookup``; the
+                # one-element frozenset is kept too (under the key with a third item),
+                # since building it hashes the symbol through a Python ``__hash__``.
+                memo = obj.policy._table("query_lookup_memo", dict)
+                name = value[0]
+                one = memo.get((lookup_function, name, 1))
+                if one is not None:
+                    obj.__dict__[self.name] = one
+                    return
+                hit = memo.get((lookup_function, name))
                 if hit is not None:
-                    obj.__dict__[self.name] = frozenset((hit,))
+                    one = frozenset((hit,))
+                    if len(memo) >= _LOOKUP_MEMO_LIMIT:
+                        memo.clear()
+                    memo[(lookup_function, name, 1)] = one
+                    obj.__dict__[self.name] = one
                     return
             obj.__dict__[self.name] = frozenset([_lookup(obj, lookup_function, v)
                                                  for v in value])

@@ -2,18 +2,17 @@
 target (direct, regex or through attributes), class and range (equal, subset, overlap,
 superset, proper)."""
 
-from sys import modules
-
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import CLASS_DEBUG, MatchObjClass
 from .policyrep import MLSRuletype
-from .query import PolicyQuery, log_results
+from .query import MemoResults, PolicyQuery
 from .util import match_indirect_regex, match_range
 
 
-class MLSRuleQuery(MatchObjClass, PolicyQuery):
+class MLSRuleQuery(MemoResults, MatchObjClass, PolicyQuery):
     """Query MLS rules."""
 
+    _log_what = "MLS rule "  # in setools' INFO line (see query.log_results)
     # What setools logs at DEBUG after its INFO line (see query.log_results).
     _debug_log = (
         "Ruletypes: {0.ruletype}",
@@ -39,50 +38,54 @@ class MLSRuleQuery(MatchObjClass, PolicyQuery):
     default_superset = False
     default_proper = False
 
-    def results(self):
-        """The matching rules, in the policy's order."""
-        if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "MLS rule ")
+    def _matches(self):
+        """The matching rules, in the policy's order (see ``MemoResults``): a sequence."""
         policy = self.policy
-        sel = policy._mlsrules_all()
         tclass = self.tclass
         if tclass and not self.tclass_regex:
             # The rules of the criterion classes from an index by class (built once per
             # policy); several classes' rules merged back into the policy's order.
-            by_class = policy._table("query_mlsrules_by_class", lambda: _by_class(sel))
+            by_class = policy._table("query_mlsrules_by_class",
+                                     lambda: _by_class(policy._mlsrules_all()))
             if len(tclass) == 1:
-                sel = by_class.get(next(iter(tclass))._value, [])
+                for c in tclass:
+                    sel = by_class.get(c._value, ())
             else:
                 sel = [r for _, r in sorted(
                     (n, r) for c in tclass for n, r in by_class.get(("at", c._value), ()))]
             tclass = None
+        else:
+            sel = policy._mlsrules_all()
         ruletype, source, target, default = self.ruletype, self.source, self.target, self.default
         if not (ruletype or source or target or tclass or default):
-            yield from sel
-            return
-        for rule in sel:
-            if ruletype and rule.ruletype not in ruletype:
-                continue
-            if source and not match_indirect_regex(
-                    rule.source, source, self.source_indirect, self.source_regex):
-                continue
-            if target and not match_indirect_regex(
-                    rule.target, target, self.target_indirect, self.target_regex):
-                continue
-            if tclass and not self._match_object_class(rule):
-                continue
-            if default and not match_range(
-                    rule.default, default, self.default_subset, self.default_overlap,
-                    self.default_superset, self.default_proper):
-                continue
-            yield rule
+            return sel
+        return [rule for rule in sel if self._match_rule(rule, ruletype, source, target,
+                                                          tclass, default)]
+
+    def _match_rule(self, rule, ruletype, source, target, tclass, default):
+        """setools' tests of one rule, for the criteria that are set."""
+        if ruletype and rule.ruletype not in ruletype:
+            return False
+        if source and not match_indirect_regex(
+                rule.source, source, self.source_indirect, self.source_regex):
+            return False
+        if target and not match_indirect_regex(
+                rule.target, target, self.target_indirect, self.target_regex):
+            return False
+        if tclass and not self._match_object_class(rule):
+            return False
+        if default and not match_range(
+                rule.default, default, self.default_subset, self.default_overlap,
+                self.default_superset, self.default_proper):
+            return False
+        return True
 
 
 def _by_class(rules):
-    """Class value to its rules in order, and ``("at", value)`` to ``(position, rule)``
-    pairs for merging several classes' rules."""
+    """Class value to its rules in order (a tuple), and ``("at", value)`` to
+    ``(position, rule)`` pairs for merging several classes' rules."""
     out = {}
     for n, r in enumerate(rules):
         out.setdefault(r.tclass._value, []).append(r)
         out.setdefault(("at", r.tclass._value), []).append((n, r))
-    return out
+    return {k: tuple(v) if type(k) is int else v for k, v in out.items()}

@@ -3,6 +3,7 @@ keyword as an attribute in reverse-sorted name order (so ``x_regex`` is set befo
 whose setter depends on it); ``results()`` is a generator in the policy's order."""
 
 import re
+from sys import modules
 
 from .. import _native
 from .descriptors import memo_lookup
@@ -92,6 +93,9 @@ class PolicyQuery:
         # validated here instead, by the descriptor's ``_store``. The class's plan (see
         # ``_criteria_plan``) says how, without looking for ``_store`` on every value
         # (a missing attribute costs an exception raised and caught).
+        # Any assignment may change the answer: the results kept by ``MemoResults``
+        # are dropped (the criteria themselves are immutable once stored).
+        self.__dict__.pop("_results_memo", None)
         cls = type(self)
         plan = cls.__dict__.get("_criteria_plan")
         if plan is None:
@@ -113,6 +117,73 @@ class PolicyQuery:
     def results(self):
         """The matching objects (a generator)."""
         raise NotImplementedError
+
+
+class MemoResults:
+    """``results()`` over the matches kept in the query: ``_matches()`` (the class's
+    matches in the policy's order, as a sequence) runs on the first call and its tuple is
+    kept in the instance; a later call is an iterator over it. The answer is a function
+    of the policy and the criteria only (both immutable: a symbol table never changes, a
+    stored criterion is a looked-up symbol, a frozenset, a compiled pattern or a flag),
+    and every assignment to the query goes through ``PolicyQuery.__setattr__``, which
+    drops the tuple. A subclass with its own ``__setattr__`` could write around that, so
+    its results are never kept (``_keeps_results``). While ``logging`` is imported,
+    ``results()`` is a generator that logs setools' lines on its first step, as setools'
+    generator does."""
+
+    _results_memo = None
+    _keeps_results = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._keeps_results = cls.__setattr__ is PolicyQuery.__setattr__
+
+    def results(self):
+        """The matching objects, in the policy's order."""
+        memo = self._results_memo
+        if "logging" in modules:  # setools' INFO line (see log_results)
+            return self._logged_results(memo)
+        if memo is None:
+            memo = self._matches()
+            if type(memo) is not tuple:
+                memo = tuple(memo)
+            if self._keeps_results:
+                self.__dict__["_results_memo"] = memo
+        return iter(memo)
+
+    def _logged_results(self, memo):
+        log_results(self, self._log_what)
+        if memo is None:
+            memo = tuple(self._matches())
+            if self._keeps_results:
+                self.__dict__["_results_memo"] = memo
+        yield from memo
+
+
+# Per policy, how many criteria's results ``policy_results`` keeps (then the memo is
+# emptied), so memory stays bounded whatever a script asks.
+_RESULTS_MEMO_LIMIT = 256
+
+
+def policy_results(policy, kind, criterion, flags, compute):
+    """``tuple(compute())``, kept per policy for one looked-up criterion object and the
+    flags that qualify it: the answer is a function of the policy, the object and the
+    flags (a looked-up level or range is the same object for the same text, see
+    ``descriptors.memo_lookup``), so a new query with the same criterion reads it in one
+    dictionary hit instead of filtering the table again. Keyed by the object's ``id``
+    (hashing a level or range is a Python call); the entry holds the object itself,
+    which keeps that ``id`` from being reused while the entry lives, and is checked to be
+    the same object."""
+    memo = policy._table("query_results_memo", dict)
+    key = (kind, id(criterion), flags)
+    hit = memo.get(key)
+    if hit is not None and hit[0] is criterion:
+        return hit[1]
+    out = tuple(compute())
+    if len(memo) >= _RESULTS_MEMO_LIMIT:
+        memo.clear()
+    memo[key] = (criterion, out)
+    return out
 
 
 def _logger(cls):

@@ -2,11 +2,12 @@
 dominating, dominated, incomparable) and range (equal, subset, overlap, superset,
 proper)."""
 
-from sys import modules
-
 from .descriptors import CriteriaDescriptor
 from .mixins import NAME_DEBUG
-from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_set, table, log_results
+from .query import (
+    MemoResults, PolicyQuery, Criterion, SetCriterion, filter_names, match_set, policy_results,
+    table,
+)
 from ._mls import Level
 from .util import filter_range_keys, match_level, match_range
 
@@ -36,9 +37,10 @@ def _users_by_role(users):
     return out
 
 
-class UserQuery(PolicyQuery):
+class UserQuery(MemoResults, PolicyQuery):
     """Query users."""
 
+    _log_what = "user "  # in setools' INFO line (see query.log_results)
     # What setools logs at DEBUG after its INFO line (see query.log_results).
     _debug_log = NAME_DEBUG + (
         "Roles: {0.roles!r}, regex: {0.roles_regex}, eq: {0.roles_equal}",
@@ -63,25 +65,39 @@ class UserQuery(PolicyQuery):
     range_superset = False
     range_proper = False
 
-    def results(self):
-        """The matching users, in the policy's order."""
-        if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "user ")
+    def _matches(self):
+        """The matching users, in the policy's order (see ``MemoResults``): a sequence,
+        taken from a per-policy index or memo where the criteria allow."""
         policy = self.policy
+        roles, level, range_ = self.roles, self.level, self.range_
+        every = self.name is None  # users: the whole table (in order)
+        if every and not level:
+            if roles is None:
+                if not range_:
+                    return table(policy, "users", policy.users)
+                if policy.mls:
+                    # One range over every user: kept per policy for the range object
+                    # and the flags (see ``query.policy_results``).
+                    flags = (bool(self.range_subset), bool(self.range_overlap),
+                             bool(self.range_superset), bool(self.range_proper))
+                    return policy_results(policy, "user range", range_, flags,
+                                          lambda: self._filter(policy, every))
+            elif not range_ and not self.roles_regex and not self.roles_equal \
+                    and len(roles) == 1:
+                # The users of one role, from a per-policy index.
+                by_role = policy._table("query_users_by_role", lambda: _users_by_role(
+                    table(policy, "users", policy.users)))
+                for role in roles:
+                    return by_role.get(role._value, ())
+        return self._filter(policy, every)
+
+    def _filter(self, policy, every):
+        """The matching users, filtered from the table (or from the name's matches)."""
         users = filter_names(table(policy, "users", policy.users), self.name, self.name_regex,
                              policy, "users")
         roles, level, range_ = self.roles, self.level, self.range_
-        every = self.name is None  # users: the whole table (in order)
         if roles is None and not level and not range_:
-            yield from users
-            return
-        if roles is not None and not self.roles_regex and every and len(roles) == 1 \
-                and not self.roles_equal and not level and not range_:
-            # The users of one role, from a per-policy index.
-            by_role = policy._table("query_users_by_role", lambda: _users_by_role(
-                table(policy, "users", policy.users)))
-            yield from by_role.get(next(iter(roles))._value, ())
-            return
+            return users
         if roles is not None and not self.roles_regex:
             # Over role values: each user's (without object_r, as ``User.roles``) built
             # once per policy, instead of a frozenset of roles per user and query.
@@ -94,8 +110,7 @@ class UserQuery(PolicyQuery):
                 users = [u for u in users if not want.isdisjoint(role_values[u._value])]
             roles, every = None, False
             if not level and not range_:
-                yield from users
-                return
+                return users
         if range_ and policy.mls:
             crit = _level_keys(range_)
             keys = policy._table("query_user_range_keys", lambda: _user_range_keys(policy))
@@ -111,16 +126,19 @@ class UserQuery(PolicyQuery):
                     rows = [(u, keys[u._value]) for u in users]
                 users = filter_range_keys(rows, crit, *flags)
                 range_ = None
-        for u in users:
-            if roles is not None and not match_set(
-                u.roles, roles, self.roles_equal, self.roles_regex
-            ):
-                continue
-            if level and not match_level(u.mls_level, level, self.level_dom,
-                                         self.level_domby, self.level_incomp):
-                continue
-            if range_ and not match_range(u.mls_range, range_, self.range_subset,
-                                          self.range_overlap, self.range_superset,
-                                          self.range_proper):
-                continue
-            yield u
+        return [u for u in users if self._match_rest(u, roles, level, range_)]
+
+    def _match_rest(self, u, roles, level, range_):
+        """The criteria not yet applied by an index (None or empty when applied)."""
+        if roles is not None and not match_set(
+            u.roles, roles, self.roles_equal, self.roles_regex
+        ):
+            return False
+        if level and not match_level(u.mls_level, level, self.level_dom,
+                                     self.level_domby, self.level_incomp):
+            return False
+        if range_ and not match_range(u.mls_range, range_, self.range_subset,
+                                      self.range_overlap, self.range_superset,
+                                      self.range_proper):
+            return False
+        return True
