@@ -80,7 +80,11 @@ def test_the_order_file_names_the_functions_of_this_build(functions):
     patterns = [p for g in groups for p in g]
     stems = by_stem(functions)
     present = sum(1 for p in set(patterns) if matching([p], functions, stems))
-    assert present >= 0.8 * len(patterns), (
+    # A third of the patterns name generic instances whole, hash included; the hash moves
+    # with the build's metadata (a file made from `cargo build` matched 68 % of a `pip
+    # install` build of the same tree, one made from the pip build 100 %). Below 60 % the
+    # file no longer describes the code scripts run.
+    assert present >= 0.6 * len(patterns), (
         "{} of code-order.ld's {} patterns match a function of the extension: "
         "regenerate it (crates/python/bench/symbol_order.py)".format(present, len(patterns)))
 
