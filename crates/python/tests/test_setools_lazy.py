@@ -76,6 +76,30 @@ def test_open_types_and_te_rules_load_no_mls_labeling_nor_constraint_part():
     assert "arbiter.setools._labeling" in after_portcons
 
 
+def test_re_is_imported_by_the_first_regex_criterion_only():
+    """Name criteria leave ``re`` unloaded (0.3-0.4 MB); a regex criterion loads it and
+    matches as setools does."""
+    # Without site (-S): site hooks of some interpreters import re themselves.
+    import os
+    import arbiter
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(arbiter.__file__).parents[1]))
+    policy = POLICIES / "features.33"
+    code = (
+        "import sys\n"
+        "before = 're' in sys.modules\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "n = sum(1 for _ in s.TERuleQuery(p, ruletype=['allow'], tclass=['file']).results())\n"
+        "print(before, 're' in sys.modules, n > 0)\n"
+        "q = s.TypeQuery(p, name='_t$', name_regex=True)\n"
+        "print('re' in sys.modules, all(str(t).endswith('_t') for t in q.results()),\n"
+        "      sum(1 for _ in q.results()) > 0)\n".format(str(policy)))
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["False False True", "True True True"]
+
+
 def test_policy_part_member_lists_match_the_part_modules():
     """policyrep's lists of the parts' methods and classes, which stand for them until they
     load, name exactly what the part modules define."""

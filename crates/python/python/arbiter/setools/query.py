@@ -2,11 +2,10 @@
 keyword as an attribute in reverse-sorted name order (so ``x_regex`` is set before ``x``,
 whose setter depends on it); ``results()`` is a generator in the policy's order."""
 
-import re
 from sys import modules
 
 from .. import _native
-from .descriptors import memo_lookup
+from .descriptors import _compile, memo_lookup
 from .exception import InvalidPermission
 
 _DEBUG = 10  # logging.DEBUG, without importing logging
@@ -295,7 +294,7 @@ class Criterion:
         if _empty(value):
             obj.__dict__[self.name] = None
         elif self.regex and getattr(obj, self.regex):
-            obj.__dict__[self.name] = re.compile(value)
+            obj.__dict__[self.name] = _compile(value)
         elif self.lookup:
             obj.__dict__[self.name] = memo_lookup(obj.policy, self.lookup, value)
         else:
@@ -309,7 +308,7 @@ class SetCriterion(Criterion):
         if _empty(value):
             obj.__dict__[self.name] = None
         elif self.regex and getattr(obj, self.regex):
-            obj.__dict__[self.name] = re.compile(value)
+            obj.__dict__[self.name] = _compile(value)
         elif self.lookup:
             policy, lookup = obj.policy, self.lookup
             obj.__dict__[self.name] = frozenset([memo_lookup(policy, lookup, v) for v in value])
@@ -386,7 +385,8 @@ def filter_names(symbols, criterion, regex, policy=None, key=None):
             # setools calls ``criterion.search`` per symbol: none, so no error either
             # (a text criterion whose regex flag was set after it).
             return []
-        if key is not None and isinstance(criterion, re.Pattern) \
+        re = modules.get("re")  # a pattern exists only once `re` was imported
+        if key is not None and re is not None and isinstance(criterion, re.Pattern) \
                 and type(criterion.pattern) is str and criterion.flags == re.UNICODE:
             hits = _name_index(policy, key, symbols).search(criterion.pattern)
             if hits is not None:

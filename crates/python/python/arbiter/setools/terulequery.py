@@ -2,10 +2,10 @@
 validated in Python when set (raising setools' exceptions), and ``results()`` is one scan
 in Rust that returns only the matching rules, in setools' ``terules()`` order."""
 
-import re
 from sys import modules
 
 from . import policyrep
+from .descriptors import _compile
 from .mixins import CLASS_DEBUG, PERMS_DEBUG
 from .query import PolicyQuery, Criterion, SetCriterion, _empty, validate_perms, log_results
 
@@ -74,7 +74,7 @@ class TERuleQuery(PolicyQuery):
             self._perms = None
             return
         if self.perms_regex:
-            self._perms = re.compile(value)
+            self._perms = _compile(value)
             return
         perms = frozenset(value)
         classes = None if self.tclass_regex else self.tclass
@@ -123,7 +123,8 @@ class TERuleQuery(PolicyQuery):
         """The matching rules, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
             log_results(self, "TE rule ")
-        if isinstance(self._perms, re.Pattern):
+        re = modules.get("re")  # a pattern exists only once `re` was imported
+        if re is not None and isinstance(self._perms, re.Pattern):
             # Permission regexes are matched here: the native scan takes names.
             for rule in policyrep._te_rules(self.policy, self._native(None)):
                 if rule._row[4] == 0 and any(self._perms.search(p) for p in rule.perms):
