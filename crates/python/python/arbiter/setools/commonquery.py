@@ -16,8 +16,9 @@ class _CheckedPerms(SetCriterion):
             # (kept per policy) are valid; anything else is checked (and reported) by
             # ``validate_perms``, as setools checks it.
             perms = frozenset(value)
-            if not perms <= every_perm(obj.policy):
-                validate_perms(obj.policy, value)
+            policy = obj.policy
+            if not perms <= every_perm(policy):
+                validate_perms(policy, value)
             obj.__dict__[self.name] = perms
             return
         super()._store(obj, value)
