@@ -19,6 +19,15 @@ def _compile(pattern):
 _LOOKUP_MEMO_LIMIT = 1024
 
 
+def _lookup_memo(policy):
+    """The policy's memo of looked-up texts (see ``memo_lookup``), read from its table
+    cache without a call once made."""
+    memo = policy._cache.get("query_lookup_memo")
+    if memo is None:
+        memo = policy._table("query_lookup_memo", dict)
+    return memo
+
+
 def memo_lookup(policy, lookup_function, value):
     """``policy.<lookup_function>(value)``, kept per policy by ``(lookup_function, text)``
     for a text: the answer is a pure function of the policy and the text, and the objects
@@ -28,7 +37,7 @@ def memo_lookup(policy, lookup_function, value):
     time."""
     if type(value) is not str:
         return getattr(policy, lookup_function)(value)
-    memo = policy._table("query_lookup_memo", dict)
+    memo = _lookup_memo(policy)
     key = (lookup_function, value)
     hit = memo.get(key)
     if hit is None:
@@ -105,7 +114,7 @@ class CriteriaSetDescriptor(CriteriaDescriptor):
                 # here, without the two calls of ``_lookup`` and ``memo_lookup``; the
                 # one-element frozenset is kept too (under the key with a third item),
                 # since building it hashes the symbol through a Python ``__hash__``.
-                memo = obj.policy._table("query_lookup_memo", dict)
+                memo = _lookup_memo(obj.policy)
                 name = value[0]
                 one = memo.get((lookup_function, name, 1))
                 if one is not None:

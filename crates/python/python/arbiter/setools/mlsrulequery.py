@@ -5,7 +5,7 @@ superset, proper)."""
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import CLASS_DEBUG, MatchObjClass
 from .policyrep import MLSRuletype
-from .query import MemoResults, PolicyQuery
+from .query import MemoResults, PolicyQuery, policy_table
 from .util import match_indirect_regex, match_range
 
 
@@ -45,8 +45,7 @@ class MLSRuleQuery(MemoResults, MatchObjClass, PolicyQuery):
         if tclass and not self.tclass_regex:
             # The rules of the criterion classes from an index by class (built once per
             # policy); several classes' rules merged back into the policy's order.
-            by_class = policy._table("query_mlsrules_by_class",
-                                     lambda: _by_class(policy._mlsrules_all()))
+            by_class = policy_table(policy, "query_mlsrules_by_class", _by_class)
             if len(tclass) == 1:
                 for c in tclass:
                     sel = by_class.get(c._value, ())
@@ -81,9 +80,10 @@ class MLSRuleQuery(MemoResults, MatchObjClass, PolicyQuery):
         return True
 
 
-def _by_class(rules):
+def _by_class(policy):
     """Class value to its rules in order (a tuple), and ``("at", value)`` to
     ``(position, rule)`` pairs for merging several classes' rules."""
+    rules = policy._mlsrules_all()
     out = {}
     for n, r in enumerate(rules):
         out.setdefault(r.tclass._value, []).append(r)

@@ -174,6 +174,17 @@ class MemoResults:
 _RESULTS_MEMO_LIMIT = 256
 
 
+def policy_table(policy, key, build):
+    """``policy._table(key, build)``, read from the policy's table cache without a call
+    (nor a ``build`` closure made by the caller's ``lambda``) once built: the smallest
+    queries read a table or two per construction, and those two calls were a tenth of
+    their time. ``build`` is a function of the policy."""
+    t = policy._cache.get(key)
+    if t is None:
+        t = policy._table(key, lambda: build(policy))
+    return t
+
+
 def policy_results(policy, kind, criterion, flags, compute):
     """``tuple(compute())``, kept per policy for one looked-up criterion object and the
     flags that qualify it: the answer is a function of the policy, the object and the
