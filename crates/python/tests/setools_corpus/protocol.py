@@ -272,7 +272,9 @@ class WithInit(setools.CommonQuery):
         self.after = True
 
 
-q = WithInit(p, perms={"ioctl"}, name_regex=False)
+# A permission some class of this policy has (the small policies have no ioctl).
+some_perm = sorted(set().union(*(c.perms for c in p.classes())))[0]
+q = WithInit(p, perms={some_perm}, name_regex=False)
 print("own __init__:", q.before, q.after, sorted(q.perms))
 show("own __init__ results", q)
 attempt("own __init__ bad perms", lambda: WithInit(p, perms={"nosuch_perm"}))
