@@ -48,6 +48,27 @@ def memo_lookup(policy, lookup_function, value):
     return hit
 
 
+def lookup_set(policy, lookup_function, values):
+    """``frozenset(policy.<lookup_function>(v) for v in values)``. One name in a list
+    (``tclass=["file"]``, the usual criterion) is read from the lookup memo (see
+    ``memo_lookup``) with its one-element frozenset, kept under the key with a third
+    item: building it hashes the symbol through a Python ``__hash__``, and the same
+    frozenset object at every construction keeps its hash for the queries that index by
+    it."""
+    if type(values) is list and len(values) == 1 and type(values[0]) is str:
+        memo = policy._cache.get("query_lookup_memo") or _lookup_memo(policy)
+        name = values[0]
+        one = memo.get((lookup_function, name, 1))
+        if one is not None:
+            return one
+        one = frozenset((memo_lookup(policy, lookup_function, name),))
+        if len(memo) >= _LOOKUP_MEMO_LIMIT:
+            memo.clear()
+        memo[(lookup_function, name, 1)] = one
+        return one
+    return frozenset([memo_lookup(policy, lookup_function, v) for v in values])
+
+
 def _lookup(obj, lookup_function, value):
     """A criterion value looked up: a policy method by name (kept, see ``memo_lookup``)
     or a callable."""
@@ -91,7 +112,15 @@ class CriteriaDescriptor:
         elif self.regex and getattr(obj, self.regex, False):
             obj.__dict__[self.name] = _compile(value)
         elif self.lookup_function:
-            obj.__dict__[self.name] = _lookup(obj, self.lookup_function, value)
+            lookup_function = self.lookup_function
+            if type(lookup_function) is str and type(value) is str:
+                # A name already looked up: its memo read here (see ``memo_lookup``).
+                memo = obj.policy._cache.get("query_lookup_memo")
+                hit = None if memo is None else memo.get((lookup_function, value))
+                if hit is not None:
+                    obj.__dict__[self.name] = hit
+                    return
+            obj.__dict__[self.name] = _lookup(obj, lookup_function, value)
         elif self.enum_class:
             obj.__dict__[self.name] = enum_lookup(self.enum_class, value)
         else:
@@ -108,28 +137,10 @@ class CriteriaSetDescriptor(CriteriaDescriptor):
             obj.__dict__[self.name] = _compile(value)
         elif self.lookup_function:
             lookup_function = self.lookup_function
-            if type(lookup_function) is str and type(value) is list and len(value) == 1 \
-                    and type(value[0]) is str:
-                # One name (``tclass=["file"]``, the usual criterion): its memo read
-                # here, without the two calls of ``_lookup`` and ``memo_lookup``; the
-                # one-element frozenset is kept too (under the key with a third item),
-                # since building it hashes the symbol through a Python ``__hash__``.
-                memo = _lookup_memo(obj.policy)
-                name = value[0]
-                one = memo.get((lookup_function, name, 1))
-                if one is not None:
-                    obj.__dict__[self.name] = one
-                    return
-                hit = memo.get((lookup_function, name))
-                if hit is not None:
-                    one = frozenset((hit,))
-                    if len(memo) >= _LOOKUP_MEMO_LIMIT:
-                        memo.clear()
-                    memo[(lookup_function, name, 1)] = one
-                    obj.__dict__[self.name] = one
-                    return
-            obj.__dict__[self.name] = frozenset([_lookup(obj, lookup_function, v)
-                                                 for v in value])
+            if type(lookup_function) is str:
+                obj.__dict__[self.name] = lookup_set(obj.policy, lookup_function, value)
+            else:
+                obj.__dict__[self.name] = frozenset([lookup_function(v) for v in value])
         elif self.enum_class:
             obj.__dict__[self.name] = frozenset(enum_lookup(self.enum_class, v) for v in value)
         else:

@@ -6,7 +6,7 @@ from keyword import iskeyword
 from sys import modules
 
 from .. import _native
-from .descriptors import _compile, memo_lookup
+from .descriptors import _compile, lookup_set, memo_lookup
 from .exception import InvalidPermission
 
 _DEBUG = 10  # logging.DEBUG, without importing logging
@@ -400,8 +400,7 @@ class SetCriterion(Criterion):
         elif self.regex and getattr(obj, self.regex):
             obj.__dict__[self.name] = _compile(value)
         elif self.lookup:
-            policy, lookup = obj.policy, self.lookup
-            obj.__dict__[self.name] = frozenset([memo_lookup(policy, lookup, v) for v in value])
+            obj.__dict__[self.name] = lookup_set(obj.policy, self.lookup, value)
         else:
             obj.__dict__[self.name] = frozenset(value)
 
