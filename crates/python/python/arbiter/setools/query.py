@@ -348,6 +348,9 @@ def _keyword_init(cls):
     init.__qualname__ = cls.__qualname__ + ".__init__"
     init.__module__ = cls.__module__
     init.__doc__ = "``{0}(policy, **criteria)``: see ``PolicyQuery``.".format(cls.__name__)
+    # ``inspect.signature`` and ``help()`` show the call setools documents,
+    # ``(policy, **kwargs)``, rather than the generated keyword-only parameters.
+    init.__wrapped__ = PolicyQuery.__init__
     return init
 
 
