@@ -35,8 +35,12 @@ class PolicyQuery:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         # arbiter's own query classes get a keyword-bound ``__init__`` (see
-        # ``_keyword_init``); a script's subclass keeps the generic protocol below.
-        if cls.__module__.startswith("arbiter.setools.") and "__init__" not in cls.__dict__:
+        # ``_keyword_init``); a script's subclass keeps the generic protocol below, and
+        # so does a class whose ``__init__`` (its own or inherited) does more than it.
+        inherited = cls.__init__
+        if cls.__module__.startswith("arbiter.setools.") and "__init__" not in cls.__dict__ \
+                and (inherited is PolicyQuery.__init__
+                     or getattr(inherited, "__wrapped__", None) is PolicyQuery.__init__):
             init = _keyword_init(cls)
             if init is not None:
                 type.__setattr__(cls, "__init__", init)
