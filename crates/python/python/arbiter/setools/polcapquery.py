@@ -1,7 +1,7 @@
 """``setools.polcapquery.PolCapQuery``: policy capabilities by name."""
 
 from .mixins import NAME_DEBUG
-from .query import MemoResults, PolicyQuery, Criterion, filter_names
+from .query import MemoResults, PolicyQuery, Criterion, filter_names, policy_table
 
 
 class PolCapQuery(MemoResults, PolicyQuery):
@@ -19,9 +19,12 @@ class PolCapQuery(MemoResults, PolicyQuery):
         """The matching capabilities, in bit order (see ``MemoResults``): a sequence."""
         policy = self.policy
         # The capability objects once per policy (equal by value to those polcaps() makes).
-        caps = policy._cache.get("query_polcaps")
-        if caps is None:
-            caps = policy._table("query_polcaps", lambda: tuple(policy.polcaps()))
+        caps = policy_table(policy, "query_polcaps", _every_polcap)
         if self.name is None:
             return caps
         return filter_names(caps, self.name, self.name_regex, policy, "polcaps")
+
+
+def _every_polcap(policy):
+    """The policy's capabilities, as the tuple ``results()`` keeps."""
+    return tuple(policy.polcaps())
