@@ -158,9 +158,13 @@ fn scan_symbol(text: &[u8], i: usize) -> (usize, u64) {
     let k = stops.trailing_zeros() as usize;
     // The words `hash_bytes` mixes: the whole first word when the symbol has eight bytes or
     // more, then the last partial word (zero-padded; 0 when the length is a multiple of 8).
-    let (h, w) = if k >= 8 { (mix(0, lo), hi) } else { (0, lo) };
-    let tail = w & ((1u64 << (8 * (k & 7))) - 1);
-    (i + k, finish_hash(h, tail, k))
+    // Two branches rather than selects: each computes only its own words.
+    let keep = (1u64 << (8 * (k & 7))) - 1;
+    if k < 8 {
+        (i + k, finish_hash(0, lo & keep, k))
+    } else {
+        (i + k, finish_hash(mix(0, lo), hi & keep, k))
+    }
 }
 
 /// [`scan_symbol`] from `text[j]` on, eight bytes per step, with `h` the hash state after
