@@ -158,7 +158,7 @@ impl Interner {
 
     /// [`Interner::intern`] with the name's hash already computed (`h64` must be
     /// `hash_bytes(s)`: the lexer computes it while scanning). Inlined into the lexer is
-    /// only the first probe, which finds nine names in ten of a distribution's store: the
+    /// only the first probe, which finds 95 % of the names of a distribution's store: the
     /// loop over further slots and the insertion stay out of line, so the lexer's loop
     /// does not keep the interner's fields in registers (or spill them) for every token.
     #[inline(always)]
