@@ -153,7 +153,11 @@ pub(super) fn ast_rule(l: &mut L<'_>, s: u32) -> Result<crate::check::AstRule, F
         let bit = l.perm_bit(cd, ci, Kw::Ioctl.sym())?;
         (vec![(ci, bit)], Some((ci, nums)), text)
     } else {
-        (l.classperms(a[3])?, None, node_text(l, a[3]))
+        let perms = match l.handed_perms(s) {
+            Some(v) => vec![v],
+            None => l.classperms(a[3])?,
+        };
+        (perms, None, node_text(l, a[3]))
     };
     Ok(crate::check::AstRule {
         stmt: s,
@@ -198,8 +202,9 @@ pub(super) fn av_rule(
         (None, None) => return Ok(()),
     };
     // Most statements (a macro's rule at each call) name one type or kept attribute on
-    // each side and one permission list already resolved: one key, no buffers.
-    if let Some((ci, bits)) = l.classperms_cached(a[3]) {
+    // each side and one permission list the resolver handed over: one key, no buffers.
+    let handed = l.handed_perms(s);
+    if let Some((ci, bits)) = handed {
         let sv = match (src, tgt) {
             // With `self`, an attribute source is expanded whether kept or not.
             (TRef::Type(i), TRef::SelfT) => Some(l.type_val[i as usize]),
@@ -219,7 +224,10 @@ pub(super) fn av_rule(
     }
     let mut cps = std::mem::take(&mut l.cp_buf);
     cps.clear();
-    l.classperms_into(a[3], 0, &mut cps)?;
+    match handed {
+        Some(v) => cps.push(v),
+        None => l.classperms_into(a[3], 0, &mut cps)?,
+    }
     let mut srcs = std::mem::take(&mut l.src_buf);
     let mut tgts = std::mem::take(&mut l.tgt_buf);
     let selfy = tgt == TRef::SelfT;

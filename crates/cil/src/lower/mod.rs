@@ -36,7 +36,6 @@ mod mls;
 mod names;
 mod orders;
 mod parts;
-mod permcache;
 mod rules;
 mod sets;
 mod statements;
@@ -157,8 +156,10 @@ struct L<'a> {
     src_buf: Vec<u32>,
     tgt_buf: Vec<u32>,
     map_sets: FxHashMap<(u32, Sym), Vec<u32>>,
-    /// Permission lists resolved so far, by their text (rule statements repeat them).
-    perm_cache: permcache::PermListCache,
+    /// The av rules' permission lists the resolver checked (its
+    /// [`crate::resolve::PermHandOver`]), read by [`L::handed_perms`]; freed once the
+    /// rules are entered.
+    handed: crate::resolve::PermHandOver,
     /// How many attribute evaluations are open (bounded: attribute chains are as long as
     /// the input makes them, and evaluation recurses).
     attr_depth: u32,
@@ -309,7 +310,7 @@ impl<'a> L<'a> {
             src_buf: vec![],
             tgt_buf: vec![],
             map_sets: FxHashMap::default(),
-            perm_cache: Default::default(),
+            handed: r.take_handed_perms(),
             attr_depth: 0,
             cur_stmt: std::cell::Cell::new(0),
             ctx_log: std::cell::RefCell::new(vec![]),

@@ -61,8 +61,9 @@ pub(super) fn lower_all(
             _ => {}
         }
     }
-    // Freed before assembly, where the build's memory peaks.
-    drop(std::mem::take(&mut l.perm_cache));
+    // Freed before assembly, where the build's memory peaks (the checks after the rules
+    // resolve their lists themselves).
+    drop(std::mem::take(&mut l.handed));
     Ok(())
 }
 
