@@ -259,7 +259,7 @@ pub(super) fn av_rule(
 }
 
 /// An av rule side that stands for one value: a type, or a kept attribute not expanded.
-#[inline]
+#[inline(always)]
 fn one_value(l: &mut L<'_>, r: TRef) -> Result<Option<u32>, Fail> {
     Ok(match r {
         TRef::Type(i) => Some(l.type_val[i as usize]),
@@ -275,7 +275,7 @@ enum RuleDest<'x> {
     List(&'x mut Vec<AvtabEntry>),
 }
 
-#[inline]
+#[inline(always)]
 fn rule_key(sv: u32, tv: u32, ci: u32, kind: AvtabKind) -> AvtabKey {
     AvtabKey {
         source: TypeId::new(sv as u16).expect("type"),
@@ -287,7 +287,7 @@ fn rule_key(sv: u32, tv: u32, ci: u32, kind: AvtabKind) -> AvtabKey {
 
 /// Enters one key with permission bits `bits` (dontaudit stores the complement, and
 /// merges by intersection).
-#[inline]
+#[inline(always)]
 fn enter(to: &mut RuleDest<'_>, key: AvtabKey, bits: u32) -> Result<(), Fail> {
     let deny = key.kind == AvtabKind::AuditDeny;
     let data = if deny { !bits } else { bits };
