@@ -460,14 +460,24 @@ impl<'a> Resolver<'a> {
             .map(|(i, &p)| (p, inherited.len() + i))
             .chain(inherited.iter().enumerate().map(|(i, &p)| (p, i)));
         for (p, bit) in numbered {
-            if let Some(slot) = self.perms.id.get(p as usize).and_then(|&i| row.get_mut(i as usize)) {
+            if let Some(slot) = self
+                .perms
+                .id
+                .get(p as usize)
+                .and_then(|&i| row.get_mut(i as usize))
+            {
                 if *slot == NOT_IN_CLASS {
                     *slot = if has_bits { bit as u8 + 1 } else { NO_BIT };
                 }
             }
         }
         for s in self.perms.operators {
-            if let Some(slot) = self.perms.id.get(s as usize).and_then(|&i| row.get_mut(i as usize)) {
+            if let Some(slot) = self
+                .perms
+                .id
+                .get(s as usize)
+                .and_then(|&i| row.get_mut(i as usize))
+            {
                 *slot = OPERATOR;
             }
         }

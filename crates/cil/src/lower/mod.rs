@@ -107,7 +107,10 @@ struct L<'a> {
     r: &'a Resolver<'a>,
     names: &'a [String],
     opts: &'a Options,
-    live: Vec<u32>,
+    /// The live statements (not inside a disabled optional), which every pass walks in
+    /// order: a bit per statement, where a list of their indexes took 1.1 MB of a
+    /// distribution policy's build at its memory peak.
+    live: Bits,
     /// Per decl: internal index (types, attributes, roles, role attributes, users, bools,
     /// classes' order position, sens/cat order position).
     dint: Vec<u32>,
@@ -262,10 +265,12 @@ impl<'a> L<'a> {
         names: &'a [String],
         opts: &'a Options,
     ) -> Self {
-        // Sized for every statement up front: grown by doubling, the list was copied
-        // through the heap on its way to 2^19 entries.
-        let mut live: Vec<u32> = Vec::with_capacity(ast.stmts.len());
-        live.extend((0..ast.stmts.len() as u32).filter(|&s| r.stmt_live(s)));
+        let mut live = Bits::new(ast.stmts.len());
+        for s in 0..ast.stmts.len() {
+            if r.stmt_live(s as u32) {
+                live.set(s);
+            }
+        }
         let nd = ast.decls.len();
         L {
             t,
