@@ -1636,4 +1636,21 @@ mod tests {
             "a version 33 policy cannot hold 2 neveraudit types (needs version 35)"
         );
     }
+
+    #[test]
+    fn a_conditional_list_outside_the_table_is_an_error_not_a_panic() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../policies/bin/features.33"
+        );
+        let mut p = Policy::open(path).expect("fixture");
+        assert!(!p.cond_nodes.is_empty(), "the fixture has conditionals");
+        let past = p.cond_avtab.entries.len() as u32 + 1;
+        p.cond_nodes[0].false_list = past..past + 1;
+        // Version 33 without attribute expansion writes the lists in place.
+        match write_policy(&p, 33) {
+            Err(WriteError::Invalid(m)) => assert!(m.contains("lies outside"), "{m}"),
+            other => panic!("{:?}", other.map(|b| b.len())),
+        }
+    }
 }
