@@ -261,7 +261,7 @@ impl Chunk {
     }
 
     /// The name of an id of `cache`'s names (as [`Chunk::rules`] gives them).
-    pub(crate) fn name<'c>(cache: &'c DigestCache, id: u32) -> &'c str {
+    pub(crate) fn name(cache: &DigestCache, id: u32) -> &str {
         cache.names.name(id)
     }
 
