@@ -20,7 +20,7 @@ use crate::denials::{
 };
 use crate::errors::{panic_error, Error};
 use arbiter_denials::{AllowGenerator, Generation};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use std::collections::{HashMap, HashSet};
@@ -410,6 +410,27 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
         .iter()
         .map(|b| View::parse(b))
         .collect::<Result<Vec<_>, _>>()?;
+    let m = merge_views(&views);
+    let size: usize = m.kept.iter().map(|k| k.raw.len()).sum();
+    Ok(encode(
+        m.counts,
+        m.selinux_seen,
+        &m.paths,
+        m.verdicts.iter().copied(),
+        &m.rule_names,
+        m.rules.iter().copied(),
+        (m.kept.len(), |w: &mut Writer| {
+            for k in &m.kept {
+                w.0.extend_from_slice(k.raw);
+            }
+        }),
+        &m.roles,
+        size,
+    ))
+}
+
+/// Views given in log order merged into one view of the same blobs (see [`merge`]).
+fn merge_views<'a>(views: &[View<'a>]) -> View<'a> {
     let mut counts: Counts = [0; 5];
     let mut selinux_seen = false;
     let mut paths: Vec<(&str, u64)> = Vec::new();
@@ -418,10 +439,10 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
     let mut rules: HashMap<[u32; 3], u64> = HashMap::new();
     let kept_total: usize = views.iter().map(|v| v.kept.len()).sum();
     let mut seen: HashSet<&[u8]> = HashSet::with_capacity(kept_total);
-    let mut kept: Vec<&[u8]> = Vec::with_capacity(kept_total);
+    let mut kept: Vec<KeptRaw<'a>> = Vec::with_capacity(kept_total);
     let mut roles_seen: HashSet<(&str, &str)> = HashSet::new();
     let mut roles: Vec<(&str, &str)> = Vec::new();
-    for v in &views {
+    for v in views {
         for (c, n) in counts.iter_mut().zip(v.counts) {
             *c += n;
         }
@@ -439,9 +460,9 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
         for &(k, n) in &v.rules {
             *rules.entry(k.map(|i| ids[i as usize])).or_insert(0) += n;
         }
-        for k in &v.kept {
+        for &k in &v.kept {
             if seen.insert(k.key) {
-                kept.push(k.raw);
+                kept.push(k);
             }
         }
         for &pair in &v.roles {
@@ -450,22 +471,16 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
             }
         }
     }
-    let size: usize = kept.iter().map(|r| r.len()).sum();
-    Ok(encode(
+    View {
         counts,
         selinux_seen,
-        &paths,
-        verdicts.into_iter(),
-        &rule_names.names,
-        rules.into_iter(),
-        (kept.len(), |w: &mut Writer| {
-            for r in &kept {
-                w.0.extend_from_slice(r);
-            }
-        }),
-        &roles,
-        size,
-    ))
+        paths,
+        verdicts: verdicts.into_iter().collect(),
+        rule_names: rule_names.names,
+        rules: rules.into_iter().collect(),
+        kept,
+        roles,
+    }
 }
 
 /// The map step: the digest of one chunk of the log at `path`, as a blob. `run` and
@@ -524,19 +539,40 @@ fn fleet_merge<'py>(py: Python<'py>, blobs: Vec<Vec<u8>>) -> PyResult<Bound<'py,
 /// Python dictionaries, whose rule keys' type and class names become one Python string each
 /// (the blob's table of names), however many rules share them. The dictionaries were a sixth
 /// of this step, which is serial time in every fleet run.
+///
+/// `blobs` is one blob, or blobs in log order merged here first (as [`fleet_merge`] would,
+/// without writing the merged blob and reading it again): `arbiter.dask` passes the top
+/// level of its reduction tree, so the last merge is part of this step instead of a task
+/// whose 7 MB result travels to the client to be read again.
 #[pyfunction]
-#[pyo3(name = "_fleet_finish", signature = (blob, *, module=None, requires=false,
+#[pyo3(name = "_fleet_finish", signature = (blobs, *, module=None, requires=false,
     dontaudit=false, xperms=false))]
 fn fleet_finish<'py>(
     py: Python<'py>,
-    blob: &[u8],
+    blobs: &Bound<'py, PyAny>,
     module: Option<&str>,
     requires: bool,
     dontaudit: bool,
     xperms: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let generation = fleet_generation(module, requires, dontaudit, xperms)?;
-    let view = View::parse(blob).map_err(blob_error)?;
+    // Borrowed from the Python bytes objects, which live until this call returns.
+    let blobs: Vec<Bound<'py, PyBytes>> = match blobs.extract::<Bound<'py, PyBytes>>() {
+        Ok(one) => vec![one],
+        Err(_) => blobs.extract().map_err(|_| {
+            PyTypeError::new_err("_fleet_finish takes a blob (bytes) or a list of blobs")
+        })?,
+    };
+    let mut views = blobs
+        .iter()
+        .map(|b| View::parse(b.as_bytes()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(blob_error)?;
+    let view = if views.len() == 1 {
+        views.remove(0)
+    } else {
+        merge_views(&views)
+    };
     let (allow, dicts) = std::thread::scope(|scope| {
         let (view, generation) = (&view, &generation);
         let render = scope.spawn(move || {
