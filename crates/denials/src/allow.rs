@@ -21,6 +21,10 @@ use std::fmt::Write as _;
 /// sepolgen's `BADTCLASS` verdict: the rule is generated, without annotation.
 const UNKNOWN_CLASS: i32 = -4;
 
+/// Rules past which [`AllowGenerator::render`] writes on two threads (a few milliseconds of
+/// text; below it a thread costs more than it saves).
+const PARALLEL_RULES: usize = 8192;
+
 struct Access {
     src: String,
     tgt: String,
@@ -279,16 +283,85 @@ impl AllowGenerator {
             out.push('\n');
         }
         out.push('\n');
+        let order = self.rule_order(g.xperms);
+        out.push_str(&self.render_rules(&order, g));
+        if !self.roles.is_empty() {
+            out.push_str("#============= ROLES ==============\n");
+            let mut roles: Vec<&(String, BTreeSet<String>)> = self.roles.iter().collect();
+            roles.sort_by(|a, b| a.0.cmp(&b.0));
+            for (role, types) in roles {
+                for t in types {
+                    let _ = writeln!(out, "role {role} types {t};");
+                }
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// The rules' text in `order`, under their sources' headers. A fleet's output runs to
+    /// tens of thousands of rules and is written alone at the end of the run, so past
+    /// [`PARALLEL_RULES`] the second half (cut where a source's section starts) is written
+    /// on a second thread: the sections are independent, and the halves joined are the
+    /// text one thread writes.
+    fn render_rules(&self, order: &[(usize, &str, bool)], g: &Generation) -> String {
+        let Some(mid) = self.split_point(order) else {
+            let mut out = String::new();
+            self.write_rules(order, g, true, &mut out);
+            return out;
+        };
+        let (first, second) = order.split_at(mid);
+        let (mut out, rest) = std::thread::scope(|scope| {
+            let rest = scope.spawn(|| {
+                let mut out = String::new();
+                self.write_rules(second, g, false, &mut out);
+                out
+            });
+            let mut out = String::new();
+            self.write_rules(first, g, true, &mut out);
+            (out, rest.join())
+        });
+        match rest {
+            Ok(rest) => out.push_str(&rest),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+        out
+    }
+
+    /// Where [`AllowGenerator::render_rules`] cuts `order` in two: the first rule of the
+    /// source section that follows the middle, if there are [`PARALLEL_RULES`] rules and
+    /// such a section.
+    fn split_point(&self, order: &[(usize, &str, bool)]) -> Option<usize> {
+        if order.len() < PARALLEL_RULES {
+            return None;
+        }
+        let source = |k: usize| self.access[order[k].0].ids[0];
+        let mut mid = order.len() / 2;
+        while mid < order.len() && source(mid) == source(mid - 1) {
+            mid += 1;
+        }
+        (mid < order.len()).then_some(mid)
+    }
+
+    /// Writes the rules of `order` to `out`, a header before each source's first rule (and
+    /// an empty line before every header but the output's first).
+    fn write_rules(
+        &self,
+        order: &[(usize, &str, bool)],
+        g: &Generation,
+        at_start: bool,
+        out: &mut String,
+    ) {
         let (keyword, xkeyword) = if g.dontaudit {
             ("dontaudit", "dontauditxperm")
         } else {
             ("allow", "allowxperm")
         };
         let mut cur: Option<&str> = None;
-        for (i, tgt, ext) in self.rule_order(g.xperms) {
+        for &(i, tgt, ext) in order {
             let a = &self.access[i];
             if cur != Some(a.src.as_str()) {
-                if cur.is_some() {
+                if cur.is_some() || !at_start {
                     out.push('\n');
                 }
                 cur = Some(&a.src);
@@ -317,18 +390,6 @@ impl AllowGenerator {
                 space_set(&perms)
             );
         }
-        if !self.roles.is_empty() {
-            out.push_str("#============= ROLES ==============\n");
-            let mut roles: Vec<&(String, BTreeSet<String>)> = self.roles.iter().collect();
-            roles.sort_by(|a, b| a.0.cmp(&b.0));
-            for (role, types) in roles {
-                for t in types {
-                    let _ = writeln!(out, "role {role} types {t};");
-                }
-                out.push('\n');
-            }
-        }
-        out
     }
 
     /// sepolgen's `gen_requires`, run over the rules in generation order (before the
@@ -533,6 +594,49 @@ impl AllowGenerator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fleet-sized output is written on two threads, cut at a source's section: the
+    /// text must be the one a single pass writes, with and without `-x` (whose
+    /// `allowxperm` rules follow their `allow` rules) and `-D`.
+    #[test]
+    fn rules_written_on_two_threads_equal_one_pass() {
+        let mut g = AllowGenerator::new();
+        // Sources of very different sizes, so the middle falls inside a section; targets
+        // equal to the source (`self`) and not; ioctl commands on some.
+        for i in 0..(PARALLEL_RULES as u32 + 3000) {
+            let src = format!("u:r:s{}_t:s0", (i * 7919) % 97 % (1 + i % 13));
+            let tgt = if i % 5 == 0 {
+                src.clone()
+            } else {
+                format!("u:r:t{i}_t:s0")
+            };
+            let class = ["file", "dir", "chr_file"][(i % 3) as usize];
+            let verdict = if i % 11 == 0 {
+                Verdict::Allow
+            } else {
+                Verdict::TeRule
+            };
+            let ioctl = (i % 4 == 0).then_some(i64::from(0x5400 + i % 16));
+            g.add(&src, &tgt, class, &["read", "ioctl"], Some(&verdict), ioctl);
+        }
+        for xperms in [false, true] {
+            for dontaudit in [false, true] {
+                let gen = Generation {
+                    xperms,
+                    dontaudit,
+                    ..Generation::default()
+                };
+                let order = g.rule_order(xperms);
+                assert!(
+                    g.split_point(&order).is_some(),
+                    "the two-thread path is taken"
+                );
+                let mut one_pass = String::new();
+                g.write_rules(&order, &gen, true, &mut one_pass);
+                assert_eq!(g.render_rules(&order, &gen), one_pass);
+            }
+        }
+    }
 
     #[test]
     fn same_source_and_target_is_written_self_and_permissions_merge() {

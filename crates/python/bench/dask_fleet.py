@@ -10,7 +10,7 @@ Cluster start-up and engine builds are outside the timed part (done once per wor
 
 Besides wall time, each round reports the CPU seconds spent by each worker process and its
 CPU/wall utilisation, and by this client process (which also hosts the LocalCluster's
-scheduler); and, from Dask's own fine performance metrics (the scheduler's
+scheduler and its nannies, the objects that start and watch the worker processes); and, from Dask's own fine performance metrics (the scheduler's
 ``cumulative_worker_metrics``), the thread CPU seconds spent inside the tasks per task
 prefix (the map: reading blocks and digesting them; the tree merges) and the time the task
 threads were runnable but not on a core ("waiting"). On a machine shared with other jobs,
@@ -130,7 +130,7 @@ def main():
             rates[n].append(lines / dt)
             wcpu = [w1[k] - w0[k] for k in w0]
             util = ", ".join(f"{c:.2f} s ({100 * c / dt:.0f}%)" for c in wcpu)
-            # The scheduler runs in this process: its CPU is part of the client's.
+            # The scheduler and the nannies run in this process: their CPU is the client's.
             print(f"round {r}: {n} worker(s): {dt:.2f} s, {lines / dt:,.0f} lines/s; CPU s: "
                   f"workers {sum(wcpu):.2f} [each, CPU/wall: {util}], client+scheduler "
                   f"{c1 - c0:.2f}; load "

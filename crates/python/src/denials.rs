@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 mod digest;
-pub(crate) use digest::{digest, DigestCache, Position};
+pub(crate) use digest::{digest, Chunk, DigestCache, Position};
 
 create_exception!(
     arbiter,
@@ -367,7 +367,7 @@ impl Denials {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
                 let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-                digest(&engine, &mut cache, &bytes, None)
+                digest(&engine, &mut cache, &bytes, None).map(|c| c.digest(&cache))
             }))
         })
         .map_err(panic_error)?

@@ -15,15 +15,17 @@
 //! chunk counts tens of thousands of rules over a few thousand names, and spelling each
 //! rule out made them three quarters of every blob and most of the merges' work.
 
-use crate::denials::{digest, fleet_generation, verdict_from_plain, Denials, KeptDenial, Position};
+use crate::denials::{
+    digest, fleet_generation, plain, verdict_from_plain, Chunk, Denials, DigestCache, Position,
+};
 use crate::errors::{panic_error, Error};
 use arbiter_denials::{AllowGenerator, Generation};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use std::collections::{HashMap, HashSet};
 
-const MAGIC: &[u8; 8] = b"ARBFLT2\0";
+const MAGIC: &[u8; 8] = b"ARBFLT3\0";
 
 /// Registers the private fleet functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -31,23 +33,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fleet_merge, m)?)?;
     m.add_function(wrap_pyfunction!(fleet_finish, m)?)?;
     Ok(())
-}
-
-/// The aggregate of some log chunks, in log order.
-#[derive(Default)]
-struct Part {
-    lines: u64,
-    records: u64,
-    denials: u64,
-    malformed: u64,
-    unknown: u64,
-    selinux_seen: bool,
-    /// AVC records per log path, first-seen order.
-    paths: Vec<(String, u64)>,
-    verdicts: HashMap<String, u64>,
-    rules: HashMap<(String, String, String), u64>,
-    kept: Vec<KeptDenial>,
-    roles: Vec<(String, String)>,
 }
 
 /// Why a blob did not decode.
@@ -62,7 +47,9 @@ enum BlobError {
     #[error("fleet digest has verdict code {0}, not 0-6")]
     Verdict(i32),
     #[error("fleet digest names rule name {0}, beyond its table")]
-    RuleName(u32),
+    RuleName(u64),
+    #[error("fleet digest has a number over 64 bits at byte {0}")]
+    Varint(usize),
 }
 
 struct Writer(Vec<u8>);
@@ -80,6 +67,16 @@ impl Writer {
     }
     fn flag(&mut self, b: bool) {
         self.0.push(u8::from(b));
+    }
+    /// LEB128: seven bits a byte, low first. A rule's name ids and count are small, so its
+    /// three ids and count take 5–7 bytes instead of 20; the rule counts are two thirds of a
+    /// chunk's blob, which travels between workers and is read by every merge.
+    fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.0.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.0.push(v as u8);
     }
 }
 
@@ -103,9 +100,22 @@ impl<'a> Reader<'a> {
         let b = self.take(8)?;
         Ok(u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
     }
-    fn u32(&mut self) -> Result<u32, BlobError> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes(b.try_into().unwrap_or([0; 4])))
+    /// A [`Writer::varint`]; one that runs past ten bytes or 64 bits is refused.
+    fn varint(&mut self) -> Result<u64, BlobError> {
+        let at = self.pos;
+        let mut v: u64 = 0;
+        for shift in (0..64).step_by(7) {
+            let b = self.take(1)?[0];
+            let bits = u64::from(b & 0x7f);
+            if shift == 63 && bits > 1 {
+                return Err(BlobError::Varint(at));
+            }
+            v |= bits << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(BlobError::Varint(at))
     }
     /// A count, bounded by the bytes left so that a corrupt blob cannot ask for huge
     /// allocations (every counted item takes at least one byte).
@@ -223,11 +233,16 @@ impl<'a> View<'a> {
             v.rule_names.push(r.str_ref()?);
         }
         for _ in 0..r.len()? {
-            let key = [r.u32()?, r.u32()?, r.u32()?];
-            if let Some(&bad) = key.iter().find(|&&id| id as usize >= v.rule_names.len()) {
-                return Err(BlobError::RuleName(bad));
+            let mut key = [0u32; 3];
+            for id in &mut key {
+                let n = r.varint()?;
+                if n >= v.rule_names.len() as u64 {
+                    return Err(BlobError::RuleName(n));
+                }
+                // Below the table's length, so within u32.
+                *id = n as u32;
             }
-            v.rules.push((key, r.u64()?));
+            v.rules.push((key, r.varint()?));
         }
         let n = r.len()?;
         v.kept.reserve(n);
@@ -280,9 +295,9 @@ fn encode<'s>(
     w.len(rules.len());
     for (ids, n) in rules {
         for id in ids {
-            w.0.extend_from_slice(&id.to_le_bytes());
+            w.varint(u64::from(id));
         }
-        w.u64(n);
+        w.varint(n);
     }
     w.len(kept.0);
     (kept.1)(&mut w);
@@ -294,63 +309,75 @@ fn encode<'s>(
     w.0
 }
 
-impl Part {
-    fn counts(&self) -> Counts {
+/// The blob of one digested chunk of the log at `path`, written from the chunk's ids:
+/// each name the rule counts use is written once, and each kept denial's strings straight
+/// from the cache's names.
+fn encode_chunk(chunk: &Chunk, cache: &DigestCache, path: &str) -> Vec<u8> {
+    // The cache's name ids → the blob's table of rule names.
+    let mut local = vec![u32::MAX; Chunk::names_len(cache)];
+    let mut names: Vec<&str> = Vec::new();
+    let rules: Vec<([u32; 3], u64)> = chunk
+        .rules(cache)
+        .map(|(ids, n)| {
+            let ids = ids.map(|id| {
+                let slot = &mut local[id as usize];
+                if *slot == u32::MAX {
+                    *slot = names.len() as u32;
+                    names.push(Chunk::name(cache, id));
+                }
+                *slot
+            });
+            (ids, n)
+        })
+        .collect();
+    let kept = chunk.kept(cache);
+    let kept_len = kept.len();
+    encode(
         [
-            self.lines,
-            self.records,
-            self.denials,
-            self.malformed,
-            self.unknown,
-        ]
-    }
-
-    fn encode(&self) -> Vec<u8> {
-        let mut names = RuleNames::default();
-        let rules: Vec<([u32; 3], u64)> = self
-            .rules
-            .iter()
-            .map(|((s, t, c), n)| ([names.id(s), names.id(t), names.id(c)], *n))
-            .collect();
-        encode(
-            self.counts(),
-            self.selinux_seen,
-            &self.paths,
-            self.verdicts.iter().map(|(v, n)| (v.as_str(), *n)),
-            &names.names,
-            rules.into_iter(),
-            (self.kept.len(), |w: &mut Writer| {
-                for (s, t, c, perms, ioctl, verdict) in &self.kept {
-                    w.str(s);
-                    w.str(t);
-                    w.str(c);
-                    w.len(perms.len());
-                    for p in perms {
-                        w.str(p);
+            chunk.lines,
+            chunk.records,
+            chunk.denials,
+            chunk.malformed,
+            chunk.unknown,
+        ],
+        chunk.selinux_seen,
+        &[(path, chunk.records)],
+        chunk.verdicts(),
+        &names,
+        rules.into_iter(),
+        (kept_len, |w: &mut Writer| {
+            for k in kept {
+                w.str(k.scontext);
+                w.str(k.tcontext);
+                w.str(k.tclass);
+                let perms = k.perms();
+                w.len(perms.len());
+                for p in perms {
+                    w.str(p);
+                }
+                w.flag(k.ioctlcmd.is_some());
+                if let Some(i) = k.ioctlcmd {
+                    w.0.extend_from_slice(&i.to_le_bytes());
+                }
+                w.flag(k.verdict.is_some());
+                if let Some(v) = k.verdict {
+                    let (code, booleans, constraint) = plain(v);
+                    w.0.extend_from_slice(&code.to_le_bytes());
+                    w.len(booleans.len());
+                    for (b, v) in &booleans {
+                        w.str(b);
+                        w.flag(*v);
                     }
-                    w.flag(ioctl.is_some());
-                    if let Some(i) = ioctl {
-                        w.0.extend_from_slice(&i.to_le_bytes());
-                    }
-                    w.flag(verdict.is_some());
-                    if let Some((code, booleans, constraint)) = verdict {
-                        w.0.extend_from_slice(&code.to_le_bytes());
-                        w.len(booleans.len());
-                        for (b, v) in booleans {
-                            w.str(b);
-                            w.flag(*v);
-                        }
-                        w.flag(constraint.is_some());
-                        if let Some(c) = constraint {
-                            w.str(c);
-                        }
+                    w.flag(constraint.is_some());
+                    if let Some(c) = &constraint {
+                        w.str(c);
                     }
                 }
-            }),
-            &self.roles,
-            self.kept.len() * 128,
-        )
-    }
+            }
+        }),
+        &chunk.roles,
+        kept_len * 128,
+    )
 }
 
 /// The table of a blob's rule names, built as rules are added.
@@ -383,6 +410,27 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
         .iter()
         .map(|b| View::parse(b))
         .collect::<Result<Vec<_>, _>>()?;
+    let m = merge_views(&views);
+    let size: usize = m.kept.iter().map(|k| k.raw.len()).sum();
+    Ok(encode(
+        m.counts,
+        m.selinux_seen,
+        &m.paths,
+        m.verdicts.iter().copied(),
+        &m.rule_names,
+        m.rules.iter().copied(),
+        (m.kept.len(), |w: &mut Writer| {
+            for k in &m.kept {
+                w.0.extend_from_slice(k.raw);
+            }
+        }),
+        &m.roles,
+        size,
+    ))
+}
+
+/// Views given in log order merged into one view of the same blobs (see [`merge`]).
+fn merge_views<'a>(views: &[View<'a>]) -> View<'a> {
     let mut counts: Counts = [0; 5];
     let mut selinux_seen = false;
     let mut paths: Vec<(&str, u64)> = Vec::new();
@@ -391,10 +439,10 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
     let mut rules: HashMap<[u32; 3], u64> = HashMap::new();
     let kept_total: usize = views.iter().map(|v| v.kept.len()).sum();
     let mut seen: HashSet<&[u8]> = HashSet::with_capacity(kept_total);
-    let mut kept: Vec<&[u8]> = Vec::with_capacity(kept_total);
+    let mut kept: Vec<KeptRaw<'a>> = Vec::with_capacity(kept_total);
     let mut roles_seen: HashSet<(&str, &str)> = HashSet::new();
     let mut roles: Vec<(&str, &str)> = Vec::new();
-    for v in &views {
+    for v in views {
         for (c, n) in counts.iter_mut().zip(v.counts) {
             *c += n;
         }
@@ -412,9 +460,9 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
         for &(k, n) in &v.rules {
             *rules.entry(k.map(|i| ids[i as usize])).or_insert(0) += n;
         }
-        for k in &v.kept {
+        for &k in &v.kept {
             if seen.insert(k.key) {
-                kept.push(k.raw);
+                kept.push(k);
             }
         }
         for &pair in &v.roles {
@@ -423,22 +471,16 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
             }
         }
     }
-    let size: usize = kept.iter().map(|r| r.len()).sum();
-    Ok(encode(
+    View {
         counts,
         selinux_seen,
-        &paths,
-        verdicts.into_iter(),
-        &rule_names.names,
-        rules.into_iter(),
-        (kept.len(), |w: &mut Writer| {
-            for r in &kept {
-                w.0.extend_from_slice(r);
-            }
-        }),
-        &roles,
-        size,
-    ))
+        paths,
+        verdicts: verdicts.into_iter().collect(),
+        rule_names: rule_names.names,
+        rules: rules.into_iter().collect(),
+        kept,
+        roles,
+    }
 }
 
 /// The map step: the digest of one chunk of the log at `path`, as a blob. `run` and
@@ -467,22 +509,7 @@ fn fleet_digest<'py>(
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
                 let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-                digest(&engine, &mut cache, data, at).map(|d| {
-                    Part {
-                        lines: d.lines,
-                        records: d.records,
-                        denials: d.denials,
-                        malformed: d.malformed,
-                        unknown: d.unknown,
-                        selinux_seen: d.selinux_seen,
-                        paths: vec![(path, d.records)],
-                        verdicts: d.verdicts,
-                        rules: d.rules,
-                        kept: d.kept,
-                        roles: d.roles,
-                    }
-                    .encode()
-                })
+                digest(&engine, &mut cache, data, at).map(|c| encode_chunk(&c, &cache, &path))
             }))
         })
         .map_err(panic_error)?
@@ -506,35 +533,75 @@ fn fleet_merge<'py>(py: Python<'py>, blobs: Vec<Vec<u8>>) -> PyResult<Bound<'py,
 /// The final step: audit2allow's text and the counts from one merged blob, as
 /// `(allow, {path: records}, {rule: denials}, {verdict: records}, {count name: value})`.
 ///
-/// It runs alone at the end of a fleet run, so it works on the blob in place: denials go
-/// to audit2allow's generator as borrowed strings, and the rule keys' type and class names
-/// become one Python string each (the blob's table of names), however many rules share them.
+/// It runs alone at the end of a fleet run, when the workers' cores are idle, so the two
+/// halves run at once: audit2allow's text is rendered on a thread of its own (denials go to
+/// audit2allow's generator as strings borrowed from the blob) while this thread builds the
+/// Python dictionaries, whose rule keys' type and class names become one Python string each
+/// (the blob's table of names), however many rules share them. The dictionaries were a sixth
+/// of this step, which is serial time in every fleet run.
+///
+/// `blobs` is one blob, or blobs in log order merged here first (as [`fleet_merge`] would,
+/// without writing the merged blob and reading it again): `arbiter.dask` passes the top
+/// level of its reduction tree, so the last merge is part of this step instead of a task
+/// whose 7 MB result travels to the client to be read again.
 #[pyfunction]
-#[pyo3(name = "_fleet_finish", signature = (blob, *, module=None, requires=false,
+#[pyo3(name = "_fleet_finish", signature = (blobs, *, module=None, requires=false,
     dontaudit=false, xperms=false))]
 fn fleet_finish<'py>(
     py: Python<'py>,
-    blob: &[u8],
+    blobs: &Bound<'py, PyAny>,
     module: Option<&str>,
     requires: bool,
     dontaudit: bool,
     xperms: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let generation = fleet_generation(module, requires, dontaudit, xperms)?;
-    let view = View::parse(blob).map_err(blob_error)?;
-    let allow = py
-        .detach(|| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                // As the command line: nothing at all when no SELinux line was seen.
-                if view.selinux_seen {
-                    render_view(&view, &generation)
-                } else {
-                    Ok(String::new())
-                }
-            }))
-        })
-        .map_err(panic_error)?
+    // Borrowed from the Python bytes objects, which live until this call returns.
+    let blobs: Vec<Bound<'py, PyBytes>> = match blobs.extract::<Bound<'py, PyBytes>>() {
+        Ok(one) => vec![one],
+        Err(_) => blobs.extract().map_err(|_| {
+            PyTypeError::new_err("_fleet_finish takes a blob (bytes) or a list of blobs")
+        })?,
+    };
+    let mut views = blobs
+        .iter()
+        .map(|b| View::parse(b.as_bytes()))
+        .collect::<Result<Vec<_>, _>>()
         .map_err(blob_error)?;
+    let view = if views.len() == 1 {
+        views.remove(0)
+    } else {
+        merge_views(&views)
+    };
+    let (allow, dicts) = std::thread::scope(|scope| {
+        let (view, generation) = (&view, &generation);
+        let render = scope.spawn(move || {
+            // As the command line: nothing at all when no SELinux line was seen.
+            if view.selinux_seen {
+                render_view(view, generation)
+            } else {
+                Ok(String::new())
+            }
+        });
+        let dicts = finish_dicts(py, view);
+        // The GIL is released while the text is still being rendered.
+        (py.detach(move || render.join()), dicts)
+    });
+    let allow = allow.map_err(panic_error)?.map_err(blob_error)?;
+    let (paths, rules, verdicts, counts) = dicts?;
+    (allow, paths, rules, verdicts, counts).into_pyobject(py)
+}
+
+/// The dictionaries of [`fleet_finish`]: records per path, denials per rule, records per
+/// verdict, and the counters.
+type FinishDicts<'py> = (
+    Bound<'py, PyDict>,
+    Bound<'py, PyDict>,
+    Bound<'py, PyDict>,
+    Bound<'py, PyDict>,
+);
+
+fn finish_dicts<'py>(py: Python<'py>, view: &View<'_>) -> PyResult<FinishDicts<'py>> {
     let counts = PyDict::new(py);
     for (k, v) in ["lines", "records", "denials", "malformed", "unknown"]
         .into_iter()
@@ -561,7 +628,7 @@ fn fleet_finish<'py>(
         let key = PyTuple::new(py, ids.map(|i| names[i as usize].clone()))?;
         rules.set_item(key, n)?;
     }
-    (allow, paths, rules, verdicts, counts).into_pyobject(py)
+    Ok((paths, rules, verdicts, counts))
 }
 
 /// audit2allow's text from a blob's kept denials and roles, read in place.

@@ -70,8 +70,9 @@ def test_damaged_blobs_are_refused(chunks):
 
 
 def _first_rule_offset(blob: bytes) -> int:
-    """Where the first rule's ids start: past the magic, the five counts and the flag, the
-    paths, the verdicts and the table of rule names (the blob's documented layout)."""
+    """Where the first rule's ids (LEB128 varints) start: past the magic, the five counts
+    and the flag, the paths, the verdicts and the table of rule names (the blob's
+    documented layout)."""
     u32 = lambda at: int.from_bytes(blob[at:at + 4], "little")  # noqa: E731
     at = 8 + 5 * 8 + 1
 
@@ -93,7 +94,38 @@ def test_a_rule_naming_no_name_of_the_table_is_refused(chunks):
     blob = bytearray(blobs[0])
     at = _first_rule_offset(blob)
     _native._fleet_finish(bytes(blob))  # the offset is right: the blob still reads
-    blob[at:at + 4] = (0xFFFFFFFF).to_bytes(4, "little")
+    end = at
+    while blob[end] & 0x80:
+        end += 1
+    # The first id, rewritten as the varint of 2**32 - 1 (the blob reads on sequentially).
+    blob[at:end + 1] = b"\xff\xff\xff\xff\x0f"
     for call in (lambda b: _native._fleet_merge([b]), _native._fleet_finish):
         with pytest.raises(ValueError, match="rule name 4294967295"):
+            call(bytes(blob))
+
+
+def test_the_final_step_over_blobs_equals_it_over_their_merge(chunks):
+    """arbiter.dask hands the top level of its tree to the final step, which merges it in
+    place: the same result as the merged blob's, and bad arguments are refused."""
+    den, texts, blobs = chunks
+    for options in ({}, {"module": "m", "requires": True}, {"dontaudit": True, "xperms": True}):
+        assert (_native._fleet_finish(list(blobs), **options)
+                == _native._fleet_finish(_native._fleet_merge(blobs), **options))
+    assert _native._fleet_finish([])[0] == ""
+    with pytest.raises(TypeError):
+        _native._fleet_finish("not a blob")
+    with pytest.raises(ValueError):
+        _native._fleet_finish([blobs[0], blobs[1][:-1]])
+
+
+def test_a_rule_id_over_64_bits_is_refused(chunks):
+    _, _, blobs = chunks
+    blob = bytearray(blobs[0])
+    at = _first_rule_offset(blob)
+    end = at
+    while blob[end] & 0x80:
+        end += 1
+    blob[at:end + 1] = b"\xff" * 10 + b"\x01"
+    for call in (lambda b: _native._fleet_merge([b]), _native._fleet_finish):
+        with pytest.raises(ValueError, match="over 64 bits"):
             call(bytes(blob))

@@ -17,9 +17,10 @@ read on the client); one bag partition per range, whose task reads the range on 
 widened to whole lines as ``dask.bytes.read_bytes`` does (``fsspec``'s ``read_block``, no
 per-line Python object); each block is digested natively (counts, and each distinct denial with its verdict) into one compact
 ``bytes`` blob, on an engine built once per worker process and reused by every task there
-(keyed by the policy's path, or its bytes' SHA-256). ``Bag.reduction`` merges the blobs in
-a tree on the workers (in Rust: counts added, distinct denials kept in log order), so the
-client receives one blob and feeds its distinct denials to audit2allow's generator
+(keyed by the policy's path, or its bytes' SHA-256). The blobs are merged in a tree on the
+workers, as ``Bag.reduction`` builds it (in Rust: counts added, distinct denials kept in log
+order), up to its top level of at most 8 blobs, which the client merges and whose distinct
+denials it feeds to audit2allow's generator
 (nothing is decided again), which prints exactly what a run over every line prints (a
 repeated denial changes nothing in audit2allow's output). Dask's scheduler does the
 scheduling; this module only says what to compute.
@@ -28,7 +29,6 @@ scheduling; this module only says what to compute.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import os
 import secrets
@@ -36,6 +36,7 @@ import threading
 from collections import Counter
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+import dask
 import dask.bag as db
 from dask.utils import parse_bytes
 from fsspec.utils import read_block
@@ -114,6 +115,18 @@ def _merge_blobs(blobs: Sequence[bytes]) -> bytes:
     return blobs[0] if len(blobs) == 1 else _native._fleet_merge(blobs)
 
 
+def _merge_tree(level: List[Any]) -> List[Any]:
+    """The reduction tree over the map's results (Dask ``Delayed`` objects, in log order):
+    merges of ``_SPLIT_EVERY`` consecutive blobs, level after level, up to the level of at
+    most ``_SPLIT_EVERY`` blobs, which the client's final step merges itself (so the last
+    merge is not a task of its own whose result crosses to the client and is read again).
+    The tree ``Bag.reduction`` builds, less its root."""
+    merge = dask.delayed(_merge_blobs, pure=True)
+    while len(level) > _SPLIT_EVERY:
+        level = [merge(level[i:i + _SPLIT_EVERY]) for i in range(0, len(level), _SPLIT_EVERY)]
+    return level
+
+
 def _ranges(path: str, blocksize: int) -> List[Tuple[str, int, int]]:
     """The byte ranges of one log: ``size // blocksize`` (at least one) ranges of equal
     length; none for an empty file (as ``read_bytes``)."""
@@ -170,16 +183,16 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
         raise ValueError(f"blocksize must be a positive number of bytes, got {blocksize!r}")
     ranges = [(i, *r) for i, r in enumerate(r for p in paths for r in _ranges(p, size))]
     if not ranges:
-        blob = _native._fleet_merge([])
+        blobs = []
     else:
         # One partition (one task: read and digest) per range; the merges run on workers.
         bag = db.from_sequence(ranges, npartitions=len(ranges))
         run = secrets.randbits(63)
-        blob = bag.reduction(functools.partial(_digest_ranges, policy=source, run=run),
-                             _merge_blobs,
-                             split_every=_SPLIT_EVERY).compute(scheduler=scheduler)
+        digests = bag.map_partitions(_digest_ranges, policy=source, run=run).to_delayed()
+        blobs = dask.compute(*_merge_tree(digests), scheduler=scheduler)
+    # The tree's top level is merged by the final step itself (in Rust, in log order).
     allow, per_path, rules, verdicts, counts = _native._fleet_finish(
-        blob, module=module, requires=requires, dontaudit=dontaudit, xperms=xperms)
+        list(blobs), module=module, requires=requires, dontaudit=dontaudit, xperms=xperms)
     hosts: Counter = Counter({h: 0 for h in host_of.values()})
     for path, n in per_path.items():
         hosts[host_of.get(path, os.path.basename(path))] += n

@@ -8,6 +8,12 @@
 //! (verdict, rule, whether this chunk or an earlier one kept it). Two workers on two cores
 //! that share their caches slowed each other by 5–19 % when each walked several tables
 //! keyed by 100-byte strings per record.
+//!
+//! A digest's result ([`Chunk`]) is itself ids: its rule counts and kept denials refer to
+//! the cache's names, and turn into strings only where they leave, once per distinct name
+//! ([`Chunk::digest`] for Python, the fleet blob's encoder for a fleet worker). Spelling
+//! every counted rule and kept denial out as owned strings first made allocation a fifth
+//! of a fleet worker's CPU.
 
 use super::{plain, Digest};
 use arbiter_denials::{
@@ -48,6 +54,10 @@ impl Names {
 
     fn name(&self, id: u32) -> &str {
         &self.names[id as usize]
+    }
+
+    fn len(&self) -> usize {
+        self.names.len()
     }
 }
 
@@ -175,6 +185,152 @@ fn kept_before(kept: &mut Option<Position>, at: Position) -> bool {
     }
 }
 
+/// One kept denial of a [`Chunk`]: its key in [`Chunk::keys`] and its verdict.
+#[derive(Clone, Copy)]
+struct KeptKey {
+    /// `Chunk::keys[start..end]`: the denial's key (see [`DigestCache::entries`]).
+    start: usize,
+    end: usize,
+    /// Its verdict in [`DigestCache::verdicts`].
+    verdict: u32,
+}
+
+/// What one chunk of log text holds, as ids into the [`DigestCache`] that digested it
+/// (valid until that cache's next digest, which may start it over).
+pub(crate) struct Chunk {
+    pub(crate) lines: u64,
+    pub(crate) records: u64,
+    pub(crate) denials: u64,
+    pub(crate) malformed: u64,
+    pub(crate) unknown: u64,
+    pub(crate) selinux_seen: bool,
+    /// Records per verdict slot (audit2why's codes 0–6, then "UNKNOWN"), with the slots'
+    /// names.
+    verdicts: [u64; UNKNOWN_SLOT + 1],
+    verdict_names: [&'static str; UNKNOWN_SLOT + 1],
+    /// Denials per rule id ([`DigestCache::rule_keys`]), in first-counted order.
+    rules: Vec<(u32, u64)>,
+    /// The kept denials' keys, end to end.
+    keys: Vec<u32>,
+    kept: Vec<KeptKey>,
+    pub(crate) roles: Vec<(String, String)>,
+}
+
+/// One kept denial read back from ids: contexts, class, permissions, ioctl command and
+/// verdict (`None`: a class the policy lacks).
+pub(crate) struct KeptView<'c> {
+    pub(crate) scontext: &'c str,
+    pub(crate) tcontext: &'c str,
+    pub(crate) tclass: &'c str,
+    perm_ids: &'c [u32],
+    names: &'c Names,
+    pub(crate) ioctlcmd: Option<i64>,
+    pub(crate) verdict: Option<&'c Verdict>,
+}
+
+impl<'c> KeptView<'c> {
+    /// The permissions in log order.
+    pub(crate) fn perms(&self) -> impl ExactSizeIterator<Item = &'c str> + 'c {
+        let names = self.names;
+        self.perm_ids.iter().map(move |&p| names.name(p))
+    }
+}
+
+impl Chunk {
+    /// Verdict names and record counts, for the verdicts met.
+    pub(crate) fn verdicts(&self) -> impl ExactSizeIterator<Item = (&'static str, u64)> + '_ {
+        let met: Vec<(&'static str, u64)> = self
+            .verdicts
+            .iter()
+            .zip(self.verdict_names)
+            .filter(|(n, _)| **n > 0)
+            .map(|(n, name)| (name, *n))
+            .collect();
+        met.into_iter()
+    }
+
+    /// Counted rules in first-counted order: (source type, target type, class) as ids of
+    /// `cache`'s names, and the denials.
+    pub(crate) fn rules<'c>(
+        &'c self,
+        cache: &'c DigestCache,
+    ) -> impl ExactSizeIterator<Item = ([u32; 3], u64)> + 'c {
+        self.rules
+            .iter()
+            .map(|&(r, n)| (cache.rule_keys[r as usize], n))
+    }
+
+    /// The name of an id of `cache`'s names (as [`Chunk::rules`] gives them).
+    pub(crate) fn name(cache: &DigestCache, id: u32) -> &str {
+        cache.names.name(id)
+    }
+
+    /// The number of `cache`'s names: every id is below it.
+    pub(crate) fn names_len(cache: &DigestCache) -> usize {
+        cache.names.len()
+    }
+
+    /// The kept denials, first occurrence order.
+    pub(crate) fn kept<'c>(
+        &'c self,
+        cache: &'c DigestCache,
+    ) -> impl ExactSizeIterator<Item = KeptView<'c>> + 'c {
+        self.kept.iter().map(move |k| {
+            let key = &self.keys[k.start..k.end];
+            let (ioctlcmd, perms) = if key[3] == 1 {
+                // The command's two halves, as the key holds them.
+                let c = (u64::from(key[5]) << 32 | u64::from(key[4])) as i64;
+                (Some(c), &key[6..])
+            } else {
+                (None, &key[4..])
+            };
+            KeptView {
+                scontext: cache.names.name(key[0]),
+                tcontext: cache.names.name(key[1]),
+                tclass: cache.names.name(key[2]),
+                perm_ids: perms,
+                names: &cache.names,
+                ioctlcmd,
+                verdict: cache.verdicts[k.verdict as usize].as_ref().ok(),
+            }
+        })
+    }
+
+    /// The chunk as the Python `Digest` (owned strings).
+    pub(crate) fn digest(self, cache: &DigestCache) -> Digest {
+        Digest {
+            lines: self.lines,
+            records: self.records,
+            denials: self.denials,
+            malformed: self.malformed,
+            unknown: self.unknown,
+            selinux_seen: self.selinux_seen,
+            verdicts: self.verdicts().map(|(v, n)| (v.to_string(), n)).collect(),
+            rules: self
+                .rules(cache)
+                .map(|(ids, n)| {
+                    let [s, t, c] = ids.map(|id| cache.names.name(id).to_string());
+                    ((s, t, c), n)
+                })
+                .collect(),
+            kept: self
+                .kept(cache)
+                .map(|k| {
+                    (
+                        k.scontext.to_string(),
+                        k.tcontext.to_string(),
+                        k.tclass.to_string(),
+                        k.perms().map(str::to_string).collect(),
+                        k.ioctlcmd,
+                        k.verdict.map(plain),
+                    )
+                })
+                .collect(),
+            roles: self.roles,
+        }
+    }
+}
+
 /// Digests one chunk of log text; `cache` holds what earlier chunks learnt. With `at` (the
 /// chunk's place in a fleet run), denials an earlier chunk of the run kept on this worker
 /// are not kept again (see [`DigestCache`]).
@@ -183,22 +339,22 @@ pub(crate) fn digest(
     cache: &mut DigestCache,
     bytes: &[u8],
     at: Option<Position>,
-) -> std::io::Result<Digest> {
+) -> std::io::Result<Chunk> {
     let stamp = cache.start_digest();
-    let mut d = Digest {
+    let mut d = Chunk {
         lines: 0,
         records: 0,
         denials: 0,
         malformed: 0,
         unknown: 0,
         selinux_seen: false,
-        verdicts: HashMap::new(),
-        rules: HashMap::new(),
+        verdicts: [0; UNKNOWN_SLOT + 1],
+        verdict_names: [""; UNKNOWN_SLOT + 1],
+        rules: Vec::new(),
+        keys: Vec::new(),
         kept: Vec::new(),
         roles: Vec::new(),
     };
-    let mut verdicts = [0u64; UNKNOWN_SLOT + 1];
-    let mut verdict_names = [""; UNKNOWN_SLOT + 1];
     // Denials per rule id, and the ids counted, in first-counted order.
     let mut rules: Vec<u64> = Vec::new();
     let mut counted: Vec<u32> = Vec::new();
@@ -250,8 +406,8 @@ pub(crate) fn digest(
                 }
                 let e = cache.entry(engine, &key, &rec);
                 let slot = usize::from(e.slot);
-                verdicts[slot] += 1;
-                verdict_names[slot] = e.name;
+                d.verdicts[slot] += 1;
+                d.verdict_names[slot] = e.name;
                 if slot == UNKNOWN_SLOT {
                     d.unknown += 1;
                 }
@@ -276,34 +432,20 @@ pub(crate) fn digest(
                 if at.is_some_and(|at| kept_before(&mut e.kept, at)) {
                     continue;
                 }
-                let vi = e.verdict as usize;
-                let verdict = match &cache.verdicts[vi] {
-                    Ok(v) => Some(plain(v)),
-                    Err(_) => None,
-                };
-                d.kept.push((
-                    rec.scontext.to_string(),
-                    rec.tcontext.to_string(),
-                    rec.tclass.to_string(),
-                    rec.perms.iter().map(|p| p.to_string()).collect(),
-                    rec.ioctlcmd,
-                    verdict,
-                ));
+                // Bounded by the block's size (a key is a few words per record).
+                let start = d.keys.len();
+                d.keys.extend_from_slice(&key);
+                d.kept.push(KeptKey {
+                    start,
+                    end: d.keys.len(),
+                    verdict: e.verdict,
+                });
             }
         }
     }
-    d.verdicts = verdicts
-        .iter()
-        .zip(verdict_names)
-        .filter(|(n, _)| **n > 0)
-        .map(|(n, name)| (name.to_string(), *n))
-        .collect();
     d.rules = counted
         .into_iter()
-        .map(|r| {
-            let [s, t, c] = cache.rule_keys[r as usize].map(|id| cache.names.name(id).to_string());
-            ((s, t, c), rules[r as usize])
-        })
+        .map(|r| (r, rules[r as usize]))
         .collect();
     Ok(d)
 }
