@@ -14,6 +14,7 @@ import itertools
 import os
 import sys
 from collections import namedtuple
+from sys import intern
 
 from .. import _native
 from .exception import (  # noqa: F401  (re-exported as setools.policyrep does)
@@ -319,19 +320,20 @@ class BaseType(PolicySymbol):
 
 
 class Type(BaseType):
-    """A type."""
+    """A type. Its permissive flag and aliases are the policy's (``_type_extras``), not
+    the object's: few types have either, and two slots on each of the 4,000 types of a
+    distribution policy were 64 kB."""
 
-    __slots__ = ("_permissive", "_aliases")
+    __slots__ = ()
 
-    def __init__(self, policy, value, name, permissive, aliases):
-        super().__init__(policy, value, name)
-        self._permissive = permissive
-        self._aliases = aliases
+    @property
+    def _aliases(self):
+        return self.policy._type_extras()[1].get(self._value, ())
 
     @property
     def ispermissive(self):
         """Whether the type is permissive: 1 or 0 (an int, as setools returns it)."""
-        return 1 if self._permissive else 0
+        return 1 if self._value in self.policy._type_extras()[0] else 0
 
     def aliases(self):
         """The type's aliases, in the policy's alias order."""
@@ -349,10 +351,11 @@ class Type(BaseType):
 
     def statement(self):
         s = "type " + self.name
-        if len(self._aliases) == 1:
-            s += " alias " + self._aliases[0]
-        elif self._aliases:
-            s += " alias {{ {} }}".format(" ".join(self._aliases))
+        aliases = self._aliases
+        if len(aliases) == 1:
+            s += " alias " + aliases[0]
+        elif aliases:
+            s += " alias {{ {} }}".format(" ".join(aliases))
         for a in self.attributes():
             s += ", " + a.name
         return s + ";"
@@ -493,7 +496,7 @@ class Common(PolicySymbol):
 
     def __init__(self, policy, value, name, perms):
         super().__init__(policy, value, name)
-        self.perms = frozenset(perms)
+        self.perms = frozenset(map(intern, perms))
 
     def __contains__(self, perm):
         return perm in self.perms
@@ -512,7 +515,9 @@ class ObjClass(PolicySymbol):
     def __init__(self, policy, value, name, common, perms):
         super().__init__(policy, value, name)
         self._common = common
-        self.perms = frozenset(perms)
+        # Interned: the classes repeat their permission names (``read`` in most of them),
+        # and the constraints name them again.
+        self.perms = frozenset(map(intern, perms))
 
     @property
     def common(self):
@@ -1381,14 +1386,23 @@ class SELinuxPolicy:
         def build():
             values, names, flags, aliases = self._db.type_columns()
             # Flags: 1 an attribute, 2 a permissive type (the native TYPE_IS_* bits).
+            permissive = frozenset(v for v, f in zip(values, flags) if f & 2)
+            self._cache["type_extras"] = (
+                permissive, {values[i]: names_ for i, names_ in aliases.items()})
             return [
-                TypeAttribute(self, v, n)
-                if f & 1
-                else Type(self, v, n, f & 2, aliases.get(i, ()))
-                for i, (v, n, f) in enumerate(zip(values, names, flags))
+                TypeAttribute(self, v, n) if f & 1 else Type(self, v, n)
+                for v, n, f in zip(values, names, flags)
             ]
 
         return self._table("types", build)
+
+    def _type_extras(self):
+        """``(values of the permissive types, value -> aliases)``, built with the types."""
+        extras = self._cache.get("type_extras")
+        if extras is None:
+            self._types_all()
+            extras = self._cache["type_extras"]
+        return extras
 
     def _type_relations(self):
         """Per type slot: a type's attribute values or an attribute's member values."""
@@ -1558,7 +1572,9 @@ class SELinuxPolicy:
 
     def _alias_map(self):
         return self._table(
-            "alias_map", lambda: {a: t for t in self.types() for a in t._aliases}
+            "alias_map",
+            lambda: {a: self._type_by_value[v] for v, al in self._type_extras()[1].items()
+                     for a in al},
         )
 
     def lookup_typeattr(self, name):
