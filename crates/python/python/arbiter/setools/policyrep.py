@@ -1560,27 +1560,30 @@ class SELinuxPolicy:
 
     # --- lookups
 
+    def _type_named(self, name):
+        """``(the type or attribute named or aliased name, whether by an alias)``, or
+        ``(None, False)``: found natively (a search over the names sorted once per policy),
+        not in a dict of every type by name (0.1 MB)."""
+        try:
+            hit = self._db.type_named(name)
+        except UnicodeEncodeError:  # a str no symbol can be named (lone surrogates)
+            hit = None
+        if hit is None:
+            return None, False
+        return self._type_by_value[hit[0]], hit[1]
+
     def lookup_type(self, name, deref=True):
         """A type by name (or, with ``deref``, alias)."""
         name = str(name)
-        t = self._by_name("type", self.types).get(name)
-        if t is None and deref:
-            t = self._alias_map().get(name)
-        if t is None:
+        t, alias = self._type_named(name)
+        if not isinstance(t, Type) or (alias and not deref):
             raise InvalidType("{} is not a valid type".format(name))
         return t
 
-    def _alias_map(self):
-        return self._table(
-            "alias_map",
-            lambda: {a: self._type_by_value[v] for v, al in self._type_extras()[1].items()
-                     for a in al},
-        )
-
     def lookup_typeattr(self, name):
         """A type attribute by name."""
-        t = self._by_name("attr", self.typeattributes).get(str(name))
-        if t is None:
+        t, alias = self._type_named(str(name))
+        if alias or not isinstance(t, TypeAttribute):
             raise InvalidType("{} is not a valid type attribute".format(name))
         return t
 
