@@ -256,3 +256,25 @@ def test_a_policy_with_a_native_name_index_is_freed_when_dropped():
     del p
     gc.collect()
     assert ref() is None
+
+
+@pytest.mark.parametrize("policy", DEB[:1] or OWN[:1], ids=lambda p: p.name)
+def test_type_relations_rows_share_the_type_objects_ints_and_agree_both_ways(policy):
+    # The relations are held natively and each row is made as a tuple on reading: its
+    # items must be the type objects' own ints (not one new int per read: the Debian
+    # policy's values are far above the small-int cache), and a type lists an attribute
+    # exactly when the attribute lists the type (the two are computed apart).
+    p = st.SELinuxPolicy(policy)
+    rel = p._type_relations()
+    tv = p._type_by_value
+    assert len(rel) == len(tv) - 1
+    assert rel[-1] == rel[len(rel) - 1]
+    with pytest.raises(IndexError):
+        rel[len(rel)]
+    with pytest.raises(IndexError):
+        rel[-len(rel) - 1]
+    members = {a._value: set(rel[a._value - 1]) for a in p.typeattributes()}
+    for t in p.types():
+        row = rel[t._value - 1]
+        assert all(v is tv[v]._value for v in row)
+        assert set(row) == {a for a, m in members.items() if t._value in m}, t.name

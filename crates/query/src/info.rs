@@ -1103,6 +1103,17 @@ fn type_statement(index: &Index<'_>, t: TypeId) -> String {
 /// name within a bucket. Public for the Python binding, whose symbol iterators walk the
 /// tables in this order as setools' do.
 pub fn hashtab_order(names: &mut [&str], entries: usize, initial: usize) {
+    hashtab_order_by(names, |&s| s, entries, initial);
+}
+
+/// [`hashtab_order`] over items named by `name` (positions into a table, say), so that a
+/// caller orders its own items without a copy of the names and a map back to the items.
+pub fn hashtab_order_by<'a, T>(
+    items: &mut [T],
+    name: impl Fn(&T) -> &'a str,
+    entries: usize,
+    initial: usize,
+) {
     let mut size = initial.max(1);
     while size <= entries.saturating_sub(1) && size < (1 << 30) {
         size *= 2;
@@ -1115,7 +1126,10 @@ pub fn hashtab_order(names: &mut [&str], entries: usize, initial: usize) {
         }
         v as usize & (size - 1)
     };
-    names.sort_by(|a, b| bucket(a).cmp(&bucket(b)).then(a.cmp(b)));
+    items.sort_by(|a, b| {
+        let (a, b) = (name(a), name(b));
+        bucket(a).cmp(&bucket(b)).then(a.cmp(b))
+    });
 }
 
 fn hashtab_ordered(mut names: Vec<&str>, entries: usize, initial: usize) -> Vec<&str> {

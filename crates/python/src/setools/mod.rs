@@ -11,7 +11,9 @@ mod constraint;
 mod labeling;
 mod mls;
 mod name_index;
+mod relations;
 mod te;
+pub use relations::TypeRelations;
 pub use te::TeResults;
 
 /// Adds the table functions of the MLS, labeling and constraint modules and the name
@@ -19,6 +21,7 @@ pub use te::TeResults;
 pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(avdiff::av_rule_diff, m)?)?;
     m.add_class::<name_index::NameIndex>()?;
+    m.add_class::<TypeRelations>()?;
     m.add_function(wrap_pyfunction!(mls::sensitivity_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::category_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::user_levels, m)?)?;
@@ -32,11 +35,10 @@ pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
 use crate::policy::{fspath, model_from, open_path};
 use arbiter_policy::symbols::TypeFlavor;
 use arbiter_policy::{HandleUnknown, Policy as Model};
-use arbiter_query::Index;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// `PolicyDb.type_columns` flags: the symbol is an attribute; the type is permissive.
 const TYPE_IS_ATTRIBUTE: u8 = 1;
@@ -55,16 +57,23 @@ const BOOLS_SLOTS: usize = 16;
 pub struct PolicyDb {
     model: Arc<Model>,
     path: Option<PathBuf>,
+    /// The named types and the type aliases sorted by name, built on the first
+    /// `type_named` (see there).
+    type_names: OnceLock<Vec<TypeName>>,
 }
+
+/// An entry of [`PolicyDb::type_names`]: a type slot (`index < types.len()`) or a type
+/// alias (`types.len() + its position` in `type_aliases`).
+type TypeName = u32;
 
 /// Positions of `names` in libsepol's symbol-table order (see
 /// [`arbiter_query::info::hashtab_order`]); `entries` is how many names the table holds.
+/// Sorts the positions themselves: no copy of the names, no map from name to position
+/// (a transient 0.3 MB for the type table, left in the allocator's heap).
 fn hashtab_positions(names: &[&str], entries: usize, initial: usize) -> Vec<usize> {
-    let mut sorted: Vec<&str> = names.to_vec();
-    arbiter_query::info::hashtab_order(&mut sorted, entries, initial);
-    let at: std::collections::HashMap<&str, usize> =
-        names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-    sorted.iter().filter_map(|n| at.get(n).copied()).collect()
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    arbiter_query::info::hashtab_order_by(&mut order, |&i| names[i], entries, initial);
+    order
 }
 
 fn bits(e: &arbiter_policy::Ebitmap) -> Vec<u32> {
@@ -75,6 +84,19 @@ impl PolicyDb {
     /// The policy model, for the analyses' native handles.
     pub(crate) fn model(&self) -> &Arc<Model> {
         &self.model
+    }
+
+    /// The name of a [`TypeName`] entry and the value of the type it names.
+    fn type_name_entry(&self, entry: TypeName) -> (&str, u32) {
+        let p = &*self.model;
+        let e = entry as usize;
+        match p.types.get(e) {
+            Some(t) => (&t.name, entry + 1),
+            None => {
+                let a = &p.type_aliases[e - p.types.len()];
+                (&a.name, a.target.index() as u32 + 1)
+            }
+        }
     }
 }
 
@@ -90,11 +112,13 @@ impl PolicyDb {
             return Ok(PolicyDb {
                 model: Arc::new(model),
                 path: Some(path),
+                type_names: OnceLock::new(),
             });
         }
         Ok(PolicyDb {
             model: model_from(source)?,
             path: None,
+            type_names: OnceLock::new(),
         })
     }
 
@@ -158,12 +182,14 @@ impl PolicyDb {
             .collect();
         let names: Vec<&str> = named.iter().map(|&i| &*p.types[i].name).collect();
         let entries = names.len() + p.type_aliases.len();
-        let mut aliases: Vec<Vec<&str>> = vec![Vec::new(); p.types.len()];
-        for a in &p.type_aliases {
-            if let Some(v) = aliases.get_mut(a.target.index()) {
-                v.push(&a.name);
-            }
-        }
+        // Aliases grouped by target (stable: each group in the policy's alias order), a
+        // list as long as the aliases rather than one per type slot.
+        let mut aliases: Vec<(usize, &str)> = p
+            .type_aliases
+            .iter()
+            .map(|a| (a.target.index(), &*a.name))
+            .collect();
+        aliases.sort_by_key(|&(target, _)| target);
         let order = hashtab_positions(&names, entries, TYPES_SLOTS);
         let mut flags = Vec::with_capacity(order.len());
         let alias_map = PyDict::new(py);
@@ -177,8 +203,10 @@ impl PolicyDb {
                 f |= TYPE_IS_PERMISSIVE;
             }
             flags.push(f);
-            if !aliases[i].is_empty() {
-                let mut al = aliases[i].clone();
+            let from = aliases.partition_point(|&(target, _)| target < i);
+            let to = aliases.partition_point(|&(target, _)| target <= i);
+            if from < to {
+                let mut al: Vec<&str> = aliases[from..to].iter().map(|&(_, n)| n).collect();
                 arbiter_query::info::hashtab_order(&mut al, entries, TYPES_SLOTS);
                 alias_map.set_item(pos, PyTuple::new(py, al)?)?;
             }
@@ -189,52 +217,44 @@ impl PolicyDb {
     }
 
     /// For every type and attribute slot, by value: a type's attributes, or an attribute's
-    /// member types (both ascending by value), built with one index for the whole table.
-    ///
-    /// Rows are tuples whose items are one shared `int` per value: the Debian policy's
-    /// table holds about 30,000 values, almost all above CPython's small-int cache, and a
-    /// fresh `int` per occurrence (plus a list's header) cost 1 MB resident per policy.
+    /// member types (both ascending by value), held natively (see [`TypeRelations`]).
     /// `values`, the `int`s the type objects already hold (`type_columns`' first list),
-    /// are reused for theirs: another 4,000 `int`s (130 kB) not made twice.
+    /// are the rows' items: another 4,000 `int`s (130 kB) not made twice.
     #[pyo3(signature = (values=None))]
-    fn type_relations<'py>(
+    fn type_relations(
         &self,
-        py: Python<'py>,
-        values: Option<&Bound<'py, PyList>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let p = &*self.model;
-        let index = Index::new(p);
-        let mut ints: Vec<Bound<'py, PyInt>> = (0..=p.types.len() as u32)
-            .map(|v| PyInt::new(py, v))
-            .collect();
-        for item in values.into_iter().flat_map(|l| l.iter()) {
-            let int = item.cast_into::<PyInt>()?;
-            let v: usize = int.extract()?;
-            match ints.get_mut(v) {
-                Some(slot) if v > 0 => *slot = int,
-                _ => {
-                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                        "type value {v} out of range 1..={}",
-                        p.types.len()
-                    )))
-                }
-            }
-        }
-        let value = |i: usize| &ints[i + 1];
-        let rows = (0..p.types.len())
-            .map(|i| {
-                let Some(t) = arbiter_policy::TypeId::from_index(i) else {
-                    return Ok(PyTuple::empty(py));
-                };
-                if p.types[i].flavor == TypeFlavor::Type {
-                    let attrs: Vec<_> = index.attributes_of(t).map(|a| value(a.index())).collect();
-                    PyTuple::new(py, attrs)
-                } else {
-                    PyTuple::new(py, index.expand(t).iter().map(|m| value(m.index())))
-                }
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, rows)
+        py: Python<'_>,
+        values: Option<&Bound<'_, PyList>>,
+    ) -> PyResult<TypeRelations> {
+        TypeRelations::build(py, &self.model, values)
+    }
+
+    /// The type, attribute or type alias named `name`: `(value, whether the name is an
+    /// alias)`, or None. A binary search over the names sorted once per policy (4 bytes a
+    /// name) instead of a Python dict of every type by name (0.1 MB for the Debian
+    /// policy, built by the first lookup of a script).
+    fn type_named(&self, name: &str) -> Option<(u32, bool)> {
+        let sorted = self.type_names.get_or_init(|| {
+            let p = &*self.model;
+            let mut v: Vec<TypeName> = (0..p.types.len() + p.type_aliases.len())
+                .filter(|&e| {
+                    p.types
+                        .get(e)
+                        .map_or(true, |t| t.flavor != TypeFlavor::Unnamed)
+                })
+                .filter_map(|e| TypeName::try_from(e).ok())
+                .collect();
+            v.sort_unstable_by(|&a, &b| self.type_name_entry(a).0.cmp(self.type_name_entry(b).0));
+            v
+        });
+        let at = sorted
+            .binary_search_by(|&e| self.type_name_entry(e).0.cmp(name))
+            .ok()?;
+        let entry = sorted[at];
+        Some((
+            self.type_name_entry(entry).1,
+            entry as usize >= self.model.types.len(),
+        ))
     }
 
     /// For every type slot, by value: the value of the type that bounds it (0 if none).

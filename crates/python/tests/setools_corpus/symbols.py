@@ -76,6 +76,13 @@ for fn, arg in [("lookup_type", "nosuch_t"), ("lookup_typeattr", "nosuch"),
         print(fn, type(e).__name__, isinstance(e, ValueError), e)
 t = next(p.types())
 print(p.lookup_type(str(t)) == t, p.lookup_type_or_attr(str(t)) == t)
+# A type's name is not an attribute's, nor an attribute's a type's (one table holds both).
+a = next(p.typeattributes(), None)
+for fn, arg in [("lookup_typeattr", str(t)), ("lookup_type", str(a))] if a else []:
+    try:
+        print(fn, arg, getattr(p, fn)(arg))
+    except setools.exception.InvalidType as e:
+        print(fn, type(e).__name__, e)
 for t in p.types():
     for al in t.aliases():
         print("alias", al, p.lookup_type(al))
@@ -83,6 +90,10 @@ for t in p.types():
             p.lookup_type(al, deref=False)
         except setools.exception.InvalidType as e:
             print("  no deref:", e)
+        try:
+            print("  as attribute:", p.lookup_typeattr(al))
+        except setools.exception.InvalidType as e:
+            print("  as attribute:", e)
         break
 try:
     SELinuxPolicy("/nonexistent/policy.33")

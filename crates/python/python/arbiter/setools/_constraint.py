@@ -6,6 +6,7 @@ them (``_ConstraintPolicy``). The postfix nodes come from the native
 builds them, so that their iteration order is setools' for the same hash seed."""
 
 import collections
+from sys import intern
 
 from .. import _native
 from .exception import ConstraintUseError, LowLevelPolicyError, NoStatement
@@ -56,6 +57,9 @@ class ConstraintExprNode(PolicyObject):
                  "users")
 
     def __init__(self, policy, ident, kind, attr, op, values):
+        # The native rows make a new str per node for its kind and operator: interned, the
+        # nodes share one of each (2,500 strs of the Debian policy's constraints).
+        kind, op = intern(kind), intern(op)
         self.policy = policy
         self._id = ident
         self._names = None
@@ -267,7 +271,8 @@ class Constraint(BaseConstraint):
         self.policy = policy
         self._id = ident
         self.tclass = tclass
-        self.perms = _shared_set(policy, ("perms",) + tuple(perms), lambda: perms)
+        perms = tuple(map(intern, perms))
+        self.perms = _shared_set(policy, ("perms",) + perms, lambda: perms)
         self.expression = ConstraintExpression(policy, ident, rows)
         self.ruletype = (ConstraintRuletype.mlsconstrain if self.expression.mls
                          else ConstraintRuletype.constrain)

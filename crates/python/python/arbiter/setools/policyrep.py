@@ -14,6 +14,7 @@ import itertools
 import os
 import sys
 from collections import namedtuple
+from sys import intern
 
 from .. import _native
 from .exception import (  # noqa: F401  (re-exported as setools.policyrep does)
@@ -319,19 +320,20 @@ class BaseType(PolicySymbol):
 
 
 class Type(BaseType):
-    """A type."""
+    """A type. Its permissive flag and aliases are the policy's (``_type_extras``), not
+    the object's: few types have either, and two slots on each of the 4,000 types of a
+    distribution policy were 64 kB."""
 
-    __slots__ = ("_permissive", "_aliases")
+    __slots__ = ()
 
-    def __init__(self, policy, value, name, permissive, aliases):
-        super().__init__(policy, value, name)
-        self._permissive = permissive
-        self._aliases = aliases
+    @property
+    def _aliases(self):
+        return self.policy._type_extras()[1].get(self._value, ())
 
     @property
     def ispermissive(self):
         """Whether the type is permissive: 1 or 0 (an int, as setools returns it)."""
-        return 1 if self._permissive else 0
+        return 1 if self._value in self.policy._type_extras()[0] else 0
 
     def aliases(self):
         """The type's aliases, in the policy's alias order."""
@@ -349,10 +351,11 @@ class Type(BaseType):
 
     def statement(self):
         s = "type " + self.name
-        if len(self._aliases) == 1:
-            s += " alias " + self._aliases[0]
-        elif self._aliases:
-            s += " alias {{ {} }}".format(" ".join(self._aliases))
+        aliases = self._aliases
+        if len(aliases) == 1:
+            s += " alias " + aliases[0]
+        elif aliases:
+            s += " alias {{ {} }}".format(" ".join(aliases))
         for a in self.attributes():
             s += ", " + a.name
         return s + ";"
@@ -493,7 +496,7 @@ class Common(PolicySymbol):
 
     def __init__(self, policy, value, name, perms):
         super().__init__(policy, value, name)
-        self.perms = frozenset(perms)
+        self.perms = frozenset(map(intern, perms))
 
     def __contains__(self, perm):
         return perm in self.perms
@@ -512,7 +515,9 @@ class ObjClass(PolicySymbol):
     def __init__(self, policy, value, name, common, perms):
         super().__init__(policy, value, name)
         self._common = common
-        self.perms = frozenset(perms)
+        # Interned: the classes repeat their permission names (``read`` in most of them),
+        # and the constraints name them again.
+        self.perms = frozenset(map(intern, perms))
 
     @property
     def common(self):
@@ -1409,14 +1414,23 @@ class SELinuxPolicy:
         def build():
             values, names, flags, aliases = self._db.type_columns()
             # Flags: 1 an attribute, 2 a permissive type (the native TYPE_IS_* bits).
+            permissive = frozenset(v for v, f in zip(values, flags) if f & 2)
+            self._cache["type_extras"] = (
+                permissive, {values[i]: names_ for i, names_ in aliases.items()})
             return [
-                TypeAttribute(self, v, n)
-                if f & 1
-                else Type(self, v, n, f & 2, aliases.get(i, ()))
-                for i, (v, n, f) in enumerate(zip(values, names, flags))
+                TypeAttribute(self, v, n) if f & 1 else Type(self, v, n)
+                for v, n, f in zip(values, names, flags)
             ]
 
         return self._table("types", build)
+
+    def _type_extras(self):
+        """``(values of the permissive types, value -> aliases)``, built with the types."""
+        extras = self._cache.get("type_extras")
+        if extras is None:
+            self._types_all()
+            extras = self._cache["type_extras"]
+        return extras
 
     def _type_relations(self):
         """Per type slot: a type's attribute values or an attribute's member values."""
@@ -1574,25 +1588,30 @@ class SELinuxPolicy:
 
     # --- lookups
 
+    def _type_named(self, name):
+        """``(the type or attribute named or aliased name, whether by an alias)``, or
+        ``(None, False)``: found natively (a search over the names sorted once per policy),
+        not in a dict of every type by name (0.1 MB)."""
+        try:
+            hit = self._db.type_named(name)
+        except UnicodeEncodeError:  # a str no symbol can be named (lone surrogates)
+            hit = None
+        if hit is None:
+            return None, False
+        return self._type_by_value[hit[0]], hit[1]
+
     def lookup_type(self, name, deref=True):
         """A type by name (or, with ``deref``, alias)."""
         name = str(name)
-        t = self._by_name("type", self.types).get(name)
-        if t is None and deref:
-            t = self._alias_map().get(name)
-        if t is None:
+        t, alias = self._type_named(name)
+        if not isinstance(t, Type) or (alias and not deref):
             raise InvalidType("{} is not a valid type".format(name))
         return t
 
-    def _alias_map(self):
-        return self._table(
-            "alias_map", lambda: {a: t for t in self.types() for a in t._aliases}
-        )
-
     def lookup_typeattr(self, name):
         """A type attribute by name."""
-        t = self._by_name("attr", self.typeattributes).get(str(name))
-        if t is None:
+        t, alias = self._type_named(str(name))
+        if alias or not isinstance(t, TypeAttribute):
             raise InvalidType("{} is not a valid type attribute".format(name))
         return t
 
