@@ -126,7 +126,8 @@ fn within(ast: &Ast, mut o: u32, outer: u32) -> bool {
 /// outside optionals (the caller reports that error), whose own error line and pass
 /// [`Replay::fatal`] holds. `tree` and `ast` are left qualified as they were given
 /// (everything live). Below verbosity 1 there is nothing to replay unless `errors` asks
-/// for the error lines (a build that failed: libsepol prints those at any verbosity).
+/// for the error lines, which libsepol prints at any verbosity: for a build that failed,
+/// or one whose disabled optionals may owe them ([`quiet_lines_possible`]).
 pub(crate) fn replay(
     tree: &mut Tree,
     int: &Interner,
@@ -294,7 +295,6 @@ fn error_line(
     names: &[String],
 ) -> Option<String> {
     let st = &ast.stmts[s as usize];
-    let kids = tree.kids(st.node);
     match st.kw {
         Kw::Call => {
             let call = &ast.calls[*ast.call_of_stmt.get(&s)? as usize];
@@ -313,51 +313,106 @@ fn error_line(
                 crate::ast::loc(tree, names, st.file, st.node)
             ))
         }
-        Kw::Allow | Kw::AuditAllow | Kw::DontAudit | Kw::NeverAllow if kids.len() == 4 => {
-            let named = |n: u32| {
-                tree.sym(n).is_some_and(|sym| {
-                    sym == Kw::SelfKw.sym() || r.lookup(Ns::Types, sym).is_some()
-                })
-            };
-            if !named(kids[1]) || !named(kids[2]) || !tree.is_list(kids[3]) {
-                return None;
-            }
-            let cp = tree.kids(kids[3]);
-            let (&class, &perms) = (cp.first()?, cp.get(1)?);
-            let cd = r.lookup(Ns::Classes, tree.sym(class)?)?;
-            let map = ast.decls[cd as usize].kind == DeclKind::ClassMap;
-            let common = r.class_common(cd);
-            let has = |p| {
-                ast.perm_index(cd, p).is_some()
-                    || common.is_some_and(|c| ast.perm_index(c, p).is_some())
-            };
-            // Depth-first in written order: the first unknown name, and how many lists
-            // below the permission list it sits (each level adds libsepol's line).
-            let mut stack = vec![(perms, 0usize)];
-            while let Some((n, depth)) = stack.pop() {
-                if let Some(p) = tree.sym(n) {
-                    let operator = matches!(
-                        Kw::of(p),
-                        Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)
-                    );
-                    if !operator && !has(p) {
-                        let mut line = format!("Failed to resolve permission {}", int.str(p));
-                        if map {
-                            line.push_str(" for map class");
-                        }
-                        for _ in 1..depth {
-                            line.push_str("\nFailed to resolve permission list");
-                        }
-                        return Some(line);
-                    }
-                } else {
-                    stack.extend(tree.kids(n).iter().rev().map(|&k| (k, depth + 1)));
-                }
-            }
-            None
+        _ => {
+            let cp = classperms_after_prereqs(r, tree, ast, s)?;
+            missing_permission(r, int, tree, ast, cp)
         }
+    }
+}
+
+/// The permission list `(CLASS (PERMS))` of statement `s` when libsepol would resolve
+/// it: every name its resolver looks up before the list (`cil_resolve_avrule`: source
+/// and target; `cil_resolve_classpermissionset`: the set; `cil_resolve_classmapping`:
+/// the map class and its permission; `cil_resolve_constrain`: nothing) resolves.
+fn classperms_after_prereqs(r: &Resolver<'_>, tree: &Tree, ast: &Ast, s: u32) -> Option<u32> {
+    let st = &ast.stmts[s as usize];
+    let kids = tree.kids(st.node);
+    let named = |ns: Ns, n: u32| tree.sym(n).is_some_and(|sym| r.lookup(ns, sym).is_some());
+    match st.kw {
+        Kw::Allow | Kw::AuditAllow | Kw::DontAudit | Kw::NeverAllow if kids.len() == 4 => {
+            let target = |n: u32| tree.sym(n) == Some(Kw::SelfKw.sym()) || named(Ns::Types, n);
+            (named(Ns::Types, kids[1]) && target(kids[2])).then_some(kids[3])
+        }
+        Kw::ClassPermissionSet if kids.len() == 3 => {
+            named(Ns::ClassPermissions, kids[1]).then_some(kids[2])
+        }
+        Kw::ClassMapping if kids.len() == 4 => {
+            let map = r.lookup(Ns::Classes, tree.sym(kids[1])?)?;
+            ast.perm_index(map, tree.sym(kids[2])?)?;
+            Some(kids[3])
+        }
+        Kw::Constrain | Kw::MlsConstrain if kids.len() == 3 => Some(kids[1]),
         _ => None,
     }
+}
+
+/// libsepol's `__cil_resolve_perms` lines for the permission list `cp` (`(CLASS
+/// (PERMS))`) when its class resolves and a permission does not: `Failed to resolve
+/// permission P` (`… for map class`), then one `Failed to resolve permission list` per
+/// nested list it sits in.
+fn missing_permission(
+    r: &Resolver<'_>,
+    int: &Interner,
+    tree: &Tree,
+    ast: &Ast,
+    cp: u32,
+) -> Option<String> {
+    if !tree.is_list(cp) {
+        return None;
+    }
+    let cp = tree.kids(cp);
+    let (&class, &perms) = (cp.first()?, cp.get(1)?);
+    let cd = r.lookup(Ns::Classes, tree.sym(class)?)?;
+    let map = ast.decls[cd as usize].kind == DeclKind::ClassMap;
+    let common = r.class_common(cd);
+    let has = |p| {
+        ast.perm_index(cd, p).is_some() || common.is_some_and(|c| ast.perm_index(c, p).is_some())
+    };
+    // Depth-first in written order: the first unknown name, and how many lists below the
+    // permission list it sits (each level adds libsepol's line).
+    let mut stack = vec![(perms, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        if let Some(p) = tree.sym(n) {
+            let operator = matches!(
+                Kw::of(p),
+                Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)
+            );
+            if !operator && !has(p) {
+                let mut line = format!("Failed to resolve permission {}", int.str(p));
+                if map {
+                    line.push_str(" for map class");
+                }
+                for _ in 1..depth {
+                    line.push_str("\nFailed to resolve permission list");
+                }
+                return Some(line);
+            }
+        } else {
+            stack.extend(tree.kids(n).iter().rev().map(|&k| (k, depth + 1)));
+        }
+    }
+    None
+}
+
+/// Whether a build at verbosity 0 that resolved (`res`, the resolver's final state) may
+/// owe the lines libsepol logs at `CIL_ERR` for statements of the optionals it disabled
+/// (a permission its class lacks, a call argument that does not resolve), so that
+/// [`replay`] must run. Without a disabled optional there are none. Otherwise the resolver
+/// notes every permission it found missing from a resolved class, and every class whose
+/// permissions came from optionals (`Resolver::err_hint`); calls and blocks are taken to
+/// owe lines whenever an optional was disabled (their names depend on the order in which
+/// libsepol disables optionals). The Debian stores have none of these, so their
+/// thousands of disabled optionals cost one scan of the flags here.
+pub(crate) fn quiet_lines_possible(res: &Resolver<'_>, ast: &Ast, opts: &Options) -> bool {
+    opts.verbose == 0
+        && res.disabled.iter().any(|&d| d)
+        && (res.err_hint.get()
+            || !ast.calls.is_empty()
+            || !ast.scopes.is_empty()
+            || ast
+                .class_common
+                .values()
+                .any(|&(st, _)| ast.stmts[st as usize].opt != NONE))
 }
 
 /// libsepol's `cil_type_used` for an `expandtypeattribute` that resolved: each attribute
@@ -448,4 +503,26 @@ pub(crate) fn resolve_failed(
     }
     e.messages.splice(at..at, f.lines);
     e
+}
+
+/// [`replay`] at verbosity 0 for the error lines only ([`quiet_lines_possible`]), after a
+/// resolution that may have requalified names for the optionals it disabled: the names
+/// are qualified again as at the start (everything live), as the replay and a new
+/// resolution expect. The lines go to `log`.
+pub(crate) fn replay_from_start(
+    tree: &mut Tree,
+    int: &Interner,
+    ast: &mut Ast,
+    names: &[String],
+    opts: &Options,
+    log: &mut Vec<String>,
+) -> Result<(), crate::Fail> {
+    if !ast.scopes.is_empty() {
+        for st in &mut ast.stmts {
+            st.node = st.src;
+        }
+        crate::qualify::qualify(tree, int, ast, None)?;
+    }
+    *log = replay(tree, int, ast, names, opts, true).lines;
+    Ok(())
 }

@@ -61,6 +61,10 @@ pub struct Resolver<'a> {
     /// Per class declaration: the permission names a list after it may use, built on
     /// first use in a round (see [`ClassRows`]).
     class_rows: std::cell::RefCell<ClassRows>,
+    /// Set when a check met what libsepol logs at `CIL_ERR` even inside an optional (a
+    /// permission its class lacks) or a class whose permissions depend on optionals:
+    /// then `crate::optional_log` replays libsepol's schedule for those lines.
+    pub err_hint: std::cell::Cell<bool>,
 }
 
 /// Per class (or class map) declaration, one bit row over the permission names: its
@@ -172,6 +176,7 @@ impl<'a> Resolver<'a> {
                 .map(|d| ast.stmts[d.stmt as usize].opt)
                 .collect(),
             class_rows: Default::default(),
+            err_hint: Default::default(),
         }
     }
 
@@ -378,6 +383,7 @@ impl<'a> Resolver<'a> {
         if known {
             Ok(())
         } else {
+            self.err_hint.set(true);
             Err(Miss::Missing)
         }
     }
@@ -388,6 +394,7 @@ impl<'a> Resolver<'a> {
             if self.perms.row_has(row, s) {
                 Ok(())
             } else {
+                self.err_hint.set(true);
                 Err(Miss::Missing)
             }
         })
@@ -424,6 +431,7 @@ impl<'a> Resolver<'a> {
         }
         let volatile = self.volatile.get();
         self.volatile.set(was_volatile || volatile);
+        self.err_hint.set(self.err_hint.get() || volatile);
         let mut rows = self.class_rows.borrow_mut();
         let r = (rows.bits.len() / words.max(1)) as u32;
         rows.bits.extend_from_slice(&row);
