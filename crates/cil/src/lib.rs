@@ -418,8 +418,15 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
             // replay from the first round's state, then the rounds again (same result).
             drop(res);
             quiet_replayed = true;
-            optional_log::replay_from_start(&mut tree, &interner, &mut ast, &names, opts, resolve_log)
-                .map_err(progress::cildb_failed)?;
+            optional_log::replay_from_start(
+                &mut tree,
+                &interner,
+                &mut ast,
+                &names,
+                opts,
+                resolve_log,
+            )
+            .map_err(progress::cildb_failed)?;
             disabled.fill(false);
             continue;
         }
