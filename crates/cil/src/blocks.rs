@@ -776,6 +776,10 @@ pub fn collect(
     Ok(bl)
 }
 
+/// A block being walked by [`loop_report`]: the block, its next child, and the
+/// blockinherit (node, file) whose expansion it is (`None` for a nested block).
+type LoopFrame = (u32, usize, Option<(u32, u32)>);
+
 /// libsepol 3.4's report of an inheritance loop, found as `cil_check_inheritances` finds
 /// it: a walk of the blocks in tree order that expands each `blockinherit` (the blocks
 /// being expanded on a stack) until one names a block on the stack: `Block inheritance
@@ -811,8 +815,7 @@ fn loop_report(
         .collect();
     roots.sort_by_key(|&b| bl.list[b as usize].node);
     for root in roots {
-        // (block, next child, the blockinherit (node, file) whose expansion this is)
-        let mut frames: Vec<(u32, usize, Option<(u32, u32)>)> = vec![(root, 0, None)];
+        let mut frames: Vec<LoopFrame> = vec![(root, 0, None)];
         while let Some(top) = frames.last_mut() {
             let (b, i, via) = *top;
             let Some(&(t, n, f)) = kids[b as usize].get(i) else {
