@@ -89,6 +89,9 @@ pub(crate) struct Fatal {
     pub line: String,
     /// The resolver's error lines before its `Failed to resolve … statement` line.
     pub lines: Vec<String>,
+    /// A name was missing (libsepol's `SEPOL_ENOENT`, exit 254), not a malformed
+    /// statement.
+    pub missing: bool,
 }
 
 /// The `optional` statement that holds statement `s` most closely (its innermost
@@ -229,6 +232,7 @@ pub(crate) fn replay(
                             lines: extra
                                 .map(|l| l.split('\n').map(String::from).collect())
                                 .unwrap_or_default(),
+                            missing: matches!(miss, Miss::Missing),
                         });
                         fatal = true;
                         break;
@@ -488,6 +492,16 @@ pub(crate) fn resolve_failed(
         }
     };
     let Some(f) = fatal else { return e };
+    // The resolver reports the first statement, in written order, whose name is missing;
+    // libsepol the first in its pass order (a booleanif, pass 11, before an attribute
+    // set, pass 14): the replay's statement is the one secilc names.
+    let ours_missing = e.status == 254
+        && e.messages
+            .first()
+            .is_some_and(|m| m.starts_with("Failed to resolve ") && m.contains(" statement at "));
+    if f.missing && ours_missing && e.messages[0] != f.line {
+        e.messages[0].clone_from(&f.line);
+    }
     let Some(at) = e.messages.iter().position(|m| *m == f.line) else {
         return e;
     };
