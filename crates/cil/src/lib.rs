@@ -411,7 +411,7 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
                 );
                 return Err(progress::cildb_failed(e));
             }
-            if quiet_replayed || !optional_log::quiet_lines_possible(&res, &ast, opts) {
+            if quiet_replayed || !optional_log::quiet_lines_possible(&res, &tree, &ast, opts) {
                 break res;
             }
             // libsepol's error lines for disabled optionals, owed at any verbosity: the

@@ -401,22 +401,42 @@ fn missing_permission(
 /// Whether a build at verbosity 0 that resolved (`res`, the resolver's final state) may
 /// owe the lines libsepol logs at `CIL_ERR` for statements of the optionals it disabled
 /// (a permission its class lacks, a call argument that does not resolve), so that
-/// [`replay`] must run. Without a disabled optional there are none. Otherwise the resolver
-/// notes every permission it found missing from a resolved class, and every class whose
-/// permissions came from optionals (`Resolver::err_hint`); calls and blocks are taken to
-/// owe lines whenever an optional was disabled (their names depend on the order in which
-/// libsepol disables optionals). The Debian stores have none of these, so their
-/// thousands of disabled optionals cost one scan of the flags here.
-pub(crate) fn quiet_lines_possible(res: &Resolver<'_>, ast: &Ast, opts: &Options) -> bool {
-    opts.verbose == 0
-        && res.disabled.iter().any(|&d| d)
-        && (res.err_hint.get()
-            || !ast.calls.is_empty()
-            || !ast.scopes.is_empty()
-            || ast
-                .class_common
-                .values()
-                .any(|&(st, _)| ast.stmts[st as usize].opt != NONE))
+/// [`replay`] must run. Without a disabled optional there are none. A permission line
+/// needs a permission missing from a class that resolved: the resolver checks every
+/// statement with everything live first and notes every such miss, and every class
+/// whose permissions come from optionals (`Resolver::err_hint`). A call-argument line
+/// needs an argument missing while libsepol's optionals are still those of some round:
+/// a name missing then is missing at the end too (fewer optionals are live), so a call
+/// of a disabled optional whose argument resolves in the final state owes none. The
+/// Debian stores have neither, so their thousands of disabled optionals cost a scan of
+/// the flags here; a policy with calls, a scan of its calls.
+pub(crate) fn quiet_lines_possible(
+    res: &Resolver<'_>,
+    tree: &Tree,
+    ast: &Ast,
+    opts: &Options,
+) -> bool {
+    if opts.verbose != 0 || !res.disabled.iter().any(|&d| d) {
+        return false;
+    }
+    let class_from_optional = ast
+        .class_common
+        .values()
+        .any(|&(st, _)| ast.stmts[st as usize].opt != NONE);
+    res.err_hint.get()
+        || class_from_optional
+        || ast.call_of_stmt.iter().any(|(&s, &c)| {
+            let opt = ast.stmts[s as usize].opt;
+            opt != NONE
+                && !res.live_opt[opt as usize]
+                && ast.calls[c as usize]
+                    .resolved
+                    .iter()
+                    .zip(&ast.calls[c as usize].params)
+                    .any(|(&v, &(ns, _))| {
+                        matches!((ns, tree.sym(v)), (Some(ns), Some(sym)) if res.lookup(ns, sym).is_none())
+                    })
+        })
 }
 
 /// libsepol's `cil_type_used` for an `expandtypeattribute` that resolved: each attribute
