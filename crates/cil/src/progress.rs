@@ -191,7 +191,8 @@ fn problem_line(messages: &mut Vec<String>) {
 /// (the call pass), `Bad bounds statement` (the last pass). `args`: the report names a
 /// call argument, which the second call pass resolves.
 fn failed_pass(line: &str, args: bool) -> Option<u8> {
-    if line.starts_with("Missing arguments at ") {
+    // The last line of a macro recursion's trace (`call X at …`): the call pass.
+    if line.starts_with("Missing arguments at ") || line.starts_with("call ") {
         return Some(7);
     }
     if line.starts_with("Bad bounds statement at ") {
