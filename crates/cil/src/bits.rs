@@ -53,17 +53,58 @@ impl Bits {
     pub fn count(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let b = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(i * 64 + b)
-            })
-        })
+    /// The set bits, ascending.
+    pub fn iter(&self) -> Ones<'_> {
+        Ones {
+            words: &self.0,
+            at: 0,
+            word: self.0.first().copied().unwrap_or(0),
+        }
+    }
+}
+
+/// The set bits of a [`Bits`], ascending: a word at a time, each bit found by its
+/// trailing zeros (lowering walks the 300,000 live statements of a distribution policy
+/// this way five times, where a `flat_map` of per-word iterators cost twice as much).
+pub struct Ones<'a> {
+    words: &'a [u64],
+    /// The index of `word` in `words`.
+    at: usize,
+    /// What is left of word `at`.
+    word: u64,
+}
+
+impl Iterator for Ones<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.word == 0 {
+            self.at += 1;
+            self.word = *self.words.get(self.at)?;
+        }
+        let b = self.word.trailing_zeros() as usize;
+        self.word &= self.word - 1;
+        Some(self.at * 64 + b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iter_lists_the_set_bits_ascending() {
+        assert_eq!(Bits::new(0).iter().count(), 0);
+        assert_eq!(Bits::new(300).iter().count(), 0);
+        // Bits in the first and last word, across empty words, and at word edges.
+        let wanted = [0usize, 1, 63, 64, 200, 255, 256, 511, 639];
+        let mut b = Bits::new(640);
+        for &i in &wanted {
+            b.set(i);
+        }
+        assert_eq!(b.iter().collect::<Vec<_>>(), wanted);
+        let naive: Vec<usize> = (0..640).filter(|&i| b.get(i)).collect();
+        assert_eq!(b.iter().collect::<Vec<_>>(), naive);
     }
 }

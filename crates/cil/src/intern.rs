@@ -64,7 +64,7 @@ pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
 /// table (no per-identifier allocation). A slot packs the upper half of the name's hash
 /// with its id, so a probe rejects another name without touching the text.
 pub struct Interner {
-    /// Slots: `tag << 32 | (id + 1)`, or 0 when empty. Size is a power of two, at most
+    /// Slots: `tag << 32 | (id + 1)` (`tag` from [`slot_tag`]), or 0 when empty. Size is a power of two, at most
     /// half full.
     slots: Vec<u64>,
     spans: Vec<(u32, u32)>,
@@ -124,6 +124,13 @@ pub(crate) fn hash_bytes(s: &[u8]) -> u64 {
     finish_hash(h, tail, n)
 }
 
+/// A slot's upper half: the upper half of the name's hash with its lowest bit set, so that
+/// no tag is 0 and a slot whose tag matches is never the empty slot.
+#[inline(always)]
+fn slot_tag(h64: u64) -> u64 {
+    (h64 | 1 << 32) & !0xffff_ffff
+}
+
 /// Byte equality for short identifiers without a `memcmp` call: the first and last eight
 /// (or four) bytes as whole words, which together cover any length up to 16.
 #[inline(always)]
@@ -150,10 +157,29 @@ impl Interner {
     }
 
     /// [`Interner::intern`] with the name's hash already computed (`h64` must be
-    /// `hash_bytes(s)`: the lexer computes it while scanning).
+    /// `hash_bytes(s)`: the lexer computes it while scanning). Inlined into the lexer is
+    /// only the first probe, which finds 95 % of the names of a distribution's store: the
+    /// loop over further slots and the insertion stay out of line, so the lexer's loop
+    /// does not keep the interner's fields in registers (or spill them) for every token.
     #[inline(always)]
     pub(crate) fn intern_hashed(&mut self, s: &[u8], h64: u64) -> Sym {
-        let tag = h64 & !0xffff_ffff;
+        let tag = slot_tag(h64);
+        let e = self.slots[(h64 as usize) & (self.slots.len() - 1)];
+        // Tags are never 0, so a matching slot is not empty.
+        if e & !0xffff_ffff == tag {
+            let id = (e as u32).wrapping_sub(1);
+            if same(self.bytes(id), s) {
+                return id;
+            }
+        }
+        self.probe_or_insert(s, h64)
+    }
+
+    /// [`Interner::intern_hashed`] past the first slot: the rest of the probe sequence,
+    /// then insertion in its first empty slot.
+    #[inline(never)]
+    fn probe_or_insert(&mut self, s: &[u8], h64: u64) -> Sym {
+        let tag = slot_tag(h64);
         let mask = self.slots.len() - 1;
         let mut i = (h64 as usize) & mask;
         loop {
@@ -183,7 +209,7 @@ impl Interner {
     /// The symbol of `s` if it was interned (a lookup that adds nothing).
     pub fn get(&self, s: &[u8]) -> Option<Sym> {
         let h64 = hash_bytes(s);
-        let tag = h64 & !0xffff_ffff;
+        let tag = slot_tag(h64);
         let mask = self.slots.len() - 1;
         let mut i = (h64 as usize) & mask;
         loop {
@@ -211,7 +237,7 @@ impl Interner {
             while slots[i] != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = (h64 & !0xffff_ffff) | (id as u64 + 1);
+            slots[i] = slot_tag(h64) | (id as u64 + 1);
         }
         self.slots = slots;
     }
@@ -229,5 +255,43 @@ impl Interner {
 
     pub fn len(&self) -> usize {
         self.spans.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names that share prefixes, lengths and hash tags must stay distinct through growth, and each must come back as its own id from
+    /// `intern`, `get` and the lexer's pre-hashed path.
+    #[test]
+    fn names_of_every_length_keep_their_ids_through_growth() {
+        let mut names: Vec<Vec<u8>> = Vec::new();
+        for len in [0usize, 1, 3, 4, 7, 8, 9, 15, 16, 17, 24, 254, 255, 256, 300] {
+            for k in 0..40u8 {
+                let mut n = vec![b'a'; len];
+                if len > 0 {
+                    // One differing byte, at the start, the end or the middle.
+                    let at = [0, len - 1, len / 2][k as usize % 3];
+                    n[at] = b'a' + k % 26 + 1;
+                    if k >= 26 && len > 1 {
+                        n[(at + 1) % len] = b'0' + k % 10;
+                    }
+                }
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+        }
+        let mut int = Interner::default();
+        let ids: Vec<Sym> = names.iter().map(|n| int.intern(n)).collect();
+        assert_eq!(int.len(), names.len(), "one id per distinct name");
+        for (n, &id) in names.iter().zip(&ids) {
+            assert_eq!(int.bytes(id), &n[..]);
+            assert_eq!(int.intern(n), id);
+            assert_eq!(int.intern_hashed(n, hash_bytes(n)), id);
+            assert_eq!(int.get(n), Some(id));
+        }
+        assert_eq!(int.get(b"never interned"), None);
     }
 }

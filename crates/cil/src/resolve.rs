@@ -6,11 +6,14 @@
 //! disabled, which removes the optional's declarations, and resolution repeats until nothing
 //! more is disabled (cil.md §5.3: the fixpoint equals libsepol's reset-and-retry loop).
 
-use crate::ast::{Ast, Ns, NONE};
+use crate::ast::{Ast, DeclKind, Ns, NONE};
 use crate::intern::{Interner, Sym};
 use crate::kw::Kw;
 use crate::parse::Tree;
 use crate::Fail;
+
+mod handover;
+pub use handover::PermHandOver;
 
 /// The outcome of checking one statement. Small and `Copy` (no owned message), so the
 /// `Result` every check returns travels in registers: the resolver checks 300,000
@@ -65,35 +68,45 @@ pub struct Resolver<'a> {
     /// permission its class lacks) or a class whose permissions depend on optionals:
     /// then `crate::optional_log` replays libsepol's schedule for those lines.
     pub err_hint: std::cell::Cell<bool>,
+    /// The av rules' permission lists as checked, for lowering (see [`PermHandOver`]),
+    /// which takes them once the fixpoint is reached ([`Self::take_handed_perms`]).
+    handing: std::cell::RefCell<PermHandOver>,
 }
 
-/// Per class (or class map) declaration, one bit row over the permission names: its
-/// own permissions, those of the common it inherits and the expression operators. A
-/// permission list then costs one bit test a name, where it cost two row look-ups, a
-/// `classcommon` look-up and a keyword test (200,000 lists in a distribution policy, on
-/// about 130 classes). Which common a class inherits depends on which optionals are
-/// live, so the rows are dropped whenever liveness is recomputed.
+/// Per class (or class map) declaration, one byte row over the permission names: for
+/// each of its own permissions and those of the common it inherits, the permission's
+/// bit in the class's access vector (as lowering numbers them: the common's first),
+/// and a mark for the expression operators. A permission list then costs one load a
+/// name, where it cost two row look-ups, a `classcommon` look-up and a keyword test
+/// (200,000 lists in a distribution policy, on about 130 classes), and yields the
+/// list's access vector as well. Which common a class inherits depends on which
+/// optionals are live, so the rows are dropped whenever liveness is recomputed.
 #[derive(Default)]
 struct ClassRows {
     /// Per declaration: `row << 1 | volatile`, or `u32::MAX` when not built yet;
     /// `volatile` records that building the row resolved a name declared in an optional
     /// (the statements using the row must be rechecked in later rounds).
     of_decl: Vec<u32>,
-    /// The rows, [`PermTable::words`] words each.
-    bits: Vec<u64>,
+    /// The rows, [`PermTable::names`] bytes each: [`NOT_IN_CLASS`], a bit's index + 1,
+    /// [`NO_BIT`] or [`OPERATOR`].
+    vals: Vec<u8>,
 }
 
-/// The permissions each class, common and class map declares, as one bit row per
-/// declaration over one numbering of every permission name and the operators: what
-/// [`ClassRows`] combines per class.
+/// In a class row: the name is not one of the class's permissions.
+const NOT_IN_CLASS: u8 = 0;
+/// In a class row: a permission with no bit to hand over (a class map's, or one of a
+/// class past 32 permissions, which lowering refuses).
+const NO_BIT: u8 = 0xFE;
+/// In a class row: an expression operator (`and or xor not all`).
+const OPERATOR: u8 = 0xFF;
+
+/// One numbering of every permission name and the operators, over which
+/// [`ClassRows`] are laid out.
 struct PermTable {
     /// Per symbol: its index among the permission names (`u32::MAX` for other symbols).
     id: Vec<u32>,
-    /// Per declaration with a permission list: its row.
-    row: crate::intern::FxHashMap<u32, u32>,
-    /// The rows, `words` words each: bit `id` set when the declaration has that name.
-    bits: Vec<u64>,
-    words: usize,
+    /// How many names are numbered.
+    names: usize,
     /// The expression operators a permission list may hold (`and or xor not all`).
     operators: [Sym; 5],
 }
@@ -115,47 +128,20 @@ impl PermTable {
                 }
             }
         }
-        let words = (names as usize).div_ceil(64);
-        let mut row = crate::intern::FxHashMap::default();
-        let mut bits = vec![0u64; words * ast.perm_lists.len()];
-        for (r, (&d, list)) in ast.perm_lists.iter().enumerate() {
-            row.insert(d, r as u32);
-            for &p in list {
-                if let Some(&i) = id.get(p as usize) {
-                    bits[r * words + i as usize / 64] |= 1 << (i % 64);
-                }
-            }
-        }
         PermTable {
             id,
-            row,
-            bits,
-            words,
+            names: names as usize,
             operators,
         }
     }
 
-    /// ORs row `r` (a declaration's permissions) into `out`.
-    fn or_row(&self, r: Option<u32>, out: &mut [u64]) {
-        if let Some(r) = r {
-            let row = &self.bits[r as usize * self.words..][..self.words];
-            for (o, &w) in out.iter_mut().zip(row) {
-                *o |= w;
-            }
-        }
-    }
-
-    /// Whether bit row `row` holds symbol `s`.
+    /// Symbol `s`'s entry in class row `row`.
     #[inline]
-    fn row_has(&self, row: &[u64], s: Sym) -> bool {
+    fn in_row(&self, row: &[u8], s: Sym) -> u8 {
         match self.id.get(s as usize) {
-            Some(&i) if i != u32::MAX => row[i as usize / 64] & 1 << (i % 64) != 0,
-            _ => false,
+            Some(&i) => row.get(i as usize).copied().unwrap_or(NOT_IN_CLASS),
+            None => NOT_IN_CLASS,
         }
-    }
-
-    fn row(&self, d: u32) -> Option<u32> {
-        self.row.get(&d).copied()
     }
 }
 
@@ -177,6 +163,7 @@ impl<'a> Resolver<'a> {
                 .collect(),
             class_rows: Default::default(),
             err_hint: Default::default(),
+            handing: std::cell::RefCell::new(PermHandOver::new(ast.stmts.len())),
         }
     }
 
@@ -205,7 +192,7 @@ impl<'a> Resolver<'a> {
         // Which common a class inherits may change with liveness.
         let rows = self.class_rows.get_mut();
         rows.of_decl.clear();
-        rows.bits.clear();
+        rows.vals.clear();
         for i in 0..self.ast.optionals.len() {
             let p = self.ast.optionals[i].parent;
             self.live_opt[i] = !self.disabled[i] && (p == NONE || self.live_opt[p as usize]);
@@ -359,8 +346,35 @@ impl<'a> Resolver<'a> {
 
     /// `(class (perm ...))`, a list of those, or a classpermission name.
     fn classperms(&self, n: u32) -> R {
+        self.classperms_value(n).map(|_| ())
+    }
+
+    /// An av rule's permission list (statement `s`, node `n`), checked, and its value
+    /// handed to lowering when it has one.
+    #[inline]
+    fn rule_classperms(&self, s: u32, n: u32) -> R {
+        let v = self.classperms_value(n);
+        let mut handing = self.handing.borrow_mut();
+        match v {
+            Ok(Some((class, bits))) => handing.set(s, class, bits),
+            _ => handing.clear(s),
+        }
+        v.map(|_| ())
+    }
+
+    /// The av rules' permission lists as the resolution's last round found them, per
+    /// statement ([`PermHandOver::get`]: an av rule whose list is a flat list of a
+    /// class's permission names, nearly all of them). Taken once, by lowering, which
+    /// frees them when its rules are entered; a second call finds none.
+    pub fn take_handed_perms(&self) -> PermHandOver {
+        self.handing.take()
+    }
+
+    /// [`Self::classperms`], with the list's (class declaration, access vector) when it
+    /// is a flat list of a class's permission names.
+    fn classperms_value(&self, n: u32) -> Result<Option<(u32, u32)>, Miss> {
         if !self.tree.is_list(n) {
-            return self.name(Ns::ClassPermissions, n);
+            return self.name(Ns::ClassPermissions, n).map(|()| None);
         }
         let k = self.tree.kids(n);
         if k.len() != 2 || !self.tree.is_list(k[1]) {
@@ -370,18 +384,35 @@ impl<'a> Resolver<'a> {
         let cd = self.lookup(Ns::Classes, c).ok_or(Miss::Missing)?;
         let r = self.class_row(cd);
         let rows = self.class_rows.borrow();
-        let row = &rows.bits[r as usize * self.perms.words..][..self.perms.words];
-        // A flat list (nearly all of them) as one loop of bit tests; a nested expression
+        let names = self.perms.names;
+        let row = &rows.vals[r as usize * names..][..names];
+        // A flat list (nearly all of them) as one loop of loads; a nested expression
         // through `each_atom`.
-        let mut known = true;
-        for &p in self.tree.kids(k[1]) {
+        // `over` ORs each entry less one: below 32 exactly when every name is a
+        // permission with a bit (entries 1..=32); shifts of other entries are masked and
+        // their `bits` unused.
+        let (mut over, mut bits) = (0u8, 0u32);
+        let names = self.tree.kids(k[1]);
+        for &p in names {
             match self.tree.sym(p) {
-                Some(s) => known &= self.perms.row_has(row, s),
-                None => return self.nested_perms(k[1], row),
+                Some(s) => {
+                    let v = self.perms.in_row(row, s).wrapping_sub(1);
+                    over |= v;
+                    bits |= 1u32.wrapping_shl(u32::from(v));
+                }
+                None => return self.nested_perms(k[1], row).map(|()| None),
             }
         }
+        if over < 32 {
+            return Ok(Some((cd, bits)));
+        }
+        // Some name is not a permission with a bit: unknown, or an operator, or a
+        // permission of a class map (checked, nothing handed over).
+        let known = names
+            .iter()
+            .all(|&p| self.tree.sym(p).map(|s| self.perms.in_row(row, s)) != Some(NOT_IN_CLASS));
         if known {
-            Ok(())
+            Ok(None)
         } else {
             self.err_hint.set(true);
             Err(Miss::Missing)
@@ -389,9 +420,9 @@ impl<'a> Resolver<'a> {
     }
 
     /// The permission expression `n` against class row `row`, nested lists included.
-    fn nested_perms(&self, n: u32, row: &[u64]) -> R {
+    fn nested_perms(&self, n: u32, row: &[u8]) -> R {
         self.each_atom(n, |s| {
-            if self.perms.row_has(row, s) {
+            if self.perms.in_row(row, s) != NOT_IN_CLASS {
                 Ok(())
             } else {
                 self.err_hint.set(true);
@@ -400,11 +431,11 @@ impl<'a> Resolver<'a> {
         })
     }
 
-    /// The index of class declaration `cd`'s row in [`ClassRows::bits`], built on first
+    /// The index of class declaration `cd`'s row in [`ClassRows::vals`], built on first
     /// use. Marks the statement volatile when building it did (the class's common is
     /// declared in an optional), on every use, as the look-ups it replaces would.
     fn class_row(&self, cd: u32) -> u32 {
-        let words = self.perms.words;
+        let names = self.perms.names;
         let cached = self
             .class_rows
             .borrow()
@@ -420,21 +451,49 @@ impl<'a> Resolver<'a> {
         }
         let was_volatile = self.volatile.replace(false);
         let common = self.class_common(cd);
-        let mut row = vec![0u64; words];
-        self.perms.or_row(self.perms.row(cd), &mut row);
-        self.perms
-            .or_row(common.and_then(|c| self.perms.row(c)), &mut row);
+        let own = self.ast.perm_lists.get(&cd).map_or(&[][..], |l| &l[..]);
+        let inherited = common
+            .and_then(|c| self.ast.perm_lists.get(&c))
+            .map_or(&[][..], |l| &l[..]);
+        // Bits as lowering numbers them (`lower::declarations::permission_table`): the
+        // common's permissions first, then the class's own; a name in both is the
+        // class's own. A class map's names, or a class past 32 permissions, have none.
+        let has_bits = self.ast.decls[cd as usize].kind == DeclKind::Class
+            && own.len() + inherited.len() <= 32;
+        let mut row = vec![NOT_IN_CLASS; names];
+        let numbered = own
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| (p, inherited.len() + i))
+            .chain(inherited.iter().enumerate().map(|(i, &p)| (p, i)));
+        for (p, bit) in numbered {
+            if let Some(slot) = self
+                .perms
+                .id
+                .get(p as usize)
+                .and_then(|&i| row.get_mut(i as usize))
+            {
+                if *slot == NOT_IN_CLASS {
+                    *slot = if has_bits { bit as u8 + 1 } else { NO_BIT };
+                }
+            }
+        }
         for s in self.perms.operators {
-            if let Some(&i) = self.perms.id.get(s as usize) {
-                row[i as usize / 64] |= 1 << (i % 64);
+            if let Some(slot) = self
+                .perms
+                .id
+                .get(s as usize)
+                .and_then(|&i| row.get_mut(i as usize))
+            {
+                *slot = OPERATOR;
             }
         }
         let volatile = self.volatile.get();
         self.volatile.set(was_volatile || volatile);
         self.err_hint.set(self.err_hint.get() || volatile);
         let mut rows = self.class_rows.borrow_mut();
-        let r = (rows.bits.len() / words.max(1)) as u32;
-        rows.bits.extend_from_slice(&row);
+        let r = (rows.vals.len() / names.max(1)) as u32;
+        rows.vals.extend_from_slice(&row);
         if rows.of_decl.len() <= cd as usize {
             rows.of_decl
                 .resize(self.ast.decls.len().max(cd as usize + 1), u32::MAX);
@@ -601,7 +660,7 @@ impl<'a> Resolver<'a> {
                 }
                 self.name(Ns::Types, a(1)?)?;
                 self.type_or_self(a(2)?)?;
-                self.classperms(a(3)?)
+                self.rule_classperms(s, a(3)?)
             }
             Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX | Kw::NeverAllowX => {
                 if n != 4 {

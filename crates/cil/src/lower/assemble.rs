@@ -267,10 +267,8 @@ fn check_neverallows(l: &mut L<'_>, p: &Parts, policy: &Policy) -> Result<(), Fa
     };
     let mut rules = |extended: bool| -> Result<Vec<crate::check::AstRule>, Fail> {
         let want = if extended { Kw::AllowX } else { Kw::Allow };
-        let stmts: Vec<u32> = l
-            .live
-            .iter()
-            .copied()
+        let stmts: Vec<u32> = (l.live.iter())
+            .map(|s| s as u32)
             .filter(|&s| ast.stmts[s as usize].kw == want)
             .collect();
         stmts.into_iter().map(|s| ast_rule(l, s)).collect()

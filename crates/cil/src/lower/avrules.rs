@@ -153,7 +153,11 @@ pub(super) fn ast_rule(l: &mut L<'_>, s: u32) -> Result<crate::check::AstRule, F
         let bit = l.perm_bit(cd, ci, Kw::Ioctl.sym())?;
         (vec![(ci, bit)], Some((ci, nums)), text)
     } else {
-        (l.classperms(a[3])?, None, node_text(l, a[3]))
+        let perms = match l.handed_perms(s) {
+            Some(v) => vec![v],
+            None => l.classperms(a[3])?,
+        };
+        (perms, None, node_text(l, a[3]))
     };
     Ok(crate::check::AstRule {
         stmt: s,
@@ -198,8 +202,9 @@ pub(super) fn av_rule(
         (None, None) => return Ok(()),
     };
     // Most statements (a macro's rule at each call) name one type or kept attribute on
-    // each side and one permission list already resolved: one key, no buffers.
-    if let Some((ci, bits)) = l.classperms_cached(a[3]) {
+    // each side and one permission list the resolver handed over: one key, no buffers.
+    let handed = l.handed_perms(s);
+    if let Some((ci, bits)) = handed {
         let sv = match (src, tgt) {
             // With `self`, an attribute source is expanded whether kept or not.
             (TRef::Type(i), TRef::SelfT) => Some(l.type_val[i as usize]),
@@ -219,7 +224,10 @@ pub(super) fn av_rule(
     }
     let mut cps = std::mem::take(&mut l.cp_buf);
     cps.clear();
-    l.classperms_into(a[3], 0, &mut cps)?;
+    match handed {
+        Some(v) => cps.push(v),
+        None => l.classperms_into(a[3], 0, &mut cps)?,
+    }
     let mut srcs = std::mem::take(&mut l.src_buf);
     let mut tgts = std::mem::take(&mut l.tgt_buf);
     let selfy = tgt == TRef::SelfT;
@@ -251,7 +259,7 @@ pub(super) fn av_rule(
 }
 
 /// An av rule side that stands for one value: a type, or a kept attribute not expanded.
-#[inline]
+#[inline(always)]
 fn one_value(l: &mut L<'_>, r: TRef) -> Result<Option<u32>, Fail> {
     Ok(match r {
         TRef::Type(i) => Some(l.type_val[i as usize]),
@@ -267,7 +275,7 @@ enum RuleDest<'x> {
     List(&'x mut Vec<AvtabEntry>),
 }
 
-#[inline]
+#[inline(always)]
 fn rule_key(sv: u32, tv: u32, ci: u32, kind: AvtabKind) -> AvtabKey {
     AvtabKey {
         source: TypeId::new(sv as u16).expect("type"),
@@ -279,7 +287,7 @@ fn rule_key(sv: u32, tv: u32, ci: u32, kind: AvtabKind) -> AvtabKey {
 
 /// Enters one key with permission bits `bits` (dontaudit stores the complement, and
 /// merges by intersection).
-#[inline]
+#[inline(always)]
 fn enter(to: &mut RuleDest<'_>, key: AvtabKey, bits: u32) -> Result<(), Fail> {
     let deny = key.kind == AvtabKind::AuditDeny;
     let data = if deny { !bits } else { bits };

@@ -16,17 +16,14 @@ impl<'a> L<'a> {
         Ok(out)
     }
 
-    /// The (class position, bits) of `(class (name ...))` when that list was resolved
-    /// before ([`permcache`]), else `None` (any other form, or a first occurrence).
+    /// The (class position, access vector) of av rule statement `s`'s permission list,
+    /// as the resolver found it while checking the list ([`Resolver::take_handed_perms`]):
+    /// `None` when it handed none over (an expression, a class map, a classpermission
+    /// name), and lowering resolves the list itself.
     #[inline]
-    pub(super) fn classperms_cached(&self, n: u32) -> Option<(u32, u32)> {
-        let k = self.t.kids(n);
-        let (&[class, names], true) = (k, self.t.is_list(n)) else {
-            return None;
-        };
-        let names = self.t.kids(names);
-        let h = permcache::key_hash(class, names, |x| !self.t.is_list(x))?;
-        self.perm_cache.get(h, class, names)
+    pub(super) fn handed_perms(&self, s: u32) -> Option<(u32, u32)> {
+        let (cd, bits) = self.handed.get(s)?;
+        Some((self.dint[cd as usize], bits))
     }
 
     /// Expands class permissions: `(class (perms))`, a `classpermission` name (its sets in
@@ -51,17 +48,6 @@ impl<'a> L<'a> {
         if k.len() != 2 {
             return Err(err("Invalid class permissions".into()));
         }
-        // A list of names seen before (the common case): its resolved value.
-        let key = match self.t.is_list(k[1]) {
-            true => permcache::key_hash(k[0], self.t.kids(k[1]), |x| !self.t.is_list(x)),
-            false => None,
-        };
-        if let Some(h) = key {
-            if let Some(v) = self.perm_cache.get(h, k[0], self.t.kids(k[1])) {
-                out.push(v);
-                return Ok(());
-            }
-        }
         let cd = self.look(Ns::Classes, k[0])?;
         if self.kind(cd) == DeclKind::ClassMap {
             let all = self.ast.perm_lists.get(&cd).cloned().unwrap_or_default();
@@ -85,10 +71,6 @@ impl<'a> L<'a> {
         }
         let ci = self.dint[cd as usize];
         let bits = self.perm_expr(cd, ci, k[1])?;
-        if let Some(h) = key {
-            self.perm_cache
-                .insert(h, k[0], self.t.kids(k[1]), (ci, bits));
-        }
         out.push((ci, bits));
         Ok(())
     }

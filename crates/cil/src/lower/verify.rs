@@ -11,8 +11,9 @@ const VERIFY_FAILED: &str = "Failed to verify cil database\nFailed to verify cil
 /// is reported.
 pub(super) fn users_and_contexts(l: &mut L<'_>, p: &Parts) -> Result<(), Fail> {
     let ast = l.ast;
-    for i in 0..l.live.len() {
-        let s = l.live[i];
+    // Over a copy of the live set (38 KB), as the pass mutates `l`.
+    for s in l.live.clone().iter() {
+        let s = s as u32;
         if ast.stmts[s as usize].kw == Kw::Context {
             l.cur_stmt.set(s);
             l.context(l.args(s)[2])?;

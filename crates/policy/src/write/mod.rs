@@ -1042,13 +1042,7 @@ impl<'a> Writer<'a> {
                     return Ok(());
                 }
             };
-            let mut b = [0u8; 12];
-            b[0..2].copy_from_slice(&k.source.value().to_le_bytes());
-            b[2..4].copy_from_slice(&k.target.value().to_le_bytes());
-            b[4..6].copy_from_slice(&k.class.value().to_le_bytes());
-            b[6..8].copy_from_slice(&k.kind.bits().to_le_bytes());
-            b[8..12].copy_from_slice(&word.to_le_bytes());
-            self.out.bytes(&b);
+            self.out.bytes(&word_entry(&k, word, false));
             Ok(())
         };
         match order {
@@ -1133,6 +1127,9 @@ impl<'a> Writer<'a> {
     }
 
     fn conditionals(&mut self, expand: Option<&[Vec<TypeId>]>) -> Result<(), WriteError> {
+        if expand.is_none() && self.v >= version::AVTAB {
+            return self.conditionals_in_place();
+        }
         let p = self.p;
         self.out.u32(len32(p.cond_nodes.len(), "conditional")?);
         // Extended permissions of all lists are counted together for one report (below
@@ -1152,20 +1149,7 @@ impl<'a> Writer<'a> {
         let keep_xperms =
             self.needs(version::COND_XPERMS, xperms, Unsupported::ConditionalXperms)?;
         for (node, t, f) in lists {
-            self.out.u32(u32::from(node.cur_state));
-            self.out.u32(len32(node.expr.len(), "expression node")?);
-            for e in node.expr.iter() {
-                let (ty, b) = match e {
-                    CondExpr::Bool(b) => (1, b.value()),
-                    CondExpr::Not => (2, 0),
-                    CondExpr::Or => (3, 0),
-                    CondExpr::And => (4, 0),
-                    CondExpr::Xor => (5, 0),
-                    CondExpr::Eq => (6, 0),
-                    CondExpr::Neq => (7, 0),
-                };
-                self.out.u32s(&[ty, b]);
-            }
+            self.cond_node_head(node)?;
             for (list, active) in [(t, node.cur_state), (f, !node.cur_state)] {
                 let mut list: Vec<Item> = if keep_xperms {
                     list
@@ -1178,6 +1162,100 @@ impl<'a> Writer<'a> {
                     list = expand_attributes(list, of)?;
                 }
                 self.item_list(&list, Some(active))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A conditional node's state and expression (its lists follow).
+    fn cond_node_head(&mut self, node: &CondNode) -> Result<(), WriteError> {
+        self.out.u32(u32::from(node.cur_state));
+        self.out.u32(len32(node.expr.len(), "expression node")?);
+        for e in node.expr.iter() {
+            let (ty, b) = match e {
+                CondExpr::Bool(b) => (1, b.value()),
+                CondExpr::Not => (2, 0),
+                CondExpr::Or => (3, 0),
+                CondExpr::And => (4, 0),
+                CondExpr::Xor => (5, 0),
+                CondExpr::Eq => (6, 0),
+                CondExpr::Neq => (7, 0),
+            };
+            self.out.u32s(&[ty, b]);
+        }
+        Ok(())
+    }
+
+    /// The conditional lists in the format of version 20 and later without attribute
+    /// expansion, written from the table's entries: each list used to be resolved into
+    /// 48-byte items (a `Vec` per list), then copied again when extended permissions
+    /// were filtered. The checks come first, as there: every list inside the table,
+    /// every extended permission entry with its permissions, then the version's limit.
+    fn conditionals_in_place(&mut self) -> Result<(), WriteError> {
+        let p = self.p;
+        let table = &p.cond_avtab;
+        let list = |r: &std::ops::Range<u32>| {
+            table
+                .entries
+                .get(r.start as usize..r.end as usize)
+                .ok_or_else(|| {
+                    WriteError::Invalid(
+                        "a conditional list lies outside the conditional rule table".into(),
+                    )
+                })
+        };
+        let xperms_of = |e: &crate::avtab::AvtabEntry| {
+            table.xperms_of(e.datum).ok_or_else(|| {
+                WriteError::Invalid(format!(
+                    "{} has no extended permissions",
+                    crate::avtab::describe(&e.key)
+                ))
+            })
+        };
+        let mut xperms = 0;
+        for node in &p.cond_nodes {
+            for r in [&node.true_list, &node.false_list] {
+                for e in list(r)? {
+                    if matches!(e.datum, AvtabDatum::Xperms(_)) {
+                        xperms_of(e)?;
+                        xperms += 1;
+                    }
+                }
+            }
+        }
+        let keep_xperms =
+            self.needs(version::COND_XPERMS, xperms, Unsupported::ConditionalXperms)?;
+        self.out.u32(len32(p.cond_nodes.len(), "conditional")?);
+        for node in &p.cond_nodes {
+            self.cond_node_head(node)?;
+            for (r, active) in [
+                (&node.true_list, node.cur_state),
+                (&node.false_list, !node.cur_state),
+            ] {
+                let entries = list(r)?;
+                let count = match keep_xperms {
+                    true => entries.len(),
+                    false => (entries.iter())
+                        .filter(|e| !matches!(e.datum, AvtabDatum::Xperms(_)))
+                        .count(),
+                };
+                self.out.u32(len32(count, "rule")?);
+                for e in entries {
+                    let word = match e.datum {
+                        AvtabDatum::Perms(p) => p,
+                        AvtabDatum::Type(t) => u32::from(t.value()),
+                        AvtabDatum::Xperms(_) if !keep_xperms => continue,
+                        AvtabDatum::Xperms(_) => {
+                            let item = Item {
+                                key: e.key,
+                                datum: Datum::Xperms(*xperms_of(e)?),
+                            };
+                            self.item(&item, active);
+                            continue;
+                        }
+                    };
+                    self.out.bytes(&word_entry(&e.key, word, active));
+                }
             }
         }
         Ok(())
@@ -1506,6 +1584,20 @@ fn expand_attributes(items: Vec<Item>, of: &[Vec<TypeId>]) -> Result<Vec<Item>, 
     Ok(out)
 }
 
+/// An entry whose datum is one word, in the format of version 20 and later (source,
+/// target, class, kind with the enabled flag of an active conditional list, datum), as
+/// one 12-byte copy where five writes each grew the buffer.
+fn word_entry(k: &AvtabKey, word: u32, enabled: bool) -> [u8; 12] {
+    let kind = k.kind.bits() | if enabled { AVTAB_ENABLED } else { 0 };
+    let mut b = [0u8; 12];
+    b[0..2].copy_from_slice(&k.source.value().to_le_bytes());
+    b[2..4].copy_from_slice(&k.target.value().to_le_bytes());
+    b[4..6].copy_from_slice(&k.class.value().to_le_bytes());
+    b[6..8].copy_from_slice(&kind.to_le_bytes());
+    b[8..12].copy_from_slice(&word.to_le_bytes());
+    b
+}
+
 /// The position of a kind in the old format's data order.
 fn spec_pos(kind: AvtabKind) -> usize {
     SPEC_ORDER.iter().position(|k| *k == kind).unwrap_or(0)
@@ -1543,5 +1635,22 @@ mod tests {
             e.to_string(),
             "a version 33 policy cannot hold 2 neveraudit types (needs version 35)"
         );
+    }
+
+    #[test]
+    fn a_conditional_list_outside_the_table_is_an_error_not_a_panic() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../policies/bin/features.33"
+        );
+        let mut p = Policy::open(path).expect("fixture");
+        assert!(!p.cond_nodes.is_empty(), "the fixture has conditionals");
+        let past = p.cond_avtab.entries.len() as u32 + 1;
+        p.cond_nodes[0].false_list = past..past + 1;
+        // Version 33 without attribute expansion writes the lists in place.
+        match write_policy(&p, 33) {
+            Err(WriteError::Invalid(m)) => assert!(m.contains("lies outside"), "{m}"),
+            other => panic!("{:?}", other.map(|b| b.len())),
+        }
     }
 }

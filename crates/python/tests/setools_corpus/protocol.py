@@ -2,7 +2,8 @@
 in reverse-sorted order at construction, criteria assigned (and re-assigned, and cleared)
 after construction, keywords the class does not define (kept as plain attributes),
 keywords that conflict with a method, invalid criteria raising setools' exceptions when
-they are assigned, empty results, ``isinstance`` against ``setools.query.PolicyQuery``,
+they are assigned, empty results, the construction call's own errors (missing or extra
+positional arguments), criteria given as None, ``isinstance`` against ``setools.query.PolicyQuery``,
 subclasses (a property, a criterion overridden by a plain attribute, a method named like a
 keyword, an own ``__setattr__``, ``results()`` extended), and what each query logs at INFO
 when a program turns setools' logging on (as ``sesearch -v`` does).
@@ -235,6 +236,48 @@ print("log assigned:", q.log)
 show("subclass flag with criteria", Derived(p, only_system=True, name="^s", name_regex=True))
 if some_common is not None:
     show("CommonQuery by name", setools.CommonQuery(p, name=str(some_common)))
+
+# The construction call itself: a missing or doubled policy and extra positionals raise
+# TypeError naming the class's __init__; the policy as a keyword; criteria given as None
+# or empty (the default again); a known keyword beside an unknown one (assigned in
+# setools' reverse-sorted order, so the bad criterion's error comes first or last); a
+# flag given a non-bool; a subclass with its own __init__ calling the query's.
+for cls in QUERIES + [setools.TERuleQuery, setools.BoundsQuery, setools.RBACRuleQuery]:
+    for args, kw in (((), {}), ((p, 1), {}), ((p,), {"policy": p}),
+                     ((), {"policy": p, "name": None})):
+        q = attempt(cls.__name__ + " call", lambda: cls(*args, **kw))
+        if q is not None:
+            print(cls.__name__, "call ok, policy is p:", q.policy is p)
+    print(cls.__name__, "__init__:", cls.__init__.__qualname__, cls.__init__.__name__)
+show("CommonQuery perms=None name=None", setools.CommonQuery(p, perms=None, name=None))
+show("CommonQuery perms=set() name=''", setools.CommonQuery(p, perms=set(), name=""))
+show("UserQuery roles=[] range_=None", setools.UserQuery(p, roles=[], range_=None))
+attempt("CommonQuery bad perms and an unknown keyword",
+        lambda: setools.CommonQuery(p, perms={"nosuch_perm"}, zzz=1))
+attempt("CommonQuery bad perms and a keyword naming a method",
+        lambda: setools.CommonQuery(p, perms={"nosuch_perm"}, results=1))
+attempt("SensitivityQuery bad sens and an unknown keyword",
+        lambda: setools.SensitivityQuery(p, sens="nosuch_s", aaa=1))
+q = setools.PolCapQuery(p, name="OPEN", name_regex=1, extra="kept")
+print("flag given 1:", q.name_regex, q.extra)
+show("PolCapQuery name regex flag 1", q)
+
+
+class WithInit(setools.CommonQuery):
+    """An own __init__ around the query's."""
+
+    def __init__(self, policy, **kwargs):
+        self.before = sorted(kwargs)
+        super().__init__(policy, **kwargs)
+        self.after = True
+
+
+# A permission some class of this policy has (the small policies have no ioctl).
+some_perm = sorted(set().union(*(c.perms for c in p.classes())))[0]
+q = WithInit(p, perms={some_perm}, name_regex=False)
+print("own __init__:", q.before, q.after, sorted(q.perms))
+show("own __init__ results", q)
+attempt("own __init__ bad perms", lambda: WithInit(p, perms={"nosuch_perm"}))
 
 # setools' logging at INFO (what sesearch -v shows): each query's first line, on its logger.
 handler = logging.StreamHandler(sys.stdout)

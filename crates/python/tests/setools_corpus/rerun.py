@@ -2,8 +2,9 @@
 without a change, as a script that builds a query once and reruns it does (arbiter keeps a
 query's results until an assignment: ``query.MemoResults``). Run before the scripts that
 import ``logging`` (``test_setools.SCRIPTS``), so that arbiter answers from its kept results
-rather than its logging generator. Covers UserQuery, CommonQuery and MLSRuleQuery: each
-criterion and flag assigned after a first ``results()``, a result iterator consumed while
+rather than its logging generator. Covers UserQuery, CommonQuery, MLSRuleQuery,
+PolCapQuery, NetifconQuery, NodeconQuery and SensitivityQuery: each criterion and flag
+assigned after a first ``results()`` (and a property criterion through its setter), a result iterator consumed while
 another is open, an unchanged rerun, and a subclass whose ``__setattr__`` writes through
 ``object.__setattr__``.
 
@@ -125,3 +126,67 @@ if perms:
     show("own __setattr__", d)
     d.perms_equal = True
     show("own __setattr__ flag written around", d)
+
+
+print("== PolCapQuery")
+q = setools.PolCapQuery(p)
+twice("every capability", q)
+caps = [str(c) for c in p.polcaps()]
+for cap in caps[:3]:
+    q.name = cap
+    twice("name " + cap, q)
+q.name_regex = True
+q.name = "^network|open"
+show("name regex", q)
+q.name = None
+show("name cleared", q)
+
+print("== NetifconQuery")
+q = setools.NetifconQuery(p)
+twice("every netifcon", q)
+netifs = [n.netif for n in p.netifcons()]
+for n in netifs[:2]:
+    q.name = n
+    twice("name " + n, q)
+q.name = None
+if users:
+    q.user = users[0]
+    show("user", q)
+    q.user = None
+show("cleared", q)
+
+print("== NodeconQuery")
+q = setools.NodeconQuery(p)
+twice("every nodecon", q)
+for version in ("ipv4", "ipv6", None):
+    q.ip_version = version
+    twice("ip_version {}".format(version), q)
+    twice("new query ip_version {}".format(version), setools.NodeconQuery(p, ip_version=version))
+q.network = "127.0.0.1/32"
+show("network", q)
+q.network_overlap = True
+q.network = "0.0.0.0/0"
+show("network overlap", q)
+q.network = None
+show("network cleared", q)
+
+print("== SensitivityQuery")
+q = setools.SensitivityQuery(p)
+twice("every sensitivity", q)
+for s in sens[:3]:
+    for flags in ({"sens_dom": True}, {"sens_domby": True}, {}):
+        twice("new query {} {}".format(s, sorted(flags)),
+              setools.SensitivityQuery(p, sens=s, **flags))
+        twice("again {} {}".format(s, sorted(flags)),
+              setools.SensitivityQuery(p, sens=s, **flags))
+    q.sens = s
+    q.sens_dom = True
+    show("sens dom " + s, q)
+    q.sens_dom = False
+    q.sens_domby = True
+    show("sens domby " + s, q)
+    q.sens_domby = False
+    show("sens equal " + s, q)
+    q.name = s
+    show("sens and name " + s, q)
+    q.name = None

@@ -3,7 +3,8 @@ SELinuxPolicy.terules() and TERuleQuery with every keyword, in setools' results(
 Argument 2 is "full" to print every rule of the policy (small policies), else a sample.
 
 Normalised (setools itself is unordered there, named): AVRule.perms is a frozenset,
-printed sorted; Conditional.booleans is a frozenset, printed sorted; rule hashes are
+printed sorted (an xperm rule's IoctlSet is printed as setools prints it too: str,
+format with no spec and with ",", repr); Conditional.booleans is a frozenset, printed sorted; rule hashes are
 printed only as equal-or-not."""
 
 import sys
@@ -25,7 +26,10 @@ def show(rule):
         try:
             v = getattr(rule, attr)
             if isinstance(v, setools.IoctlSet):
-                out.append("ioctlset {} {} {} {}".format(len(v), min(v), max(v), v.ranges()))
+                # setools' own text of the set (IoctlSet's str/format/repr).
+                out.append("ioctlset {} {} {} {} str={} fmt={} comma={} repr={}".format(
+                    len(v), min(v), max(v), v.ranges(), str(v), format(v), format(v, ","),
+                    repr(v)))
             else:
                 out.append(sorted(v) if isinstance(v, frozenset) else str(v))
         except (RuleUseError, TERuleNoFilename, AttributeError) as e:
@@ -110,3 +114,26 @@ q.ruletype = [setools.TERuletype.allow]
 print("settable", len(list(q.results())))
 a = sorted(TERuleQuery(p, source=some).results())[:5]
 print("sorted", [str(r) for r in a])
+
+# IoctlSet as scripts build it (policyrep.IoctlSet; a subclass of it): str, format specs
+# (none, ",", others refused with object.__format__'s TypeError), repr, ranges, and what
+# set operations return.
+
+
+class _Sub(setools.policyrep.IoctlSet):
+    pass
+
+
+for v in (setools.policyrep.IoctlSet([0x8900, 0x8901, 0x8902, 5, 0x10]),
+          setools.policyrep.IoctlSet(), _Sub([1, 2, 4]), setools.IoctlSet([0xFFFF, 0]),
+          setools.IoctlSet([0x12345, 0x12346]), setools.IoctlSet(range(10))):
+    print("ioctlset", type(v).__name__, str(v), "|", repr(v), "|", format(v), "|",
+          format(v, ","), "|", "{0:,}".format(v), "|", "{}".format(v), v.ranges(), len(v),
+          v == frozenset(v), hash(v) == hash(frozenset(v)), type(v | {1}).__name__)
+    for spec in ("x", ",,", " ", "s"):
+        try:
+            print("  format", repr(spec), format(v, spec))
+        except TypeError as e:
+            print("  format", repr(spec), type(e).__name__, e)
+q = TERuleQuery(p, xperms=[(0x8900, 0x8905), (0x5401, 0x5401)])
+print("xperms criterion", str(q.xperms), repr(q.xperms), format(q.xperms, ","), q.xperms.ranges())

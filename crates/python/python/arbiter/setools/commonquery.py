@@ -3,7 +3,7 @@
 from .mixins import NAME_DEBUG, PERMS_DEBUG
 from .query import (
     PolicyQuery, Criterion, SetCriterion, every_perm, filter_names, match_set, table,
-    validate_perms, MemoResults,
+    validate_perms, MemoResults, policy_table,
 )
 
 
@@ -16,8 +16,9 @@ class _CheckedPerms(SetCriterion):
             # (kept per policy) are valid; anything else is checked (and reported) by
             # ``validate_perms``, as setools checks it.
             perms = frozenset(value)
-            if not perms <= every_perm(obj.policy):
-                validate_perms(obj.policy, value)
+            policy = obj.policy
+            if not perms <= every_perm(policy):
+                validate_perms(policy, value)
             obj.__dict__[self.name] = perms
             return
         super()._store(obj, value)
@@ -46,8 +47,7 @@ class CommonQuery(MemoResults, PolicyQuery):
         if perms is not None and self.name is None and not self.perms_equal \
                 and not self.perms_regex and len(perms) == 1 and not self.perms_subset:
             # The commons with one permission, from a per-policy index.
-            by_perm = policy._table("query_commons_by_perm", lambda: _by_perm(
-                table(policy, "commons", policy.commons)))
+            by_perm = policy_table(policy, "query_commons_by_perm", _by_perm)
             for perm in perms:
                 return by_perm.get(perm, ())
         commons = filter_names(table(policy, "commons", policy.commons), self.name,
@@ -63,10 +63,10 @@ class CommonQuery(MemoResults, PolicyQuery):
         return [c for c in commons if match_set(c.perms, perms, equal, regex)]
 
 
-def _by_perm(commons):
+def _by_perm(policy):
     """Permission name to the commons that have it (a tuple), in order."""
     out = {}
-    for c in commons:
+    for c in table(policy, "commons", policy.commons):
         for perm in c.perms:
             out.setdefault(perm, []).append(c)
     return {perm: tuple(cs) for perm, cs in out.items()}

@@ -19,6 +19,15 @@ def _compile(pattern):
 _LOOKUP_MEMO_LIMIT = 1024
 
 
+def _lookup_memo(policy):
+    """The policy's memo of looked-up texts (see ``memo_lookup``), read from its table
+    cache without a call once made."""
+    memo = policy._cache.get("query_lookup_memo")
+    if memo is None:
+        memo = policy._table("query_lookup_memo", dict)
+    return memo
+
+
 def memo_lookup(policy, lookup_function, value):
     """``policy.<lookup_function>(value)``, kept per policy by ``(lookup_function, text)``
     for a text: the answer is a pure function of the policy and the text, and the objects
@@ -28,7 +37,7 @@ def memo_lookup(policy, lookup_function, value):
     time."""
     if type(value) is not str:
         return getattr(policy, lookup_function)(value)
-    memo = policy._table("query_lookup_memo", dict)
+    memo = _lookup_memo(policy)
     key = (lookup_function, value)
     hit = memo.get(key)
     if hit is None:
@@ -37,6 +46,27 @@ def memo_lookup(policy, lookup_function, value):
             memo.clear()
         memo[key] = hit
     return hit
+
+
+def lookup_set(policy, lookup_function, values):
+    """``frozenset(policy.<lookup_function>(v) for v in values)``. One name in a list
+    (``tclass=["file"]``, the usual criterion) is read from the lookup memo (see
+    ``memo_lookup``) with its one-element frozenset, kept under the key with a third
+    item: building it hashes the symbol through a Python ``__hash__``, and the same
+    frozenset object at every construction keeps its hash for the queries that index by
+    it."""
+    if type(values) is list and len(values) == 1 and type(values[0]) is str:
+        memo = policy._cache.get("query_lookup_memo") or _lookup_memo(policy)
+        name = values[0]
+        one = memo.get((lookup_function, name, 1))
+        if one is not None:
+            return one
+        one = frozenset((memo_lookup(policy, lookup_function, name),))
+        if len(memo) >= _LOOKUP_MEMO_LIMIT:
+            memo.clear()
+        memo[(lookup_function, name, 1)] = one
+        return one
+    return frozenset([memo_lookup(policy, lookup_function, v) for v in values])
 
 
 def _lookup(obj, lookup_function, value):
@@ -82,7 +112,15 @@ class CriteriaDescriptor:
         elif self.regex and getattr(obj, self.regex, False):
             obj.__dict__[self.name] = _compile(value)
         elif self.lookup_function:
-            obj.__dict__[self.name] = _lookup(obj, self.lookup_function, value)
+            lookup_function = self.lookup_function
+            if type(lookup_function) is str and type(value) is str:
+                # A name already looked up: its memo read here (see ``memo_lookup``).
+                memo = obj.policy._cache.get("query_lookup_memo")
+                hit = None if memo is None else memo.get((lookup_function, value))
+                if hit is not None:
+                    obj.__dict__[self.name] = hit
+                    return
+            obj.__dict__[self.name] = _lookup(obj, lookup_function, value)
         elif self.enum_class:
             obj.__dict__[self.name] = enum_lookup(self.enum_class, value)
         else:
@@ -99,28 +137,10 @@ class CriteriaSetDescriptor(CriteriaDescriptor):
             obj.__dict__[self.name] = _compile(value)
         elif self.lookup_function:
             lookup_function = self.lookup_function
-            if type(lookup_function) is str and type(value) is list and len(value) == 1 \
-                    and type(value[0]) is str:
-                # One name (``tclass=["file"]``, the usual criterion): its memo read
-                # here, without the two calls of ``_lookup`` and ``memo_lookup``; the
-                # one-element frozenset is kept too (under the key with a third item),
-                # since building it hashes the symbol through a Python ``__hash__``.
-                memo = obj.policy._table("query_lookup_memo", dict)
-                name = value[0]
-                one = memo.get((lookup_function, name, 1))
-                if one is not None:
-                    obj.__dict__[self.name] = one
-                    return
-                hit = memo.get((lookup_function, name))
-                if hit is not None:
-                    one = frozenset((hit,))
-                    if len(memo) >= _LOOKUP_MEMO_LIMIT:
-                        memo.clear()
-                    memo[(lookup_function, name, 1)] = one
-                    obj.__dict__[self.name] = one
-                    return
-            obj.__dict__[self.name] = frozenset([_lookup(obj, lookup_function, v)
-                                                 for v in value])
+            if type(lookup_function) is str:
+                obj.__dict__[self.name] = lookup_set(obj.policy, lookup_function, value)
+            else:
+                obj.__dict__[self.name] = frozenset([lookup_function(v) for v in value])
         elif self.enum_class:
             obj.__dict__[self.name] = frozenset(enum_lookup(self.enum_class, v) for v in value)
         else:

@@ -5,7 +5,7 @@ superset, proper)."""
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import CLASS_DEBUG, MatchObjClass
 from .policyrep import MLSRuletype
-from .query import MemoResults, PolicyQuery
+from .query import MemoResults, PolicyQuery, policy_table
 from .util import match_indirect_regex, match_range
 
 
@@ -45,14 +45,20 @@ class MLSRuleQuery(MemoResults, MatchObjClass, PolicyQuery):
         if tclass and not self.tclass_regex:
             # The rules of the criterion classes from an index by class (built once per
             # policy); several classes' rules merged back into the policy's order.
-            by_class = policy._table("query_mlsrules_by_class",
-                                     lambda: _by_class(policy._mlsrules_all()))
-            if len(tclass) == 1:
-                for c in tclass:
-                    sel = by_class.get(c._value, ())
-            else:
-                sel = [r for _, r in sorted(
-                    (n, r) for c in tclass for n, r in by_class.get(("at", c._value), ()))]
+            by_class = policy_table(policy, "query_mlsrules_by_class", _by_class)
+            # The criterion's frozenset itself is a key once seen (a one-name criterion
+            # is the same frozenset object at every construction, from the lookup memo,
+            # so its hash is computed once).
+            sel = by_class.get(tclass)
+            if sel is None:
+                if len(tclass) == 1:
+                    for c in tclass:
+                        sel = by_class.get(c._value, ())
+                else:
+                    sel = tuple(r for _, r in sorted(
+                        (n, r) for c in tclass for n, r in by_class.get(("at", c._value), ())))
+                if len(by_class) < _CLASS_SETS_LIMIT:
+                    by_class[tclass] = sel
             tclass = None
         else:
             sel = policy._mlsrules_all()
@@ -81,9 +87,16 @@ class MLSRuleQuery(MemoResults, MatchObjClass, PolicyQuery):
         return True
 
 
-def _by_class(rules):
+# How many class sets the per-policy index keeps besides its own entries (see
+# ``_matches``), so that memory stays bounded whatever a script asks.
+_CLASS_SETS_LIMIT = 1024
+
+
+def _by_class(policy):
     """Class value to its rules in order (a tuple), and ``("at", value)`` to
-    ``(position, rule)`` pairs for merging several classes' rules."""
+    ``(position, rule)`` pairs for merging several classes' rules; ``_matches`` adds
+    class criteria (frozensets) and their rules."""
+    rules = policy._mlsrules_all()
     out = {}
     for n, r in enumerate(rules):
         out.setdefault(r.tclass._value, []).append(r)

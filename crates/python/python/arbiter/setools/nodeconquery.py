@@ -2,17 +2,17 @@
 overlapping), IP version and context."""
 
 import ipaddress
-from sys import modules
 
 from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import NodeconIPVersion
-from .query import PolicyQuery, log_results
+from .query import MemoResults, PolicyQuery, policy_table
 from .util import enum_lookup
 
 
-class NodeconQuery(MatchContext, PolicyQuery):
+class NodeconQuery(MemoResults, MatchContext, PolicyQuery):
     """Query nodecon statements."""
 
+    _log_what = "nodecon "  # in setools' INFO line (see query.log_results)
     # What setools logs at DEBUG after its INFO line (see query.log_results).
     _debug_log = (
         "Network: {0.network!r}, overlap: {0.network_overlap}",
@@ -47,25 +47,26 @@ class NodeconQuery(MatchContext, PolicyQuery):
         else:
             self._network = None
 
-    def results(self):
-        """The matching statements: IPv4 then IPv6, each in the policy's order."""
-        if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "nodecon ")
+    def _matches(self):
+        """The matching statements: IPv4 then IPv6, each in the policy's order (see
+        ``MemoResults``): a sequence."""
         policy = self.policy
         version = self._ip_version
-        # Each family's statements, once per policy (nodecons() chains the two).
-        families = policy._table("query_nodecons_by_version", lambda: {
-            v: [n for n in policy._labeling("nodecons") if n.ip_version is v]
-            for v in NodeconIPVersion})
-        if version:
-            sel = families[version]
-        else:
-            sel = families[NodeconIPVersion.ipv4] + families[NodeconIPVersion.ipv6]
+        # Each family's statements, and both, once per policy (nodecons() chains the two).
+        families = policy_table(policy, "query_nodecons_by_version", _by_version)
+        sel = families[version]
         network = self._network
         if network:
             if self.network_overlap:
                 sel = [n for n in sel if network.overlaps(n.network)]
             else:
                 sel = [n for n in sel if n.network == network]
-        sel = self._filter_context(sel)
-        yield from sel
+        return self._filter_context(sel)
+
+
+def _by_version(policy):
+    """``NodeconIPVersion`` to its statements (a tuple), and None to IPv4's then IPv6's."""
+    families = {v: tuple(n for n in policy._labeling("nodecons") if n.ip_version is v)
+                for v in NodeconIPVersion}
+    families[None] = families[NodeconIPVersion.ipv4] + families[NodeconIPVersion.ipv6]
+    return families

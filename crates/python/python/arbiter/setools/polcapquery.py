@@ -1,14 +1,13 @@
 """``setools.polcapquery.PolCapQuery``: policy capabilities by name."""
 
-from sys import modules
-
 from .mixins import NAME_DEBUG
-from .query import PolicyQuery, Criterion, filter_names, table, log_results
+from .query import MemoResults, PolicyQuery, Criterion, filter_names, policy_table
 
 
-class PolCapQuery(PolicyQuery):
+class PolCapQuery(MemoResults, PolicyQuery):
     """Query policy capabilities."""
 
+    _log_what = "policy capability "  # in setools' INFO line (see query.log_results)
     # What setools logs at DEBUG after its INFO line (see query.log_results).
     _debug_log = NAME_DEBUG
 
@@ -16,14 +15,16 @@ class PolCapQuery(PolicyQuery):
     name_regex = False
     alias_deref = False
 
-    def results(self):
-        """The matching capabilities, in bit order."""
-        if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "policy capability ")
+    def _matches(self):
+        """The matching capabilities, in bit order (see ``MemoResults``): a sequence."""
         policy = self.policy
         # The capability objects once per policy (equal by value to those polcaps() makes).
-        caps = table(policy, "polcaps", policy.polcaps)
+        caps = policy_table(policy, "query_polcaps", _every_polcap)
         if self.name is None:
-            yield from caps
-        else:
-            yield from filter_names(caps, self.name, self.name_regex, policy, "polcaps")
+            return caps
+        return filter_names(caps, self.name, self.name_regex, policy, "polcaps")
+
+
+def _every_polcap(policy):
+    """The policy's capabilities, as the tuple ``results()`` keeps."""
+    return tuple(policy.polcaps())

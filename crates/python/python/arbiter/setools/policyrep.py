@@ -696,16 +696,44 @@ def _conditional_at(policy, node):
 
 
 class IoctlSet(frozenset):
-    """A set of ioctl numbers; ``ranges()`` counts the runs of consecutive values."""
+    """A set of ioctl numbers, printed as setools 4.4.1 prints an xperm rule's ``perms``:
+    runs of consecutive numbers as ``0x5401`` or ``0x5403-0x5410`` (``{:#06x}``), joined
+    by spaces (``str``, ``format`` with no spec) or by ``", "`` (format spec ``","``);
+    ``repr`` is the comma form in braces. Any other format spec is refused with
+    ``object.__format__``'s ``TypeError``, naming the class as setools' compiled class
+    names itself (``setools.policyrep.IoctlSet``; a script's subclass by its own name)."""
+
+    __slots__ = ()
+
+    def _runs(self):
+        """The sorted numbers as ``(first, last)`` runs of consecutive values."""
+        runs = []
+        for v in sorted(self):
+            if runs and v == runs[-1][1] + 1:
+                runs[-1][1] = v
+            else:
+                runs.append([v, v])
+        return runs
+
+    def __format__(self, spec):
+        if spec and spec != ",":
+            name = "setools.policyrep.IoctlSet" if type(self) is IoctlSet \
+                else type(self).__name__
+            raise TypeError("unsupported format string passed to {0}.__format__".format(name))
+        text = ["{0:#06x}".format(lo) if lo == hi else "{0:#06x}-{1:#06x}".format(lo, hi)
+                for lo, hi in self._runs()]
+        return (", " if spec else " ").join(text)
+
+    def __str__(self):
+        return format(self)
+
+    def __repr__(self):
+        return "{{ {0:,} }}".format(self)
 
     def ranges(self):
-        count = 0
-        prev = None
-        for v in sorted(self):
-            if prev is None or v != prev + 1:
-                count += 1
-            prev = v
-        return count
+        """How many runs of consecutive numbers the set holds (setools: whether a rule's
+        statement needs braces)."""
+        return len(self._runs())
 
 
 class PolicyRule(PolicyObject):

@@ -2,10 +2,11 @@
 keyword as an attribute in reverse-sorted name order (so ``x_regex`` is set before ``x``,
 whose setter depends on it); ``results()`` is a generator in the policy's order."""
 
+from keyword import iskeyword
 from sys import modules
 
 from .. import _native
-from .descriptors import _compile, memo_lookup
+from .descriptors import _compile, lookup_set, memo_lookup
 from .exception import InvalidPermission
 
 _DEBUG = 10  # logging.DEBUG, without importing logging
@@ -30,6 +31,19 @@ class PolicyQuery:
     log = _QueryLog()
     # The format strings of what ``results()`` logs at DEBUG (see ``log_results``).
     _debug_log = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # arbiter's own query classes get a keyword-bound ``__init__`` (see
+        # ``_keyword_init``); a script's subclass keeps the generic protocol below, and
+        # so does a class whose ``__init__`` (its own or inherited) does more than it.
+        inherited = cls.__init__
+        if cls.__module__.startswith("arbiter.setools.") and "__init__" not in cls.__dict__ \
+                and (inherited is PolicyQuery.__init__
+                     or getattr(inherited, "__wrapped__", None) is PolicyQuery.__init__):
+            init = _keyword_init(cls)
+            if init is not None:
+                type.__setattr__(cls, "__init__", init)
 
     def __init__(self, policy, **kwargs):
         # Every criterion's default in the instance ``__dict__`` at once (one C call), so
@@ -164,6 +178,17 @@ class MemoResults:
 _RESULTS_MEMO_LIMIT = 256
 
 
+def policy_table(policy, key, build):
+    """``policy._table(key, build)``, read from the policy's table cache without a call
+    (nor a ``build`` closure made by the caller's ``lambda``) once built: the smallest
+    queries read a table or two per construction, and those two calls were a tenth of
+    their time. ``build`` is a function of the policy."""
+    t = policy._cache.get(key)
+    if t is None:
+        t = policy._table(key, lambda: build(policy))
+    return t
+
+
 def policy_results(policy, kind, criterion, flags, compute):
     """``tuple(compute())``, kept per policy for one looked-up criterion object and the
     flags that qualify it: the answer is a function of the policy, the object and the
@@ -261,6 +286,72 @@ def _criteria_plan(cls):
     return plan
 
 
+# An argument not given to a keyword-bound ``__init__`` (see ``_keyword_init``).
+_UNSET = object()
+
+
+def _keyword_init(cls):
+    """A ``cls.__init__`` whose keywords are parameters, built from the class's plan (see
+    ``_criteria_plan``), doing what the generic ``PolicyQuery.__init__`` does for them
+    without its per-keyword work (the ``**kwargs`` dict, the sort, a plan lookup and a
+    call per keyword, 0.5-1 us of a small query's 3-5): the criteria's defaults into the
+    instance ``__dict__``, ``policy``, then each keyword given, in setools' reverse-sorted
+    order: a flag into the ``__dict__``, a criterion through its ``_store``, a property
+    through its setter after setools' ``callable`` check. Every parameter defaults to
+    ``_UNSET``, so that a value given (even None) is assigned as setools assigns it.
+    A keyword the class does not know (a method, a misspelling), or an instance of a
+    subclass (whose plan may differ), takes the generic protocol with the same keywords.
+    The source is generated (as ``dataclasses`` generates ``__init__``): one line per
+    criterion, no loop. None for a class the generic protocol must serve (its own
+    ``__setattr__``, or a name that cannot be a parameter)."""
+    if cls.__setattr__ is not PolicyQuery.__setattr__:
+        return None
+    plan = _criteria_plan(cls)
+    names = sorted((n for n in plan if not n.startswith("_")), reverse=True)
+    if any(not n.isidentifier() or iskeyword(n) or n in ("self", "policy") for n in names):
+        return None
+    env = {"_UNSET": _UNSET, "_CLS": cls, "_DEFAULTS": _criteria_defaults(cls),
+           "_generic": PolicyQuery.__init__}
+    body = []
+    for n in names:
+        check, store = plan[n]
+        if store is None:
+            body.append("    if {0} is not _UNSET:\n        d[{0!r}] = {0}".format(n))
+            continue
+        env["_store_" + n] = store
+        if check:
+            body.append(
+                "    if {0} is not _UNSET:\n"
+                "        if callable(getattr(self, {0!r}, None)):\n"
+                "            raise ValueError('Keyword parameter {0} conflicts with a "
+                "callable.')\n"
+                "        _store_{0}(self, {0})".format(n))
+        else:
+            body.append("    if {0} is not _UNSET:\n        _store_{0}(self, {0})".format(n))
+    params = "".join(", {0}=_UNSET".format(n) for n in names)
+    source = [
+        "def __init__(self, policy{0}, **_other):".format(", *" + params if names else ""),
+        "    if _other or type(self) is not _CLS:",
+        # The generic protocol, with the keywords given (an unknown one among them).
+    ] + ["        if {0} is not _UNSET:\n            _other[{0!r}] = {0}".format(n)
+         for n in names] + [
+        "        return _generic(self, policy, **_other)",
+        "    d = self.__dict__",
+        "    d.update(_DEFAULTS)",
+        "    d['policy'] = policy",
+    ] + body
+    exec(compile("\n".join(source) + "\n", "<{0}.__init__>".format(cls.__qualname__), "exec"),
+         env)
+    init = env["__init__"]
+    init.__qualname__ = cls.__qualname__ + ".__init__"
+    init.__module__ = cls.__module__
+    init.__doc__ = "``{0}(policy, **criteria)``: see ``PolicyQuery``.".format(cls.__name__)
+    # ``inspect.signature`` and ``help()`` show the call setools documents,
+    # ``(policy, **kwargs)``, rather than the generated keyword-only parameters.
+    init.__wrapped__ = PolicyQuery.__init__
+    return init
+
+
 # The types of a class attribute that ``setattr`` on an instance simply shadows (no
 # descriptor protocol, never callable).
 _PLAIN = frozenset((bool, int, float, str, type(None)))
@@ -310,8 +401,7 @@ class SetCriterion(Criterion):
         elif self.regex and getattr(obj, self.regex):
             obj.__dict__[self.name] = _compile(value)
         elif self.lookup:
-            policy, lookup = obj.policy, self.lookup
-            obj.__dict__[self.name] = frozenset([memo_lookup(policy, lookup, v) for v in value])
+            obj.__dict__[self.name] = lookup_set(obj.policy, self.lookup, value)
         else:
             obj.__dict__[self.name] = frozenset(value)
 
@@ -412,8 +502,13 @@ def _known_perms(classes):
 
 
 def every_perm(policy):
-    """Every class's permissions (their own and their common's), once per policy."""
-    return policy._table("every_perm", lambda: _known_perms(policy.classes()))
+    """Every class's permissions (their own and their common's), once per policy (read
+    from the policy's table cache without a call once built: a permission criterion
+    checks against it at every construction)."""
+    known = policy._cache.get("every_perm")
+    if known is None:
+        known = policy._table("every_perm", lambda: _known_perms(policy.classes()))
+    return known
 
 
 def validate_perms(policy, perms, classes=None):

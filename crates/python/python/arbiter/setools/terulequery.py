@@ -87,7 +87,7 @@ class TERuleQuery(PolicyQuery):
         every number in the ranges given (the ranges are kept for the native scan)."""
         if self._xperms is None:
             return None
-        return _CriterionIoctls(
+        return policyrep.IoctlSet(
             v for low, high in self._xperms for v in range(low, high + 1))
 
     @xperms.setter
@@ -157,28 +157,3 @@ class TERuleQuery(PolicyQuery):
             bool(self.boolean_regex),
             bool(self.boolean_equal),
         )
-
-
-class _CriterionIoctls(policyrep.IoctlSet):
-    """The ``xperms`` criterion as setools 4.4.1 shows it (its ``results()`` logs the
-    ``repr`` at DEBUG): runs of consecutive numbers as ``0x0001-0x0003``, separated by
-    spaces (``str``) or ``", "`` (format spec ``","``; ``repr`` is that in braces)."""
-
-    __slots__ = ()
-
-    def __format__(self, spec):
-        runs = []
-        for v in sorted(self):
-            if runs and v == runs[-1][1] + 1:
-                runs[-1][1] = v
-            else:
-                runs.append([v, v])
-        text = ["0x{0:04x}".format(lo) if lo == hi else "0x{0:04x}-0x{1:04x}".format(lo, hi)
-                for lo, hi in runs]
-        return (", " if spec == "," else " ").join(text)
-
-    def __str__(self):
-        return format(self)
-
-    def __repr__(self):
-        return "{{ {0:,} }}".format(self)

@@ -6,7 +6,7 @@ from .descriptors import CriteriaDescriptor
 from .mixins import NAME_DEBUG
 from .query import (
     MemoResults, PolicyQuery, Criterion, SetCriterion, filter_names, match_set, policy_results,
-    table,
+    policy_table, table,
 )
 from ._mls import Level
 from .util import filter_range_keys, match_level, match_range
@@ -28,10 +28,10 @@ def _user_range_keys(policy):
     return None if any(k is None for k in keys.values()) else keys
 
 
-def _users_by_role(users):
+def _users_by_role(policy):
     """Role value to the users that have the role (``User.roles``), in order."""
     out = {}
-    for u in users:
+    for u in table(policy, "users", policy.users):
         for r in u.roles:
             out.setdefault(r._value, []).append(u)
     return out
@@ -85,8 +85,7 @@ class UserQuery(MemoResults, PolicyQuery):
             elif not range_ and not self.roles_regex and not self.roles_equal \
                     and len(roles) == 1:
                 # The users of one role, from a per-policy index.
-                by_role = policy._table("query_users_by_role", lambda: _users_by_role(
-                    table(policy, "users", policy.users)))
+                by_role = policy_table(policy, "query_users_by_role", _users_by_role)
                 for role in roles:
                     return by_role.get(role._value, ())
         return self._filter(policy, every)
