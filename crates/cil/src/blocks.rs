@@ -759,15 +759,105 @@ pub fn collect(
                         }
                     }
                     let (n, f) = culprit;
-                    return Err(Fail::bad(vec![
-                        format!("Block inheritance loop found at {}", here(f, n)),
+                    let mut lines =
+                        loop_report(&bl, &adj, inherits.len(), &here).unwrap_or_else(|| {
+                            vec![format!("Block inheritance loop found at {}", here(f, n))]
+                        });
+                    lines.extend([
                         "Failed to resolve AST".into(),
                         "Failed to compile cildb: -1".into(),
-                    ]));
+                    ]);
+                    return Err(Fail::bad(lines));
                 }
                 _ => {}
             }
         }
     }
     Ok(bl)
+}
+
+/// A block being walked by [`loop_report`]: the block, its next child, and the
+/// blockinherit (node, file) whose expansion it is (`None` for a nested block).
+type LoopFrame = (u32, usize, Option<(u32, u32)>);
+
+/// libsepol 3.4's report of an inheritance loop, found as `cil_check_inheritances` finds
+/// it: a walk of the blocks in tree order that expands each `blockinherit` (the blocks
+/// being expanded on a stack) until one names a block on the stack: `Block inheritance
+/// loop found at` that block, `  blockinherit at` the statement, then one such line for
+/// each enclosing expansion as the walk unwinds; or, when more than libsepol's bound of
+/// expansions (ten per `blockinherit`, at least 1,024) come first, its `Degenerate
+/// inheritance detected`. `adj` holds each block's nested blocks (`NONE` statement) and
+/// its `blockinherit` targets; `n_inherits` the number of `blockinherit` statements.
+/// `None` when the walk meets no loop (the caller's own report then stands).
+fn loop_report(
+    bl: &Blocks,
+    adj: &[Vec<(u32, u32, u32)>],
+    n_inherits: usize,
+    here: &impl Fn(u32, u32) -> String,
+) -> Option<Vec<String>> {
+    // Each block's nested blocks and blockinherits in tree order (nodes are numbered in
+    // the order they are written).
+    let mut kids = adj.to_vec();
+    for k in &mut kids {
+        k.sort_by_key(|&(t, n, _)| {
+            if n == NONE {
+                bl.list[t as usize].node
+            } else {
+                n
+            }
+        });
+    }
+    let max = (n_inherits * 10).max(1024);
+    let mut count = 0usize;
+    let mut expanding: Vec<u32> = Vec::new();
+    let mut roots: Vec<u32> = (0..bl.list.len() as u32)
+        .filter(|&b| bl.list[b as usize].parent == NONE)
+        .collect();
+    roots.sort_by_key(|&b| bl.list[b as usize].node);
+    for root in roots {
+        let mut frames: Vec<LoopFrame> = vec![(root, 0, None)];
+        while let Some(top) = frames.last_mut() {
+            let (b, i, via) = *top;
+            let Some(&(t, n, f)) = kids[b as usize].get(i) else {
+                frames.pop();
+                if via.is_some() {
+                    expanding.pop();
+                }
+                continue;
+            };
+            top.1 += 1;
+            if n == NONE {
+                frames.push((t, 0, None));
+                continue;
+            }
+            count += 1;
+            if count > max {
+                return Some(vec![format!(
+                    "Degenerate inheritance detected at {}",
+                    here(f, n)
+                )]);
+            }
+            if expanding.contains(&t) {
+                let target = &bl.list[t as usize];
+                let mut lines = vec![
+                    format!(
+                        "Block inheritance loop found at {}",
+                        here(target.file, target.node)
+                    ),
+                    format!("  blockinherit at {}", here(f, n)),
+                ];
+                lines.extend(
+                    frames
+                        .iter()
+                        .rev()
+                        .filter_map(|&(_, _, via)| via)
+                        .map(|(vn, vf)| format!("  blockinherit at {}", here(vf, vn))),
+                );
+                return Some(lines);
+            }
+            expanding.push(t);
+            frames.push((t, 0, Some((n, f))));
+        }
+    }
+    None
 }

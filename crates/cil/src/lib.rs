@@ -389,6 +389,7 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
     // resolution disables optionals, names that found declarations inside them look
     // further out (libsepol re-resolves after removing them), until nothing changes.
     let mut disabled = vec![false; ast.optionals.len()];
+    let mut quiet_replayed = false;
     let res = loop {
         let mut res = resolve::Resolver::new(&tree, &interner, &ast);
         res.tunables_are_bools = opts.preserve_tunables;
@@ -412,7 +413,24 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
                 );
                 return Err(progress::cildb_failed(e));
             }
-            break res;
+            if quiet_replayed || !optional_log::quiet_lines_possible(&res, &tree, &ast, opts) {
+                break res;
+            }
+            // libsepol's error lines for disabled optionals, owed at any verbosity: the
+            // replay from the first round's state, then the rounds again (same result).
+            drop(res);
+            quiet_replayed = true;
+            optional_log::replay_from_start(
+                &mut tree,
+                &interner,
+                &mut ast,
+                &names,
+                opts,
+                resolve_log,
+            )
+            .map_err(progress::cildb_failed)?;
+            disabled.fill(false);
+            continue;
         }
         disabled.clone_from(&res.disabled);
         let live = res.live_opt.clone();

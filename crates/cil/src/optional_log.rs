@@ -89,6 +89,9 @@ pub(crate) struct Fatal {
     pub line: String,
     /// The resolver's error lines before its `Failed to resolve … statement` line.
     pub lines: Vec<String>,
+    /// A name was missing (libsepol's `SEPOL_ENOENT`, exit 254), not a malformed
+    /// statement.
+    pub missing: bool,
 }
 
 /// The `optional` statement that holds statement `s` most closely (its innermost
@@ -126,7 +129,8 @@ fn within(ast: &Ast, mut o: u32, outer: u32) -> bool {
 /// outside optionals (the caller reports that error), whose own error line and pass
 /// [`Replay::fatal`] holds. `tree` and `ast` are left qualified as they were given
 /// (everything live). Below verbosity 1 there is nothing to replay unless `errors` asks
-/// for the error lines (a build that failed: libsepol prints those at any verbosity).
+/// for the error lines, which libsepol prints at any verbosity: for a build that failed,
+/// or one whose disabled optionals may owe them ([`quiet_lines_possible`]).
 pub(crate) fn replay(
     tree: &mut Tree,
     int: &Interner,
@@ -228,6 +232,7 @@ pub(crate) fn replay(
                             lines: extra
                                 .map(|l| l.split('\n').map(String::from).collect())
                                 .unwrap_or_default(),
+                            missing: matches!(miss, Miss::Missing),
                         });
                         fatal = true;
                         break;
@@ -294,7 +299,6 @@ fn error_line(
     names: &[String],
 ) -> Option<String> {
     let st = &ast.stmts[s as usize];
-    let kids = tree.kids(st.node);
     match st.kw {
         Kw::Call => {
             let call = &ast.calls[*ast.call_of_stmt.get(&s)? as usize];
@@ -313,51 +317,126 @@ fn error_line(
                 crate::ast::loc(tree, names, st.file, st.node)
             ))
         }
-        Kw::Allow | Kw::AuditAllow | Kw::DontAudit | Kw::NeverAllow if kids.len() == 4 => {
-            let named = |n: u32| {
-                tree.sym(n).is_some_and(|sym| {
-                    sym == Kw::SelfKw.sym() || r.lookup(Ns::Types, sym).is_some()
-                })
-            };
-            if !named(kids[1]) || !named(kids[2]) || !tree.is_list(kids[3]) {
-                return None;
-            }
-            let cp = tree.kids(kids[3]);
-            let (&class, &perms) = (cp.first()?, cp.get(1)?);
-            let cd = r.lookup(Ns::Classes, tree.sym(class)?)?;
-            let map = ast.decls[cd as usize].kind == DeclKind::ClassMap;
-            let common = r.class_common(cd);
-            let has = |p| {
-                ast.perm_index(cd, p).is_some()
-                    || common.is_some_and(|c| ast.perm_index(c, p).is_some())
-            };
-            // Depth-first in written order: the first unknown name, and how many lists
-            // below the permission list it sits (each level adds libsepol's line).
-            let mut stack = vec![(perms, 0usize)];
-            while let Some((n, depth)) = stack.pop() {
-                if let Some(p) = tree.sym(n) {
-                    let operator = matches!(
-                        Kw::of(p),
-                        Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)
-                    );
-                    if !operator && !has(p) {
-                        let mut line = format!("Failed to resolve permission {}", int.str(p));
-                        if map {
-                            line.push_str(" for map class");
-                        }
-                        for _ in 1..depth {
-                            line.push_str("\nFailed to resolve permission list");
-                        }
-                        return Some(line);
-                    }
-                } else {
-                    stack.extend(tree.kids(n).iter().rev().map(|&k| (k, depth + 1)));
-                }
-            }
-            None
+        _ => {
+            let cp = classperms_after_prereqs(r, tree, ast, s)?;
+            missing_permission(r, int, tree, ast, cp)
         }
+    }
+}
+
+/// The permission list `(CLASS (PERMS))` of statement `s` when libsepol would resolve
+/// it: every name its resolver looks up before the list (`cil_resolve_avrule`: source
+/// and target; `cil_resolve_classpermissionset`: the set; `cil_resolve_classmapping`:
+/// the map class and its permission; `cil_resolve_constrain`: nothing) resolves.
+fn classperms_after_prereqs(r: &Resolver<'_>, tree: &Tree, ast: &Ast, s: u32) -> Option<u32> {
+    let st = &ast.stmts[s as usize];
+    let kids = tree.kids(st.node);
+    let named = |ns: Ns, n: u32| tree.sym(n).is_some_and(|sym| r.lookup(ns, sym).is_some());
+    match st.kw {
+        Kw::Allow | Kw::AuditAllow | Kw::DontAudit | Kw::NeverAllow if kids.len() == 4 => {
+            let target = |n: u32| tree.sym(n) == Some(Kw::SelfKw.sym()) || named(Ns::Types, n);
+            (named(Ns::Types, kids[1]) && target(kids[2])).then_some(kids[3])
+        }
+        Kw::ClassPermissionSet if kids.len() == 3 => {
+            named(Ns::ClassPermissions, kids[1]).then_some(kids[2])
+        }
+        Kw::ClassMapping if kids.len() == 4 => {
+            let map = r.lookup(Ns::Classes, tree.sym(kids[1])?)?;
+            ast.perm_index(map, tree.sym(kids[2])?)?;
+            Some(kids[3])
+        }
+        Kw::Constrain | Kw::MlsConstrain if kids.len() == 3 => Some(kids[1]),
         _ => None,
     }
+}
+
+/// libsepol's `__cil_resolve_perms` lines for the permission list `cp` (`(CLASS
+/// (PERMS))`) when its class resolves and a permission does not: `Failed to resolve
+/// permission P` (`… for map class`), then one `Failed to resolve permission list` per
+/// nested list it sits in.
+fn missing_permission(
+    r: &Resolver<'_>,
+    int: &Interner,
+    tree: &Tree,
+    ast: &Ast,
+    cp: u32,
+) -> Option<String> {
+    if !tree.is_list(cp) {
+        return None;
+    }
+    let cp = tree.kids(cp);
+    let (&class, &perms) = (cp.first()?, cp.get(1)?);
+    let cd = r.lookup(Ns::Classes, tree.sym(class)?)?;
+    let map = ast.decls[cd as usize].kind == DeclKind::ClassMap;
+    let common = r.class_common(cd);
+    let has = |p| {
+        ast.perm_index(cd, p).is_some() || common.is_some_and(|c| ast.perm_index(c, p).is_some())
+    };
+    // Depth-first in written order: the first unknown name, and how many lists below the
+    // permission list it sits (each level adds libsepol's line).
+    let mut stack = vec![(perms, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        if let Some(p) = tree.sym(n) {
+            let operator = matches!(
+                Kw::of(p),
+                Some(Kw::And | Kw::Or | Kw::Xor | Kw::Not | Kw::All)
+            );
+            if !operator && !has(p) {
+                let mut line = format!("Failed to resolve permission {}", int.str(p));
+                if map {
+                    line.push_str(" for map class");
+                }
+                for _ in 1..depth {
+                    line.push_str("\nFailed to resolve permission list");
+                }
+                return Some(line);
+            }
+        } else {
+            stack.extend(tree.kids(n).iter().rev().map(|&k| (k, depth + 1)));
+        }
+    }
+    None
+}
+
+/// Whether a build at verbosity 0 that resolved (`res`, the resolver's final state) may
+/// owe the lines libsepol logs at `CIL_ERR` for statements of the optionals it disabled
+/// (a permission its class lacks, a call argument that does not resolve), so that
+/// [`replay`] must run. Without a disabled optional there are none. A permission line
+/// needs a permission missing from a class that resolved: the resolver checks every
+/// statement with everything live first and notes every such miss, and every class
+/// whose permissions come from optionals (`Resolver::err_hint`). A call-argument line
+/// needs an argument missing while libsepol's optionals are still those of some round:
+/// a name missing then is missing at the end too (fewer optionals are live), so a call
+/// of a disabled optional whose argument resolves in the final state owes none. The
+/// Debian stores have neither, so their thousands of disabled optionals cost a scan of
+/// the flags here; a policy with calls, a scan of its calls.
+pub(crate) fn quiet_lines_possible(
+    res: &Resolver<'_>,
+    tree: &Tree,
+    ast: &Ast,
+    opts: &Options,
+) -> bool {
+    if opts.verbose != 0 || !res.disabled.iter().any(|&d| d) {
+        return false;
+    }
+    let class_from_optional = ast
+        .class_common
+        .values()
+        .any(|&(st, _)| ast.stmts[st as usize].opt != NONE);
+    res.err_hint.get()
+        || class_from_optional
+        || ast.call_of_stmt.iter().any(|(&s, &c)| {
+            let opt = ast.stmts[s as usize].opt;
+            opt != NONE
+                && !res.live_opt[opt as usize]
+                && ast.calls[c as usize]
+                    .resolved
+                    .iter()
+                    .zip(&ast.calls[c as usize].params)
+                    .any(|(&v, &(ns, _))| {
+                        matches!((ns, tree.sym(v)), (Some(ns), Some(sym)) if res.lookup(ns, sym).is_none())
+                    })
+        })
 }
 
 /// libsepol's `cil_type_used` for an `expandtypeattribute` that resolved: each attribute
@@ -433,6 +512,16 @@ pub(crate) fn resolve_failed(
         }
     };
     let Some(f) = fatal else { return e };
+    // The resolver reports the first statement, in written order, whose name is missing;
+    // libsepol the first in its pass order (a booleanif, pass 11, before an attribute
+    // set, pass 14): the replay's statement is the one secilc names.
+    let ours_missing = e.status == 254
+        && e.messages
+            .first()
+            .is_some_and(|m| m.starts_with("Failed to resolve ") && m.contains(" statement at "));
+    if f.missing && ours_missing && e.messages[0] != f.line {
+        e.messages[0].clone_from(&f.line);
+    }
     let Some(at) = e.messages.iter().position(|m| *m == f.line) else {
         return e;
     };
@@ -448,4 +537,26 @@ pub(crate) fn resolve_failed(
     }
     e.messages.splice(at..at, f.lines);
     e
+}
+
+/// [`replay`] at verbosity 0 for the error lines only ([`quiet_lines_possible`]), after a
+/// resolution that may have requalified names for the optionals it disabled: the names
+/// are qualified again as at the start (everything live), as the replay and a new
+/// resolution expect. The lines go to `log`.
+pub(crate) fn replay_from_start(
+    tree: &mut Tree,
+    int: &Interner,
+    ast: &mut Ast,
+    names: &[String],
+    opts: &Options,
+    log: &mut Vec<String>,
+) -> Result<(), crate::Fail> {
+    if !ast.scopes.is_empty() {
+        for st in &mut ast.stmts {
+            st.node = st.src;
+        }
+        crate::qualify::qualify(tree, int, ast, None)?;
+    }
+    *log = replay(tree, int, ast, names, opts, true).lines;
+    Ok(())
 }

@@ -191,7 +191,8 @@ fn problem_line(messages: &mut Vec<String>) {
 /// (the call pass), `Bad bounds statement` (the last pass). `args`: the report names a
 /// call argument, which the second call pass resolves.
 fn failed_pass(line: &str, args: bool) -> Option<u8> {
-    if line.starts_with("Missing arguments at ") {
+    // The last line of a macro recursion's trace (`call X at …`): the call pass.
+    if line.starts_with("Missing arguments at ") || line.starts_with("call ") {
         return Some(7);
     }
     if line.starts_with("Bad bounds statement at ") {
@@ -216,8 +217,18 @@ fn failed_pass(line: &str, args: bool) -> Option<u8> {
 
 /// After `Binary policy creation failed at FILE:LINE`, the lines libsepol's binary
 /// writer logs at `CIL_INFO` as its tree walk unwinds: `Problem at FILE:LINE`, `Failure
-/// while walking cil database`.
+/// while walking cil database`; before a booleanif branch's `Failure while walking …
+/// conditional block`, `Problem at` the failing statement of the branch.
 fn binary_walk_lines(messages: &mut Vec<String>) {
+    // A booleanif branch's walk notes its failing statement first.
+    if let Some(at) = messages.iter().position(|m| {
+        m.starts_with("Failure while walking ") && m.contains(" conditional block at ")
+    }) {
+        if let Some(loc) = messages[..at].iter().rev().find_map(|m| location(m)) {
+            let line = format!("Problem at {loc}");
+            messages.insert(at, line);
+        }
+    }
     let Some(at) = messages
         .iter()
         .position(|m| m.starts_with("Binary policy creation failed at "))

@@ -64,6 +64,10 @@ pub struct Resolver<'a> {
     /// Per class declaration: the permission names a list after it may use, built on
     /// first use in a round (see [`ClassRows`]).
     class_rows: std::cell::RefCell<ClassRows>,
+    /// Set when a check met what libsepol logs at `CIL_ERR` even inside an optional (a
+    /// permission its class lacks) or a class whose permissions depend on optionals:
+    /// then `crate::optional_log` replays libsepol's schedule for those lines.
+    pub err_hint: std::cell::Cell<bool>,
     /// The av rules' permission lists as checked, for lowering (see [`PermHandOver`]),
     /// which takes them once the fixpoint is reached ([`Self::take_handed_perms`]).
     handing: std::cell::RefCell<PermHandOver>,
@@ -158,6 +162,7 @@ impl<'a> Resolver<'a> {
                 .map(|d| ast.stmts[d.stmt as usize].opt)
                 .collect(),
             class_rows: Default::default(),
+            err_hint: Default::default(),
             handing: std::cell::RefCell::new(PermHandOver::new(ast.stmts.len())),
         }
     }
@@ -409,6 +414,7 @@ impl<'a> Resolver<'a> {
         if known {
             Ok(None)
         } else {
+            self.err_hint.set(true);
             Err(Miss::Missing)
         }
     }
@@ -419,6 +425,7 @@ impl<'a> Resolver<'a> {
             if self.perms.in_row(row, s) != NOT_IN_CLASS {
                 Ok(())
             } else {
+                self.err_hint.set(true);
                 Err(Miss::Missing)
             }
         })
@@ -483,6 +490,7 @@ impl<'a> Resolver<'a> {
         }
         let volatile = self.volatile.get();
         self.volatile.set(was_volatile || volatile);
+        self.err_hint.set(self.err_hint.get() || volatile);
         let mut rows = self.class_rows.borrow_mut();
         let r = (rows.vals.len() / names.max(1)) as u32;
         rows.vals.extend_from_slice(&row);

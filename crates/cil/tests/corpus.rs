@@ -234,19 +234,12 @@ const FAILED_PROGRESS_GAPS: &[&str] = &[
     // Reported while resolving; libsepol, while building the AST.
     "bad_constrain_u3_right.cil",
     // libsepol's copy of a block, an `in` or a tunableif branch walks a tree of its own,
-    // which logs its own `Problem at …` line (so two, at other places than ours); its
-    // macro recursion report ends at another node than ours.
+    // which logs its own `Problem at …` line (so two, at other places than ours).
     "bad_blockinherit_block_with_in.cil",
     "bad_in_block_twice.cil",
     "bad_tunableif_branch_in.cil",
-    "bad_macro_recursive.cil",
-    // No closing line: libsepol's `Failure while walking …` / `Binary policy creation
-    // failed` / `Failed to generate binary` after a booleanif's named transition or a
-    // type rule conflict, its resolution's `Failed to resolve AST` after a user
-    // attribute in a context, are not printed by arbiter for these.
-    "bad_booleanif_named_transition.cil",
-    "bad_booleanif_named_transition_direct.cil",
-    "bad_typerule_conflict.cil",
+    // No closing line: libsepol's resolution's `Failed to resolve AST` after a user
+    // attribute in a context is not printed by arbiter.
     "bad_userattribute_in_context.cil",
 ];
 
@@ -336,4 +329,110 @@ fn failed_progress_lines(
         }
     }
     compared
+}
+
+/// Cases whose stderr at verbosity 0 or 1 is not secilc's byte for byte yet, with the
+/// verbosity (`0` or `1`) and why; listed in docs/building.md. A listed case that starts
+/// matching fails the test, so the list only shrinks.
+const QUIET_STDERR_GAPS: &[(&str, u8)] = &[
+    // Reported while building the AST; libsepol, while resolving, with the copy's lines
+    // (`Failed to copy block to blockinherit`, `Failed to copy macro m to call`).
+    ("bad_blockinherit_twice.cil", 0),
+    ("bad_blockinherit_twice.cil", 1),
+    ("bad_macro_redeclare.cil", 0),
+    ("bad_macro_redeclare.cil", 1),
+    // Reported in post-processing; libsepol, while resolving (the orders).
+    ("bad_category_unordered.cil", 0),
+    ("bad_category_unordered.cil", 1),
+    ("bad_class_not_ordered.cil", 0),
+    ("bad_class_not_ordered.cil", 1),
+    // Reported while resolving; libsepol, while building the AST (`Bad expression tree
+    // for constraint`).
+    ("bad_constrain_u3_right.cil", 0),
+    ("bad_constrain_u3_right.cil", 1),
+    // At `-v` libsepol first warns `Block X being copied at …` / `Previously declared
+    // at …` (its copy of the block's statements).
+    ("bad_in_block_twice.cil", 1),
+    // libsepol refuses the user attribute while resolving (`Context user must be a
+    // user: ua`); arbiter while lowering, in other words.
+    ("bad_userattribute_in_context.cil", 0),
+    ("bad_userattribute_in_context.cil", 1),
+];
+
+/// Every corpus case, built by both tools at verbosity 0 and at `-v`: stderr equal byte
+/// for byte (what a user sees), success or failure, apart from [`QUIET_STDERR_GAPS`].
+#[test]
+fn default_and_one_v_stderr_match_secilc() {
+    if common::skip() {
+        return;
+    }
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let base_text = std::fs::read(here.join("base.cil")).expect("base.cil");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&here)
+        .expect("corpus dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "cil") && !p.ends_with("base.cil"))
+        .collect();
+    cases.sort();
+    let (mut compared, mut failures) = (0, Vec::new());
+    for case in &cases {
+        let text = std::fs::read(case).expect("case");
+        let name = case.file_name().unwrap_or_default().to_string_lossy();
+        for extra in 0..2u8 {
+            let (mut args, mut opts) = common::case_args(&String::from_utf8_lossy(&text));
+            if extra == 1 {
+                args.push("-v".to_string());
+                opts.verbose = opts.verbose.saturating_add(1);
+            }
+            let dir = common::scratch("quiet");
+            let base_path = dir.join("base.cil");
+            let case_path = dir.join(case.file_name().expect("name"));
+            std::fs::write(&base_path, &base_text).expect("write");
+            std::fs::write(&case_path, &text).expect("write");
+            let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+            let theirs = common::secilc_files(&dir, &argv, &[base_path.clone(), case_path.clone()]);
+            let _ = std::fs::remove_dir_all(&dir);
+            let sources = [
+                Source {
+                    name: base_path.display().to_string(),
+                    text: base_text.clone(),
+                },
+                Source {
+                    name: case_path.display().to_string(),
+                    text: text.clone(),
+                },
+            ];
+            let ours = match compile(&sources, &opts) {
+                Ok(c) => match write_policy(&c, &opts) {
+                    Ok(w) => [c.warnings, w.warnings].concat(),
+                    Err(e) => [c.warnings, e.messages].concat(),
+                },
+                Err(e) => e.messages,
+            };
+            let mut ours_text: String = ours.iter().map(|l| format!("{l}\n")).collect();
+            if ours.is_empty() {
+                ours_text.clear();
+            }
+            let level = opts.verbose;
+            let gap = QUIET_STDERR_GAPS.contains(&(name.as_ref(), level));
+            let same = ours_text == theirs.stderr;
+            compared += 1;
+            match (same, gap) {
+                (true, true) => failures.push(format!(
+                    "{name} at verbosity {level}: listed in QUIET_STDERR_GAPS but matches"
+                )),
+                (false, false) => failures.push(format!(
+                    "{name} at verbosity {level}: stderr differs:\n--- ours\n{ours_text}--- secilc\n{}",
+                    theirs.stderr
+                )),
+                _ => {}
+            }
+        }
+    }
+    eprintln!(
+        "verbosity 0 and 1: {compared} runs compared, {} listed as gaps",
+        QUIET_STDERR_GAPS.len()
+    );
+    assert!(compared >= 200, "only {compared} runs compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -28,6 +28,13 @@ fn check_store(store: &str) {
     };
     let ours = compile(&sources, &opts).unwrap_or_else(|e| panic!("arbiter failed: {e}"));
     assert_same_policy(store, &ours, &opts, their_bytes);
+    // What a user sees at the default verbosity: secilc's stderr, byte for byte.
+    let written = write_policy(&ours, &opts).unwrap_or_else(|e| panic!("{store}: writing: {e}"));
+    assert_eq!(
+        stderr_text(&[ours.warnings.clone(), written.warnings].concat()),
+        run.stderr,
+        "{store}: stderr at verbosity 0"
+    );
     let fc = run.file_contexts.expect("file_contexts");
     assert!(
         ours.file_contexts == fc,
@@ -52,6 +59,11 @@ fn check_store(store: &str) {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Lines as secilc prints them on stderr (each ended by a newline).
+fn stderr_text(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
 /// Our written bytes equal secilc's; when they do not, the panic carries the
@@ -152,6 +164,22 @@ fn debian_module_subsets_match_secilc() {
             ..Options::default()
         };
         let ours = compile(&subset, &opts);
+        // stderr at the default verbosity, byte for byte (the names differ: ours are the
+        // store's paths, secilc's its scratch copies, so the lines naming a file are
+        // compared with the names mapped).
+        let ours_stderr = match &ours {
+            Ok(out) => match write_policy(out, &opts) {
+                Ok(w) => stderr_text(&[out.warnings.clone(), w.warnings].concat()),
+                Err(e) => stderr_text(&[out.warnings.clone(), e.messages].concat()),
+            },
+            Err(e) => stderr_text(&e.messages),
+        };
+        let mut mapped = ours_stderr;
+        for (i, s) in subset.iter().enumerate() {
+            let copy = dir.join(format!("{i:04}-cil")).display().to_string();
+            mapped = mapped.replace(&format!("{}:", s.name), &format!("{copy}:"));
+        }
+        assert_eq!(mapped, run.stderr, "subset {seed}: stderr at verbosity 0");
         match (ours, run.status) {
             (Ok(out), 0) => {
                 assert_same_policy(
@@ -174,7 +202,8 @@ fn debian_module_subsets_match_secilc() {
 }
 
 /// A subset of Debian's default store (base and about a fifth of the other modules, the
-/// first choice of the test above) at `-N -v -v`: many optionals lose what they require,
+/// first choice of the test above) at `-N -v` and `-N -v -v`, stderr byte for byte
+/// (the test above compares it at the default verbosity). At `-v -v`: many optionals lose what they require,
 /// so secilc's stderr holds thousands of libsepol's `Failed to resolve … statement` /
 /// `Disabling optional …` lines and its `Resetting declarations` rounds; ours must be the
 /// same, line for line (the exit status too: libsepol at `-v` keeps duplicate file
@@ -202,50 +231,56 @@ fn debian_module_subset_verbose_log_matches_secilc() {
         .filter(|s| s.name.contains("/base/") || next() % 4 == 0)
         .cloned()
         .collect();
-    let dir = common::scratch("subset-verbose");
-    let run = common::secilc(&dir, &["-N", "-v", "-v"], &subset);
-    // The names secilc was given (`common::secilc` writes `NNNN-cil` files).
-    let renamed: Vec<_> = subset
-        .iter()
-        .enumerate()
-        .map(|(i, s)| arbiter_cil::Source {
-            name: dir.join(format!("{i:04}-cil")).display().to_string(),
-            text: s.text.clone(),
-        })
-        .collect();
-    let opts = Options {
-        disable_neverallow: true,
-        verbose: 2,
-        ..Options::default()
-    };
-    let (status, lines) = match compile(&renamed, &opts)
-        .and_then(|c| Ok([c.warnings.clone(), write_policy(&c, &opts)?.warnings].concat()))
-    {
-        Ok(lines) => (0, lines),
-        Err(e) => (i32::from(e.status), e.messages),
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        run.stderr.contains("Disabling optional"),
-        "the subset no longer disables optionals"
-    );
-    assert_eq!(status, run.status, "exit status");
-    let ours = lines.join("\n");
-    if ours.trim_end() != run.stderr.trim_end() {
-        let (o, t): (Vec<_>, Vec<_>) = (ours.lines().collect(), run.stderr.lines().collect());
-        let at = o
+    for verbose in [1u8, 2] {
+        let dir = common::scratch("subset-verbose");
+        let mut args = vec!["-N"];
+        args.extend(std::iter::repeat_n("-v", verbose as usize));
+        let run = common::secilc(&dir, &args, &subset);
+        // The names secilc was given (`common::secilc` writes `NNNN-cil` files).
+        let renamed: Vec<_> = subset
             .iter()
-            .zip(&t)
-            .position(|(a, b)| a != b)
-            .unwrap_or(o.len().min(t.len()));
-        panic!(
-            "-v -v log differs at line {} (ours {} lines, secilc {}):\n  ours:   {:?}\n  secilc: {:?}",
-            at + 1,
-            o.len(),
-            t.len(),
-            o.get(at),
-            t.get(at)
-        );
+            .enumerate()
+            .map(|(i, s)| arbiter_cil::Source {
+                name: dir.join(format!("{i:04}-cil")).display().to_string(),
+                text: s.text.clone(),
+            })
+            .collect();
+        let opts = Options {
+            disable_neverallow: true,
+            verbose,
+            ..Options::default()
+        };
+        let (status, lines) = match compile(&renamed, &opts)
+            .and_then(|c| Ok([c.warnings.clone(), write_policy(&c, &opts)?.warnings].concat()))
+        {
+            Ok(lines) => (0, lines),
+            Err(e) => (i32::from(e.status), e.messages),
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        if verbose == 2 {
+            assert!(
+                run.stderr.contains("Disabling optional"),
+                "the subset no longer disables optionals"
+            );
+        }
+        assert_eq!(status, run.status, "exit status at verbosity {verbose}");
+        let ours: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        if ours != run.stderr {
+            let (o, t): (Vec<_>, Vec<_>) = (ours.lines().collect(), run.stderr.lines().collect());
+            let at = o
+                .iter()
+                .zip(&t)
+                .position(|(a, b)| a != b)
+                .unwrap_or(o.len().min(t.len()));
+            panic!(
+                "verbosity {verbose}: log differs at line {} (ours {} lines, secilc {}):\n  ours:   {:?}\n  secilc: {:?}",
+                at + 1,
+                o.len(),
+                t.len(),
+                o.get(at),
+                t.get(at)
+            );
+        }
     }
 }
 

@@ -34,6 +34,31 @@ pub(crate) fn verify_name(int: &Interner, sym: Sym, qualified: bool) -> bool {
     b.iter().all(|&c| NAME_BYTES[c as usize] & allowed != 0)
 }
 
+/// What `cil_verify_name` logs for a name [`verify_name`] refuses, in libsepol 3.4's
+/// words and order: the reason (the length, the first character, the first byte not
+/// allowed), then `Invalid name`. libsepol's length message has no newline, so it shares
+/// its line with `Invalid name`.
+pub(crate) fn invalid_name_lines(int: &Interner, sym: Sym, qualified: bool) -> Vec<String> {
+    let b = int.bytes(sym);
+    let name = String::from_utf8_lossy(b);
+    if b.len() >= 2048 {
+        return vec!["Name length greater than max name length of 2048Invalid name".into()];
+    }
+    let allowed = NAME_BYTE | if qualified { QUALIFIED_DOT } else { 0 };
+    let reason = if b.first().is_none_or(|c| !c.is_ascii_alphabetic()) {
+        format!("First character in {name} is not a letter")
+    } else {
+        match b.iter().find(|&&c| NAME_BYTES[c as usize] & allowed == 0) {
+            Some(&c) => format!(
+                "Invalid character \"{}\" in {name}",
+                String::from_utf8_lossy(&[c])
+            ),
+            None => return vec!["Invalid name".into()],
+        }
+    };
+    vec![reason, "Invalid name".into()]
+}
+
 /// [`NAME_BYTES`] bit of a byte allowed anywhere in a name (letters, digits, `_`, `-`).
 const NAME_BYTE: u8 = 1;
 /// [`NAME_BYTES`] bit of `.`, allowed with `-Q` (qualified names).

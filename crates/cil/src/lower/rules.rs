@@ -193,10 +193,7 @@ fn booleanif(
             let kw = ast.stmts[rs as usize].kw;
             if kw == Kw::TypeTransition && l.args(rs).len() == 6 {
                 // libsepol's __cil_cond_to_policydb refuses named transitions.
-                return Err(err(format!(
-                        "typetransition with file name not allowed within a booleanif block.\nInvalid typetransition statement at {}",
-                        l.here(rs)
-                    )));
+                return Err(Fail::bad(messages::cond_named_transition(l, rs, s, br)));
             }
             let mut cb = std::mem::replace(
                 &mut p.conds[idx],

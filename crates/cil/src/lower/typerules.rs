@@ -78,8 +78,12 @@ pub(super) fn type_rule(
             };
             let datum = AvtabDatum::Type(tid(res));
             if let Some(i) = p.avindex.get(&p.avtab, &key) {
-                if p.avtab[i as usize].datum != datum {
-                    return Err(err(format!("Conflicting type rules at {}", l.here(s))));
+                if let AvtabDatum::Type(existing) = p.avtab[i as usize].datum {
+                    if existing != tid(res) {
+                        let (key, res, old) = ((sv, tv, ci), res, existing.value() as u32);
+                        let lines = messages::type_rule_conflict(l, s, key, res, old);
+                        return Err(Fail::bad(lines));
+                    }
                 }
                 continue;
             }

@@ -114,24 +114,41 @@ impl<'a> Walker<'a> {
         self.push_body(at, base, &tree.kids(m_node)[3..])
     }
 
-    /// Fails when macro `mid` is already being expanded on the way up (a recursion).
+    /// Fails when macro `mid` is already being expanded on the way up (a recursion),
+    /// with libsepol's trace (`cil_print_recursive_call`): the macro, then each call of
+    /// the cycle and the macro it expands, down to the call refused.
     fn refuse_recursion(&self, at: &At, mid: u32) -> Result<(), Fail> {
+        let macro_line = |id: u32| {
+            let m = &self.blocks.macros[id as usize];
+            let at = loc(self.tree, self.names, m.file, m.node);
+            format!("macro {} at {at}", self.int.str(m.name))
+        };
+        let call_line = |id: u32, where_: String| {
+            format!(
+                "call {} at {where_}",
+                self.int.str(self.blocks.macros[id as usize].name)
+            )
+        };
+        // Built from the refused call upward, reversed at the end.
+        let mut trace = vec![call_line(mid, self.here(&at.it))];
         let mut c = at.it.cont;
         while c != NONE {
-            if self.conts[c as usize].macro_id == mid {
-                let m = &self.blocks.macros[mid as usize];
-                return Err(Fail::bad(vec![
-                    "Recursive macro call found:".into(),
-                    format!(
-                        "macro {} at {}",
-                        self.int.str(m.name),
-                        loc(self.tree, self.names, m.file, m.node)
-                    ),
-                    format!("call {} at {}", self.int.str(m.name), self.here(&at.it)),
-                    "Failed to resolve AST".into(),
-                ]));
+            let cont = &self.conts[c as usize];
+            if cont.macro_id == mid {
+                trace.push(macro_line(mid));
+                trace.reverse();
+                let mut lines = vec!["Recursive macro call found:".to_string()];
+                lines.append(&mut trace);
+                lines.push("Failed to resolve AST".into());
+                return Err(Fail::bad(lines));
             }
-            c = self.conts[c as usize].up;
+            if cont.macro_id != NONE && cont.stmt != NONE {
+                let st = &self.ast.stmts[cont.stmt as usize];
+                trace.push(macro_line(cont.macro_id));
+                let where_ = loc(self.tree, self.names, st.file, st.node);
+                trace.push(call_line(cont.macro_id, where_));
+            }
+            c = cont.up;
         }
         Ok(())
     }

@@ -39,7 +39,11 @@ impl<'a> Walker<'a> {
                 let name = self.name_at(at, 1)?;
                 let v = tree.sym(kids[2]);
                 if v != Some(Kw::True.sym()) && v != Some(Kw::False.sym()) {
-                    return Err(self.bad(at, "Value must be either 'true' or 'false'"));
+                    // libsepol's line has no newline: the next one continues it.
+                    let mut f = self.bad(at, "");
+                    f.messages.remove(0);
+                    f.messages[0].insert_str(0, "Value must be either 'true' or 'false'");
+                    return Err(f);
                 }
                 // `-P`: tunables are booleans.
                 let kind = if at.kw == Kw::Tunable && !self.opts.preserve_tunables {
@@ -128,7 +132,9 @@ impl<'a> Walker<'a> {
             .and_then(|&k| (!tree.is_list(k)).then(|| tree.sym(k)).flatten())
             .ok_or_else(|| self.bad(at, "Invalid syntax"))?;
         if !verify_name(int, s, self.opts.qualified_names) {
-            return Err(self.bad(at, &format!("Invalid name: {}", int.str(s))));
+            let mut lines = crate::ast::invalid_name_lines(int, s, self.opts.qualified_names);
+            lines.extend(self.bad(at, "").messages.into_iter().skip(1));
+            return Err(Fail::bad(lines));
         }
         Ok(s)
     }

@@ -192,10 +192,14 @@ impl<'a> Walker<'a> {
                     .and_then(|&k| tree.sym(k))
                     .map(|s| int.str(s).into_owned())
                     .unwrap_or_else(|| "(list)".into());
-                return Err(Fail::bad(vec![
-                    format!("Unknown keyword {what} at {}", self.here(&it)),
-                    "Failed to build AST".into(),
-                ]));
+                // libsepol 3.4's words: no location (its tree walk's `Problem at` line,
+                // an info line, has it).
+                let mut lines = vec![format!("Error: Unknown keyword {what}")];
+                if self.opts.verbose >= 2 {
+                    lines.push(format!("Problem at {}", self.here(&it)));
+                }
+                lines.push("Failed to build AST".into());
+                return Err(Fail::bad(lines));
             }
         };
         let si = self.ast.stmts.len() as u32;
