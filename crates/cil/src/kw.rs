@@ -99,3 +99,38 @@ impl Kw {
         KEYWORDS[self as usize]
     }
 }
+
+/// The statements that declare a name or contain others and refer to no name resolution
+/// must find: the resolver's check passes them ([`crate::resolve`]) and libsepol's
+/// resolution passes resolve nothing in them (pass 0 of [`crate::optional_log`]). A
+/// pattern, not a method, so that both `match`es keep one jump table.
+macro_rules! declaration_kws {
+    () => {
+        Kw::Type
+            | Kw::TypeAttribute
+            | Kw::TypeAlias
+            | Kw::Role
+            | Kw::RoleAttribute
+            | Kw::User
+            | Kw::UserAttribute
+            | Kw::Common
+            | Kw::Class
+            | Kw::ClassMap
+            | Kw::ClassPermission
+            | Kw::Boolean
+            | Kw::Tunable
+            | Kw::Sensitivity
+            | Kw::SensitivityAlias
+            | Kw::Category
+            | Kw::CategoryAlias
+            | Kw::Sid
+            | Kw::PolicyCap
+            | Kw::IpAddr
+            | Kw::Optional
+            | Kw::Block
+            | Kw::BlockAbstract
+            | Kw::In
+            | Kw::Macro
+    };
+}
+pub(crate) use declaration_kws;

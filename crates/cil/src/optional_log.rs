@@ -5,12 +5,13 @@
 //! the statements of that pass; an optional with a statement that fails is destroyed
 //! when the pass ends, and if that happens after the `call` pass every later pass runs
 //! again ("Resetting declarations"). The replay runs that schedule with the resolver's
-//! own statement check, only when the lines are asked for, so builds at the default
-//! verbosity do no work here.
+//! own statement check, only when the lines are owed: at `-v` and above whenever an
+//! optional was disabled, and at the default verbosity only when the resolver saw a
+//! failure libsepol logs at any verbosity (see `quiet_lines_possible`).
 
 use crate::ast::{Ast, DeclKind, Ns, NONE};
 use crate::intern::Interner;
-use crate::kw::Kw;
+use crate::kw::{declaration_kws, Kw};
 use crate::parse::Tree;
 use crate::resolve::{Miss, Resolver};
 use crate::Options;
@@ -41,33 +42,7 @@ fn pass_of(ast: &Ast, s: u32, opts: &Options) -> u8 {
         | Kw::BooleanIf => 11,
         Kw::CategorySet => 12,
         Kw::SensitivityCategory | Kw::ClassCommon => 13,
-        Kw::Type
-        | Kw::TypeAttribute
-        | Kw::TypeAlias
-        | Kw::Role
-        | Kw::RoleAttribute
-        | Kw::User
-        | Kw::UserAttribute
-        | Kw::Common
-        | Kw::Class
-        | Kw::ClassMap
-        | Kw::ClassPermission
-        | Kw::Boolean
-        | Kw::Tunable
-        | Kw::Sensitivity
-        | Kw::SensitivityAlias
-        | Kw::Category
-        | Kw::CategoryAlias
-        | Kw::Sid
-        | Kw::PolicyCap
-        | Kw::IpAddr
-        | Kw::Optional
-        | Kw::Block
-        | Kw::BlockAbstract
-        | Kw::In
-        | Kw::Macro
-        | Kw::HandleUnknown
-        | Kw::Mls => 0,
+        declaration_kws!() | Kw::HandleUnknown | Kw::Mls => 0,
         _ => PASS_LAST,
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::ast::{Ast, DeclKind, Ns, NONE};
 use crate::intern::{Interner, Sym};
-use crate::kw::Kw;
+use crate::kw::{declaration_kws, Kw};
 use crate::parse::Tree;
 use crate::Fail;
 
@@ -888,31 +888,7 @@ impl<'a> Resolver<'a> {
                     self.name(Ns::Classes, c)
                 }
             }
-            Kw::Type
-            | Kw::TypeAttribute
-            | Kw::TypeAlias
-            | Kw::Role
-            | Kw::RoleAttribute
-            | Kw::User
-            | Kw::UserAttribute
-            | Kw::Common
-            | Kw::Class
-            | Kw::ClassMap
-            | Kw::ClassPermission
-            | Kw::Boolean
-            | Kw::Tunable
-            | Kw::Sensitivity
-            | Kw::SensitivityAlias
-            | Kw::Category
-            | Kw::CategoryAlias
-            | Kw::Sid
-            | Kw::PolicyCap
-            | Kw::IpAddr
-            | Kw::Optional
-            | Kw::Block
-            | Kw::BlockAbstract
-            | Kw::In
-            | Kw::Macro => Ok(()),
+            declaration_kws!() => Ok(()),
             Kw::BlockInherit if self.ast.unresolved_stmts.binary_search(&s).is_ok() => {
                 Err(Miss::Missing)
             }

@@ -18,11 +18,8 @@ use std::path::{Path, PathBuf};
 /// ("Context user must be a user"), arbiter while lowering, in other words.
 const TRAILER_GAPS: &[&str] = &["bad_userattribute_in_context.cil"];
 
-#[test]
-fn corpus_cases_match_secilc() {
-    if common::skip() {
-        return;
-    }
+/// The corpus: `base.cil`'s text, and every other case's path in name order.
+fn corpus() -> (Vec<u8>, Vec<PathBuf>) {
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
     let base_text = std::fs::read(here.join("base.cil")).expect("base.cil");
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&here)
@@ -31,6 +28,15 @@ fn corpus_cases_match_secilc() {
         .filter(|p| p.extension().is_some_and(|e| e == "cil") && !p.ends_with("base.cil"))
         .collect();
     cases.sort();
+    (base_text, cases)
+}
+
+#[test]
+fn corpus_cases_match_secilc() {
+    if common::skip() {
+        return;
+    }
+    let (base_text, cases) = corpus();
     assert!(cases.len() >= 20, "corpus went missing");
     let mut failures = Vec::new();
     for case in &cases {
@@ -148,14 +154,7 @@ fn verbose_progress_lines_match_secilc() {
     if common::skip() {
         return;
     }
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let base_text = std::fs::read(here.join("base.cil")).expect("base.cil");
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(&here)
-        .expect("corpus dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "cil") && !p.ends_with("base.cil"))
-        .collect();
-    cases.sort();
+    let (base_text, cases) = corpus();
     let (mut compared, mut failures) = (0, Vec::new());
     let mut failed_cases = Vec::new();
     for case in &cases {
@@ -366,14 +365,7 @@ fn default_and_one_v_stderr_match_secilc() {
     if common::skip() {
         return;
     }
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let base_text = std::fs::read(here.join("base.cil")).expect("base.cil");
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(&here)
-        .expect("corpus dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "cil") && !p.ends_with("base.cil"))
-        .collect();
-    cases.sort();
+    let (base_text, cases) = corpus();
     let (mut compared, mut failures) = (0, Vec::new());
     for case in &cases {
         let text = std::fs::read(case).expect("case");
