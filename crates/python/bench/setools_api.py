@@ -18,7 +18,7 @@ implementation's time over it is the most any implementation could reach here. E
 iterates its results with a plain ``for`` statement counting them (what a script writes),
 the same code for both implementations; until 2026-11-28 09:50 it was ``sum(1 for _ in
 ...)``, whose generator-expression frame was about 0.35 us of the 0.5 us floor (the
-figures of earlier runs in docs/setools.md include it).
+figures of earlier runs in docs/history/setools.md include it).
 Resident memory is read from /proc/self/status (VmHWM) at the end, after every query ran;
 ``base_rss_kb`` is VmRSS before the policy was opened (the interpreter and the imported
 package), so that ``rss_kb - base_rss_kb`` is what the policy and the queries keep. The CPU time (this
