@@ -1,15 +1,17 @@
 //! A bzip2 decoder for the store's modules, faster than the `bzip2` crate's on them: its
 //! Huffman symbols come from a 10-bit lookup table (the reference decoder reads a code
-//! bit by bit), and its block CRC is computed eight bytes at a time over the finished
-//! text. Decoding the store's CIL is most of `build --store`'s CPU time, before the last
-//! module can be parsed.
+//! bit by bit), its block CRC is computed eight bytes at a time over the finished text,
+//! and each thread keeps its last block's table for the next instead of mapping a fresh
+//! one. Decoding the store's CIL is most of `build --store`'s CPU time, all of it before
+//! the last module can be parsed.
 //!
 //! It accepts only what it can check: one stream of blocks, each block's CRC and the
 //! stream CRC right, nothing after the stream's end. Anything else — a damaged stream, a
 //! "randomised" block (written by bzip2 0.9.0 only), trailing data, a text over the limit
 //! — is `None`, and the caller decodes with the `bzip2` crate instead, which also gives
 //! the error. The CRCs make that safe: text this decoder returns is text whose every
-//! block CRC matches, so a slip here costs time (the crate decodes again), never bytes.
+//! block CRC matches, so a slip here costs time (the crate decodes again), not bytes
+//! (short of a slip whose wrong text also matched a block's CRC-32).
 
 const BLOCK_MAGIC: u64 = 0x3141_5926_5359;
 const END_MAGIC: u64 = 0x1772_4538_5090;
@@ -553,7 +555,14 @@ mod tests {
         let mut x = 12345u32;
         for i in 0..60_000u32 {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-            write!(t, "(allow t{} u{} (file (read {})))", x % 1013, i % 97, x >> 20).unwrap();
+            write!(
+                t,
+                "(allow t{} u{} (file (read {})))",
+                x % 1013,
+                i % 97,
+                x >> 20
+            )
+            .unwrap();
             t.extend(std::iter::repeat_n(b' ', (x % 9) as usize));
             t.push(b'\n');
         }
@@ -588,8 +597,14 @@ mod tests {
     fn damaged_trailing_or_oversized_input_is_left_to_the_reference_decoder() {
         let text = samples().pop().unwrap();
         let raw = compress(&text, 1);
-        assert!(decode(&raw, text.len() as u64 - 1).is_none(), "over the limit");
-        assert!(decode(&raw[..raw.len() - 1], 1 << 30).is_none(), "truncated");
+        assert!(
+            decode(&raw, text.len() as u64 - 1).is_none(),
+            "over the limit"
+        );
+        assert!(
+            decode(&raw[..raw.len() - 1], 1 << 30).is_none(),
+            "truncated"
+        );
         let mut two = raw.clone();
         two.extend_from_slice(&raw);
         assert!(decode(&two, 1 << 30).is_none(), "two streams");
