@@ -748,7 +748,7 @@ fn strip_trailing_slashes(d: &str) -> String {
     s
 }
 
-/// One of `fcontext_matches`' patterns. Debian's file_contexts has about 2,000 of them
+/// One of `fcontext_matches`' patterns. Debian's file_contexts has 1,411 of them
 /// and compiling them all cost genhomedircon most of its time, on the path to `setfiles
 /// -c`; a pattern is compiled only when a path starts with its literal prefix (the
 /// anchored pattern can match nothing else), so a store whose candidate home roots are
