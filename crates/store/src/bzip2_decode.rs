@@ -619,6 +619,23 @@ mod tests {
     }
 
     #[test]
+    fn every_single_bit_flip_is_refused_or_decoded_as_the_reference_decodes_it() {
+        let text: Vec<u8> = (0..3000u32)
+            .flat_map(|i| format!("(type t{})\n", i % 37 * 11 % 29).into_bytes())
+            .collect();
+        for level in [1, 9] {
+            let raw = compress(&text, level);
+            for bit in 0..raw.len() * 8 {
+                let mut bad = raw.clone();
+                bad[bit / 8] ^= 0x80 >> (bit % 8);
+                if let Some(ours) = decode(&bad, 1 << 24) {
+                    assert_eq!(reference(&bad).ok(), Some(ours), "bit {bit}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn an_empty_stream_decodes_to_nothing() {
         let raw = compress(b"", 9);
         assert_eq!(decode(&raw, 1 << 30), Some(Vec::new()));
