@@ -46,10 +46,17 @@ fn hooks(py: Python<'_>) -> PyResult<&'static Hooks> {
     })
 }
 
-/// The native base class of every `setools.query.PolicyQuery` (not a query by itself).
-/// Holds no data: a query's criteria live in its instance `__dict__`, as setools' do.
+/// The native base class of every `setools.query.PolicyQuery` (not a query by itself). A
+/// query's criteria live in its instance `__dict__`, as setools' do.
 #[pyclass(subclass, frozen, module = "arbiter._native")]
-pub struct QueryBase;
+pub struct QueryBase {
+    /// Never read. Its only role is to give the class a layout larger than `object`'s:
+    /// CPython takes a class's `tp_new` from the base with the largest layout, and with
+    /// an empty one a mixin listed first (`class Q(MemoResults, PolicyQuery)`) would give
+    /// `object.__new__` while `Q.__new__` finds `QueryBase.__new__`, which then refuses
+    /// `Q.__new__(Q)` (what `copy.copy` calls) as unsafe.
+    _layout: u8,
+}
 
 #[pymethods]
 impl QueryBase {
@@ -57,7 +64,14 @@ impl QueryBase {
     #[new]
     #[pyo3(signature = (*_args, **_kwargs), text_signature = "(policy, **kwargs)")]
     fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> Self {
-        QueryBase
+        QueryBase { _layout: 0 }
+    }
+
+    /// No arguments to `__new__` when unpickled or copied: the state is the instance
+    /// `__dict__`. (Defining it also spares the objects `object.__reduce_ex__`'s refusal
+    /// of a layout larger than `object`'s that it cannot save.)
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> Bound<'py, PyTuple> {
+        PyTuple::empty(py)
     }
 
     /// `Query(policy, **criteria)`: the kept instance dictionary for this class and these
