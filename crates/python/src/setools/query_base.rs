@@ -92,7 +92,9 @@ impl QueryBase {
         if let Some(key) = &key {
             let policy = args.get_item(0)?;
             if let Some(snapshot) = kept_snapshot(&policy, key)? {
-                let dict = slf.getattr(intern!(py, "__dict__"))?.cast_into::<PyDict>()?;
+                let dict = slf
+                    .getattr(intern!(py, "__dict__"))?
+                    .cast_into::<PyDict>()?;
                 dict.update(snapshot.as_mapping())?;
                 // The kept dictionary holds None there (no reference cycle to the policy).
                 dict.set_item(intern!(py, "policy"), policy)?;
