@@ -353,10 +353,10 @@ def _native_init_miss(query, args, kwargs, key):
     """``QueryBase.__init__`` without a kept construction: the class's own ``__init__``
     (setools' protocol, its errors included), then the construction kept under ``key``
     (None: its keywords are not compared by value) for the next one."""
-    if not isinstance(query, PolicyQuery):
+    init = type(query).__init__
+    if init is _native.QueryBase.__init__:
         raise TypeError("arbiter._native.QueryBase is the base of setools' queries, "
                         "not a query")
-    init = type(query).__init__
     if kwargs is None:
         init(query, *args)
     else:
