@@ -278,3 +278,20 @@ def test_type_relations_rows_share_the_type_objects_ints_and_agree_both_ways(pol
         row = rel[t._value - 1]
         assert all(v is tv[v]._value for v in row)
         assert set(row) == {a for a, m in members.items() if t._value in m}, t.name
+
+
+def test_native_query_base_is_no_query_and_init_stays_python():
+    """``arbiter._native.QueryBase`` (the native base of ``PolicyQuery``) refuses to be
+    constructed alone, and a query class's ``__init__`` (what scripts, ``super()`` and
+    subclasses find) is still the Python function while constructions run natively."""
+    import types
+
+    from arbiter import _native
+    import arbiter.setools.query as query
+
+    with pytest.raises(TypeError):
+        _native.QueryBase(1)
+    for cls in (st.PolCapQuery, st.NetifconQuery, st.NodeconQuery, st.SensitivityQuery):
+        assert issubclass(cls, query.PolicyQuery)
+        assert type(cls.__dict__["__init__"]) is types.FunctionType
+        assert cls.__init__.__qualname__ == cls.__name__ + ".__init__"

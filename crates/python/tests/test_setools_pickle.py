@@ -78,3 +78,33 @@ def test_mls_objects_round_trip_on_debian_mls():
     objs = list(p.mlsrules())[:5] + [u.mls_range for u in p.users()] + list(p.levels())[:3]
     back = pickle.loads(pickle.dumps(objs))
     assert [str(x) for x in back] == [str(x) for x in objs]
+
+
+@pytest.mark.parametrize("name", OWN)
+def test_queries_copy_and_pickle_with_their_criteria(name):
+    """A query (constructed once, then again from the criteria arbiter kept for the same
+    keywords, see ``query._keep_construction``) survives ``copy.copy`` and a pickle round
+    trip: the copy answers as the original, and a criterion changed on the copy leaves
+    the original and the next construction as they were."""
+    import copy
+
+    p = st.SELinuxPolicy(str(POLICIES / name))
+    kinds = [
+        (st.PolCapQuery, {}, ("name", "nosuch")),
+        (st.NodeconQuery, {"ip_version": "ipv4"}, ("ip_version", "ipv6")),
+        (st.CommonQuery, {"name": "^f", "name_regex": True}, ("name", "^$")),
+        (st.TypeQuery, {"name": "_t$", "name_regex": True}, ("name", "^$")),
+    ]
+    for cls, kw, (attr, value) in kinds:
+        want = [str(r) for r in cls(p, **kw).results()]
+        for _ in range(3):
+            q = cls(p, **kw)
+            for twin in (copy.copy(q), pickle.loads(pickle.dumps(q))):
+                assert type(twin) is cls
+                assert [str(r) for r in twin.results()] == want
+            twin = copy.copy(q)
+            setattr(twin, attr, value)
+            changed = [str(r) for r in twin.results()]
+            assert changed == [str(r) for r in cls(p, **dict(kw, **{attr: value})).results()]
+            assert [str(r) for r in q.results()] == want
+            assert [str(r) for r in cls(p, **kw).results()] == want

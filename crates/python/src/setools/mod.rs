@@ -11,6 +11,7 @@ mod constraint;
 mod labeling;
 mod mls;
 mod name_index;
+mod query_base;
 mod relations;
 mod te;
 pub use relations::TypeRelations;
@@ -22,6 +23,7 @@ pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(avdiff::av_rule_diff, m)?)?;
     m.add_class::<name_index::NameIndex>()?;
     m.add_class::<TypeRelations>()?;
+    m.add_class::<query_base::QueryBase>()?;
     m.add_function(wrap_pyfunction!(mls::sensitivity_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::category_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::user_levels, m)?)?;

@@ -6,7 +6,12 @@ rather than its logging generator. Covers UserQuery, CommonQuery, MLSRuleQuery,
 PolCapQuery, NetifconQuery, NodeconQuery and SensitivityQuery: each criterion and flag
 assigned after a first ``results()`` (and a property criterion through its setter), a result iterator consumed while
 another is open, an unchanged rerun, and a subclass whose ``__setattr__`` writes through
-``object.__setattr__``.
+``object.__setattr__``. Then new queries constructed again and again with the same
+keywords (arbiter copies in the criteria and answer of an earlier construction, see
+``query._keep_construction``): changed after construction, keywords equal in value but
+of another type (a flag given 1, roles as a list, tuple or set), a list changed by the
+caller between constructions, keywords in another order, invalid criteria and bad calls
+raising each time, and a script's subclasses with and without an ``__init__``.
 
 Normalised: nothing (every printed value is a result in ``results()`` order)."""
 
@@ -190,3 +195,97 @@ for s in sens[:3]:
     q.name = s
     show("sens and name " + s, q)
     q.name = None
+
+print("== Constructions with the same keywords")
+# arbiter keeps, per policy, the criteria (and the answer) of a construction seen twice
+# and copies them into the next with equal keywords (``query._keep_construction``).
+QUERIES = [setools.PolCapQuery, setools.NetifconQuery, setools.NodeconQuery,
+           setools.SensitivityQuery, setools.UserQuery, setools.CommonQuery,
+           setools.MLSRuleQuery, setools.TypeQuery, setools.BoolQuery, setools.DefaultQuery,
+           setools.CategoryQuery, setools.PortconQuery, setools.GenfsconQuery]
+for cls in QUERIES:
+    for n in range(3):
+        show("{} () #{}".format(cls.__name__, n), cls(p))
+for n in range(4):
+    q = setools.PolCapQuery(p, name="^network", name_regex=True)
+    show("PolCapQuery regex #{}".format(n), q)
+    print("  criteria:", q.name.pattern, q.name_regex)
+# A query changed after construction, then new ones with its first keywords.
+for n in range(3):
+    q = setools.NodeconQuery(p, ip_version="ipv4")
+    show("NodeconQuery ipv4 #{}".format(n), q)
+    q.ip_version = "ipv6"
+    show("  changed to ipv6", q)
+    print("  ip_version:", repr(q.ip_version))
+if sens:
+    for n in range(3):
+        q = setools.SensitivityQuery(p, sens=sens[0], sens_domby=True)
+        print("SensitivityQuery #{} before results:".format(n), q.sens, q.sens_domby, q.sens_dom)
+        q.sens_domby = False
+        show("  domby cleared", q)
+        show("  again new", setools.SensitivityQuery(p, sens=sens[0], sens_domby=True))
+# Equal keywords of other types: a flag given 1 or True, a list or a tuple or a set.
+for flag in (True, 1, True, 1, "yes", "yes"):
+    q = setools.PolCapQuery(p, name="open", name_regex=flag)
+    show("PolCapQuery name_regex={!r}".format(flag), q)
+    print("  flag kept as given:", repr(q.name_regex))
+if roles:
+    for value in ([roles[0]], (roles[0],), {roles[0]}, frozenset([roles[0]]), [roles[0]],
+                  (roles[0],)):
+        q = setools.UserQuery(p, roles=value)
+        show("UserQuery roles {}".format(type(value).__name__), q)
+        print("  criterion:", type(q.roles).__name__, sorted(str(r) for r in q.roles))
+# A list the caller changes after constructing with it.
+if len(roles) > 1:
+    mine = [roles[0]]
+    for n in range(3):
+        show("UserQuery roles list #{}".format(n), setools.UserQuery(p, roles=mine))
+    mine.append(roles[1])
+    for n in range(3):
+        q = setools.UserQuery(p, roles=mine)
+        show("UserQuery roles list changed #{}".format(n), q)
+        print("  criterion:", sorted(str(r) for r in q.roles))
+# The same keywords in another order; an invalid criterion raised every time.
+for n in range(2):
+    show("PortconQuery ports then overlap #{}".format(n),
+         setools.PortconQuery(p, ports=(1, 1024), ports_overlap=True))
+    show("PortconQuery overlap then ports #{}".format(n),
+         setools.PortconQuery(p, ports_overlap=True, ports=(1, 1024)))
+for n in range(3):
+    try:
+        setools.UserQuery(p, roles=["nosuch_r"])
+    except Exception as e:
+        print("invalid #{}:".format(n), type(e).__name__, e)
+    try:
+        setools.PolCapQuery(p, 1)
+    except TypeError as e:
+        print("extra positional #{}:".format(n), e)
+    try:
+        setools.BoolQuery(p, policy=p)
+    except TypeError as e:
+        print("policy twice #{}:".format(n), e)
+    q = setools.BoolQuery(policy=p, name="nosuch")
+    show("policy as a keyword #{}".format(n), q)
+
+
+# A script's subclass (without and with its own __init__) constructed repeatedly.
+class Sub(setools.NetifconQuery):
+    extra = False
+
+
+class SubInit(setools.SensitivityQuery):
+    def __init__(self, policy, **kwargs):
+        super().__init__(policy, **kwargs)
+        self.made = True
+
+
+for n in range(3):
+    q = Sub(p, extra=True)
+    show("subclass #{}".format(n), q)
+    print("  extra:", q.extra, type(q).__name__)
+    if sens:
+        q = SubInit(p, sens=sens[0])
+        show("subclass with __init__ #{}".format(n), q)
+        print("  made:", q.made)
+        q.sens_dom = True
+        show("  sens_dom set", q)

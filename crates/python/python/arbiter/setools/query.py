@@ -2,6 +2,7 @@
 keyword as an attribute in reverse-sorted name order (so ``x_regex`` is set before ``x``,
 whose setter depends on it); ``results()`` is a generator in the policy's order."""
 
+import gc
 from keyword import iskeyword
 from sys import modules
 
@@ -25,7 +26,7 @@ class _QueryLog:
         return log
 
 
-class PolicyQuery:
+class PolicyQuery(_native.QueryBase):
     """Base class of the queries."""
 
     log = _QueryLog()
@@ -43,7 +44,7 @@ class PolicyQuery:
                      or getattr(inherited, "__wrapped__", None) is PolicyQuery.__init__):
             init = _keyword_init(cls)
             if init is not None:
-                type.__setattr__(cls, "__init__", init)
+                _install_init(cls, init)
 
     def __init__(self, policy, **kwargs):
         # Every criterion's default in the instance ``__dict__`` at once (one C call), so
@@ -135,14 +136,16 @@ class PolicyQuery:
 class MemoResults:
     """``results()`` over the matches kept in the query: ``_matches()`` (the class's
     matches in the policy's order, as a sequence) runs on the first call and its tuple is
-    kept in the instance; a later call is an iterator over it. The answer is a function
-    of the policy and the criteria only (both immutable: a symbol table never changes, a
-    stored criterion is a looked-up symbol, a frozenset, a compiled pattern or a flag),
-    and every assignment to the query goes through ``PolicyQuery.__setattr__``, which
-    drops the tuple. A subclass with its own ``__setattr__`` could write around that, so
-    its results are never kept (``_keeps_results``). While ``logging`` is imported,
-    ``results()`` is a generator that logs setools' lines on its first step, as setools'
-    generator does."""
+    kept in the instance; a later call is an iterator over it (native:
+    ``QueryBase.memo_results``, see ``_memo_results`` for the first call). The answer is
+    a function of the policy and the criteria only (both immutable: a symbol table never
+    changes, a stored criterion is a looked-up symbol, a frozenset, a compiled pattern or a
+    flag), and every assignment to the query goes through ``PolicyQuery.__setattr__``,
+    which drops the tuple. A subclass with its own ``__setattr__`` could write around
+    that, so its results are never kept (``_keeps_results``). While ``logging`` is
+    imported, ``results()`` is a generator that logs setools' lines on its first step, as
+    setools' generator does. A query constructed from kept criteria (see
+    ``_install_init``) starts with the tuple of its first twin that answered."""
 
     _results_memo = None
     _keeps_results = True
@@ -151,26 +154,52 @@ class MemoResults:
         super().__init_subclass__(**kwargs)
         cls._keeps_results = cls.__setattr__ is PolicyQuery.__setattr__
 
-    def results(self):
-        """The matching objects, in the policy's order."""
-        memo = self._results_memo
-        if "logging" in modules:  # setools' INFO line (see log_results)
-            return self._logged_results(memo)
-        if memo is None:
-            memo = self._matches()
-            if type(memo) is not tuple:
-                memo = tuple(memo)
-            if self._keeps_results:
-                self.__dict__["_results_memo"] = memo
-        return iter(memo)
+    results = _native.QueryBase.memo_results
 
     def _logged_results(self, memo):
         log_results(self, self._log_what)
-        if memo is None:
-            memo = tuple(self._matches())
-            if self._keeps_results:
-                self.__dict__["_results_memo"] = memo
+        if type(memo) is not tuple:
+            memo = _keep_results(self, memo, tuple(self._matches()))
         yield from memo
+
+
+class _Pending:
+    """The ``_results_memo`` of a query constructed from kept criteria (see
+    ``_install_init``) whose twins have not answered yet: its first ``results()`` keeps the
+    tuple for them too (``_keep_results``). An assignment to the query drops it with the
+    tuple slot (``PolicyQuery.__setattr__``), so only a query still holding the criteria
+    it was constructed with gives its answer to the key."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+
+def _memo_results(query):
+    """``MemoResults.results()`` where the native one does not answer alone: the first
+    call (the matches computed and kept) and any call while ``logging`` is imported
+    (setools' INFO line, see ``log_results``)."""
+    memo = query._results_memo
+    if "logging" in modules:
+        return query._logged_results(memo)
+    if type(memo) is not tuple:
+        matches = query._matches()
+        memo = _keep_results(query, memo, matches if type(matches) is tuple else tuple(matches))
+    return iter(memo)
+
+
+def _keep_results(query, pending, memo):
+    """Keeps ``memo`` (the query's results) in the query, and in the kept construction
+    its ``_Pending`` marker names (see ``_install_init``); returns it."""
+    if query._keeps_results:
+        query.__dict__["_results_memo"] = memo
+        if type(pending) is _Pending:
+            kept = getattr(query.policy, "_cache", {}).get("query_kept_init")
+            snapshot = None if kept is None else kept.get(pending.key)
+            if snapshot is not None and snapshot.get("_results_memo") is pending:
+                snapshot["_results_memo"] = memo
+    return memo
 
 
 # Per policy, how many criteria's results ``policy_results`` keeps (then the memo is
@@ -284,6 +313,98 @@ def _criteria_plan(cls):
                     plan.pop(name, None)
     type.__setattr__(cls, "_criteria_plan", plan)
     return plan
+
+
+# Per policy, how many constructions ``_native_init_miss`` keeps (then the memo is
+# emptied), so memory stays bounded whatever a script asks.
+_KEPT_INIT_LIMIT = 256
+
+# Types a kept construction may not hold (see ``_keep_construction``): a container the
+# caller could change after the query stored it as given.
+_MUTABLE = (list, dict, set, bytearray)
+
+
+def _install_init(cls, init):
+    """Gives ``cls`` (an arbiter query class with a keyword-bound ``__init__``, see
+    ``_keyword_init``) the native construction of ``QueryBase`` while ``cls.__init__``
+    stays ``init``. CPython calls a class's ``tp_init`` slot, which it sets from the
+    ``__init__`` found when the attribute is assigned: a Python function there costs a
+    frame per construction (a third of the smallest queries). So the native slot
+    wrapper is assigned first (the slot becomes ``QueryBase.__init__``'s C function),
+    then ``init`` is written into the class dictionary directly, and the type's lookup
+    caches are reset by an ordinary assignment. ``QueryBase.__init__`` copies in the kept
+    instance dictionary of an earlier construction with the same keywords, else calls
+    ``init`` (``_native_init_miss``). What a script sees is unchanged: ``cls.__init__``,
+    ``super().__init__`` and ``inspect.signature`` find ``init``, and a script's subclass
+    (whose slot CPython sets from ``init``) runs ``init`` itself. Where the class
+    dictionary cannot be reached (another Python implementation), ``init`` is simply
+    assigned."""
+    native = _native.QueryBase.__init__
+    type.__setattr__(cls, "__init__", native)
+    mapping = [r for r in gc.get_referents(cls.__dict__) if type(r) is dict]
+    if len(mapping) != 1 or mapping[0].get("__init__") is not native:
+        type.__setattr__(cls, "__init__", init)
+        return
+    mapping[0]["__init__"] = init
+    type.__setattr__(cls, "_python_init", init)  # resets the type's lookup caches
+
+
+def _native_init_miss(query, args, kwargs, key):
+    """``QueryBase.__init__`` without a kept construction: the class's own ``__init__``
+    (setools' protocol, its errors included), then the construction kept under ``key``
+    (None: its keywords are not compared by value) for the next one."""
+    init = type(query).__init__
+    if init is _native.QueryBase.__init__:
+        raise TypeError("arbiter._native.QueryBase is the base of setools' queries, "
+                        "not a query")
+    if kwargs is None:
+        init(query, *args)
+    else:
+        init(query, *args, **kwargs)
+    if key is not None:
+        _keep_construction(query, kwargs, key)
+
+
+def _keep_construction(query, kwargs, key):
+    """Keeps ``query``'s instance dictionary, just constructed, in its policy's
+    ``_cache["query_kept_init"]`` under ``key``, from the second construction with that
+    key on: the criteria as stored are a function of the policy, the class and the
+    keywords' values (the key), and are immutable (looked-up symbols, frozensets,
+    patterns, flags), so a later construction copies them (``QueryBase.__init__``). Not
+    kept: a dictionary holding a mutable container (one stored as given could change
+    under the next query), or a policy without the cache.
+    The kept dictionary holds None for ``policy`` (the constructing call puts its own in)
+    and, for a ``MemoResults`` class, a ``_Pending`` marker the first ``results()``
+    replaces with the answer."""
+    d = query.__dict__
+    cache = getattr(d.get("policy"), "_cache", None)
+    if type(cache) is not dict:
+        return
+    kept = cache.get("query_kept_init")
+    if kept is None:
+        kept = cache["query_kept_init"] = {}
+    elif len(kept) >= _KEPT_INIT_LIMIT:
+        kept.clear()
+    if key not in kept:
+        # Seen once: kept from its second construction on (a script that constructs each
+        # query once pays a dictionary entry, not a copy).
+        kept[key] = None
+        return
+    for value in d.values():
+        if isinstance(value, _MUTABLE):
+            return
+    if isinstance(query, MemoResults) and query._keeps_results \
+            and "_results_memo" not in d:
+        d["_results_memo"] = _Pending(key)
+    # Made presized (``fromkeys``), so that copying it into an empty instance dictionary
+    # is one block copy rather than an insertion per entry.
+    snapshot = dict.fromkeys(d)
+    snapshot.update(d)
+    snapshot["policy"] = None
+    kept[key] = snapshot
+
+
+_native.QueryBase._install(_native_init_miss, _memo_results, modules)
 
 
 # An argument not given to a keyword-bound ``__init__`` (see ``_keyword_init``).
