@@ -238,16 +238,16 @@ pub fn lower(
     symbols::type_aliases(&mut l, &mut p)?;
     symbols::classes_and_commons(&l, &mut p)?;
     symbols::users_bools_levels(&l, &mut p);
-    let scan = rules::scan(ast);
-    p.reserve_rule_tables(scan.uncond_rules);
+    p.reserve_rule_tables(rules::uncond_rule_count(ast));
     lap.mark("symbols");
     statements::lower_all(&mut l, &mut p)?;
     lap.mark("statements");
     verify::users_and_contexts(&mut l, &p)?;
     lap.mark("verify");
+    let cond_rules = rules::cond_rules_by_branch(ast);
     // No chain of bounds may loop (libsepol verifies this before building anything).
     p.hierarchy.verify(t, ast, names, &|d| l.name(d))?;
-    rules::lower_all(&mut l, &mut p, &scan.cond_rules)?;
+    rules::lower_all(&mut l, &mut p, &cond_rules)?;
     lap.mark("rules");
     let lowered = assemble::finish(l, p);
     lap.mark("assemble");

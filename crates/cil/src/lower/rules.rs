@@ -3,44 +3,41 @@
 
 use super::*;
 
-/// The statement tables the rule phase needs, from one walk over every statement.
-pub(super) struct RuleScan {
-    /// Rule statements per (booleanif, branch as written), in walk order: a macro
-    /// call's body sits at the call's place in the branch (tunableif bodies are moved,
-    /// so statements are not in node order).
-    pub(super) cond_rules: FxHashMap<(u32, u32), Vec<u32>>,
-    /// How many unconditional av and type rule statements there are (the size the
-    /// avtab is reserved for: [`Parts::reserve_rule_tables`]).
-    pub(super) uncond_rules: usize,
-}
-
-/// [`RuleScan`] of `ast`: one pass over the 300,000 statements of a distribution
-/// policy where counting and grouping walked them twice.
-pub(super) fn scan(ast: &Ast) -> RuleScan {
+/// Rule statements per (booleanif, branch as written), in walk order: a macro call's
+/// body sits at the call's place in the branch (tunableif bodies are moved, so
+/// statements are not in node order). Built just before the rules are entered, so its
+/// small vectors are not allocated under the other statements' tables.
+pub(super) fn cond_rules_by_branch(ast: &Ast) -> FxHashMap<(u32, u32), Vec<u32>> {
     let mut cond_rules: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
-    let mut uncond_rules = 0;
     for (i, st) in ast.stmts.iter().enumerate() {
-        if st.cond == NONE {
-            uncond_rules += matches!(
-                st.kw,
-                Kw::Allow
-                    | Kw::AuditAllow
-                    | Kw::DontAudit
-                    | Kw::TypeTransition
-                    | Kw::TypeChange
-                    | Kw::TypeMember
-            ) as usize;
-        } else if st.kw != Kw::Call {
+        if st.cond != NONE && st.kw != Kw::Call {
             cond_rules
                 .entry((st.cond, st.branch))
                 .or_default()
                 .push(i as u32);
         }
     }
-    RuleScan {
-        cond_rules,
-        uncond_rules,
-    }
+    cond_rules
+}
+
+/// How many unconditional av and type rule statements there are: the size the avtab
+/// is reserved for ([`Parts::reserve_rule_tables`]).
+pub(super) fn uncond_rule_count(ast: &Ast) -> usize {
+    ast.stmts
+        .iter()
+        .filter(|st| {
+            st.cond == NONE
+                && matches!(
+                    st.kw,
+                    Kw::Allow
+                        | Kw::AuditAllow
+                        | Kw::DontAudit
+                        | Kw::TypeTransition
+                        | Kw::TypeChange
+                        | Kw::TypeMember
+                )
+        })
+        .count()
 }
 
 /// Lowers booleanifs, av rules and `roleallow` in walk order.
