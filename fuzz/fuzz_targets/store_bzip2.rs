@@ -1,14 +1,14 @@
-//! Block-parallel bzip2 decoding (`arbiter build --store`'s large modules) held against the
-//! serial decoder: the fuzzer's bytes are compressed into a stream of several 100 kB blocks,
+//! The store's bzip2 decoder and its block-parallel path (`arbiter build --store`'s
+//! modules) held against the `bzip2` crate's decoder: the fuzzer's bytes are compressed into a stream of several 100 kB blocks,
 //! then some of its bits are flipped or it is cut short, as a damaged or hostile module file
-//! would be. Whenever the parallel path returns text, the serial decoder must return the
-//! same text; whenever it declines, nothing is lost (the serial decoder is the authority).
+//! would be. Whenever either path returns text, the crate's decoder must return the same
+//! text; whenever it declines, nothing is lost (the crate's decoder is the authority).
 //! Never a panic.
 #![no_main]
 
 use std::io::{Read, Write};
 
-use arbiter_store::decode_bzip2_parallel as decode_parallel;
+use arbiter_store::{decode_bzip2, decode_bzip2_parallel as decode_parallel};
 use libfuzzer_sys::fuzz_target;
 
 const LIMIT: u64 = 8 << 20;
@@ -42,12 +42,18 @@ fuzz_target!(|data: &[u8]| {
         let cut = usize::from(steer[7]) * raw.len() / 256;
         raw.truncate(cut.max(1));
     }
-    if let Some(parallel) = decode_parallel(&raw, 3, LIMIT) {
+    let reference = || {
         let mut serial = Vec::new();
         bzip2::read::BzDecoder::new(&raw[..])
             .take(LIMIT + 1)
             .read_to_end(&mut serial)
-            .expect("the parallel decoder accepted a stream the serial one refuses");
-        assert_eq!(parallel, serial, "parallel and serial decoding differ");
+            .expect("our decoder accepted a stream the crate's refuses");
+        serial
+    };
+    if let Some(parallel) = decode_parallel(&raw, 3, LIMIT) {
+        assert_eq!(parallel, reference(), "parallel and serial decoding differ");
+    }
+    if let Some(ours) = decode_bzip2(&raw, LIMIT) {
+        assert_eq!(ours, reference(), "our decoder and the crate's differ");
     }
 });

@@ -1,6 +1,7 @@
 //! `semodule -B -n` for one store: read, compile, derive, install (see the crate docs).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use arbiter_cil::{CilError, Compiled, Options, Source};
 
@@ -339,16 +340,17 @@ const READ_AHEAD: usize = 12;
 const MAX_READERS: usize = 4;
 
 /// Compiles the modules' CIL as reader threads decompress them (every core, see
-/// `ReadAhead`) and the compiler parses each in build order as it arrives (dropping its
-/// text), hashing each text on the way into `modules_checksum`. Errors come in today's
-/// order: a module that cannot be read (missing, damaged bzip2) wins over any compiler
-/// error, as when every module was read before compiling.
+/// `ReadAhead`) and the compiler parses each in build order as it arrives. Each text is
+/// shared with a thread that hashes it into `modules_checksum` and dropped once both are
+/// done with it: SHA-256 over the 22.5 MB of Debian's store is about a tenth of the
+/// build's CPU time, and on the compiler's thread it lengthened the path to the last
+/// parse. Errors come in today's order: a module that cannot be read (missing, damaged
+/// bzip2) wins over any compiler error, as when every module was read before compiling.
 fn compile_streamed(
     modules: &[Module],
     names: Vec<String>,
     opts: &Options,
 ) -> Result<(Compiled, Vec<u8>), StoreError> {
-    let mut sum = ModulesChecksum::new(modules.len());
     let mut read_err: Option<StoreError> = None;
     let ahead = ReadAhead::new(modules, READ_AHEAD);
     let readers = std::thread::available_parallelism()
@@ -370,12 +372,33 @@ fn compile_streamed(
                 break;
             }
         }
+        let (to_hash, hash_queue) = std::sync::mpsc::channel::<Arc<Source>>();
+        let hasher = std::thread::Builder::new()
+            .name("modules-checksum".into())
+            .spawn_scoped(s, move || {
+                let mut sum = ModulesChecksum::new(modules.len());
+                for source in hash_queue {
+                    sum.add(&source.text);
+                }
+                sum
+            });
+        let hasher = match hasher {
+            Ok(h) => h,
+            Err(e) => {
+                ahead.stop();
+                return Err(StoreError::Internal(format!(
+                    "cannot start the checksum thread: {e}"
+                )));
+            }
+        };
         let compiled = {
-            let (ahead, sum, read_err) = (&ahead, &mut sum, &mut read_err);
+            let (ahead, read_err) = (&ahead, &mut read_err);
             let sources = names.into_iter().map(move |name| match ahead.next() {
                 Some(Ok(text)) => {
-                    sum.add(&text);
-                    Ok(Source { name, text })
+                    let source = Arc::new(Source { name, text });
+                    // The receiver lives until every sender is gone.
+                    let _ = to_hash.send(Arc::clone(&source));
+                    Ok(source)
                 }
                 Some(Err(e)) => Err(stop_compile(read_err, e)),
                 None => Err(stop_compile(
@@ -391,6 +414,9 @@ fn compile_streamed(
             read_err = std::iter::from_fn(|| ahead.next()).find_map(Result::err);
         }
         ahead.stop();
+        let sum = hasher
+            .join()
+            .map_err(|_| StoreError::Internal("the checksum thread panicked".into()))?;
         if let Some(e) = read_err {
             return Err(e);
         }

@@ -2,9 +2,9 @@
 //! a header (`BZh` and the block size digit), blocks that each start with the bit-aligned
 //! 48-bit magic `0x314159265359` and their own CRC, and a 48-bit end marker
 //! `0x177245385090` followed by the stream CRC (every block CRC folded in). Each block
-//! decodes on its own, so a block's bits, shifted to a byte boundary, framed by a header
-//! and an end marker whose CRC is that block's, form a valid one-block stream the `bzip2`
-//! crate decodes like any other.
+//! decodes on its own: `bzip2_decode::prepare` reads it from its bit offset, and it must
+//! end where the next block's magic (or the end marker) was found, with the CRC stored in
+//! its header.
 //!
 //! Finding the blocks by their magic can be fooled by compressed data that happens to hold
 //! the same 48 bits; then a piece fails to decode (its CRC, or its structure, is wrong) and
@@ -12,7 +12,7 @@
 //! error for damaged data. The pieces' block CRCs must also fold into the stream CRC, so
 //! the parallel path never returns text the serial one would not.
 
-use std::io::Read;
+use crate::bzip2_decode::{prepare, unwind};
 
 const BLOCK_MAGIC: u64 = 0x3141_5926_5359;
 const END_MAGIC: u64 = 0x1772_4538_5090;
@@ -82,66 +82,6 @@ fn find_blocks(raw: &[u8]) -> Option<Blocks> {
     })
 }
 
-/// A one-block stream: `header` (the original's four bytes), the bits `[from, to)` of
-/// `raw` (one block, from its magic), an end marker and the block's CRC as stream CRC.
-fn one_block_stream(raw: &[u8], from: usize, to: usize, block_crc: u32) -> Vec<u8> {
-    let len = to - from;
-    let mut out = Vec::with_capacity(4 + len / 8 + 12);
-    out.extend_from_slice(&raw[..4]);
-    let (first, shift) = (from / 8, from % 8);
-    let whole = len / 8;
-    for j in 0..whole {
-        let hi = raw[first + j] << shift;
-        let lo = if shift == 0 {
-            0
-        } else {
-            raw.get(first + j + 1).map_or(0, |b| b >> (8 - shift))
-        };
-        out.push(hi | lo);
-    }
-    // The block's last bits (fewer than 8), then the end marker and CRC, bit by bit.
-    let mut w = BitWriter { out, acc: 0, n: 0 };
-    let tail = len % 8;
-    w.push(bits(raw, from + whole * 8, tail).unwrap_or(0), tail);
-    w.push(END_MAGIC, 48);
-    w.push(u64::from(block_crc), 32);
-    if w.n > 0 {
-        w.push(0, 8 - w.n);
-    }
-    w.out
-}
-
-/// Appends bits, most significant first, to a byte vector.
-struct BitWriter {
-    out: Vec<u8>,
-    /// The pending bits of an unfinished byte (`n` of them, fewer than 8).
-    acc: u8,
-    n: usize,
-}
-
-impl BitWriter {
-    fn push(&mut self, v: u64, n: usize) {
-        for i in (0..n).rev() {
-            self.acc = (self.acc << 1) | ((v >> i) & 1) as u8;
-            self.n += 1;
-            if self.n == 8 {
-                self.out.push(self.acc);
-                self.acc = 0;
-                self.n = 0;
-            }
-        }
-    }
-}
-
-/// Decodes one stream as a whole, reading at most `limit` bytes.
-fn decode_stream(stream: &[u8], limit: u64) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(stream.len() * 8);
-    bzip2::read::BzDecoder::new(stream)
-        .take(limit)
-        .read_to_end(&mut out)?;
-    Ok(out)
-}
-
 /// The text of `raw` (a bzip2 file) decoded block-parallel on up to `threads` threads, at
 /// most `limit` bytes of it; `None` when the file is not one stream of at least two blocks
 /// that all decode and agree with the stream CRC (the caller then decodes serially).
@@ -150,6 +90,7 @@ pub fn decode_parallel(raw: &[u8], threads: usize, limit: u64) -> Option<Vec<u8>
     if blocks.starts.len() < 2 || threads < 2 {
         return None;
     }
+    let level = u32::from(raw[3] - b'0');
     let mut crcs = Vec::with_capacity(blocks.starts.len());
     let mut stream_crc = 0u32;
     for &s in &blocks.starts {
@@ -184,8 +125,13 @@ pub fn decode_parallel(raw: &[u8], threads: usize, limit: u64) -> Option<Vec<u8>
                     .spawn_scoped(s, move || {
                         part.iter()
                             .map(|&(from, to, crc)| {
-                                let stream = one_block_stream(raw, from, to, crc);
-                                decode_stream(&stream, limit + 1).ok()
+                                let b = prepare(raw, from, level)?;
+                                if b.crc() != crc || b.end != to {
+                                    return None;
+                                }
+                                let mut text = Vec::new();
+                                unwind(&b, &mut text, limit + 1)?;
+                                Some(text)
                             })
                             .collect::<Option<Vec<_>>>()
                     })
@@ -212,7 +158,7 @@ pub fn decode_parallel(raw: &[u8], threads: usize, limit: u64) -> Option<Vec<u8>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
+    use std::io::{Read, Write};
 
     /// Text that compresses into several 100 kB blocks (block size 1), varied enough that
     /// block boundaries fall at every bit offset across the cases.
@@ -248,7 +194,11 @@ mod tests {
                 decode_parallel(&raw, 3, 1 << 30).as_deref(),
                 Some(&text[..])
             );
-            assert_eq!(decode_stream(&raw, 1 << 30).unwrap(), text);
+            let mut serial = Vec::new();
+            bzip2::read::BzDecoder::new(&raw[..])
+                .read_to_end(&mut serial)
+                .unwrap();
+            assert_eq!(serial, text);
         }
     }
 

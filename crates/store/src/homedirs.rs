@@ -573,9 +573,10 @@ impl Gen<'_> {
 
     /// `fcontext_matches`' patterns: every all-files or directory entry, its trailing
     /// `.+`, `.*`, `(/.*)?` and `/` stripped, anchored, trailing slashes allowed. POSIX
-    /// extended regexes are compiled with the `regex` crate; one that does not compile is
+    /// extended regexes are compiled with the `regex` crate, each only when a candidate
+    /// home root could match it (see [`DirPattern`]); one that does not compile is
     /// skipped, as `regcomp` failing is in libsemanage.
-    fn dir_patterns(&self) -> Vec<regex::Regex> {
+    fn dir_patterns(&self) -> Vec<DirPattern> {
         let text = String::from_utf8_lossy(self.inp.file_contexts);
         let mut out = Vec::new();
         for line in text.lines() {
@@ -593,9 +594,11 @@ impl Gen<'_> {
                     e = s;
                 }
             }
-            if let Ok(re) = regex::Regex::new(&format!("^(?:{e})/*$")) {
-                out.push(re);
-            }
+            out.push(DirPattern {
+                literal: literal_prefix(e).to_string(),
+                source: format!("^(?:{e})/*$"),
+                compiled: std::cell::OnceCell::new(),
+            });
         }
         out
     }
@@ -743,4 +746,108 @@ fn strip_trailing_slashes(d: &str) -> String {
         s.pop();
     }
     s
+}
+
+/// One of `fcontext_matches`' patterns. Debian's file_contexts has 1,411 of them
+/// and compiling them all cost genhomedircon most of its time, on the path to `setfiles
+/// -c`; a pattern is compiled only when a path starts with its literal prefix (the
+/// anchored pattern can match nothing else), so a store whose candidate home roots are
+/// already listed compiles none.
+struct DirPattern {
+    /// The text every match starts with (possibly empty).
+    literal: String,
+    source: String,
+    /// `None` inside: the pattern did not compile, and matches nothing.
+    compiled: std::cell::OnceCell<Option<regex::Regex>>,
+}
+
+impl DirPattern {
+    fn is_match(&self, path: &str) -> bool {
+        path.starts_with(&self.literal)
+            && self
+                .compiled
+                .get_or_init(|| regex::Regex::new(&self.source).ok())
+                .as_ref()
+                .is_some_and(|re| re.is_match(path))
+    }
+}
+
+/// The literal characters a regex starts with, up to its first special character; a
+/// character that a following `*`, `?` or `{` may repeat zero times is left out, and an
+/// alternation anywhere (which may end the prefix's scope) gives the empty prefix.
+fn literal_prefix(re: &str) -> &str {
+    if re.contains('|') {
+        return "";
+    }
+    let Some(special) = re.find(|c| ".[]()*+?{}^$\\".contains(c)) else {
+        return re;
+    };
+    let mut lit = &re[..special];
+    if matches!(re[special..].chars().next(), Some('*' | '?' | '{')) {
+        if let Some((i, _)) = lit.char_indices().next_back() {
+            lit = &lit[..i];
+        }
+    }
+    lit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_prefix_stops_where_the_regex_may_vary() {
+        assert_eq!(literal_prefix("/usr/lib/foo"), "/usr/lib/foo");
+        assert_eq!(literal_prefix("/home/[^/]+"), "/home/");
+        assert_eq!(literal_prefix("/var/lib/xy*"), "/var/lib/x");
+        assert_eq!(literal_prefix("/var/lib/xy?z"), "/var/lib/x");
+        assert_eq!(literal_prefix("/var/lib/xy{0,2}"), "/var/lib/x");
+        assert_eq!(literal_prefix("/var/lib/xy+"), "/var/lib/xy");
+        assert_eq!(literal_prefix("/a\\.b"), "/a");
+        assert_eq!(literal_prefix("/a|/b"), "");
+        assert_eq!(literal_prefix("(/a)?/b"), "");
+    }
+
+    #[test]
+    fn a_dir_pattern_matches_exactly_what_its_regex_matches() {
+        let patterns = [
+            "/home",
+            "/home/[^/]+",
+            "/var/lib/xy*",
+            "/opt/(a|b)",
+            "/srv/x?y",
+            "/a\\.b",
+            "/u{1,2}",
+            "/bad[",
+        ];
+        let paths = [
+            "/home",
+            "/home/",
+            "/home/u",
+            "/var/lib/x",
+            "/var/lib/xyy",
+            "/opt/a",
+            "/opt/c",
+            "/srv/y",
+            "/srv/xy",
+            "/a.b",
+            "/aXb",
+            "/u",
+            "/uu",
+            "/",
+            "",
+        ];
+        for p in patterns {
+            let d = DirPattern {
+                literal: literal_prefix(p).to_string(),
+                source: format!("^(?:{p})/*$"),
+                compiled: std::cell::OnceCell::new(),
+            };
+            let re = regex::Regex::new(&d.source).ok();
+            for path in paths {
+                let want = re.as_ref().is_some_and(|r| r.is_match(path));
+                assert_eq!(d.is_match(path), want, "{p} on {path:?}");
+            }
+        }
+    }
 }

@@ -11,13 +11,15 @@
 //!
 //! The modules are private: what a caller needs is re-exported here, and [`homedirs`]
 //! (`genhomedircon`'s inputs and passwd/group readers) stays a namespace of its own.
-//! [`decode_bzip2_parallel`] (block-parallel decoding of a large module) is public so the
-//! fuzzer can hold it against the serial decoder.
+//! [`decode_bzip2`] (the modules' bzip2 decoder) and [`decode_bzip2_parallel`]
+//! (block-parallel decoding of a large module) are public so that the fuzzer and the tests
+//! can hold them against the `bzip2` crate's decoder.
 
 #![forbid(unsafe_code)]
 
 mod build;
 mod bzip2_blocks;
+mod bzip2_decode;
 mod conf;
 mod error;
 mod fc;
@@ -28,6 +30,7 @@ mod readahead;
 
 pub use build::{build_store, BuildReport, StoreBuild};
 pub use bzip2_blocks::decode_parallel as decode_bzip2_parallel;
+pub use bzip2_decode::decode as decode_bzip2;
 pub use conf::SemanageConf;
 pub use error::StoreError;
 pub use fc::{parse_seusers, parse_users_extra, split_fc, Seuser};
