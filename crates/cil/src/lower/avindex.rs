@@ -14,6 +14,8 @@ use arbiter_policy::avtab::{AvtabEntry, AvtabKey};
 pub(super) struct AvIndex {
     slots: Vec<u32>,
     len: usize,
+    /// 64 - log2(slots.len()): a key's home slot is its hash's top bits.
+    shift: u32,
 }
 
 /// The key as one word: source, target, class and kind are 16 bits each.
@@ -29,17 +31,18 @@ impl AvIndex {
     /// An index for about `n` keys without growing (at most three quarters of its slots
     /// are used, few enough for short probes).
     pub(super) fn with_capacity(n: usize) -> Self {
+        let slots = (n.max(6) + n / 3).next_power_of_two();
         AvIndex {
-            slots: vec![0; (n.max(6) + n / 3).next_power_of_two()],
+            slots: vec![0; slots],
             len: 0,
+            shift: 64 - slots.trailing_zeros(),
         }
     }
 
     /// The first slot to probe for `key` (a multiplicative hash's high bits).
     #[inline]
     fn home(&self, key: &AvtabKey) -> usize {
-        let h = word(key).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> (64 - self.slots.len().trailing_zeros())) as usize
+        (word(key).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
     /// Where `key` is in `tab`, or the empty slot where it would go.
@@ -94,6 +97,7 @@ impl AvIndex {
     fn grow(&mut self, tab: &[AvtabEntry]) {
         let n = (self.slots.len() * 2).max(8);
         let old = std::mem::replace(&mut self.slots, vec![0; n]);
+        self.shift = 64 - n.trailing_zeros();
         let mask = self.slots.len() - 1;
         for s in old.into_iter().filter(|&s| s != 0) {
             let mut i = self.home(&tab[s as usize - 1].key);

@@ -196,17 +196,23 @@ pub(super) struct PolicyContexts {
 /// Sorts each list with libsepol's compare function (a stable merge sort, as libsepol's
 /// `qsort` replacement is) and drops duplicates as secilc does.
 pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules) -> Result<(), Fail> {
-    let fc_cmp = |a: &FileCon, b: &FileCon| fc_order(fc_data(&a.0), a, fc_data(&b.0), b);
-    // The same comparison with each path's (meta, stem, length) computed once, not per
-    // comparison.
-    let fc_keys: Vec<(bool, usize, usize)> = cr.filecons.iter().map(|f| fc_data(&f.0)).collect();
-    let perm = crate::msort::order(cr.filecons.len(), &|i, j| {
-        fc_order(fc_keys[i], &cr.filecons[i], fc_keys[j], &cr.filecons[j])
+    // Each path's (meta, stem, length) computed once and carried beside it through the
+    // sort and the duplicate check, not per comparison.
+    let mut keyed: Vec<((bool, usize, usize), FileCon)> = std::mem::take(&mut cr.filecons)
+        .into_iter()
+        .map(|f| (fc_data(&f.0), f))
+        .collect();
+    let perm = crate::msort::order(keyed.len(), &|i, j| {
+        fc_order(keyed[i].0, &keyed[i].1, keyed[j].0, &keyed[j].1)
     });
-    crate::msort::permute(&mut cr.filecons, &perm);
-    dedup_rules(&mut cr.filecons, &fc_cmp, "filecon", l.opts.verbose, |x| {
-        Some(l.here(x.3))
+    crate::msort::permute(&mut keyed, &perm);
+    let fc_cmp = |a: &((bool, usize, usize), FileCon), b: &((bool, usize, usize), FileCon)| {
+        fc_order(a.0, &a.1, b.0, &b.1)
+    };
+    dedup_rules(&mut keyed, &fc_cmp, "filecon", l.opts.verbose, |x| {
+        Some(l.here(x.1 .3))
     })?;
+    cr.filecons = keyed.into_iter().map(|(_, f)| f).collect();
     let port_cmp = |a: &(u32, u32, u32, Ctx), b: &(u32, u32, u32, Ctx)| {
         let d = (a.2 as i32 - a.1 as i32) - (b.2 as i32 - b.1 as i32);
         d.cmp(&0).then(a.1.cmp(&b.1)).then(a.0.cmp(&b.0))

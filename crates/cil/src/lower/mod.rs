@@ -238,7 +238,7 @@ pub fn lower(
     symbols::type_aliases(&mut l, &mut p)?;
     symbols::classes_and_commons(&l, &mut p)?;
     symbols::users_bools_levels(&l, &mut p);
-    p.reserve_rule_tables(ast);
+    p.reserve_rule_tables(rules::uncond_rule_count(ast));
     lap.mark("symbols");
     statements::lower_all(&mut l, &mut p)?;
     lap.mark("statements");

@@ -66,6 +66,9 @@ pub(super) struct Parts {
     pub(super) type_bounds: Vec<(TRef, TRef)>,
     pub(super) role_bounds: Vec<(u32, u32)>,
     pub(super) user_bounds: Vec<(u32, u32)>,
+    /// Live `context` statements, in walk order, for verification
+    /// ([`super::verify::users_and_contexts`]).
+    pub(super) named_contexts: Vec<u32>,
     /// Neverallow statements, for the checks after the policy is assembled.
     pub(super) neverallows: Vec<u32>,
     /// Extended av rules: per key, the permission bits; and the index by key.
@@ -88,28 +91,13 @@ impl Parts {
     }
 
     /// Sizes the unconditional avtab and its index up front (see the comment inside).
-    pub(super) fn reserve_rule_tables(&mut self, ast: &Ast) {
+    pub(super) fn reserve_rule_tables(&mut self, rule_stmts: usize) {
         // `avtab` and its index (rule key -> entry, u32 to keep the index small: it is the
         // largest table while rules are entered) are sized up front from the count of
-        // unconditional rule statements, an estimate (the Debian store has 174,000 such
-        // statements for 102,000 entries): growing by doubling copied them through the heap,
-        // and the freed copies stayed resident. Reserved pages never written cost nothing.
-        let rule_stmts = ast
-            .stmts
-            .iter()
-            .filter(|st| {
-                st.cond == NONE
-                    && matches!(
-                        st.kw,
-                        Kw::Allow
-                            | Kw::AuditAllow
-                            | Kw::DontAudit
-                            | Kw::TypeTransition
-                            | Kw::TypeChange
-                            | Kw::TypeMember
-                    )
-            })
-            .count();
+        // unconditional rule statements ([`super::rules::uncond_rule_count`]), an estimate (the Debian
+        // store has 174,000 such statements for 102,000 entries): growing by doubling
+        // copied them through the heap, and the freed copies stayed resident. Reserved
+        // pages never written cost nothing.
         self.avtab.reserve(rule_stmts);
         self.avindex = AvIndex::with_capacity(rule_stmts);
     }

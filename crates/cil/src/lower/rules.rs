@@ -5,7 +5,8 @@ use super::*;
 
 /// Rule statements per (booleanif, branch as written), in walk order: a macro call's
 /// body sits at the call's place in the branch (tunableif bodies are moved, so
-/// statements are not in node order).
+/// statements are not in node order). Built just before the rules are entered, so its
+/// small vectors are not allocated under the other statements' tables.
 pub(super) fn cond_rules_by_branch(ast: &Ast) -> FxHashMap<(u32, u32), Vec<u32>> {
     let mut cond_rules: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
     for (i, st) in ast.stmts.iter().enumerate() {
@@ -17,6 +18,26 @@ pub(super) fn cond_rules_by_branch(ast: &Ast) -> FxHashMap<(u32, u32), Vec<u32>>
         }
     }
     cond_rules
+}
+
+/// How many unconditional av and type rule statements there are: the size the avtab
+/// is reserved for ([`Parts::reserve_rule_tables`]).
+pub(super) fn uncond_rule_count(ast: &Ast) -> usize {
+    ast.stmts
+        .iter()
+        .filter(|st| {
+            st.cond == NONE
+                && matches!(
+                    st.kw,
+                    Kw::Allow
+                        | Kw::AuditAllow
+                        | Kw::DontAudit
+                        | Kw::TypeTransition
+                        | Kw::TypeChange
+                        | Kw::TypeMember
+                )
+        })
+        .count()
 }
 
 /// Lowers booleanifs, av rules and `roleallow` in walk order.

@@ -13,10 +13,12 @@ pub(super) fn lower_all(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
         let s = s as u32;
         l.cur_stmt.set(s);
         let st = ast.stmts[s as usize];
-        if st.cond != NONE {
+        if st.cond != NONE && st.kw != Kw::Context {
             continue;
         }
         match st.kw {
+            // Verified once every statement is lowered ([`super::verify`]).
+            Kw::Context => p.named_contexts.push(s),
             Kw::PolicyCap
             | Kw::SensitivityAlias
             | Kw::CategoryAlias
