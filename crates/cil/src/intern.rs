@@ -324,12 +324,20 @@ mod tests {
         }
         assert_eq!(int.get(b"never interned"), None);
         // A name and its prefixes of eight and sixteen bytes share their first words.
-        let prefixes: [&[u8]; 4] = [b"abcdefgh", b"abcdefghi", b"abcdefghijklmnop", b"abcdefghijklmnopq"];
+        let prefixes: [&[u8]; 4] = [
+            b"abcdefgh",
+            b"abcdefghi",
+            b"abcdefghijklmnop",
+            b"abcdefghijklmnopq",
+        ];
         let ids: Vec<Sym> = prefixes.iter().map(|n| int.intern(n)).collect();
         for (n, &id) in prefixes.iter().zip(&ids) {
             assert_eq!(int.bytes(id), *n);
             assert_eq!(int.get(n), Some(id));
         }
-        assert_eq!(ids.iter().collect::<std::collections::HashSet<_>>().len(), 4);
+        assert_eq!(
+            ids.iter().collect::<std::collections::HashSet<_>>().len(),
+            4
+        );
     }
 }

@@ -197,8 +197,14 @@ fn scan_short(text: &[u8], i: usize) -> Option<(usize, u64, u64)> {
     // 1..=15: `text[i]` is a symbol byte.
     let k = stops.trailing_zeros();
     debug_assert!(k >= 1);
-    let lo = lo & (u64::MAX >> (64 - 8 * k.min(8)));
-    let hi = hi & ((1u64 << (8 * k.saturating_sub(8))) - 1);
+    // The bytes past the symbol cleared: in `lo` below eight bytes (and `hi` is 0), in
+    // `hi` from eight on (`keep` is 0 at exactly eight).
+    let keep = (1u64 << (8 * (k & 7))).wrapping_sub(1);
+    let (lo, hi) = if k < 8 {
+        (lo & keep, 0)
+    } else {
+        (lo, hi & keep)
+    };
     Some((i + k as usize, lo, hi))
 }
 
@@ -220,7 +226,9 @@ fn scan_long(text: &[u8], i: usize) -> (usize, u64, u64, u64) {
     let lo = u64::from_le_bytes(c[..8].try_into().expect("8 bytes"));
     let hi = u64::from_le_bytes(c[8..].try_into().expect("8 bytes"));
     if stops16(lo, hi) != 0 {
-        let k = (i..i + 16).find(|&j| !is_symbol_byte(text[j])).expect("a stop");
+        let k = (i..i + 16)
+            .find(|&j| !is_symbol_byte(text[j]))
+            .expect("a stop");
         let (lo, hi, h) = key_of(&text[i..k]);
         return (k, lo, hi, h);
     }
