@@ -61,137 +61,165 @@ pub type FxBuild = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
 
 /// The identifier table: bytes stored once in one buffer, found by an open-addressing
-/// table (no per-identifier allocation). A slot packs the upper half of the name's hash
-/// with its id, so a probe rejects another name without touching the text.
+/// table (no per-identifier allocation).
+///
+/// A slot holds a name's first eight bytes (a zero-padded little-endian word), its length
+/// and its id. The lexer has those words in registers from finding the symbol's end, so it
+/// recognises a name of up to eight bytes (two thirds of the symbols of a distribution's
+/// store) from the slot alone, one of up to sixteen by one more word of the stored text
+/// ([`Interner::second_word`]), and only longer names compare the whole text.
 pub struct Interner {
-    /// Slots: `tag << 32 | (id + 1)` (`tag` from [`slot_tag`]), or 0 when empty. Size is a power of two, at most
-    /// half full.
-    slots: Vec<u64>,
+    /// Size a power of two, at most three quarters full (the names used most are
+    /// interned first and sit in their own slot; a distribution's 22,800 names fit in
+    /// 32,768 slots, 512 KB); an empty slot has `len1` 0.
+    slots: Vec<Slot>,
+    /// `64 - log2(slots.len())`: a slot's index is the hash's top bits (a multiplicative
+    /// hash mixes every input bit into those, not into its low bits).
+    shift: u32,
     spans: Vec<(u32, u32)>,
     text: Vec<u8>,
+}
+
+/// One slot of [`Interner`]'s table (16 bytes).
+#[derive(Copy, Clone, Default)]
+struct Slot {
+    /// The name's first eight bytes, zero-padded, little-endian.
+    lo: u64,
+    /// [`len_tag`] of the name's length; 0 marks an empty slot.
+    len1: u32,
+    id: Sym,
+}
+
+/// A slot's length field: the length plus one (0 is the empty slot), saturated for names
+/// of four gigabytes and more, which are then told apart by their bytes.
+#[inline(always)]
+fn len_tag(len: usize) -> u32 {
+    (len.min(u32::MAX as usize - 1) + 1) as u32
 }
 
 impl Default for Interner {
     fn default() -> Self {
         Interner {
-            slots: vec![0; 1024],
+            slots: vec![Slot::default(); 1024],
+            shift: 64 - 10,
             spans: Vec::new(),
             text: Vec::new(),
         }
     }
 }
 
-/// One step of the interner's hash: Fx's multiply-rotate over a 64-bit word.
+const K1: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The hash of a name of up to sixteen bytes from its two zero-padded words (`hi` is 0 up
+/// to eight bytes): two multiplies, whose top bits depend on every input bit. Symbols hold
+/// no NUL byte, so the padded words determine the name; the length is compared in the
+/// slot, not hashed.
 #[inline(always)]
-pub(crate) fn mix(h: u64, w: u64) -> u64 {
-    (h.rotate_left(5) ^ w).wrapping_mul(SEED)
+pub(crate) fn hash_short(lo: u64, hi: u64) -> u64 {
+    (lo.wrapping_mul(K1) ^ hi).wrapping_mul(SEED)
 }
 
-/// The interner's hash finished from the state after a name's whole 8-byte words, its
-/// last partial word (the remaining bytes, zero-padded, little-endian; 0 when none) and
-/// its length. The lexer computes the same state while it scans a symbol (see
-/// `parse::scan_symbol`), so a token's bytes are read once.
+/// One more word of a longer name mixed into its hash (the words after its first sixteen
+/// bytes, the last one zero-padded).
 #[inline(always)]
-pub(crate) fn finish_hash(h: u64, tail: u64, len: usize) -> u64 {
-    let h = mix(mix(h, tail), len as u64);
-    h ^ (h >> 29)
+pub(crate) fn hash_more(h: u64, w: u64) -> u64 {
+    (h.rotate_left(29) ^ w).wrapping_mul(K1)
 }
 
-/// The interner's hash of a whole name: Fx's multiply-rotate over its 8-byte words, the
-/// zero-padded last partial word, then the length. The partial word is read as
-/// (possibly overlapping) whole loads instead of copied into a buffer, so a short
-/// identifier costs a few instructions and no `memcpy` call.
+/// The zero-padded little-endian word of up to eight bytes, read as (possibly
+/// overlapping) whole loads rather than copied into a buffer.
 #[inline]
-pub(crate) fn hash_bytes(s: &[u8]) -> u64 {
-    let n = s.len();
-    let mut h = 0;
-    let mut chunks = s.chunks_exact(8);
-    for c in &mut chunks {
-        h = mix(h, u64::from_le_bytes(c.try_into().expect("8 bytes")));
-    }
-    let r = chunks.remainder();
+pub(crate) fn word(r: &[u8]) -> u64 {
     let k = r.len();
-    let tail = match k {
+    match k {
         0 => 0,
-        _ if n >= 8 => u64::from_le_bytes(s[n - 8..].try_into().expect("8 bytes")) >> (8 * (8 - k)),
+        8.. => u64::from_le_bytes(r[..8].try_into().expect("8 bytes")),
         4..=7 => {
             let lo = u32::from_le_bytes(r[..4].try_into().expect("4 bytes")) as u64;
             let hi = u32::from_le_bytes(r[k - 4..].try_into().expect("4 bytes")) as u64;
             lo | (hi >> (8 * (8 - k))) << 32
         }
         _ => r.iter().rev().fold(0u64, |w, &b| w << 8 | b as u64),
-    };
-    finish_hash(h, tail, n)
+    }
 }
 
-/// A slot's upper half: the upper half of the name's hash with its lowest bit set, so that
-/// no tag is 0 and a slot whose tag matches is never the empty slot.
-#[inline(always)]
-fn slot_tag(h64: u64) -> u64 {
-    (h64 | 1 << 32) & !0xffff_ffff
-}
-
-/// Byte equality for short identifiers without a `memcmp` call: the first and last eight
-/// (or four) bytes as whole words, which together cover any length up to 16.
-#[inline(always)]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
+/// A name's key: its first and second eight bytes as zero-padded words, and its hash
+/// ([`hash_short`] of those, then [`hash_more`] over each further word). The lexer
+/// computes the same three values while it finds the symbol's end
+/// (`parse::scan_short`), so a token's bytes are read once.
+#[inline]
+pub(crate) fn key_of(s: &[u8]) -> (u64, u64, u64) {
+    let lo = word(&s[..s.len().min(8)]);
+    let hi = word(s.get(8..s.len().min(16)).unwrap_or(&[]));
+    let mut h = hash_short(lo, hi);
+    if let Some(rest) = s.get(16..) {
+        for c in rest.chunks(8) {
+            h = hash_more(h, word(c));
+        }
     }
-    let w8 = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
-    let w4 = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes"));
-    match n {
-        0..=3 => a == b,
-        4..=7 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
-        8..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
-        _ => a == b,
-    }
+    (lo, hi, h)
 }
 
 impl Interner {
-    /// The symbol of `s`, added if new. Inlined into the lexer: it runs once per token.
-    #[inline(always)]
+    /// The symbol of `s`, added if new.
+    #[inline]
     pub fn intern(&mut self, s: &[u8]) -> Sym {
-        self.intern_hashed(s, hash_bytes(s))
+        let (lo, hi, h) = key_of(s);
+        self.intern_key(s, lo, hi, h)
     }
 
-    /// [`Interner::intern`] with the name's hash already computed (`h64` must be
-    /// `hash_bytes(s)`: the lexer computes it while scanning). Inlined into the lexer is
-    /// only the first probe, which finds 95 % of the names of a distribution's store: the
-    /// loop over further slots and the insertion stay out of line, so the lexer's loop
-    /// does not keep the interner's fields in registers (or spill them) for every token.
+    /// [`Interner::intern`] with the name's key already computed (`(lo, hi, h)` must be
+    /// `key_of(s)`: the lexer computes it while scanning). Inlined into the lexer is only
+    /// the first probe, which finds nearly every name of a distribution's store: the loop
+    /// over further slots and the insertion stay out of line, so the lexer's loop does not
+    /// keep the interner's fields in registers (or spill them) for every token.
     #[inline(always)]
-    pub(crate) fn intern_hashed(&mut self, s: &[u8], h64: u64) -> Sym {
-        let tag = slot_tag(h64);
-        let e = self.slots[(h64 as usize) & (self.slots.len() - 1)];
-        // Tags are never 0, so a matching slot is not empty.
-        if e & !0xffff_ffff == tag {
-            let id = (e as u32).wrapping_sub(1);
-            if same(self.bytes(id), s) {
-                return id;
-            }
+    pub(crate) fn intern_key(&mut self, s: &[u8], lo: u64, hi: u64, h: u64) -> Sym {
+        let e = self.slots[(h >> self.shift) as usize];
+        let n = s.len();
+        // Up to eight bytes the slot holds the whole name, up to sixteen the second word
+        // completes it, longer names compare their bytes.
+        if e.lo == lo
+            && e.len1 == len_tag(n)
+            && (n <= 8
+                || (n <= 16 && self.second_word(e.id) == hi)
+                || (n > 16 && self.bytes(e.id) == s))
+        {
+            return e.id;
         }
-        self.probe_or_insert(s, h64)
+        self.probe_or_insert(s, lo, h)
     }
 
-    /// [`Interner::intern_hashed`] past the first slot: the rest of the probe sequence,
+    /// Bytes 8..16 of the stored name `id` of nine to sixteen bytes, zero-padded: its last
+    /// eight bytes as one load, shifted (the second word the lexer computes).
+    #[inline(always)]
+    fn second_word(&self, id: Sym) -> u64 {
+        let b = self.bytes(id);
+        let n = b.len();
+        debug_assert!((9..=16).contains(&n));
+        let last = u64::from_le_bytes(b[n - 8..].try_into().expect("8 bytes"));
+        last >> (8 * (16 - n))
+    }
+
+    /// Whether slot `e` (not empty) holds the name `s`, whose first word is `lo`.
+    #[inline(always)]
+    fn holds(&self, e: Slot, s: &[u8], lo: u64) -> bool {
+        e.lo == lo && e.len1 == len_tag(s.len()) && (s.len() <= 8 || self.bytes(e.id) == s)
+    }
+
+    /// [`Interner::intern_key`] past the first slot: the rest of the probe sequence,
     /// then insertion in its first empty slot.
     #[inline(never)]
-    fn probe_or_insert(&mut self, s: &[u8], h64: u64) -> Sym {
-        let tag = slot_tag(h64);
+    fn probe_or_insert(&mut self, s: &[u8], lo: u64, h: u64) -> Sym {
         let mask = self.slots.len() - 1;
-        let mut i = (h64 as usize) & mask;
+        let mut i = (h >> self.shift) as usize;
         loop {
             let e = self.slots[i];
-            if e == 0 {
+            if e.len1 == 0 {
                 break;
             }
-            if e & !0xffff_ffff == tag {
-                let id = (e as u32).wrapping_sub(1);
-                if same(self.bytes(id), s) {
-                    return id;
-                }
+            if self.holds(e, s, lo) {
+                return e.id;
             }
             i = (i + 1) & mask;
         }
@@ -199,8 +227,12 @@ impl Interner {
         let start = self.text.len() as u32;
         self.text.extend_from_slice(s);
         self.spans.push((start, self.text.len() as u32));
-        self.slots[i] = tag | (id as u64 + 1);
-        if self.spans.len() * 2 > self.slots.len() {
+        self.slots[i] = Slot {
+            lo,
+            len1: len_tag(s.len()),
+            id,
+        };
+        if self.spans.len() * 4 > self.slots.len() * 3 {
             self.grow();
         }
         id
@@ -208,20 +240,16 @@ impl Interner {
 
     /// The symbol of `s` if it was interned (a lookup that adds nothing).
     pub fn get(&self, s: &[u8]) -> Option<Sym> {
-        let h64 = hash_bytes(s);
-        let tag = slot_tag(h64);
+        let (lo, _, h) = key_of(s);
         let mask = self.slots.len() - 1;
-        let mut i = (h64 as usize) & mask;
+        let mut i = (h >> self.shift) as usize;
         loop {
             let e = self.slots[i];
-            if e == 0 {
+            if e.len1 == 0 {
                 return None;
             }
-            if e & !0xffff_ffff == tag {
-                let id = (e as u32).wrapping_sub(1);
-                if self.bytes(id) == s {
-                    return Some(id);
-                }
+            if self.holds(e, s, lo) {
+                return Some(e.id);
             }
             i = (i + 1) & mask;
         }
@@ -230,16 +258,23 @@ impl Interner {
     fn grow(&mut self) {
         let size = self.slots.len() * 2;
         let mask = size - 1;
-        let mut slots = vec![0u64; size];
+        let shift = self.shift - 1;
+        let mut slots = vec![Slot::default(); size];
         for id in 0..self.spans.len() as u32 {
-            let h64 = hash_bytes(self.bytes(id));
-            let mut i = (h64 as usize) & mask;
-            while slots[i] != 0 {
+            let s = self.bytes(id);
+            let (lo, _, h) = key_of(s);
+            let mut i = (h >> shift) as usize;
+            while slots[i].len1 != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = slot_tag(h64) | (id as u64 + 1);
+            slots[i] = Slot {
+                lo,
+                len1: len_tag(s.len()),
+                id,
+            };
         }
         self.slots = slots;
+        self.shift = shift;
     }
 
     pub fn bytes(&self, id: Sym) -> &[u8] {
@@ -289,9 +324,26 @@ mod tests {
         for (n, &id) in names.iter().zip(&ids) {
             assert_eq!(int.bytes(id), &n[..]);
             assert_eq!(int.intern(n), id);
-            assert_eq!(int.intern_hashed(n, hash_bytes(n)), id);
+            let (lo, hi, h) = key_of(n);
+            assert_eq!(int.intern_key(n, lo, hi, h), id);
             assert_eq!(int.get(n), Some(id));
         }
         assert_eq!(int.get(b"never interned"), None);
+        // A name and its prefixes of eight and sixteen bytes share their first words.
+        let prefixes: [&[u8]; 4] = [
+            b"abcdefgh",
+            b"abcdefghi",
+            b"abcdefghijklmnop",
+            b"abcdefghijklmnopq",
+        ];
+        let ids: Vec<Sym> = prefixes.iter().map(|n| int.intern(n)).collect();
+        for (n, &id) in prefixes.iter().zip(&ids) {
+            assert_eq!(int.bytes(id), *n);
+            assert_eq!(int.get(n), Some(id));
+        }
+        assert_eq!(
+            ids.iter().collect::<std::collections::HashSet<_>>().len(),
+            4
+        );
     }
 }

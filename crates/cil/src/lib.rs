@@ -67,7 +67,7 @@
 //!
 //! Set `ARBITER_CIL_TIMES=1` to have each phase's wall time and the peak RSS so far printed
 //! on stderr. On Debian's default module store (314 files, 22.5 MB) `arbiter build -N`
-//! takes about 0.22 s of CPU, 0.95 G instructions and 44 MB against secilc's 5.6 s and
+//! takes about 0.2 s of CPU, 0.80 G instructions and 44 MB against secilc's 5.6 s and
 //! 183 MB (see `scripts/bench-build.sh` and docs/building.md); [`compile_each`] keeps only
 //! one file's text in memory at a time.
 //!

@@ -4,7 +4,7 @@
 //! Nesting is tracked with a counter and an explicit stack, never recursion, and stops at
 //! libsepol's limit of 4096 open parentheses.
 
-use crate::intern::{finish_hash, mix, Interner, Sym};
+use crate::intern::{hash_more, hash_short, key_of, word, Interner, Sym};
 
 /// libsepol's `CIL_PARSER_MAX_EXPR_DEPTH`.
 pub const MAX_DEPTH: usize = 4096;
@@ -139,50 +139,114 @@ fn symbol_mask(w: u64) -> u32 {
     t(0) | t(1) | t(2) | t(3)
 }
 
-/// The end of the symbol that starts at `text[i]` and its interner hash
-/// (`intern::hash_bytes` of the symbol), computed in one pass. Nearly every symbol is
-/// shorter than 16 bytes: sixteen bytes are classified at once (see [`stops16`]) and the
-/// hash is finished from the same two words, so each byte is read once. Longer symbols,
-/// and the last sixteen bytes of a file, go on eight bytes per step ([`scan_words`]).
+/// Lexes the symbols that start at `text[i]` (a symbol byte) and follow one another
+/// separated by single spaces (`allow a_t b_t`, `read write`), interning each and pushing
+/// it on `pending`. Returns where it stopped (after one space, if any), or `Err` when the
+/// table of names is full. Its own function, out of line, so that its loop keeps in
+/// registers only what a symbol needs (the text, the stack of elements, the interner)
+/// and none of the values the parser's loop keeps for parentheses and lines.
+#[inline(never)]
+fn symbols(
+    text: &[u8],
+    mut i: usize,
+    pending: &mut Vec<u32>,
+    interner: &mut Interner,
+) -> Result<usize, ()> {
+    loop {
+        let j = match scan_short(text, i) {
+            Some((j, lo, hi)) => {
+                let sym = interner.intern_key(&text[i..j], lo, hi, hash_short(lo, hi));
+                if sym >= ATOM {
+                    return Err(());
+                }
+                pending.push(ATOM | sym);
+                j
+            }
+            None => {
+                let (j, lo, hi, h) = scan_long(text, i);
+                let sym = interner.intern_key(&text[i..j], lo, hi, h);
+                if sym >= ATOM {
+                    return Err(());
+                }
+                pending.push(ATOM | sym);
+                j
+            }
+        };
+        // A symbol is mostly followed by one space, and often by another symbol.
+        match text.get(j..j + 2) {
+            Some(&[b' ', c]) if is_symbol_byte(c) => i = j + 1,
+            _ => return Ok(j + (text.get(j) == Some(&b' ')) as usize),
+        }
+    }
+}
+
+/// The end of the symbol of fewer than sixteen bytes that starts at `text[i]` (a symbol
+/// byte), with its first two words zero-padded (the interner's key, whose hash is
+/// `intern::hash_short` of them): sixteen bytes are classified at once (see [`stops16`]),
+/// so each byte is read once. `None` for a longer symbol and in the last sixteen bytes of
+/// a file ([`scan_long`]).
 #[inline(always)]
-fn scan_symbol(text: &[u8], i: usize) -> (usize, u64) {
-    let Some(c) = text.get(i..i + 16) else {
-        return scan_words(text, i, i, 0);
-    };
+fn scan_short(text: &[u8], i: usize) -> Option<(usize, u64, u64)> {
+    let c = text.get(i..i + 16)?;
     let lo = u64::from_le_bytes(c[..8].try_into().expect("8 bytes"));
     let hi = u64::from_le_bytes(c[8..].try_into().expect("8 bytes"));
     let stops = stops16(lo, hi);
     if stops == 0 {
-        return scan_words(text, i, i + 16, mix(mix(0, lo), hi));
+        return None;
     }
-    let k = stops.trailing_zeros() as usize;
-    // The words `hash_bytes` mixes: the whole first word when the symbol has eight bytes or
-    // more, then the last partial word (zero-padded; 0 when the length is a multiple of 8).
-    // Two branches rather than selects: each computes only its own words.
-    let keep = (1u64 << (8 * (k & 7))) - 1;
-    if k < 8 {
-        (i + k, finish_hash(0, lo & keep, k))
+    // 1..=15: `text[i]` is a symbol byte.
+    let k = stops.trailing_zeros();
+    debug_assert!(k >= 1);
+    // The bytes past the symbol cleared: in `lo` below eight bytes (and `hi` is 0), in
+    // `hi` from eight on (`keep` is 0 at exactly eight).
+    let keep = (1u64 << (8 * (k & 7))).wrapping_sub(1);
+    let (lo, hi) = if k < 8 {
+        (lo & keep, 0)
     } else {
-        (i + k, finish_hash(mix(0, lo), hi & keep, k))
-    }
+        (lo, hi & keep)
+    };
+    Some((i + k as usize, lo, hi))
 }
 
-/// [`scan_symbol`] from `text[j]` on, eight bytes per step, with `h` the hash state after
-/// the symbol's whole words before `j` (the symbol started at `text[i]`).
+/// The symbol that starts at `text[i]` where [`scan_short`] does not apply: its end and
+/// interner key (`intern::key_of`), long symbols eight bytes per step with each whole
+/// word mixed into the hash as it is read.
 #[inline(never)]
-fn scan_words(text: &[u8], i: usize, mut j: usize, mut h: u64) -> (usize, u64) {
+fn scan_long(text: &[u8], i: usize) -> (usize, u64, u64, u64) {
+    let Some(c) = text.get(i..i + 16) else {
+        // The last sixteen bytes of a file.
+        let rest = &text[i..];
+        let k = rest
+            .iter()
+            .position(|&b| !is_symbol_byte(b))
+            .unwrap_or(rest.len());
+        let (lo, hi, h) = key_of(&rest[..k]);
+        return (i + k, lo, hi, h);
+    };
+    let lo = u64::from_le_bytes(c[..8].try_into().expect("8 bytes"));
+    let hi = u64::from_le_bytes(c[8..].try_into().expect("8 bytes"));
+    if stops16(lo, hi) != 0 {
+        let k = (i..i + 16)
+            .find(|&j| !is_symbol_byte(text[j]))
+            .expect("a stop");
+        let (lo, hi, h) = key_of(&text[i..k]);
+        return (k, lo, hi, h);
+    }
+    let mut h = hash_short(lo, hi);
+    let mut j = i + 16;
     while let Some(c) = text.get(j..j + 8) {
         let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        let mask = symbol_mask(w);
-        if mask == 0xff {
-            h = mix(h, w);
+        let k = symbol_mask(w).trailing_ones() as usize;
+        if k == 8 {
+            h = hash_more(h, w);
             j += 8;
             continue;
         }
-        let k = mask.trailing_ones() as usize;
-        // k < 8: the bytes of the symbol's last partial word, zero-padded.
-        let tail = w & ((1u64 << (8 * k)) - 1);
-        return (j + k, finish_hash(h, tail, j + k - i));
+        if k > 0 {
+            // The symbol's last partial word, zero-padded.
+            h = hash_more(h, w & ((1u64 << (8 * k)) - 1));
+        }
+        return (j + k, lo, hi, h);
     }
     // Fewer than eight bytes left in the file.
     let rest = &text[j..];
@@ -190,8 +254,10 @@ fn scan_words(text: &[u8], i: usize, mut j: usize, mut h: u64) -> (usize, u64) {
         .iter()
         .position(|&b| !is_symbol_byte(b))
         .unwrap_or(rest.len());
-    let tail = rest[..k].iter().rev().fold(0u64, |w, &b| w << 8 | b as u64);
-    (j + k, finish_hash(h, tail, j + k - i))
+    if k > 0 {
+        h = hash_more(h, word(&rest[..k]));
+    }
+    (j + k, lo, hi, h)
 }
 
 /// Bit `k` set when byte `k` of the sixteen (`lo` then `hi`, little-endian) is not a symbol
@@ -271,6 +337,7 @@ pub fn parse_file(
     let mut line: u32 = 1;
     let mut i = 0usize;
     let n = text.len();
+    let fail = |what: Failure, line: u32| Err(what.message(line, path));
     while i < n {
         let c = text[i];
         match c {
@@ -303,13 +370,11 @@ pub fn parse_file(
             }
             b'(' => {
                 if open.len() >= MAX_DEPTH {
-                    return Err(format!(
-                        "Number of open parenthesis exceeds limit of {MAX_DEPTH} at line {line} of {path}"
-                    ));
+                    return fail(Failure::TooDeep, line);
                 }
                 let id = tree.nodes.len() as u32;
                 if id >= ATOM {
-                    return Err(format!("Too many lists at line {line} of {path}"));
+                    return fail(Failure::TooManyLists, line);
                 }
                 tree.nodes.push(Node { line, a: 0, b: 0 });
                 pending.push(id);
@@ -332,9 +397,7 @@ pub fn parse_file(
             }
             b')' => {
                 let Some((id, parent)) = open.pop() else {
-                    return Err(format!(
-                        "Close parenthesis without matching open at line {line} of {path}"
-                    ));
+                    return fail(Failure::CloseWithoutOpen, line);
                 };
                 let elems = &pending[start..];
                 // Once a list rather than once a symbol: its head, if an atom among the
@@ -345,7 +408,14 @@ pub fn parse_file(
                 }
                 let kids = &mut tree.kids;
                 let a = kids.len() as u32;
-                kids.extend_from_slice(elems);
+                // Most lists hold two to four elements: copied as a fixed-size array (a
+                // capacity check and a few moves) rather than through `memcpy`.
+                match *elems {
+                    [x, y] => kids.extend_from_slice(&[x, y]),
+                    [x, y, z] => kids.extend_from_slice(&[x, y, z]),
+                    [x, y, z, w] => kids.extend_from_slice(&[x, y, z, w]),
+                    _ => kids.extend_from_slice(elems),
+                }
                 let b = kids.len() as u32;
                 pending.truncate(start);
                 start = parent as usize;
@@ -361,16 +431,14 @@ pub fn parse_file(
                     j += 1;
                 }
                 if j >= n || text[j] != b'"' {
-                    return Err(format!("Invalid token '\"' at line {line} of {path}"));
+                    return fail(Failure::Token(b'"'), line);
                 }
                 if start == 0 {
-                    return Err(format!(
-                        "Symbol not inside parenthesis at line {line} of {path}"
-                    ));
+                    return fail(Failure::NotInside, line);
                 }
                 let sym = interner.intern(&text[i + 1..j]);
                 if sym >= ATOM {
-                    return Err(format!("Too many distinct names at line {line} of {path}"));
+                    return fail(Failure::TooManyNames, line);
                 }
                 pending.push(ATOM | sym);
                 i = j + 1;
@@ -378,35 +446,19 @@ pub fn parse_file(
             }
             c if is_symbol_byte(c) => {
                 if start == 0 {
-                    return Err(format!(
-                        "Symbol not inside parenthesis at line {line} of {path}"
-                    ));
+                    return fail(Failure::NotInside, line);
                 }
             }
-            other => {
-                let shown = if other.is_ascii() {
-                    (other as char).to_string()
-                } else {
-                    format!("\\x{other:02x}")
-                };
-                return Err(format!("Invalid token '{shown}' at line {line} of {path}"));
-            }
+            other => return fail(Failure::Token(other), line),
         }
-        // A symbol (one copy of this code for heads and other atoms keeps the loop small).
-        let (j, h) = scan_symbol(text, i);
-        let sym = interner.intern_hashed(&text[i..j], h);
-        if sym >= ATOM {
-            return Err(format!("Too many distinct names at line {line} of {path}"));
+        // Symbols (one copy of this code for heads and other atoms keeps the loop small).
+        match symbols(text, i, &mut pending, interner) {
+            Ok(j) => i = j,
+            Err(()) => return fail(Failure::TooManyNames, line),
         }
-        pending.push(ATOM | sym);
-        // A symbol is mostly followed by one space, stepped over here rather than by
-        // another turn of the dispatch.
-        i = j + (text.get(j) == Some(&b' ')) as usize;
     }
     if !open.is_empty() {
-        return Err(format!(
-            "Open parenthesis without matching close at line {line} of {path}"
-        ));
+        return fail(Failure::OpenWithoutClose, line);
     }
     // What is left on the stack are the file's top-level statements.
     let a = tree.kids.len() as u32;
@@ -416,10 +468,54 @@ pub fn parse_file(
     Ok(())
 }
 
+/// Why a file does not parse (libsepol's messages, one per variant).
+#[derive(Copy, Clone, Debug)]
+enum Failure {
+    TooDeep,
+    TooManyLists,
+    CloseWithoutOpen,
+    OpenWithoutClose,
+    /// A byte no token starts with (or an unterminated quoted string's `"`).
+    Token(u8),
+    NotInside,
+    TooManyNames,
+}
+
+impl Failure {
+    /// The message naming `line` of `path`. Out of line and cold: the lexer's loop keeps
+    /// none of the values only a message needs.
+    #[cold]
+    #[inline(never)]
+    fn message(self, line: u32, path: &str) -> String {
+        match self {
+            Failure::TooDeep => format!(
+                "Number of open parenthesis exceeds limit of {MAX_DEPTH} at line {line} of {path}"
+            ),
+            Failure::TooManyLists => format!("Too many lists at line {line} of {path}"),
+            Failure::CloseWithoutOpen => {
+                format!("Close parenthesis without matching open at line {line} of {path}")
+            }
+            Failure::OpenWithoutClose => {
+                format!("Open parenthesis without matching close at line {line} of {path}")
+            }
+            Failure::Token(other) => {
+                let shown = if other.is_ascii() {
+                    (other as char).to_string()
+                } else {
+                    format!("\\x{other:02x}")
+                };
+                format!("Invalid token '{shown}' at line {line} of {path}")
+            }
+            Failure::NotInside => format!("Symbol not inside parenthesis at line {line} of {path}"),
+            Failure::TooManyNames => format!("Too many distinct names at line {line} of {path}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::intern::hash_bytes;
+    use crate::intern::key_of;
 
     /// `Tree::heads` must hold every keyword that starts a list, at any depth, or a pass
     /// that skips its walk on it would miss statements (a block in an optional, say):
@@ -483,7 +579,7 @@ mod tests {
         }
     }
 
-    /// The lexer's one-pass hash must equal the interner's, or a name the lexer interned
+    /// The lexer's one-pass key must equal the interner's, or a name the lexer interned
     /// would not be found by `Interner::get` (nor a keyword by the lexer).
     #[test]
     fn scanned_symbol_hash_is_the_interner_hash() {
@@ -495,9 +591,12 @@ mod tests {
             for after in [&b""[..], b")", b" (x)", b"\n;comment that is long"] {
                 let mut text = sym.clone();
                 text.extend_from_slice(after);
-                let (end, h) = scan_symbol(&text, 0);
+                let (end, lo, hi, h) = match scan_short(&text, 0) {
+                    Some((end, lo, hi)) => (end, lo, hi, hash_short(lo, hi)),
+                    None => scan_long(&text, 0),
+                };
                 assert_eq!(end, len, "end of a {len}-byte symbol before {after:?}");
-                assert_eq!(h, hash_bytes(&sym), "hash of a {len}-byte symbol");
+                assert_eq!((lo, hi, h), key_of(&sym), "key of a {len}-byte symbol");
             }
         }
     }
