@@ -78,3 +78,19 @@ def test_mls_objects_round_trip_on_debian_mls():
     objs = list(p.mlsrules())[:5] + [u.mls_range for u in p.users()] + list(p.levels())[:3]
     back = pickle.loads(pickle.dumps(objs))
     assert [str(x) for x in back] == [str(x) for x in objs]
+
+
+def test_equal_ranges_of_labeling_statements_are_one_value_object(debian_path):
+    """A policy's labeling statements repeat a few ranges (the Debian policy's 508 port and
+    fs_use contexts have one, ``s0``): one ``Range`` object per distinct range, which
+    behaves as a value: equal and hashed as an unshared one, pickled by content."""
+    p = st.SELinuxPolicy(str(debian_path))
+    ranges = [c.context.range_ for c in p.portcons()] + [c.context.range_ for c in p.fs_uses()]
+    texts = {str(r) for r in ranges}
+    assert len({id(r) for r in ranges}) == len(texts) < len(ranges)
+    for r in {id(r): r for r in ranges}.values():
+        fresh = p.lookup_range(str(r))
+        assert fresh is not r and fresh == r and hash(fresh) == hash(r)
+        # Pickled with an unshared equal range: both come back equal in one policy.
+        back, back_fresh = pickle.loads(pickle.dumps((r, fresh)))
+        assert back == back_fresh and str(back) == str(r) and hash(back) == hash(r)
