@@ -113,7 +113,12 @@ fn range_transitions_are_found_by_their_own_range() {
 fn policy_order_iterator_length_is_its_hit_count() {
     let p = repo_policy("default.33");
     let index = Index::new(&p);
-    for a in [vec!["-A"], vec!["-T"], vec!["--allow", "-p", "write"], vec!["-A", "-T"]] {
+    for a in [
+        vec!["-A"],
+        vec!["-T"],
+        vec!["--allow", "-p", "write"],
+        vec!["-A", "-T"],
+    ] {
         let a = args(&a);
         let mut it = search::te_policy_order(&index, &a).expect("query");
         let mut n = it.len();
