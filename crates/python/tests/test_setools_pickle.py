@@ -108,3 +108,19 @@ def test_queries_copy_and_pickle_with_their_criteria(name):
             assert changed == [str(r) for r in cls(p, **dict(kw, **{attr: value})).results()]
             assert [str(r) for r in q.results()] == want
             assert [str(r) for r in cls(p, **kw).results()] == want
+
+
+def test_equal_ranges_of_labeling_statements_are_one_value_object(debian_path):
+    """A policy's labeling statements repeat a few ranges (the Debian policy's 508 port and
+    fs_use contexts have one, ``s0``): one ``Range`` object per distinct range, which
+    behaves as a value: equal and hashed as an unshared one, pickled by content."""
+    p = st.SELinuxPolicy(str(debian_path))
+    ranges = [c.context.range_ for c in p.portcons()] + [c.context.range_ for c in p.fs_uses()]
+    texts = {str(r) for r in ranges}
+    assert len({id(r) for r in ranges}) == len(texts) < len(ranges)
+    for r in {id(r): r for r in ranges}.values():
+        fresh = p.lookup_range(str(r))
+        assert fresh is not r and fresh == r and hash(fresh) == hash(r)
+        # Pickled with an unshared equal range: both come back equal in one policy.
+        back, back_fresh = pickle.loads(pickle.dumps((r, fresh)))
+        assert back == back_fresh and str(back) == str(r) and hash(back) == hash(r)

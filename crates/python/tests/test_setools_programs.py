@@ -5,6 +5,7 @@
 the statistics block; ``-x`` expands them."""
 
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -102,3 +103,81 @@ def test_open_log_lines_are_setools(tmp_path):
                           capture_output=True, text=True, env=env, timeout=600)
     assert "Opening SELinux policy" in real.stdout, real.stdout + real.stderr
     assert real.stdout == ours.stdout
+
+
+# What a program run by ``python3 -m arbiter.setools PROGRAM`` sees of how it was run; the
+# runner runs a plain script without ``runpy.run_path`` (see ``arbiter/setools/__main__.py``),
+# so each run is compared with ``runpy.run_path(PROGRAM, run_name="__main__")``'s.
+PROBE = """# -*- coding: latin-1 -*-
+import pickle, sys
+class Kept:
+    pass
+main = sys.modules["__main__"]
+print(__name__, __file__ == sys.argv[0], __package__ == "", __spec__ and __spec__.name,
+      type(__loader__).__name__, __cached__, __doc__, main.__dict__ is globals(), sys.argv[1:])
+print(type(pickle.loads(pickle.dumps(Kept()))).__qualname__, "\xe9")
+"""
+
+RUN_PATH = ("import runpy, sys\n"
+            "sys.argv = sys.argv[1:]\n"
+            "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+            "print(sys.modules['__main__'].__name__, sys.argv)\n")
+RUNNER_AFTER = ("import sys\n"
+                "from arbiter.setools.__main__ import main\n"
+                "sys.argv = ['runner'] + sys.argv[1:]\n"
+                "main()\n"
+                "print(sys.modules['__main__'].__name__, sys.argv)\n")
+
+
+def run_both(program, *args):
+    """``program`` run by ``runpy.run_path`` and by the runner's ``main`` (each followed
+    by what ``sys.modules["__main__"]`` and ``sys.argv`` are after it): both outputs."""
+    runs = []
+    for code in (RUN_PATH, RUNNER_AFTER):
+        out = subprocess.run([sys.executable, "-c", code, str(program), *args],
+                             capture_output=True, timeout=120)
+        assert out.returncode == 0, out.stderr.decode()
+        runs.append(out.stdout)
+    return runs
+
+
+def test_runner_runs_a_script_as_run_path_does(tmp_path):
+    script = tmp_path / "probe.py"
+    script.write_bytes(PROBE.encode("latin-1"))
+    real, ours = run_both(script, "a", "--b")
+    assert b"__main__ True True None NoneType None None True ['a', '--b']" in real
+    assert ours == real
+
+
+def test_runner_runs_compiled_scripts_directories_and_zips_as_run_path_does(tmp_path):
+    import py_compile
+    import zipfile
+
+    source = tmp_path / "probe.py"
+    source.write_bytes(PROBE.encode("latin-1"))
+    compiled = tmp_path / "probe.pyc"
+    py_compile.compile(str(source), cfile=str(compiled), doraise=True)
+    folder = tmp_path / "app"
+    folder.mkdir()
+    (folder / "__main__.py").write_bytes(PROBE.encode("latin-1"))
+    archive = tmp_path / "app.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(folder / "__main__.py", "__main__.py")
+    for program in (compiled, folder, archive):
+        real, ours = run_both(program, "x")
+        assert ours == real, program
+
+
+def test_runner_imports_neither_pkgutil_nor_typing_for_a_script(tmp_path):
+    """``runpy.run_path`` imports ``pkgutil``, which imports ``typing`` (0.8 MB resident);
+    the runner does not for a plain script. Without site (-S): some interpreters' site
+    hooks import them."""
+    import arbiter
+
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(arbiter.__file__).parents[1]))
+    script = tmp_path / "mods.py"
+    script.write_text("import sys\nprint('pkgutil' in sys.modules, 'typing' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-S", "-m", "arbiter.setools", str(script)],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "False False\n"

@@ -105,3 +105,36 @@ fn range_transitions_are_found_by_their_own_range() {
         );
     }
 }
+
+/// The policy-order iterator the Python binding streams from says how many hits it holds
+/// before the first is read (the binding sizes its kept rules by it), and yields each
+/// match once, in `terules()` order, exactly as the collected form does.
+#[test]
+fn policy_order_iterator_length_is_its_hit_count() {
+    let p = repo_policy("default.33");
+    let index = Index::new(&p);
+    for a in [
+        vec!["-A"],
+        vec!["-T"],
+        vec!["--allow", "-p", "write"],
+        vec!["-A", "-T"],
+    ] {
+        let a = args(&a);
+        let mut it = search::te_policy_order(&index, &a).expect("query");
+        let mut n = it.len();
+        assert!(n > 0, "{a:?} matched nothing on default.33");
+        let mut seen = Vec::new();
+        while let Some(h) = it.next() {
+            n -= 1;
+            assert_eq!(it.len(), n, "{a:?}");
+            seen.push(format!("{h:?}"));
+        }
+        assert_eq!(n, 0, "{a:?}");
+        let collected: Vec<String> = search::search_te_policy_order(&index, &a)
+            .expect("query")
+            .iter()
+            .map(|h| format!("{h:?}"))
+            .collect();
+        assert_eq!(seen, collected, "{a:?}");
+    }
+}

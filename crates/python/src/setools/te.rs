@@ -5,7 +5,7 @@
 
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::Policy as Model;
-use arbiter_query::search::{search_te_policy_order, te_statement, SearchArgs, TeBody, TeHit};
+use arbiter_query::search::{te_policy_order, te_statement, SearchArgs, TeBody, TeHit};
 use arbiter_query::terules::{self, TeRuleRef};
 use arbiter_query::Index;
 use pyo3::prelude::*;
@@ -238,7 +238,7 @@ pub fn query(model: &Arc<Model>, c: &Criteria) -> Result<TeResults, String> {
         ..SearchArgs::default()
     };
     let index = Index::new(model);
-    let hits = search_te_policy_order(&index, &args).map_err(|e| e.0)?;
+    let hits = te_policy_order(&index, &args).map_err(|e| e.0)?;
     out.set_hits(&index, hits);
     Ok(out)
 }
@@ -277,12 +277,14 @@ impl TeResults {
             .iter()
             .filter_map(|&r| terules::hit(index, r))
             .collect();
-        out.set_hits(index, hits);
+        out.set_hits(index, hits.into_iter());
         out
     }
 
-    /// Keeps `hits`, owned, with the sorted permissions of the classes they name.
-    fn set_hits(&mut self, index: &Index<'_>, hits: Vec<TeHit<'_>>) {
+    /// Keeps `hits`, owned, with the sorted permissions of the classes they name: one hit
+    /// at a time, so that only one rule's public form (its permission names) is alive at
+    /// once, and the kept hits take exactly their room.
+    fn set_hits<'p>(&mut self, index: &Index<'p>, hits: impl ExactSizeIterator<Item = TeHit<'p>>) {
         self.hits.reserve_exact(hits.len());
         for h in hits {
             let sorted = index.sorted_class_perms(h.class);

@@ -1,5 +1,6 @@
 """``setools.typequery.TypeQuery``: types by name, alias, attributes and permissiveness."""
 
+from array import array
 from sys import modules
 
 from .mixins import ALIAS_DEBUG, NAME_DEBUG
@@ -9,14 +10,27 @@ from .query import (
 
 
 def _type_positions(policy, types):
-    """Type value to its position in the type table (setools' order), once per policy."""
-    return policy._table("query_type_pos", lambda: {t._value: i for i, t in enumerate(types)})
+    """Each value's position in the type table (setools' order), once per policy: an
+    array indexed by value, ``-1`` where the value is no type (an attribute). As a dict
+    it was about 0.25 MB on a distribution policy (an entry and an ``int`` per type);
+    this is 4 bytes a value."""
+
+    def build():
+        top = max((t._value for t in types), default=0)
+        pos = array("i", [-1]) * (top + 1)
+        for i, t in enumerate(types):
+            pos[t._value] = i
+        return pos
+
+    return policy._table("query_type_pos", build)
 
 
 def _in_order(policy, types, values):
     """The types of ``values``, in the type table's order."""
     pos = _type_positions(policy, types)
-    return [types[i] for i in sorted(pos[v] for v in values if v in pos)]
+    top = len(pos)
+    return [types[i] for i in sorted(
+        i for i in (pos[v] for v in values if 0 <= v < top) if i >= 0)]
 
 
 def _members_in_order(policy, types, attr, members):
