@@ -413,7 +413,7 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
         .iter()
         .map(|b| View::parse(b))
         .collect::<Result<Vec<_>, _>>()?;
-    let m = merge_views(&views, true);
+    let m = merge_views(&views);
     let size: usize = m.kept.iter().map(|k| k.raw.len()).sum();
     Ok(encode(
         m.counts,
@@ -433,20 +433,14 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
 }
 
 /// Views given in log order merged into one view of the same blobs (see [`merge`]).
-/// With `kept` false, the kept denials and roles are left out (the final step renders
-/// them from the blobs themselves).
-fn merge_views<'a>(views: &[View<'a>], kept_too: bool) -> View<'a> {
+fn merge_views<'a>(views: &[View<'a>]) -> View<'a> {
     let mut counts: Counts = [0; 5];
     let mut selinux_seen = false;
     let mut paths: Vec<(&str, u64)> = Vec::new();
     let mut verdicts: HashMap<&str, u64> = HashMap::new();
     let mut rule_names = RuleNames::default();
     let mut rules: HashMap<[u32; 3], u64> = HashMap::new();
-    let kept_total: usize = if kept_too {
-        views.iter().map(|v| v.kept.len()).sum()
-    } else {
-        0
-    };
+    let kept_total: usize = views.iter().map(|v| v.kept.len()).sum();
     let mut seen: HashSet<&[u8]> = HashSet::with_capacity(kept_total);
     let mut kept: Vec<KeptRaw<'a>> = Vec::with_capacity(kept_total);
     let mut roles_seen: HashSet<(&str, &str)> = HashSet::new();
@@ -468,9 +462,6 @@ fn merge_views<'a>(views: &[View<'a>], kept_too: bool) -> View<'a> {
         let ids: Vec<u32> = v.rule_names.iter().map(|n| rule_names.id(n)).collect();
         for &(k, n) in &v.rules {
             *rules.entry(k.map(|i| ids[i as usize])).or_insert(0) += n;
-        }
-        if !kept_too {
-            continue;
         }
         for &k in &v.kept {
             if seen.insert(k.key) {
@@ -603,19 +594,20 @@ fn fleet_merge<'py>(py: Python<'py>, blobs: Vec<Vec<u8>>) -> PyResult<Bound<'py,
     Ok(PyBytes::new(py, &blob))
 }
 
-/// The final step: audit2allow's text and the counts from blobs, as
+/// The final step: audit2allow's text and the counts from one merged blob, as
 /// `(allow, {path: records}, {rule: denials}, {verdict: records}, {count name: value})`.
 ///
 /// It runs alone at the end of a fleet run, when the workers' cores are idle, so the two
-/// halves run at once: audit2allow's text is rendered on a thread of its own (the kept
-/// denials of every blob go to audit2allow's generator as strings borrowed from the
-/// blobs, see [`render_views`]) while this thread adds up the counts and builds the Python
-/// dictionaries, whose rule keys' type and class names become one Python string each
-/// (the blob's table of names), however many rules share them.
+/// halves run at once: audit2allow's text is rendered on a thread of its own (denials go to
+/// audit2allow's generator as strings borrowed from the blob) while this thread builds the
+/// Python dictionaries, whose rule keys' type and class names become one Python string each
+/// (the blob's table of names), however many rules share them. The dictionaries were a sixth
+/// of this step, which is serial time in every fleet run.
 ///
-/// `blobs` is one blob, or blobs in log order (as [`fleet_merge`] would merge them, with
-/// no merged blob written and read again): `arbiter.dask` passes its tasks' blobs, or the
-/// top level of its reduction tree.
+/// `blobs` is one blob, or blobs in log order merged here first (as [`fleet_merge`] would,
+/// without writing the merged blob and reading it again): `arbiter.dask` passes the top
+/// level of its reduction tree, so the last merge is part of this step instead of a task
+/// whose 7 MB result travels to the client to be read again.
 #[pyfunction]
 #[pyo3(name = "_fleet_finish", signature = (blobs, *, module=None, requires=false,
     dontaudit=false, xperms=false))]
@@ -635,24 +627,27 @@ fn fleet_finish<'py>(
             PyTypeError::new_err("_fleet_finish takes a blob (bytes) or a list of blobs")
         })?,
     };
-    let views = blobs
+    let mut views = blobs
         .iter()
         .map(|b| View::parse(b.as_bytes()))
         .collect::<Result<Vec<_>, _>>()
         .map_err(blob_error)?;
+    let view = if views.len() == 1 {
+        views.remove(0)
+    } else {
+        merge_views(&views)
+    };
     let (allow, dicts) = std::thread::scope(|scope| {
-        let (views, generation) = (&views, &generation);
+        let (view, generation) = (&view, &generation);
         let render = scope.spawn(move || {
             // As the command line: nothing at all when no SELinux line was seen.
-            if views.iter().any(|v| v.selinux_seen) {
-                render_views(views, generation)
+            if view.selinux_seen {
+                render_view(view, generation)
             } else {
                 Ok(String::new())
             }
         });
-        // The counts only: the render thread reads the kept denials of every blob itself.
-        let counts = merge_views(views, false);
-        let dicts = finish_dicts(py, &counts);
+        let dicts = finish_dicts(py, view);
         // The GIL is released while the text is still being rendered.
         (py.detach(move || render.join()), dicts)
     });
@@ -700,15 +695,11 @@ fn finish_dicts<'py>(py: Python<'py>, view: &View<'_>) -> PyResult<FinishDicts<'
     Ok((paths, rules, verdicts, counts))
 }
 
-/// audit2allow's text from the kept denials and roles of blobs in log order, read in
-/// place. A denial kept by two blobs (two workers each keep the first they meet) is added
-/// twice: the second add changes nothing in audit2allow's generator (same access vector,
-/// same permissions), so no set of the kept denials is built to drop it first; that set
-/// was the costliest part of merging blobs, serial time at the end of every fleet run.
-fn render_views(views: &[View<'_>], generation: &Generation) -> Result<String, BlobError> {
+/// audit2allow's text from a blob's kept denials and roles, read in place.
+fn render_view(view: &View<'_>, generation: &Generation) -> Result<String, BlobError> {
     let mut g = AllowGenerator::new();
     let mut perms: Vec<&str> = Vec::new();
-    for k in views.iter().flat_map(|v| &v.kept) {
+    for k in &view.kept {
         let mut r = Reader { buf: k.raw, pos: 0 };
         let (s, t, c) = (r.str_ref()?, r.str_ref()?, r.str_ref()?);
         perms.clear();
@@ -733,7 +724,7 @@ fn render_views(views: &[View<'_>], generation: &Generation) -> Result<String, B
         };
         g.add(s, t, c, &perms, verdict.as_ref(), ioctl);
     }
-    for &(role, ty) in views.iter().flat_map(|v| &v.roles) {
+    for &(role, ty) in &view.roles {
         g.add_role(role, ty);
     }
     Ok(g.render(generation))
