@@ -1,6 +1,7 @@
 """Throughput of arbiter.dask with 1 and 2 worker processes (lines/s), on a generated fleet.
 
     python3 bench/dask_fleet.py [--hosts 50] [--lines 20000] [--rounds 3] [--seeds N] [--dir DIR]
+                                [--parts] [--tasks-per-worker K]
 
 Generates DIR/hostNN.log with crates/denials' gen_denials (formats in turn) if missing,
 starts one LocalCluster per worker count (threads_per_worker=1, processes), warms every
@@ -10,7 +11,10 @@ Cluster start-up and engine builds are outside the timed part (done once per wor
 
 Besides wall time, each round reports the CPU seconds spent by each worker process and its
 CPU/wall utilisation, and by this client process (which also hosts the LocalCluster's
-scheduler and its nannies, the objects that start and watch the worker processes); and, from Dask's own fine performance metrics (the scheduler's
+scheduler and its nannies, the objects that start and watch the worker processes), split
+by thread: the calling thread (graph, final step's merge and dictionaries), the event-loop
+threads (client, scheduler and nannies share one), the rest (the final step's render
+threads); and, from Dask's own fine performance metrics (the scheduler's
 ``cumulative_worker_metrics``), the thread CPU seconds spent inside the tasks per task
 prefix (the map: reading blocks and digesting them; the tree merges) and the time the task
 threads were runnable but not on a core ("waiting"). On a machine shared with other jobs,
@@ -18,7 +22,9 @@ wall time depends on what the others take, while the CPU split shows how the wor
 a worker process's CPU beyond its tasks' is Dask's own event loop (heartbeats, transfers),
 which grows with wall time, so a starved run shows more of it. On N idle cores the wall
 time is about the tasks' CPU divided over N workers, plus the serial part (the last merge
-and the client's rendering of audit2allow's text)."""
+and the client's rendering of audit2allow's text). With --parts, Dask's task stream gives
+each run's serial start (the call to the first task) and end (the last task to the
+return), and each worker's busy time and the gaps between its tasks."""
 
 import argparse
 import os
@@ -189,7 +195,7 @@ def main():
             wcpu = [w1[k] - w0[k] for k in w0]
             util = ", ".join(f"{c:.2f} s ({100 * c / dt:.0f}%)" for c in wcpu)
             # The scheduler and the nannies run in this process: their CPU is the client's.
-            cm, cl, cp = (b - a_ for a_, b in zip(c0, c1))
+            cm, cl, cp = (after - before for before, after in zip(c0, c1))
             print(f"round {r}: {n} worker(s): {dt:.2f} s, {lines / dt:,.0f} lines/s; CPU s: "
                   f"workers {sum(wcpu):.2f} [each, CPU/wall: {util}], client+scheduler "
                   f"{cp:.2f} [calling thread {cm:.2f}, event loops {cl:.2f}, other "
