@@ -152,7 +152,6 @@ type Counts = [u64; 5];
 /// Merging works on views, so a reduce task copies each distinct denial's bytes once and
 /// allocates no string (decoding into owned values made the merges a quarter of a fleet
 /// run's CPU, and the last merge runs alone).
-#[derive(Default)]
 struct View<'a> {
     counts: Counts,
     selinux_seen: bool,
@@ -414,7 +413,7 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
         .iter()
         .map(|b| View::parse(b))
         .collect::<Result<Vec<_>, _>>()?;
-    let m = merge_views(&views, true);
+    let m = merge_views(&views);
     let size: usize = m.kept.iter().map(|k| k.raw.len()).sum();
     Ok(encode(
         m.counts,
@@ -434,20 +433,14 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
 }
 
 /// Views given in log order merged into one view of the same blobs (see [`merge`]).
-/// With `kept_too` false, the kept denials and roles are left out (the final step's render
-/// thread takes them from the blobs).
-fn merge_views<'a>(views: &[View<'a>], kept_too: bool) -> View<'a> {
+fn merge_views<'a>(views: &[View<'a>]) -> View<'a> {
     let mut counts: Counts = [0; 5];
     let mut selinux_seen = false;
     let mut paths: Vec<(&str, u64)> = Vec::new();
     let mut verdicts: HashMap<&str, u64> = HashMap::new();
     let mut rule_names = RuleNames::default();
     let mut rules: HashMap<[u32; 3], u64> = HashMap::new();
-    let kept_total: usize = if kept_too {
-        views.iter().map(|v| v.kept.len()).sum()
-    } else {
-        0
-    };
+    let kept_total: usize = views.iter().map(|v| v.kept.len()).sum();
     let mut seen: HashSet<&[u8]> = HashSet::with_capacity(kept_total);
     let mut kept: Vec<KeptRaw<'a>> = Vec::with_capacity(kept_total);
     let mut roles_seen: HashSet<(&str, &str)> = HashSet::new();
@@ -469,9 +462,6 @@ fn merge_views<'a>(views: &[View<'a>], kept_too: bool) -> View<'a> {
         let ids: Vec<u32> = v.rule_names.iter().map(|n| rule_names.id(n)).collect();
         for &(k, n) in &v.rules {
             *rules.entry(k.map(|i| ids[i as usize])).or_insert(0) += n;
-        }
-        if !kept_too {
-            continue;
         }
         for &k in &v.kept {
             if seen.insert(k.key) {
@@ -637,24 +627,27 @@ fn fleet_finish<'py>(
             PyTypeError::new_err("_fleet_finish takes a blob (bytes) or a list of blobs")
         })?,
     };
-    let views = blobs
+    let mut views = blobs
         .iter()
         .map(|b| View::parse(b.as_bytes()))
         .collect::<Result<Vec<_>, _>>()
         .map_err(blob_error)?;
+    let view = if views.len() == 1 {
+        views.remove(0)
+    } else {
+        merge_views(&views)
+    };
     let (allow, dicts) = std::thread::scope(|scope| {
-        let (views, generation) = (&views, &generation);
+        let (view, generation) = (&view, &generation);
         let render = scope.spawn(move || {
             // As the command line: nothing at all when no SELinux line was seen.
-            if views.iter().any(|v| v.selinux_seen) {
-                render_views(views, generation)
+            if view.selinux_seen {
+                render_view(view, generation)
             } else {
                 Ok(String::new())
             }
         });
-        // The counts only: the render thread drops the repeated denials itself.
-        let counts = merge_views(views, false);
-        let dicts = finish_dicts(py, &counts);
+        let dicts = finish_dicts(py, view);
         // The GIL is released while the text is still being rendered.
         (py.detach(move || render.join()), dicts)
     });
@@ -700,34 +693,6 @@ fn finish_dicts<'py>(py: Python<'py>, view: &View<'_>) -> PyResult<FinishDicts<'
         rules.set_item(key, n)?;
     }
     Ok((paths, rules, verdicts, counts))
-}
-
-/// audit2allow's text from the kept denials and roles of blobs in log order, read in
-/// place: their first occurrences, as [`merge`] keeps them, on the render thread, so that
-/// the rule counts' merge (the calling thread's) is not on the final step's critical path.
-fn render_views(views: &[View<'_>], generation: &Generation) -> Result<String, BlobError> {
-    if let [view] = views {
-        return render_view(view, generation);
-    }
-    let kept_total: usize = views.iter().map(|v| v.kept.len()).sum();
-    let mut seen: HashSet<&[u8]> = HashSet::with_capacity(kept_total);
-    let mut roles_seen: HashSet<(&str, &str)> = HashSet::new();
-    let merged = View {
-        kept: views
-            .iter()
-            .flat_map(|v| &v.kept)
-            .filter(|k| seen.insert(k.key))
-            .copied()
-            .collect(),
-        roles: views
-            .iter()
-            .flat_map(|v| &v.roles)
-            .filter(|&&pair| roles_seen.insert(pair))
-            .copied()
-            .collect(),
-        ..View::default()
-    };
-    render_view(&merged, generation)
 }
 
 /// audit2allow's text from a blob's kept denials and roles, read in place.
