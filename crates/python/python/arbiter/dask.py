@@ -13,7 +13,7 @@ Install with ``pip install ./crates/python[dask]``.
     fleet.hosts["web1"], fleet.rules[("httpd_t", "shadow_t", "file")], fleet.verdicts["TERULE"]
 
 How it is split: the logs, in order, are cut by size alone (the client reads no log) into
-``partitions`` tasks of equal bytes, by default ``TASKS_PER_THREAD`` (4) per worker thread
+``partitions`` tasks of equal bytes, by default ``TASKS_PER_THREAD`` (8) per worker thread
 of the scheduler, each task's share cut again into ranges of at most ``blocksize``. A task
 reads its ranges on the worker, one at a time, each widened to the lines that start in
 it (in Rust; no per-line Python object), and digests them natively into one compact
@@ -60,7 +60,7 @@ _ENGINES_LOCK = threading.Lock()
 # Blobs merged per reduce task: the tree's fan-in (Dask's default is 8 as well).
 _SPLIT_EVERY = 8
 # Tasks per worker thread when ``explain_fleet`` is not told how many: see its docs.
-TASKS_PER_THREAD = 4
+TASKS_PER_THREAD = 8
 
 
 def _policy_key(policy: PolicySource) -> Tuple[str, PolicySource]:
