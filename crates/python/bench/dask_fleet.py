@@ -1,6 +1,7 @@
 """Throughput of arbiter.dask with 1 and 2 worker processes (lines/s), on a generated fleet.
 
     python3 bench/dask_fleet.py [--hosts 50] [--lines 20000] [--rounds 3] [--seeds N] [--dir DIR]
+                                [--parts] [--tasks-per-worker K]
 
 Generates DIR/hostNN.log with crates/denials' gen_denials (formats in turn) if missing,
 starts one LocalCluster per worker count (threads_per_worker=1, processes), warms every
@@ -10,7 +11,10 @@ Cluster start-up and engine builds are outside the timed part (done once per wor
 
 Besides wall time, each round reports the CPU seconds spent by each worker process and its
 CPU/wall utilisation, and by this client process (which also hosts the LocalCluster's
-scheduler and its nannies, the objects that start and watch the worker processes); and, from Dask's own fine performance metrics (the scheduler's
+scheduler and its nannies, the objects that start and watch the worker processes), split
+by thread: the calling thread (graph, final step's merge and dictionaries), the event-loop
+threads (client, scheduler and nannies share one), the rest (the final step's render
+threads); and, from Dask's own fine performance metrics (the scheduler's
 ``cumulative_worker_metrics``), the thread CPU seconds spent inside the tasks per task
 prefix (the map: reading blocks and digesting them; the tree merges) and the time the task
 threads were runnable but not on a core ("waiting"). On a machine shared with other jobs,
@@ -18,7 +22,9 @@ wall time depends on what the others take, while the CPU split shows how the wor
 a worker process's CPU beyond its tasks' is Dask's own event loop (heartbeats, transfers),
 which grows with wall time, so a starved run shows more of it. On N idle cores the wall
 time is about the tasks' CPU divided over N workers, plus the serial part (the last merge
-and the client's rendering of audit2allow's text)."""
+and the client's rendering of audit2allow's text). With --parts, Dask's task stream gives
+each run's serial start (the call to the first task) and end (the last task to the
+return), and each worker's busy time and the gaps between its tasks."""
 
 import argparse
 import os
@@ -26,6 +32,7 @@ import pathlib
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 import dask
@@ -64,6 +71,48 @@ def metrics_delta(before, after):
     return "; ".join(f"{k} {c:.2f} CPU s (+{w:.2f} s waiting)" for c, w, k in rows)
 
 
+def thread_cpu():
+    """CPU seconds of this process (the client, the scheduler and the nannies) by thread:
+    the calling thread, Dask's event-loop threads, and the rest (the final step's render
+    threads, which are not Python threads, and threads that have ended)."""
+    main, loops = 0.0, 0.0
+    for t in threading.enumerate():
+        try:
+            cpu = time.clock_gettime(time.pthread_getcpuclockid(t.ident))
+        except (OSError, TypeError):
+            continue
+        if t is threading.main_thread():
+            main = cpu
+        else:
+            loops += cpu
+    return main, loops, time.process_time()
+
+
+def timeline(stream, t0, t1):
+    """From Dask's task stream of one run: the serial start (call to the first task's
+    start), the serial end (the last task's end to the return), each worker's busy seconds
+    and the gaps between its tasks, as text."""
+    spans, seen = {}, set()
+    for task in stream:
+        for ss in task.get("startstops", ()):
+            # (The stream may hold a task twice.)
+            if ss["action"] == "compute" and (task["key"], ss["start"]) not in seen:
+                seen.add((task["key"], ss["start"]))
+                spans.setdefault(task["worker"], []).append((ss["start"], ss["stop"]))
+    if not spans:
+        return "no tasks"
+    first = min(s for v in spans.values() for s, _ in v)
+    last = max(e for v in spans.values() for _, e in v)
+    parts = [f"serial start {first - t0:.3f} s, end {t1 - last:.3f} s"]
+    for w, v in sorted(spans.items()):
+        v.sort()
+        busy = sum(e - s for s, e in v)
+        gaps = (v[-1][1] - v[0][0]) - busy
+        parts.append(f"worker busy {busy:.2f} s in {len(v)} tasks, gaps {gaps:.2f} s, "
+                     f"done {last - v[-1][1]:.2f} s before the last")
+    return "; ".join(parts)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--policy", default="/etc/selinux/default/policy/policy.33")
@@ -81,6 +130,12 @@ def main():
                          "default they run every 1 s and 2 s, which halves the processes' "
                          "CPU when idle (0.029 -> 0.013 CPU-s per second for the client and "
                          "scheduler, measured): CPU the workers' cores no longer share")
+    ap.add_argument("--tasks-per-worker", type=int, default=None,
+                    help="tasks per worker (explain_fleet's partitions= is this times the "
+                         "workers); default: arbiter.dask's")
+    ap.add_argument("--parts", action="store_true",
+                    help="also record Dask's task stream: the serial start and end of each "
+                         "run and each worker's busy time and gaps")
     ap.add_argument("--profile", action="store_true",
                     help="keep the workers' statistical profiler on (Dask's default: a "
                          "stack sample every 10 ms in every worker, CPU taken from the work)")
@@ -120,21 +175,34 @@ def main():
             with client.as_current():
                 m0 = task_metrics(client)
                 w0 = client.run(time.process_time)
-                c0 = time.process_time()
+                stream = distributed.get_task_stream(client) if a.parts else None
+                if stream is not None:
+                    stream.__enter__()
+                c0 = thread_cpu()
+                t0 = time.time()
                 t = time.perf_counter()
-                results[n] = arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize)
+                kw = {} if a.tasks_per_worker is None else {"partitions": a.tasks_per_worker * n}
+                results[n] = arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize,
+                                                        **kw)
                 dt = time.perf_counter() - t
-                c1 = time.process_time()
+                t1 = time.time()
+                c1 = thread_cpu()
+                if stream is not None:
+                    stream.__exit__(None, None, None)
                 w1 = client.run(time.process_time)
                 m1 = task_metrics(client)
             rates[n].append(lines / dt)
             wcpu = [w1[k] - w0[k] for k in w0]
             util = ", ".join(f"{c:.2f} s ({100 * c / dt:.0f}%)" for c in wcpu)
             # The scheduler and the nannies run in this process: their CPU is the client's.
+            cm, cl, cp = (after - before for before, after in zip(c0, c1))
             print(f"round {r}: {n} worker(s): {dt:.2f} s, {lines / dt:,.0f} lines/s; CPU s: "
                   f"workers {sum(wcpu):.2f} [each, CPU/wall: {util}], client+scheduler "
-                  f"{c1 - c0:.2f}; load "
-                  f"{os.getloadavg()[0]:.1f}\n    tasks: {metrics_delta(m0, m1)}", flush=True)
+                  f"{cp:.2f} [calling thread {cm:.2f}, event loops {cl:.2f}, other "
+                  f"{cp - cm - cl:.2f}]; load {os.getloadavg()[0]:.1f}\n"
+                  f"    tasks: {metrics_delta(m0, m1)}", flush=True)
+            if stream is not None:
+                print(f"    {timeline(stream.data, t0, t1)}", flush=True)
     assert results[1] == results[2], "1 and 2 workers disagree"
     r1, r2 = statistics.median(rates[1]), statistics.median(rates[2])
     print(f"{lines:,} lines, {a.hosts} hosts; median 1 worker {r1:,.0f} lines/s, "

@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 mod digest;
-pub(crate) use digest::{digest, Chunk, DigestCache, Position};
+pub(crate) use digest::{digest, Chunk, DigestCache, Digester, Position};
 
 create_exception!(
     arbiter,

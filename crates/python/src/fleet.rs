@@ -15,10 +15,12 @@
 //! chunk counts tens of thousands of rules over a few thousand names, and spelling each
 //! rule out made them three quarters of every blob and most of the merges' work.
 
+mod ranges;
+
 use crate::denials::{
-    digest, fleet_generation, plain, verdict_from_plain, Chunk, Denials, DigestCache, Position,
+    fleet_generation, plain, verdict_from_plain, Chunk, Denials, DigestCache, Digester, Position,
 };
-use crate::errors::{panic_error, Error};
+use crate::errors::panic_error;
 use arbiter_denials::{AllowGenerator, Generation};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -30,6 +32,7 @@ const MAGIC: &[u8; 8] = b"ARBFLT3\0";
 /// Registers the private fleet functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fleet_digest, m)?)?;
+    m.add_function(wrap_pyfunction!(fleet_digest_ranges, m)?)?;
     m.add_function(wrap_pyfunction!(fleet_merge, m)?)?;
     m.add_function(wrap_pyfunction!(fleet_finish, m)?)?;
     Ok(())
@@ -309,10 +312,10 @@ fn encode<'s>(
     w.0
 }
 
-/// The blob of one digested chunk of the log at `path`, written from the chunk's ids:
-/// each name the rule counts use is written once, and each kept denial's strings straight
-/// from the cache's names.
-fn encode_chunk(chunk: &Chunk, cache: &DigestCache, path: &str) -> Vec<u8> {
+/// The blob of one digested chunk, written from the chunk's ids: each name the rule counts
+/// use is written once, and each kept denial's strings straight from the cache's names.
+/// `paths` are the logs the chunk read, in log order, with their AVC records.
+fn encode_chunk(chunk: &Chunk, cache: &DigestCache, paths: &[(&str, u64)]) -> Vec<u8> {
     // The cache's name ids → the blob's table of rule names.
     let mut local = vec![u32::MAX; Chunk::names_len(cache)];
     let mut names: Vec<&str> = Vec::new();
@@ -341,7 +344,7 @@ fn encode_chunk(chunk: &Chunk, cache: &DigestCache, path: &str) -> Vec<u8> {
             chunk.unknown,
         ],
         chunk.selinux_seen,
-        &[(path, chunk.records)],
+        paths,
         chunk.verdicts(),
         &names,
         rules.into_iter(),
@@ -483,10 +486,10 @@ fn merge_views<'a>(views: &[View<'a>]) -> View<'a> {
     }
 }
 
-/// The map step: the digest of one chunk of the log at `path`, as a blob. `run` and
-/// `chunk` (both or neither) place the chunk in a fleet run: a random token of the run and
-/// the chunk's index in log order, so that denials an earlier chunk of the run kept on this
-/// worker are not kept again.
+/// The digest of one chunk of the log at `path`, as a blob. `run` and `chunk` (both or
+/// neither) place the chunk in a fleet run: a random token of the run and the chunk's
+/// index in log order, so that denials an earlier chunk of the run kept on this worker are
+/// not kept again.
 #[pyfunction]
 #[pyo3(name = "_fleet_digest", signature = (denials, data, path, *, run=None, chunk=None))]
 fn fleet_digest<'py>(
@@ -497,11 +500,7 @@ fn fleet_digest<'py>(
     run: Option<u64>,
     chunk: Option<u64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let at = match (run, chunk) {
-        (Some(run), Some(chunk)) => Some(Position { run, chunk }),
-        (None, None) => None,
-        _ => return Err(PyValueError::new_err("give both run and chunk, or neither")),
-    };
+    let at = position(run, chunk)?;
     let engine = denials.engine.clone();
     let cache = denials.verdicts.clone();
     let blob = py
@@ -509,11 +508,76 @@ fn fleet_digest<'py>(
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                 let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
                 let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-                digest(&engine, &mut cache, data, at).map(|c| encode_chunk(&c, &cache, &path))
+                let mut d = Digester::start(&mut cache, at);
+                let records = d.block(&engine, &mut cache, data);
+                encode_chunk(&d.finish(), &cache, &[(&path, records)])
             }))
         })
-        .map_err(panic_error)?
-        .map_err(|e| Error::new_err(e.to_string()))?;
+        .map_err(panic_error)?;
+    Ok(PyBytes::new(py, &blob))
+}
+
+fn position(run: Option<u64>, chunk: Option<u64>) -> PyResult<Option<Position>> {
+    match (run, chunk) {
+        (Some(run), Some(chunk)) => Ok(Some(Position { run, chunk })),
+        (None, None) => Ok(None),
+        _ => Err(PyValueError::new_err("give both run and chunk, or neither")),
+    }
+}
+
+/// The map step of `arbiter.dask`: one task's byte ranges `(path, offset, length)`, in log
+/// order, read here (each widened to the lines that start in it, see [`ranges`]) and
+/// digested into one blob. `run` and `chunk` as for `_fleet_digest`, `chunk` being the
+/// task's index in log order.
+///
+/// One task reads many ranges, one at a time, so a fleet run is a few tasks per worker
+/// instead of one per range: each task costs the client, the scheduler and the worker's
+/// event loop messages and transitions, on the cores the workers compute on. The ranges'
+/// digests accumulate into one chunk (one blob, no merge); should the worker's cache pass
+/// its bounds between two ranges, the chunk ends there, another starts, and the task
+/// merges their blobs.
+#[pyfunction]
+#[pyo3(name = "_fleet_digest_ranges", signature = (denials, ranges, *, run=None, chunk=None))]
+fn fleet_digest_ranges<'py>(
+    py: Python<'py>,
+    denials: PyRef<'py, Denials>,
+    ranges: Vec<(String, u64, u64)>,
+    run: Option<u64>,
+    chunk: Option<u64>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let at = position(run, chunk)?;
+    let engine = denials.engine.clone();
+    let cache = denials.verdicts.clone();
+    let blob = py
+        .detach(move || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
+                let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+                let mut blobs = Vec::new();
+                let mut paths: Vec<(&str, u64)> = Vec::new();
+                let mut d = Digester::start(&mut cache, at);
+                for (path, offset, len) in &ranges {
+                    if cache.is_full() && !d.is_empty() {
+                        blobs.push(encode_chunk(&d.finish(), &cache, &paths));
+                        paths.clear();
+                        d = Digester::start(&mut cache, at);
+                    }
+                    let text = ranges::read_range(path, *offset, *len)?;
+                    let records = d.block(&engine, &mut cache, &text);
+                    match paths.last_mut() {
+                        Some((p, n)) if *p == path.as_str() => *n += records,
+                        _ => paths.push((path, records)),
+                    }
+                }
+                blobs.push(encode_chunk(&d.finish(), &cache, &paths));
+                if blobs.len() == 1 {
+                    return Ok(blobs.swap_remove(0));
+                }
+                // Blobs written just above decode; an error here would be a bug, reported.
+                merge(&blobs).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            }))
+        })
+        .map_err(panic_error)??;
     Ok(PyBytes::new(py, &blob))
 }
 

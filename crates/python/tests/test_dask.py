@@ -52,6 +52,11 @@ def test_two_worker_cluster_equals_single_process_and_the_cli(debian_path, fleet
     finally:
         cluster.close()
     assert multi == single
+    # Many small tasks (a merge tree on the workers) and one task: the same aggregate.
+    assert arbiter.dask.explain_fleet(fleet, debian_path, scheduler="sync", blocksize="5KiB",
+                                      partitions=37) == single
+    assert arbiter.dask.explain_fleet(fleet, debian_path, scheduler="sync",
+                                      partitions=1) == single
     allow, hosts, rules, verdicts = cli_aggregate(debian_path, fleet)
     assert single.allow == allow and allow.count("allow ") > 10
     assert single.hosts == hosts and len(hosts) == HOSTS
@@ -67,6 +72,29 @@ def test_generation_options_equal_the_cli(debian_path, fleet):
                                 *sub.values())
 
 
+def test_partitions_cover_every_byte_once_in_equal_shares(tmp_path):
+    """The client's cut: every byte of every log in exactly one range, in log order; the
+    partitions' shares equal to a byte; no range over blocksize; empty logs left out."""
+    sizes = [1000, 0, 1, 4097, 333, 0, 12000]
+    paths = []
+    for i, n in enumerate(sizes):
+        p = tmp_path / f"log{i}"
+        p.write_bytes(b"x" * n)
+        paths.append(str(p))
+    for count, blocksize in [(1, 1 << 20), (3, 1000), (4, 7), (8, 4096), (50, 100), (20000, 64)]:
+        parts = arbiter.dask._partitions(paths, count, blocksize)
+        assert len(parts) == min(count, sum(sizes))
+        flat = [r for part in parts for r in part]
+        for path, n in zip(paths, sizes):
+            mine = [(o, ln) for p, o, ln in flat if p == path]
+            assert sum(ln for _, ln in mine) == n
+            assert all(a[0] + a[1] == b[0] for a, b in zip(mine, mine[1:]))
+            assert not mine or mine[0][0] == 0
+        assert all(0 < ln <= blocksize for _, _, ln in flat)
+        shares = [sum(ln for _, _, ln in part) for part in parts]
+        assert max(shares) - min(shares) <= 1
+
+
 def test_bad_input(debian_path, tmp_path):
     with pytest.raises(LogError):
         arbiter.dask.explain_fleet({"h": tmp_path / "missing.log"}, debian_path, scheduler="sync")
@@ -76,3 +104,7 @@ def test_bad_input(debian_path, tmp_path):
         arbiter.dask.explain_fleet(str(tmp_path), debian_path, scheduler="sync")
     with pytest.raises(ValueError):
         arbiter.dask.explain_fleet({}, debian_path, scheduler="sync")
+    log = tmp_path / "h.log"
+    log.write_text("x\n")
+    with pytest.raises(ValueError):
+        arbiter.dask.explain_fleet({"h": log}, debian_path, scheduler="sync", partitions=0)

@@ -129,3 +129,15 @@ def test_a_rule_id_over_64_bits_is_refused(chunks):
     for call in (lambda b: _native._fleet_merge([b]), _native._fleet_finish):
         with pytest.raises(ValueError, match="over 64 bits"):
             call(bytes(blob))
+
+
+def test_final_step_over_blobs_that_repeat_each_other_equals_it_over_their_merge(chunks):
+    """Two workers each keep the denials they meet first, so the blobs the client gets
+    repeat each other; the final step renders them unmerged (a repeated denial changes
+    nothing in audit2allow's generator): the same as over their merge."""
+    _, _, blobs = chunks
+    repeated = [blobs[0], blobs[1], blobs[0], blobs[2], blobs[1], blobs[3]]
+    for opts in ({}, {"module": "m", "requires": True, "dontaudit": True, "xperms": True}):
+        got = _native._fleet_finish(repeated, **opts)
+        assert got == _native._fleet_finish(_native._fleet_merge(repeated), **opts)
+        assert got[0].count("allow ") > 5 or got[0].count("dontaudit ") > 5

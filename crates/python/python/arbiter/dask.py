@@ -12,18 +12,23 @@ Install with ``pip install ./crates/python[dask]``.
     print(fleet.allow)            # = arbiter why --allow POLICY logs...
     fleet.hosts["web1"], fleet.rules[("httpd_t", "shadow_t", "file")], fleet.verdicts["TERULE"]
 
-How it is split: each log is cut into byte ranges of about ``blocksize`` (its size only is
-read on the client); one bag partition per range, whose task reads the range on the worker,
-widened to whole lines as ``dask.bytes.read_bytes`` does (``fsspec``'s ``read_block``, no
-per-line Python object); each block is digested natively (counts, and each distinct denial with its verdict) into one compact
-``bytes`` blob, on an engine built once per worker process and reused by every task there
-(keyed by the policy's path, or its bytes' SHA-256). The blobs are merged in a tree on the
-workers, as ``Bag.reduction`` builds it (in Rust: counts added, distinct denials kept in log
-order), up to its top level of at most 8 blobs, which the client merges and whose distinct
-denials it feeds to audit2allow's generator
-(nothing is decided again), which prints exactly what a run over every line prints (a
-repeated denial changes nothing in audit2allow's output). Dask's scheduler does the
-scheduling; this module only says what to compute.
+How it is split: the logs, in order, are cut by size alone (the client reads no log) into
+``partitions`` tasks of equal bytes, by default ``TASKS_PER_THREAD`` (8) per worker thread
+of the scheduler, each task's share cut again into ranges of at most ``blocksize``. A task
+reads its ranges on the worker, one at a time, each widened to the lines that start in
+it (in Rust; no per-line Python object), and digests them natively into one compact
+``bytes`` blob (counts, and each distinct denial with its verdict), on an engine built
+once per worker process and reused by every task there (keyed by the policy's path, or
+its bytes' SHA-256). Few, large tasks because each task costs the client, the scheduler
+and the workers' event loops messages and transitions on the cores the workers compute
+on: one task per 16 MiB range and a tree of merges (57 tasks for a 50-host fleet) took
+0.8-1.5 CPU-s a run in those processes, against 3-4.5 for the map. Up to 8 blobs go to the client,
+which merges them (in Rust: counts added, distinct denials kept in log order) and feeds
+the distinct denials to audit2allow's generator (nothing is decided again), which prints
+exactly what a run over every line prints (a repeated denial changes nothing in
+audit2allow's output); more tasks are merged in a tree on the workers first, as
+``Bag.reduction`` builds it. Dask's scheduler does the scheduling; this module only says
+what to compute.
 """
 
 from __future__ import annotations
@@ -38,8 +43,10 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import dask
 import dask.bag as db
+from dask.base import get_scheduler
+from dask.local import get_sync
+from dask.system import CPU_COUNT
 from dask.utils import parse_bytes
-from fsspec.utils import read_block
 
 from . import _native
 
@@ -52,6 +59,8 @@ _ENGINES: Dict[str, Denials] = {}
 _ENGINES_LOCK = threading.Lock()
 # Blobs merged per reduce task: the tree's fan-in (Dask's default is 8 as well).
 _SPLIT_EVERY = 8
+# Tasks per worker thread when ``explain_fleet`` is not told how many: see its docs.
+TASKS_PER_THREAD = 8
 
 
 def _policy_key(policy: PolicySource) -> Tuple[str, PolicySource]:
@@ -94,18 +103,16 @@ class Fleet:
     unknown: int
 
 
-def _digest_ranges(part: Sequence[Tuple[int, str, int, int]], policy: PolicySource,
-                   run: int) -> bytes:
-    """Map step: one partition of (index, path, offset, length) ranges → one blob. Each
-    range is read here, on the worker, widened to whole lines: reading and digesting are
-    one task. ``run`` and the range's index in log order let the worker's engine skip the
-    denials an earlier range of this run already kept there (the merge would drop them)."""
+def _digest_part(part: Sequence[Tuple[int, List[Tuple[str, int, int]]]], policy: PolicySource,
+                 run: int) -> bytes:
+    """Map step: one partition (one task: its index in log order and its byte ranges)
+    -> one blob. The ranges are read here, on the worker, one at a time, each widened to
+    the lines that start in it, and digested into one chunk natively. ``run`` and the
+    task's index let the worker's engine skip the denials an earlier task of this run
+    already kept there (the merge would drop them)."""
     den = engine(policy)
-    blobs = []
-    for index, path, offset, length in part:
-        with open(path, "rb") as f:
-            block = read_block(f, offset, length, delimiter=b"\n")
-        blobs.append(_native._fleet_digest(den, block, path, run=run, chunk=index))
+    blobs = [_native._fleet_digest_ranges(den, ranges, run=run, chunk=index)
+             for index, ranges in part]
     return blobs[0] if len(blobs) == 1 else _native._fleet_merge(blobs)
 
 
@@ -127,16 +134,47 @@ def _merge_tree(level: List[Any]) -> List[Any]:
     return level
 
 
-def _ranges(path: str, blocksize: int) -> List[Tuple[str, int, int]]:
-    """The byte ranges of one log: ``size // blocksize`` (at least one) ranges of equal
-    length; none for an empty file (as ``read_bytes``)."""
-    size = os.path.getsize(path)
-    if size == 0:
-        return []
-    n = max(1, size // blocksize)
-    ends = [size * (i + 1) // n for i in range(n)]
-    starts = [0] + ends[:-1]
-    return [(path, start, end - start) for start, end in zip(starts, ends)]
+def _partitions(paths: Sequence[str], count: int,
+                blocksize: int) -> List[List[Tuple[str, int, int]]]:
+    """The logs, in order, cut into ``count`` partitions of equal bytes (a partition may
+    span several logs, a log several partitions), each partition's part of a log cut again
+    into ranges of at most ``blocksize`` bytes: what one task reads, range by range. The
+    cuts fall anywhere in a line; each range holds the lines that start in it. Only the
+    logs' sizes are read; empty logs give no range."""
+    sizes = [os.path.getsize(p) for p in paths]
+    total = sum(sizes)
+    count = min(count, total)
+    parts: List[List[Tuple[str, int, int]]] = [[] for _ in range(count)]
+    log_start = 0
+    for path, size in zip(paths, sizes):
+        log_end = log_start + size
+        # The partitions that overlap [log_start, log_end): partition i is
+        # [total * i // count, total * (i + 1) // count).
+        first = log_start * count // total if total else 0
+        for i in range(first, count):
+            a, b = total * i // count, total * (i + 1) // count
+            if a >= log_end:
+                break
+            lo, hi = max(a, log_start) - log_start, min(b, log_end) - log_start
+            if hi <= lo:
+                continue
+            n = -(-(hi - lo) // blocksize)
+            cuts = [lo + (hi - lo) * k // n for k in range(n + 1)]
+            parts[i].extend((path, c, d - c) for c, d in zip(cuts, cuts[1:]))
+        log_start = log_end
+    return [p for p in parts if p]
+
+
+def _worker_threads(scheduler: Optional[str]) -> int:
+    """The threads that will run the tasks: a ``distributed`` cluster's worker threads,
+    1 for the synchronous scheduler, else Dask's ``num_workers`` or the CPU count."""
+    get = get_scheduler(scheduler=scheduler)
+    client = getattr(get, "__self__", None)
+    if client is not None and hasattr(client, "nthreads"):
+        return max(1, sum(client.nthreads().values()))
+    if get is get_sync:
+        return 1
+    return max(1, dask.config.get("num_workers", None) or CPU_COUNT)
 
 
 def _norm(path: str) -> str:
@@ -146,15 +184,19 @@ def _norm(path: str) -> str:
 
 
 def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicySource, *,
-                  blocksize: Optional[Union[int, str]] = "16MiB", module: Optional[str] = None,
+                  blocksize: Optional[Union[int, str]] = "16MiB",
+                  partitions: Optional[int] = None, module: Optional[str] = None,
                   requires: bool = False, dontaudit: bool = False, xperms: bool = False,
                   scheduler: Optional[str] = None) -> Fleet:
     """Explains every host's logs on the current Dask scheduler (a ``distributed.Client``
     if one is active, else ``scheduler``, else Dask's default).
 
     ``logs``: ``{host: path}`` (or ``{host: [paths]}``), or a list of paths (host = the
-    file's name). ``policy``: the policy's path or bytes. ``module``, ``requires``,
-    ``dontaudit``, ``xperms``: audit2allow's -m, -r, -D, -x for ``Fleet.allow``."""
+    file's name). ``policy``: the policy's path or bytes. ``partitions``: how many tasks
+    read the logs (default: ``TASKS_PER_THREAD`` per worker thread of the scheduler), each
+    an equal share of the logs' bytes; ``blocksize``: the most bytes a task reads at once
+    (``None``: the largest log's size). ``module``, ``requires``, ``dontaudit``,
+    ``xperms``: audit2allow's -m, -r, -D, -x for ``Fleet.allow``."""
     if isinstance(logs, Mapping):
         pairs = []
         for host, paths in logs.items():
@@ -181,14 +223,18 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
         size = max(1, max(os.path.getsize(p) for p in paths))
     if not isinstance(size, int) or size <= 0:
         raise ValueError(f"blocksize must be a positive number of bytes, got {blocksize!r}")
-    ranges = [(i, *r) for i, r in enumerate(r for p in paths for r in _ranges(p, size))]
-    if not ranges:
+    if partitions is None:
+        partitions = TASKS_PER_THREAD * _worker_threads(scheduler)
+    if not isinstance(partitions, int) or partitions <= 0:
+        raise ValueError(f"partitions must be a positive number, got {partitions!r}")
+    parts = _partitions(paths, partitions, size)
+    if not parts:
         blobs = []
     else:
-        # One partition (one task: read and digest) per range; the merges run on workers.
-        bag = db.from_sequence(ranges, npartitions=len(ranges))
+        # One partition per task (read and digest); the merges, if any, run on workers.
+        bag = db.from_sequence(list(enumerate(parts)), npartitions=len(parts))
         run = secrets.randbits(63)
-        digests = bag.map_partitions(_digest_ranges, policy=source, run=run).to_delayed()
+        digests = bag.map_partitions(_digest_part, policy=source, run=run).to_delayed()
         blobs = dask.compute(*_merge_tree(digests), scheduler=scheduler)
     # The tree's top level is merged by the final step itself (in Rust, in log order).
     allow, per_path, rules, verdicts, counts = _native._fleet_finish(

@@ -94,7 +94,8 @@ struct Entry {
 ///
 /// Bounded: when a digest starts with more than [`DigestCache::MAX_ENTRIES`] denials or
 /// names, or [`DigestCache::MAX_NAME_BYTES`] of names, known, the cache starts over
-/// (correctness never depends on it); within one digest it grows with the chunk only.
+/// (correctness never depends on it); within one digest it grows with the chunk only (a
+/// fleet task checks [`DigestCache::is_full`] between its ranges).
 #[derive(Default)]
 pub(crate) struct DigestCache {
     names: Names,
@@ -115,11 +116,17 @@ impl DigestCache {
     /// Bytes of names known at most before starting over (contexts can be long).
     const MAX_NAME_BYTES: usize = 64 << 20;
 
-    fn start_digest(&mut self) -> u64 {
-        if self.entries.len() >= Self::MAX_ENTRIES
+    /// Whether the cache is past its bounds, so that the next digest starts it over. A
+    /// task of several ranges checks between ranges and, when it is, ends its chunk there
+    /// and starts another, so a task's cache grows by one range's text at most.
+    pub(crate) fn is_full(&self) -> bool {
+        self.entries.len() >= Self::MAX_ENTRIES
             || self.names.names.len() >= Self::MAX_ENTRIES
             || self.names.bytes >= Self::MAX_NAME_BYTES
-        {
+    }
+
+    fn start_digest(&mut self) -> u64 {
+        if self.is_full() {
             let digests = self.digests;
             *self = DigestCache {
                 digests,
@@ -340,112 +347,163 @@ pub(crate) fn digest(
     bytes: &[u8],
     at: Option<Position>,
 ) -> std::io::Result<Chunk> {
-    let stamp = cache.start_digest();
-    let mut d = Chunk {
-        lines: 0,
-        records: 0,
-        denials: 0,
-        malformed: 0,
-        unknown: 0,
-        selinux_seen: false,
-        verdicts: [0; UNKNOWN_SLOT + 1],
-        verdict_names: [""; UNKNOWN_SLOT + 1],
-        rules: Vec::new(),
-        keys: Vec::new(),
-        kept: Vec::new(),
-        roles: Vec::new(),
-    };
-    // Denials per rule id, and the ids counted, in first-counted order.
-    let mut rules: Vec<u64> = Vec::new();
-    let mut counted: Vec<u32> = Vec::new();
-    let mut roles: HashSet<(String, String)> = HashSet::new();
-    let mut key: Vec<u32> = Vec::new();
-    for line in BlockLines::new(bytes) {
-        d.lines += 1;
-        let text = match line {
-            // As the CLI's session: the line counts as a problem, and a record found near
-            // its first record token is still explained.
-            BlockLine::TooLong { salvaged } => {
-                d.selinux_seen = true;
-                d.malformed += 1;
-                match salvaged {
-                    Some(text) => std::borrow::Cow::Owned(text),
-                    None => continue,
-                }
-            }
-            BlockLine::Text(text) => text,
-        };
-        match parse_line(&text) {
-            Line::Other => {}
-            Line::Notice => d.selinux_seen = true,
-            Line::Malformed(_) => {
-                d.selinux_seen = true;
-                d.malformed += 1;
-            }
-            Line::ComputeSid(c) => {
-                d.selinux_seen = true;
-                let pair = (c.role.to_string(), c.ty.to_string());
-                if roles.insert(pair.clone()) {
-                    d.roles.push(pair);
-                }
-            }
-            Line::Avc(rec) => {
-                d.selinux_seen = true;
-                d.records += 1;
-                key.clear();
-                for s in [rec.scontext, rec.tcontext, rec.tclass] {
-                    key.push(cache.names.id(s));
-                }
-                match rec.ioctlcmd {
-                    // The command's two halves (truncation intended).
-                    Some(c) => key.extend([1, c as u32, (c >> 32) as u32]),
-                    None => key.push(0),
-                }
-                for p in &rec.perms {
-                    key.push(cache.names.id(p));
-                }
-                let e = cache.entry(engine, &key, &rec);
-                let slot = usize::from(e.slot);
-                d.verdicts[slot] += 1;
-                d.verdict_names[slot] = e.name;
-                if slot == UNKNOWN_SLOT {
-                    d.unknown += 1;
-                }
-                if !rec.denied {
-                    continue;
-                }
-                d.denials += 1;
-                let rule = e.rule as usize;
-                if rule >= rules.len() {
-                    rules.resize(rule + 1, 0);
-                }
-                if rules[rule] == 0 {
-                    counted.push(e.rule);
-                }
-                rules[rule] += 1;
-                // As the session in allow mode: an unknown class still makes a rule,
-                // other unknown names do not.
-                if !e.keepable || e.met == stamp {
-                    continue;
-                }
-                e.met = stamp;
-                if at.is_some_and(|at| kept_before(&mut e.kept, at)) {
-                    continue;
-                }
-                // Bounded by the block's size (a key is a few words per record).
-                let start = d.keys.len();
-                d.keys.extend_from_slice(&key);
-                d.kept.push(KeptKey {
-                    start,
-                    end: d.keys.len(),
-                    verdict: e.verdict,
-                });
-            }
+    let mut d = Digester::start(cache, at);
+    d.block(engine, cache, bytes);
+    Ok(d.finish())
+}
+
+/// One chunk digested block by block: a fleet task reads its byte ranges (of one log or
+/// several) one at a time and digests them into one [`Chunk`], so a task of many ranges
+/// writes one blob and holds one range's text at a time.
+pub(crate) struct Digester {
+    chunk: Chunk,
+    /// The stamp of this digest ([`Entry::met`]) and its place in a fleet run.
+    stamp: u64,
+    at: Option<Position>,
+    /// Denials per rule id, and the ids counted, in first-counted order.
+    rules: Vec<u64>,
+    counted: Vec<u32>,
+    roles: HashSet<(String, String)>,
+    /// The record being digested's key (reused).
+    key: Vec<u32>,
+}
+
+impl Digester {
+    /// A new chunk: `cache` starts over here if it is past its bounds, and its ids stay
+    /// valid until the next `start`.
+    pub(crate) fn start(cache: &mut DigestCache, at: Option<Position>) -> Digester {
+        Digester {
+            chunk: Chunk {
+                lines: 0,
+                records: 0,
+                denials: 0,
+                malformed: 0,
+                unknown: 0,
+                selinux_seen: false,
+                verdicts: [0; UNKNOWN_SLOT + 1],
+                verdict_names: [""; UNKNOWN_SLOT + 1],
+                rules: Vec::new(),
+                keys: Vec::new(),
+                kept: Vec::new(),
+                roles: Vec::new(),
+            },
+            stamp: cache.start_digest(),
+            at,
+            rules: Vec::new(),
+            counted: Vec::new(),
+            roles: HashSet::new(),
+            key: Vec::new(),
         }
     }
-    d.rules = counted
-        .into_iter()
-        .map(|r| (r, rules[r as usize]))
-        .collect();
-    Ok(d)
+
+    /// Whether the chunk has read any line yet.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.chunk.lines == 0
+    }
+
+    /// Digests one block of whole lines into the chunk; returns the block's AVC records.
+    pub(crate) fn block(&mut self, engine: &Engine, cache: &mut DigestCache, bytes: &[u8]) -> u64 {
+        let (d, stamp, at) = (&mut self.chunk, self.stamp, self.at);
+        let records = d.records;
+        let key = &mut self.key;
+        for line in BlockLines::new(bytes) {
+            d.lines += 1;
+            let text = match line {
+                // As the CLI's session: the line counts as a problem, and a record found
+                // near its first record token is still explained.
+                BlockLine::TooLong { salvaged } => {
+                    d.selinux_seen = true;
+                    d.malformed += 1;
+                    match salvaged {
+                        Some(text) => std::borrow::Cow::Owned(text),
+                        None => continue,
+                    }
+                }
+                BlockLine::Text(text) => text,
+            };
+            match parse_line(&text) {
+                Line::Other => {}
+                Line::Notice => d.selinux_seen = true,
+                Line::Malformed(_) => {
+                    d.selinux_seen = true;
+                    d.malformed += 1;
+                }
+                Line::ComputeSid(c) => {
+                    d.selinux_seen = true;
+                    let pair = (c.role.to_string(), c.ty.to_string());
+                    if self.roles.insert(pair.clone()) {
+                        d.roles.push(pair);
+                    }
+                }
+                Line::Avc(rec) => {
+                    d.selinux_seen = true;
+                    d.records += 1;
+                    key.clear();
+                    for s in [rec.scontext, rec.tcontext, rec.tclass] {
+                        key.push(cache.names.id(s));
+                    }
+                    match rec.ioctlcmd {
+                        // The command's two halves (truncation intended).
+                        Some(c) => key.extend([1, c as u32, (c >> 32) as u32]),
+                        None => key.push(0),
+                    }
+                    for p in &rec.perms {
+                        key.push(cache.names.id(p));
+                    }
+                    let e = cache.entry(engine, key, &rec);
+                    let slot = usize::from(e.slot);
+                    d.verdicts[slot] += 1;
+                    d.verdict_names[slot] = e.name;
+                    if slot == UNKNOWN_SLOT {
+                        d.unknown += 1;
+                    }
+                    if !rec.denied {
+                        continue;
+                    }
+                    d.denials += 1;
+                    let rule = e.rule as usize;
+                    if rule >= self.rules.len() {
+                        self.rules.resize(rule + 1, 0);
+                    }
+                    if self.rules[rule] == 0 {
+                        self.counted.push(e.rule);
+                    }
+                    self.rules[rule] += 1;
+                    // As the session in allow mode: an unknown class still makes a rule,
+                    // other unknown names do not.
+                    if !e.keepable || e.met == stamp {
+                        continue;
+                    }
+                    e.met = stamp;
+                    if at.is_some_and(|at| kept_before(&mut e.kept, at)) {
+                        continue;
+                    }
+                    // Bounded by the chunk's size (a key is a few words per record).
+                    let start = d.keys.len();
+                    d.keys.extend_from_slice(key);
+                    d.kept.push(KeptKey {
+                        start,
+                        end: d.keys.len(),
+                        verdict: e.verdict,
+                    });
+                }
+            }
+        }
+        d.records - records
+    }
+
+    /// The chunk, its rule counts in first-counted order.
+    pub(crate) fn finish(self) -> Chunk {
+        let Digester {
+            mut chunk,
+            rules,
+            counted,
+            ..
+        } = self;
+        chunk.rules = counted
+            .into_iter()
+            .map(|r| (r, rules[r as usize]))
+            .collect();
+        chunk
+    }
 }
