@@ -98,6 +98,21 @@ impl Kw {
     pub fn text(self) -> &'static str {
         KEYWORDS[self as usize]
     }
+
+    /// The av and type rules: what a `booleanif` may hold besides `call`, and what makes an
+    /// avtab entry (lowering reserves the table by counting them).
+    #[inline]
+    pub fn is_te_rule(self) -> bool {
+        matches!(
+            self,
+            Kw::Allow
+                | Kw::AuditAllow
+                | Kw::DontAudit
+                | Kw::TypeTransition
+                | Kw::TypeChange
+                | Kw::TypeMember
+        )
+    }
 }
 
 /// The statements that declare a name or contain others and refer to no name resolution

@@ -21,7 +21,7 @@ use crate::denials::{
     fleet_generation, plain, verdict_from_plain, Chunk, Denials, DigestCache, Digester, Position,
 };
 use crate::errors::panic_error;
-use arbiter_denials::{AllowGenerator, Generation};
+use arbiter_denials::{AllowGenerator, Engine, Generation};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
@@ -501,20 +501,32 @@ fn fleet_digest<'py>(
     chunk: Option<u64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let at = position(run, chunk)?;
+    let blob = with_worker_state(py, &denials, move |engine, cache| {
+        let mut d = Digester::start(cache, at);
+        let records = d.block(engine, cache, data);
+        encode_chunk(&d.finish(), cache, &[(&path, records)])
+    })?;
+    Ok(PyBytes::new(py, &blob))
+}
+
+/// Runs `f` on the worker's engine and digest cache without the GIL, a panic reported as
+/// an error (both map steps). A lock poisoned by an earlier panic is recovered rather than
+/// failing every later task on this worker.
+fn with_worker_state<T: Send>(
+    py: Python<'_>,
+    denials: &Denials,
+    f: impl FnOnce(&Engine, &mut DigestCache) -> T + Send,
+) -> PyResult<T> {
     let engine = denials.engine.clone();
     let cache = denials.verdicts.clone();
-    let blob = py
-        .detach(move || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
-                let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-                let mut d = Digester::start(&mut cache, at);
-                let records = d.block(&engine, &mut cache, data);
-                encode_chunk(&d.finish(), &cache, &[(&path, records)])
-            }))
-        })
-        .map_err(panic_error)?;
-    Ok(PyBytes::new(py, &blob))
+    py.detach(move || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
+            let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+            f(&engine, &mut cache)
+        }))
+    })
+    .map_err(panic_error)
 }
 
 fn position(run: Option<u64>, chunk: Option<u64>) -> PyResult<Option<Position>> {
@@ -546,38 +558,30 @@ fn fleet_digest_ranges<'py>(
     chunk: Option<u64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let at = position(run, chunk)?;
-    let engine = denials.engine.clone();
-    let cache = denials.verdicts.clone();
-    let blob = py
-        .detach(move || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
-                let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-                let mut blobs = Vec::new();
-                let mut paths: Vec<(&str, u64)> = Vec::new();
-                let mut d = Digester::start(&mut cache, at);
-                for (path, offset, len) in &ranges {
-                    if cache.is_full() && !d.is_empty() {
-                        blobs.push(encode_chunk(&d.finish(), &cache, &paths));
-                        paths.clear();
-                        d = Digester::start(&mut cache, at);
-                    }
-                    let text = ranges::read_range(path, *offset, *len)?;
-                    let records = d.block(&engine, &mut cache, &text);
-                    match paths.last_mut() {
-                        Some((p, n)) if *p == path.as_str() => *n += records,
-                        _ => paths.push((path, records)),
-                    }
-                }
-                blobs.push(encode_chunk(&d.finish(), &cache, &paths));
-                if blobs.len() == 1 {
-                    return Ok(blobs.swap_remove(0));
-                }
-                // Blobs written just above decode; an error here would be a bug, reported.
-                merge(&blobs).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-            }))
-        })
-        .map_err(panic_error)??;
+    let blob = with_worker_state(py, &denials, move |engine, cache| {
+        let mut blobs = Vec::new();
+        let mut paths: Vec<(&str, u64)> = Vec::new();
+        let mut d = Digester::start(cache, at);
+        for (path, offset, len) in &ranges {
+            if cache.is_full() && !d.is_empty() {
+                blobs.push(encode_chunk(&d.finish(), cache, &paths));
+                paths.clear();
+                d = Digester::start(cache, at);
+            }
+            let text = ranges::read_range(path, *offset, *len)?;
+            let records = d.block(engine, cache, &text);
+            match paths.last_mut() {
+                Some((p, n)) if *p == path.as_str() => *n += records,
+                _ => paths.push((path, records)),
+            }
+        }
+        blobs.push(encode_chunk(&d.finish(), cache, &paths));
+        if blobs.len() == 1 {
+            return Ok(blobs.swap_remove(0));
+        }
+        // Blobs written just above decode; an error here would be a bug, reported.
+        merge(&blobs).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    })??;
     Ok(PyBytes::new(py, &blob))
 }
 

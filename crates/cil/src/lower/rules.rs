@@ -25,18 +25,7 @@ pub(super) fn cond_rules_by_branch(ast: &Ast) -> FxHashMap<(u32, u32), Vec<u32>>
 pub(super) fn uncond_rule_count(ast: &Ast) -> usize {
     ast.stmts
         .iter()
-        .filter(|st| {
-            st.cond == NONE
-                && matches!(
-                    st.kw,
-                    Kw::Allow
-                        | Kw::AuditAllow
-                        | Kw::DontAudit
-                        | Kw::TypeTransition
-                        | Kw::TypeChange
-                        | Kw::TypeMember
-                )
-        })
+        .filter(|st| st.cond == NONE && st.kw.is_te_rule())
         .count()
 }
 

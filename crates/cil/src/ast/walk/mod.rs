@@ -293,16 +293,7 @@ impl<'a> Walker<'a> {
 
 /// The statements a `booleanif` (or a `tunableif` under `-P`) may hold.
 fn allowed_in_conditional(kw: Kw) -> bool {
-    matches!(
-        kw,
-        Kw::Allow
-            | Kw::AuditAllow
-            | Kw::DontAudit
-            | Kw::TypeTransition
-            | Kw::TypeChange
-            | Kw::TypeMember
-            | Kw::Call
-    )
+    kw.is_te_rule() || kw == Kw::Call
 }
 
 /// Interns the qualified names of the declarations made in blocks and enters them in the
