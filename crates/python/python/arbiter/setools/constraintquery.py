@@ -95,8 +95,9 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
             # One name criterion by value (the usual case): over the rules' value sets,
             # kept per policy with the rules, without a cache lookup per constraint.
             which, vals, indirect = named[0]
-            yield from [c for c, values in _value_rows(policy, rules, which, indirect)
-                        if vals in values]
+            i, bit = vals >> 3, 1 << (vals & 7)
+            yield from [c for c, bits in _value_rows(policy, rules, which, indirect)
+                        if i < len(bits) and bits[i] & bit]
             return
         for c in rules:
             if ruletype and c.ruletype not in ruletype:
@@ -112,21 +113,21 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
             if role is not None:
                 names = c.expression.roles
                 if role_vals is not None:
-                    if role_vals not in _values(policy, names, self.role_indirect):
+                    if not _has(_values(policy, names, self.role_indirect), role_vals):
                         continue
                 elif not self._match_expr(names, role, self.role_indirect, self.role_regex):
                     continue
             if type_ is not None:
                 names = c.expression.types
                 if type_vals is not None:
-                    if type_vals not in _values(policy, names, self.type_indirect):
+                    if not _has(_values(policy, names, self.type_indirect), type_vals):
                         continue
                 elif not self._match_expr(names, type_, self.type_indirect, self.type_regex):
                     continue
             if user is not None:
                 names = c.expression.users
                 if user_vals is not None:
-                    if user_vals not in _values(policy, names, False):
+                    if not _has(_values(policy, names, False), user_vals):
                         continue
                 elif not self._match_expr(names, user, False, self.user_regex):
                     continue
@@ -140,11 +141,20 @@ def _criterion_value(criterion, regex):
     return criterion._value
 
 
+def _has(bits, value):
+    """Whether ``value`` is in a ``_values`` bitmap."""
+    i = value >> 3
+    return i < len(bits) and bits[i] & (1 << (value & 7)) != 0
+
+
 def _values(policy, names, indirect):
     """The values of a constraint's name set, or (``indirect``) of its expansion, once per
-    set and policy. An attribute's members are read from the native type relations (its
-    row, by value): the expansion's objects are not made, nor kept (a frozenset of type
-    objects per set was 0.34 MB on a distribution policy)."""
+    set and policy, as a bitmap (``bytes``, bit ``v & 7`` of byte ``v >> 3`` for value
+    ``v``; ``_has`` tests one): an expansion's frozenset of ints was 4 kB on average, 175 kB
+    for the Debian policy's 44 sets, where a bitmap of its 5,000 type values is 0.6 kB. An
+    attribute's members are read from the native type relations (its row, by value): the
+    expansion's objects are not made, nor kept (a frozenset of type objects per set was
+    0.34 MB on a distribution policy)."""
     cache = policy._table("query_constraint_values", dict)
     key = (id(names), indirect)
     hit = cache.get(key)
@@ -160,12 +170,15 @@ def _values(policy, names, indirect):
                 values.update(o._value for o in item.expand())
             else:
                 values.add(item._value)
-        hit = cache[key] = (names, frozenset(values))
+        bits = bytearray((max(values) >> 3) + 1 if values else 0)
+        for v in values:
+            bits[v >> 3] |= 1 << (v & 7)
+        hit = cache[key] = (names, bytes(bits))
     return hit[1]
 
 
 def _value_rows(policy, rules, which, indirect):
-    """``(constraint, values)`` for each of ``rules`` (one of ``_by_ruletype``'s lists):
+    """``(constraint, bitmap)`` for each of ``rules`` (one of ``_by_ruletype``'s lists):
     the values of its expression's ``which`` name set (``roles``, ``types``, ``users``) or
     (``indirect``) of its expansion, once per list, set and policy."""
     cache = policy._table("query_constraint_rows", dict)
