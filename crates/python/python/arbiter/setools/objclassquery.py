@@ -10,17 +10,20 @@ from .query import (
 
 def _classes_by_perm(policy, classes):
     """Per permission name: the values of the classes that have it themselves, and of
-    those that have it through their common; built once per policy."""
+    those that have it through their common; built once per policy. Kept as tuples (a
+    permission names a few classes: a set each, 216 bytes empty, was 156 kB for the 339
+    of the Debian policy)."""
 
     def build():
         own, inherited = {}, {}
         for c in classes:
             for p in c.perms:
-                own.setdefault(p, set()).add(c._value)
+                own.setdefault(p, []).append(c._value)
             if c._common is not None:
                 for p in c.common.perms:
-                    inherited.setdefault(p, set()).add(c._value)
-        return own, inherited
+                    inherited.setdefault(p, []).append(c._value)
+        return ({p: tuple(vs) for p, vs in own.items()},
+                {p: tuple(vs) for p, vs in inherited.items()})
 
     return policy._table("query_classes_by_perm", build)
 
@@ -36,9 +39,9 @@ def _classes_with_perm(policy, classes, perm, indirect):
         if perm not in own and perm not in inherited:
             # No class has it: not kept, so that unknown names cannot grow the cache.
             return []
-        having = own.get(perm, set())
+        having = set(own.get(perm, ()))
         if indirect:
-            having = having | inherited.get(perm, set())
+            having.update(inherited.get(perm, ()))
         hit = cache[key] = [c for c in classes if c._value in having]
     return hit
 
