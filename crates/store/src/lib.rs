@@ -15,7 +15,7 @@
 //! (block-parallel decoding of a large module) are public so that the fuzzer and the tests
 //! can hold them against the `bzip2` crate's decoder.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod build;
 mod bzip2_blocks;
@@ -23,6 +23,7 @@ mod bzip2_decode;
 mod conf;
 mod error;
 mod fc;
+mod fccheck;
 pub mod homedirs;
 mod install;
 mod modules;
@@ -34,4 +35,5 @@ pub use bzip2_decode::decode as decode_bzip2;
 pub use conf::SemanageConf;
 pub use error::StoreError;
 pub use fc::{parse_seusers, parse_users_extra, split_fc, Seuser};
+pub use fccheck::{FcCheck, Unsure};
 pub use modules::{active_modules, check_cil, modules_checksum, read_cil, Module, ModulesChecksum};
