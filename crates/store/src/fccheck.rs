@@ -234,7 +234,8 @@ mod tests {
         assert!(p.compiles(b"^/a\\.b[^/]*$\0"));
         assert!(!p.compiles(b"^/a(b$\0"));
         assert!(!p.compiles(b"^/a[b$\0"));
-        assert!(!p.compiles(b"^/a\\$\0"));
+        assert!(p.compiles(b"^/a\\$\0"), "an escaped dollar");
+        assert!(!p.compiles(b"^/a{2,1}$\0"));
         assert!(!p.compiles(b"^*$\0"));
     }
 

@@ -133,15 +133,31 @@ fn cases() -> Vec<Case> {
         local: None,
         want,
     };
-    v.push(hd("homedirs, good", "/home/[^/]+\t-d\tunconfined_u:object_r:user_home_dir_t:s0\n", Pass));
+    v.push(hd(
+        "homedirs, good",
+        "/home/[^/]+\t-d\tunconfined_u:object_r:user_home_dir_t:s0\n",
+        Pass,
+    ));
     v.push(hd(
         "homedirs repeats a base regex (nodups is base-only)",
         "/etc/.*\tsystem_u:object_r:etc_t:s0\n",
         Pass,
     ));
-    v.push(hd("homedirs, duplicate inside", "/h\tsystem_u:object_r:var_t:s0\n/h\tsystem_u:object_r:var_t:s0\n", Pass));
-    v.push(hd("homedirs, bad regex", "/home/(x\tsystem_u:object_r:var_t:s0\n", Fail));
-    v.push(hd("homedirs, bad context", "/home/x\tsystem_u:object_r:no_such_t:s0\n", Fail));
+    v.push(hd(
+        "homedirs, duplicate inside",
+        "/h\tsystem_u:object_r:var_t:s0\n/h\tsystem_u:object_r:var_t:s0\n",
+        Pass,
+    ));
+    v.push(hd(
+        "homedirs, bad regex",
+        "/home/(x\tsystem_u:object_r:var_t:s0\n",
+        Fail,
+    ));
+    v.push(hd(
+        "homedirs, bad context",
+        "/home/x\tsystem_u:object_r:no_such_t:s0\n",
+        Fail,
+    ));
     let local = |name, l: &str, want| Case {
         name,
         base: GOOD.as_bytes().to_vec(),
@@ -149,10 +165,26 @@ fn cases() -> Vec<Case> {
         local: Some(l.as_bytes().to_vec()),
         want,
     };
-    v.push(local("local, good", "/srv/www(/.*)?\tsystem_u:object_r:httpd_sys_content_t:s0\n", Pass));
-    v.push(local("local, bad regex", "/srv/www(\tsystem_u:object_r:var_t:s0\n", Fail));
-    v.push(local("local, bad type", "/srv/www\tsystem_u:object_r:no_such_t:s0\n", Fail));
-    v.push(local("local, bad file type", "/srv/www\t-q\tsystem_u:object_r:var_t:s0\n", Fail));
+    v.push(local(
+        "local, good",
+        "/srv/www(/.*)?\tsystem_u:object_r:httpd_sys_content_t:s0\n",
+        Pass,
+    ));
+    v.push(local(
+        "local, bad regex",
+        "/srv/www(\tsystem_u:object_r:var_t:s0\n",
+        Fail,
+    ));
+    v.push(local(
+        "local, bad type",
+        "/srv/www\tsystem_u:object_r:no_such_t:s0\n",
+        Fail,
+    ));
+    v.push(local(
+        "local, bad file type",
+        "/srv/www\t-q\tsystem_u:object_r:var_t:s0\n",
+        Fail,
+    ));
     let installed = Path::new("/etc/selinux/default/contexts/files");
     if let (Ok(fc), Ok(h)) = (
         std::fs::read(installed.join("file_contexts")),
