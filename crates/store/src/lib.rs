@@ -13,7 +13,10 @@
 //! (`genhomedircon`'s inputs and passwd/group readers) stays a namespace of its own.
 //! [`decode_bzip2`] (the modules' bzip2 decoder) and [`decode_bzip2_parallel`]
 //! (block-parallel decoding of a large module) are public so that the fuzzer and the tests
-//! can hold them against the `bzip2` crate's decoder.
+//! can hold them against the `bzip2` crate's decoder. [`FcCheck`] is the in-process
+//! `setfiles -c` verdict (passing only; anything else runs setfiles), public for its tests
+//! against the real program; its module is the crate's one user of `unsafe` (the system
+//! libpcre2-8, loaded with `dlopen`).
 
 #![deny(unsafe_code)]
 
