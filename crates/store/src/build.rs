@@ -8,6 +8,7 @@ use arbiter_cil::{CilError, Compiled, Options, Source};
 use crate::conf::{conf_path, SemanageConf};
 use crate::error::StoreError;
 use crate::fc::{parse_seusers, parse_users_extra, split_fc};
+use crate::fccheck::{FcCheck, Unsure};
 use crate::homedirs::{genhomedircon, Generated, HostAccounts, Inputs};
 use crate::install::{spawn_prog, Running, Staging};
 use crate::modules::{active_modules, check_cil, Module, ModulesChecksum};
@@ -36,6 +37,10 @@ pub struct BuildReport {
     pub written: Vec<PathBuf>,
     /// Messages libsemanage would print (genhomedircon's, the compiler's).
     pub warnings: Vec<String>,
+    /// Why `setfiles -c` was run as a program: `None` when its passing verdict was
+    /// reached in process (see [`crate::FcCheck`]), else the reason it was not (the
+    /// check found something it leaves to setfiles, or `[setfiles]` is not the default).
+    pub setfiles_run: Option<String>,
 }
 
 /// Customisation files (`semanage boolean -m` and friends) whose merge into `policy.kern`
@@ -144,17 +149,57 @@ pub fn build_store(
     progress("writing");
     // The policy is written on a thread of its own while genhomedircon runs here: both
     // only read the compiled policy, and `setfiles -c` can start only when both are done.
-    let (written, homedirs) = std::thread::scope(|s| {
+    // `setfiles -c` is decided in process when it surely passes (see `fccheck`), on a
+    // third thread from here on: file_contexts and .local now, .homedirs once
+    // genhomedircon has produced it.
+    let check_in_process = conf.setfiles.as_ref().is_some_and(default_setfiles);
+    let (written, homedirs, checked) = std::thread::scope(|s| {
         let writer = std::thread::Builder::new()
             .name("policy-writer".into())
             .spawn_scoped(s, || arbiter_cil::write_policy(&compiled, &opts))
             .map_err(|e| StoreError::Internal(format!("cannot start the policy writer: {e}")))?;
+        let checker = if check_in_process {
+            let (policy, fc, local) = (&compiled.policy, &fc, fc_local.as_deref());
+            std::thread::Builder::new()
+                .name("fc-check".into())
+                .spawn_scoped(s, move || {
+                    let names = arbiter_decide::Names::new(policy);
+                    let check = FcCheck {
+                        policy,
+                        names: &names,
+                    };
+                    let verdict = check.file("file_contexts", fc, true).and_then(|()| {
+                        local.map_or(Ok(()), |l| check.file("file_contexts.local", l, false))
+                    });
+                    (names, verdict)
+                })
+                .ok()
+        } else {
+            None
+        };
         let homedirs = homedirs(&conf, &compiled, &homedir_template, &fc);
+        let checked = match (checker.map(|c| c.join()), &homedirs) {
+            (Some(Ok((names, Ok(())))), Ok(h)) => {
+                let check = FcCheck {
+                    policy: &compiled.policy,
+                    names: &names,
+                };
+                match h.as_ref().map(|g| &g.text) {
+                    Some(text) => check.file("file_contexts.homedirs", text, false),
+                    None => Ok(()),
+                }
+            }
+            (Some(Ok((_, Err(unsure)))), _) => Err(unsure),
+            (Some(Err(_)), _) => Err(Unsure("the in-process check panicked".into())),
+            (_, Err(_)) => Err(Unsure("genhomedircon failed".into())),
+            (None, _) if check_in_process => Err(Unsure("the check thread did not start".into())),
+            (None, _) => Err(Unsure("[setfiles] is not the default program".into())),
+        };
         let written = writer
             .join()
             .map_err(|_| StoreError::Internal("the policy writer panicked".into()))?;
         // The writer's error first, as when the two ran one after the other.
-        Ok::<_, StoreError>((written?, homedirs?))
+        Ok::<_, StoreError>((written?, homedirs?, checked))
     })?;
     warnings.extend(written.warnings);
     let policy_bytes = written.bytes;
@@ -174,7 +219,11 @@ pub fn build_store(
         &policy_bytes,
         mode,
     )?;
-    if let Some(setfiles) = &conf.setfiles {
+    let setfiles_run = match (&conf.setfiles, &checked) {
+        (Some(_), Err(Unsure(why))) => Some(why.clone()),
+        _ => None,
+    };
+    if let (Some(setfiles), Err(_)) = (&conf.setfiles, &checked) {
         // semodule validates the new file contexts against the new policy before installing
         // (`setfiles -c`, which reads file_contexts.homedirs and .local beside the file it
         // is given, as they are in semodule's sandbox). It gets copies in a directory of
@@ -250,6 +299,7 @@ pub fn build_store(
         modules: modules.iter().map(|m| m.name.clone()).collect(),
         written,
         warnings,
+        setfiles_run,
     })
 }
 
@@ -283,6 +333,17 @@ fn homedirs(
     )
     .map(Some)
     .map_err(StoreError::Homedirs)
+}
+
+/// Whether `[setfiles]` is semanage.conf's default (`/sbin/setfiles -q -c $@ $<`, or
+/// `/usr/sbin` where `/sbin` has none) and that program exists: the check `fccheck` stands
+/// in for. Anything else is run, whatever it is.
+fn default_setfiles(prog: &crate::conf::ExternalProg) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let default = SemanageConf::default();
+    default.setfiles.as_ref() == Some(prog)
+        && std::fs::metadata(&prog.path)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The external programs a build runs, started as soon as their inputs are staged and

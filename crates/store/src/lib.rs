@@ -13,9 +13,12 @@
 //! (`genhomedircon`'s inputs and passwd/group readers) stays a namespace of its own.
 //! [`decode_bzip2`] (the modules' bzip2 decoder) and [`decode_bzip2_parallel`]
 //! (block-parallel decoding of a large module) are public so that the fuzzer and the tests
-//! can hold them against the `bzip2` crate's decoder.
+//! can hold them against the `bzip2` crate's decoder. [`FcCheck`] is the in-process
+//! `setfiles -c` verdict (passing only; anything else runs setfiles), public for its tests
+//! against the real program; its module is the crate's one user of `unsafe` (the system
+//! libpcre2-8, loaded with `dlopen`).
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod build;
 mod bzip2_blocks;
@@ -23,6 +26,7 @@ mod bzip2_decode;
 mod conf;
 mod error;
 mod fc;
+mod fccheck;
 pub mod homedirs;
 mod install;
 mod modules;
@@ -34,4 +38,5 @@ pub use bzip2_decode::decode as decode_bzip2;
 pub use conf::SemanageConf;
 pub use error::StoreError;
 pub use fc::{parse_seusers, parse_users_extra, split_fc, Seuser};
+pub use fccheck::{FcCheck, Unsure};
 pub use modules::{active_modules, check_cil, modules_checksum, read_cil, Module, ModulesChecksum};

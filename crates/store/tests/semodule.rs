@@ -105,7 +105,12 @@ fn changed(
 }
 
 /// Runs our build on `root2` and compares every file with semodule's `root1`.
-fn compare_build(root1: &Path, root2: &Path, store: &str, before: &BTreeMap<PathBuf, Vec<u8>>) {
+fn compare_build(
+    root1: &Path,
+    root2: &Path,
+    store: &str,
+    before: &BTreeMap<PathBuf, Vec<u8>>,
+) -> arbiter_store::BuildReport {
     let after1 = snapshot(root1);
     let written = changed(before, &after1);
     assert!(!written.is_empty());
@@ -117,10 +122,13 @@ fn compare_build(root1: &Path, root2: &Path, store: &str, before: &BTreeMap<Path
         },
         &mut |_| {},
     );
-    if let Err(e) = r {
-        assert_eq!(&snapshot(root2), before, "a failed build changed files");
-        panic!("store build failed where semodule succeeded: {e}");
-    }
+    let report = match r {
+        Ok(report) => report,
+        Err(e) => {
+            assert_eq!(&snapshot(root2), before, "a failed build changed files");
+            panic!("store build failed where semodule succeeded: {e}");
+        }
+    };
     let after2 = snapshot(root2);
     // Every file of the two roots (not only those semodule changed): the final states must
     // be identical, the module trees and lock files aside.
@@ -129,6 +137,7 @@ fn compare_build(root1: &Path, root2: &Path, store: &str, before: &BTreeMap<Path
         differ.is_empty(),
         "files differing from semodule's (semodule wrote {written:?}): {differ:?}"
     );
+    report
 }
 
 /// The steps compared one by one, against semodule's outputs in `root1` and
@@ -227,7 +236,9 @@ fn debian_store(store: &str) {
     let before = snapshot(&root2);
     semodule(&root1, store);
     oracle_checks(&dir, &root1, &root2, store);
-    compare_build(&root1, &root2, store, &before);
+    let report = compare_build(&root1, &root2, store, &before);
+    // The same files as semodule's, with `setfiles -c`'s verdict reached in process.
+    assert_eq!(report.setfiles_run, None, "setfiles -c was run");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -564,6 +575,61 @@ fn failing_external_program_installs_nothing() {
         match build_tiny(&root2) {
             Err(StoreError::External(msg)) => assert!(msg.contains("false"), "{msg}"),
             other => panic!("{block:?}: expected the program's failure, got {other:?}"),
+        }
+        assert_eq!(snapshot(&root2), before, "a failed build changed files");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn file_contexts_setfiles_rejects_fail_as_in_semodule() {
+    // With the default `[setfiles]`, file contexts the in-process check does not pass are
+    // left to the real `setfiles -c`: the build fails as semodule's does, with setfiles'
+    // messages, and installs nothing.
+    if !have("semodule") || !Path::new("/sbin/setfiles").exists() {
+        eprintln!("skipped: semodule or /sbin/setfiles missing");
+        return;
+    }
+    for (what, extra) in [
+        (
+            "a bad regex",
+            "(filecon \"/y(\" any (system_u object_r file_t ((s0) (s0))))\n",
+        ),
+        (
+            "a duplicate",
+            "(filecon \"/x(/.*)?\" file (system_u object_r file_t ((s0) (s0))))\n",
+        ),
+    ] {
+        let dir = scratch("fcbad");
+        let (root1, root2) = (dir.join("r1"), dir.join("r2"));
+        for r in [&root1, &root2] {
+            let m = tiny_root(r);
+            let cil = m.join("100/extra/cil");
+            let mut text = std::fs::read_to_string(&cil).unwrap();
+            text.push_str(extra);
+            std::fs::write(&cil, text).unwrap();
+        }
+        let st = Command::new("semodule")
+            .arg("-p")
+            .arg(&root1)
+            .args(["-s", "tiny", "-B", "-n"])
+            .output()
+            .unwrap();
+        assert!(!st.status.success(), "semodule accepted {what}");
+        let theirs = String::from_utf8_lossy(&st.stderr);
+        let before = snapshot(&root2);
+        match build_tiny(&root2) {
+            Err(StoreError::External(msg)) => {
+                assert!(
+                    msg.starts_with("setfiles returned error code"),
+                    "{what}: {msg}"
+                );
+                // setfiles' own message (after the path, which differs), as semodule shows it.
+                let last = msg.lines().last().unwrap();
+                let tail = last.rsplit(':').next().unwrap();
+                assert!(theirs.contains(tail), "{what}: {msg}\nsemodule: {theirs}");
+            }
+            other => panic!("{what}: expected setfiles' failure, got {other:?}"),
         }
         assert_eq!(snapshot(&root2), before, "a failed build changed files");
         std::fs::remove_dir_all(&dir).unwrap();
