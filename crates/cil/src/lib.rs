@@ -435,11 +435,14 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
         disabled.clone_from(&res.disabled);
         let live = res.live_opt.clone();
         drop(res);
-        for st in &mut ast.stmts {
-            st.node = st.src;
+        // Names that found nothing in the disabled optionals are qualified as before.
+        if qualify::needs_requalify(&ast, &live) {
+            for st in &mut ast.stmts {
+                st.node = st.src;
+            }
+            qualify::qualify(&mut tree, &interner, &mut ast, Some(&live))
+                .map_err(progress::cildb_failed)?;
         }
-        qualify::qualify(&mut tree, &interner, &mut ast, Some(&live))
-            .map_err(progress::cildb_failed)?;
     };
     lap("resolve");
     let mut out = lower::lower(&tree, &interner, &ast, &res, &names, opts)?;

@@ -15,6 +15,7 @@ use crate::intern::{Interner, Sym};
 use crate::kw::Kw;
 use crate::parse::{Tree, ATOM};
 use crate::Fail;
+use std::cell::Cell;
 
 /// An upper bound on the tables one lookup visits (nested inheritance can repeat them).
 const MAX_STEPS: usize = 1 << 16;
@@ -36,6 +37,8 @@ enum Step {
 struct Q<'a> {
     /// Per optional: live (after a resolution round), or `None` before any.
     live: Option<&'a [bool]>,
+    /// Per optional: a lookup found a declaration inside it ([`Ast::qualified_into`]).
+    into: &'a [Cell<bool>],
     tree: &'a Tree,
     int: &'a Interner,
     ast: &'a Ast,
@@ -75,16 +78,24 @@ impl Q<'_> {
         }
     }
 
-    /// Whether `q` names a declaration in `ns` that is not inside a disabled optional.
+    /// Whether `q` names a declaration in `ns` that is not inside a disabled optional
+    /// (one found inside an optional is marked in `into`).
     fn declared(&self, ns: Ns, q: Sym) -> bool {
         let Some(d) = self.ast.find(ns, q) else {
             return false;
         };
-        let Some(live) = self.live else {
-            return true;
-        };
         let o = self.ast.stmts[self.ast.decls[d as usize].stmt as usize].opt;
-        o == NONE || live[o as usize]
+        if o == NONE {
+            return true;
+        }
+        let found = match self.live {
+            Some(live) => live[o as usize],
+            None => true,
+        };
+        if found {
+            self.into[o as usize].set(true);
+        }
+        found
     }
 
     fn set_chain(&mut self, scope: u32) {
@@ -609,6 +620,7 @@ fn resolve_args(
     int: &Interner,
     ast: &mut Ast,
     live: Option<&[bool]>,
+    into: &[Cell<bool>],
 ) -> Result<(), Fail> {
     // One set of buffers for every argument's short-lived `Q` (each needed a handful of
     // allocations: 1,700 arguments on `bench.cil`).
@@ -633,6 +645,7 @@ fn resolve_args(
             edits.clear();
             let mut q = Q {
                 live,
+                into,
                 tree: &*tree,
                 int,
                 ast: &*ast,
@@ -707,6 +720,17 @@ fn resolve_args(
     Ok(())
 }
 
+/// Whether qualifying again for the optionals `live` leaves (after the last [`qualify`])
+/// could change a name: only when one of them found a declaration in an optional that is
+/// no longer live. Lookups that found nothing find nothing with fewer optionals, and
+/// lookups that found a declaration outside the disabled optionals find the same one.
+pub fn needs_requalify(ast: &Ast, live: &[bool]) -> bool {
+    ast.qualified_into
+        .iter()
+        .zip(live)
+        .any(|(&into, &live)| into && !live)
+}
+
 /// Rewrites the statements that sit in blocks (see the module doc).
 pub fn qualify(
     tree: &mut Tree,
@@ -717,13 +741,18 @@ pub fn qualify(
     if ast.scopes.is_empty() {
         return Ok(());
     }
-    resolve_args(tree, int, ast, live)?;
+    let mut into = std::mem::take(&mut ast.qualified_into);
+    into.clear();
+    into.resize(ast.optionals.len(), false);
+    let into_cells = Cell::from_mut(&mut into[..]).as_slice_of_cells();
+    resolve_args(tree, int, ast, live, into_cells)?;
     // Edits of every statement in one list: (statement, end of its edits in `edits`).
     let mut edited: Vec<(u32, usize)> = Vec::new();
     let mut edits: Vec<Edit> = Vec::new();
     {
         let mut q = Q {
             live,
+            into: into_cells,
             tree: &*tree,
             int,
             ast,
@@ -756,6 +785,7 @@ pub fn qualify(
             }
         }
     }
+    ast.qualified_into = into;
     let mut scratch = CopyScratch::default();
     let mut start = 0;
     for (s, end) in edited {
