@@ -12,7 +12,7 @@
 
 use crate::ast::{Ast, Ns, NONE};
 use crate::intern::{Interner, Sym};
-use crate::kw::Kw;
+use crate::kw::{named_declaration_kws, Kw};
 use crate::parse::{Tree, ATOM};
 use crate::Fail;
 use std::cell::Cell;
@@ -533,33 +533,7 @@ impl Q<'_> {
         }
         // Declarations: the declared name becomes the qualified one, and the value part of
         // the named forms is resolved like the anonymous ones.
-        let declares = matches!(
-            kw,
-            Kw::Type
-                | Kw::TypeAttribute
-                | Kw::TypeAlias
-                | Kw::Role
-                | Kw::RoleAttribute
-                | Kw::User
-                | Kw::UserAttribute
-                | Kw::Sensitivity
-                | Kw::SensitivityAlias
-                | Kw::Category
-                | Kw::CategoryAlias
-                | Kw::Sid
-                | Kw::ClassPermission
-                | Kw::Boolean
-                | Kw::Tunable
-                | Kw::Common
-                | Kw::Class
-                | Kw::ClassMap
-                | Kw::CategorySet
-                | Kw::Level
-                | Kw::LevelRange
-                | Kw::Context
-                | Kw::IpAddr
-                | Kw::PermissionX
-        );
+        let declares = matches!(kw, named_declaration_kws!() | Kw::Tunable);
         if declares && !prefix.is_empty() {
             if let Some(s) = self.arg(l, 1).and_then(|x| self.tree.sym(x)) {
                 self.buf.clear();
