@@ -61,9 +61,9 @@ pub struct Resolver<'a> {
     /// Per declaration: the optional its statement sits in ([`NONE`] outside optionals),
     /// so a lookup reads one array instead of the declaration and then its statement.
     decl_opt: Vec<u32>,
-    /// Per class declaration: the permission names a list after it may use, built on
-    /// first use in a round (see [`ClassRows`]).
-    class_rows: std::cell::RefCell<ClassRows>,
+    /// Per class declaration: the permission names a list after it may use, built for
+    /// every class when liveness is (re)computed (see [`ClassRows`]).
+    class_rows: ClassRows,
     /// Set when a check met what libsepol logs at `CIL_ERR` even inside an optional (a
     /// permission its class lacks) or a class whose permissions depend on optionals:
     /// then `crate::optional_log` replays libsepol's schedule for those lines.
@@ -80,12 +80,15 @@ pub struct Resolver<'a> {
 /// name, where it cost two row look-ups, a `classcommon` look-up and a keyword test
 /// (200,000 lists in a distribution policy, on about 130 classes), and yields the
 /// list's access vector as well. Which common a class inherits depends on which
-/// optionals are live, so the rows are dropped whenever liveness is recomputed.
+/// optionals are live, so the rows are built again whenever liveness is recomputed,
+/// for every class and class map declaration at once (a few hundred rows of a few
+/// hundred bytes): a list then reads its class's row with no check that it exists
+/// and no borrow of a cache.
 #[derive(Default)]
 struct ClassRows {
-    /// Per declaration: `row << 1 | volatile`, or `u32::MAX` when not built yet;
-    /// `volatile` records that building the row resolved a name declared in an optional
-    /// (the statements using the row must be rechecked in later rounds).
+    /// Per declaration: `row << 1 | volatile` for a class or class map, `u32::MAX` for
+    /// the others; `volatile` records that building the row resolved a name declared in
+    /// an optional (the statements using the row must be rechecked in later rounds).
     of_decl: Vec<u32>,
     /// The rows, [`PermTable::names`] bytes each: [`NOT_IN_CLASS`], a bit's index + 1,
     /// [`NO_BIT`] or [`OPERATOR`].
@@ -148,7 +151,7 @@ impl PermTable {
 impl<'a> Resolver<'a> {
     pub fn new(tree: &'a Tree, int: &'a Interner, ast: &'a Ast) -> Self {
         let n = ast.optionals.len();
-        Resolver {
+        let mut r = Resolver {
             tree,
             ast,
             live_opt: vec![true; n],
@@ -164,7 +167,9 @@ impl<'a> Resolver<'a> {
             class_rows: Default::default(),
             err_hint: Default::default(),
             handing: std::cell::RefCell::new(PermHandOver::new(ast.stmts.len())),
-        }
+        };
+        r.build_class_rows();
+        r
     }
 
     /// Whether statement `s` survives (not inside a disabled optional).
@@ -189,14 +194,12 @@ impl<'a> Resolver<'a> {
     }
 
     pub fn recompute_live(&mut self) {
-        // Which common a class inherits may change with liveness.
-        let rows = self.class_rows.get_mut();
-        rows.of_decl.clear();
-        rows.vals.clear();
         for i in 0..self.ast.optionals.len() {
             let p = self.ast.optionals[i].parent;
             self.live_opt[i] = !self.disabled[i] && (p == NONE || self.live_opt[p as usize]);
         }
+        // Which common a class inherits may change with liveness.
+        self.build_class_rows();
     }
 
     /// Runs the fixpoint. Errors: the statement outside optionals that cannot resolve.
@@ -371,7 +374,10 @@ impl<'a> Resolver<'a> {
     }
 
     /// [`Self::classperms`], with the list's (class declaration, access vector) when it
-    /// is a flat list of a class's permission names.
+    /// is a flat list of a class's permission names. Always inlined: in
+    /// [`Self::rule_classperms`] (200,000 lists) its result then stays in registers
+    /// instead of going through memory, and the call's own cost goes.
+    #[inline(always)]
     fn classperms_value(&self, n: u32) -> Result<Option<(u32, u32)>, Miss> {
         if !self.tree.is_list(n) {
             return self.name(Ns::ClassPermissions, n).map(|()| None);
@@ -382,10 +388,7 @@ impl<'a> Resolver<'a> {
         }
         let c = self.atom(k[0])?;
         let cd = self.lookup(Ns::Classes, c).ok_or(Miss::Missing)?;
-        let r = self.class_row(cd);
-        let rows = self.class_rows.borrow();
-        let names = self.perms.names;
-        let row = &rows.vals[r as usize * names..][..names];
+        let row = self.class_row(cd);
         // A flat list (nearly all of them) as one loop of loads; a nested expression
         // through `each_atom`.
         // `over` ORs each entry less one: below 32 exactly when every name is a
@@ -431,75 +434,80 @@ impl<'a> Resolver<'a> {
         })
     }
 
-    /// The index of class declaration `cd`'s row in [`ClassRows::vals`], built on first
-    /// use. Marks the statement volatile when building it did (the class's common is
-    /// declared in an optional), on every use, as the look-ups it replaces would.
-    fn class_row(&self, cd: u32) -> u32 {
+    /// Class declaration `cd`'s row ([`ClassRows`]). Marks the statement volatile when
+    /// building the row did (the class's common is declared in an optional), on every
+    /// use, as the look-ups it replaces would, and notes the class for
+    /// [`Self::err_hint`].
+    #[inline]
+    fn class_row(&self, cd: u32) -> &[u8] {
         let names = self.perms.names;
-        let cached = self
-            .class_rows
-            .borrow()
-            .of_decl
-            .get(cd as usize)
-            .copied()
-            .unwrap_or(u32::MAX);
-        if cached != u32::MAX {
-            if cached & 1 != 0 {
-                self.volatile.set(true);
-            }
-            return cached >> 1;
+        let e = self.class_rows.of_decl[cd as usize];
+        if e & 1 != 0 {
+            self.volatile.set(true);
+            self.err_hint.set(true);
         }
-        let was_volatile = self.volatile.replace(false);
-        let common = self.class_common(cd);
-        let own = self.ast.perm_lists.get(&cd).map_or(&[][..], |l| &l[..]);
-        let inherited = common
-            .and_then(|c| self.ast.perm_lists.get(&c))
-            .map_or(&[][..], |l| &l[..]);
-        // Bits as lowering numbers them (`lower::declarations::permission_table`): the
-        // common's permissions first, then the class's own; a name in both is the
-        // class's own. A class map's names, or a class past 32 permissions, have none.
-        let has_bits = self.ast.decls[cd as usize].kind == DeclKind::Class
-            && own.len() + inherited.len() <= 32;
-        let mut row = vec![NOT_IN_CLASS; names];
-        let numbered = own
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| (p, inherited.len() + i))
-            .chain(inherited.iter().enumerate().map(|(i, &p)| (p, i)));
-        for (p, bit) in numbered {
-            if let Some(slot) = self
-                .perms
-                .id
-                .get(p as usize)
-                .and_then(|&i| row.get_mut(i as usize))
-            {
-                if *slot == NOT_IN_CLASS {
-                    *slot = if has_bits { bit as u8 + 1 } else { NO_BIT };
+        &self.class_rows.vals[(e >> 1) as usize * names..][..names]
+    }
+
+    /// Builds every class and class map declaration's row for the current liveness.
+    fn build_class_rows(&mut self) {
+        let names = self.perms.names;
+        let was_volatile = self.volatile.get();
+        let mut rows = std::mem::take(&mut self.class_rows);
+        rows.of_decl.clear();
+        rows.of_decl.resize(self.ast.decls.len(), u32::MAX);
+        rows.vals.clear();
+        for (cd, decl) in self.ast.decls.iter().enumerate() {
+            if decl.kind.ns() != Ns::Classes {
+                continue;
+            }
+            let cd = cd as u32;
+            self.volatile.set(false);
+            let common = self.class_common(cd);
+            let own = self.ast.perm_lists.get(&cd).map_or(&[][..], |l| &l[..]);
+            let inherited = common
+                .and_then(|c| self.ast.perm_lists.get(&c))
+                .map_or(&[][..], |l| &l[..]);
+            // Bits as lowering numbers them (`lower::declarations::permission_table`):
+            // the common's permissions first, then the class's own; a name in both is
+            // the class's own. A class map's names, or a class past 32 permissions, have
+            // none.
+            let has_bits = decl.kind == DeclKind::Class && own.len() + inherited.len() <= 32;
+            let start = rows.vals.len();
+            rows.vals.resize(start + names, NOT_IN_CLASS);
+            let row = &mut rows.vals[start..];
+            let numbered = own
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| (p, inherited.len() + i))
+                .chain(inherited.iter().enumerate().map(|(i, &p)| (p, i)));
+            for (p, bit) in numbered {
+                if let Some(slot) = self
+                    .perms
+                    .id
+                    .get(p as usize)
+                    .and_then(|&i| row.get_mut(i as usize))
+                {
+                    if *slot == NOT_IN_CLASS {
+                        *slot = if has_bits { bit as u8 + 1 } else { NO_BIT };
+                    }
                 }
             }
-        }
-        for s in self.perms.operators {
-            if let Some(slot) = self
-                .perms
-                .id
-                .get(s as usize)
-                .and_then(|&i| row.get_mut(i as usize))
-            {
-                *slot = OPERATOR;
+            for s in self.perms.operators {
+                if let Some(slot) = self
+                    .perms
+                    .id
+                    .get(s as usize)
+                    .and_then(|&i| row.get_mut(i as usize))
+                {
+                    *slot = OPERATOR;
+                }
             }
+            let r = (start / names.max(1)) as u32;
+            rows.of_decl[cd as usize] = r << 1 | self.volatile.get() as u32;
         }
-        let volatile = self.volatile.get();
-        self.volatile.set(was_volatile || volatile);
-        self.err_hint.set(self.err_hint.get() || volatile);
-        let mut rows = self.class_rows.borrow_mut();
-        let r = (rows.vals.len() / names.max(1)) as u32;
-        rows.vals.extend_from_slice(&row);
-        if rows.of_decl.len() <= cd as usize {
-            rows.of_decl
-                .resize(self.ast.decls.len().max(cd as usize + 1), u32::MAX);
-        }
-        rows.of_decl[cd as usize] = r << 1 | volatile as u32;
-        r
+        self.volatile.set(was_volatile);
+        self.class_rows = rows;
     }
 
     /// The common a class inherits (`classcommon`), if any live statement says so.
