@@ -9,7 +9,7 @@
 
 use crate::ast::{loc, Ns, NONE};
 use crate::intern::{FxHashMap, Interner, Sym};
-use crate::kw::Kw;
+use crate::kw::{named_declaration_kws, Kw};
 use crate::parse::Tree;
 use crate::Fail;
 
@@ -189,31 +189,7 @@ fn parse_macro(
             Some(Kw::Optional) => {
                 st.extend(tree.kids(k).iter().skip(2).filter(|&&x| tree.is_list(x)))
             }
-            Some(
-                Kw::Type
-                | Kw::TypeAttribute
-                | Kw::TypeAlias
-                | Kw::Role
-                | Kw::RoleAttribute
-                | Kw::User
-                | Kw::UserAttribute
-                | Kw::Sensitivity
-                | Kw::SensitivityAlias
-                | Kw::Category
-                | Kw::CategoryAlias
-                | Kw::Sid
-                | Kw::ClassPermission
-                | Kw::Boolean
-                | Kw::Common
-                | Kw::Class
-                | Kw::ClassMap
-                | Kw::CategorySet
-                | Kw::Level
-                | Kw::LevelRange
-                | Kw::Context
-                | Kw::IpAddr
-                | Kw::PermissionX,
-            ) => {
+            Some(named_declaration_kws!()) => {
                 if let Some(s) = tree.kids(k).get(1).and_then(|&x| tree.sym(x)) {
                     declared.push(s);
                 }

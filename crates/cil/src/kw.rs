@@ -149,3 +149,36 @@ macro_rules! declaration_kws {
     };
 }
 pub(crate) use declaration_kws;
+
+/// The statements that declare a name in a block's table as their first argument: a macro
+/// body's declarations ([`crate::blocks`]) and the names qualification rewrites to their
+/// block's prefix ([`crate::qualify`]), each site adding its own extras. A pattern, like
+/// [`declaration_kws`], so that `match`es and `matches!` keep their jump tables.
+macro_rules! named_declaration_kws {
+    () => {
+        Kw::Type
+            | Kw::TypeAttribute
+            | Kw::TypeAlias
+            | Kw::Role
+            | Kw::RoleAttribute
+            | Kw::User
+            | Kw::UserAttribute
+            | Kw::Sensitivity
+            | Kw::SensitivityAlias
+            | Kw::Category
+            | Kw::CategoryAlias
+            | Kw::Sid
+            | Kw::ClassPermission
+            | Kw::Boolean
+            | Kw::Common
+            | Kw::Class
+            | Kw::ClassMap
+            | Kw::CategorySet
+            | Kw::Level
+            | Kw::LevelRange
+            | Kw::Context
+            | Kw::IpAddr
+            | Kw::PermissionX
+    };
+}
+pub(crate) use named_declaration_kws;

@@ -397,8 +397,14 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
         res.recompute_live();
         let r = res.run(&names);
         // A failure outside optionals may come from a name that found a declaration in
-        // an optional disabled earlier in the same round: retry with it gone first.
-        if ast.scopes.is_empty() || res.disabled == disabled {
+        // an optional disabled earlier in the same round: retry with it gone first. A
+        // success whose disabled optionals change no qualified name is final as it is
+        // (the resolver's own rounds already rechecked what used their declarations, as
+        // for an input without blocks).
+        if ast.scopes.is_empty()
+            || res.disabled == disabled
+            || (r.is_ok() && !qualify::needs_requalify(&ast, &res.live_opt))
+        {
             if let Err(e) = r {
                 drop(res);
                 let e = optional_log::resolve_failed(
@@ -435,11 +441,14 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
         disabled.clone_from(&res.disabled);
         let live = res.live_opt.clone();
         drop(res);
-        for st in &mut ast.stmts {
-            st.node = st.src;
+        // Names that found nothing in the disabled optionals are qualified as before.
+        if qualify::needs_requalify(&ast, &live) {
+            for st in &mut ast.stmts {
+                st.node = st.src;
+            }
+            qualify::qualify(&mut tree, &interner, &mut ast, Some(&live))
+                .map_err(progress::cildb_failed)?;
         }
-        qualify::qualify(&mut tree, &interner, &mut ast, Some(&live))
-            .map_err(progress::cildb_failed)?;
     };
     lap("resolve");
     let mut out = lower::lower(&tree, &interner, &ast, &res, &names, opts)?;

@@ -12,9 +12,10 @@
 
 use crate::ast::{Ast, Ns, NONE};
 use crate::intern::{Interner, Sym};
-use crate::kw::Kw;
+use crate::kw::{named_declaration_kws, Kw};
 use crate::parse::{Tree, ATOM};
 use crate::Fail;
+use std::cell::Cell;
 
 /// An upper bound on the tables one lookup visits (nested inheritance can repeat them).
 const MAX_STEPS: usize = 1 << 16;
@@ -36,6 +37,8 @@ enum Step {
 struct Q<'a> {
     /// Per optional: live (after a resolution round), or `None` before any.
     live: Option<&'a [bool]>,
+    /// Per optional: a lookup found a declaration inside it ([`Ast::qualified_into`]).
+    into: &'a [Cell<bool>],
     tree: &'a Tree,
     int: &'a Interner,
     ast: &'a Ast,
@@ -75,16 +78,24 @@ impl Q<'_> {
         }
     }
 
-    /// Whether `q` names a declaration in `ns` that is not inside a disabled optional.
+    /// Whether `q` names a declaration in `ns` that is not inside a disabled optional
+    /// (one found inside an optional is marked in `into`).
     fn declared(&self, ns: Ns, q: Sym) -> bool {
         let Some(d) = self.ast.find(ns, q) else {
             return false;
         };
-        let Some(live) = self.live else {
-            return true;
-        };
         let o = self.ast.stmts[self.ast.decls[d as usize].stmt as usize].opt;
-        o == NONE || live[o as usize]
+        if o == NONE {
+            return true;
+        }
+        let found = match self.live {
+            Some(live) => live[o as usize],
+            None => true,
+        };
+        if found {
+            self.into[o as usize].set(true);
+        }
+        found
     }
 
     fn set_chain(&mut self, scope: u32) {
@@ -522,33 +533,7 @@ impl Q<'_> {
         }
         // Declarations: the declared name becomes the qualified one, and the value part of
         // the named forms is resolved like the anonymous ones.
-        let declares = matches!(
-            kw,
-            Kw::Type
-                | Kw::TypeAttribute
-                | Kw::TypeAlias
-                | Kw::Role
-                | Kw::RoleAttribute
-                | Kw::User
-                | Kw::UserAttribute
-                | Kw::Sensitivity
-                | Kw::SensitivityAlias
-                | Kw::Category
-                | Kw::CategoryAlias
-                | Kw::Sid
-                | Kw::ClassPermission
-                | Kw::Boolean
-                | Kw::Tunable
-                | Kw::Common
-                | Kw::Class
-                | Kw::ClassMap
-                | Kw::CategorySet
-                | Kw::Level
-                | Kw::LevelRange
-                | Kw::Context
-                | Kw::IpAddr
-                | Kw::PermissionX
-        );
+        let declares = matches!(kw, named_declaration_kws!() | Kw::Tunable);
         if declares && !prefix.is_empty() {
             if let Some(s) = self.arg(l, 1).and_then(|x| self.tree.sym(x)) {
                 self.buf.clear();
@@ -609,6 +594,7 @@ fn resolve_args(
     int: &Interner,
     ast: &mut Ast,
     live: Option<&[bool]>,
+    into: &[Cell<bool>],
 ) -> Result<(), Fail> {
     // One set of buffers for every argument's short-lived `Q` (each needed a handful of
     // allocations: 1,700 arguments on `bench.cil`).
@@ -633,6 +619,7 @@ fn resolve_args(
             edits.clear();
             let mut q = Q {
                 live,
+                into,
                 tree: &*tree,
                 int,
                 ast: &*ast,
@@ -707,6 +694,17 @@ fn resolve_args(
     Ok(())
 }
 
+/// Whether qualifying again for the optionals `live` leaves (after the last [`qualify`])
+/// could change a name: only when one of them found a declaration in an optional that is
+/// no longer live. Lookups that found nothing find nothing with fewer optionals, and
+/// lookups that found a declaration outside the disabled optionals find the same one.
+pub fn needs_requalify(ast: &Ast, live: &[bool]) -> bool {
+    ast.qualified_into
+        .iter()
+        .zip(live)
+        .any(|(&into, &live)| into && !live)
+}
+
 /// Rewrites the statements that sit in blocks (see the module doc).
 pub fn qualify(
     tree: &mut Tree,
@@ -717,13 +715,18 @@ pub fn qualify(
     if ast.scopes.is_empty() {
         return Ok(());
     }
-    resolve_args(tree, int, ast, live)?;
+    let mut into = std::mem::take(&mut ast.qualified_into);
+    into.clear();
+    into.resize(ast.optionals.len(), false);
+    let into_cells = Cell::from_mut(&mut into[..]).as_slice_of_cells();
+    resolve_args(tree, int, ast, live, into_cells)?;
     // Edits of every statement in one list: (statement, end of its edits in `edits`).
     let mut edited: Vec<(u32, usize)> = Vec::new();
     let mut edits: Vec<Edit> = Vec::new();
     {
         let mut q = Q {
             live,
+            into: into_cells,
             tree: &*tree,
             int,
             ast,
@@ -756,6 +759,7 @@ pub fn qualify(
             }
         }
     }
+    ast.qualified_into = into;
     let mut scratch = CopyScratch::default();
     let mut start = 0;
     for (s, end) in edited {

@@ -315,6 +315,10 @@ pub struct Ast {
     /// Calls and blockinherits in optionals whose macro or block does not exist (in
     /// statement order, so sorted).
     pub unresolved_stmts: Vec<u32>,
+    /// Per optional, set by the last `qualify`: whether one of its names found a
+    /// declaration inside that optional. Disabling optionals none of which is marked
+    /// leaves every qualified name as it is (see `qualify::needs_requalify`).
+    pub qualified_into: Vec<bool>,
     /// Declarations in block tables while the walk runs: (table, base name) -> first
     /// declaration; they join `by_sym` under their qualified names when the walk ends.
     scoped: FxHashMap<(u32, Sym), u32>,

@@ -8,6 +8,7 @@ use super::{rule_lines, rule_matches, AstRule, Input, RuleCache, RuleSource};
 use crate::bits::Bits;
 use crate::Fail;
 use arbiter_policy::avtab::{AvtabDatum, AvtabEntry, AvtabKind, Xperms, XpermsKind};
+use arbiter_policy::symbols::TypeFlavor;
 use arbiter_policy::Policy;
 use std::collections::HashMap;
 
@@ -254,10 +255,20 @@ fn report(
 /// libsepol's `attr_type_map`: per type value - 1, the type values it stands for (a type
 /// itself, an attribute its members), ascending.
 pub(super) fn attr_type_map(p: &Policy) -> Vec<Vec<u32>> {
-    p.members()
-        .into_iter()
-        .map(|m| m.into_iter().map(|t| u32::from(t.value())).collect())
-        .collect()
+    // `Policy::members`, with values in place of ids: built once, not converted.
+    let mut out = vec![Vec::new(); p.types.len()];
+    for (i, map) in p.type_attr_map.iter().enumerate() {
+        if p.types.get(i).map(|t| t.flavor) != Some(TypeFlavor::Type) {
+            continue;
+        }
+        let value = i as u32 + 1;
+        for b in map.iter() {
+            if let Some(m) = out.get_mut(b as usize) {
+                m.push(value);
+            }
+        }
+    }
+    out
 }
 
 /// The type values of an operand (an attribute's members), as a set over values.

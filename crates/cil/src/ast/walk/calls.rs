@@ -118,6 +118,14 @@ impl<'a> Walker<'a> {
     /// with libsepol's trace (`cil_print_recursive_call`): the macro, then each call of
     /// the cycle and the macro it expands, down to the call refused.
     fn refuse_recursion(&self, at: &At, mid: u32) -> Result<(), Fail> {
+        // The usual case first, without the trace's text.
+        let mut c = at.it.cont;
+        while c != NONE && self.conts[c as usize].macro_id != mid {
+            c = self.conts[c as usize].up;
+        }
+        if c == NONE {
+            return Ok(());
+        }
         let macro_line = |id: u32| {
             let m = &self.blocks.macros[id as usize];
             let at = loc(self.tree, self.names, m.file, m.node);
