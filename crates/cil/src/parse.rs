@@ -139,45 +139,23 @@ fn symbol_mask(w: u64) -> u32 {
     t(0) | t(1) | t(2) | t(3)
 }
 
-/// Lexes the symbols that start at `text[i]` (a symbol byte) and follow one another
-/// separated by single spaces (`allow a_t b_t`, `read write`), interning each and pushing
-/// it on `pending`. Returns where it stopped (after one space, if any), or `Err` when the
-/// table of names is full. Its own function, out of line, so that its loop keeps in
-/// registers only what a symbol needs (the text, the stack of elements, the interner)
-/// and none of the values the parser's loop keeps for parentheses and lines.
-#[inline(never)]
-fn symbols(
-    text: &[u8],
-    mut i: usize,
-    pending: &mut Vec<u32>,
-    interner: &mut Interner,
-) -> Result<usize, ()> {
-    loop {
-        let j = match scan_short(text, i) {
-            Some((j, lo, hi)) => {
-                let sym = interner.intern_key(&text[i..j], lo, hi, hash_short(lo, hi));
-                if sym >= ATOM {
-                    return Err(());
-                }
-                pending.push(ATOM | sym);
-                j
-            }
-            None => {
-                let (j, lo, hi, h) = scan_long(text, i);
-                let sym = interner.intern_key(&text[i..j], lo, hi, h);
-                if sym >= ATOM {
-                    return Err(());
-                }
-                pending.push(ATOM | sym);
-                j
-            }
-        };
-        // A symbol is mostly followed by one space, and often by another symbol.
-        match text.get(j..j + 2) {
-            Some(&[b' ', c]) if is_symbol_byte(c) => i = j + 1,
-            _ => return Ok(j + (text.get(j) == Some(&b' ')) as usize),
-        }
+/// The symbol that starts at `text[i]` (a symbol byte): its end and its interned id
+/// (at least [`ATOM`] when the table of names is full). Names of fewer than sixteen bytes
+/// are found inline; longer ones, and those in a file's last sixteen bytes, out of line
+/// ([`long_symbol`]), so the token loop keeps only the short path's values.
+#[inline(always)]
+fn symbol(text: &[u8], i: usize, interner: &mut Interner) -> (usize, Sym) {
+    match scan_short(text, i) {
+        Some((j, lo, hi)) => (j, interner.intern_key(&text[i..j], lo, hi, hash_short(lo, hi))),
+        None => long_symbol(text, i, interner),
     }
+}
+
+/// [`symbol`] past [`scan_short`]: [`scan_long`], then the interner.
+#[inline(never)]
+fn long_symbol(text: &[u8], i: usize, interner: &mut Interner) -> (usize, Sym) {
+    let (j, lo, hi, h) = scan_long(text, i);
+    (j, interner.intern_key(&text[i..j], lo, hi, h))
 }
 
 /// The end of the symbol of fewer than sixteen bytes that starts at `text[i]` (a symbol
@@ -312,18 +290,29 @@ mod sse2 {
     }
 }
 
+/// Where the parser is in the nesting of lists, between two calls of [`tokens`].
+struct State {
+    /// Where the innermost open list's elements begin on the element stack (0 at top
+    /// level, which is how a symbol outside parentheses is recognised).
+    start: usize,
+    /// How many lists are open.
+    depth: usize,
+    /// [`Tree::heads`] of this file so far.
+    heads: u64,
+    line: u32,
+}
+
 /// Parses one file into the shared arena and symbol table (files are parsed one after the
 /// other: the work is dominated by the lexer, and one arena avoids copying and re-interning
 /// per-file results, which costs more CPU than a second core saves in wall time).
 /// `Err` is libsepol's message.
 ///
-/// The loop keeps few values live (the 1.9 million symbols of a distribution's store pass
-/// through it, and every value that does not fit in a register costs a load and a store
-/// per token): one stack, `pending`, holds the file's top-level statements and then the
-/// elements of each open list above its parent's, `start` is where the innermost open
-/// list's elements begin (0 at top level, which is how a symbol outside parentheses is
-/// recognised), and `open` (touched only at parentheses) remembers each open list's node
-/// and its parent's `start`.
+/// One stack, `pending`, holds the file's top-level statements and then the elements of
+/// each open list above its parent's; each open list's id sits on it just below its
+/// elements (where it stays, as its parent's element, when the list closes), and its node
+/// holds its parent's `start` until then, so no second stack is kept. The tokens of
+/// nearly every file (symbols, parentheses, spaces and line breaks) are read by
+/// [`tokens`]; comments, quoted strings and errors come back here.
 pub fn parse_file(
     tree: &mut Tree,
     interner: &mut Interner,
@@ -331,54 +320,121 @@ pub fn parse_file(
     text: &[u8],
 ) -> Result<(), String> {
     let mut pending: Vec<u32> = Vec::with_capacity(1024);
-    let mut open: Vec<(u32, u32)> = Vec::new();
-    let mut start = 0usize;
-    let mut heads = 0u64;
-    let mut line: u32 = 1;
+    let mut st = State {
+        start: 0,
+        depth: 0,
+        heads: 0,
+        line: 1,
+    };
     let mut i = 0usize;
     let n = text.len();
-    let fail = |what: Failure, line: u32| Err(what.message(line, path));
-    while i < n {
-        let c = text[i];
+    loop {
+        i = match tokens(text, i, tree, &mut pending, interner, &mut st) {
+            Ok(i) => i,
+            Err(what) => return Err(what.message(st.line, path)),
+        };
+        let Some(&c) = text.get(i) else {
+            break;
+        };
+        let fail = |what: Failure| Err(what.message(st.line, path));
         match c {
-            b'\n' | b'\r' => {
-                line = line.saturating_add(1);
-                i += 1;
-                continue;
-            }
-            b' ' | b'\t' => {
-                i += 1;
-                // Indentation comes in runs of spaces: eight compared at once.
-                while let Some(c) = text.get(i..i + 8) {
-                    let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-                    let spaces = (w ^ 0x2020_2020_2020_2020).trailing_zeros() as usize / 8;
-                    i += spaces;
-                    if spaces < 8 {
-                        break;
-                    }
-                }
-                while i < n && matches!(text[i], b' ' | b'\t') {
-                    i += 1;
-                }
-                continue;
-            }
             b';' => {
                 while i < n && text[i] != b'\n' && text[i] != b'\r' {
                     i += 1;
                 }
-                continue;
             }
+            b'"' => {
+                let mut j = i + 1;
+                while j < n && text[j] != b'"' && text[j] != b'\n' && text[j] != 0 {
+                    j += 1;
+                }
+                if j >= n || text[j] != b'"' {
+                    return fail(Failure::Token(b'"'));
+                }
+                if st.start == 0 {
+                    return fail(Failure::NotInside);
+                }
+                let sym = interner.intern(&text[i + 1..j]);
+                if sym >= ATOM {
+                    return fail(Failure::TooManyNames);
+                }
+                pending.push(ATOM | sym);
+                i = j + 1;
+            }
+            other => return fail(Failure::Token(other)),
+        }
+    }
+    if st.depth != 0 {
+        return Err(Failure::OpenWithoutClose.message(st.line, path));
+    }
+    // What is left on the stack are the file's top-level statements.
+    let a = tree.kids.len() as u32;
+    tree.kids.extend_from_slice(&pending);
+    tree.files.push((a, tree.kids.len() as u32));
+    tree.heads |= st.heads;
+    Ok(())
+}
+
+/// Reads tokens from `text[i]` on: symbols, parentheses, spaces, tabs and line breaks,
+/// until the end of the text or a byte it leaves to [`parse_file`] (a comment, a quoted
+/// string, a byte no token starts with), whose position it returns. Its own function, out
+/// of line, with the parser's state in locals: the 1.9 million symbols and 1.4 million
+/// parentheses of a distribution's store pass through one loop that keeps in registers
+/// what they need, and the rare tokens' code stays outside it.
+#[inline(never)]
+fn tokens(
+    text: &[u8],
+    mut i: usize,
+    tree: &mut Tree,
+    pending: &mut Vec<u32>,
+    interner: &mut Interner,
+    st: &mut State,
+) -> Result<usize, Failure> {
+    let mut start = st.start;
+    let mut depth = st.depth;
+    let mut heads = st.heads;
+    let mut line = st.line;
+    let r = 'next: loop {
+        let Some(&c) = text.get(i) else {
+            break Ok(i);
+        };
+        if is_symbol_byte(c) {
+            if start == 0 {
+                break Err(Failure::NotInside);
+            }
+            // A run of symbols separated by single spaces (`allow a_t b_t`, `read write`).
+            loop {
+                let (j, sym) = symbol(text, i, interner);
+                if sym >= ATOM {
+                    break 'next Err(Failure::TooManyNames);
+                }
+                pending.push(ATOM | sym);
+                match text.get(j..j + 2) {
+                    Some(&[b' ', c]) if is_symbol_byte(c) => i = j + 1,
+                    _ => {
+                        i = j;
+                        continue 'next;
+                    }
+                }
+            }
+        }
+        match c {
             b'(' => {
-                if open.len() >= MAX_DEPTH {
-                    return fail(Failure::TooDeep, line);
+                if depth >= MAX_DEPTH {
+                    break Err(Failure::TooDeep);
                 }
                 let id = tree.nodes.len() as u32;
                 if id >= ATOM {
-                    return fail(Failure::TooManyLists, line);
+                    break Err(Failure::TooManyLists);
                 }
-                tree.nodes.push(Node { line, a: 0, b: 0 });
+                // `a` holds the parent's `start` until the list closes.
+                tree.nodes.push(Node {
+                    line,
+                    a: start as u32,
+                    b: 0,
+                });
                 pending.push(id);
-                open.push((id, start as u32));
+                depth += 1;
                 start = pending.len();
                 i += 1;
                 // The list's head, nearly always a keyword right after the parenthesis, is
@@ -388,17 +444,17 @@ pub fn parse_file(
                 // or `)` is no keyword.
                 match text.get(i) {
                     Some(&c) if is_symbol_byte(c) => {}
-                    Some(b'(' | b')') => continue,
-                    _ => {
-                        heads = u64::MAX;
-                        continue;
-                    }
+                    Some(b'(' | b')') => {}
+                    _ => heads = u64::MAX,
                 }
             }
             b')' => {
-                let Some((id, parent)) = open.pop() else {
-                    return fail(Failure::CloseWithoutOpen, line);
-                };
+                if depth == 0 {
+                    break Err(Failure::CloseWithoutOpen);
+                }
+                depth -= 1;
+                // The list's id, just below its elements.
+                let id = pending[start - 1] as usize;
                 let elems = &pending[start..];
                 // Once a list rather than once a symbol: its head, if an atom among the
                 // first 64 symbols (the keywords `Tree::heads` tracks).
@@ -418,54 +474,41 @@ pub fn parse_file(
                 }
                 let b = kids.len() as u32;
                 pending.truncate(start);
-                start = parent as usize;
-                let nd = &mut tree.nodes[id as usize];
+                let nd = &mut tree.nodes[id];
+                start = nd.a as usize;
                 nd.a = a;
                 nd.b = b;
                 i += 1;
-                continue;
             }
-            b'"' => {
-                let mut j = i + 1;
-                while j < n && text[j] != b'"' && text[j] != b'\n' && text[j] != 0 {
-                    j += 1;
-                }
-                if j >= n || text[j] != b'"' {
-                    return fail(Failure::Token(b'"'), line);
-                }
-                if start == 0 {
-                    return fail(Failure::NotInside, line);
-                }
-                let sym = interner.intern(&text[i + 1..j]);
-                if sym >= ATOM {
-                    return fail(Failure::TooManyNames, line);
-                }
-                pending.push(ATOM | sym);
-                i = j + 1;
-                continue;
-            }
-            c if is_symbol_byte(c) => {
-                if start == 0 {
-                    return fail(Failure::NotInside, line);
+            b' ' | b'\t' => {
+                i += 1;
+                if matches!(text.get(i), Some(b' ' | b'\t')) {
+                    // Indentation comes in runs of spaces: eight compared at once.
+                    while let Some(c) = text.get(i..i + 8) {
+                        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+                        let spaces = (w ^ 0x2020_2020_2020_2020).trailing_zeros() as usize / 8;
+                        i += spaces;
+                        if spaces < 8 {
+                            break;
+                        }
+                    }
+                    while matches!(text.get(i), Some(b' ' | b'\t')) {
+                        i += 1;
+                    }
                 }
             }
-            other => return fail(Failure::Token(other), line),
+            b'\n' | b'\r' => {
+                line = line.saturating_add(1);
+                i += 1;
+            }
+            _ => break Ok(i),
         }
-        // Symbols (one copy of this code for heads and other atoms keeps the loop small).
-        match symbols(text, i, &mut pending, interner) {
-            Ok(j) => i = j,
-            Err(()) => return fail(Failure::TooManyNames, line),
-        }
-    }
-    if !open.is_empty() {
-        return fail(Failure::OpenWithoutClose, line);
-    }
-    // What is left on the stack are the file's top-level statements.
-    let a = tree.kids.len() as u32;
-    tree.kids.extend_from_slice(&pending);
-    tree.files.push((a, tree.kids.len() as u32));
-    tree.heads |= heads;
-    Ok(())
+    };
+    st.start = start;
+    st.depth = depth;
+    st.heads = heads;
+    st.line = line;
+    r
 }
 
 /// Why a file does not parse (libsepol's messages, one per variant).
