@@ -168,22 +168,59 @@ fn scan_short(text: &[u8], i: usize) -> Option<(usize, u64, u64)> {
     let c = text.get(i..i + 16)?;
     let lo = u64::from_le_bytes(c[..8].try_into().expect("8 bytes"));
     let hi = u64::from_le_bytes(c[8..].try_into().expect("8 bytes"));
-    let stops = stops16(lo, hi);
+    let (stops, lo, hi) = scan16(lo, hi);
     if stops == 0 {
         return None;
     }
     // 1..=15: `text[i]` is a symbol byte.
     let k = stops.trailing_zeros();
     debug_assert!(k >= 1);
-    // The bytes past the symbol cleared: in `lo` below eight bytes (and `hi` is 0), in
-    // `hi` from eight on (`keep` is 0 at exactly eight).
-    let keep = (1u64 << (8 * (k & 7))).wrapping_sub(1);
-    let (lo, hi) = if k < 8 {
-        (lo & keep, 0)
-    } else {
-        (lo, hi & keep)
-    };
     Some((i + k as usize, lo, hi))
+}
+
+/// For `k` bytes kept (`k < 16`), the masks of the two words.
+const KEEP: [[u64; 2]; 16] = {
+    let mut t = [[0u64; 2]; 16];
+    let mut k = 0;
+    while k < 16 {
+        t[k] = if k < 8 {
+            [(1u64 << (8 * k)) - 1, 0]
+        } else {
+            [u64::MAX, (1u64 << (8 * (k - 8))) - 1]
+        };
+        k += 1;
+    }
+    t
+};
+
+/// Sixteen bytes (`lo` then `hi`, little-endian) classified: [`stops16`] of them, and
+/// the bytes before the first stop, zero-padded (the key of the symbol they start with;
+/// meaningless without a stop).
+#[inline(always)]
+fn scan16(lo: u64, hi: u64) -> (u32, u64, u64) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: `sse2::scan` only needs SSE2, which this build enables for every machine
+        // it runs on (the `cfg` above: SSE2 is part of the x86_64 baseline).
+        #[allow(unsafe_code)]
+        unsafe {
+            sse2::scan(lo, hi)
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        scan16_words(lo, hi)
+    }
+}
+
+/// [`scan16`] with the byte-pair table and word masks: the portable way, and the
+/// reference its SSE2 form is tested against.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[inline(always)]
+fn scan16_words(lo: u64, hi: u64) -> (u32, u64, u64) {
+    let stops = stops16_table(lo, hi);
+    let [ml, mh] = KEEP[(stops.trailing_zeros() & 15) as usize];
+    (stops, lo & ml, hi & mh)
 }
 
 /// The symbol that starts at `text[i]` where [`scan_short`] does not apply: its end and
@@ -272,18 +309,41 @@ fn stops16_table(lo: u64, hi: u64) -> u32 {
 mod sse2 {
     use std::arch::x86_64::*;
 
+    /// [`super::scan16`]: the bytes classified as in [`stops`], then the symbol's bytes
+    /// kept with one mask from [`super::KEEP`] (where the scalar way takes a shift, two
+    /// masks and two selects).
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    pub(super) fn scan(lo: u64, hi: u64) -> (u32, u64, u64) {
+        let v = _mm_set_epi64x(hi as i64, lo as i64);
+        let stops = classify(v);
+        let [ml, mh] = super::KEEP[(stops.trailing_zeros() & 15) as usize];
+        let kept = _mm_and_si128(v, _mm_set_epi64x(mh as i64, ml as i64));
+        (
+            stops,
+            _mm_cvtsi128_si64(kept) as u64,
+            _mm_cvtsi128_si64(_mm_unpackhi_epi64(kept, kept)) as u64,
+        )
+    }
+
     #[target_feature(enable = "sse2")]
     #[inline]
     pub(super) fn stops(lo: u64, hi: u64) -> u32 {
-        let v = _mm_set_epi64x(hi as i64, lo as i64);
+        classify(_mm_set_epi64x(hi as i64, lo as i64))
+    }
+
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn classify(v: __m128i) -> u32 {
         let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-        // Signed: bytes 0x80..=0xff are negative, so this keeps 0x21..=0x7f.
-        let printable = _mm_cmpgt_epi8(v, _mm_set1_epi8(0x20));
+        // Signed, after adding one: 0x21..=0x7e become 0x22..=0x7f, above 0x21, and every
+        // other byte 0x21 or less (0x7f..=0xff become negative).
+        let printable = _mm_cmpgt_epi8(_mm_add_epi8(v, _mm_set1_epi8(1)), _mm_set1_epi8(0x21));
         // `(` and `)` differ in the low bit only.
         let paren = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(1)), _mm_set1_epi8(b')' as i8));
         let excluded = _mm_or_si128(
             _mm_or_si128(paren, eq(b'"')),
-            _mm_or_si128(_mm_or_si128(eq(b';'), eq(b'\\')), eq(0x7f)),
+            _mm_or_si128(eq(b';'), eq(b'\\')),
         );
         let symbol = _mm_andnot_si128(excluded, printable);
         !(_mm_movemask_epi8(symbol) as u32) & 0xffff
@@ -449,7 +509,8 @@ fn tokens(
                 }
             }
             b')' => {
-                if depth == 0 {
+                // `start` is 0 at top level only (inside a list, the list's id is below it).
+                if start == 0 {
                     break Err(Failure::CloseWithoutOpen);
                 }
                 depth -= 1;
@@ -618,6 +679,12 @@ mod tests {
                 let want = if is_symbol_byte(b) { 0 } else { 1 << pos };
                 assert_eq!(stops16(lo, hi), want, "byte {b:#04x} at {pos}");
                 assert_eq!(stops16_table(lo, hi), want, "byte {b:#04x} at {pos}");
+                // The symbol's key: the SSE2 way is the scalar one.
+                assert_eq!(scan16(lo, hi), scan16_words(lo, hi), "byte {b:#04x} at {pos}");
+                if pos > 0 && want != 0 {
+                    let (klo, khi, _) = key_of(&bytes[..pos]);
+                    assert_eq!(scan16(lo, hi), (want, klo, khi), "byte {b:#04x} at {pos}");
+                }
             }
         }
     }
