@@ -146,7 +146,10 @@ fn symbol_mask(w: u64) -> u32 {
 #[inline(always)]
 fn symbol(text: &[u8], i: usize, interner: &mut Interner) -> (usize, Sym) {
     match scan_short(text, i) {
-        Some((j, lo, hi)) => (j, interner.intern_key(&text[i..j], lo, hi, hash_short(lo, hi))),
+        Some((j, lo, hi)) => (
+            j,
+            interner.intern_key(&text[i..j], lo, hi, hash_short(lo, hi)),
+        ),
         None => long_symbol(text, i, interner),
     }
 }
@@ -680,7 +683,11 @@ mod tests {
                 assert_eq!(stops16(lo, hi), want, "byte {b:#04x} at {pos}");
                 assert_eq!(stops16_table(lo, hi), want, "byte {b:#04x} at {pos}");
                 // The symbol's key: the SSE2 way is the scalar one.
-                assert_eq!(scan16(lo, hi), scan16_words(lo, hi), "byte {b:#04x} at {pos}");
+                assert_eq!(
+                    scan16(lo, hi),
+                    scan16_words(lo, hi),
+                    "byte {b:#04x} at {pos}"
+                );
                 if pos > 0 && want != 0 {
                     let (klo, khi, _) = key_of(&bytes[..pos]);
                     assert_eq!(scan16(lo, hi), (want, klo, khi), "byte {b:#04x} at {pos}");
