@@ -139,45 +139,26 @@ fn symbol_mask(w: u64) -> u32 {
     t(0) | t(1) | t(2) | t(3)
 }
 
-/// Lexes the symbols that start at `text[i]` (a symbol byte) and follow one another
-/// separated by single spaces (`allow a_t b_t`, `read write`), interning each and pushing
-/// it on `pending`. Returns where it stopped (after one space, if any), or `Err` when the
-/// table of names is full. Its own function, out of line, so that its loop keeps in
-/// registers only what a symbol needs (the text, the stack of elements, the interner)
-/// and none of the values the parser's loop keeps for parentheses and lines.
-#[inline(never)]
-fn symbols(
-    text: &[u8],
-    mut i: usize,
-    pending: &mut Vec<u32>,
-    interner: &mut Interner,
-) -> Result<usize, ()> {
-    loop {
-        let j = match scan_short(text, i) {
-            Some((j, lo, hi)) => {
-                let sym = interner.intern_key(&text[i..j], lo, hi, hash_short(lo, hi));
-                if sym >= ATOM {
-                    return Err(());
-                }
-                pending.push(ATOM | sym);
-                j
-            }
-            None => {
-                let (j, lo, hi, h) = scan_long(text, i);
-                let sym = interner.intern_key(&text[i..j], lo, hi, h);
-                if sym >= ATOM {
-                    return Err(());
-                }
-                pending.push(ATOM | sym);
-                j
-            }
-        };
-        // A symbol is mostly followed by one space, and often by another symbol.
-        match text.get(j..j + 2) {
-            Some(&[b' ', c]) if is_symbol_byte(c) => i = j + 1,
-            _ => return Ok(j + (text.get(j) == Some(&b' ')) as usize),
-        }
+/// The symbol that starts at `text[i]` (a symbol byte): its end and its interned id
+/// (at least [`ATOM`] when the table of names is full). Names of fewer than sixteen bytes
+/// are found inline; longer ones, and those in a file's last sixteen bytes, out of line
+/// ([`long_symbol`]), so the token loop keeps only the short path's values.
+#[inline(always)]
+fn symbol(text: &[u8], i: usize, interner: &mut Interner) -> (usize, Sym) {
+    match scan_short(text, i) {
+        Some((j, lo, hi)) => (
+            j,
+            interner.intern_key(&text[i..j], lo, hi, hash_short(lo, hi)),
+        ),
+        None => long_symbol(text, i, interner),
     }
+}
+
+/// [`symbol`] past [`scan_short`]: [`scan_long`], then the interner.
+#[inline(never)]
+fn long_symbol(text: &[u8], i: usize, interner: &mut Interner) -> (usize, Sym) {
+    let (j, lo, hi, h) = scan_long(text, i);
+    (j, interner.intern_key(&text[i..j], lo, hi, h))
 }
 
 /// The end of the symbol of fewer than sixteen bytes that starts at `text[i]` (a symbol
@@ -190,22 +171,59 @@ fn scan_short(text: &[u8], i: usize) -> Option<(usize, u64, u64)> {
     let c = text.get(i..i + 16)?;
     let lo = u64::from_le_bytes(c[..8].try_into().expect("8 bytes"));
     let hi = u64::from_le_bytes(c[8..].try_into().expect("8 bytes"));
-    let stops = stops16(lo, hi);
+    let (stops, lo, hi) = scan16(lo, hi);
     if stops == 0 {
         return None;
     }
     // 1..=15: `text[i]` is a symbol byte.
     let k = stops.trailing_zeros();
     debug_assert!(k >= 1);
-    // The bytes past the symbol cleared: in `lo` below eight bytes (and `hi` is 0), in
-    // `hi` from eight on (`keep` is 0 at exactly eight).
-    let keep = (1u64 << (8 * (k & 7))).wrapping_sub(1);
-    let (lo, hi) = if k < 8 {
-        (lo & keep, 0)
-    } else {
-        (lo, hi & keep)
-    };
     Some((i + k as usize, lo, hi))
+}
+
+/// For `k` bytes kept (`k < 16`), the masks of the two words.
+const KEEP: [[u64; 2]; 16] = {
+    let mut t = [[0u64; 2]; 16];
+    let mut k = 0;
+    while k < 16 {
+        t[k] = if k < 8 {
+            [(1u64 << (8 * k)) - 1, 0]
+        } else {
+            [u64::MAX, (1u64 << (8 * (k - 8))) - 1]
+        };
+        k += 1;
+    }
+    t
+};
+
+/// Sixteen bytes (`lo` then `hi`, little-endian) classified: [`stops16`] of them, and
+/// the bytes before the first stop, zero-padded (the key of the symbol they start with;
+/// meaningless without a stop).
+#[inline(always)]
+fn scan16(lo: u64, hi: u64) -> (u32, u64, u64) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: `sse2::scan` only needs SSE2, which this build enables for every machine
+        // it runs on (the `cfg` above: SSE2 is part of the x86_64 baseline).
+        #[allow(unsafe_code)]
+        unsafe {
+            sse2::scan(lo, hi)
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        scan16_words(lo, hi)
+    }
+}
+
+/// [`scan16`] with the byte-pair table and word masks: the portable way, and the
+/// reference its SSE2 form is tested against.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[inline(always)]
+fn scan16_words(lo: u64, hi: u64) -> (u32, u64, u64) {
+    let stops = stops16_table(lo, hi);
+    let [ml, mh] = KEEP[(stops.trailing_zeros() & 15) as usize];
+    (stops, lo & ml, hi & mh)
 }
 
 /// The symbol that starts at `text[i]` where [`scan_short`] does not apply: its end and
@@ -294,22 +312,57 @@ fn stops16_table(lo: u64, hi: u64) -> u32 {
 mod sse2 {
     use std::arch::x86_64::*;
 
+    /// [`super::scan16`]: the bytes classified as in [`stops`], then the symbol's bytes
+    /// kept with one mask from [`super::KEEP`] (where the scalar way takes a shift, two
+    /// masks and two selects).
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    pub(super) fn scan(lo: u64, hi: u64) -> (u32, u64, u64) {
+        let v = _mm_set_epi64x(hi as i64, lo as i64);
+        let stops = classify(v);
+        let [ml, mh] = super::KEEP[(stops.trailing_zeros() & 15) as usize];
+        let kept = _mm_and_si128(v, _mm_set_epi64x(mh as i64, ml as i64));
+        (
+            stops,
+            _mm_cvtsi128_si64(kept) as u64,
+            _mm_cvtsi128_si64(_mm_unpackhi_epi64(kept, kept)) as u64,
+        )
+    }
+
     #[target_feature(enable = "sse2")]
     #[inline]
     pub(super) fn stops(lo: u64, hi: u64) -> u32 {
-        let v = _mm_set_epi64x(hi as i64, lo as i64);
+        classify(_mm_set_epi64x(hi as i64, lo as i64))
+    }
+
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn classify(v: __m128i) -> u32 {
         let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-        // Signed: bytes 0x80..=0xff are negative, so this keeps 0x21..=0x7f.
-        let printable = _mm_cmpgt_epi8(v, _mm_set1_epi8(0x20));
+        // Signed, after adding one: 0x21..=0x7e become 0x22..=0x7f, above 0x21, and every
+        // other byte 0x21 or less (0x7f..=0xff become negative).
+        let printable = _mm_cmpgt_epi8(_mm_add_epi8(v, _mm_set1_epi8(1)), _mm_set1_epi8(0x21));
         // `(` and `)` differ in the low bit only.
         let paren = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(1)), _mm_set1_epi8(b')' as i8));
         let excluded = _mm_or_si128(
             _mm_or_si128(paren, eq(b'"')),
-            _mm_or_si128(_mm_or_si128(eq(b';'), eq(b'\\')), eq(0x7f)),
+            _mm_or_si128(eq(b';'), eq(b'\\')),
         );
         let symbol = _mm_andnot_si128(excluded, printable);
         !(_mm_movemask_epi8(symbol) as u32) & 0xffff
     }
+}
+
+/// Where the parser is in the nesting of lists, between two calls of [`tokens`].
+struct State {
+    /// Where the innermost open list's elements begin on the element stack (0 at top
+    /// level, which is how a symbol outside parentheses is recognised).
+    start: usize,
+    /// How many lists are open.
+    depth: usize,
+    /// [`Tree::heads`] of this file so far.
+    heads: u64,
+    line: u32,
 }
 
 /// Parses one file into the shared arena and symbol table (files are parsed one after the
@@ -317,13 +370,12 @@ mod sse2 {
 /// per-file results, which costs more CPU than a second core saves in wall time).
 /// `Err` is libsepol's message.
 ///
-/// The loop keeps few values live (the 1.9 million symbols of a distribution's store pass
-/// through it, and every value that does not fit in a register costs a load and a store
-/// per token): one stack, `pending`, holds the file's top-level statements and then the
-/// elements of each open list above its parent's, `start` is where the innermost open
-/// list's elements begin (0 at top level, which is how a symbol outside parentheses is
-/// recognised), and `open` (touched only at parentheses) remembers each open list's node
-/// and its parent's `start`.
+/// One stack, `pending`, holds the file's top-level statements and then the elements of
+/// each open list above its parent's; each open list's id sits on it just below its
+/// elements (where it stays, as its parent's element, when the list closes), and its node
+/// holds its parent's `start` until then, so no second stack is kept. The tokens of
+/// nearly every file (symbols, parentheses, spaces and line breaks) are read by
+/// [`tokens`]; comments, quoted strings and errors come back here.
 pub fn parse_file(
     tree: &mut Tree,
     interner: &mut Interner,
@@ -331,54 +383,121 @@ pub fn parse_file(
     text: &[u8],
 ) -> Result<(), String> {
     let mut pending: Vec<u32> = Vec::with_capacity(1024);
-    let mut open: Vec<(u32, u32)> = Vec::new();
-    let mut start = 0usize;
-    let mut heads = 0u64;
-    let mut line: u32 = 1;
+    let mut st = State {
+        start: 0,
+        depth: 0,
+        heads: 0,
+        line: 1,
+    };
     let mut i = 0usize;
     let n = text.len();
-    let fail = |what: Failure, line: u32| Err(what.message(line, path));
-    while i < n {
-        let c = text[i];
+    loop {
+        i = match tokens(text, i, tree, &mut pending, interner, &mut st) {
+            Ok(i) => i,
+            Err(what) => return Err(what.message(st.line, path)),
+        };
+        let Some(&c) = text.get(i) else {
+            break;
+        };
+        let fail = |what: Failure| Err(what.message(st.line, path));
         match c {
-            b'\n' | b'\r' => {
-                line = line.saturating_add(1);
-                i += 1;
-                continue;
-            }
-            b' ' | b'\t' => {
-                i += 1;
-                // Indentation comes in runs of spaces: eight compared at once.
-                while let Some(c) = text.get(i..i + 8) {
-                    let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-                    let spaces = (w ^ 0x2020_2020_2020_2020).trailing_zeros() as usize / 8;
-                    i += spaces;
-                    if spaces < 8 {
-                        break;
-                    }
-                }
-                while i < n && matches!(text[i], b' ' | b'\t') {
-                    i += 1;
-                }
-                continue;
-            }
             b';' => {
                 while i < n && text[i] != b'\n' && text[i] != b'\r' {
                     i += 1;
                 }
-                continue;
             }
+            b'"' => {
+                let mut j = i + 1;
+                while j < n && text[j] != b'"' && text[j] != b'\n' && text[j] != 0 {
+                    j += 1;
+                }
+                if j >= n || text[j] != b'"' {
+                    return fail(Failure::Token(b'"'));
+                }
+                if st.start == 0 {
+                    return fail(Failure::NotInside);
+                }
+                let sym = interner.intern(&text[i + 1..j]);
+                if sym >= ATOM {
+                    return fail(Failure::TooManyNames);
+                }
+                pending.push(ATOM | sym);
+                i = j + 1;
+            }
+            other => return fail(Failure::Token(other)),
+        }
+    }
+    if st.depth != 0 {
+        return Err(Failure::OpenWithoutClose.message(st.line, path));
+    }
+    // What is left on the stack are the file's top-level statements.
+    let a = tree.kids.len() as u32;
+    tree.kids.extend_from_slice(&pending);
+    tree.files.push((a, tree.kids.len() as u32));
+    tree.heads |= st.heads;
+    Ok(())
+}
+
+/// Reads tokens from `text[i]` on: symbols, parentheses, spaces, tabs and line breaks,
+/// until the end of the text or a byte it leaves to [`parse_file`] (a comment, a quoted
+/// string, a byte no token starts with), whose position it returns. Its own function, out
+/// of line, with the parser's state in locals: the 1.9 million symbols and 1.4 million
+/// parentheses of a distribution's store pass through one loop that keeps in registers
+/// what they need, and the rare tokens' code stays outside it.
+#[inline(never)]
+fn tokens(
+    text: &[u8],
+    mut i: usize,
+    tree: &mut Tree,
+    pending: &mut Vec<u32>,
+    interner: &mut Interner,
+    st: &mut State,
+) -> Result<usize, Failure> {
+    let mut start = st.start;
+    let mut depth = st.depth;
+    let mut heads = st.heads;
+    let mut line = st.line;
+    let r = 'next: loop {
+        let Some(&c) = text.get(i) else {
+            break Ok(i);
+        };
+        if is_symbol_byte(c) {
+            if start == 0 {
+                break Err(Failure::NotInside);
+            }
+            // A run of symbols separated by single spaces (`allow a_t b_t`, `read write`).
+            loop {
+                let (j, sym) = symbol(text, i, interner);
+                if sym >= ATOM {
+                    break 'next Err(Failure::TooManyNames);
+                }
+                pending.push(ATOM | sym);
+                match text.get(j..j + 2) {
+                    Some(&[b' ', c]) if is_symbol_byte(c) => i = j + 1,
+                    _ => {
+                        i = j;
+                        continue 'next;
+                    }
+                }
+            }
+        }
+        match c {
             b'(' => {
-                if open.len() >= MAX_DEPTH {
-                    return fail(Failure::TooDeep, line);
+                if depth >= MAX_DEPTH {
+                    break Err(Failure::TooDeep);
                 }
                 let id = tree.nodes.len() as u32;
                 if id >= ATOM {
-                    return fail(Failure::TooManyLists, line);
+                    break Err(Failure::TooManyLists);
                 }
-                tree.nodes.push(Node { line, a: 0, b: 0 });
+                // `a` holds the parent's `start` until the list closes.
+                tree.nodes.push(Node {
+                    line,
+                    a: start as u32,
+                    b: 0,
+                });
                 pending.push(id);
-                open.push((id, start as u32));
+                depth += 1;
                 start = pending.len();
                 i += 1;
                 // The list's head, nearly always a keyword right after the parenthesis, is
@@ -388,17 +507,18 @@ pub fn parse_file(
                 // or `)` is no keyword.
                 match text.get(i) {
                     Some(&c) if is_symbol_byte(c) => {}
-                    Some(b'(' | b')') => continue,
-                    _ => {
-                        heads = u64::MAX;
-                        continue;
-                    }
+                    Some(b'(' | b')') => {}
+                    _ => heads = u64::MAX,
                 }
             }
             b')' => {
-                let Some((id, parent)) = open.pop() else {
-                    return fail(Failure::CloseWithoutOpen, line);
-                };
+                // `start` is 0 at top level only (inside a list, the list's id is below it).
+                if start == 0 {
+                    break Err(Failure::CloseWithoutOpen);
+                }
+                depth -= 1;
+                // The list's id, just below its elements.
+                let id = pending[start - 1] as usize;
                 let elems = &pending[start..];
                 // Once a list rather than once a symbol: its head, if an atom among the
                 // first 64 symbols (the keywords `Tree::heads` tracks).
@@ -418,54 +538,41 @@ pub fn parse_file(
                 }
                 let b = kids.len() as u32;
                 pending.truncate(start);
-                start = parent as usize;
-                let nd = &mut tree.nodes[id as usize];
+                let nd = &mut tree.nodes[id];
+                start = nd.a as usize;
                 nd.a = a;
                 nd.b = b;
                 i += 1;
-                continue;
             }
-            b'"' => {
-                let mut j = i + 1;
-                while j < n && text[j] != b'"' && text[j] != b'\n' && text[j] != 0 {
-                    j += 1;
-                }
-                if j >= n || text[j] != b'"' {
-                    return fail(Failure::Token(b'"'), line);
-                }
-                if start == 0 {
-                    return fail(Failure::NotInside, line);
-                }
-                let sym = interner.intern(&text[i + 1..j]);
-                if sym >= ATOM {
-                    return fail(Failure::TooManyNames, line);
-                }
-                pending.push(ATOM | sym);
-                i = j + 1;
-                continue;
-            }
-            c if is_symbol_byte(c) => {
-                if start == 0 {
-                    return fail(Failure::NotInside, line);
+            b' ' | b'\t' => {
+                i += 1;
+                if matches!(text.get(i), Some(b' ' | b'\t')) {
+                    // Indentation comes in runs of spaces: eight compared at once.
+                    while let Some(c) = text.get(i..i + 8) {
+                        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+                        let spaces = (w ^ 0x2020_2020_2020_2020).trailing_zeros() as usize / 8;
+                        i += spaces;
+                        if spaces < 8 {
+                            break;
+                        }
+                    }
+                    while matches!(text.get(i), Some(b' ' | b'\t')) {
+                        i += 1;
+                    }
                 }
             }
-            other => return fail(Failure::Token(other), line),
+            b'\n' | b'\r' => {
+                line = line.saturating_add(1);
+                i += 1;
+            }
+            _ => break Ok(i),
         }
-        // Symbols (one copy of this code for heads and other atoms keeps the loop small).
-        match symbols(text, i, &mut pending, interner) {
-            Ok(j) => i = j,
-            Err(()) => return fail(Failure::TooManyNames, line),
-        }
-    }
-    if !open.is_empty() {
-        return fail(Failure::OpenWithoutClose, line);
-    }
-    // What is left on the stack are the file's top-level statements.
-    let a = tree.kids.len() as u32;
-    tree.kids.extend_from_slice(&pending);
-    tree.files.push((a, tree.kids.len() as u32));
-    tree.heads |= heads;
-    Ok(())
+    };
+    st.start = start;
+    st.depth = depth;
+    st.heads = heads;
+    st.line = line;
+    r
 }
 
 /// Why a file does not parse (libsepol's messages, one per variant).
@@ -575,6 +682,16 @@ mod tests {
                 let want = if is_symbol_byte(b) { 0 } else { 1 << pos };
                 assert_eq!(stops16(lo, hi), want, "byte {b:#04x} at {pos}");
                 assert_eq!(stops16_table(lo, hi), want, "byte {b:#04x} at {pos}");
+                // The symbol's key: the SSE2 way is the scalar one.
+                assert_eq!(
+                    scan16(lo, hi),
+                    scan16_words(lo, hi),
+                    "byte {b:#04x} at {pos}"
+                );
+                if pos > 0 && want != 0 {
+                    let (klo, khi, _) = key_of(&bytes[..pos]);
+                    assert_eq!(scan16(lo, hi), (want, klo, khi), "byte {b:#04x} at {pos}");
+                }
             }
         }
     }
