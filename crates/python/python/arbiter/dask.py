@@ -19,21 +19,21 @@ first round's ``SPREAD`` times the last's), each task's share cut again into ran
 most ``blocksize``. Each task holds its ranges itself (no dependency), so Dask's
 distributed scheduler queues them and hands them out as workers free up, largest first:
 equal bytes are not equal CPU (formats differ in cost per byte), and the small tasks at
-the end let the workers finish together. A task
-reads its ranges on the worker, one at a time, each widened to the lines that start in
-it (in Rust; no per-line Python object), and digests them natively into one compact
-``bytes`` blob (counts, and each distinct denial with its verdict), on an engine built
-once per worker process and reused by every task there (keyed by the policy's path, or
-its bytes' SHA-256). Few, large tasks because each task costs the client, the scheduler
-and the workers' event loops messages and transitions on the cores the workers compute
-on: one task per 16 MiB range and a tree of merges (57 tasks for a 50-host fleet) took
-0.8-1.5 CPU-s a run in those processes, against 3-4.5 for the map. Up to ``_CLIENT_BLOBS``
+the end let the workers finish together. A task reads its ranges on the worker, one at a
+time, each widened to the lines that start in it (in Rust; no per-line Python object), and
+digests them natively into one compact ``bytes`` blob (counts, and each distinct denial
+with its verdict), on an engine built once per worker process and reused by every task
+there (keyed by the policy's path, or its bytes' SHA-256). Few, large tasks because each
+task costs the client, the scheduler and the workers' event loops messages and
+transitions on the cores the workers compute on: one task per 16 MiB range and a tree of
+merges (57 tasks for a 50-host fleet) took 0.8-1.5 CPU-s a run in those processes,
+against 3-4.5 for the map. Up to ``_CLIENT_BLOBS``
 (32) blobs go to the client, which merges them (in Rust: counts added, distinct denials
 kept in log order) and feeds the distinct denials to audit2allow's generator (nothing is
 decided again), which prints exactly what a run over every line prints (a repeated denial
 changes nothing in audit2allow's output); more tasks are merged in a tree on the workers
-first, as ``Bag.reduction`` builds it. Dask's scheduler does the scheduling; this module only says
-what to compute.
+first, as ``Bag.reduction`` builds it. Dask's scheduler does the scheduling; this module
+only says what to compute.
 """
 
 from __future__ import annotations
