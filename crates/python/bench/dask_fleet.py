@@ -1,7 +1,7 @@
 """Throughput of arbiter.dask with 1 and 2 worker processes (lines/s), on a generated fleet.
 
     python3 bench/dask_fleet.py [--hosts 50] [--lines 20000] [--rounds 3] [--seeds N] [--dir DIR]
-                                [--parts] [--tasks-per-worker K]
+                                [--parts] [--tasks-per-worker K] [--spread S] [--client-blobs B]
 
 Generates DIR/hostNN.log with crates/denials' gen_denials (formats in turn) if missing,
 starts one LocalCluster per worker count (threads_per_worker=1, processes), warms every
@@ -133,6 +133,12 @@ def main():
     ap.add_argument("--tasks-per-worker", type=int, default=None,
                     help="tasks per worker (explain_fleet's partitions= is this times the "
                          "workers); default: arbiter.dask's")
+    ap.add_argument("--spread", type=float, default=None,
+                    help="the first round of tasks' share over the last's (arbiter.dask.SPREAD; "
+                         "1: equal shares)")
+    ap.add_argument("--client-blobs", type=int, default=None,
+                    help="the most blobs the client merges itself, more being merged in a tree "
+                         "on the workers first (arbiter.dask._CLIENT_BLOBS)")
     ap.add_argument("--parts", action="store_true",
                     help="also record Dask's task stream: the serial start and end of each "
                          "run and each worker's busy time and gaps")
@@ -140,6 +146,10 @@ def main():
                     help="keep the workers' statistical profiler on (Dask's default: a "
                          "stack sample every 10 ms in every worker, CPU taken from the work)")
     a = ap.parse_args()
+    if a.spread is not None:
+        arbiter.dask.SPREAD = a.spread
+    if a.client_blobs is not None:
+        arbiter.dask._CLIENT_BLOBS = a.client_blobs
     if not a.profile:
         # Passed to the worker processes by their nannies.
         dask.config.set({"distributed.worker.profile.enabled": False})

@@ -432,6 +432,27 @@ fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
     ))
 }
 
+/// [`merge_views`] for the final step, which runs alone on idle cores: past 4 views, each
+/// half is merged on a thread of its own and the two results are merged (in log order, the
+/// first half first; merging is associative). Merging the 16 blobs of a two-worker run
+/// cost 0.12 CPU-s on the calling thread, most of it adding up the rule counts of every
+/// blob (up to 39,000 rules each), all of it on a fleet run's serial end.
+fn merge_views_halves<'a>(views: &[View<'a>]) -> View<'a> {
+    if views.len() <= 4 {
+        return merge_views(views);
+    }
+    let (first, second) = views.split_at(views.len() / 2);
+    let (a, b) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| merge_views(first));
+        let b = merge_views(second);
+        (a.join(), b)
+    });
+    match a {
+        Ok(a) => merge_views(&[a, b]),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
 /// Views given in log order merged into one view of the same blobs (see [`merge`]).
 fn merge_views<'a>(views: &[View<'a>]) -> View<'a> {
     let mut counts: Counts = [0; 5];
@@ -639,7 +660,7 @@ fn fleet_finish<'py>(
     let view = if views.len() == 1 {
         views.remove(0)
     } else {
-        merge_views(&views)
+        py.detach(|| merge_views_halves(&views))
     };
     let (allow, dicts) = std::thread::scope(|scope| {
         let (view, generation) = (&view, &generation);

@@ -72,18 +72,24 @@ def test_generation_options_equal_the_cli(debian_path, fleet):
                                 *sub.values())
 
 
-def test_partitions_cover_every_byte_once_in_equal_shares(tmp_path):
-    """The client's cut: every byte of every log in exactly one range, in log order; the
-    partitions' shares equal to a byte; no range over blocksize; empty logs left out."""
+def test_partitions_cover_every_byte_once_largest_first(tmp_path):
+    """The client's cut: every byte of every log in exactly one range, in log order; no
+    range over blocksize; empty logs left out; the shares equal within a round of as many
+    tasks as threads (to a byte), each round's no larger than the one before, and the
+    first round's SPREAD times the last's (to a byte each); equal shares when there are no
+    more tasks than threads."""
     sizes = [1000, 0, 1, 4097, 333, 0, 12000]
     paths = []
     for i, n in enumerate(sizes):
         p = tmp_path / f"log{i}"
         p.write_bytes(b"x" * n)
         paths.append(str(p))
-    for count, blocksize in [(1, 1 << 20), (3, 1000), (4, 7), (8, 4096), (50, 100), (20000, 64)]:
-        parts = arbiter.dask._partitions(paths, count, blocksize)
-        assert len(parts) == min(count, sum(sizes))
+    total = sum(sizes)
+    for count, blocksize, threads in [(1, 1 << 20, 1), (3, 1000, 1), (4, 7, 4), (8, 4096, 2),
+                                      (16, 4096, 2), (50, 100, 3), (9, 64, 2),
+                                      (20000, 64, 2)]:
+        parts = arbiter.dask._partitions(paths, count, blocksize, threads)
+        assert len(parts) == min(count, total)
         flat = [r for part in parts for r in part]
         for path, n in zip(paths, sizes):
             mine = [(o, ln) for p, o, ln in flat if p == path]
@@ -92,7 +98,18 @@ def test_partitions_cover_every_byte_once_in_equal_shares(tmp_path):
             assert not mine or mine[0][0] == 0
         assert all(0 < ln <= blocksize for _, _, ln in flat)
         shares = [sum(ln for _, _, ln in part) for part in parts]
-        assert max(shares) - min(shares) <= 1
+        rounds = [shares[i:i + threads] for i in range(0, len(shares), threads)]
+        assert all(max(r) - min(r) <= 1 for r in rounds)
+        assert all(min(a) + 1 >= max(b) for a, b in zip(rounds, rounds[1:]))
+        if count <= threads:
+            assert max(shares) - min(shares) <= 1
+        elif min(rounds[-1]) > 100:
+            assert abs(max(rounds[0]) / max(rounds[-1]) - arbiter.dask.SPREAD) < 0.5
+    # A larger fleet: 16 tasks over 2 threads, the last round a sixteenth of the first.
+    bounds = arbiter.dask._bounds(10**9, 16, 2)
+    shares = [b - a for a, b in zip(bounds, bounds[1:])]
+    assert sum(shares) == 10**9 and shares[0] == shares[1] > shares[2]
+    assert round(shares[0] / shares[-1]) == arbiter.dask.SPREAD
 
 
 def test_bad_input(debian_path, tmp_path):

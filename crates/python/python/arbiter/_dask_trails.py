@@ -2,22 +2,24 @@
 selection over many trails and per-event / per-user counts of the selected records, the
 same as one ``arbiter bsm reduce`` over every trail in the order given.
 
-One trail is one bag partition (a BSM trail has no line boundaries to cut at, and one
-host's trail is the natural unit). Each partition is selected and counted natively on its
-worker (``arbiter.bsm``'s reducer, streaming the file); ``Bag.reduction`` merges the
-results in a tree on the workers, keeping trail order, so the client receives one result:
+One trail is one task (a BSM trail has no line boundaries to cut at, and one host's trail
+is the natural unit), the trail's path in the task itself, so that Dask's distributed
+scheduler hands the tasks out as workers free up. Each trail is selected and counted
+natively on its worker (``arbiter.bsm``'s reducer, streaming the file); a tree of merges
+(fan-in 8, as ``Bag.reduction`` builds it) runs on the workers, keeping trail order, so
+the client receives one result:
 the selected records as one trail (``data``) and the counts.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
+import secrets
 from collections import Counter
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-import dask.bag as db
+import dask
 
 from . import _native
 
@@ -102,10 +104,16 @@ def trails_fleet(trails: Union[Mapping[str, Any], Sequence[Any]], options: Seque
             err = _native.TrailError(f"{p}: no such file")
             err.path = p
             raise err
-    bag = db.from_sequence(pairs, npartitions=len(pairs))
-    records, selected, events, users, hosts, data = bag.reduction(
-        functools.partial(_digest, options=options, etc=etc), _merge, split_every=_SPLIT_EVERY,
-    ).compute(scheduler=scheduler)
+    # One task per trail, the trail in the task itself: tasks with no dependency, which
+    # Dask's distributed scheduler hands out as workers free up (not all placed at the
+    # start, as tasks each depending on a data task are); then a tree of merges, fan-in 8.
+    name = "arbiter-trails-digest-" + secrets.token_hex(8)
+    digest = dask.delayed(_digest, pure=True)
+    level = [digest([pair], options, etc, dask_key_name=(name, i)) for i, pair in enumerate(pairs)]
+    merge = dask.delayed(_merge, pure=True)
+    while len(level) > 1:
+        level = [merge(level[i:i + _SPLIT_EVERY]) for i in range(0, len(level), _SPLIT_EVERY)]
+    (records, selected, events, users, hosts, data), = dask.compute(level[0], scheduler=scheduler)
     all_hosts = {h: 0 for h, _ in pairs}
     all_hosts.update(hosts)
     return TrailFleet(data=data, events=events, users=users, hosts=all_hosts,

@@ -13,22 +13,27 @@ Install with ``pip install ./crates/python[dask]``.
     fleet.hosts["web1"], fleet.rules[("httpd_t", "shadow_t", "file")], fleet.verdicts["TERULE"]
 
 How it is split: the logs, in order, are cut by size alone (the client reads no log) into
-``partitions`` tasks of equal bytes, by default ``TASKS_PER_THREAD`` (8) per worker thread
-of the scheduler, each task's share cut again into ranges of at most ``blocksize``. A task
-reads its ranges on the worker, one at a time, each widened to the lines that start in
-it (in Rust; no per-line Python object), and digests them natively into one compact
-``bytes`` blob (counts, and each distinct denial with its verdict), on an engine built
-once per worker process and reused by every task there (keyed by the policy's path, or
-its bytes' SHA-256). Few, large tasks because each task costs the client, the scheduler
-and the workers' event loops messages and transitions on the cores the workers compute
-on: one task per 16 MiB range and a tree of merges (57 tasks for a 50-host fleet) took
-0.8-1.5 CPU-s a run in those processes, against 3-4.5 for the map. Up to 8 blobs go to the client,
-which merges them (in Rust: counts added, distinct denials kept in log order) and feeds
-the distinct denials to audit2allow's generator (nothing is decided again), which prints
-exactly what a run over every line prints (a repeated denial changes nothing in
-audit2allow's output); more tasks are merged in a tree on the workers first, as
-``Bag.reduction`` builds it. Dask's scheduler does the scheduling; this module only says
-what to compute.
+``partitions`` tasks, by default ``TASKS_PER_THREAD`` (8) per worker thread of the
+scheduler, their shares of the bytes decreasing in rounds of as many tasks as threads (the
+first round's ``SPREAD`` times the last's), each task's share cut again into ranges of at
+most ``blocksize``. Each task holds its ranges itself (no dependency), so Dask's
+distributed scheduler queues them and hands them out as workers free up, largest first:
+equal bytes are not equal CPU (formats differ in cost per byte), and the small tasks at
+the end let the workers finish together. A task reads its ranges on the worker, one at a
+time, each widened to the lines that start in it (in Rust; no per-line Python object), and
+digests them natively into one compact ``bytes`` blob (counts, and each distinct denial
+with its verdict), on an engine built once per worker process and reused by every task
+there (keyed by the policy's path, or its bytes' SHA-256). Few, large tasks because each
+task costs the client, the scheduler and the workers' event loops messages and
+transitions on the cores the workers compute on: one task per 16 MiB range and a tree of
+merges (57 tasks for a 50-host fleet) took 0.8-1.5 CPU-s a run in those processes,
+against 3-4.5 for the map. Up to ``_CLIENT_BLOBS``
+(32) blobs go to the client, which merges them (in Rust: counts added, distinct denials
+kept in log order) and feeds the distinct denials to audit2allow's generator (nothing is
+decided again), which prints exactly what a run over every line prints (a repeated denial
+changes nothing in audit2allow's output); more tasks are merged in a tree on the workers
+first, as ``Bag.reduction`` builds it. Dask's scheduler does the scheduling; this module
+only says what to compute.
 """
 
 from __future__ import annotations
@@ -42,7 +47,6 @@ from collections import Counter
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import dask
-import dask.bag as db
 from dask.base import get_scheduler
 from dask.local import get_sync
 from dask.system import CPU_COUNT
@@ -59,8 +63,12 @@ _ENGINES: Dict[str, Denials] = {}
 _ENGINES_LOCK = threading.Lock()
 # Blobs merged per reduce task: the tree's fan-in (Dask's default is 8 as well).
 _SPLIT_EVERY = 8
+# The most blobs the client's final step merges itself; more are merged in a tree first.
+_CLIENT_BLOBS = 32
 # Tasks per worker thread when ``explain_fleet`` is not told how many: see its docs.
 TASKS_PER_THREAD = 8
+# The first round of tasks' share over the last's (see ``_bounds``).
+SPREAD = 16
 
 
 def _policy_key(policy: PolicySource) -> Tuple[str, PolicySource]:
@@ -103,17 +111,14 @@ class Fleet:
     unknown: int
 
 
-def _digest_part(part: Sequence[Tuple[int, List[Tuple[str, int, int]]]], policy: PolicySource,
+def _digest_task(index: int, ranges: List[Tuple[str, int, int]], policy: PolicySource,
                  run: int) -> bytes:
-    """Map step: one partition (one task: its index in log order and its byte ranges)
-    -> one blob. The ranges are read here, on the worker, one at a time, each widened to
-    the lines that start in it, and digested into one chunk natively. ``run`` and the
-    task's index let the worker's engine skip the denials an earlier task of this run
-    already kept there (the merge would drop them)."""
-    den = engine(policy)
-    blobs = [_native._fleet_digest_ranges(den, ranges, run=run, chunk=index)
-             for index, ranges in part]
-    return blobs[0] if len(blobs) == 1 else _native._fleet_merge(blobs)
+    """Map step: one task (its index in log order and its byte ranges) -> one blob. The
+    ranges are read here, on the worker, one at a time, each widened to the lines that
+    start in it, and digested into one chunk natively. ``run`` and the task's index let
+    the worker's engine skip the denials an earlier task of this run already kept there
+    (the merge would drop them)."""
+    return _native._fleet_digest_ranges(engine(policy), ranges, run=run, chunk=index)
 
 
 def _merge_blobs(blobs: Sequence[bytes]) -> bytes:
@@ -124,35 +129,60 @@ def _merge_blobs(blobs: Sequence[bytes]) -> bytes:
 
 def _merge_tree(level: List[Any]) -> List[Any]:
     """The reduction tree over the map's results (Dask ``Delayed`` objects, in log order):
-    merges of ``_SPLIT_EVERY`` consecutive blobs, level after level, up to the level of at
-    most ``_SPLIT_EVERY`` blobs, which the client's final step merges itself (so the last
+    merges of ``_SPLIT_EVERY`` consecutive blobs, level after level, up to a level of at
+    most ``_CLIENT_BLOBS`` blobs, which the client's final step merges itself (so the last
     merge is not a task of its own whose result crosses to the client and is read again).
-    The tree ``Bag.reduction`` builds, less its root."""
+    The tree ``Bag.reduction`` builds, less its top."""
     merge = dask.delayed(_merge_blobs, pure=True)
-    while len(level) > _SPLIT_EVERY:
+    while len(level) > _CLIENT_BLOBS:
         level = [merge(level[i:i + _SPLIT_EVERY]) for i in range(0, len(level), _SPLIT_EVERY)]
     return level
 
 
-def _partitions(paths: Sequence[str], count: int,
-                blocksize: int) -> List[List[Tuple[str, int, int]]]:
-    """The logs, in order, cut into ``count`` partitions of equal bytes (a partition may
-    span several logs, a log several partitions), each partition's part of a log cut again
-    into ranges of at most ``blocksize`` bytes: what one task reads, range by range. The
-    cuts fall anywhere in a line; each range holds the lines that start in it. Only the
-    logs' sizes are read; empty logs give no range."""
+def _bounds(total: int, count: int, threads: int) -> List[int]:
+    """Where the ``count`` tasks' shares of ``total`` bytes start and end (``count + 1``
+    offsets, ``count <= total``): shares decreasing in rounds of ``threads`` tasks, each
+    round's tasks equal, from the first round to the last by ``SPREAD`` in all
+    (geometrically), so that the tasks Dask hands out last are the smallest and the
+    workers end together however equal bytes turn out to cost unequal CPU. One round (as
+    many tasks as threads, or fewer): equal shares."""
+    rounds = -(-count // threads)
+    ratio = SPREAD ** (-1 / (rounds - 1)) if rounds > 1 else 1.0
+    weights = [ratio ** (i // threads) for i in range(count)]
+    whole = sum(weights)
+    bounds, acc = [0], 0.0
+    for i, w in enumerate(weights[:-1], 1):
+        acc += w
+        # Every share at least one byte (count <= total).
+        bounds.append(min(max(bounds[-1] + 1, round(total * acc / whole)), total - (count - i)))
+    bounds.append(total)
+    return bounds
+
+
+def _partitions(paths: Sequence[str], count: int, blocksize: int,
+                threads: int = 1) -> List[List[Tuple[str, int, int]]]:
+    """The logs, in order, cut into ``count`` partitions (a partition may span several
+    logs, a log several partitions), their shares of the bytes as ``_bounds`` gives them
+    (equal when ``count <= threads``, else decreasing), each partition's part of a log cut
+    again into ranges of at most ``blocksize`` bytes: what one task reads, range by range.
+    The cuts fall anywhere in a line; each range holds the lines that start in it. Only
+    the logs' sizes are read; empty logs give no range."""
     sizes = [os.path.getsize(p) for p in paths]
     total = sum(sizes)
     count = min(count, total)
+    if not count:
+        return []
+    bounds = _bounds(total, count, max(1, threads))
     parts: List[List[Tuple[str, int, int]]] = [[] for _ in range(count)]
-    log_start = 0
+    log_start, first = 0, 0
     for path, size in zip(paths, sizes):
         log_end = log_start + size
         # The partitions that overlap [log_start, log_end): partition i is
-        # [total * i // count, total * (i + 1) // count).
-        first = log_start * count // total if total else 0
+        # [bounds[i], bounds[i + 1]).
+        while first < count and bounds[first + 1] <= log_start:
+            first += 1
         for i in range(first, count):
-            a, b = total * i // count, total * (i + 1) // count
+            a, b = bounds[i], bounds[i + 1]
             if a >= log_end:
                 break
             lo, hi = max(a, log_start) - log_start, min(b, log_end) - log_start
@@ -193,8 +223,9 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
 
     ``logs``: ``{host: path}`` (or ``{host: [paths]}``), or a list of paths (host = the
     file's name). ``policy``: the policy's path or bytes. ``partitions``: how many tasks
-    read the logs (default: ``TASKS_PER_THREAD`` per worker thread of the scheduler), each
-    an equal share of the logs' bytes; ``blocksize``: the most bytes a task reads at once
+    read the logs (default: ``TASKS_PER_THREAD`` per worker thread of the scheduler), their
+    shares of the logs' bytes decreasing in rounds of one task per thread (equal with no
+    more tasks than threads; see ``_bounds``); ``blocksize``: the most bytes a task reads at once
     (``None``: the largest log's size). ``module``, ``requires``, ``dontaudit``,
     ``xperms``: audit2allow's -m, -r, -D, -x for ``Fleet.allow``."""
     if isinstance(logs, Mapping):
@@ -223,18 +254,23 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
         size = max(1, max(os.path.getsize(p) for p in paths))
     if not isinstance(size, int) or size <= 0:
         raise ValueError(f"blocksize must be a positive number of bytes, got {blocksize!r}")
+    threads = _worker_threads(scheduler)
     if partitions is None:
-        partitions = TASKS_PER_THREAD * _worker_threads(scheduler)
+        partitions = TASKS_PER_THREAD * threads
     if not isinstance(partitions, int) or partitions <= 0:
         raise ValueError(f"partitions must be a positive number, got {partitions!r}")
-    parts = _partitions(paths, partitions, size)
+    parts = _partitions(paths, partitions, size, threads)
     if not parts:
         blobs = []
     else:
-        # One partition per task (read and digest); the merges, if any, run on workers.
-        bag = db.from_sequence(list(enumerate(parts)), npartitions=len(parts))
+        # One task per partition (read and digest), its ranges in the task itself: tasks
+        # with no dependency, which Dask's distributed scheduler hands out as workers free
+        # up (a group this large is "root-ish": queued on the scheduler), largest first.
         run = secrets.randbits(63)
-        digests = bag.map_partitions(_digest_part, policy=source, run=run).to_delayed()
+        name = f"arbiter-fleet-digest-{run:016x}"
+        digest = dask.delayed(_digest_task, pure=True)
+        digests = [digest(i, ranges, source, run, dask_key_name=(name, i))
+                   for i, ranges in enumerate(parts)]
         blobs = dask.compute(*_merge_tree(digests), scheduler=scheduler)
     # The tree's top level is merged by the final step itself (in Rust, in log order).
     allow, per_path, rules, verdicts, counts = _native._fleet_finish(
