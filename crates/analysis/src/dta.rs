@@ -207,7 +207,13 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                     let Some(e) = terules::entry(p, r) else {
                         continue;
                     };
-                    (e.key.kind, e.key.source, e.key.target, e.key.class, e.datum())
+                    (
+                        e.key.kind,
+                        e.key.source,
+                        e.key.target,
+                        e.key.class,
+                        e.datum(),
+                    )
                 }
             };
             match (kind, datum) {

@@ -973,8 +973,11 @@ mod tests {
 
     #[test]
     fn entry_changes_refuse_another_kinds_datum() {
-        let mut e = AvtabEntry::new(key(1, 2, 3, AvtabKind::Transition), AvtabDatum::Type(tid(4)))
-            .unwrap();
+        let mut e = AvtabEntry::new(
+            key(1, 2, 3, AvtabKind::Transition),
+            AvtabDatum::Type(tid(4)),
+        )
+        .unwrap();
         assert!(e.set_datum(AvtabDatum::Perms(9)).is_err());
         assert_eq!(e.perms_mut(), None);
         assert_eq!(e.xperms_index_mut(), None);
@@ -982,15 +985,18 @@ mod tests {
         e.set_datum(AvtabDatum::Type(tid(5))).unwrap();
         assert_eq!(e.datum(), AvtabDatum::Type(tid(5)));
 
-        let mut a = AvtabEntry::new(key(1, 2, 3, AvtabKind::AuditDeny), AvtabDatum::Perms(1))
-            .unwrap();
+        let mut a =
+            AvtabEntry::new(key(1, 2, 3, AvtabKind::AuditDeny), AvtabDatum::Perms(1)).unwrap();
         *a.perms_mut().unwrap() |= 6;
         assert_eq!(a.datum(), AvtabDatum::Perms(7));
         assert!(a.set_datum(AvtabDatum::Xperms(0)).is_err());
         assert_eq!(a.xperms_index_mut(), None);
 
-        let mut x = AvtabEntry::new(key(1, 2, 3, AvtabKind::XpermsDontAudit), AvtabDatum::Xperms(2))
-            .unwrap();
+        let mut x = AvtabEntry::new(
+            key(1, 2, 3, AvtabKind::XpermsDontAudit),
+            AvtabDatum::Xperms(2),
+        )
+        .unwrap();
         assert_eq!(x.perms_mut(), None);
         *x.xperms_index_mut().unwrap() = 3;
         assert_eq!(x.datum(), AvtabDatum::Xperms(3));
@@ -1033,8 +1039,16 @@ mod tests {
             t.entries,
             vec![
                 AvtabEntry::new(key(1, 2, 3, AvtabKind::Allowed), AvtabDatum::Perms(5)).unwrap(),
-                AvtabEntry::new(key(1, 2, 3, AvtabKind::Transition), AvtabDatum::Type(tid(7))).unwrap(),
-                AvtabEntry::new(key(4, 5, 6, AvtabKind::AuditDeny), AvtabDatum::Perms(0xffff_fffe)).unwrap(),
+                AvtabEntry::new(
+                    key(1, 2, 3, AvtabKind::Transition),
+                    AvtabDatum::Type(tid(7))
+                )
+                .unwrap(),
+                AvtabEntry::new(
+                    key(4, 5, 6, AvtabKind::AuditDeny),
+                    AvtabDatum::Perms(0xffff_fffe)
+                )
+                .unwrap(),
             ]
         );
         assert!(t.xperms.is_empty());
@@ -1051,7 +1065,8 @@ mod tests {
             t.entries,
             vec![
                 AvtabEntry::new(key(1, 2, 3, AvtabKind::Allowed), AvtabDatum::Perms(0x11)).unwrap(),
-                AvtabEntry::new(key(1, 2, 3, AvtabKind::AuditDeny), AvtabDatum::Perms(0x22)).unwrap(),
+                AvtabEntry::new(key(1, 2, 3, AvtabKind::AuditDeny), AvtabDatum::Perms(0x22))
+                    .unwrap(),
             ]
         );
     }
