@@ -63,6 +63,13 @@ impl AvtabKind {
         self.bits() & 0x0070 != 0
     }
 
+    /// The datum is permission bits (allowed, auditallow, dontaudit).
+    #[inline]
+    pub fn is_av(self) -> bool {
+        // Allowed, AuditAllow and AuditDeny are the kinds within AVTAB_AV.
+        self.bits() & 0x0007 != 0
+    }
+
     /// The datum is an extended-permission set.
     #[inline]
     pub fn is_xperms(self) -> bool {
@@ -226,9 +233,9 @@ impl AvtabEntry {
     #[inline]
     fn word_for(kind: AvtabKind, datum: AvtabDatum) -> Result<u32, DatumKindMismatch> {
         match datum {
+            AvtabDatum::Perms(p) if kind.is_av() => Ok(p),
             AvtabDatum::Type(t) if kind.is_type_rule() => Ok(u32::from(t.value())),
             AvtabDatum::Xperms(i) if kind.is_xperms() => Ok(i),
-            AvtabDatum::Perms(p) if !kind.is_type_rule() && !kind.is_xperms() => Ok(p),
             _ => Err(DatumKindMismatch { kind, datum }),
         }
     }
@@ -236,17 +243,19 @@ impl AvtabEntry {
     /// The datum, its variant given by the key's kind.
     #[inline]
     pub fn datum(&self) -> AvtabDatum {
-        if self.key.kind.is_type_rule() {
+        // Every kind is in exactly one family (one bit of AVTAB_AV, AVTAB_TYPE or
+        // AVTAB_XPERMS), the access vector kinds, by far the most common, tested first.
+        if self.key.kind.is_av() {
+            AvtabDatum::Perms(self.data)
+        } else if self.key.kind.is_xperms() {
+            AvtabDatum::Xperms(self.data)
+        } else {
             // `new` and `set_datum` store a type rule's word from a `TypeId`: a non-zero
             // 16-bit value.
             match u16::try_from(self.data).ok().and_then(TypeId::new) {
                 Some(t) => AvtabDatum::Type(t),
                 None => unreachable!("a type rule's word is a type value"),
             }
-        } else if self.key.kind.is_xperms() {
-            AvtabDatum::Xperms(self.data)
-        } else {
-            AvtabDatum::Perms(self.data)
         }
     }
 
@@ -262,7 +271,7 @@ impl AvtabEntry {
     /// other kinds.
     #[inline]
     pub fn perms_mut(&mut self) -> Option<&mut u32> {
-        (!self.key.kind.is_type_rule() && !self.key.kind.is_xperms()).then_some(&mut self.data)
+        self.key.kind.is_av().then_some(&mut self.data)
     }
 
     /// The index into [`Avtab::xperms`] of an extended-permission entry, to change in
@@ -953,7 +962,7 @@ mod tests {
             let k = key(1, 2, 3, kind);
             for d in data {
                 let fits = match d {
-                    AvtabDatum::Perms(_) => !kind.is_type_rule() && !kind.is_xperms(),
+                    AvtabDatum::Perms(_) => kind.is_av(),
                     AvtabDatum::Type(_) => kind.is_type_rule(),
                     AvtabDatum::Xperms(_) => kind.is_xperms(),
                 };
