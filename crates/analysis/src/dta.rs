@@ -142,7 +142,7 @@ fn default_of(index: &Index<'_>, r: TeRuleRef) -> Option<TypeId> {
             .outcomes
             .get(outcome as usize)
             .map(|o| o.1),
-        _ => match terules::entry(p, r)?.datum {
+        _ => match terules::entry(p, r)?.datum() {
             AvtabDatum::Type(t) => Some(t),
             _ => None,
         },
@@ -207,7 +207,13 @@ impl<'i, 'p> DomainTransitionGraph<'i, 'p> {
                     let Some(e) = terules::entry(p, r) else {
                         continue;
                     };
-                    (e.key.kind, e.key.source, e.key.target, e.key.class, e.datum)
+                    (
+                        e.key.kind,
+                        e.key.source,
+                        e.key.target,
+                        e.key.class,
+                        e.datum(),
+                    )
                 }
             };
             match (kind, datum) {

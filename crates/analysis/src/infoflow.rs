@@ -129,7 +129,7 @@ impl<'i, 'p> InfoFlowGraph<'i, 'p> {
             let Some(e) = terules::entry(p, r) else {
                 continue;
             };
-            let AvtabDatum::Perms(bits) = e.datum else {
+            let AvtabDatum::Perms(bits) = e.datum() else {
                 continue;
             };
             let Some(cw) = class_weights.get(e.key.class.index()) else {

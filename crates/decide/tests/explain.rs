@@ -80,7 +80,7 @@ impl RuleTable {
             )
         };
         for e in &p.avtab.entries {
-            if let AvtabDatum::Perms(x) = e.datum {
+            if let AvtabDatum::Perms(x) = e.datum() {
                 m.entry(key(e)).or_default().push((None, x));
             }
         }
@@ -90,7 +90,7 @@ impl RuleTable {
                 (false, node.false_list.clone()),
             ] {
                 for e in &p.cond_avtab.entries[list.start as usize..list.end as usize] {
-                    if let AvtabDatum::Perms(x) = e.datum {
+                    if let AvtabDatum::Perms(x) = e.datum() {
                         m.entry(key(e)).or_default().push((Some((n, branch)), x));
                     }
                 }

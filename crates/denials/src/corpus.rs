@@ -140,7 +140,7 @@ pub fn accesses(engine: &Engine, n: usize, seed: u64) -> Vec<Access> {
             (rng.pick(&rules), false)
         };
         let Some(rule) = rule else { continue };
-        let AvtabDatum::Perms(bits) = rule.datum else {
+        let AvtabDatum::Perms(bits) = rule.datum() else {
             continue;
         };
         let Some(s) = pick_member(&mut rng, rule.key.source) else {

@@ -137,7 +137,7 @@ fn run_policy(path: &Path, queries: usize, key_stride: usize) -> Tally {
         .entries
         .iter()
         .chain(p.cond_avtab.entries.iter())
-        .filter(|e| e.key.kind.is_type_rule() && matches!(e.datum, AvtabDatum::Type(_)))
+        .filter(|e| e.key.kind.is_type_rule() && matches!(e.datum(), AvtabDatum::Type(_)))
         .map(|e| e.key)
         .collect();
     for k in av_keys.iter().step_by(key_stride) {

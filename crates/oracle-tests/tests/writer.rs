@@ -86,7 +86,7 @@ fn value_diff<T: PartialEq + Debug>(field: &str, a: &T, b: &T) -> Option<String>
 fn entries(t: &Avtab) -> Vec<(AvtabKey, AvtabDatum, Option<Xperms>)> {
     t.entries
         .iter()
-        .map(|e| (e.key, e.datum, t.xperms_of(e.datum).copied()))
+        .map(|e| (e.key, e.datum(), t.xperms_of(e.datum()).copied()))
         .collect()
 }
 
@@ -223,7 +223,7 @@ fn canonical(p: &Policy) -> Policy {
                     None => datum,
                 };
                 out.entries
-                    .push(arbiter_policy::avtab::AvtabEntry { key, datum });
+                    .push(arbiter_policy::avtab::AvtabEntry::new(key, datum).unwrap());
             }
             new_ranges.push(start..out.entries.len() as u32);
         }

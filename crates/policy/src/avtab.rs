@@ -63,6 +63,13 @@ impl AvtabKind {
         self.bits() & 0x0070 != 0
     }
 
+    /// The datum is permission bits (allowed, auditallow, dontaudit).
+    #[inline]
+    pub fn is_av(self) -> bool {
+        // Allowed, AuditAllow and AuditDeny are the kinds within AVTAB_AV.
+        self.bits() & 0x0007 != 0
+    }
+
     /// The datum is an extended-permission set.
     #[inline]
     pub fn is_xperms(self) -> bool {
@@ -189,11 +196,99 @@ pub enum AvtabDatum {
     Xperms(u32),
 }
 
-/// One entry.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+/// One entry: 12 bytes, the datum's variant given by the key's kind (see
+/// [`AvtabEntry::datum`]), so that a policy's hundred thousand entries take 4 bytes less
+/// each than a key beside a tagged datum would.
+///
+/// The word is private: an entry is built by [`AvtabEntry::new`], which refuses a datum
+/// whose variant disagrees with the kind, and changed by [`AvtabEntry::set_datum`] or
+/// [`AvtabEntry::perms_mut`]. The key stays a public field for reading; changing its kind
+/// to one of another family (access vector, type rule, extended permissions) after
+/// construction would change how the word is read, and nothing does.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
 pub struct AvtabEntry {
     pub key: AvtabKey,
+    data: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<AvtabEntry>() == 12);
+
+/// [`AvtabEntry::new`]'s refusal: the datum's variant is not the one the kind stores.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a {} rule cannot hold the datum {datum:?}", kind.name())]
+pub struct DatumKindMismatch {
+    pub kind: AvtabKind,
     pub datum: AvtabDatum,
+}
+
+impl AvtabEntry {
+    /// An entry of `key` holding `datum`: permission bits for the access vector kinds, a
+    /// type for the type-rule kinds, an extended-permission index for the xperms kinds.
+    #[inline]
+    pub fn new(key: AvtabKey, datum: AvtabDatum) -> Result<Self, DatumKindMismatch> {
+        let data = Self::word_for(key.kind, datum)?;
+        Ok(AvtabEntry { key, data })
+    }
+
+    #[inline]
+    fn word_for(kind: AvtabKind, datum: AvtabDatum) -> Result<u32, DatumKindMismatch> {
+        match datum {
+            AvtabDatum::Perms(p) if kind.is_av() => Ok(p),
+            AvtabDatum::Type(t) if kind.is_type_rule() => Ok(u32::from(t.value())),
+            AvtabDatum::Xperms(i) if kind.is_xperms() => Ok(i),
+            _ => Err(DatumKindMismatch { kind, datum }),
+        }
+    }
+
+    /// The datum, its variant given by the key's kind.
+    #[inline]
+    pub fn datum(&self) -> AvtabDatum {
+        // Every kind is in exactly one family (one bit of AVTAB_AV, AVTAB_TYPE or
+        // AVTAB_XPERMS), the access vector kinds, by far the most common, tested first.
+        if self.key.kind.is_av() {
+            AvtabDatum::Perms(self.data)
+        } else if self.key.kind.is_xperms() {
+            AvtabDatum::Xperms(self.data)
+        } else {
+            // `new` and `set_datum` store a type rule's word from a `TypeId`: a non-zero
+            // 16-bit value.
+            match u16::try_from(self.data).ok().and_then(TypeId::new) {
+                Some(t) => AvtabDatum::Type(t),
+                None => unreachable!("a type rule's word is a type value"),
+            }
+        }
+    }
+
+    /// Replaces the datum; refused, the entry unchanged, when its variant disagrees with
+    /// the kind.
+    #[inline]
+    pub fn set_datum(&mut self, datum: AvtabDatum) -> Result<(), DatumKindMismatch> {
+        self.data = Self::word_for(self.key.kind, datum)?;
+        Ok(())
+    }
+
+    /// The permission bits of an access vector entry, to change in place; `None` for the
+    /// other kinds.
+    #[inline]
+    pub fn perms_mut(&mut self) -> Option<&mut u32> {
+        self.key.kind.is_av().then_some(&mut self.data)
+    }
+
+    /// The index into [`Avtab::xperms`] of an extended-permission entry, to change in
+    /// place; `None` for the other kinds.
+    #[inline]
+    pub fn xperms_index_mut(&mut self) -> Option<&mut u32> {
+        self.key.kind.is_xperms().then_some(&mut self.data)
+    }
+}
+
+impl std::fmt::Debug for AvtabEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AvtabEntry")
+            .field("key", &self.key)
+            .field("datum", &self.datum())
+            .finish()
+    }
 }
 
 /// A table of entries in file order, extended permissions stored out of line so that the
@@ -226,18 +321,19 @@ impl Avtab {
     /// Appends an entry, storing extended permissions out of line.
     #[inline(always)]
     pub(crate) fn push(&mut self, key: AvtabKey, value: ItemValue<'_>) {
-        let datum = match value {
-            ItemValue::Perms(p) => AvtabDatum::Perms(p),
-            ItemValue::Type(t) => AvtabDatum::Type(t),
+        // `read_item` reads the value the key's kind stores, so the word is the kind's.
+        let data = match value {
+            ItemValue::Perms(p) => p,
+            ItemValue::Type(t) => u32::from(t.value()),
             ItemValue::Xperms(raw) => {
                 // Entries are bounded by the input size (12 bytes each at least), so the
                 // index always fits.
                 let i = self.xperms.len() as u32;
                 self.xperms.push(Xperms::from_raw(raw));
-                AvtabDatum::Xperms(i)
+                i
             }
         };
-        self.entries.push(AvtabEntry { key, datum });
+        self.entries.push(AvtabEntry { key, data });
     }
 }
 
@@ -853,6 +949,68 @@ mod tests {
         }
     }
 
+    const ALL_KINDS: [AvtabKind; 9] = SPEC_ORDER;
+
+    #[test]
+    fn entry_keeps_each_kinds_datum_and_refuses_the_others() {
+        let data = [
+            AvtabDatum::Perms(0xffff_ffff),
+            AvtabDatum::Type(tid(u16::MAX)),
+            AvtabDatum::Xperms(u32::MAX),
+        ];
+        for kind in ALL_KINDS {
+            let k = key(1, 2, 3, kind);
+            for d in data {
+                let fits = match d {
+                    AvtabDatum::Perms(_) => kind.is_av(),
+                    AvtabDatum::Type(_) => kind.is_type_rule(),
+                    AvtabDatum::Xperms(_) => kind.is_xperms(),
+                };
+                match AvtabEntry::new(k, d) {
+                    Ok(e) => {
+                        assert!(fits, "{kind:?} accepted {d:?}");
+                        assert_eq!((e.key, e.datum()), (k, d));
+                    }
+                    Err(err) => {
+                        assert!(!fits, "{kind:?} refused {d:?}");
+                        assert_eq!(err, DatumKindMismatch { kind, datum: d });
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn entry_changes_refuse_another_kinds_datum() {
+        let mut e = AvtabEntry::new(
+            key(1, 2, 3, AvtabKind::Transition),
+            AvtabDatum::Type(tid(4)),
+        )
+        .unwrap();
+        assert!(e.set_datum(AvtabDatum::Perms(9)).is_err());
+        assert_eq!(e.perms_mut(), None);
+        assert_eq!(e.xperms_index_mut(), None);
+        assert_eq!(e.datum(), AvtabDatum::Type(tid(4)));
+        e.set_datum(AvtabDatum::Type(tid(5))).unwrap();
+        assert_eq!(e.datum(), AvtabDatum::Type(tid(5)));
+
+        let mut a =
+            AvtabEntry::new(key(1, 2, 3, AvtabKind::AuditDeny), AvtabDatum::Perms(1)).unwrap();
+        *a.perms_mut().unwrap() |= 6;
+        assert_eq!(a.datum(), AvtabDatum::Perms(7));
+        assert!(a.set_datum(AvtabDatum::Xperms(0)).is_err());
+        assert_eq!(a.xperms_index_mut(), None);
+
+        let mut x = AvtabEntry::new(
+            key(1, 2, 3, AvtabKind::XpermsDontAudit),
+            AvtabDatum::Xperms(2),
+        )
+        .unwrap();
+        assert_eq!(x.perms_mut(), None);
+        *x.xperms_index_mut().unwrap() = 3;
+        assert_eq!(x.datum(), AvtabDatum::Xperms(3));
+    }
+
     /// A format >= 20 entry with a one-word datum.
     fn entry(w: &mut W, s: u16, t: u16, c: u16, spec: u16, datum: u32) {
         w.u16(s).u16(t).u16(c).u16(spec).u32(datum);
@@ -889,18 +1047,17 @@ mod tests {
         assert_eq!(
             t.entries,
             vec![
-                AvtabEntry {
-                    key: key(1, 2, 3, AvtabKind::Allowed),
-                    datum: AvtabDatum::Perms(5)
-                },
-                AvtabEntry {
-                    key: key(1, 2, 3, AvtabKind::Transition),
-                    datum: AvtabDatum::Type(tid(7))
-                },
-                AvtabEntry {
-                    key: key(4, 5, 6, AvtabKind::AuditDeny),
-                    datum: AvtabDatum::Perms(0xffff_fffe)
-                },
+                AvtabEntry::new(key(1, 2, 3, AvtabKind::Allowed), AvtabDatum::Perms(5)).unwrap(),
+                AvtabEntry::new(
+                    key(1, 2, 3, AvtabKind::Transition),
+                    AvtabDatum::Type(tid(7))
+                )
+                .unwrap(),
+                AvtabEntry::new(
+                    key(4, 5, 6, AvtabKind::AuditDeny),
+                    AvtabDatum::Perms(0xffff_fffe)
+                )
+                .unwrap(),
             ]
         );
         assert!(t.xperms.is_empty());
@@ -916,14 +1073,9 @@ mod tests {
         assert_eq!(
             t.entries,
             vec![
-                AvtabEntry {
-                    key: key(1, 2, 3, AvtabKind::Allowed),
-                    datum: AvtabDatum::Perms(0x11)
-                },
-                AvtabEntry {
-                    key: key(1, 2, 3, AvtabKind::AuditDeny),
-                    datum: AvtabDatum::Perms(0x22)
-                },
+                AvtabEntry::new(key(1, 2, 3, AvtabKind::Allowed), AvtabDatum::Perms(0x11)).unwrap(),
+                AvtabEntry::new(key(1, 2, 3, AvtabKind::AuditDeny), AvtabDatum::Perms(0x22))
+                    .unwrap(),
             ]
         );
     }
@@ -936,7 +1088,7 @@ mod tests {
             w.u32s(&[7, 1, 2, 3, 0x0007, 0xa, 0xd, 0xaa]);
         })
         .unwrap();
-        let got: Vec<_> = t.entries.iter().map(|e| (e.key.kind, e.datum)).collect();
+        let got: Vec<_> = t.entries.iter().map(|e| (e.key.kind, e.datum())).collect();
         assert_eq!(
             got,
             vec![
@@ -988,7 +1140,7 @@ mod tests {
             w.u32s(&[5, 1, 2, 3, 0x8000_0010, 9]);
         })
         .unwrap();
-        assert_eq!(t.entries[0].datum, AvtabDatum::Type(tid(9)));
+        assert_eq!(t.entries[0].datum(), AvtabDatum::Type(tid(9)));
     }
 
     #[test]
@@ -1036,7 +1188,7 @@ mod tests {
         let kinds: Vec<_> = t
             .entries
             .iter()
-            .map(|e| (e.key.kind, t.xperms_of(e.datum).unwrap().kind))
+            .map(|e| (e.key.kind, t.xperms_of(e.datum()).unwrap().kind))
             .collect();
         assert_eq!(
             kinds,
@@ -1046,7 +1198,7 @@ mod tests {
                 (AvtabKind::XpermsDontAudit, XpermsKind::Other(9)),
             ]
         );
-        let x = t.xperms_of(t.entries[0].datum).unwrap();
+        let x = t.xperms_of(t.entries[0].datum()).unwrap();
         assert_eq!(x.driver, 0x89);
         assert_eq!(x.perms, [1, 0, 0, 0, 0, 0, 0, 0x8000_0000]);
         assert_eq!(XpermsKind::Other(9).value(), 9);

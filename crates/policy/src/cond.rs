@@ -369,18 +369,19 @@ mod tests {
         Avtab {
             entries: rules
                 .iter()
-                .map(|&(s, kind)| AvtabEntry {
-                    key: AvtabKey {
+                .map(|&(s, kind)| {
+                    let key = AvtabKey {
                         source: TypeId::new(s).unwrap(),
                         target: TypeId::new(2).unwrap(),
                         class: ClassId::new(3).unwrap(),
                         kind,
-                    },
-                    datum: if kind.is_type_rule() {
+                    };
+                    let datum = if kind.is_type_rule() {
                         AvtabDatum::Type(TypeId::new(9).unwrap())
                     } else {
                         AvtabDatum::Perms(1)
-                    },
+                    };
+                    AvtabEntry::new(key, datum).unwrap()
                 })
                 .collect(),
             xperms: Vec::new(),
@@ -458,7 +459,7 @@ mod tests {
         let sources: Vec<u16> = table.entries.iter().map(|e| e.key.source.value()).collect();
         assert_eq!(sources, [1, 2, 3, 4]);
         assert_eq!(
-            table.entries[2].datum,
+            table.entries[2].datum(),
             AvtabDatum::Type(TypeId::new(7).unwrap())
         );
     }

@@ -23,7 +23,7 @@
 //!   pair included) and against the remaining attribute rules of its list. Dropped rules
 //!   leave the list; a conditional left with two empty lists is removed.
 
-use crate::avtab::{Avtab, AvtabDatum, AvtabEntry, AvtabKey, AvtabKind, Xperms, XpermsKind};
+use crate::avtab::{Avtab, AvtabDatum, AvtabKey, AvtabKind, Xperms, XpermsKind};
 use crate::cond::CondNode;
 use crate::ebitmap::Ebitmap;
 use crate::keytab::KeyMap;
@@ -173,14 +173,14 @@ fn covering_lists(p: &Policy) -> Vec<Vec<u32>> {
 fn own_xperms(t: &mut Avtab) {
     let mut used = vec![false; t.xperms.len()];
     for e in t.entries.iter_mut() {
-        if let AvtabDatum::Xperms(x) = e.datum {
-            let Some(seen) = used.get_mut(x as usize) else {
+        if let Some(x) = e.xperms_index_mut() {
+            let Some(seen) = used.get_mut(*x as usize) else {
                 continue;
             };
             if *seen {
-                let copy = t.xperms[x as usize];
+                let copy = t.xperms[*x as usize];
                 t.xperms.push(copy);
-                e.datum = AvtabDatum::Xperms(t.xperms.len() as u32 - 1);
+                *x = t.xperms.len() as u32 - 1;
             } else {
                 *seen = true;
             }
@@ -200,18 +200,14 @@ fn retain(t: Avtab, keep: impl Fn(usize) -> bool) -> Avtab {
 
 /// Appends entry `i` of `from` to `to`.
 fn push(to: &mut Avtab, from: &Avtab, i: usize) {
-    let e = from.entries[i];
-    let datum = match e.datum {
-        AvtabDatum::Xperms(x) => match from.xperms.get(x as usize) {
-            Some(xp) => {
-                to.xperms.push(*xp);
-                AvtabDatum::Xperms(to.xperms.len() as u32 - 1)
-            }
-            None => e.datum,
-        },
-        d => d,
-    };
-    to.entries.push(AvtabEntry { key: e.key, datum });
+    let mut e = from.entries[i];
+    if let Some(x) = e.xperms_index_mut() {
+        if let Some(xp) = from.xperms.get(*x as usize) {
+            to.xperms.push(*xp);
+            *x = to.xperms.len() as u32 - 1;
+        }
+    }
+    to.entries.push(e);
 }
 
 /// A full key (source, target, class, kind) packed, never 0 (the kind is not).
@@ -318,7 +314,7 @@ enum Perms {
 }
 
 fn perms_of(t: &Avtab, i: usize) -> Option<Perms> {
-    match t.entries[i].datum {
+    match t.entries[i].datum() {
         AvtabDatum::Perms(w) => Some(Perms::Word(w)),
         AvtabDatum::Xperms(x) => t.xperms.get(x as usize).map(|x| Perms::X(*x)),
         AvtabDatum::Type(_) => None,
@@ -327,10 +323,15 @@ fn perms_of(t: &Avtab, i: usize) -> Option<Perms> {
 
 /// Stores a datum taken out by [`perms_of`] back into entry `i`.
 fn set_perms(t: &mut Avtab, i: usize, d: Perms) {
-    match (&mut t.entries[i].datum, d) {
-        (AvtabDatum::Perms(w), Perms::Word(new)) => *w = new,
+    let e = &mut t.entries[i];
+    match (e.datum(), d) {
+        (AvtabDatum::Perms(_), Perms::Word(new)) => {
+            if let Some(w) = e.perms_mut() {
+                *w = new;
+            }
+        }
         (AvtabDatum::Xperms(x), Perms::X(new)) => {
-            if let Some(x) = t.xperms.get_mut(*x as usize) {
+            if let Some(x) = t.xperms.get_mut(x as usize) {
                 *x = new;
             }
         }

@@ -148,7 +148,7 @@ fn canonical(p: &Policy) -> String {
         .avtab
         .entries
         .iter()
-        .map(|e| (e.key, e.datum, p.avtab.xperms_of(e.datum).copied()))
+        .map(|e| (e.key, e.datum(), p.avtab.xperms_of(e.datum()).copied()))
         .map(|(k, d, x)| (k, x.map_or_else(|| format!("{d:?}"), |x| format!("{x:?}"))))
         .collect();
     rules.sort_by_key(|(k, _)| (k.source, k.target, k.class));

@@ -219,9 +219,9 @@ fn sorted(a: &Avtab) -> Vec<String> {
     let mut v: Vec<String> = a
         .entries
         .iter()
-        .map(|e| match a.xperms_of(e.datum) {
+        .map(|e| match a.xperms_of(e.datum()) {
             Some(x) => format!("{:?} {x:?}", e.key),
-            None => format!("{:?} {:?}", e.key, e.datum),
+            None => format!("{:?} {:?}", e.key, e.datum()),
         })
         .collect();
     v.sort_unstable();

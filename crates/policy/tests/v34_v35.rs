@@ -74,7 +74,7 @@ fn features_34_holds_an_xperm_rule_in_a_conditional() {
             (e.key.source.value(), e.key.target.value(), e.key.kind),
             (staff, dev, kind)
         );
-        let x = p.cond_avtab.xperms_of(e.datum).unwrap();
+        let x = p.cond_avtab.xperms_of(e.datum()).unwrap();
         assert_eq!(
             (x.kind, x.driver, x.perms),
             (
@@ -90,7 +90,7 @@ fn features_34_holds_an_xperm_rule_in_a_conditional() {
         .entries
         .iter()
         .filter(|e| e.key.source.value() == staff && e.key.kind.is_xperms())
-        .filter_map(|e| p.avtab.xperms_of(e.datum))
+        .filter_map(|e| p.avtab.xperms_of(e.datum()))
         .filter(|x| x.kind == XpermsKind::IoctlFunction && x.driver == 0x8a)
         .count();
     assert_eq!(uncond_8a, 0);
@@ -119,8 +119,8 @@ fn features_35_holds_nlmsg_xperms_and_a_neveraudit_type() {
     for e in nlmsg {
         assert_eq!((e.key.source.value(), e.key.target.value()), (staff, staff));
         kinds.push(e.key.kind);
-        if let AvtabDatum::Xperms(_) = e.datum {
-            let x = p.avtab.xperms_of(e.datum).unwrap();
+        if let AvtabDatum::Xperms(_) = e.datum() {
+            let x = p.avtab.xperms_of(e.datum()).unwrap();
             assert_eq!((x.kind, x.driver), (XpermsKind::Nlmsg, 0x00));
             let want = if e.key.kind == AvtabKind::XpermsAllowed {
                 (1 << 0x12) | (1 << 0x16) | (1 << 0x1a)

@@ -736,7 +736,7 @@ fn scan_entries<'p>(
         {
             continue;
         }
-        let body = match e.datum {
+        let body = match e.datum() {
             AvtabDatum::Perms(bits) => {
                 if ctx.xperms.is_some() || ctx.default.is_some() {
                     continue;
@@ -781,7 +781,7 @@ fn scan_entries<'p>(
                 if ctx.default.is_some() {
                     continue;
                 }
-                let Some(x) = table.xperms_of(e.datum) else {
+                let Some(x) = table.xperms_of(e.datum()) else {
                     continue;
                 };
                 if !matches!(x.kind, XpermsKind::IoctlFunction | XpermsKind::IoctlDriver) {

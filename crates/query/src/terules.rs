@@ -158,7 +158,7 @@ pub fn hit<'a>(index: &'a crate::Index<'_>, r: TeRuleRef) -> Option<crate::searc
         }
         _ => {
             let e = entry(policy, r)?;
-            let body = match e.datum {
+            let body = match e.datum() {
                 AvtabDatum::Perms(bits) => {
                     // setools shows a dontaudit rule's dontaudited (cleared) bits.
                     let bits = if e.key.kind == AvtabKind::AuditDeny {
@@ -182,7 +182,7 @@ pub fn hit<'a>(index: &'a crate::Index<'_>, r: TeRuleRef) -> Option<crate::searc
                         _ => &policy.avtab,
                     };
                     let values = table
-                        .xperms_of(e.datum)
+                        .xperms_of(e.datum())
                         .and_then(|x| crate::search::xperm_values(x.kind, x.driver, &x.perms));
                     TeBody::Xperms("ioctl", values.unwrap_or_default())
                 }

@@ -233,7 +233,7 @@ impl<'p> Gen<'p> {
                     args.extend(["-c".into(), c]);
                 }
             }
-            match e.datum {
+            match e.datum() {
                 AvtabDatum::Perms(bits) if rng.pct(45) => {
                     let bits = if k.kind == AvtabKind::AuditDeny {
                         !bits
@@ -275,7 +275,7 @@ impl<'p> Gen<'p> {
                     } else {
                         &self.policy.avtab
                     };
-                    if let Some(x) = table.xperms_of(e.datum) {
+                    if let Some(x) = table.xperms_of(e.datum()) {
                         let vals =
                             search::xperm_values(x.kind, x.driver, &x.perms).unwrap_or_default();
                         if let Some(v) = rng.pick(&vals) {

@@ -93,7 +93,7 @@ pub fn check(index: &Index<'_>, assertions: &[Assertion]) -> Vec<Violation> {
             let Some(e) = terules::entry(policy, r) else {
                 continue;
             };
-            let AvtabDatum::Perms(bits) = e.datum else {
+            let AvtabDatum::Perms(bits) = e.datum() else {
                 continue;
             };
             if e.key.kind != AvtabKind::Allowed
@@ -260,7 +260,7 @@ fn xperms_of<'p>(index: &Index<'p>, r: TeRuleRef) -> Option<&'p Xperms> {
     } else {
         &policy.avtab
     };
-    table.xperms_of(e.datum)
+    table.xperms_of(e.datum())
 }
 
 const _: () = assert!(IOCTL_WORDS == 65536 / 64);

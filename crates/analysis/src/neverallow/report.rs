@@ -182,7 +182,7 @@ fn report_entry<E>(
     let Some(e) = terules::entry(policy, r) else {
         return Ok(0);
     };
-    let AvtabDatum::Perms(bits) = e.datum else {
+    let AvtabDatum::Perms(bits) = e.datum() else {
         return Ok(0);
     };
     if e.key.kind != AvtabKind::Allowed {
@@ -345,5 +345,5 @@ fn xperms_of<'p>(index: &Index<'p>, r: TeRuleRef) -> Option<&'p Xperms> {
         TeRuleRef::Cond { .. } => &policy.cond_avtab,
         _ => &policy.avtab,
     };
-    table.xperms_of(e.datum)
+    table.xperms_of(e.datum())
 }

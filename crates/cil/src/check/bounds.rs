@@ -133,7 +133,7 @@ pub(super) fn check_types(
             if e.key.kind != AvtabKind::Allowed {
                 return;
             }
-            let AvtabDatum::Perms(data) = e.datum else {
+            let AvtabDatum::Perms(data) = e.datum() else {
                 return;
             };
             let src = u32::from(e.key.source.value());
@@ -207,7 +207,7 @@ fn expand_parent(
             each((parent, t, class), data);
         }
     };
-    let raw = |e: &AvtabEntry| match e.datum {
+    let raw = |e: &AvtabEntry| match e.datum() {
         AvtabDatum::Perms(d) => d,
         AvtabDatum::Type(t) => u32::from(t.value()),
         AvtabDatum::Xperms(_) => 0,

@@ -74,7 +74,7 @@ fn xindex<'p>(entries: &[AvtabEntry], table: &'p arbiter_policy::avtab::Avtab) -
         if a.key.kind != AvtabKind::XpermsAllowed {
             continue;
         }
-        if let Some(x) = table.xperms_of(a.datum) {
+        if let Some(x) = table.xperms_of(a.datum()) {
             let key = (
                 u32::from(a.key.source.value()),
                 u32::from(a.key.target.value()),
@@ -128,7 +128,7 @@ impl Assertion<'_> {
         if e.key.kind != AvtabKind::Allowed {
             return false;
         }
-        let AvtabDatum::Perms(data) = e.datum else {
+        let AvtabDatum::Perms(data) = e.datum() else {
             return false;
         };
         let class = u32::from(e.key.class.value()) - 1;

@@ -132,10 +132,8 @@ fn flush_xperms(p: &mut Parts) -> Result<Vec<arbiter_policy::avtab::Xperms>, Fai
         for x in list.into_iter().rev() {
             let idx = xperms_vec.len() as u32;
             xperms_vec.push(x);
-            p.avtab.push(AvtabEntry {
-                key: *key,
-                datum: AvtabDatum::Xperms(idx),
-            });
+            p.avtab
+                .push(AvtabEntry::new(*key, AvtabDatum::Xperms(idx)).map_err(mismatch)?);
         }
     }
     if !p.avtab.iter().any(|e| !e.key.kind.is_type_rule()) {
@@ -145,9 +143,9 @@ fn flush_xperms(p: &mut Parts) -> Result<Vec<arbiter_policy::avtab::Xperms>, Fai
     // Number extended permissions in table order, as a reader of the file would.
     let mut renumbered = Vec::with_capacity(xperms_vec.len());
     for e in p.avtab.iter_mut() {
-        if let AvtabDatum::Xperms(i) = e.datum {
-            e.datum = AvtabDatum::Xperms(renumbered.len() as u32);
-            renumbered.push(xperms_vec[i as usize]);
+        if let Some(i) = e.xperms_index_mut() {
+            let old = std::mem::replace(i, renumbered.len() as u32);
+            renumbered.push(xperms_vec[old as usize]);
         }
     }
     Ok(renumbered)

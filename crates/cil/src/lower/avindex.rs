@@ -120,15 +120,20 @@ mod tests {
     use arbiter_policy::{ClassId, TypeId};
 
     fn entry(s: u16, t: u16, kind: AvtabKind) -> AvtabEntry {
-        AvtabEntry {
-            key: AvtabKey {
-                source: TypeId::new(s).unwrap(),
-                target: TypeId::new(t).unwrap(),
-                class: ClassId::new(1).unwrap(),
-                kind,
-            },
-            datum: AvtabDatum::Perms(1),
-        }
+        let key = AvtabKey {
+            source: TypeId::new(s).unwrap(),
+            target: TypeId::new(t).unwrap(),
+            class: ClassId::new(1).unwrap(),
+            kind,
+        };
+        let datum = if kind.is_type_rule() {
+            AvtabDatum::Type(TypeId::new(1).unwrap())
+        } else if kind.is_xperms() {
+            AvtabDatum::Xperms(0)
+        } else {
+            AvtabDatum::Perms(1)
+        };
+        AvtabEntry::new(key, datum).unwrap()
     }
 
     #[test]

@@ -169,6 +169,12 @@ pub(super) fn ast_rule(l: &mut L<'_>, s: u32) -> Result<crate::check::AstRule, F
     })
 }
 
+/// The error for an entry whose datum is not the one its kind stores (never made by the
+/// lowering, whose rule kinds choose their datum).
+pub(super) fn mismatch(e: arbiter_policy::avtab::DatumKindMismatch) -> Fail {
+    err(e.to_string())
+}
+
 /// The error for an avtab past what the rule index can number.
 pub(super) fn too_many(_: avindex::TooManyRules) -> Fail {
     err("Too many access vector table entries".into())
@@ -291,15 +297,12 @@ fn rule_key(sv: u32, tv: u32, ci: u32, kind: AvtabKind) -> AvtabKey {
 fn enter(to: &mut RuleDest<'_>, key: AvtabKey, bits: u32) -> Result<(), Fail> {
     let deny = key.kind == AvtabKind::AuditDeny;
     let data = if deny { !bits } else { bits };
-    let entry = AvtabEntry {
-        key,
-        datum: AvtabDatum::Perms(data),
-    };
+    let entry = AvtabEntry::new(key, AvtabDatum::Perms(data)).map_err(mismatch)?;
     match to {
         RuleDest::Table((tab, idx)) => {
             // One probe of the index whether the key is new or not.
             if let Some(i) = idx.find_or_append(tab, entry).map_err(too_many)? {
-                if let AvtabDatum::Perms(p) = &mut tab[i as usize].datum {
+                if let Some(p) = tab[i as usize].perms_mut() {
                     if deny {
                         *p &= data
                     } else {

@@ -76,9 +76,9 @@ pub(super) fn type_rule(
                 class: cid(ci),
                 kind,
             };
-            let datum = AvtabDatum::Type(tid(res));
+            let entry = AvtabEntry::new(key, AvtabDatum::Type(tid(res))).map_err(mismatch)?;
             if let Some(i) = p.avindex.get(&p.avtab, &key) {
-                if let AvtabDatum::Type(existing) = p.avtab[i as usize].datum {
+                if let AvtabDatum::Type(existing) = p.avtab[i as usize].datum() {
                     if existing != tid(res) {
                         let (key, res, old) = ((sv, tv, ci), res, existing.value() as u32);
                         let lines = messages::type_rule_conflict(l, s, key, res, old);
@@ -90,7 +90,7 @@ pub(super) fn type_rule(
             match cond.as_mut() {
                 None => {
                     p.avindex
-                        .find_or_append(&mut p.avtab, AvtabEntry { key, datum })
+                        .find_or_append(&mut p.avtab, entry)
                         .map_err(too_many)?;
                 }
                 Some((cb, br)) => {
@@ -107,7 +107,7 @@ pub(super) fn type_rule(
                     } else {
                         &mut cb.false_list
                     };
-                    list.push(AvtabEntry { key, datum });
+                    list.push(entry);
                 }
             }
         }

@@ -193,9 +193,9 @@ fn first_diff<T: std::fmt::Debug + PartialEq>(what: &str, a: &[T], b: &[T], out:
 
 /// An entry's datum with extended permissions resolved (indexes differ between models).
 fn datum_text(t: &arbiter_policy::avtab::Avtab, x: &AvtabEntry) -> String {
-    match t.xperms_of(x.datum) {
+    match t.xperms_of(x.datum()) {
         Some(xp) => format!("{xp:?}"),
-        None => format!("{:?}", x.datum),
+        None => format!("{:?}", x.datum()),
     }
 }
 

@@ -71,7 +71,7 @@ impl Explainer<'_> {
             {
                 return None;
             }
-            let AvtabDatum::Perms(p) = e.datum else {
+            let AvtabDatum::Perms(p) = e.datum() else {
                 return None;
             };
             match k.kind {

@@ -209,7 +209,7 @@ impl RuleLists {
                     },
                 )
             };
-            match (k.kind, e.datum) {
+            match (k.kind, e.datum()) {
                 (AvtabKind::Allowed, AvtabDatum::Perms(p)) => self.av.push(av(AvKind::Allowed, p)),
                 (AvtabKind::AuditAllow, AvtabDatum::Perms(p)) => {
                     self.av.push(av(AvKind::AuditAllow, p))

@@ -113,7 +113,7 @@ impl Engine {
                 let Some(e) = base.policy.cond_avtab.entries.get(idx as usize) else {
                     continue;
                 };
-                if let (AvtabKind::Allowed, AvtabDatum::Perms(p)) = (e.key.kind, e.datum) {
+                if let (AvtabKind::Allowed, AvtabDatum::Perms(p)) = (e.key.kind, e.datum()) {
                     cond_allow.entry(e.key.class).or_default().push((
                         e.key.source,
                         e.key.target,

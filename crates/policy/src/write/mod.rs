@@ -941,11 +941,11 @@ impl<'a> Writer<'a> {
         entries
             .iter()
             .map(|e| {
-                let datum = match e.datum {
+                let datum = match e.datum() {
                     AvtabDatum::Perms(p) => Datum::Word(p),
                     AvtabDatum::Type(t) => Datum::Word(u32::from(t.value())),
                     AvtabDatum::Xperms(_) => {
-                        Datum::Xperms(*table.xperms_of(e.datum).ok_or_else(|| {
+                        Datum::Xperms(*table.xperms_of(e.datum()).ok_or_else(|| {
                             WriteError::Invalid(format!(
                                 "{} has no extended permissions",
                                 crate::avtab::describe(&e.key)
@@ -1003,7 +1003,7 @@ impl<'a> Writer<'a> {
         let entries = &table.entries;
         let nx = entries
             .iter()
-            .filter(|e| matches!(e.datum, AvtabDatum::Xperms(_)))
+            .filter(|e| matches!(e.datum(), AvtabDatum::Xperms(_)))
             .count();
         // Below version 30 extended permissions are dropped (or refused), as
         // `filter_xperms` does.
@@ -1021,12 +1021,12 @@ impl<'a> Writer<'a> {
         self.out.0.reserve(count * 12 + nx * 34);
         let mut write = |e: &crate::avtab::AvtabEntry| -> Result<(), WriteError> {
             let k = e.key;
-            let word = match e.datum {
+            let word = match e.datum() {
                 AvtabDatum::Perms(p) => p,
                 AvtabDatum::Type(t) => u32::from(t.value()),
                 AvtabDatum::Xperms(_) if !keep_xperms => return Ok(()),
                 AvtabDatum::Xperms(_) => {
-                    let x = table.xperms_of(e.datum).ok_or_else(|| {
+                    let x = table.xperms_of(e.datum()).ok_or_else(|| {
                         WriteError::Invalid(format!(
                             "{} has no extended permissions",
                             crate::avtab::describe(&e.key)
@@ -1205,7 +1205,7 @@ impl<'a> Writer<'a> {
                 })
         };
         let xperms_of = |e: &crate::avtab::AvtabEntry| {
-            table.xperms_of(e.datum).ok_or_else(|| {
+            table.xperms_of(e.datum()).ok_or_else(|| {
                 WriteError::Invalid(format!(
                     "{} has no extended permissions",
                     crate::avtab::describe(&e.key)
@@ -1216,7 +1216,7 @@ impl<'a> Writer<'a> {
         for node in &p.cond_nodes {
             for r in [&node.true_list, &node.false_list] {
                 for e in list(r)? {
-                    if matches!(e.datum, AvtabDatum::Xperms(_)) {
+                    if matches!(e.datum(), AvtabDatum::Xperms(_)) {
                         xperms_of(e)?;
                         xperms += 1;
                     }
@@ -1236,12 +1236,12 @@ impl<'a> Writer<'a> {
                 let count = match keep_xperms {
                     true => entries.len(),
                     false => (entries.iter())
-                        .filter(|e| !matches!(e.datum, AvtabDatum::Xperms(_)))
+                        .filter(|e| !matches!(e.datum(), AvtabDatum::Xperms(_)))
                         .count(),
                 };
                 self.out.u32(len32(count, "rule")?);
                 for e in entries {
-                    let word = match e.datum {
+                    let word = match e.datum() {
                         AvtabDatum::Perms(p) => p,
                         AvtabDatum::Type(t) => u32::from(t.value()),
                         AvtabDatum::Xperms(_) if !keep_xperms => continue,

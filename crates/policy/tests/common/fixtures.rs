@@ -82,7 +82,7 @@ fn push(t: &mut Avtab, key: AvtabKey, xperms: Option<Xperms>, perms: u32) {
         }
         None => AvtabDatum::Perms(perms),
     };
-    t.entries.push(AvtabEntry { key, datum });
+    t.entries.push(AvtabEntry::new(key, datum).unwrap());
 }
 
 /// The features.34 model.
@@ -110,16 +110,16 @@ pub fn v34(features33: &Policy) -> Policy {
     let old = std::mem::take(&mut p.avtab);
     let mut found = 0;
     for e in &old.entries {
-        let x = old.xperms_of(e.datum).copied();
+        let x = old.xperms_of(e.datum()).copied();
         if e.key == key && x == Some(moved) {
             found += 1;
             continue;
         }
-        let perms = match e.datum {
+        let perms = match e.datum() {
             AvtabDatum::Perms(v) => v,
             _ => 0,
         };
-        match e.datum {
+        match e.datum() {
             AvtabDatum::Type(_) => p.avtab.entries.push(*e),
             _ => push(&mut p.avtab, e.key, x, perms),
         }

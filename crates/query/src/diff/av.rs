@@ -191,7 +191,7 @@ impl AvSide<'_, '_> {
                 let Some(e) = table.entries.get(i as usize) else {
                     continue;
                 };
-                let AvtabDatum::Perms(bits) = e.datum else {
+                let AvtabDatum::Perms(bits) = e.datum() else {
                     continue;
                 };
                 let bits = if kind == AvtabKind::AuditDeny {

@@ -160,7 +160,7 @@ impl<'i, 'p> TeSide<'i, 'p> {
                 .get(trans as usize)
                 .and_then(|ft| ft.outcomes.get(outcome as usize))
                 .map(|o| o.1),
-            _ => match self.entry(stored).map(|e| e.datum) {
+            _ => match self.entry(stored).map(|e| e.datum()) {
                 Some(arbiter_policy::avtab::AvtabDatum::Type(t)) => Some(t),
                 _ => None,
             },

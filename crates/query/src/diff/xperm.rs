@@ -179,7 +179,7 @@ fn key_sets(side: &TeSide<'_, '_>, rules: &[super::expand::Expanded<'_>]) -> (Io
             _ => &p.avtab,
         };
         table
-            .xperms_of(e.datum)
+            .xperms_of(e.datum())
             .map(|x| IoctlSet::of_entry(x.kind, x.driver, &x.perms))
             .unwrap_or_default()
     };
