@@ -70,13 +70,18 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn semodule(root: &Path, store: &str) {
-    let out = Command::new("semodule")
+/// `semodule -p ROOT -s STORE -B -n`, its output whatever its status.
+fn semodule_rebuild(root: &Path, store: &str) -> std::process::Output {
+    Command::new("semodule")
         .arg("-p")
         .arg(root)
         .args(["-s", store, "-B", "-n"])
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+fn semodule(root: &Path, store: &str) {
+    let out = semodule_rebuild(root, store);
     assert!(
         out.status.success(),
         "semodule failed: {}",
@@ -389,12 +394,7 @@ fn bad_semanage_conf_line_names_file_and_line() {
         )
     );
     if have("semodule") {
-        let st = Command::new("semodule")
-            .arg("-p")
-            .arg(&dir)
-            .args(["-s", "tiny", "-B", "-n"])
-            .output()
-            .unwrap();
+        let st = semodule_rebuild(&dir, "tiny");
         assert!(!st.status.success(), "semodule accepts the line we refuse");
     }
     let _ = std::fs::remove_dir_all(dir.join("var/lib/selinux/tiny/tmp"));
@@ -564,12 +564,7 @@ fn failing_external_program_installs_nothing() {
             tiny_root(r);
             tiny_conf_with(r, block);
         }
-        let st = Command::new("semodule")
-            .arg("-p")
-            .arg(&root1)
-            .args(["-s", "tiny", "-B", "-n"])
-            .output()
-            .unwrap();
+        let st = semodule_rebuild(&root1, "tiny");
         assert!(!st.status.success(), "semodule accepted {block:?}");
         let before = snapshot(&root2);
         match build_tiny(&root2) {
@@ -609,12 +604,7 @@ fn file_contexts_setfiles_rejects_fail_as_in_semodule() {
             text.push_str(extra);
             std::fs::write(&cil, text).unwrap();
         }
-        let st = Command::new("semodule")
-            .arg("-p")
-            .arg(&root1)
-            .args(["-s", "tiny", "-B", "-n"])
-            .output()
-            .unwrap();
+        let st = semodule_rebuild(&root1, "tiny");
         assert!(!st.status.success(), "semodule accepted {what}");
         let theirs = String::from_utf8_lossy(&st.stderr);
         let before = snapshot(&root2);
