@@ -181,3 +181,58 @@ def test_runner_imports_neither_pkgutil_nor_typing_for_a_script(tmp_path):
                          capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "False False\n"
+
+
+# Whether CPython's AST node classes exist: ``compile()`` builds them (once per
+# interpreter); running a script does not. Printed after a query class is constructed twice
+# with the same keywords, which installs its generated ``__init__`` (see ``query.py``).
+AST_PROBE = """import gc, sys
+import setools
+policy = setools.SELinuxPolicy(sys.argv[1])
+for _ in range(3):
+    list(setools.BoolQuery(policy, default=True).results())
+print(sum(1 for o in gc.get_objects() if isinstance(o, type) and o.__module__ == "ast"))
+"""
+
+
+def test_runner_and_generated_inits_build_no_ast_classes(tmp_path):
+    """The runner compiles a script, and the query classes their ``__init__``, without
+    ``compile()``, whose AST classes were about 0.2 MB of a whole script's memory: none
+    exist afterwards, as when the interpreter runs the script itself. Without site (-S):
+    some interpreters' site hooks build them."""
+    import arbiter
+
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(arbiter.__file__).parents[1]))
+    script = tmp_path / "ast_probe.py"
+    script.write_text(AST_PROBE)
+    out = subprocess.run([sys.executable, "-S", "-m", "arbiter.setools", str(script),
+                          str(POLICIES / "features.33")],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "0\n"
+
+
+def _error_lines(stderr):
+    """The lines of a traceback that say what and where: the failing file's location lines
+    and the exception line (the runners' own frames differ)."""
+    lines = stderr.decode().splitlines()
+    return [ln for ln in lines if "probe" in ln or not ln.startswith(" ")][-4:]
+
+
+@pytest.mark.parametrize("source", [
+    b"x = 1\nif x\n    pass\n",          # a syntax error
+    b"# -*- coding: latin-1 -*-\ns = '\xe9'\n)\n",  # one after a coding declaration
+    b"x = 1\n\x00\n",                   # a NUL byte: compile's own error
+    b"\xef\xbb\xbfprint('bom')\n  x\n",  # an indentation error after a BOM
+])
+def test_runner_reports_a_bad_script_as_run_path_does(tmp_path, source):
+    script = tmp_path / "probe.py"
+    script.write_bytes(source)
+    outs = []
+    for code in (RUN_PATH, RUNNER_AFTER):
+        out = subprocess.run([sys.executable, "-c", code, str(script)], capture_output=True,
+                             timeout=120)
+        assert out.returncode == 1
+        outs.append(_error_lines(out.stderr))
+    assert outs[0] == outs[1]
+    assert any("Error" in ln for ln in outs[0])

@@ -7,6 +7,7 @@
 //! (equality, hashing, `str()`, exceptions) over the plain tuples returned here.
 
 mod avdiff;
+mod compile;
 mod constraint;
 mod labeling;
 mod mls;
@@ -21,6 +22,7 @@ pub use te::TeResults;
 /// index of the symbol queries to `m`.
 pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(avdiff::av_rule_diff, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::compile_source, m)?)?;
     m.add_class::<name_index::NameIndex>()?;
     m.add_class::<TypeRelations>()?;
     m.add_class::<query_base::QueryBase>()?;

