@@ -78,6 +78,9 @@ pub(super) fn find_macro(
     if let Some(rest) = b.strip_prefix(b".") {
         return get(rest);
     }
+    if scope == NONE {
+        return get(b);
+    }
     let mut q = Vec::new();
     for s in ast.table_chain(scope) {
         q.clear();

@@ -159,18 +159,29 @@ impl<'a> Walker<'a> {
             cont: c,
             parent: NONE,
         };
-        self.stack.push(base);
-        for &n in top.iter().rev() {
-            self.stack.push(Item { n, ..base });
-        }
-        while let Some(it) = self.stack.pop() {
+        // The top-level statements are taken one at a time when the stack is empty (each
+        // with all it holds before the next), then the file's end marker: the order of a
+        // stack holding them all, without copying 8,000 items through a growing stack.
+        let mut top = top.iter();
+        let mut ended = false;
+        loop {
+            let it = match self.stack.pop() {
+                Some(it) => it,
+                None => match top.next() {
+                    Some(&n) => Item { n, ..base },
+                    None if !ended => {
+                        ended = true;
+                        base
+                    }
+                    None => return Ok(()),
+                },
+            };
             if it.n == MARK {
                 self.end_of_container(it.cont);
             } else {
                 self.statement(it)?;
             }
         }
-        Ok(())
     }
 
     /// Enters statement `it` in the list and walks into it as its keyword says.
