@@ -69,8 +69,9 @@ struct Walker<'a> {
     /// Macros copied into inheriting blocks: qualified name -> (macro, the scope its
     /// body's lookups continue from).
     copy_macros: FxHashMap<Vec<u8>, (u32, u32)>,
-    /// Qualified names of the block instances walked (a copy may not repeat a block).
-    instances: std::collections::HashSet<Vec<u8>>,
+    /// The block instances walked, by the table of their qualified name (one table per
+    /// name): a copy may not repeat a block.
+    instances: std::collections::HashSet<u32, crate::intern::FxBuild>,
     conts: Vec<Cont>,
     /// Statements of chosen tunableif branches, appended at the end of their container
     /// as libsepol's `cil_resolve_tunif` copies them there.
@@ -359,6 +360,5 @@ pub(super) fn finish_pending(
         ast.decls[d as usize].next = *slot;
         *slot = d;
     }
-    ast.scoped.clear();
     Ok(())
 }
