@@ -272,9 +272,16 @@ pub fn collect(
     // Every file's statements in order, each with what it holds before the next one
     // (they are taken one at a time when the stack is empty), then, once they are all
     // seen, the blocks and macros of each `in` body, declared in the `in`'s target.
+    // At the top (no block, optional or `in` around it) a statement matters only when it
+    // is one of these: the others are passed over without entering the stack.
+    const AT_TOP: u64 = STRUCTURE | 1 << Kw::Optional as u8;
+    let matters = |n: u32| {
+        kw_of(tree, n).is_some_and(|k| 1u64.checked_shl(k as u32).unwrap_or(0) & AT_TOP != 0)
+    };
     let mut top = tree.files.iter().enumerate().flat_map(|(f, &(a, b))| {
         tree.kids[a as usize..b as usize]
             .iter()
+            .filter(move |&&n| matters(n))
             .map(move |&n| (n, f as u32, NONE, false, 0))
     });
     let mut next_in = 0;
