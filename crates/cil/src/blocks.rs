@@ -269,13 +269,21 @@ pub fn collect(
     let mut ins = Vec::new();
     let mut inherits = Vec::new();
     let mut abstracts = Vec::new();
-    // Every file's statements (the first file's on top), then, once they are all seen,
-    // the blocks and macros of each `in` body, declared in the `in`'s target.
-    for (f, &(a, b)) in tree.files.iter().enumerate().rev() {
-        for &n in tree.kids[a as usize..b as usize].iter().rev() {
-            stack.push((n, f as u32, NONE, false, 0));
-        }
-    }
+    // Every file's statements in order, each with what it holds before the next one
+    // (they are taken one at a time when the stack is empty), then, once they are all
+    // seen, the blocks and macros of each `in` body, declared in the `in`'s target.
+    // At the top (no block, optional or `in` around it) a statement matters only when it
+    // is one of these: the others are passed over without entering the stack.
+    const AT_TOP: u64 = STRUCTURE | 1 << Kw::Optional as u8;
+    let matters = |n: u32| {
+        kw_of(tree, n).is_some_and(|k| 1u64.checked_shl(k as u32).unwrap_or(0) & AT_TOP != 0)
+    };
+    let mut top = tree.files.iter().enumerate().flat_map(|(f, &(a, b))| {
+        tree.kids[a as usize..b as usize]
+            .iter()
+            .filter(move |&&n| matters(n))
+            .map(move |&n| (n, f as u32, NONE, false, 0))
+    });
     let mut next_in = 0;
     // tunableifs seen, decided once every file's tunables are known: the statements of
     // the chosen branch are declared in the tunableif's container (libsepol's first pass
@@ -284,7 +292,7 @@ pub fn collect(
     let mut next_tif = 0;
     let mut in_order: Option<Vec<usize>> = None;
     loop {
-        while let Some((n, file, parent, in_opt, in_ctx)) = stack.pop() {
+        while let Some((n, file, parent, in_opt, in_ctx)) = stack.pop().or_else(|| top.next()) {
             let kw = kw_of(tree, n);
             if let Some(word) = illegal_in_in(kw, in_ctx) {
                 return Err(Fail::bad(vec![
@@ -298,7 +306,7 @@ pub fn collect(
                 ]));
             }
             let kids = tree.kids(n);
-            match kw_of(tree, n) {
+            match kw {
                 Some(Kw::Block) => {
                     if in_opt {
                         return Err(Fail::bad(vec![
@@ -317,24 +325,6 @@ pub fn collect(
                                 "Failed to build AST".into(),
                             ])
                         })?;
-                    let mut q = match parent {
-                        NONE => Vec::new(),
-                        p => {
-                            let mut q = bl.list[p as usize].qual.clone();
-                            q.push(b'.');
-                            q
-                        }
-                    };
-                    q.extend_from_slice(int.bytes(name));
-                    if bl.by_name.contains_key(&(parent, name)) || bl.macro_by_qual.contains_key(&q)
-                    {
-                        return Err(Fail::bad(vec![
-                            format!("Re-declaration of block {}", int.str(name)),
-                            format!("Bad block declaration at {}", here(file, n)),
-                            "Failed to build AST".into(),
-                        ]));
-                    }
-                    let id = bl.list.len() as u32;
                     let mut qual = match parent {
                         NONE => Vec::new(),
                         p => {
@@ -344,6 +334,16 @@ pub fn collect(
                         }
                     };
                     qual.extend_from_slice(int.bytes(name));
+                    if bl.by_name.contains_key(&(parent, name))
+                        || bl.macro_by_qual.contains_key(&qual)
+                    {
+                        return Err(Fail::bad(vec![
+                            format!("Re-declaration of block {}", int.str(name)),
+                            format!("Bad block declaration at {}", here(file, n)),
+                            "Failed to build AST".into(),
+                        ]));
+                    }
+                    let id = bl.list.len() as u32;
                     bl.list.push(OBlock {
                         name,
                         parent,

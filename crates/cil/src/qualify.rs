@@ -116,9 +116,22 @@ impl Q<'_> {
                 .filter(|&q| self.declared(ns, q))
                 .map(|q| q | ATOM);
         }
+        // A name without dots finds `prefix.name` exactly when the prefix's table declares
+        // it (`Ast::scoped_name`): no string to build and hash per step.
+        // (Decided at the first step that needs it: call bodies at the top need none.)
+        let mut plain = None;
         for &step in &self.chain {
             match step {
                 Step::Table(s) => {
+                    if *plain.get_or_insert_with(|| !b.contains(&b'.')) {
+                        let t = self.ast.scopes[s as usize].table;
+                        if let Some(q) = self.ast.scoped_name(t, sym) {
+                            if self.declared(ns, q) {
+                                return Some(q | ATOM);
+                            }
+                        }
+                        continue;
+                    }
                     self.buf.clear();
                     self.buf
                         .extend_from_slice(&self.ast.scopes[s as usize].prefix);
@@ -142,6 +155,15 @@ impl Q<'_> {
                     if prefix.is_empty() {
                         if self.declared(ns, sym) {
                             return None;
+                        }
+                        continue;
+                    }
+                    if *plain.get_or_insert_with(|| !b.contains(&b'.')) {
+                        let t = self.ast.scopes[call.caller as usize].table;
+                        if let Some(q) = self.ast.scoped_name(t, sym) {
+                            if self.declared(ns, q) {
+                                return Some(q | ATOM);
+                            }
                         }
                         continue;
                     }

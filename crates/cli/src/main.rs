@@ -83,10 +83,25 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let command = match build_words() {
+        Some(words) => Command::Build(cmd::build::Args::from_words(words)),
+        None => Cli::parse().command,
+    };
     let mut out = out::Out::stdout();
-    let result = run(cli.command, &mut out);
+    let result = run(command, &mut out);
     out::finish(out, result)
+}
+
+/// The words after `build` when it is the first argument: `arbiter build` takes every
+/// later word as its own (secilc's getopt parses them, `build::run`), so clap's parse
+/// would only hand them over; skipping it skips building the whole command tree (0.43 M
+/// of the 41 M instructions a small `build` takes). Anything else goes through clap.
+fn build_words() -> Option<Vec<std::ffi::OsString>> {
+    let mut words = std::env::args_os().skip(1);
+    if words.next()? != "build" {
+        return None;
+    }
+    Some(words.collect())
 }
 
 fn run(command: Command, out: &mut out::Out) -> Result<ExitCode, out::CliError> {

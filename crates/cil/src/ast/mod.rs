@@ -282,6 +282,16 @@ impl Ast {
         None
     }
 
+    /// After the walk: the qualified name of what block table `table` declares as base
+    /// name `sym` (`prefix.sym`, declared in one namespace or more), or `None` when it
+    /// declares nothing by that name. For a name without dots this is the symbol a lookup
+    /// of `prefix.sym` in the interner finds among declarations, without building and
+    /// hashing the string.
+    pub fn scoped_name(&self, table: u32, sym: Sym) -> Option<Sym> {
+        let d = *self.scoped.get(&(table, sym))?;
+        Some(self.decls[d as usize].name)
+    }
+
     /// The 0-based index of permission `perm` in class/common `decl`.
     #[inline]
     pub fn perm_index(&self, decl: u32, perm: Sym) -> Option<u32> {
@@ -319,8 +329,10 @@ pub struct Ast {
     /// declaration inside that optional. Disabling optionals none of which is marked
     /// leaves every qualified name as it is (see `qualify::needs_requalify`).
     pub qualified_into: Vec<bool>,
-    /// Declarations in block tables while the walk runs: (table, base name) -> first
-    /// declaration; they join `by_sym` under their qualified names when the walk ends.
+    /// Declarations in block tables: (table, base name) -> a declaration (while the walk
+    /// runs, the first of a chain by `Decl::next`); they join `by_sym` under their
+    /// qualified names when the walk ends, and the map stays for
+    /// [`Ast::scoped_name`] (the chains do not: `next` then links `by_sym`'s).
     scoped: FxHashMap<(u32, Sym), u32>,
     /// Declarations made in blocks, with their table, for that final step.
     pending: Vec<(u32, u32)>,

@@ -12,36 +12,48 @@ pub(super) fn register_macros(
     sc: u32,
     out: &mut FxHashMap<Vec<u8>, (u32, u32)>,
 ) {
+    if blocks.macro_nodes.is_empty() {
+        return;
+    }
     let prefix = &ast.scopes[sc as usize].prefix;
     // The block's own statements, then the bodies of the `in`s copied into it before
     // inheritance (macros declared there belong to the block too).
-    let mut bodies: Vec<&[u32]> = vec![tree.kids(block).get(2..).unwrap_or(&[])];
-    if let Some(&b) = blocks.of_node.get(&block) {
-        for &(inode, _, after) in &blocks.list[b as usize].ins {
-            if !after {
-                let at = blocks.in_nodes.get(&inode).copied().unwrap_or(0) as usize;
-                bodies.push(tree.kids(inode).get(at..).unwrap_or(&[]));
-            }
-        }
-    }
-    // Chosen tunableif branches count as the block's own statements.
-    let mut list: Vec<u32> = Vec::new();
-    let mut todo: Vec<u32> = bodies.into_iter().flatten().copied().collect();
-    todo.reverse();
-    while let Some(k) = todo.pop() {
-        match blocks.tif_choice.get(&k) {
-            Some(&b) => todo.extend(tree.kids(b)[1..].iter().rev()),
-            None => list.push(k),
-        }
-    }
-    for &k in &list {
+    let own = tree.kids(block).get(2..).unwrap_or(&[]);
+    let ins: &[(u32, u32, bool)] = match blocks.of_node.get(&block) {
+        Some(&b) => &blocks.list[b as usize].ins,
+        None => &[],
+    };
+    let in_bodies = ins.iter().filter(|x| !x.2).map(|&(inode, _, _)| {
+        let at = blocks.in_nodes.get(&inode).copied().unwrap_or(0) as usize;
+        tree.kids(inode).get(at..).unwrap_or(&[])
+    });
+    let mut register = |k: u32| {
         if let Some(&mid) = blocks.macro_nodes.get(&k) {
-            let mut q = prefix.clone();
+            let name = int.bytes(blocks.macros[mid as usize].name);
+            let mut q = Vec::with_capacity(prefix.len() + 1 + name.len());
+            q.extend_from_slice(prefix);
             if !q.is_empty() {
                 q.push(b'.');
             }
-            q.extend_from_slice(int.bytes(blocks.macros[mid as usize].name));
+            q.extend_from_slice(name);
             out.insert(q, (mid, sc));
+        }
+    };
+    // Chosen tunableif branches count as the block's own statements, in their place
+    // (the stack is only needed, and allocated, when there is one).
+    let mut todo: Vec<u32> = Vec::new();
+    for &k in std::iter::once(own).chain(in_bodies).flatten() {
+        match blocks.tif_choice.get(&k) {
+            None => register(k),
+            Some(&b) => {
+                todo.extend(tree.kids(b)[1..].iter().rev());
+                while let Some(k) = todo.pop() {
+                    match blocks.tif_choice.get(&k) {
+                        Some(&b) => todo.extend(tree.kids(b)[1..].iter().rev()),
+                        None => register(k),
+                    }
+                }
+            }
         }
     }
 }
@@ -66,6 +78,9 @@ pub(super) fn find_macro(
     if let Some(rest) = b.strip_prefix(b".") {
         return get(rest);
     }
+    if scope == NONE {
+        return get(b);
+    }
     let mut q = Vec::new();
     for s in ast.table_chain(scope) {
         q.clear();
@@ -89,8 +104,14 @@ pub(super) fn new_scope(
     orig: u32,
     copy: bool,
 ) -> u32 {
-    let n = tables.len() as u32;
-    let table = *tables.entry(prefix.clone()).or_insert(n);
+    let table = match tables.get(&prefix) {
+        Some(&t) => t,
+        None => {
+            let n = tables.len() as u32;
+            tables.insert(prefix.clone(), n);
+            n
+        }
+    };
     ast.scopes.push(Scope {
         prefix,
         table,

@@ -25,6 +25,14 @@ pub struct Args {
     args: Vec<std::ffi::OsString>,
 }
 
+impl Args {
+    /// The words after `build`, as clap would have collected them (`main` skips clap's
+    /// parse for `build`).
+    pub fn from_words(args: Vec<std::ffi::OsString>) -> Args {
+        Args { args }
+    }
+}
+
 const PROG: &str = "arbiter build";
 
 fn usage(out: &mut Out) -> ExitCode {

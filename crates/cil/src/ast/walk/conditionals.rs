@@ -84,29 +84,28 @@ impl<'a> Walker<'a> {
         if kids.len() < 3 || it.cond != NONE {
             return Err(self.bad(at, "Invalid syntax"));
         }
-        // Branches: (true ...) / (false ...), each a list of rules.
-        let mut pushes = Vec::new();
+        // Branches: (true ...) / (false ...), each a list of rules: all checked, then
+        // pushed (the last rule of the last branch first).
         for &b in &kids[2..] {
             let bk = tree.kids(b);
             let which = bk.first().and_then(|&k| tree.sym(k));
             if which != Some(Kw::True.sym()) && which != Some(Kw::False.sym()) {
                 return Err(self.bad(at, "Invalid syntax"));
             }
-            for &r in &bk[1..] {
-                if !tree.is_list(r) {
-                    return Err(self.bad(at, "Invalid syntax"));
-                }
-                pushes.push((r, b));
+            if !bk[1..].iter().all(|&r| tree.is_list(r)) {
+                return Err(self.bad(at, "Invalid syntax"));
             }
         }
-        for &(r, branch) in pushes.iter().rev() {
-            self.stack.push(Item {
-                n: r,
-                cond: at.si,
-                branch,
-                parent: at.si,
-                ..it
-            });
+        for &branch in kids[2..].iter().rev() {
+            for &r in tree.kids(branch)[1..].iter().rev() {
+                self.stack.push(Item {
+                    n: r,
+                    cond: at.si,
+                    branch,
+                    parent: at.si,
+                    ..it
+                });
+            }
         }
         Ok(())
     }

@@ -153,10 +153,7 @@ impl<'a> Walker<'a> {
                 &mut self.copy_macros,
             );
         }
-        if !self
-            .instances
-            .insert(self.ast.scopes[sc as usize].prefix.clone())
-        {
+        if !self.instances.insert(self.ast.scopes[sc as usize].table) {
             return Err(Fail::bad(vec![
                 format!("Re-declaration of block {}", int.str(name)),
                 format!("Bad block declaration at {}", self.here(&it)),
