@@ -6,6 +6,11 @@
 
 use crate::intern::{hash_more, hash_short, key_of, word, Interner, Sym};
 
+mod block;
+
+/// The bytes [`block::classify`] takes at once.
+const BLOCK: usize = 64;
+
 /// libsepol's `CIL_PARSER_MAX_EXPR_DEPTH`.
 pub const MAX_DEPTH: usize = 4096;
 
@@ -181,15 +186,17 @@ fn scan_short(text: &[u8], i: usize) -> Option<(usize, u64, u64)> {
     Some((i + k as usize, lo, hi))
 }
 
-/// For `k` bytes kept (`k < 16`), the masks of the two words.
-const KEEP: [[u64; 2]; 16] = {
-    let mut t = [[0u64; 2]; 16];
+/// For `k` bytes kept (`k <= 16`), the masks of the two words.
+const KEEP: [[u64; 2]; 17] = {
+    let mut t = [[0u64; 2]; 17];
     let mut k = 0;
-    while k < 16 {
+    while k < 17 {
         t[k] = if k < 8 {
             [(1u64 << (8 * k)) - 1, 0]
-        } else {
+        } else if k < 16 {
             [u64::MAX, (1u64 << (8 * (k - 8))) - 1]
+        } else {
+            [u64::MAX, u64::MAX]
         };
         k += 1;
     }
@@ -457,115 +464,173 @@ fn tokens(
     let mut depth = st.depth;
     let mut heads = st.heads;
     let mut line = st.line;
-    let r = 'next: loop {
-        let Some(&c) = text.get(i) else {
-            break Ok(i);
-        };
-        if is_symbol_byte(c) {
-            if start == 0 {
-                break Err(Failure::NotInside);
-            }
-            // A run of symbols separated by single spaces (`allow a_t b_t`, `read write`).
-            loop {
-                let (j, sym) = symbol(text, i, interner);
-                if sym >= ATOM {
-                    break 'next Err(Failure::TooManyNames);
-                }
-                pending.push(ATOM | sym);
-                match text.get(j..j + 2) {
-                    Some(&[b' ', c]) if is_symbol_byte(c) => i = j + 1,
-                    _ => {
-                        i = j;
-                        continue 'next;
+    let r = 'lex: {
+        // Blocks of sixty-four bytes, while sixteen more follow (a symbol's key is read as
+        // sixteen bytes from its start); the file's last bytes go through the loop below.
+        'blocks: while let Some(chunk) = text.get(i..i + BLOCK + 16) {
+            let base = i;
+            let m = block::classify(chunk[..BLOCK].try_into().expect("64 bytes"));
+            let mut starts = m.starts();
+            i = base + BLOCK;
+            while starts != 0 {
+                let p = starts.trailing_zeros() as usize;
+                starts &= starts - 1;
+                if m.sym >> p & 1 != 0 {
+                    if start == 0 {
+                        break 'lex Err(Failure::NotInside);
                     }
+                    let len = (!m.sym >> p).trailing_zeros() as usize;
+                    let sym = if p + len < BLOCK {
+                        let Some(c) = chunk.get(p..p + 16) else {
+                            unreachable!("p < 64 and the chunk holds 80 bytes")
+                        };
+                        if len <= 16 {
+                            let [ml, mh] = KEEP[len];
+                            let lo = u64::from_le_bytes(c[..8].try_into().expect("8 bytes")) & ml;
+                            let hi = u64::from_le_bytes(c[8..].try_into().expect("8 bytes")) & mh;
+                            interner.intern_key(&c[..len], lo, hi, hash_short(lo, hi))
+                        } else {
+                            long_in_block(text, base + p, len, interner)
+                        }
+                    } else {
+                        // It runs to the block's end: read from the text, and the next block
+                        // starts after it.
+                        let (j, sym) = symbol(text, base + p, interner);
+                        if sym >= ATOM {
+                            break 'lex Err(Failure::TooManyNames);
+                        }
+                        pending.push(ATOM | sym);
+                        i = j;
+                        continue 'blocks;
+                    };
+                    if sym >= ATOM {
+                        break 'lex Err(Failure::TooManyNames);
+                    }
+                    pending.push(ATOM | sym);
+                    continue;
+                }
+                match chunk[p] {
+                    b'(' => {
+                        if depth >= MAX_DEPTH {
+                            break 'lex Err(Failure::TooDeep);
+                        }
+                        let id = tree.nodes.len() as u32;
+                        if id >= ATOM {
+                            break 'lex Err(Failure::TooManyLists);
+                        }
+                        tree.nodes.push(Node {
+                            line,
+                            a: start as u32,
+                            b: 0,
+                        });
+                        pending.push(id);
+                        depth += 1;
+                        start = pending.len();
+                        // As in the loop below: a head that does not follow its parenthesis
+                        // marks every head as present.
+                        let next = chunk[p + 1];
+                        if !(is_symbol_byte(next) || next == b'(' || next == b')') {
+                            heads = u64::MAX;
+                        }
+                    }
+                    b')' => {
+                        if start == 0 {
+                            break 'lex Err(Failure::CloseWithoutOpen);
+                        }
+                        depth -= 1;
+                        start = close_list(tree, pending, start, &mut heads);
+                    }
+                    b'\n' | b'\r' => line = line.saturating_add(1),
+                    _ => break 'lex Ok(base + p),
                 }
             }
         }
-        match c {
-            b'(' => {
-                if depth >= MAX_DEPTH {
-                    break Err(Failure::TooDeep);
-                }
-                let id = tree.nodes.len() as u32;
-                if id >= ATOM {
-                    break Err(Failure::TooManyLists);
-                }
-                // `a` holds the parent's `start` until the list closes.
-                tree.nodes.push(Node {
-                    line,
-                    a: start as u32,
-                    b: 0,
-                });
-                pending.push(id);
-                depth += 1;
-                start = pending.len();
-                i += 1;
-                // The list's head, nearly always a keyword right after the parenthesis, is
-                // noted in `heads` when the list closes. Anything else that could start a
-                // keyword head (a space, a line break, a comment, a quoted string) marks
-                // every head as present, so a pass never skips on a guess; a nested list
-                // or `)` is no keyword.
-                match text.get(i) {
-                    Some(&c) if is_symbol_byte(c) => {}
-                    Some(b'(' | b')') => {}
-                    _ => heads = u64::MAX,
-                }
-            }
-            b')' => {
-                // `start` is 0 at top level only (inside a list, the list's id is below it).
+        'next: loop {
+            let Some(&c) = text.get(i) else {
+                break Ok(i);
+            };
+            if is_symbol_byte(c) {
                 if start == 0 {
-                    break Err(Failure::CloseWithoutOpen);
+                    break Err(Failure::NotInside);
                 }
-                depth -= 1;
-                // The list's id, just below its elements.
-                let id = pending[start - 1] as usize;
-                let elems = &pending[start..];
-                // Once a list rather than once a symbol: its head, if an atom among the
-                // first 64 symbols (the keywords `Tree::heads` tracks).
-                if let Some(&h) = elems.first() {
-                    let k = h & !ATOM;
-                    heads |= ((h & ATOM != 0 && k < 64) as u64) << (k & 63);
-                }
-                let kids = &mut tree.kids;
-                let a = kids.len() as u32;
-                // Most lists hold two to four elements: copied as a fixed-size array (a
-                // capacity check and a few moves) rather than through `memcpy`.
-                match *elems {
-                    [x, y] => kids.extend_from_slice(&[x, y]),
-                    [x, y, z] => kids.extend_from_slice(&[x, y, z]),
-                    [x, y, z, w] => kids.extend_from_slice(&[x, y, z, w]),
-                    _ => kids.extend_from_slice(elems),
-                }
-                let b = kids.len() as u32;
-                pending.truncate(start);
-                let nd = &mut tree.nodes[id];
-                start = nd.a as usize;
-                nd.a = a;
-                nd.b = b;
-                i += 1;
-            }
-            b' ' | b'\t' => {
-                i += 1;
-                if matches!(text.get(i), Some(b' ' | b'\t')) {
-                    // Indentation comes in runs of spaces: eight compared at once.
-                    while let Some(c) = text.get(i..i + 8) {
-                        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-                        let spaces = (w ^ 0x2020_2020_2020_2020).trailing_zeros() as usize / 8;
-                        i += spaces;
-                        if spaces < 8 {
-                            break;
+                // A run of symbols separated by single spaces (`allow a_t b_t`, `read write`).
+                loop {
+                    let (j, sym) = symbol(text, i, interner);
+                    if sym >= ATOM {
+                        break 'next Err(Failure::TooManyNames);
+                    }
+                    pending.push(ATOM | sym);
+                    match text.get(j..j + 2) {
+                        Some(&[b' ', c]) if is_symbol_byte(c) => i = j + 1,
+                        _ => {
+                            i = j;
+                            continue 'next;
                         }
                     }
-                    while matches!(text.get(i), Some(b' ' | b'\t')) {
-                        i += 1;
-                    }
                 }
             }
-            b'\n' | b'\r' => {
-                line = line.saturating_add(1);
-                i += 1;
+            match c {
+                b'(' => {
+                    if depth >= MAX_DEPTH {
+                        break Err(Failure::TooDeep);
+                    }
+                    let id = tree.nodes.len() as u32;
+                    if id >= ATOM {
+                        break Err(Failure::TooManyLists);
+                    }
+                    // `a` holds the parent's `start` until the list closes.
+                    tree.nodes.push(Node {
+                        line,
+                        a: start as u32,
+                        b: 0,
+                    });
+                    pending.push(id);
+                    depth += 1;
+                    start = pending.len();
+                    i += 1;
+                    // The list's head, nearly always a keyword right after the parenthesis, is
+                    // noted in `heads` when the list closes. Anything else that could start a
+                    // keyword head (a space, a line break, a comment, a quoted string) marks
+                    // every head as present, so a pass never skips on a guess; a nested list
+                    // or `)` is no keyword.
+                    match text.get(i) {
+                        Some(&c) if is_symbol_byte(c) => {}
+                        Some(b'(' | b')') => {}
+                        _ => heads = u64::MAX,
+                    }
+                }
+                b')' => {
+                    // `start` is 0 at top level only (inside a list, the list's id is below it).
+                    if start == 0 {
+                        break Err(Failure::CloseWithoutOpen);
+                    }
+                    depth -= 1;
+                    start = close_list(tree, pending, start, &mut heads);
+                    i += 1;
+                }
+                b' ' | b'\t' => {
+                    i += 1;
+                    if matches!(text.get(i), Some(b' ' | b'\t')) {
+                        // Indentation comes in runs of spaces: eight compared at once.
+                        while let Some(c) = text.get(i..i + 8) {
+                            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+                            let spaces = (w ^ 0x2020_2020_2020_2020).trailing_zeros() as usize / 8;
+                            i += spaces;
+                            if spaces < 8 {
+                                break;
+                            }
+                        }
+                        while matches!(text.get(i), Some(b' ' | b'\t')) {
+                            i += 1;
+                        }
+                    }
+                }
+                b'\n' | b'\r' => {
+                    line = line.saturating_add(1);
+                    i += 1;
+                }
+                _ => break Ok(i),
             }
-            _ => break Ok(i),
         }
     };
     st.start = start;
@@ -573,6 +638,57 @@ fn tokens(
     st.heads = heads;
     st.line = line;
     r
+}
+
+/// Closes the innermost open list, whose elements start at `start` on `pending`: moves
+/// them to the arena, notes its head in `heads`, and returns its parent's `start`.
+#[inline(always)]
+fn close_list(tree: &mut Tree, pending: &mut Vec<u32>, start: usize, heads: &mut u64) -> usize {
+    // The list's id, just below its elements.
+    let id = pending[start - 1] as usize;
+    let elems = &pending[start..];
+    // Once a list rather than once a symbol: its head, if an atom among the first 64
+    // symbols (the keywords `Tree::heads` tracks).
+    if let Some(&h) = elems.first() {
+        let k = h & !ATOM;
+        *heads |= ((h & ATOM != 0 && k < 64) as u64) << (k & 63);
+    }
+    let kids = &mut tree.kids;
+    let a = kids.len() as u32;
+    // Most lists hold two to four elements: copied as a fixed-size array (a capacity
+    // check and a few moves) rather than through `memcpy`.
+    match *elems {
+        [x, y] => kids.extend_from_slice(&[x, y]),
+        [x, y, z] => kids.extend_from_slice(&[x, y, z]),
+        [x, y, z, w] => kids.extend_from_slice(&[x, y, z, w]),
+        _ => kids.extend_from_slice(elems),
+    }
+    let b = kids.len() as u32;
+    pending.truncate(start);
+    let nd = &mut tree.nodes[id];
+    let parent = nd.a as usize;
+    nd.a = a;
+    nd.b = b;
+    parent
+}
+
+/// The id of the symbol of `len` bytes (`16 < len < 64`) at `text[s]`, whose end the
+/// block's mask gave: its key computed from whole words (the bytes past its end masked
+/// off), the text holding at least eight bytes past it.
+#[inline(never)]
+fn long_in_block(text: &[u8], s: usize, len: usize, interner: &mut Interner) -> Sym {
+    let at = |k: usize| u64::from_le_bytes(text[s + k..s + k + 8].try_into().expect("8 bytes"));
+    let (lo, hi) = (at(0), at(8));
+    let mut h = hash_short(lo, hi);
+    let mut k = 16;
+    while k + 8 <= len {
+        h = hash_more(h, at(k));
+        k += 8;
+    }
+    if k < len {
+        h = hash_more(h, at(k) & ((1u64 << (8 * (len - k))) - 1));
+    }
+    interner.intern_key(&text[s..s + len], lo, hi, h)
 }
 
 /// Why a file does not parse (libsepol's messages, one per variant).
