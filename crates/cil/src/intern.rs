@@ -114,12 +114,13 @@ impl Default for Interner {
 const K1: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The hash of a name of up to sixteen bytes from its two zero-padded words (`hi` is 0 up
-/// to eight bytes): two multiplies, whose top bits depend on every input bit. Symbols hold
-/// no NUL byte, so the padded words determine the name; the length is compared in the
-/// slot, not hashed.
+/// to eight bytes): one multiply, whose top bits (the slot's index) depend on every bit
+/// of the words folded together, `hi` rotated by a number of bits that is no multiple of
+/// eight so that no byte of it lines up with one of `lo`. Symbols hold no NUL byte, so the
+/// padded words determine the name; the length is compared in the slot, not hashed.
 #[inline(always)]
 pub(crate) fn hash_short(lo: u64, hi: u64) -> u64 {
-    (lo.wrapping_mul(K1) ^ hi).wrapping_mul(SEED)
+    (lo ^ hi.rotate_left(29)).wrapping_mul(K1)
 }
 
 /// One more word of a longer name mixed into its hash (the words after its first sixteen
