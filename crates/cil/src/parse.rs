@@ -574,9 +574,10 @@ fn lex(
                             depth += 1;
                             start = pending.len();
                             // As in the loop below: a head that does not follow its
-                            // parenthesis marks every head as present.
+                            // parenthesis marks every head as present (out of line: a
+                            // branch rarely taken rather than a select each time).
                             if !starts_element(chunk[p + 1]) {
-                                heads = u64::MAX;
+                                every_head(&mut heads);
                             }
                         }
                         b')' => {
@@ -695,12 +696,31 @@ fn lex(
     r
 }
 
+/// Marks every head as present in [`Tree::heads`].
+#[cold]
+#[inline(never)]
+fn every_head(heads: &mut u64) {
+    *heads = u64::MAX;
+}
+
 /// Whether a list's element can start with `c` right after its parenthesis, as a symbol
-/// or a list (what [`Tree::heads`] takes for a head, or for no keyword).
+/// or a list, or the list end there (what [`Tree::heads`] takes for a head, or for no
+/// keyword).
 #[inline]
 fn starts_element(c: u8) -> bool {
-    is_symbol_byte(c) || c == b'(' || c == b')'
+    ELEMENT_STARTS[c as usize]
 }
+
+/// [`starts_element`] of each byte: one lookup.
+static ELEMENT_STARTS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = SYMBOL_BYTES[c] != 0 || c == b'(' as usize || c == b')' as usize;
+        c += 1;
+    }
+    t
+};
 
 /// Closes the innermost open list, whose elements are `stack[start..]`: copies them to the
 /// arena, notes its head in `heads`, and returns its parent's `start` (the caller then
