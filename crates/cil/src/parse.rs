@@ -370,6 +370,9 @@ struct State {
     /// [`Tree::heads`] of this file so far.
     heads: u64,
     line: u32,
+    /// Whether [`tokens`] reads sixty-four bytes at a time where it can (else a byte at a
+    /// time: the reference the block lexer is tested against).
+    blocks: bool,
 }
 
 /// Parses one file into the shared arena and symbol table (files are parsed one after the
@@ -389,12 +392,25 @@ pub fn parse_file(
     path: &str,
     text: &[u8],
 ) -> Result<(), String> {
+    parse_with(tree, interner, path, text, true)
+}
+
+/// [`parse_file`], reading the text a block at a time (`blocks`, as it does) or a byte at
+/// a time only (the tests' reference: the same tokens, lines and messages either way).
+fn parse_with(
+    tree: &mut Tree,
+    interner: &mut Interner,
+    path: &str,
+    text: &[u8],
+    blocks: bool,
+) -> Result<(), String> {
     let mut pending: Vec<u32> = Vec::with_capacity(1024);
     let mut st = State {
         start: 0,
         depth: 0,
         heads: 0,
         line: 1,
+        blocks,
     };
     let mut i = 0usize;
     let n = text.len();
@@ -512,7 +528,8 @@ fn lex(
         // Blocks of sixty-four bytes, while sixteen more follow (a symbol's key is read as
         // sixteen bytes from its start); the file's last bytes go through the loop below.
         let bulk = 'bulk: {
-            'blocks: while let Some(chunk) = text.get(i..i + BLOCK + 16) {
+            let blocks = st.blocks;
+            'blocks: while let Some(chunk) = text.get(i..i + BLOCK + 16).filter(|_| blocks) {
                 let base = i;
                 let m = classify(chunk[..BLOCK].try_into().expect("64 bytes"));
                 let mut starts = m.starts();
@@ -865,6 +882,167 @@ mod tests {
         let mut int = crate::kw::Kw::interner();
         parse_file(&mut tree, &mut int, "t.cil", b"(filecon \"/a\" block ())").expect("parses");
         assert_eq!(tree.heads, 0);
+    }
+
+    /// Everything a parse produces, to compare two parses: the lists (line and elements),
+    /// each file's statements, the heads, every interned name, or the message.
+    fn parse_outcome(text: &[u8], blocks: bool) -> Result<(String, Vec<Vec<u8>>), String> {
+        let mut tree = Tree::default();
+        let mut int = crate::kw::Kw::interner();
+        parse_with(&mut tree, &mut int, "t.cil", text, blocks)?;
+        let lists: Vec<(u32, &[u32])> = (0..tree.nodes.len() as u32)
+            .map(|n| (tree.node(n).line(), tree.kids(n)))
+            .collect();
+        let names = (0..int.len() as u32)
+            .map(|k| int.bytes(k).to_vec())
+            .collect();
+        Ok((
+            format!("{lists:?} {:?} {:x}", tree.files, tree.heads),
+            names,
+        ))
+    }
+
+    /// The block lexer must read exactly what the byte-at-a-time loop reads (the lexer
+    /// before it, checked against secilc by the corpus tests): same lists, lines, names
+    /// and heads, or the same message.
+    #[track_caller]
+    fn assert_blocks_read_as_bytes(text: &[u8]) {
+        let by_blocks = parse_outcome(text, true);
+        let by_bytes = parse_outcome(text, false);
+        assert_eq!(by_blocks, by_bytes, "{:?}", String::from_utf8_lossy(text));
+    }
+
+    /// A small deterministic generator (xorshift), for texts with every token at every
+    /// position of a block.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// Texts of CIL tokens in random order: symbols of 1 to 200 bytes (around the 16-byte
+    /// key and the 64-byte block), parentheses, spaces, tabs, LF and CRLF line breaks,
+    /// comments and quoted strings (some crossing blocks), after 0 to 63 bytes of padding
+    /// so that each token starts at each offset of a block.
+    #[test]
+    fn block_lexer_reads_what_the_byte_loop_reads() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let alphabet = b"abcxyz_019.-/[]@=*$%+!|&^:~`#{}'<>?,ABCZ";
+        for round in 0..3000 {
+            let mut text = vec![b' '; round % 64];
+            let mut depth = 0;
+            text.push(b'(');
+            depth += 1;
+            for _ in 0..rng.below(60) + 1 {
+                match rng.below(12) {
+                    0..=3 => {
+                        let len = match rng.below(6) {
+                            0 => rng.below(200) + 1,
+                            1 => 15 + rng.below(3),
+                            2 => 62 + rng.below(4),
+                            _ => rng.below(12) + 1,
+                        };
+                        // A few names, so that some repeat and are found, not added.
+                        let seed = rng.below(5);
+                        text.extend((0..len).map(|k| alphabet[(k * 7 + seed) % alphabet.len()]));
+                        text.push(b' ');
+                    }
+                    4 => {
+                        text.push(b'(');
+                        depth += 1;
+                    }
+                    5 if depth > 1 => {
+                        text.push(b')');
+                        depth -= 1;
+                    }
+                    6 => text.extend_from_slice(&b"  \t   "[..rng.below(6) + 1]),
+                    7 => text.push(b'\n'),
+                    8 => text.extend_from_slice(b"\r\n"),
+                    9 => {
+                        text.extend_from_slice(b"; a comment (with parentheses) ");
+                        text.extend(std::iter::repeat_n(b'-', rng.below(80)));
+                        text.push(b'\n');
+                    }
+                    10 => {
+                        text.push(b'"');
+                        text.extend(std::iter::repeat_n(b'q', rng.below(90)));
+                        text.extend_from_slice(b"(\r ;x)\" ");
+                    }
+                    _ => text.extend_from_slice(b"(allow a_t b_t (file (read write)))"),
+                }
+            }
+            text.extend(std::iter::repeat_n(b')', depth));
+            text.push(b'\n');
+            assert_blocks_read_as_bytes(&text);
+            // The same text cut short (an open list at the end), and with a byte no token
+            // starts with (a NUL, a non-UTF-8 byte, a backslash, a form feed) or a stray
+            // parenthesis put somewhere.
+            let cut = rng.below(text.len());
+            assert_blocks_read_as_bytes(&text[..cut]);
+            for bad in [0u8, 0xff, b'\\', 0x0c, b')', b'('] {
+                let mut broken = text.clone();
+                broken[rng.below(text.len())] = bad;
+                assert_blocks_read_as_bytes(&broken);
+            }
+        }
+    }
+
+    /// Symbols at the edges of a block: ending on its last byte, crossing into the next
+    /// one, a symbol right after a parenthesis on the last byte, files whose length is
+    /// around a block's.
+    #[test]
+    fn block_lexer_handles_tokens_at_block_edges() {
+        for pad in 0..80 {
+            for len in [1, 15, 16, 17, 63, 64, 65, 130] {
+                let mut text = vec![b' '; pad];
+                text.push(b'(');
+                text.extend(std::iter::repeat_n(b'n', len));
+                text.extend_from_slice(b"(x)(\n y)\r\n");
+                text.extend(std::iter::repeat_n(b' ', pad % 7));
+                text.push(b')');
+                assert_blocks_read_as_bytes(&text);
+                text.extend(std::iter::repeat_n(b'\n', 70));
+                assert_blocks_read_as_bytes(&text);
+            }
+        }
+    }
+
+    /// A name of a hundred thousand bytes is one symbol, found again as itself.
+    #[test]
+    fn huge_names_are_one_symbol() {
+        let name: Vec<u8> = (0..100_000).map(|k| b"abcdefgh_0123"[k % 13]).collect();
+        let mut text = b"(type ".to_vec();
+        text.extend_from_slice(&name);
+        text.extend_from_slice(b")\n(typeattribute ");
+        text.extend_from_slice(&name);
+        text.extend_from_slice(b")\n");
+        assert_blocks_read_as_bytes(&text);
+        let mut tree = Tree::default();
+        let mut int = crate::kw::Kw::interner();
+        parse_file(&mut tree, &mut int, "t.cil", &text).expect("parses");
+        let sym = int.get(&name).expect("interned");
+        let atoms: Vec<u32> = tree.kids.iter().map(|&k| k & !ATOM).collect();
+        assert_eq!(atoms.iter().filter(|&&k| k == sym).count(), 2);
+    }
+
+    /// A million open parentheses stop at libsepol's limit with its message, on the
+    /// line where the limit is passed.
+    #[test]
+    fn a_million_open_parentheses_is_a_clear_error() {
+        let mut text = b"\n\n".to_vec();
+        text.extend(std::iter::repeat_n(b'(', 1_000_000));
+        let mut tree = Tree::default();
+        let mut int = crate::kw::Kw::interner();
+        let err = parse_file(&mut tree, &mut int, "deep.cil", &text).expect_err("too deep");
+        assert_eq!(
+            err,
+            "Number of open parenthesis exceeds limit of 4096 at line 3 of deep.cil"
+        );
+        assert_blocks_read_as_bytes(&text[..10_000]);
     }
 
     /// The SSE2 classifier must agree with the byte table (the lexer's definition of a
