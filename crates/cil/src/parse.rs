@@ -529,10 +529,16 @@ fn lex(
         // sixteen bytes from its start); the file's last bytes go through the loop below.
         let bulk = 'bulk: {
             let blocks = st.blocks;
+            // The next block, classified already when a symbol ran into it, and where in
+            // it that symbol ends.
+            let mut carried: Option<(block::Block, u32)> = None;
             'blocks: while let Some(chunk) = text.get(i..i + BLOCK + 16).filter(|_| blocks) {
                 let base = i;
-                let m = classify(chunk[..BLOCK].try_into().expect("64 bytes"));
-                let mut starts = m.starts();
+                let (m, from) = match carried.take() {
+                    Some(c) => c,
+                    None => (classify(chunk[..BLOCK].try_into().expect("64 bytes")), 0),
+                };
+                let mut starts = m.starts() & u64::MAX << from;
                 i = base + BLOCK;
                 while starts != 0 {
                     let p = starts.trailing_zeros() as usize;
@@ -556,9 +562,35 @@ fn lex(
                             } else {
                                 long_in_block(text, base + p, len, interner)
                             }
+                        } else if let Some(next) = text
+                            .get(base + BLOCK..base + 2 * BLOCK + 16)
+                            .map(|c| classify(c[..BLOCK].try_into().expect("64 bytes")))
+                            .filter(|next| next.sym != u64::MAX)
+                        {
+                            // It runs into the next block and ends there: that block is
+                            // classified once, for this symbol's end and for its own tokens.
+                            let e = (!next.sym).trailing_zeros();
+                            let len = BLOCK - p + e as usize;
+                            let sym = if len <= 16 {
+                                let c = &chunk[p..p + 16];
+                                let [ml, mh] = KEEP[len];
+                                let lo =
+                                    u64::from_le_bytes(c[..8].try_into().expect("8 bytes")) & ml;
+                                let hi =
+                                    u64::from_le_bytes(c[8..].try_into().expect("8 bytes")) & mh;
+                                interner.intern_key(&c[..len], lo, hi, hash_short(lo, hi))
+                            } else {
+                                long_in_block(text, base + p, len, interner)
+                            };
+                            if sym >= ATOM {
+                                break 'bulk Some(Err(Failure::TooManyNames));
+                            }
+                            pending.push(ATOM | sym);
+                            carried = Some((next, e));
+                            continue 'blocks;
                         } else {
-                            // It runs to the block's end: read from the text, and the next block
-                            // starts after it.
+                            // It runs past the next block, or the text has no next block:
+                            // read from the text, and the next block starts after it.
                             let (j, sym) = symbol(text, base + p, interner);
                             if sym >= ATOM {
                                 break 'bulk Some(Err(Failure::TooManyNames));
@@ -771,7 +803,7 @@ fn close_list(tree: &mut Tree, stack: &[u32], start: usize, heads: &mut u64) -> 
     parent
 }
 
-/// The id of the symbol of `len` bytes (`16 < len < 64`) at `text[s]`, whose end the
+/// The id of the symbol of `len` bytes (`16 < len < 128`) at `text[s]`, whose end a
 /// block's mask gave: its key computed from whole words (the bytes past its end masked
 /// off), the text holding at least eight bytes past it.
 #[inline(never)]
