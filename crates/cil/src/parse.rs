@@ -482,7 +482,7 @@ fn tokens(
 ) -> Result<usize, Failure> {
     #[cfg(target_arch = "x86_64")]
     if block::has_avx2() {
-        // SAFETY: the processor has AVX2, BMI1 and POPCNT (just checked).
+        // SAFETY: the processor has AVX2 and BMI1 (just checked).
         #[allow(unsafe_code)]
         return unsafe { tokens_avx2(text, i, tree, pending, interner, st) };
     }
@@ -492,7 +492,7 @@ fn tokens(
 /// [`tokens`] compiled for processors with AVX2 (the block classifier's, and `tzcnt`
 /// and `blsr` for the walk over a block's token starts).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,popcnt")]
+#[target_feature(enable = "avx2,bmi1")]
 #[inline(never)]
 fn tokens_avx2(
     text: &[u8],

@@ -10,10 +10,6 @@ pub(super) struct Block {
     pub sym: u64,
     /// Bit `k` set when byte `k` is a space or a tab.
     pub blank: u64,
-    /// Bit `k` set when byte `k` is `(`.
-    pub open: u64,
-    /// Bit `k` set when byte `k` is `)`.
-    pub close: u64,
 }
 
 impl Block {
@@ -49,17 +45,10 @@ pub(super) fn classify(b: &[u8; 64]) -> Block {
 /// reference its SSE2 form is tested against.
 #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
 pub(super) fn classify_bytes(b: &[u8; 64]) -> Block {
-    let mut m = Block {
-        sym: 0,
-        blank: 0,
-        open: 0,
-        close: 0,
-    };
+    let mut m = Block { sym: 0, blank: 0 };
     for (k, &c) in b.iter().enumerate() {
         m.sym |= (super::is_symbol_byte(c) as u64) << k;
         m.blank |= (matches!(c, b' ' | b'\t') as u64) << k;
-        m.open |= ((c == b'(') as u64) << k;
-        m.close |= ((c == b')') as u64) << k;
     }
     m
 }
@@ -83,13 +72,7 @@ mod sse2 {
         let backslash = _mm_set1_epi8(b'\\' as i8);
         let space = _mm_set1_epi8(b' ' as i8);
         let tab = _mm_set1_epi8(b'\t' as i8);
-        let open = _mm_set1_epi8(b'(' as i8);
-        let mut m = Block {
-            sym: 0,
-            blank: 0,
-            open: 0,
-            close: 0,
-        };
+        let mut m = Block { sym: 0, blank: 0 };
         for k in 0..4 {
             // SAFETY: bytes `16 * k..16 * k + 16` of the 64 `b` refers to; an unaligned
             // load reads them whatever their alignment.
@@ -98,10 +81,10 @@ mod sse2 {
             // Signed, after adding one: 0x21..=0x7e become 0x22..=0x7f, above 0x21, and
             // every other byte 0x21 or less (0x7f..=0xff become negative).
             let printable = _mm_cmpgt_epi8(_mm_add_epi8(v, one), lowest);
-            let opens = _mm_cmpeq_epi8(v, open);
-            let closes = _mm_cmpeq_epi8(v, close);
+            // `(` and `)` differ in the low bit only.
+            let paren = _mm_cmpeq_epi8(_mm_or_si128(v, one), close);
             let excluded = _mm_or_si128(
-                _mm_or_si128(_mm_or_si128(opens, closes), _mm_cmpeq_epi8(v, quote)),
+                _mm_or_si128(paren, _mm_cmpeq_epi8(v, quote)),
                 _mm_or_si128(_mm_cmpeq_epi8(v, semi), _mm_cmpeq_epi8(v, backslash)),
             );
             let s = _mm_movemask_epi8(_mm_andnot_si128(excluded, printable)) as u32 as u64;
@@ -111,8 +94,6 @@ mod sse2 {
             )) as u32 as u64;
             m.sym |= s << (16 * k);
             m.blank |= w << (16 * k);
-            m.open |= (_mm_movemask_epi8(opens) as u32 as u64) << (16 * k);
-            m.close |= (_mm_movemask_epi8(closes) as u32 as u64) << (16 * k);
         }
         m
     }
@@ -122,9 +103,7 @@ mod sse2 {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(super) fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("popcnt")
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi1")
 }
 
 /// The classifier for processors with AVX2: each byte's class looked up by its low and
@@ -138,8 +117,7 @@ pub(super) mod avx2 {
     /// one bit per row of the ASCII table that has some (rows 2 to 7, rows 4 and 6
     /// sharing bit 2): the row's bit is set in `HIGH`, and in `LOW` for each column whose
     /// byte of that row is a symbol byte. Bit 5 is the space (row 2, column 0), bit 6 the
-    /// tab (row 0, column 9), bit 7 `(` (row 2, column 8: its mask is the byte's sign).
-    /// Bytes of 0x80 and above have no row bit: no class.
+    /// tab (row 0, column 9). Bytes of 0x80 and above have no row bit: no class.
     const LOW: [u8; 16] = {
         let mut t = [0u8; 16];
         let mut c = 0;
@@ -151,8 +129,7 @@ pub(super) mod avx2 {
                 | ((c != 0xc) as u8) << 3
                 | ((c != 0xf) as u8) << 4
                 | ((c == 0) as u8) << 5
-                | ((c == 9) as u8) << 6
-                | ((c == 8) as u8) << 7;
+                | ((c == 9) as u8) << 6;
             c += 1;
         }
         t
@@ -160,7 +137,7 @@ pub(super) mod avx2 {
     const HIGH: [u8; 16] = [
         1 << 6,
         0,
-        1 | 1 << 5 | 1 << 7,
+        1 | 1 << 5,
         1 << 1,
         1 << 2,
         1 << 3,
@@ -192,7 +169,6 @@ pub(super) mod avx2 {
         let sym_bits = _mm256_set1_epi8(0x1f);
         let blank_bits = _mm256_set1_epi8(0x60);
         let zero = _mm256_setzero_si256();
-        let close = _mm256_set1_epi8(b')' as i8);
         let half = |k: usize| {
             // SAFETY: bytes `32 * k..32 * k + 32` (`k` is 0 or 1) of the 64 `b` refers
             // to; an unaligned load reads them whatever their alignment.
@@ -207,16 +183,12 @@ pub(super) mod avx2 {
             Block {
                 sym: !(_mm256_movemask_epi8(not_sym) as u32) as u64,
                 blank: !(_mm256_movemask_epi8(not_blank) as u32) as u64,
-                open: _mm256_movemask_epi8(class) as u32 as u64,
-                close: _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, close)) as u32 as u64,
             }
         };
         let (l, h) = (half(0), half(1));
         Block {
             sym: l.sym | h.sym << 32,
             blank: l.blank | h.blank << 32,
-            open: l.open | h.open << 32,
-            close: l.close | h.close << 32,
         }
     }
 }
@@ -241,8 +213,6 @@ mod tests {
                 let want = classify_bytes(&bytes);
                 assert_eq!(want.sym >> pos & 1, super::super::is_symbol_byte(b) as u64);
                 assert_eq!(want.blank >> pos & 1, matches!(b, b' ' | b'\t') as u64);
-                assert_eq!(want.open >> pos & 1, (b == b'(') as u64);
-                assert_eq!(want.close >> pos & 1, (b == b')') as u64);
                 assert_eq!(classify(&bytes), want, "byte {b:#04x} at {pos}");
                 #[cfg(target_arch = "x86_64")]
                 if has_avx2() {
