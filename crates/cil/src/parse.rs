@@ -553,12 +553,7 @@ fn lex(
                                 unreachable!("p < 64 and the chunk holds 80 bytes")
                             };
                             if len <= 16 {
-                                let [ml, mh] = KEEP[len];
-                                let lo =
-                                    u64::from_le_bytes(c[..8].try_into().expect("8 bytes")) & ml;
-                                let hi =
-                                    u64::from_le_bytes(c[8..].try_into().expect("8 bytes")) & mh;
-                                interner.intern_key(&c[..len], lo, hi, hash_short(lo, hi))
+                                intern_short(interner, c, len)
                             } else {
                                 long_in_block(text, base + p, len, interner)
                             }
@@ -572,13 +567,7 @@ fn lex(
                             let e = (!next.sym).trailing_zeros();
                             let len = BLOCK - p + e as usize;
                             let sym = if len <= 16 {
-                                let c = &chunk[p..p + 16];
-                                let [ml, mh] = KEEP[len];
-                                let lo =
-                                    u64::from_le_bytes(c[..8].try_into().expect("8 bytes")) & ml;
-                                let hi =
-                                    u64::from_le_bytes(c[8..].try_into().expect("8 bytes")) & mh;
-                                interner.intern_key(&c[..len], lo, hi, hash_short(lo, hi))
+                                intern_short(interner, &chunk[p..p + 16], len)
                             } else {
                                 long_in_block(text, base + p, len, interner)
                             };
@@ -801,6 +790,17 @@ fn close_list(tree: &mut Tree, stack: &[u32], start: usize, heads: &mut u64) -> 
     nd.a = a;
     nd.b = b;
     parent
+}
+
+/// The id of the symbol of `len` bytes (`len <= 16`) that `c` (sixteen bytes) starts
+/// with, whose end a block's mask gave: its key is the sixteen bytes with those past its
+/// end masked off.
+#[inline(always)]
+fn intern_short(interner: &mut Interner, c: &[u8], len: usize) -> Sym {
+    let [ml, mh] = KEEP[len];
+    let lo = u64::from_le_bytes(c[..8].try_into().expect("8 bytes")) & ml;
+    let hi = u64::from_le_bytes(c[8..16].try_into().expect("8 bytes")) & mh;
+    interner.intern_key(&c[..len], lo, hi, hash_short(lo, hi))
 }
 
 /// The id of the symbol of `len` bytes (`16 < len < 128`) at `text[s]`, whose end a
