@@ -114,12 +114,13 @@ impl Default for Interner {
 const K1: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The hash of a name of up to sixteen bytes from its two zero-padded words (`hi` is 0 up
-/// to eight bytes): two multiplies, whose top bits depend on every input bit. Symbols hold
-/// no NUL byte, so the padded words determine the name; the length is compared in the
-/// slot, not hashed.
+/// to eight bytes): one multiply, whose top bits (the slot's index) depend on every bit
+/// of the words folded together, `hi` rotated by a number of bits that is no multiple of
+/// eight so that no byte of it lines up with one of `lo`. Symbols hold no NUL byte, so the
+/// padded words determine the name; the length is compared in the slot, not hashed.
 #[inline(always)]
 pub(crate) fn hash_short(lo: u64, hi: u64) -> u64 {
-    (lo.wrapping_mul(K1) ^ hi).wrapping_mul(SEED)
+    (lo ^ hi.rotate_left(29)).wrapping_mul(K1)
 }
 
 /// One more word of a longer name mixed into its hash (the words after its first sixteen
@@ -200,13 +201,19 @@ impl Interner {
     #[inline(never)]
     fn probe_or_insert(&mut self, s: &[u8], lo: u64, hi: u64, h: u64) -> Sym {
         let mask = self.slots.len() - 1;
-        let mut i = (h >> self.shift) as usize;
+        let home = (h >> self.shift) as usize;
+        let mut i = home;
         loop {
             let e = self.slots[i];
             if e.len1 == 0 {
                 break;
             }
             if self.holds(e, s, lo, hi) {
+                // Found past its first slot: it moves there, and the name it displaces to
+                // where it was, so a name looked up again is found at once. The displaced
+                // name stays on its own probe sequence: it was at or past its first slot,
+                // and every slot from there to `i` is taken (this probe went through them).
+                self.slots.swap(home, i);
                 return e.id;
             }
             i = (i + 1) & mask;
@@ -286,6 +293,41 @@ impl Interner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name found past its first slot moves there (`probe_or_insert`): after lookups
+    /// in any order, every name must still be found, as itself, by the lexer's path and
+    /// by `get`, and no name may be added twice.
+    #[test]
+    fn names_moved_to_their_first_slot_stay_found() {
+        let names: Vec<Vec<u8>> = (0..3000u32)
+            .map(|k| format!("n{k}_{}", "x".repeat((k % 23) as usize)).into_bytes())
+            .collect();
+        let mut int = Interner::default();
+        let ids: Vec<Sym> = names.iter().map(|n| int.intern(n)).collect();
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..6 {
+            // A different order each round (xorshift), with repeats.
+            for k in (1..order.len()).rev() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                order.swap(k, (x % (k as u64 + 1)) as usize);
+            }
+            for &k in order.iter().chain(&order[..order.len() / (round + 2)]) {
+                let (lo, hi, h) = key_of(&names[k]);
+                assert_eq!(
+                    int.intern_key(&names[k], lo, hi, h),
+                    ids[k],
+                    "round {round}"
+                );
+            }
+            for (n, &id) in names.iter().zip(&ids) {
+                assert_eq!(int.get(n), Some(id));
+            }
+            assert_eq!(int.len(), names.len(), "nothing added by lookups");
+        }
+    }
 
     /// Names that share prefixes, lengths and hash tags must stay distinct through growth, and each must come back as its own id from
     /// `intern`, `get` and the lexer's pre-hashed path.

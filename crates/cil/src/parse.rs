@@ -6,6 +6,11 @@
 
 use crate::intern::{hash_more, hash_short, key_of, word, Interner, Sym};
 
+mod block;
+
+/// The bytes [`block::classify`] takes at once.
+const BLOCK: usize = 64;
+
 /// libsepol's `CIL_PARSER_MAX_EXPR_DEPTH`.
 pub const MAX_DEPTH: usize = 4096;
 
@@ -181,15 +186,17 @@ fn scan_short(text: &[u8], i: usize) -> Option<(usize, u64, u64)> {
     Some((i + k as usize, lo, hi))
 }
 
-/// For `k` bytes kept (`k < 16`), the masks of the two words.
-const KEEP: [[u64; 2]; 16] = {
-    let mut t = [[0u64; 2]; 16];
+/// For `k` bytes kept (`k <= 16`), the masks of the two words.
+const KEEP: [[u64; 2]; 17] = {
+    let mut t = [[0u64; 2]; 17];
     let mut k = 0;
-    while k < 16 {
+    while k < 17 {
         t[k] = if k < 8 {
             [(1u64 << (8 * k)) - 1, 0]
-        } else {
+        } else if k < 16 {
             [u64::MAX, (1u64 << (8 * (k - 8))) - 1]
+        } else {
+            [u64::MAX, u64::MAX]
         };
         k += 1;
     }
@@ -363,6 +370,9 @@ struct State {
     /// [`Tree::heads`] of this file so far.
     heads: u64,
     line: u32,
+    /// Whether [`tokens`] reads sixty-four bytes at a time where it can (else a byte at a
+    /// time: the reference the block lexer is tested against).
+    blocks: bool,
 }
 
 /// Parses one file into the shared arena and symbol table (files are parsed one after the
@@ -382,12 +392,25 @@ pub fn parse_file(
     path: &str,
     text: &[u8],
 ) -> Result<(), String> {
+    parse_with(tree, interner, path, text, true)
+}
+
+/// [`parse_file`], reading the text a block at a time (`blocks`, as it does) or a byte at
+/// a time only (the tests' reference: the same tokens, lines and messages either way).
+fn parse_with(
+    tree: &mut Tree,
+    interner: &mut Interner,
+    path: &str,
+    text: &[u8],
+    blocks: bool,
+) -> Result<(), String> {
     let mut pending: Vec<u32> = Vec::with_capacity(1024);
     let mut st = State {
         start: 0,
         depth: 0,
         heads: 0,
         line: 1,
+        blocks,
     };
     let mut i = 0usize;
     let n = text.len();
@@ -444,128 +467,264 @@ pub fn parse_file(
 /// of line, with the parser's state in locals: the 1.9 million symbols and 1.4 million
 /// parentheses of a distribution's store pass through one loop that keeps in registers
 /// what they need, and the rare tokens' code stays outside it.
+///
+/// Blocks are classified with AVX2 where the processor has it (a few table lookups per
+/// 32 bytes, where SSE2 compares once per excluded byte), else with SSE2 (the x86_64
+/// baseline) or a byte at a time.
 #[inline(never)]
 fn tokens(
+    text: &[u8],
+    i: usize,
+    tree: &mut Tree,
+    pending: &mut Vec<u32>,
+    interner: &mut Interner,
+    st: &mut State,
+) -> Result<usize, Failure> {
+    #[cfg(target_arch = "x86_64")]
+    if block::has_avx2() {
+        // SAFETY: the processor has AVX2 and BMI1 (just checked).
+        #[allow(unsafe_code)]
+        return unsafe { tokens_avx2(text, i, tree, pending, interner, st) };
+    }
+    lex(text, i, tree, pending, interner, st, block::classify)
+}
+
+/// [`tokens`] compiled for processors with AVX2 (the block classifier's, and `tzcnt`
+/// and `blsr` for the walk over a block's token starts).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1")]
+#[inline(never)]
+fn tokens_avx2(
+    text: &[u8],
+    i: usize,
+    tree: &mut Tree,
+    pending: &mut Vec<u32>,
+    interner: &mut Interner,
+    st: &mut State,
+) -> Result<usize, Failure> {
+    // The closure, defined in this function, has its target features: the classifier
+    // is inlined (a `#[target_feature]` function is not itself an `Fn`).
+    lex(text, i, tree, pending, interner, st, |b| {
+        block::avx2::classify(b)
+    })
+}
+
+/// The body of [`tokens`], with the block classifier to use.
+#[inline(always)]
+fn lex(
     text: &[u8],
     mut i: usize,
     tree: &mut Tree,
     pending: &mut Vec<u32>,
     interner: &mut Interner,
     st: &mut State,
+    classify: impl Fn(&[u8; BLOCK]) -> block::Block,
 ) -> Result<usize, Failure> {
     let mut start = st.start;
     let mut depth = st.depth;
     let mut heads = st.heads;
     let mut line = st.line;
-    let r = 'next: loop {
-        let Some(&c) = text.get(i) else {
-            break Ok(i);
-        };
-        if is_symbol_byte(c) {
-            if start == 0 {
-                break Err(Failure::NotInside);
-            }
-            // A run of symbols separated by single spaces (`allow a_t b_t`, `read write`).
-            loop {
-                let (j, sym) = symbol(text, i, interner);
-                if sym >= ATOM {
-                    break 'next Err(Failure::TooManyNames);
-                }
-                pending.push(ATOM | sym);
-                match text.get(j..j + 2) {
-                    Some(&[b' ', c]) if is_symbol_byte(c) => i = j + 1,
-                    _ => {
-                        i = j;
-                        continue 'next;
+    let r = 'lex: {
+        // Blocks of sixty-four bytes, while sixteen more follow (a symbol's key is read as
+        // sixteen bytes from its start); the file's last bytes go through the loop below.
+        let bulk = 'bulk: {
+            let blocks = st.blocks;
+            // The next block, classified already when a symbol ran into it, and where in
+            // it that symbol ends.
+            let mut carried: Option<(block::Block, u32)> = None;
+            'blocks: while let Some(chunk) = text.get(i..i + BLOCK + 16).filter(|_| blocks) {
+                let base = i;
+                let (m, from) = match carried.take() {
+                    Some(c) => c,
+                    None => (classify(chunk[..BLOCK].try_into().expect("64 bytes")), 0),
+                };
+                let mut starts = m.starts() & u64::MAX << from;
+                i = base + BLOCK;
+                while starts != 0 {
+                    let p = starts.trailing_zeros() as usize;
+                    starts &= starts - 1;
+                    if m.sym >> p & 1 != 0 {
+                        if start == 0 {
+                            break 'bulk Some(Err(Failure::NotInside));
+                        }
+                        let len = (!m.sym >> p).trailing_zeros() as usize;
+                        let sym = if p + len < BLOCK {
+                            let Some(c) = chunk.get(p..p + 16) else {
+                                unreachable!("p < 64 and the chunk holds 80 bytes")
+                            };
+                            if len <= 16 {
+                                intern_short(interner, c, len)
+                            } else {
+                                long_in_block(text, base + p, len, interner)
+                            }
+                        } else if let Some(next) = text
+                            .get(base + BLOCK..base + 2 * BLOCK + 16)
+                            .map(|c| classify(c[..BLOCK].try_into().expect("64 bytes")))
+                            .filter(|next| next.sym != u64::MAX)
+                        {
+                            // It runs into the next block and ends there: that block is
+                            // classified once, for this symbol's end and for its own tokens.
+                            let e = (!next.sym).trailing_zeros();
+                            let len = BLOCK - p + e as usize;
+                            let sym = if len <= 16 {
+                                intern_short(interner, &chunk[p..p + 16], len)
+                            } else {
+                                long_in_block(text, base + p, len, interner)
+                            };
+                            if sym >= ATOM {
+                                break 'bulk Some(Err(Failure::TooManyNames));
+                            }
+                            pending.push(ATOM | sym);
+                            carried = Some((next, e));
+                            continue 'blocks;
+                        } else {
+                            // It runs past the next block, or the text has no next block:
+                            // read from the text, and the next block starts after it.
+                            let (j, sym) = symbol(text, base + p, interner);
+                            if sym >= ATOM {
+                                break 'bulk Some(Err(Failure::TooManyNames));
+                            }
+                            pending.push(ATOM | sym);
+                            i = j;
+                            continue 'blocks;
+                        };
+                        if sym >= ATOM {
+                            break 'bulk Some(Err(Failure::TooManyNames));
+                        }
+                        pending.push(ATOM | sym);
+                        continue;
+                    }
+                    match chunk[p] {
+                        b'(' => {
+                            if depth >= MAX_DEPTH {
+                                break 'bulk Some(Err(Failure::TooDeep));
+                            }
+                            let id = tree.nodes.len() as u32;
+                            if id >= ATOM {
+                                break 'bulk Some(Err(Failure::TooManyLists));
+                            }
+                            tree.nodes.push(Node {
+                                line,
+                                a: start as u32,
+                                b: 0,
+                            });
+                            pending.push(id);
+                            depth += 1;
+                            start = pending.len();
+                            // As in the loop below: a head that does not follow its
+                            // parenthesis marks every head as present (out of line: a
+                            // branch rarely taken rather than a select each time).
+                            if !starts_element(chunk[p + 1]) {
+                                every_head(&mut heads);
+                            }
+                        }
+                        b')' => {
+                            if start == 0 {
+                                break 'bulk Some(Err(Failure::CloseWithoutOpen));
+                            }
+                            depth -= 1;
+                            let parent = close_list(tree, pending, start, &mut heads);
+                            pending.truncate(start);
+                            start = parent;
+                        }
+                        b'\n' | b'\r' => line = line.saturating_add(1),
+                        _ => break 'bulk Some(Ok(base + p)),
                     }
                 }
             }
+            None
+        };
+        if let Some(r) = bulk {
+            break 'lex r;
         }
-        match c {
-            b'(' => {
-                if depth >= MAX_DEPTH {
-                    break Err(Failure::TooDeep);
-                }
-                let id = tree.nodes.len() as u32;
-                if id >= ATOM {
-                    break Err(Failure::TooManyLists);
-                }
-                // `a` holds the parent's `start` until the list closes.
-                tree.nodes.push(Node {
-                    line,
-                    a: start as u32,
-                    b: 0,
-                });
-                pending.push(id);
-                depth += 1;
-                start = pending.len();
-                i += 1;
-                // The list's head, nearly always a keyword right after the parenthesis, is
-                // noted in `heads` when the list closes. Anything else that could start a
-                // keyword head (a space, a line break, a comment, a quoted string) marks
-                // every head as present, so a pass never skips on a guess; a nested list
-                // or `)` is no keyword.
-                match text.get(i) {
-                    Some(&c) if is_symbol_byte(c) => {}
-                    Some(b'(' | b')') => {}
-                    _ => heads = u64::MAX,
-                }
-            }
-            b')' => {
-                // `start` is 0 at top level only (inside a list, the list's id is below it).
+        'next: loop {
+            let Some(&c) = text.get(i) else {
+                break Ok(i);
+            };
+            if is_symbol_byte(c) {
                 if start == 0 {
-                    break Err(Failure::CloseWithoutOpen);
+                    break Err(Failure::NotInside);
                 }
-                depth -= 1;
-                // The list's id, just below its elements.
-                let id = pending[start - 1] as usize;
-                let elems = &pending[start..];
-                // Once a list rather than once a symbol: its head, if an atom among the
-                // first 64 symbols (the keywords `Tree::heads` tracks).
-                if let Some(&h) = elems.first() {
-                    let k = h & !ATOM;
-                    heads |= ((h & ATOM != 0 && k < 64) as u64) << (k & 63);
-                }
-                let kids = &mut tree.kids;
-                let a = kids.len() as u32;
-                // Most lists hold two to four elements: copied as a fixed-size array (a
-                // capacity check and a few moves) rather than through `memcpy`.
-                match *elems {
-                    [x, y] => kids.extend_from_slice(&[x, y]),
-                    [x, y, z] => kids.extend_from_slice(&[x, y, z]),
-                    [x, y, z, w] => kids.extend_from_slice(&[x, y, z, w]),
-                    _ => kids.extend_from_slice(elems),
-                }
-                let b = kids.len() as u32;
-                pending.truncate(start);
-                let nd = &mut tree.nodes[id];
-                start = nd.a as usize;
-                nd.a = a;
-                nd.b = b;
-                i += 1;
-            }
-            b' ' | b'\t' => {
-                i += 1;
-                if matches!(text.get(i), Some(b' ' | b'\t')) {
-                    // Indentation comes in runs of spaces: eight compared at once.
-                    while let Some(c) = text.get(i..i + 8) {
-                        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-                        let spaces = (w ^ 0x2020_2020_2020_2020).trailing_zeros() as usize / 8;
-                        i += spaces;
-                        if spaces < 8 {
-                            break;
+                // A run of symbols separated by single spaces (`allow a_t b_t`, `read write`).
+                loop {
+                    let (j, sym) = symbol(text, i, interner);
+                    if sym >= ATOM {
+                        break 'next Err(Failure::TooManyNames);
+                    }
+                    pending.push(ATOM | sym);
+                    match text.get(j..j + 2) {
+                        Some(&[b' ', c]) if is_symbol_byte(c) => i = j + 1,
+                        _ => {
+                            i = j;
+                            continue 'next;
                         }
                     }
-                    while matches!(text.get(i), Some(b' ' | b'\t')) {
-                        i += 1;
-                    }
                 }
             }
-            b'\n' | b'\r' => {
-                line = line.saturating_add(1);
-                i += 1;
+            match c {
+                b'(' => {
+                    if depth >= MAX_DEPTH {
+                        break Err(Failure::TooDeep);
+                    }
+                    let id = tree.nodes.len() as u32;
+                    if id >= ATOM {
+                        break Err(Failure::TooManyLists);
+                    }
+                    // `a` holds the parent's `start` until the list closes.
+                    tree.nodes.push(Node {
+                        line,
+                        a: start as u32,
+                        b: 0,
+                    });
+                    pending.push(id);
+                    depth += 1;
+                    start = pending.len();
+                    i += 1;
+                    // The list's head, nearly always a keyword right after the parenthesis, is
+                    // noted in `heads` when the list closes. Anything else that could start a
+                    // keyword head (a space, a line break, a comment, a quoted string) marks
+                    // every head as present, so a pass never skips on a guess; a nested list
+                    // or `)` is no keyword.
+                    match text.get(i) {
+                        Some(&c) if is_symbol_byte(c) => {}
+                        Some(b'(' | b')') => {}
+                        _ => heads = u64::MAX,
+                    }
+                }
+                b')' => {
+                    // `start` is 0 at top level only (inside a list, the list's id is below it).
+                    if start == 0 {
+                        break Err(Failure::CloseWithoutOpen);
+                    }
+                    depth -= 1;
+                    let parent = close_list(tree, pending, start, &mut heads);
+                    pending.truncate(start);
+                    start = parent;
+                    i += 1;
+                }
+                b' ' | b'\t' => {
+                    i += 1;
+                    if matches!(text.get(i), Some(b' ' | b'\t')) {
+                        // Indentation comes in runs of spaces: eight compared at once.
+                        while let Some(c) = text.get(i..i + 8) {
+                            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+                            let spaces = (w ^ 0x2020_2020_2020_2020).trailing_zeros() as usize / 8;
+                            i += spaces;
+                            if spaces < 8 {
+                                break;
+                            }
+                        }
+                        while matches!(text.get(i), Some(b' ' | b'\t')) {
+                            i += 1;
+                        }
+                    }
+                }
+                b'\n' | b'\r' => {
+                    line = line.saturating_add(1);
+                    i += 1;
+                }
+                _ => break Ok(i),
             }
-            _ => break Ok(i),
         }
     };
     st.start = start;
@@ -573,6 +732,94 @@ fn tokens(
     st.heads = heads;
     st.line = line;
     r
+}
+
+/// Marks every head as present in [`Tree::heads`].
+#[cold]
+#[inline(never)]
+fn every_head(heads: &mut u64) {
+    *heads = u64::MAX;
+}
+
+/// Whether a list's element can start with `c` right after its parenthesis, as a symbol
+/// or a list, or the list end there (what [`Tree::heads`] takes for a head, or for no
+/// keyword).
+#[inline]
+fn starts_element(c: u8) -> bool {
+    ELEMENT_STARTS[c as usize]
+}
+
+/// [`starts_element`] of each byte: one lookup.
+static ELEMENT_STARTS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = SYMBOL_BYTES[c] != 0 || c == b'(' as usize || c == b')' as usize;
+        c += 1;
+    }
+    t
+};
+
+/// Closes the innermost open list, whose elements are `stack[start..]`: copies them to the
+/// arena, notes its head in `heads`, and returns its parent's `start` (the caller then
+/// drops the elements from its stack).
+#[inline(always)]
+fn close_list(tree: &mut Tree, stack: &[u32], start: usize, heads: &mut u64) -> usize {
+    // The list's id, just below its elements.
+    let id = stack[start - 1] as usize;
+    let elems = &stack[start..];
+    // Once a list rather than once a symbol: its head, if an atom among the first 64
+    // symbols (the keywords `Tree::heads` tracks).
+    if let Some(&h) = elems.first() {
+        let k = h & !ATOM;
+        *heads |= ((h & ATOM != 0 && k < 64) as u64) << (k & 63);
+    }
+    let kids = &mut tree.kids;
+    let a = kids.len() as u32;
+    // Most lists hold two to four elements: copied as a fixed-size array (a capacity
+    // check and a few moves) rather than through `memcpy`.
+    match *elems {
+        [x, y] => kids.extend_from_slice(&[x, y]),
+        [x, y, z] => kids.extend_from_slice(&[x, y, z]),
+        [x, y, z, w] => kids.extend_from_slice(&[x, y, z, w]),
+        _ => kids.extend_from_slice(elems),
+    }
+    let b = kids.len() as u32;
+    let nd = &mut tree.nodes[id];
+    let parent = nd.a as usize;
+    nd.a = a;
+    nd.b = b;
+    parent
+}
+
+/// The id of the symbol of `len` bytes (`len <= 16`) that `c` (sixteen bytes) starts
+/// with, whose end a block's mask gave: its key is the sixteen bytes with those past its
+/// end masked off.
+#[inline(always)]
+fn intern_short(interner: &mut Interner, c: &[u8], len: usize) -> Sym {
+    let [ml, mh] = KEEP[len];
+    let lo = u64::from_le_bytes(c[..8].try_into().expect("8 bytes")) & ml;
+    let hi = u64::from_le_bytes(c[8..16].try_into().expect("8 bytes")) & mh;
+    interner.intern_key(&c[..len], lo, hi, hash_short(lo, hi))
+}
+
+/// The id of the symbol of `len` bytes (`16 < len < 128`) at `text[s]`, whose end a
+/// block's mask gave: its key computed from whole words (the bytes past its end masked
+/// off), the text holding at least eight bytes past it.
+#[inline(never)]
+fn long_in_block(text: &[u8], s: usize, len: usize, interner: &mut Interner) -> Sym {
+    let at = |k: usize| u64::from_le_bytes(text[s + k..s + k + 8].try_into().expect("8 bytes"));
+    let (lo, hi) = (at(0), at(8));
+    let mut h = hash_short(lo, hi);
+    let mut k = 16;
+    while k + 8 <= len {
+        h = hash_more(h, at(k));
+        k += 8;
+    }
+    if k < len {
+        h = hash_more(h, at(k) & ((1u64 << (8 * (len - k))) - 1));
+    }
+    interner.intern_key(&text[s..s + len], lo, hi, h)
 }
 
 /// Why a file does not parse (libsepol's messages, one per variant).
@@ -667,6 +914,167 @@ mod tests {
         let mut int = crate::kw::Kw::interner();
         parse_file(&mut tree, &mut int, "t.cil", b"(filecon \"/a\" block ())").expect("parses");
         assert_eq!(tree.heads, 0);
+    }
+
+    /// Everything a parse produces, to compare two parses: the lists (line and elements),
+    /// each file's statements, the heads, every interned name, or the message.
+    fn parse_outcome(text: &[u8], blocks: bool) -> Result<(String, Vec<Vec<u8>>), String> {
+        let mut tree = Tree::default();
+        let mut int = crate::kw::Kw::interner();
+        parse_with(&mut tree, &mut int, "t.cil", text, blocks)?;
+        let lists: Vec<(u32, &[u32])> = (0..tree.nodes.len() as u32)
+            .map(|n| (tree.node(n).line(), tree.kids(n)))
+            .collect();
+        let names = (0..int.len() as u32)
+            .map(|k| int.bytes(k).to_vec())
+            .collect();
+        Ok((
+            format!("{lists:?} {:?} {:x}", tree.files, tree.heads),
+            names,
+        ))
+    }
+
+    /// The block lexer must read exactly what the byte-at-a-time loop reads (the lexer
+    /// before it, checked against secilc by the corpus tests): same lists, lines, names
+    /// and heads, or the same message.
+    #[track_caller]
+    fn assert_blocks_read_as_bytes(text: &[u8]) {
+        let by_blocks = parse_outcome(text, true);
+        let by_bytes = parse_outcome(text, false);
+        assert_eq!(by_blocks, by_bytes, "{:?}", String::from_utf8_lossy(text));
+    }
+
+    /// A small deterministic generator (xorshift), for texts with every token at every
+    /// position of a block.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// Texts of CIL tokens in random order: symbols of 1 to 200 bytes (around the 16-byte
+    /// key and the 64-byte block), parentheses, spaces, tabs, LF and CRLF line breaks,
+    /// comments and quoted strings (some crossing blocks), after 0 to 63 bytes of padding
+    /// so that each token starts at each offset of a block.
+    #[test]
+    fn block_lexer_reads_what_the_byte_loop_reads() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let alphabet = b"abcxyz_019.-/[]@=*$%+!|&^:~`#{}'<>?,ABCZ";
+        for round in 0..3000 {
+            let mut text = vec![b' '; round % 64];
+            let mut depth = 0;
+            text.push(b'(');
+            depth += 1;
+            for _ in 0..rng.below(60) + 1 {
+                match rng.below(12) {
+                    0..=3 => {
+                        let len = match rng.below(6) {
+                            0 => rng.below(200) + 1,
+                            1 => 15 + rng.below(3),
+                            2 => 62 + rng.below(4),
+                            _ => rng.below(12) + 1,
+                        };
+                        // A few names, so that some repeat and are found, not added.
+                        let seed = rng.below(5);
+                        text.extend((0..len).map(|k| alphabet[(k * 7 + seed) % alphabet.len()]));
+                        text.push(b' ');
+                    }
+                    4 => {
+                        text.push(b'(');
+                        depth += 1;
+                    }
+                    5 if depth > 1 => {
+                        text.push(b')');
+                        depth -= 1;
+                    }
+                    6 => text.extend_from_slice(&b"  \t   "[..rng.below(6) + 1]),
+                    7 => text.push(b'\n'),
+                    8 => text.extend_from_slice(b"\r\n"),
+                    9 => {
+                        text.extend_from_slice(b"; a comment (with parentheses) ");
+                        text.extend(std::iter::repeat_n(b'-', rng.below(80)));
+                        text.push(b'\n');
+                    }
+                    10 => {
+                        text.push(b'"');
+                        text.extend(std::iter::repeat_n(b'q', rng.below(90)));
+                        text.extend_from_slice(b"(\r ;x)\" ");
+                    }
+                    _ => text.extend_from_slice(b"(allow a_t b_t (file (read write)))"),
+                }
+            }
+            text.extend(std::iter::repeat_n(b')', depth));
+            text.push(b'\n');
+            assert_blocks_read_as_bytes(&text);
+            // The same text cut short (an open list at the end), and with a byte no token
+            // starts with (a NUL, a non-UTF-8 byte, a backslash, a form feed) or a stray
+            // parenthesis put somewhere.
+            let cut = rng.below(text.len());
+            assert_blocks_read_as_bytes(&text[..cut]);
+            for bad in [0u8, 0xff, b'\\', 0x0c, b')', b'('] {
+                let mut broken = text.clone();
+                broken[rng.below(text.len())] = bad;
+                assert_blocks_read_as_bytes(&broken);
+            }
+        }
+    }
+
+    /// Symbols at the edges of a block: ending on its last byte, crossing into the next
+    /// one, a symbol right after a parenthesis on the last byte, files whose length is
+    /// around a block's.
+    #[test]
+    fn block_lexer_handles_tokens_at_block_edges() {
+        for pad in 0..80 {
+            for len in [1, 15, 16, 17, 63, 64, 65, 130] {
+                let mut text = vec![b' '; pad];
+                text.push(b'(');
+                text.extend(std::iter::repeat_n(b'n', len));
+                text.extend_from_slice(b"(x)(\n y)\r\n");
+                text.extend(std::iter::repeat_n(b' ', pad % 7));
+                text.push(b')');
+                assert_blocks_read_as_bytes(&text);
+                text.extend(std::iter::repeat_n(b'\n', 70));
+                assert_blocks_read_as_bytes(&text);
+            }
+        }
+    }
+
+    /// A name of a hundred thousand bytes is one symbol, found again as itself.
+    #[test]
+    fn huge_names_are_one_symbol() {
+        let name: Vec<u8> = (0..100_000).map(|k| b"abcdefgh_0123"[k % 13]).collect();
+        let mut text = b"(type ".to_vec();
+        text.extend_from_slice(&name);
+        text.extend_from_slice(b")\n(typeattribute ");
+        text.extend_from_slice(&name);
+        text.extend_from_slice(b")\n");
+        assert_blocks_read_as_bytes(&text);
+        let mut tree = Tree::default();
+        let mut int = crate::kw::Kw::interner();
+        parse_file(&mut tree, &mut int, "t.cil", &text).expect("parses");
+        let sym = int.get(&name).expect("interned");
+        let atoms: Vec<u32> = tree.kids.iter().map(|&k| k & !ATOM).collect();
+        assert_eq!(atoms.iter().filter(|&&k| k == sym).count(), 2);
+    }
+
+    /// A million open parentheses stop at libsepol's limit with its message, on the
+    /// line where the limit is passed.
+    #[test]
+    fn a_million_open_parentheses_is_a_clear_error() {
+        let mut text = b"\n\n".to_vec();
+        text.extend(std::iter::repeat_n(b'(', 1_000_000));
+        let mut tree = Tree::default();
+        let mut int = crate::kw::Kw::interner();
+        let err = parse_file(&mut tree, &mut int, "deep.cil", &text).expect_err("too deep");
+        assert_eq!(
+            err,
+            "Number of open parenthesis exceeds limit of 4096 at line 3 of deep.cil"
+        );
+        assert_blocks_read_as_bytes(&text[..10_000]);
     }
 
     /// The SSE2 classifier must agree with the byte table (the lexer's definition of a
