@@ -23,6 +23,29 @@ pub(super) fn mark_uses(l: &mut L<'_>) -> Result<(), Fail> {
     for s in l.live.clone().iter() {
         let s = s as u32;
         let st = ast.stmts[s as usize];
+        // The arguments only of the statements handled below (most of the others are
+        // declarations).
+        if !matches!(
+            st.kw,
+            Kw::TypeAttributeSet
+                | Kw::UserAttributeSet
+                | Kw::RoleAttributeSet
+                | Kw::ExpandTypeAttribute
+                | Kw::Allow
+                | Kw::AuditAllow
+                | Kw::DontAudit
+                | Kw::NeverAllow
+                | Kw::AllowX
+                | Kw::AuditAllowX
+                | Kw::DontAuditX
+                | Kw::NeverAllowX
+                | Kw::Constrain
+                | Kw::MlsConstrain
+                | Kw::ValidateTrans
+                | Kw::MlsValidateTrans
+        ) {
+            continue;
+        }
         let a = l.args(s);
         match st.kw {
             Kw::TypeAttributeSet => {

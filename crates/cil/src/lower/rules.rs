@@ -7,26 +7,16 @@ use super::*;
 /// body sits at the call's place in the branch (tunableif bodies are moved, so
 /// statements are not in node order). Built just before the rules are entered, so its
 /// small vectors are not allocated under the other statements' tables.
-pub(super) fn cond_rules_by_branch(ast: &Ast) -> FxHashMap<(u32, u32), Vec<u32>> {
+pub(super) fn cond_rules_by_branch(l: &L<'_>) -> FxHashMap<(u32, u32), Vec<u32>> {
     let mut cond_rules: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
-    for (i, st) in ast.stmts.iter().enumerate() {
-        if st.cond != NONE && st.kw != Kw::Call {
-            cond_rules
-                .entry((st.cond, st.branch))
-                .or_default()
-                .push(i as u32);
-        }
+    for i in l.in_cond.iter() {
+        let st = &l.ast.stmts[i];
+        cond_rules
+            .entry((st.cond, st.branch))
+            .or_default()
+            .push(i as u32);
     }
     cond_rules
-}
-
-/// How many unconditional av and type rule statements there are: the size the avtab
-/// is reserved for ([`Parts::reserve_rule_tables`]).
-pub(super) fn uncond_rule_count(ast: &Ast) -> usize {
-    ast.stmts
-        .iter()
-        .filter(|st| st.cond == NONE && st.kw.is_te_rule())
-        .count()
 }
 
 /// Lowers booleanifs, av rules and `roleallow` in walk order.
