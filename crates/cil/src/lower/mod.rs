@@ -116,6 +116,10 @@ struct L<'a> {
     /// have nothing to do with them: each skipped statement cost such a pass about 40
     /// instructions (the bit, the statement, the dispatch).
     live_rest: Bits,
+    /// The other live statements: the unconditional `allow`, `auditallow` and
+    /// `dontaudit` rules, walked apart by the passes that handle them (see
+    /// [`first_failure`] for the order of their messages).
+    live_av: Bits,
     /// The statements inside a booleanif or tunableif but calls, live or not (a few
     /// thousand), for [`rules::cond_rules_by_branch`].
     in_cond: Bits,
@@ -212,6 +216,24 @@ impl Laps {
     }
 }
 
+/// The message of a pass that walks the unconditional av rules ([`L::live_av`]) apart
+/// from the other statements ([`L::live_rest`]): `av` is the av rules' first failure
+/// and the statement it is at, `rest` the others' walk, which stops before statement
+/// `stop`, the av rules' failure (`u32::MAX` without one). The message is the one of
+/// the first statement in walk order that fails, as when one walk did both: a pass
+/// does this only where neither kind's work depends on the other's.
+fn first_failure(
+    av: Option<(u32, Fail)>,
+    rest: impl FnOnce(u32) -> Result<(), Fail>,
+) -> Result<(), Fail> {
+    let stop = av.as_ref().map_or(u32::MAX, |&(s, _)| s);
+    rest(stop)?;
+    match av {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
+}
+
 /// A type value as the policy's type id.
 fn tid(v: u32) -> TypeId {
     TypeId::new(v as u16).expect("type values start at 1")
@@ -278,7 +300,8 @@ impl<'a> L<'a> {
     ) -> Self {
         // One walk over every statement for the sets the passes walk.
         let n = ast.stmts.len();
-        let (mut live, mut live_rest, mut in_cond) = (Bits::new(n), Bits::new(n), Bits::new(n));
+        let (mut live, mut live_rest) = (Bits::new(n), Bits::new(n));
+        let (mut live_av, mut in_cond) = (Bits::new(n), Bits::new(n));
         let mut uncond_rules = 0;
         for (s, st) in ast.stmts.iter().enumerate() {
             let av = matches!(st.kw, Kw::Allow | Kw::AuditAllow | Kw::DontAudit);
@@ -289,7 +312,9 @@ impl<'a> L<'a> {
             }
             if st.opt == NONE || r.live_opt[st.opt as usize] {
                 live.set(s);
-                if !(av && st.cond == NONE) {
+                if av && st.cond == NONE {
+                    live_av.set(s);
+                } else {
                     live_rest.set(s);
                 }
             }
@@ -304,6 +329,7 @@ impl<'a> L<'a> {
             opts,
             live,
             live_rest,
+            live_av,
             in_cond,
             uncond_rules,
             dint: vec![NONE; nd],
@@ -347,5 +373,77 @@ impl<'a> L<'a> {
             ctx_log: std::cell::RefCell::new(vec![]),
             tref_memo: vec![],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_failure;
+    use crate::{compile, Fail, Options, Source};
+
+    const BASE: &[u8] = include_bytes!("../../tests/corpus/base.cil");
+
+    /// The first message of compiling `case` after the corpus's base policy.
+    fn first_message(case: &str) -> String {
+        let sources = [
+            Source {
+                name: "base.cil".into(),
+                text: BASE.to_vec(),
+            },
+            Source {
+                name: "case.cil".into(),
+                text: case.as_bytes().to_vec(),
+            },
+        ];
+        match compile(&sources, &Options::default()) {
+            Ok(_) => panic!("{case} compiled"),
+            Err(e) => e.messages[0].clone(),
+        }
+    }
+
+    #[test]
+    fn first_failure_is_the_earlier_statements() {
+        let fail = |m: &str| Fail::bad(vec![m.into()]);
+        let msg = |r: Result<(), Fail>| r.err().map(|e| e.messages[0].clone());
+        // The other statements' walk stops before the av rule's failure.
+        let walked = std::cell::Cell::new(0);
+        let r = first_failure(Some((5, fail("av"))), |stop| {
+            walked.set(stop);
+            Ok(())
+        });
+        assert_eq!((msg(r), walked.get()), (Some("av".into()), 5));
+        // A failure of the other walk (before the av rule's, since it stopped there)
+        // comes first.
+        let r = first_failure(Some((5, fail("av"))), |_| Err(fail("rest")));
+        assert_eq!(msg(r), Some("rest".into()));
+        // No av rule failed: the whole walk, its own result.
+        let r = first_failure(None, |stop| {
+            assert_eq!(stop, u32::MAX);
+            Err(fail("rest"))
+        });
+        assert_eq!(msg(r), Some("rest".into()));
+        assert!(first_failure(None, |_| Ok(())).is_ok());
+    }
+
+    #[test]
+    fn an_av_rule_failing_before_another_statement_is_reported() {
+        // The av rules are walked apart from the attribute statements; the message is
+        // still the one of the statement written first.
+        let case = "(typealias lonely_t)\n(allow lonely_t file_t (file (read)))\n\
+                    (typeattributeset file_t (file_t))\n";
+        assert_eq!(
+            first_message(case),
+            "Alias lonely_t was not bound to a type"
+        );
+    }
+
+    #[test]
+    fn a_statement_failing_before_an_av_rule_is_reported() {
+        let case = "(typealias lonely_t)\n(typeattributeset file_t (file_t))\n\
+                    (allow lonely_t file_t (file (read)))\n";
+        assert_eq!(
+            first_message(case),
+            "Attribute type not an attribute at case.cil:2"
+        );
     }
 }

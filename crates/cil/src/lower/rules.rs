@@ -26,41 +26,55 @@ pub(super) fn lower_all(
     cond_rules: &FxHashMap<(u32, u32), Vec<u32>>,
 ) -> Result<(), Fail> {
     let (ast, opts) = (l.ast, l.opts);
-    // Over a copy of the live set (38 KB), as the pass mutates `l`.
-    for s in l.live.clone().iter() {
+    // The unconditional av rules first, on their own (nothing else here reads the
+    // unconditional table, and they read nothing the others write).
+    let mut av_failure = None;
+    for s in l.live_av.clone().iter() {
         let s = s as u32;
-        let st = ast.stmts[s as usize];
-        match st.kw {
-            Kw::TunableIf if !opts.preserve_tunables => {}
-            Kw::BooleanIf | Kw::TunableIf => booleanif(l, p, s, cond_rules)?,
-            Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX if st.cond == NONE => {
-                if st.kw == Kw::DontAuditX && opts.disable_dontaudit {
-                    continue;
-                }
-                av_rulex(l, s, &mut p.xside, &mut p.xindex)?;
-            }
-            Kw::Allow | Kw::AuditAllow | Kw::DontAudit if st.cond == NONE => {
-                if st.kw == Kw::DontAudit && opts.disable_dontaudit {
-                    continue;
-                }
-                av_rule(l, s, Some((&mut p.avtab, &mut p.avindex)), None)?;
-            }
-            Kw::RoleAllow => {
-                let a = l.args(s);
-                let ra = l.role_vals(a[1])?;
-                let rb = l.role_vals(a[2])?;
-                for &x in &ra {
-                    for &y in &rb {
-                        p.role_allow.push(RoleAllow {
-                            role: RoleId::new(x).expect("role"),
-                            new_role: RoleId::new(y).expect("role"),
-                        });
-                    }
-                }
-            }
-            _ => {}
+        if ast.stmts[s as usize].kw == Kw::DontAudit && opts.disable_dontaudit {
+            continue;
+        }
+        if let Err(e) = av_rule(l, s, Some((&mut p.avtab, &mut p.avindex)), None) {
+            av_failure = Some((s, e));
+            break;
         }
     }
+    // Over a copy of the live set (38 KB), as the pass mutates `l`.
+    let rest = l.live_rest.clone();
+    first_failure(av_failure, |stop| {
+        for s in rest.iter() {
+            let s = s as u32;
+            if s > stop {
+                break;
+            }
+            let st = ast.stmts[s as usize];
+            match st.kw {
+                Kw::TunableIf if !opts.preserve_tunables => {}
+                Kw::BooleanIf | Kw::TunableIf => booleanif(l, p, s, cond_rules)?,
+                Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX if st.cond == NONE => {
+                    if st.kw == Kw::DontAuditX && opts.disable_dontaudit {
+                        continue;
+                    }
+                    av_rulex(l, s, &mut p.xside, &mut p.xindex)?;
+                }
+                Kw::RoleAllow => {
+                    let a = l.args(s);
+                    let ra = l.role_vals(a[1])?;
+                    let rb = l.role_vals(a[2])?;
+                    for &x in &ra {
+                        for &y in &rb {
+                            p.role_allow.push(RoleAllow {
+                                role: RoleId::new(x).expect("role"),
+                                new_role: RoleId::new(y).expect("role"),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    })?;
     // Freed before assembly, where the build's memory peaks (the checks after the rules
     // resolve their lists themselves).
     drop(std::mem::take(&mut l.handed));
