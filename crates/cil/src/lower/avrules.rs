@@ -264,6 +264,60 @@ pub(super) fn av_rule(
     Ok(())
 }
 
+/// The common case of an unconditional av rule, entered without [`av_rule`]'s general
+/// machinery: a permission list the resolver handed over and two types (or a type and
+/// `self`) already in the [`L::tref`] memo, nine rules in ten of a distribution policy.
+/// Inlined into the rules' loop, where the call, the result through memory and the
+/// destination's dispatch cost about a third of each rule. Returns false, having changed
+/// nothing, for any other rule: [`av_rule`] then enters it (or reports its failure).
+#[inline(always)]
+pub(super) fn av_rule_fast(
+    l: &L<'_>,
+    s: u32,
+    tab: &mut Vec<AvtabEntry>,
+    idx: &mut AvIndex,
+) -> bool {
+    let Some((ci, bits)) = l.handed_perms(s) else {
+        return false;
+    };
+    let a = l.args(s);
+    let (Some(si), Some(&tn)) = (a.get(1).and_then(|&n| l.memo_type(n)), a.get(2)) else {
+        return false;
+    };
+    let sv = l.type_val[si as usize];
+    let tv = if l.t.sym(tn) == Some(Kw::SelfKw.sym()) {
+        sv
+    } else {
+        match l.memo_type(tn) {
+            Some(ti) => l.type_val[ti as usize],
+            None => return false,
+        }
+    };
+    if bits == 0 {
+        return true;
+    }
+    let kind = kind_bits(l.ast.stmts[s as usize].kw);
+    let deny = kind == AvtabKind::AuditDeny;
+    let data = if deny { !bits } else { bits };
+    let Ok(entry) = AvtabEntry::new(rule_key(sv, tv, ci, kind), AvtabDatum::Perms(data)) else {
+        return false;
+    };
+    match idx.find_or_append(tab, entry) {
+        Ok(Some(i)) => {
+            if let Some(p) = tab[i as usize].perms_mut() {
+                if deny {
+                    *p &= data
+                } else {
+                    *p |= data
+                }
+            }
+            true
+        }
+        Ok(None) => true,
+        Err(_) => false,
+    }
+}
+
 /// An av rule side that stands for one value: a type, or a kept attribute not expanded.
 #[inline(always)]
 fn one_value(l: &mut L<'_>, r: TRef) -> Result<Option<u32>, Fail> {

@@ -85,6 +85,14 @@ impl<'a> L<'a> {
         self.tref_first(n)
     }
 
+    /// The type index of a name the [`L::tref`] memo holds as a type; `None` for
+    /// anything else (an attribute, `self`, a name not looked up yet).
+    #[inline(always)]
+    pub(super) fn memo_type(&self, n: u32) -> Option<u32> {
+        let v = self.tref_memo.get(self.t.sym(n)? as usize)?.get();
+        (v != 0 && v & TREF_ATTR == 0).then(|| v - 1)
+    }
+
     /// [`L::tref`] of a name not in the memo (`self` never is): looked up and memoised.
     #[inline(never)]
     fn tref_first(&self, n: u32) -> Result<TRef, Fail> {

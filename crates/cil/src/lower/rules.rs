@@ -34,6 +34,9 @@ pub(super) fn lower_all(
         if ast.stmts[s as usize].kw == Kw::DontAudit && opts.disable_dontaudit {
             continue;
         }
+        if av_rule_fast(l, s, &mut p.avtab, &mut p.avindex) {
+            continue;
+        }
         if let Err(e) = av_rule(l, s, Some((&mut p.avtab, &mut p.avindex)), None) {
             av_failure = Some((s, e));
             break;
