@@ -284,8 +284,9 @@ pub(super) fn av_rule(
 }
 
 /// The common case of an unconditional av rule, entered without [`av_rule`]'s general
-/// machinery: a permission list the resolver handed over and two types (or a type and
-/// `self`) already in the [`L::tref`] memo, nine rules in ten of a distribution policy.
+/// machinery: a permission list the resolver handed over, and on each side a type or a
+/// kept attribute (or a type and `self`) already in the [`L::tref`] memo, nine rules in
+/// ten of a distribution policy.
 /// Inlined into the rules' loop, where the call, the result through memory and the
 /// destination's dispatch cost about a third of each rule. Returns false, having changed
 /// nothing, for any other rule: [`av_rule`] then enters it (or reports its failure).
@@ -300,16 +301,19 @@ pub(super) fn av_rule_fast(
         return false;
     };
     let a = l.args(s);
-    let (Some(si), Some(&tn)) = (a.get(1).and_then(|&n| l.memo_type(n)), a.get(2)) else {
+    let (Some(&sn), Some(&tn)) = (a.get(1), a.get(2)) else {
         return false;
     };
-    let sv = l.type_val[si as usize];
-    let tv = if l.t.sym(tn) == Some(Kw::SelfKw.sym()) {
-        sv
-    } else {
-        match l.memo_type(tn) {
-            Some(ti) => l.type_val[ti as usize],
+    // With `self`, an attribute source is expanded whether kept or not.
+    let (sv, tv) = if l.t.sym(tn) == Some(Kw::SelfKw.sym()) {
+        match l.memo_type(sn) {
+            Some(si) => (l.type_val[si as usize], l.type_val[si as usize]),
             None => return false,
+        }
+    } else {
+        match (l.memo_one_value(sn), l.memo_one_value(tn)) {
+            (Some(sv), Some(tv)) => (sv, tv),
+            _ => return false,
         }
     };
     if bits == 0 {
