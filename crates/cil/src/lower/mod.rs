@@ -298,26 +298,33 @@ impl<'a> L<'a> {
         names: &'a [String],
         opts: &'a Options,
     ) -> Self {
-        // One walk over every statement for the sets the passes walk.
+        // One walk over every statement for the sets the passes walk, a word of each
+        // set at a time.
         let n = ast.stmts.len();
         let (mut live, mut live_rest) = (Bits::new(n), Bits::new(n));
         let (mut live_av, mut in_cond) = (Bits::new(n), Bits::new(n));
         let mut uncond_rules = 0;
-        for (s, st) in ast.stmts.iter().enumerate() {
-            let av = matches!(st.kw, Kw::Allow | Kw::AuditAllow | Kw::DontAudit);
-            if st.cond == NONE {
-                uncond_rules += usize::from(st.kw.is_te_rule());
-            } else if st.kw != Kw::Call {
-                in_cond.set(s);
-            }
-            if st.opt == NONE || r.live_opt[st.opt as usize] {
-                live.set(s);
-                if av && st.cond == NONE {
-                    live_av.set(s);
-                } else {
-                    live_rest.set(s);
+        for (w, chunk) in ast.stmts.chunks(64).enumerate() {
+            let (mut lw, mut rw, mut aw, mut cw) = (0u64, 0u64, 0u64, 0u64);
+            for (j, st) in chunk.iter().enumerate() {
+                let bit = 1u64 << j;
+                let av = matches!(st.kw, Kw::Allow | Kw::AuditAllow | Kw::DontAudit);
+                if st.cond == NONE {
+                    uncond_rules += usize::from(st.kw.is_te_rule());
+                } else if st.kw != Kw::Call {
+                    cw |= bit;
+                }
+                if st.opt == NONE || r.live_opt[st.opt as usize] {
+                    lw |= bit;
+                    if av && st.cond == NONE {
+                        aw |= bit;
+                    } else {
+                        rw |= bit;
+                    }
                 }
             }
+            (live.0[w], live_rest.0[w]) = (lw, rw);
+            (live_av.0[w], in_cond.0[w]) = (aw, cw);
         }
         let nd = ast.decls.len();
         L {
