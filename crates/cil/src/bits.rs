@@ -69,8 +69,8 @@ impl Bits {
 }
 
 /// The set bits of a [`Bits`], ascending: a word at a time, each bit found by its
-/// trailing zeros (lowering walks the 300,000 live statements of a distribution policy
-/// this way five times, where a `flat_map` of per-word iterators cost twice as much).
+/// trailing zeros (lowering's passes walk the live statements of a distribution policy
+/// this way, where a `flat_map` of per-word iterators cost twice as much).
 pub struct Ones<'a> {
     words: &'a [u64],
     /// The index of `word` in `words`.

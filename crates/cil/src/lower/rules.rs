@@ -206,32 +206,40 @@ fn booleanif(
     }
     for (b, br) in branches {
         let rules = cond_rules.get(&(s, b)).map_or(&[][..], |v| v.as_slice());
+        // The node out of `p` for the branch (its rules write `p` as well).
+        let mut cb = std::mem::take(&mut p.conds[idx]);
+        let mut r = Ok(());
         for &rs in rules {
             let kw = ast.stmts[rs as usize].kw;
             if kw == Kw::TypeTransition && l.args(rs).len() == 6 {
                 // libsepol's __cil_cond_to_policydb refuses named transitions.
-                return Err(Fail::bad(messages::cond_named_transition(l, rs, s, br)));
+                r = Err(Fail::bad(messages::cond_named_transition(l, rs, s, br)));
+                break;
             }
-            let mut cb = std::mem::replace(
-                &mut p.conds[idx],
-                CondBuild {
-                    nbools: 0,
-                    bools: vec![],
-                    pre: 0,
-                    expr: vec![],
-                    true_list: vec![],
-                    false_list: vec![],
-                },
-            );
-            let r = match kw {
+            r = match kw {
                 Kw::TypeTransition | Kw::TypeChange | Kw::TypeMember => {
                     type_rule(l, p, rs, Some((&mut cb, br)))
                 }
-                _ => av_rule(l, rs, None, Some((&mut cb, br))),
+                Kw::DontAudit if l.opts.disable_dontaudit => Ok(()),
+                _ => {
+                    let list = if br {
+                        &mut cb.true_list
+                    } else {
+                        &mut cb.false_list
+                    };
+                    if av_rule_fast_cond(l, rs, list) {
+                        Ok(())
+                    } else {
+                        av_rule(l, rs, None, Some((&mut cb, br)))
+                    }
+                }
             };
-            p.conds[idx] = cb;
-            r?;
+            if r.is_err() {
+                break;
+            }
         }
+        p.conds[idx] = cb;
+        r?;
     }
     Ok(())
 }
