@@ -53,6 +53,11 @@ impl Bits {
     pub fn count(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
+    /// The highest set bit.
+    pub fn last(&self) -> Option<usize> {
+        let (i, w) = self.0.iter().enumerate().rev().find(|(_, &w)| w != 0)?;
+        Some(i * 64 + 63 - w.leading_zeros() as usize)
+    }
     /// The set bits, ascending.
     pub fn iter(&self) -> Ones<'_> {
         Ones {
@@ -64,8 +69,8 @@ impl Bits {
 }
 
 /// The set bits of a [`Bits`], ascending: a word at a time, each bit found by its
-/// trailing zeros (lowering walks the 300,000 live statements of a distribution policy
-/// this way five times, where a `flat_map` of per-word iterators cost twice as much).
+/// trailing zeros (lowering's passes walk the live statements of a distribution policy
+/// this way, where a `flat_map` of per-word iterators cost twice as much).
 pub struct Ones<'a> {
     words: &'a [u64],
     /// The index of `word` in `words`.
@@ -106,5 +111,10 @@ mod tests {
         assert_eq!(b.iter().collect::<Vec<_>>(), wanted);
         let naive: Vec<usize> = (0..640).filter(|&i| b.get(i)).collect();
         assert_eq!(b.iter().collect::<Vec<_>>(), naive);
+        assert_eq!(b.last(), Some(639));
+        assert_eq!(Bits::new(300).last(), None);
+        let mut one = Bits::new(300);
+        one.set(64);
+        assert_eq!(one.last(), Some(64));
     }
 }

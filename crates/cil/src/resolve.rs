@@ -216,7 +216,15 @@ impl<'a> Resolver<'a> {
                     continue;
                 }
                 self.volatile.set(false);
-                let r = self.check(i);
+                // The av rules (two statements in three) through their own inlined check.
+                let r = if matches!(
+                    st.kw,
+                    Kw::Allow | Kw::AuditAllow | Kw::DontAudit | Kw::NeverAllow
+                ) {
+                    self.check_av_rule(i, st.node)
+                } else {
+                    self.check(i)
+                };
                 if self.volatile.get() {
                     again.push(i);
                 }
@@ -276,6 +284,29 @@ impl<'a> Resolver<'a> {
     fn name(&self, ns: Ns, n: u32) -> R {
         let s = self.atom(n)?;
         self.lookup(ns, s).map(|_| ()).ok_or(Miss::Missing)
+    }
+
+    /// [`Self::name`], inlined: for [`Self::check_av_rule`], where the call and its
+    /// result through memory were about a quarter of each of 400,000 look-ups.
+    #[inline(always)]
+    fn name_inline(&self, ns: Ns, n: u32) -> R {
+        let s = self.atom(n)?;
+        self.lookup(ns, s).map(|_| ()).ok_or(Miss::Missing)
+    }
+
+    /// [`Self::check`] of an `allow`, `auditallow`, `dontaudit` or `neverallow`
+    /// statement `s` (list node `node`), inlined into the fixpoint's loop.
+    #[inline(always)]
+    fn check_av_rule(&self, s: u32, node: u32) -> R {
+        let k = self.tree.kids(node);
+        let [_, src, tgt, perms] = *k else {
+            return Err(Miss::Bad("Invalid syntax"));
+        };
+        self.name_inline(Ns::Types, src)?;
+        if self.tree.sym(tgt) != Some(Kw::SelfKw.sym()) {
+            self.name_inline(Ns::Types, tgt)?;
+        }
+        self.rule_classperms(s, perms)
     }
 
     fn type_or_self(&self, n: u32) -> R {

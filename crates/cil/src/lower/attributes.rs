@@ -19,120 +19,166 @@ pub(super) fn mark_uses(l: &mut L<'_>) -> Result<(), Fail> {
     l.rattr_exprs = vec![vec![]; l.rattrs.len()];
     l.uattr_members = vec![None; l.uattrs.len()];
     l.uattr_exprs = vec![vec![]; l.uattrs.len()];
-    // Over a copy of the live set (38 KB), as the pass mutates `l`.
-    for s in l.live.clone().iter() {
-        let s = s as u32;
-        let st = ast.stmts[s as usize];
-        let a = l.args(s);
-        match st.kw {
-            Kw::TypeAttributeSet => {
-                let d = l.look(Ns::Types, a[1])?;
-                if l.kind(d) != DeclKind::TypeAttribute {
-                    return Err(err(format!(
-                        "Attribute type not an attribute at {}",
-                        l.here(s)
-                    )));
-                }
-                l.attr_exprs[l.dint[d as usize] as usize].push(a[2]);
+    // The unconditional av rules on their own: their marks are ORed, so their order
+    // among the other statements does not matter, only for which message comes first.
+    let mut av_failure = None;
+    for s in l.live_av.clone().iter() {
+        if let Err(e) = mark_rule(l, s as u32) {
+            av_failure = Some((s as u32, e));
+            break;
+        }
+    }
+    let rest = l.live_rest.clone();
+    first_failure(av_failure, |stop| {
+        for s in rest.iter() {
+            let s = s as u32;
+            if s > stop {
+                break;
             }
-            Kw::UserAttributeSet => {
-                let d = l.look(Ns::Users, a[1])?;
-                if l.kind(d) != DeclKind::UserAttribute {
-                    return Err(err(format!("Not a user attribute at {}", l.here(s))));
-                }
-                l.uattr_exprs[l.dint[d as usize] as usize].push(a[2]);
+            let st = ast.stmts[s as usize];
+            // The arguments only of the statements handled below (most of the others are
+            // declarations).
+            if !matches!(
+                st.kw,
+                Kw::TypeAttributeSet
+                    | Kw::UserAttributeSet
+                    | Kw::RoleAttributeSet
+                    | Kw::ExpandTypeAttribute
+                    | Kw::Allow
+                    | Kw::AuditAllow
+                    | Kw::DontAudit
+                    | Kw::NeverAllow
+                    | Kw::AllowX
+                    | Kw::AuditAllowX
+                    | Kw::DontAuditX
+                    | Kw::NeverAllowX
+                    | Kw::Constrain
+                    | Kw::MlsConstrain
+                    | Kw::ValidateTrans
+                    | Kw::MlsValidateTrans
+            ) {
+                continue;
             }
-            Kw::RoleAttributeSet => {
-                let d = l.look(Ns::Roles, a[1])?;
-                if l.kind(d) != DeclKind::RoleAttribute {
-                    return Err(err(format!("Not a role attribute at {}", l.here(s))));
-                }
-                l.rattr_exprs[l.dint[d as usize] as usize].push(a[2]);
-            }
-            Kw::ExpandTypeAttribute => {
-                let flag = match t.sym(a[2]).and_then(Kw::of) {
-                    Some(Kw::True) => USED_EXPAND_TRUE,
-                    Some(Kw::False) => USED_EXPAND_FALSE,
-                    _ => return Err(err(format!("Bad expandtypeattribute at {}", l.here(s)))),
-                };
-                let names: Vec<u32> = if t.is_list(a[1]) {
-                    t.kids(a[1]).to_vec()
-                } else {
-                    vec![a[1]]
-                };
-                for x in names {
-                    match l.tref(x)? {
-                        TRef::Attr(i) => {
-                            let u = &mut l.attr_used[i as usize];
-                            *u |= flag;
-                            if *u & USED_EXPAND_TRUE != 0 && *u & USED_EXPAND_FALSE != 0 {
-                                *u &= !USED_EXPAND_TRUE;
-                            }
-                        }
-                        _ => {
-                            return Err(err(format!(
-                                "Attribute type not an attribute at {}",
-                                l.here(s)
-                            )))
-                        }
+            let a = l.args(s);
+            match st.kw {
+                Kw::TypeAttributeSet => {
+                    let d = l.look(Ns::Types, a[1])?;
+                    if l.kind(d) != DeclKind::TypeAttribute {
+                        return Err(err(format!(
+                            "Attribute type not an attribute at {}",
+                            l.here(s)
+                        )));
                     }
+                    l.attr_exprs[l.dint[d as usize] as usize].push(a[2]);
                 }
-            }
-            Kw::Allow
-            | Kw::AuditAllow
-            | Kw::DontAudit
-            | Kw::NeverAllow
-            | Kw::AllowX
-            | Kw::AuditAllowX
-            | Kw::DontAuditX
-            | Kw::NeverAllowX
-                if t.sym(a[2]) != Some(Kw::SelfKw.sym()) =>
-            {
-                // The source is not marked when the target is `self` (cil_resolve_avrule).
-                let used = if matches!(st.kw, Kw::NeverAllow | Kw::NeverAllowX) {
-                    USED_NEVERALLOW
-                } else {
-                    USED_AVRULE
-                };
-                for &x in &a[1..3] {
-                    if let TRef::Attr(i) = l.tref(x)? {
-                        l.attr_used[i as usize] |= used;
+                Kw::UserAttributeSet => {
+                    let d = l.look(Ns::Users, a[1])?;
+                    if l.kind(d) != DeclKind::UserAttribute {
+                        return Err(err(format!("Not a user attribute at {}", l.here(s))));
                     }
+                    l.uattr_exprs[l.dint[d as usize] as usize].push(a[2]);
                 }
-            }
-            Kw::Constrain | Kw::MlsConstrain | Kw::ValidateTrans | Kw::MlsValidateTrans => {
-                let mut stack = vec![a[2]];
-                while let Some(n) = stack.pop() {
-                    let k = t.kids(n);
-                    match k.first().and_then(|&x| t.sym(x)).and_then(Kw::of) {
-                        Some(Kw::And | Kw::Or | Kw::Not) => stack.extend_from_slice(&k[1..]),
-                        _ if k.len() == 3
-                            && matches!(
-                                t.sym(k[1]).and_then(Kw::of),
-                                Some(Kw::T1 | Kw::T2 | Kw::T3)
-                            ) =>
-                        {
-                            let names: Vec<u32> = if t.is_list(k[2]) {
-                                t.kids(k[2]).to_vec()
-                            } else if matches!(
-                                t.sym(k[2]).and_then(Kw::of),
-                                Some(Kw::T1 | Kw::T2 | Kw::T3)
-                            ) {
-                                vec![]
-                            } else {
-                                vec![k[2]]
-                            };
-                            for x in names {
-                                if let TRef::Attr(i) = l.tref(x)? {
-                                    l.attr_used[i as usize] |= USED_CONSTRAINT;
+                Kw::RoleAttributeSet => {
+                    let d = l.look(Ns::Roles, a[1])?;
+                    if l.kind(d) != DeclKind::RoleAttribute {
+                        return Err(err(format!("Not a role attribute at {}", l.here(s))));
+                    }
+                    l.rattr_exprs[l.dint[d as usize] as usize].push(a[2]);
+                }
+                Kw::ExpandTypeAttribute => {
+                    let flag = match t.sym(a[2]).and_then(Kw::of) {
+                        Some(Kw::True) => USED_EXPAND_TRUE,
+                        Some(Kw::False) => USED_EXPAND_FALSE,
+                        _ => return Err(err(format!("Bad expandtypeattribute at {}", l.here(s)))),
+                    };
+                    let names: Vec<u32> = if t.is_list(a[1]) {
+                        t.kids(a[1]).to_vec()
+                    } else {
+                        vec![a[1]]
+                    };
+                    for x in names {
+                        match l.tref(x)? {
+                            TRef::Attr(i) => {
+                                let u = &mut l.attr_used[i as usize];
+                                *u |= flag;
+                                if *u & USED_EXPAND_TRUE != 0 && *u & USED_EXPAND_FALSE != 0 {
+                                    *u &= !USED_EXPAND_TRUE;
                                 }
                             }
+                            _ => {
+                                return Err(err(format!(
+                                    "Attribute type not an attribute at {}",
+                                    l.here(s)
+                                )))
+                            }
                         }
-                        _ => {}
                     }
                 }
+                Kw::Allow
+                | Kw::AuditAllow
+                | Kw::DontAudit
+                | Kw::NeverAllow
+                | Kw::AllowX
+                | Kw::AuditAllowX
+                | Kw::DontAuditX
+                | Kw::NeverAllowX => mark_rule(l, s)?,
+                Kw::Constrain | Kw::MlsConstrain | Kw::ValidateTrans | Kw::MlsValidateTrans => {
+                    let mut stack = vec![a[2]];
+                    while let Some(n) = stack.pop() {
+                        let k = t.kids(n);
+                        match k.first().and_then(|&x| t.sym(x)).and_then(Kw::of) {
+                            Some(Kw::And | Kw::Or | Kw::Not) => stack.extend_from_slice(&k[1..]),
+                            _ if k.len() == 3
+                                && matches!(
+                                    t.sym(k[1]).and_then(Kw::of),
+                                    Some(Kw::T1 | Kw::T2 | Kw::T3)
+                                ) =>
+                            {
+                                let names: Vec<u32> = if t.is_list(k[2]) {
+                                    t.kids(k[2]).to_vec()
+                                } else if matches!(
+                                    t.sym(k[2]).and_then(Kw::of),
+                                    Some(Kw::T1 | Kw::T2 | Kw::T3)
+                                ) {
+                                    vec![]
+                                } else {
+                                    vec![k[2]]
+                                };
+                                for x in names {
+                                    if let TRef::Attr(i) = l.tref(x)? {
+                                        l.attr_used[i as usize] |= USED_CONSTRAINT;
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
             }
-            _ => {}
+        }
+        Ok(())
+    })
+}
+
+/// Marks the attributes an av rule names (`allow` ... `neverallowx`): the source is not
+/// marked when the target is `self` (cil_resolve_avrule). Inlined: its result went
+/// through memory for each of the 180,000 rules of a distribution policy.
+#[inline(always)]
+fn mark_rule(l: &mut L<'_>, s: u32) -> Result<(), Fail> {
+    let kw = l.ast.stmts[s as usize].kw;
+    let a = l.args(s);
+    if l.t.sym(a[2]) == Some(Kw::SelfKw.sym()) {
+        return Ok(());
+    }
+    let used = if matches!(kw, Kw::NeverAllow | Kw::NeverAllowX) {
+        USED_NEVERALLOW
+    } else {
+        USED_AVRULE
+    };
+    for &x in &a[1..3] {
+        if let TRef::Attr(i) = l.tref(x)? {
+            l.attr_used[i as usize] |= used;
         }
     }
     Ok(())

@@ -18,7 +18,8 @@ pub(super) struct AvIndex {
     shift: u32,
 }
 
-/// The key as one word: source, target, class and kind are 16 bits each.
+/// The key as one word: source, target, class and kind are 16 bits each, so two keys
+/// are equal exactly when their words are.
 #[inline]
 fn word(key: &AvtabKey) -> u64 {
     key.source.value() as u64
@@ -42,18 +43,26 @@ impl AvIndex {
     /// The first slot to probe for `key` (a multiplicative hash's high bits).
     #[inline]
     fn home(&self, key: &AvtabKey) -> usize {
-        (word(key).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+        self.home_of(word(key))
     }
 
-    /// Where `key` is in `tab`, or the empty slot where it would go.
+    /// [`Self::home`] of a key's [`word`].
+    #[inline]
+    fn home_of(&self, w: u64) -> usize {
+        (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// Where `key` is in `tab`, or the empty slot where it would go. Keys are compared
+    /// as their words (one comparison where the key's four fields took four).
     #[inline]
     fn probe(&self, tab: &[AvtabEntry], key: &AvtabKey) -> Result<u32, usize> {
         let mask = self.slots.len() - 1;
-        let mut i = self.home(key);
+        let w = word(key);
+        let mut i = self.home_of(w);
         loop {
             match self.slots[i] {
                 0 => return Err(i),
-                s if tab[s as usize - 1].key == *key => return Ok(s - 1),
+                s if word(&tab[s as usize - 1].key) == w => return Ok(s - 1),
                 _ => i = (i + 1) & mask,
             }
         }

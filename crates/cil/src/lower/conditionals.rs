@@ -3,6 +3,7 @@
 
 use super::*;
 
+#[derive(Default)]
 pub(super) struct CondBuild {
     pub(super) nbools: usize,
     pub(super) bools: Vec<u32>,

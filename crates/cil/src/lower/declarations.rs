@@ -32,8 +32,9 @@ pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
     let mut sens_orders = vec![];
     let mut cat_orders = vec![];
     let mut unordered: Vec<u32> = vec![];
-    // Over a copy of the live set (38 KB), as the pass mutates `l`.
-    for s in l.live.clone().iter() {
+    // Over a copy of the live set (38 KB), as the pass mutates `l`; the unconditional
+    // av rules declare nothing and are none of the statements handled here.
+    for s in l.live_rest.clone().iter() {
         let s = s as u32;
         let st = ast.stmts[s as usize];
         // Read only by the statements handled here (a few in a hundred).

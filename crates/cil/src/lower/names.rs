@@ -85,6 +85,32 @@ impl<'a> L<'a> {
         self.tref_first(n)
     }
 
+    /// The type index of a name the [`L::tref`] memo holds as a type; `None` for
+    /// anything else (an attribute, `self`, a name not looked up yet).
+    #[inline(always)]
+    pub(super) fn memo_type(&self, n: u32) -> Option<u32> {
+        let v = self.tref_memo.get(self.t.sym(n)? as usize)?.get();
+        (v != 0 && v & TREF_ATTR == 0).then(|| v - 1)
+    }
+
+    /// The one value an av rule side stands for, from the [`L::tref`] memo: a type's, or
+    /// a kept attribute's whose member count is known and at least -X
+    /// ([`L::attr_kept_whole`]); `None` for anything else (an attribute to expand or
+    /// not counted yet, `self`, a name not looked up yet).
+    #[inline(always)]
+    pub(super) fn memo_one_value(&self, n: u32) -> Option<u32> {
+        let v = self.tref_memo.get(self.t.sym(n)? as usize)?.get();
+        if v == 0 {
+            return None;
+        }
+        if v & TREF_ATTR == 0 {
+            return Some(self.type_val[v as usize - 1]);
+        }
+        let x = (v & !TREF_ATTR) as usize;
+        let (val, count) = (self.attr_val[x], self.attr_count[x]);
+        (val != 0 && count != u32::MAX && count >= self.opts.expand_size).then_some(val)
+    }
+
     /// [`L::tref`] of a name not in the memo (`self` never is): looked up and memoised.
     #[inline(never)]
     fn tref_first(&self, n: u32) -> Result<TRef, Fail> {

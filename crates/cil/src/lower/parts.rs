@@ -94,7 +94,7 @@ impl Parts {
     pub(super) fn reserve_rule_tables(&mut self, rule_stmts: usize) {
         // `avtab` and its index (rule key -> entry, u32 to keep the index small: it is the
         // largest table while rules are entered) are sized up front from the count of
-        // unconditional rule statements ([`super::rules::uncond_rule_count`]), an estimate (the Debian
+        // unconditional rule statements ([`super::L::uncond_rules`]), an estimate (the Debian
         // store has 174,000 such statements for 102,000 entries): growing by doubling
         // copied them through the heap, and the freed copies stayed resident. Reserved
         // pages never written cost nothing.

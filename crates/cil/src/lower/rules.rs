@@ -7,26 +7,16 @@ use super::*;
 /// body sits at the call's place in the branch (tunableif bodies are moved, so
 /// statements are not in node order). Built just before the rules are entered, so its
 /// small vectors are not allocated under the other statements' tables.
-pub(super) fn cond_rules_by_branch(ast: &Ast) -> FxHashMap<(u32, u32), Vec<u32>> {
+pub(super) fn cond_rules_by_branch(l: &L<'_>) -> FxHashMap<(u32, u32), Vec<u32>> {
     let mut cond_rules: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
-    for (i, st) in ast.stmts.iter().enumerate() {
-        if st.cond != NONE && st.kw != Kw::Call {
-            cond_rules
-                .entry((st.cond, st.branch))
-                .or_default()
-                .push(i as u32);
-        }
+    for i in l.in_cond.iter() {
+        let st = &l.ast.stmts[i];
+        cond_rules
+            .entry((st.cond, st.branch))
+            .or_default()
+            .push(i as u32);
     }
     cond_rules
-}
-
-/// How many unconditional av and type rule statements there are: the size the avtab
-/// is reserved for ([`Parts::reserve_rule_tables`]).
-pub(super) fn uncond_rule_count(ast: &Ast) -> usize {
-    ast.stmts
-        .iter()
-        .filter(|st| st.cond == NONE && st.kw.is_te_rule())
-        .count()
 }
 
 /// Lowers booleanifs, av rules and `roleallow` in walk order.
@@ -36,41 +26,58 @@ pub(super) fn lower_all(
     cond_rules: &FxHashMap<(u32, u32), Vec<u32>>,
 ) -> Result<(), Fail> {
     let (ast, opts) = (l.ast, l.opts);
-    // Over a copy of the live set (38 KB), as the pass mutates `l`.
-    for s in l.live.clone().iter() {
+    // The unconditional av rules first, on their own (nothing else here reads the
+    // unconditional table, and they read nothing the others write).
+    let mut av_failure = None;
+    for s in l.live_av.clone().iter() {
         let s = s as u32;
-        let st = ast.stmts[s as usize];
-        match st.kw {
-            Kw::TunableIf if !opts.preserve_tunables => {}
-            Kw::BooleanIf | Kw::TunableIf => booleanif(l, p, s, cond_rules)?,
-            Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX if st.cond == NONE => {
-                if st.kw == Kw::DontAuditX && opts.disable_dontaudit {
-                    continue;
-                }
-                av_rulex(l, s, &mut p.xside, &mut p.xindex)?;
-            }
-            Kw::Allow | Kw::AuditAllow | Kw::DontAudit if st.cond == NONE => {
-                if st.kw == Kw::DontAudit && opts.disable_dontaudit {
-                    continue;
-                }
-                av_rule(l, s, Some((&mut p.avtab, &mut p.avindex)), None)?;
-            }
-            Kw::RoleAllow => {
-                let a = l.args(s);
-                let ra = l.role_vals(a[1])?;
-                let rb = l.role_vals(a[2])?;
-                for &x in &ra {
-                    for &y in &rb {
-                        p.role_allow.push(RoleAllow {
-                            role: RoleId::new(x).expect("role"),
-                            new_role: RoleId::new(y).expect("role"),
-                        });
-                    }
-                }
-            }
-            _ => {}
+        if ast.stmts[s as usize].kw == Kw::DontAudit && opts.disable_dontaudit {
+            continue;
+        }
+        if av_rule_fast(l, s, &mut p.avtab, &mut p.avindex) {
+            continue;
+        }
+        if let Err(e) = av_rule(l, s, Some((&mut p.avtab, &mut p.avindex)), None) {
+            av_failure = Some((s, e));
+            break;
         }
     }
+    // Over a copy of the live set (38 KB), as the pass mutates `l`.
+    let rest = l.live_rest.clone();
+    first_failure(av_failure, |stop| {
+        for s in rest.iter() {
+            let s = s as u32;
+            if s > stop {
+                break;
+            }
+            let st = ast.stmts[s as usize];
+            match st.kw {
+                Kw::TunableIf if !opts.preserve_tunables => {}
+                Kw::BooleanIf | Kw::TunableIf => booleanif(l, p, s, cond_rules)?,
+                Kw::AllowX | Kw::AuditAllowX | Kw::DontAuditX if st.cond == NONE => {
+                    if st.kw == Kw::DontAuditX && opts.disable_dontaudit {
+                        continue;
+                    }
+                    av_rulex(l, s, &mut p.xside, &mut p.xindex)?;
+                }
+                Kw::RoleAllow => {
+                    let a = l.args(s);
+                    let ra = l.role_vals(a[1])?;
+                    let rb = l.role_vals(a[2])?;
+                    for &x in &ra {
+                        for &y in &rb {
+                            p.role_allow.push(RoleAllow {
+                                role: RoleId::new(x).expect("role"),
+                                new_role: RoleId::new(y).expect("role"),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    })?;
     // Freed before assembly, where the build's memory peaks (the checks after the rules
     // resolve their lists themselves).
     drop(std::mem::take(&mut l.handed));
@@ -199,32 +206,40 @@ fn booleanif(
     }
     for (b, br) in branches {
         let rules = cond_rules.get(&(s, b)).map_or(&[][..], |v| v.as_slice());
+        // The node out of `p` for the branch (its rules write `p` as well).
+        let mut cb = std::mem::take(&mut p.conds[idx]);
+        let mut r = Ok(());
         for &rs in rules {
             let kw = ast.stmts[rs as usize].kw;
             if kw == Kw::TypeTransition && l.args(rs).len() == 6 {
                 // libsepol's __cil_cond_to_policydb refuses named transitions.
-                return Err(Fail::bad(messages::cond_named_transition(l, rs, s, br)));
+                r = Err(Fail::bad(messages::cond_named_transition(l, rs, s, br)));
+                break;
             }
-            let mut cb = std::mem::replace(
-                &mut p.conds[idx],
-                CondBuild {
-                    nbools: 0,
-                    bools: vec![],
-                    pre: 0,
-                    expr: vec![],
-                    true_list: vec![],
-                    false_list: vec![],
-                },
-            );
-            let r = match kw {
+            r = match kw {
                 Kw::TypeTransition | Kw::TypeChange | Kw::TypeMember => {
                     type_rule(l, p, rs, Some((&mut cb, br)))
                 }
-                _ => av_rule(l, rs, None, Some((&mut cb, br))),
+                Kw::DontAudit if l.opts.disable_dontaudit => Ok(()),
+                _ => {
+                    let list = if br {
+                        &mut cb.true_list
+                    } else {
+                        &mut cb.false_list
+                    };
+                    if av_rule_fast_cond(l, rs, list) {
+                        Ok(())
+                    } else {
+                        av_rule(l, rs, None, Some((&mut cb, br)))
+                    }
+                }
             };
-            p.conds[idx] = cb;
-            r?;
+            if r.is_err() {
+                break;
+            }
         }
+        p.conds[idx] = cb;
+        r?;
     }
     Ok(())
 }

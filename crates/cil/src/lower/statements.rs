@@ -8,8 +8,9 @@ use super::*;
 /// [`super::rules`], once every context has been verified).
 pub(super) fn lower_all(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
     let ast = l.ast;
-    // Over a copy of the live set (38 KB), as the pass mutates `l`.
-    for s in l.live.clone().iter() {
+    // Over a copy of the live set (38 KB), as the pass mutates `l`; the unconditional
+    // av rules are not lowered here.
+    for s in l.live_rest.clone().iter() {
         let s = s as u32;
         l.cur_stmt.set(s);
         let st = ast.stmts[s as usize];
@@ -56,6 +57,11 @@ pub(super) fn lower_all(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
             }
             _ => {}
         }
+    }
+    // The statement later messages name when they have none of their own (`L::look`) is
+    // the last live one, as when this pass walked the av rules as well.
+    if let Some(last) = l.live.last() {
+        l.cur_stmt.set(last as u32);
     }
     Ok(())
 }
