@@ -379,8 +379,25 @@ impl AllowGenerator {
                 out.push_str(&comment);
                 out.push('\n');
             }
-            let perms: Vec<&str> = a.perms.iter().map(String::as_str).collect();
-            let _ = writeln!(out, "{keyword} {src} {tgt}:{class} {};", space_set(&perms));
+            // `space_set` written in place: no vector or string per rule.
+            for part in [keyword, " ", src, " ", tgt, ":", class, " "] {
+                out.push_str(part);
+            }
+            let mut perms = a.perms.iter();
+            match (perms.next(), a.perms.len()) {
+                (Some(p), 1) => out.push_str(p),
+                (first, _) => {
+                    out.push_str("{ ");
+                    for (k, p) in first.into_iter().chain(perms).enumerate() {
+                        if k > 0 {
+                            out.push(' ');
+                        }
+                        out.push_str(p);
+                    }
+                    out.push_str(" }");
+                }
+            }
+            out.push_str(";\n");
         }
     }
 
