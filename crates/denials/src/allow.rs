@@ -24,7 +24,8 @@ const UNKNOWN_CLASS: i32 = -4;
 
 /// The generator's maps: keyed by names from logs, so with random keys; a folded-multiply
 /// hash, because a fleet's final step adds hundreds of thousands of denials on its serial
-/// end (SipHash was a fifth of the generator's instructions there).
+/// end (interning names with SipHash took 178 M of the 821 M instructions of adding the
+/// 206,437 distinct denials of an 80,000-line fleet).
 type Map<K, V> = HashMap<K, V, KeyedState>;
 
 /// Rules past which [`AllowGenerator::render`] writes on two threads (a few milliseconds of
@@ -33,8 +34,8 @@ const PARALLEL_RULES: usize = 8192;
 
 struct Access {
     /// Source type, target type and class as interned names ([`AllowGenerator::names`]):
-    /// no string of their own, as a fleet's final step makes a hundred thousand of them
-    /// (allocating, copying and freeing them was a sixth of its generator's work).
+    /// no string of their own, as a fleet's final step makes a hundred thousand access
+    /// vectors, each of which allocated, copied and freed three.
     ids: [u32; 3],
     /// The contexts of the first record, kept for a constraint verdict's causes only.
     contexts: Option<(String, String)>,

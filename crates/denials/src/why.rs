@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 ///
 /// `ctx.splitn(4, ':')`, found by bytes: audit2allow's generator splits two contexts per
 /// denial, and a fleet's final step adds hundreds of thousands of them on its serial end,
-/// where the `char` searcher took a quarter of the generator's instructions.
+/// where the `char` searcher took 245 M of the 821 M instructions of adding an
+/// 80,000-line fleet's 206,437 distinct denials.
 pub fn split_context(ctx: &str) -> (&str, &str, &str, Option<&str>) {
     // `rest` after the next ':' (a byte that is never inside a UTF-8 sequence, so every
     // cut is a char boundary), or `None` when there is none.

@@ -29,8 +29,9 @@ use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use std::collections::{HashMap, HashSet};
 
 /// The merge's maps and sets: keyed by names and denials from logs, so with random keys; a
-/// folded-multiply hash, because the merge of a fleet's blobs is on its serial end and
-/// SipHash over every rule count and kept denial's bytes was a third of it.
+/// folded-multiply hash, because the merge of a fleet's blobs is on its serial end (with
+/// SipHash, the calling thread's half of the final step's merge of eight blobs of an
+/// 80,000-line fleet took 249 M instructions; 84 M with this hash).
 type Map<K, V> = HashMap<K, V, KeyedState>;
 type Set<T> = HashSet<T, KeyedState>;
 
