@@ -64,7 +64,7 @@ pub use labeling::{LabelKind, Semantics};
 pub use names::Names;
 pub use perms::{ClassRef, PermSet, Verdict};
 pub use security::{CheckedPolicy, Query, Reload, SecurityServer};
-pub use sidtab::{Sid, SidEntry};
+pub use sidtab::{KeyedHasher, Keys as KeyedState, Sid, SidEntry};
 pub use source::DecisionSource;
 pub use state::Snapshot;
 

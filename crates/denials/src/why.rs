@@ -7,12 +7,30 @@ use std::fmt::Write as _;
 
 /// The fields of a context as `sepolgen` splits it: user, role, type, and the rest (the
 /// level) re-joined, `None` when there is none.
+///
+/// `ctx.splitn(4, ':')`, found by bytes: audit2allow's generator splits two contexts per
+/// denial, and a fleet's final step adds hundreds of thousands of them on its serial end,
+/// where the `char` searcher took 245 M of the 821 M instructions of adding an
+/// 80,000-line fleet's 206,437 distinct denials.
 pub fn split_context(ctx: &str) -> (&str, &str, &str, Option<&str>) {
-    let mut it = ctx.splitn(4, ':');
-    let user = it.next().unwrap_or("");
-    let role = it.next().unwrap_or("");
-    let ty = it.next().unwrap_or("");
-    (user, role, ty, it.next())
+    // `rest` after the next ':' (a byte that is never inside a UTF-8 sequence, so every
+    // cut is a char boundary), or `None` when there is none.
+    fn field(rest: &str) -> (&str, Option<&str>) {
+        match rest.bytes().position(|b| b == b':') {
+            Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+            None => (rest, None),
+        }
+    }
+    let (user, rest) = field(ctx);
+    let Some(rest) = rest else {
+        return (user, "", "", None);
+    };
+    let (role, rest) = field(rest);
+    let Some(rest) = rest else {
+        return (user, role, "", None);
+    };
+    let (ty, level) = field(rest);
+    (user, role, ty, level)
 }
 
 /// The "Possible cause" pairs sepolgen adds to a constraint verdict: user, role (unless the
@@ -99,6 +117,33 @@ pub fn write_report(
 mod tests {
     use super::*;
     use crate::engine::BoolFix;
+
+    #[test]
+    fn split_context_splits_as_splitn_four() {
+        for ctx in [
+            "",
+            ":",
+            ":::",
+            "::::::",
+            "u",
+            "u:r",
+            "u:r:",
+            "u:r:t",
+            "u:r:t:",
+            "u:r:t:s0",
+            "system_u:system_r:init_t:s0-s15:c0.c1023",
+            "ü:ŕ:ť:š0:ç",
+        ] {
+            let mut it = ctx.splitn(4, ':');
+            let want = (
+                it.next().unwrap_or(""),
+                it.next().unwrap_or(""),
+                it.next().unwrap_or(""),
+                it.next(),
+            );
+            assert_eq!(split_context(ctx), want, "{ctx:?}");
+        }
+    }
 
     #[test]
     fn constraint_causes_skip_object_r_and_equal_fields() {

@@ -5,8 +5,11 @@ use super::*;
 /// A keyed hash (foldhash-style folded multiplies) with a per-table random key. Contexts
 /// and strings here come from clients, so unlike the policy's own names (see
 /// [`crate::hash::FxHasher`]) they must not be able to pick colliding keys offline.
+///
+/// It is also the `BuildHasher` of maps elsewhere whose keys come from logs or clients
+/// (`arbiter_decide::KeyedState`): each map built with `default()` draws its own keys.
 #[derive(Clone, Copy)]
-pub(super) struct Keys(u64, u64);
+pub struct Keys(u64, u64);
 
 pub(super) const P0: u64 = 0x243f_6a88_85a3_08d3;
 pub(super) const P1: u64 = 0x1319_8a2e_0370_7344;
@@ -48,13 +51,28 @@ impl Keys {
     }
 }
 
+impl Default for Keys {
+    /// Fresh random keys.
+    fn default() -> Keys {
+        Keys::random()
+    }
+}
+
+impl std::hash::BuildHasher for Keys {
+    type Hasher = KeyedHasher;
+    fn build_hasher(&self) -> KeyedHasher {
+        self.hasher()
+    }
+}
+
 #[inline]
 pub(super) fn fold(a: u64, b: u64) -> u64 {
     let p = u128::from(a) * u128::from(b);
     (p as u64) ^ ((p >> 64) as u64)
 }
 
-pub(super) struct KeyedHasher {
+/// The hasher of a [`Keys`]: two folded multiplies per 16 bytes.
+pub struct KeyedHasher {
     h: u64,
     k: u64,
 }

@@ -71,7 +71,7 @@ mod index;
 mod sync;
 
 use arena::*;
-use hash::*;
+pub use hash::{KeyedHasher, Keys};
 use index::*;
 
 /// A security identifier issued by a [`SidTable`].
