@@ -189,16 +189,21 @@ fn fill_bitmaps(l: &L<'_>, p: &mut Parts) {
 /// The conditional list: newest node first, each list reversed and optimised as
 /// libsepol leaves it.
 fn cond_list(p: &mut Parts) -> (Vec<CondNode>, Avtab) {
-    let mut cond_nodes = vec![];
-    let mut cond_avtab = Avtab::default();
     let conds = std::mem::take(&mut p.conds);
+    let mut cond_nodes = Vec::with_capacity(conds.len());
+    let mut cond_avtab = Avtab::default();
+    let entries: usize = conds
+        .iter()
+        .map(|c| c.true_list.len() + c.false_list.len())
+        .sum();
+    cond_avtab.entries.reserve_exact(entries);
     let bool_state = |v: u32| p.bdatums[v as usize - 1].state;
     for cb in conds.into_iter().rev() {
         let state = eval_cond(&cb.expr, &bool_state).unwrap_or(false);
         let mut push = |mut list: Vec<AvtabEntry>| -> std::ops::Range<u32> {
             list.reverse();
             let start = cond_avtab.entries.len() as u32;
-            cond_avtab.entries.extend(cond_optimize(list));
+            cond_optimize_into(&list, &mut cond_avtab.entries);
             start..cond_avtab.entries.len() as u32
         };
         let true_list = push(cb.true_list);

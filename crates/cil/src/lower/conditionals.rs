@@ -46,22 +46,16 @@ pub(super) fn eval_cond(expr: &[CondExpr], val: &dyn Fn(u32) -> bool) -> Option<
 
 /// libsepol's `cond_optimize`: the list is stored newest first; type rules after the head
 /// move to the front (each in turn, so they end up reversed).
-pub(super) fn cond_optimize(list: Vec<AvtabEntry>) -> Vec<AvtabEntry> {
-    if list.is_empty() {
-        return list;
-    }
-    let mut front: Vec<AvtabEntry> = vec![];
-    let mut rest: Vec<AvtabEntry> = vec![list[0]];
-    for e in &list[1..] {
-        if e.key.kind.is_type_rule() {
-            front.push(*e);
-        } else {
-            rest.push(*e);
-        }
-    }
-    front.reverse();
-    front.extend(rest);
-    front
+///
+/// Appended to `out` in place (no vectors of its own).
+pub(super) fn cond_optimize_into(list: &[AvtabEntry], out: &mut Vec<AvtabEntry>) {
+    let Some((head, rest)) = list.split_first() else {
+        return;
+    };
+    out.reserve(list.len());
+    out.extend(rest.iter().rev().filter(|e| e.key.kind.is_type_rule()));
+    out.push(*head);
+    out.extend(rest.iter().filter(|e| !e.key.kind.is_type_rule()));
 }
 
 pub(super) fn cond_rpn(
