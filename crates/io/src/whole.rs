@@ -51,7 +51,10 @@ mod tests {
     #[test]
     fn a_size_hint_changes_no_result() {
         for hint in [0, 1, 4, 5, 1 << 40] {
-            assert_eq!(read_to_end_bounded_sized(&b"abcd"[..], 4, hint).unwrap(), b"abcd");
+            assert_eq!(
+                read_to_end_bounded_sized(&b"abcd"[..], 4, hint).unwrap(),
+                b"abcd"
+            );
             assert!(read_to_end_bounded_sized(&b"abcde"[..], 4, hint).is_err());
         }
     }

@@ -121,7 +121,10 @@ impl Ebitmap {
         bits.sort_unstable();
         // The nodes counted first: one allocation of the boxed slice's size, no growth.
         let nodes = bits.first().map_or(0, |_| {
-            1 + bits.windows(2).filter(|w| w[0] / MAPUNIT != w[1] / MAPUNIT).count()
+            1 + bits
+                .windows(2)
+                .filter(|w| w[0] / MAPUNIT != w[1] / MAPUNIT)
+                .count()
         });
         let mut v: Vec<(u32, u64)> = Vec::with_capacity(nodes);
         for b in bits {
