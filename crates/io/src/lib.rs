@@ -18,4 +18,4 @@ mod whole;
 
 pub use lines::{Body, Crlf, Line, LineError, Lines, DEFAULT_MAX_LINE};
 pub use quote::{prefix, quote, Quoted, QUOTE_MAX};
-pub use whole::{read_to_end_bounded, TooLarge};
+pub use whole::{read_to_end_bounded, read_to_end_bounded_sized, TooLarge};

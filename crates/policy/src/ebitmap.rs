@@ -117,9 +117,16 @@ impl Ebitmap {
 
     /// Builds a bitmap from bit positions (any order, duplicates allowed).
     pub fn from_bits(bits: impl IntoIterator<Item = u32>) -> Self {
-        let mut v: Vec<(u32, u64)> = Vec::new();
         let mut bits: Vec<u32> = bits.into_iter().collect();
         bits.sort_unstable();
+        // The nodes counted first: one allocation of the boxed slice's size, no growth.
+        let nodes = bits.first().map_or(0, |_| {
+            1 + bits
+                .windows(2)
+                .filter(|w| w[0] / MAPUNIT != w[1] / MAPUNIT)
+                .count()
+        });
+        let mut v: Vec<(u32, u64)> = Vec::with_capacity(nodes);
         for b in bits {
             let start = b & !(MAPUNIT - 1);
             match v.last_mut() {

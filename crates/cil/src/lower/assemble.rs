@@ -189,16 +189,21 @@ fn fill_bitmaps(l: &L<'_>, p: &mut Parts) {
 /// The conditional list: newest node first, each list reversed and optimised as
 /// libsepol leaves it.
 fn cond_list(p: &mut Parts) -> (Vec<CondNode>, Avtab) {
-    let mut cond_nodes = vec![];
-    let mut cond_avtab = Avtab::default();
     let conds = std::mem::take(&mut p.conds);
+    let mut cond_nodes = Vec::with_capacity(conds.len());
+    let mut cond_avtab = Avtab::default();
+    let entries: usize = conds
+        .iter()
+        .map(|c| c.true_list.len() + c.false_list.len())
+        .sum();
+    cond_avtab.entries.reserve_exact(entries);
     let bool_state = |v: u32| p.bdatums[v as usize - 1].state;
     for cb in conds.into_iter().rev() {
         let state = eval_cond(&cb.expr, &bool_state).unwrap_or(false);
         let mut push = |mut list: Vec<AvtabEntry>| -> std::ops::Range<u32> {
             list.reverse();
             let start = cond_avtab.entries.len() as u32;
-            cond_avtab.entries.extend(cond_optimize(list));
+            cond_optimize_into(&list, &mut cond_avtab.entries);
             start..cond_avtab.entries.len() as u32
         };
         let true_list = push(cb.true_list);
@@ -229,18 +234,43 @@ fn initial_sids(l: &L<'_>, p: &Parts) -> Result<Vec<InitialSid>, Fail> {
 
 /// type_attr_map: each type maps to itself and its kept attributes.
 fn type_attr_map(l: &L<'_>, ntypes: usize) -> Vec<Ebitmap> {
-    let mut tam: Vec<Vec<u32>> = (0..ntypes as u32).map(|i| vec![i]).collect();
-    for (ai, &v) in l.attr_val.iter().enumerate() {
-        if v == 0 {
-            continue;
-        }
-        if let Some(m) = &l.attr_members[ai] {
-            for ti in m.iter() {
-                tam[l.type_val[ti] as usize - 1].push(v - 1);
-            }
+    // Counted, then placed in one flat array: a vector per type grew ~6,700 times on the
+    // Debian store (2.3 M instructions).
+    let kept = || {
+        l.attr_val
+            .iter()
+            .zip(l.attr_members.iter())
+            .filter(|(&v, _)| v != 0)
+            .filter_map(|(&v, m)| m.as_ref().map(|m| (v, m)))
+    };
+    let mut count = vec![1usize; ntypes];
+    for (_, m) in kept() {
+        for ti in m.iter() {
+            count[l.type_val[ti] as usize - 1] += 1;
         }
     }
-    tam.into_iter().map(Ebitmap::from_bits).collect()
+    let mut start = Vec::with_capacity(ntypes + 1);
+    start.push(0usize);
+    for &c in &count {
+        start.push(start[start.len() - 1] + c);
+    }
+    let mut flat = vec![0u32; start[ntypes]];
+    let mut next: Vec<usize> = start[..ntypes].to_vec();
+    for (t, slot) in next.iter_mut().enumerate() {
+        flat[*slot] = t as u32;
+        *slot += 1;
+    }
+    for (v, m) in kept() {
+        for ti in m.iter() {
+            let slot = &mut next[l.type_val[ti] as usize - 1];
+            flat[*slot] = v - 1;
+            *slot += 1;
+        }
+    }
+    start
+        .windows(2)
+        .map(|w| Ebitmap::from_bits(flat[w[0]..w[1]].iter().copied()))
+        .collect()
 }
 
 /// secilc's neverallow and bounds checks on the finished policy.

@@ -75,14 +75,15 @@ pub(super) fn constraint_expr(l: &mut L<'_>, n: u32) -> Result<Vec<ConstraintExp
             if operand {
                 out.push(ConstraintExpr::Attr { attr: a, op: cop });
             } else {
-                let items: Vec<u32> = if t.is_list(k[2]) {
-                    t.kids(k[2]).to_vec()
+                let single = [k[2]];
+                let items: &[u32] = if t.is_list(k[2]) {
+                    t.kids(k[2])
                 } else {
-                    vec![k[2]]
+                    &single
                 };
                 let mut names: Vec<u32> = vec![];
                 let mut tnames: Vec<u32> = vec![];
-                for x in items {
+                for &x in items {
                     match left {
                         Some(Kw::U1 | Kw::U2 | Kw::U3) => {
                             for ui in l.user_set(x)?.iter() {
@@ -90,9 +91,7 @@ pub(super) fn constraint_expr(l: &mut L<'_>, n: u32) -> Result<Vec<ConstraintExp
                             }
                         }
                         Some(Kw::R1 | Kw::R2 | Kw::R3) => {
-                            for v in l.role_vals(x)? {
-                                names.push(v - 1)
-                            }
+                            names.extend(l.role_vals(x)?.into_iter().map(|v| v - 1));
                         }
                         _ => {
                             let r = l.tref(x)?;
@@ -103,9 +102,7 @@ pub(super) fn constraint_expr(l: &mut L<'_>, n: u32) -> Result<Vec<ConstraintExp
                                 }
                                 _ => {}
                             }
-                            for v in l.expand_all(r)? {
-                                names.push(v - 1)
-                            }
+                            names.extend(l.expand_all(r)?.into_iter().map(|v| v - 1));
                         }
                     }
                 }

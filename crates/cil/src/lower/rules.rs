@@ -8,13 +8,34 @@ use super::*;
 /// statements are not in node order). Built just before the rules are entered, so its
 /// small vectors are not allocated under the other statements' tables.
 pub(super) fn cond_rules_by_branch(l: &L<'_>) -> FxHashMap<(u32, u32), Vec<u32>> {
+    // A branch's rules come in runs (mostly one): each run is gathered in a reused buffer
+    // and stored once, at its size (a vector per branch grew 4,900 times on the Debian
+    // store, 1.7 M instructions), with one map look-up per run instead of per rule.
+    fn flush(map: &mut FxHashMap<(u32, u32), Vec<u32>>, key: (u32, u32), run: &mut Vec<u32>) {
+        let v = map.entry(key).or_default();
+        if v.is_empty() {
+            *v = run.clone();
+        } else {
+            v.extend_from_slice(run);
+        }
+        run.clear();
+    }
     let mut cond_rules: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
+    let mut run: Vec<u32> = Vec::new();
+    let mut key = None;
     for i in l.in_cond.iter() {
         let st = &l.ast.stmts[i];
-        cond_rules
-            .entry((st.cond, st.branch))
-            .or_default()
-            .push(i as u32);
+        let k = (st.cond, st.branch);
+        if key != Some(k) {
+            if let Some(prev) = key {
+                flush(&mut cond_rules, prev, &mut run);
+            }
+            key = Some(k);
+        }
+        run.push(i as u32);
+    }
+    if let Some(prev) = key {
+        flush(&mut cond_rules, prev, &mut run);
     }
     cond_rules
 }
