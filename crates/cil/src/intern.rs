@@ -66,8 +66,12 @@ pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
 /// A slot holds a name's first sixteen bytes (two zero-padded little-endian words), its
 /// length and its id. The lexer has those words in registers from finding the symbol's
 /// end, so it recognises a name of up to sixteen bytes (nine symbols in ten of a
-/// distribution's store) from the slot alone, and only longer names compare the whole
-/// text.
+/// distribution's store) from the slot's two words alone ([`Interner::intern_plain`]: one
+/// sixteen-byte compare, not even the length), and only longer names compare the whole
+/// text. That holds because the words of a *plain* name (one to sixteen bytes, none of
+/// them NUL, as every symbol of CIL text) determine it, and the slot of any other name
+/// (longer, empty, or holding a NUL) stores its first word with the low byte cleared
+/// ([`slot_key`]), which no plain name's first word has.
 pub struct Interner {
     /// Size a power of two, at most half full, so that a name's first probe nearly always
     /// finds it (a distribution's 22,800 names take 65,536 slots, 1.5 MB; three quarters
@@ -84,13 +88,77 @@ pub struct Interner {
 /// One slot of [`Interner`]'s table (24 bytes).
 #[derive(Copy, Clone, Default)]
 struct Slot {
-    /// The name's first eight bytes, zero-padded, little-endian.
+    /// The name's first eight bytes, zero-padded, little-endian (the low byte cleared if
+    /// the name is not plain: [`slot_key`]).
     lo: u64,
     /// Its next eight bytes, likewise (0 for a name of up to eight bytes).
     hi: u64,
     /// [`len_tag`] of the name's length; 0 marks an empty slot.
     len1: u32,
     id: Sym,
+}
+
+/// Whether `s` is a plain name: one to sixteen bytes, none of them NUL (its zero-padded
+/// words `lo` and `hi`, from [`key_of`], then tell it from every other name, whatever its
+/// length). Every symbol the lexer reads is one; other names are told apart by their
+/// length and bytes as well.
+#[inline(always)]
+fn plain(s: &[u8], lo: u64, hi: u64) -> bool {
+    (1..=16).contains(&s.len()) && nonzero_prefix(lo, hi) == s.len()
+}
+
+/// How many bytes of the sixteen (`lo` then `hi`, little-endian) come before the first
+/// NUL (16 if none): the lowest flag of the zero-byte test is exact, as a borrow only runs
+/// upwards from a zero byte.
+#[inline(always)]
+fn nonzero_prefix(lo: u64, hi: u64) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let (zl, zh) = (zero(lo), zero(hi));
+    if zl != 0 {
+        zl.trailing_zeros() as usize / 8
+    } else if zh != 0 {
+        8 + zh.trailing_zeros() as usize / 8
+    } else {
+        16
+    }
+}
+
+/// The two words a slot stores for name `s` of words `lo` and `hi`: those, for a plain
+/// name; for any other, `lo` with its low byte cleared, which a plain name's first word
+/// never has (its first byte is not NUL), so that [`Interner::intern_plain`]'s compare of
+/// the words alone never finds it.
+#[inline(always)]
+fn slot_key(s: &[u8], lo: u64, hi: u64) -> (u64, u64) {
+    if plain(s, lo, hi) {
+        (lo, hi)
+    } else {
+        (lo & !0xff, hi)
+    }
+}
+
+/// Whether `a` and `b` hold the same bytes: eight at a time (the last word overlapping
+/// the one before it), where a slice compare calls `memcmp` for the twenty bytes of a
+/// typical long name.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 8 {
+        return a == b;
+    }
+    let w = |s: &[u8], k: usize| u64::from_le_bytes(s[k..k + 8].try_into().expect("8 bytes"));
+    let mut k = 0;
+    while k + 8 < n {
+        if w(a, k) != w(b, k) {
+            return false;
+        }
+        k += 8;
+    }
+    w(a, n - 8) == w(b, n - 8)
 }
 
 /// A slot's length field: the length plus one (0 is the empty slot), saturated for names
@@ -180,20 +248,38 @@ impl Interner {
     #[inline(always)]
     pub(crate) fn intern_key(&mut self, s: &[u8], lo: u64, hi: u64, h: u64) -> Sym {
         let e = self.slots[(h >> self.shift) as usize];
-        if self.holds(e, s, lo, hi) {
+        if self.holds(e, s, lo, hi, plain(s, lo, hi)) {
             return e.id;
         }
         self.probe_or_insert(s, lo, hi, h)
     }
 
-    /// Whether slot `e` holds the name `s`, whose first words are `lo` and `hi`: up to
-    /// sixteen bytes the slot holds the whole name, longer names compare their bytes.
+    /// [`Interner::intern_key`] of a plain name (one to sixteen bytes, no NUL: a symbol
+    /// the lexer read), whose first probe compares the slot's two words and nothing else.
     #[inline(always)]
-    fn holds(&self, e: Slot, s: &[u8], lo: u64, hi: u64) -> bool {
-        e.lo == lo
-            && e.hi == hi
-            && e.len1 == len_tag(s.len())
-            && (s.len() <= 16 || self.bytes(e.id) == s)
+    pub(crate) fn intern_plain(&mut self, s: &[u8], lo: u64, hi: u64, h: u64) -> Sym {
+        debug_assert!(plain(s, lo, hi) && (lo, hi) == (key_of(s).0, key_of(s).1));
+        let e = self.slots[(h >> self.shift) as usize];
+        // One sixteen-byte compare (`pxor`, `ptest`) rather than two and a branch each.
+        if (e.lo ^ lo) | (e.hi ^ hi) == 0 {
+            return e.id;
+        }
+        self.probe_or_insert(s, lo, hi, h)
+    }
+
+    /// Whether slot `e` holds the name `s`, whose first words are `lo` and `hi` and which
+    /// is `plain` (see [`plain`]): a plain name is its words, any other name compares the
+    /// slot's words (see [`slot_key`]), its length and its bytes.
+    #[inline(always)]
+    fn holds(&self, e: Slot, s: &[u8], lo: u64, hi: u64, plain: bool) -> bool {
+        if plain {
+            (e.lo ^ lo) | (e.hi ^ hi) == 0
+        } else {
+            e.lo == lo & !0xff
+                && e.hi == hi
+                && e.len1 == len_tag(s.len())
+                && same_bytes(self.bytes(e.id), s)
+        }
     }
 
     /// [`Interner::intern_key`] past the first slot: the rest of the probe sequence,
@@ -202,13 +288,14 @@ impl Interner {
     fn probe_or_insert(&mut self, s: &[u8], lo: u64, hi: u64, h: u64) -> Sym {
         let mask = self.slots.len() - 1;
         let home = (h >> self.shift) as usize;
+        let plain = plain(s, lo, hi);
         let mut i = home;
         loop {
             let e = self.slots[i];
             if e.len1 == 0 {
                 break;
             }
-            if self.holds(e, s, lo, hi) {
+            if self.holds(e, s, lo, hi, plain) {
                 // Found past its first slot: it moves there, and the name it displaces to
                 // where it was, so a name looked up again is found at once. The displaced
                 // name stays on its own probe sequence: it was at or past its first slot,
@@ -222,6 +309,7 @@ impl Interner {
         let start = self.text.len() as u32;
         self.text.extend_from_slice(s);
         self.spans.push((start, self.text.len() as u32));
+        let (lo, hi) = slot_key(s, lo, hi);
         self.slots[i] = Slot {
             lo,
             hi,
@@ -239,12 +327,13 @@ impl Interner {
         let (lo, hi, h) = key_of(s);
         let mask = self.slots.len() - 1;
         let mut i = (h >> self.shift) as usize;
+        let plain = plain(s, lo, hi);
         loop {
             let e = self.slots[i];
             if e.len1 == 0 {
                 return None;
             }
-            if self.holds(e, s, lo, hi) {
+            if self.holds(e, s, lo, hi, plain) {
                 return Some(e.id);
             }
             i = (i + 1) & mask;
@@ -263,6 +352,7 @@ impl Interner {
             while slots[i].len1 != 0 {
                 i = (i + 1) & mask;
             }
+            let (lo, hi) = slot_key(s, lo, hi);
             slots[i] = Slot {
                 lo,
                 hi,
@@ -326,6 +416,103 @@ mod tests {
                 assert_eq!(int.get(n), Some(id));
             }
             assert_eq!(int.len(), names.len(), "nothing added by lookups");
+        }
+    }
+
+    /// A plain name (what the lexer reads) must never be taken for one that is not (empty,
+    /// longer than sixteen bytes, or holding a NUL) whose words it shares, by the lexer's
+    /// compare of the words alone or by the general path; nor the other way round.
+    #[test]
+    fn plain_names_are_told_from_names_with_the_same_words() {
+        let groups: [&[&[u8]]; 4] = [
+            &[
+                b"a",
+                b"a\0",
+                b"a\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+                b"",
+                b"\0",
+                b"\0a",
+            ],
+            &[
+                b"abcdefghijklmnop",
+                b"abcdefghijklmnopq",
+                b"abcdefghijklmnopqrstuvwxyz0123",
+                b"abcdefghijklmno",
+                b"abcdefghijklmno\0",
+                b"abcdefghijklmno\0x",
+            ],
+            &[
+                b"abcdefgh",
+                b"abcdefgh\0",
+                b"abcdefgh\0i",
+                b"abcdefg",
+                b"\0bcdefgh",
+            ],
+            &[
+                b"system_u:object_r:etc_t",
+                b"system_u:object_r:etc_u",
+                b"xystem_u:object_r:etc_t",
+                b"system_u:object_r:etc_t0",
+                b"system_u:object_r",
+                b"system_u:object_",
+            ],
+        ];
+        for names in groups {
+            // Every order of insertion: the plain name first or last.
+            for rot in 0..names.len() {
+                let mut int = Interner::default();
+                let order: Vec<&[u8]> = names[rot..].iter().chain(&names[..rot]).copied().collect();
+                let ids: Vec<Sym> = order.iter().map(|n| int.intern(n)).collect();
+                assert_eq!(int.len(), order.len(), "{order:?}");
+                for (n, &id) in order.iter().zip(&ids) {
+                    assert_eq!(int.bytes(id), *n);
+                    assert_eq!(int.get(n), Some(id), "{n:?}");
+                    assert_eq!(int.intern(n), id, "{n:?}");
+                    let (lo, hi, h) = key_of(n);
+                    if plain(n, lo, hi) {
+                        assert!(!n.contains(&0) && !n.is_empty() && n.len() <= 16);
+                        assert_eq!(int.intern_plain(n, lo, hi, h), id, "{n:?}");
+                    } else {
+                        assert!(n.contains(&0) || n.is_empty() || n.len() > 16);
+                    }
+                }
+                assert_eq!(int.len(), order.len());
+            }
+        }
+    }
+
+    /// [`nonzero_prefix`] against a byte loop, for a NUL at each position.
+    #[test]
+    fn nonzero_prefix_finds_the_first_nul() {
+        for at in 0..=16 {
+            for fill in [0x01u8, 0x80, 0xff, b'a'] {
+                let mut b = [fill; 16];
+                if at < 16 {
+                    b[at] = 0;
+                    // Bytes after the NUL may be anything, another NUL or 0x01 included.
+                    for (k, x) in b.iter_mut().enumerate().skip(at + 1) {
+                        *x = [0, 1, 0x80, 0xff][k % 4];
+                    }
+                }
+                let lo = u64::from_le_bytes(b[..8].try_into().expect("8"));
+                let hi = u64::from_le_bytes(b[8..].try_into().expect("8"));
+                assert_eq!(nonzero_prefix(lo, hi), at, "{b:?}");
+            }
+        }
+    }
+
+    /// [`same_bytes`] against a slice compare, for a differing byte at each position.
+    #[test]
+    fn same_bytes_is_a_slice_compare() {
+        for n in 0..40 {
+            let a: Vec<u8> = (0..n as u8).map(|k| b'a' + k % 26).collect();
+            assert!(same_bytes(&a, &a.clone()));
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same_bytes(&a, &b), "{n} {at}");
+            }
+            assert!(!same_bytes(&a, &a[..n.saturating_sub(1)]) || n == 0);
         }
     }
 

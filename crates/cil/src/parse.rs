@@ -153,7 +153,7 @@ fn symbol(text: &[u8], i: usize, interner: &mut Interner) -> (usize, Sym) {
     match scan_short(text, i) {
         Some((j, lo, hi)) => (
             j,
-            interner.intern_key(&text[i..j], lo, hi, hash_short(lo, hi)),
+            interner.intern_plain(&text[i..j], lo, hi, hash_short(lo, hi)),
         ),
         None => long_symbol(text, i, interner),
     }
@@ -482,17 +482,18 @@ fn tokens(
 ) -> Result<usize, Failure> {
     #[cfg(target_arch = "x86_64")]
     if block::has_avx2() {
-        // SAFETY: the processor has AVX2 and BMI1 (just checked).
+        // SAFETY: the processor has AVX2, BMI1 and BMI2 (just checked).
         #[allow(unsafe_code)]
         return unsafe { tokens_avx2(text, i, tree, pending, interner, st) };
     }
     lex(text, i, tree, pending, interner, st, block::classify)
 }
 
-/// [`tokens`] compiled for processors with AVX2 (the block classifier's, and `tzcnt`
-/// and `blsr` for the walk over a block's token starts).
+/// [`tokens`] compiled for processors with AVX2 (the block classifier's, `tzcnt` and
+/// `blsr` for the walk over a block's token starts, and BMI2's shifts by a register that
+/// need not be `cl`).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
 #[inline(never)]
 fn tokens_avx2(
     text: &[u8],
@@ -800,7 +801,7 @@ fn intern_short(interner: &mut Interner, c: &[u8], len: usize) -> Sym {
     let [ml, mh] = KEEP[len];
     let lo = u64::from_le_bytes(c[..8].try_into().expect("8 bytes")) & ml;
     let hi = u64::from_le_bytes(c[8..16].try_into().expect("8 bytes")) & mh;
-    interner.intern_key(&c[..len], lo, hi, hash_short(lo, hi))
+    interner.intern_plain(&c[..len], lo, hi, hash_short(lo, hi))
 }
 
 /// The id of the symbol of `len` bytes (`16 < len < 128`) at `text[s]`, whose end a

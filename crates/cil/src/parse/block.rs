@@ -103,7 +103,9 @@ mod sse2 {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(super) fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi1")
+    std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
 }
 
 /// The classifier for processors with AVX2: each byte's class looked up by its low and
