@@ -530,15 +530,40 @@ fn lex(
         // sixteen bytes from its start); the file's last bytes go through the loop below.
         let bulk = 'bulk: {
             let blocks = st.blocks;
-            // The next block, classified already when a symbol ran into it, and where in
-            // it that symbol ends.
-            let mut carried: Option<(block::Block, u32)> = None;
+            // Where a symbol that ran into this block starts: it ends by this block's mask
+            // (classified once, for its end and for the block's own tokens, and in one
+            // place, so that the classifier is inlined).
+            let mut crossing: Option<usize> = None;
             'blocks: while let Some(chunk) = text.get(i..i + BLOCK + 16).filter(|_| blocks) {
                 let base = i;
-                let (m, from) = match carried.take() {
-                    Some(c) => c,
-                    None => (classify(chunk[..BLOCK].try_into().expect("64 bytes")), 0),
-                };
+                let m = classify(chunk[..BLOCK].try_into().expect("64 bytes"));
+                let mut from = 0;
+                if let Some(s) = crossing.take() {
+                    let (sym, e) = if m.sym == u64::MAX {
+                        // It runs past this block too: read from the text, and the next
+                        // block starts after it.
+                        let (j, sym) = symbol(text, s, interner);
+                        (sym, j)
+                    } else {
+                        let e = (!m.sym).trailing_zeros() as usize;
+                        let len = base + e - s;
+                        let sym = if len <= 16 {
+                            intern_short(interner, &text[s..s + 16], len)
+                        } else {
+                            long_in_block(text, s, len, interner)
+                        };
+                        (sym, base + e)
+                    };
+                    if sym >= ATOM {
+                        break 'bulk Some(Err(Failure::TooManyNames));
+                    }
+                    pending.push(ATOM | sym);
+                    if e >= base + BLOCK {
+                        i = e;
+                        continue 'blocks;
+                    }
+                    from = e - base;
+                }
                 let mut starts = m.starts() & u64::MAX << from;
                 i = base + BLOCK;
                 while starts != 0 {
@@ -558,35 +583,10 @@ fn lex(
                             } else {
                                 long_in_block(text, base + p, len, interner)
                             }
-                        } else if let Some(next) = text
-                            .get(base + BLOCK..base + 2 * BLOCK + 16)
-                            .map(|c| classify(c[..BLOCK].try_into().expect("64 bytes")))
-                            .filter(|next| next.sym != u64::MAX)
-                        {
-                            // It runs into the next block and ends there: that block is
-                            // classified once, for this symbol's end and for its own tokens.
-                            let e = (!next.sym).trailing_zeros();
-                            let len = BLOCK - p + e as usize;
-                            let sym = if len <= 16 {
-                                intern_short(interner, &chunk[p..p + 16], len)
-                            } else {
-                                long_in_block(text, base + p, len, interner)
-                            };
-                            if sym >= ATOM {
-                                break 'bulk Some(Err(Failure::TooManyNames));
-                            }
-                            pending.push(ATOM | sym);
-                            carried = Some((next, e));
-                            continue 'blocks;
                         } else {
-                            // It runs past the next block, or the text has no next block:
-                            // read from the text, and the next block starts after it.
-                            let (j, sym) = symbol(text, base + p, interner);
-                            if sym >= ATOM {
-                                break 'bulk Some(Err(Failure::TooManyNames));
-                            }
-                            pending.push(ATOM | sym);
-                            i = j;
+                            // It runs into the next block (its last byte is this block's):
+                            // ended there, or after the loop when no next block follows.
+                            crossing = Some(base + p);
                             continue 'blocks;
                         };
                         if sym >= ATOM {
@@ -632,6 +632,15 @@ fn lex(
                         _ => break 'bulk Some(Ok(base + p)),
                     }
                 }
+            }
+            if let Some(s) = crossing {
+                // The text has no next block: the symbol is read from the text.
+                let (j, sym) = symbol(text, s, interner);
+                if sym >= ATOM {
+                    break 'bulk Some(Err(Failure::TooManyNames));
+                }
+                pending.push(ATOM | sym);
+                i = j;
             }
             None
         };
