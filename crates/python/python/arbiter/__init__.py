@@ -6,7 +6,15 @@ names and holds the pure-Python layers built on it (``arbiter.setools``: setools
 API on arbiter's query layer).
 """
 
-from ._native import ContextError, Error, PolicyError, UnknownNameError, __version__  # noqa: F401
+from . import _native
+
+# Read as attributes, not by ``from ._native import ...``: a ``from`` import first asks
+# the module for ``__path__``, which would run the extension's ``__getattr__`` (below).
+ContextError = _native.ContextError
+Error = _native.Error
+PolicyError = _native.PolicyError
+UnknownNameError = _native.UnknownNameError
+__version__ = _native.__version__
 
 # The engine's classes are made by the extension on first use (``arbiter._native``'s
 # ``__getattr__``), and are fetched from it here the same way (PEP 562): a script that only
@@ -18,8 +26,6 @@ _LAZY = frozenset(
 
 def __getattr__(name):
     if name in _LAZY:
-        from . import _native
-
         value = getattr(_native, name)
         globals()[name] = value
         return value
