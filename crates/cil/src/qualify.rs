@@ -623,13 +623,13 @@ fn resolve_args(
     let mut bufs = QBuffers::default();
     let mut scratch = CopyScratch::default();
     for c in 0..ast.calls.len() {
-        let call = ast.calls[c].clone();
+        let call = &ast.calls[c];
         let list = tree.kids(ast.stmts[call.stmt as usize].node)[2..]
             .first()
             .copied()
             .unwrap_or(NONE);
         let mut resolved = Vec::with_capacity(call.args.len());
-        for (k, (&arg, &(ns, _))) in call.args.iter().zip(&call.params).enumerate() {
+        for (k, (&arg, &(ns, _))) in call.args.iter().zip(call.params.iter()).enumerate() {
             let QBuffers {
                 mut chain,
                 mut edits,
