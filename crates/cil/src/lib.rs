@@ -286,7 +286,9 @@ pub fn compile(sources: &[Source], opts: &Options) -> Result<Compiled, CilError>
 /// parsed when it arrives and its text dropped at once, so the whole input (22.5 MB for a
 /// distribution's module set) is never in memory together with the compiler's tables. An
 /// `Err` item (a file that could not be read) stops the compile with that error, after the
-/// files before it were parsed, which is secilc's order of messages.
+/// files before it were parsed, which is secilc's order of messages. The compile runs on
+/// a thread of its own with a 256 MB stack ([`compile_each_in_place`] runs it on the
+/// caller's).
 pub fn compile_each<I, S>(sources: I, opts: &Options) -> Result<Compiled, CilError>
 where
     I: IntoIterator<Item = Result<S, CilError>>,
