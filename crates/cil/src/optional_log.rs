@@ -285,7 +285,7 @@ fn error_line(
                 .find(|(_, (&v, &(ns, _)))| {
                     matches!((ns, tree.sym(v)), (Some(ns), Some(sym)) if r.lookup(ns, sym).is_none())
                 })?;
-            let written = tree.sym(*call.args.get(i)?)?;
+            let written = tree.sym(*call.args(tree).get(i)?)?;
             Some(format!(
                 "Failed to resolve {} in call argument list at {}",
                 int.str(written),

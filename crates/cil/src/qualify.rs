@@ -622,14 +622,18 @@ fn resolve_args(
     // allocations: 1,700 arguments on `bench.cil`).
     let mut bufs = QBuffers::default();
     let mut scratch = CopyScratch::default();
+    // The arguments of the call at hand (the loop below adds lists to the tree).
+    let mut args = Vec::new();
     for c in 0..ast.calls.len() {
         let call = &ast.calls[c];
+        args.clear();
+        args.extend_from_slice(call.args(tree));
         let list = tree.kids(ast.stmts[call.stmt as usize].node)[2..]
             .first()
             .copied()
             .unwrap_or(NONE);
-        let mut resolved = Vec::with_capacity(call.args.len());
-        for (k, (&arg, &(ns, _))) in call.args.iter().zip(call.params.iter()).enumerate() {
+        let mut resolved = Vec::with_capacity(args.len());
+        for (k, (&arg, &(ns, _))) in args.iter().zip(call.params.iter()).enumerate() {
             let QBuffers {
                 mut chain,
                 mut edits,
