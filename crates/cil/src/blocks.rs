@@ -12,6 +12,7 @@ use crate::intern::{FxHashMap, Interner, Sym};
 use crate::kw::{named_declaration_kws, Kw};
 use crate::parse::Tree;
 use crate::Fail;
+use std::rc::Rc;
 
 /// A block as written.
 pub struct OBlock {
@@ -39,9 +40,10 @@ pub struct OMacro {
     pub file: u32,
     /// Parameters: the namespace the argument is looked up in ([`None`]: `string`/`name`,
     /// taken as written), and the parameter's name.
-    pub params: Vec<(Option<Ns>, Sym)>,
+    /// Shared with every [`crate::ast::Call`] of the macro (a call copies no list).
+    pub params: Rc<[(Option<Ns>, Sym)]>,
     /// Names the body declares (they are looked up on the caller's side).
-    pub declared: Vec<Sym>,
+    pub declared: Rc<[Sym]>,
 }
 
 #[derive(Default)]
@@ -202,8 +204,8 @@ fn parse_macro(
         parent,
         node: n,
         file,
-        params,
-        declared,
+        params: params.into(),
+        declared: declared.into(),
     })
 }
 

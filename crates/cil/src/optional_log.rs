@@ -280,12 +280,12 @@ fn error_line(
             let (i, _) = call
                 .resolved
                 .iter()
-                .zip(&call.params)
+                .zip(call.params.iter())
                 .enumerate()
                 .find(|(_, (&v, &(ns, _)))| {
                     matches!((ns, tree.sym(v)), (Some(ns), Some(sym)) if r.lookup(ns, sym).is_none())
                 })?;
-            let written = tree.sym(*call.args.get(i)?)?;
+            let written = tree.sym(*call.args(tree).get(i)?)?;
             Some(format!(
                 "Failed to resolve {} in call argument list at {}",
                 int.str(written),
@@ -407,7 +407,7 @@ pub(crate) fn quiet_lines_possible(
                 && ast.calls[c as usize]
                     .resolved
                     .iter()
-                    .zip(&ast.calls[c as usize].params)
+                    .zip(ast.calls[c as usize].params.iter())
                     .any(|(&v, &(ns, _))| {
                         matches!((ns, tree.sym(v)), (Some(ns), Some(sym)) if res.lookup(ns, sym).is_none())
                     })

@@ -622,14 +622,18 @@ fn resolve_args(
     // allocations: 1,700 arguments on `bench.cil`).
     let mut bufs = QBuffers::default();
     let mut scratch = CopyScratch::default();
+    // The arguments of the call at hand (the loop below adds lists to the tree).
+    let mut args = Vec::new();
     for c in 0..ast.calls.len() {
-        let call = ast.calls[c].clone();
+        let call = &ast.calls[c];
+        args.clear();
+        args.extend_from_slice(call.args(tree));
         let list = tree.kids(ast.stmts[call.stmt as usize].node)[2..]
             .first()
             .copied()
             .unwrap_or(NONE);
-        let mut resolved = Vec::with_capacity(call.args.len());
-        for (k, (&arg, &(ns, _))) in call.args.iter().zip(&call.params).enumerate() {
+        let mut resolved = Vec::with_capacity(args.len());
+        for (k, (&arg, &(ns, _))) in args.iter().zip(call.params.iter()).enumerate() {
             let QBuffers {
                 mut chain,
                 mut edits,
@@ -808,41 +812,86 @@ pub fn qualify(
 /// Buffers [`copy_with`] reuses from one statement to the next.
 #[derive(Default)]
 struct CopyScratch {
-    /// (old list, its copy), in copy order.
-    map: Vec<(u32, u32)>,
-    stack: Vec<(u32, u32)>,
+    /// The statement's lists in pre-order: (list, position of its parent list here, its
+    /// index among the parent's elements, its copy or [`NONE`] while shared).
+    lists: Vec<(u32, u32, u32, u32)>,
+    /// Positions in `lists` whose elements are still to enter.
+    stack: Vec<u32>,
+    /// Positions in `lists` on the way up to a copied list ([`copy_path`]).
+    up: Vec<usize>,
 }
 
-/// A copy of statement `root` with `edits` applied (lists are copied, atoms replaced).
+/// A copy of statement `root` with `edits` applied: the lists on the way from the root
+/// to an edited list are copied, every other list is shared with the original (no pass
+/// writes into a list after this one, and `st.src` keeps the original for a later round).
 fn copy_with(tree: &mut Tree, root: u32, edits: &[Edit], scratch: &mut CopyScratch) -> u32 {
-    // Pre-order copy: a list is copied with its old children, then each child list is
-    // copied and its slot in the new parent patched.
-    let CopyScratch { map, stack } = scratch;
-    map.clear();
+    // Mostly the statement's own names change (a rule's source and target): one copy.
+    if !edits.is_empty() && edits.iter().all(|&(l, ..)| l == root) {
+        let new = tree.copy_list(root);
+        let a = tree.node(new).a as usize;
+        for &(_, i, sym) in edits {
+            tree.kids[a + i] = sym;
+        }
+        return new;
+    }
+    let CopyScratch { lists, stack, up } = scratch;
+    lists.clear();
     stack.clear();
-    let new_root = tree.copy_list(root);
-    map.push((root, new_root));
-    stack.push((root, new_root));
-    while let Some((old, new)) = stack.pop() {
-        let n = tree.kids(old).len();
-        for j in 0..n {
-            let k = tree.kids(old)[j];
+    // The order of the full copy this replaces (a list is entered when its parent is
+    // taken from the stack), so "last place" means what it meant there.
+    lists.push((root, NONE, 0, NONE));
+    stack.push(0);
+    while let Some(at) = stack.pop() {
+        let l = lists[at as usize].0;
+        for (j, &k) in tree.kids(l).iter().enumerate() {
             if tree.is_list(k) {
-                let c = tree.copy_list(k);
-                let a = tree.node(new).a as usize;
-                tree.kids[a + j] = c;
-                map.push((k, c));
-                stack.push((k, c));
+                stack.push(lists.len() as u32);
+                lists.push((k, at, j as u32, NONE));
             }
         }
     }
     for &(l, i, sym) in edits {
         // Statements hold a handful of lists: a scan beats hashing. A list that occurs
-        // twice (a shared anonymous argument) is edited in its last copy.
-        if let Some(&(_, new)) = map.iter().rev().find(|&&(o, _)| o == l) {
-            let a = tree.node(new).a as usize;
-            tree.kids[a + i] = sym;
+        // twice (a shared anonymous argument) is edited in its last place.
+        let Some(at) = lists.iter().rposition(|&(o, ..)| o == l) else {
+            continue;
+        };
+        let new = copy_path(tree, lists, up, at);
+        let a = tree.node(new).a as usize;
+        tree.kids[a + i] = sym;
+    }
+    match lists.first() {
+        Some(&(_, _, _, new)) if new != NONE => new,
+        _ => root,
+    }
+}
+
+/// The copy of `lists[at]`, made (with the copies of its parents, each patched to hold
+/// the next) when it has none yet.
+fn copy_path(
+    tree: &mut Tree,
+    lists: &mut [(u32, u32, u32, u32)],
+    up: &mut Vec<usize>,
+    at: usize,
+) -> u32 {
+    // Up to the first list already copied (or past the root), then copies downward.
+    let mut top = at;
+    up.clear();
+    while lists[top].3 == NONE {
+        up.push(top);
+        match lists[top].1 {
+            NONE => break,
+            p => top = p as usize,
         }
     }
-    new_root
+    for &pos in up.iter().rev() {
+        let (old, parent, slot, _) = lists[pos];
+        let c = tree.copy_list(old);
+        lists[pos].3 = c;
+        if parent != NONE {
+            let a = tree.node(lists[parent as usize].3).a as usize;
+            tree.kids[a + slot as usize] = c;
+        }
+    }
+    lists[at].3
 }

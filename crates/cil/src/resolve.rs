@@ -941,7 +941,7 @@ impl<'a> Resolver<'a> {
                     return Err(Miss::Bad("Invalid syntax"));
                 };
                 let call = &self.ast.calls[c as usize];
-                for (&v, &(ns, _)) in call.resolved.iter().zip(&call.params) {
+                for (&v, &(ns, _)) in call.resolved.iter().zip(call.params.iter()) {
                     if let (Some(ns), Some(sym)) = (ns, self.tree.sym(v)) {
                         if self.lookup(ns, sym).is_none() {
                             return Err(Miss::Missing);

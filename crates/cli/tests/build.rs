@@ -386,3 +386,57 @@ fn xen_target_matches_secilc_and_info_matches_seinfo() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `build` compiles on the main thread after raising a small soft stack limit, and on the
+/// compiler thread when the hard limit forbids that: a constraint nested at the parser's
+/// 4096-level bound (the deepest recursion measured, over 1 MB in a release build) builds
+/// secilc's policy either way.
+#[test]
+fn deep_constraint_builds_under_small_stack_limits() {
+    if !have_secilc() {
+        return;
+    }
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cil/tests/corpus/base.cil");
+    let d = scratch("deep");
+    std::fs::copy(base, d.join("base.cil")).unwrap();
+    let mut case = b"(constrain (file (read)) ".to_vec();
+    case.extend(b"(not ".repeat(4090));
+    case.extend_from_slice(b"(eq t1 t2)");
+    case.extend(b")".repeat(4091));
+    std::fs::write(d.join("deep.cil"), case).unwrap();
+    let want = run(
+        "secilc",
+        &["-o", "want.pol", "-f", "want.fc", "base.cil", "deep.cil"],
+        &d,
+    );
+    assert!(want.status.success());
+    // Soft limit 1 MB (raised to 64 MB), then hard limit 4 MB (the thread's stack).
+    for (tag, limits) in [
+        ("soft", "ulimit -S -s 1024"),
+        ("hard", "ulimit -S -s 2048 && ulimit -H -s 4096"),
+    ] {
+        let got = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "{limits} && exec \"$0\" build -o {tag}.pol -f {tag}.fc base.cil deep.cil"
+            ))
+            .arg(env!("CARGO_BIN_EXE_arbiter"))
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        assert!(
+            got.status.success(),
+            "{tag}: {:?} {}",
+            got.status,
+            String::from_utf8_lossy(&got.stderr)
+        );
+        for (ours, theirs) in [(".pol", "want.pol"), (".fc", "want.fc")] {
+            assert!(
+                std::fs::read(d.join(format!("{tag}{ours}"))).unwrap()
+                    == std::fs::read(d.join(theirs)).unwrap(),
+                "{tag}{ours} differs from secilc's"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

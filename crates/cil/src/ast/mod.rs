@@ -75,14 +75,26 @@ pub struct Call {
     pub caller: u32,
     /// The scope of the block holding the macro ([`NONE`]: the top).
     pub macro_scope: u32,
-    pub params: Vec<(Option<Ns>, Sym)>,
-    /// The argument nodes as written.
-    pub args: Vec<u32>,
-    /// Names the macro's body declares.
-    pub declared: Vec<Sym>,
+    /// The macro's parameters (shared with the macro: `blocks::OMacro::params`).
+    pub params: std::rc::Rc<[(Option<Ns>, Sym)]>,
+    /// The list of the arguments as written ([`NONE`]: the call has none); see
+    /// [`Call::args`].
+    pub arg_list: u32,
+    /// Names the macro's body declares (shared with the macro).
+    pub declared: std::rc::Rc<[Sym]>,
     /// The arguments after `qualify`: the name each finds (an atom) or the anonymous
     /// value's qualified copy (a list).
     pub resolved: Vec<u32>,
+}
+
+impl Call {
+    /// The argument nodes as written.
+    pub fn args<'t>(&self, tree: &'t crate::parse::Tree) -> &'t [u32] {
+        match self.arg_list {
+            NONE => &[],
+            l => tree.kids(l),
+        }
+    }
 }
 
 /// An `optional` block: its parent optional (pre-order, so parents come first).

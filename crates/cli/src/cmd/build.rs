@@ -386,7 +386,14 @@ fn run_secilc(argv: &crate::args::Args, out: &mut Out) -> ExitCode {
             status: 255,
         })),
     });
-    let compiled = match arbiter_cil::compile_each(sources, &o) {
+    // On this (the main) thread when its stack may grow far enough: no compiler thread to
+    // start and wait for, and the compile's memory comes from the main heap.
+    let compiled = if crate::stack::main_stack_allows(arbiter_cil::IN_PLACE_STACK) {
+        arbiter_cil::compile_each_in_place(sources, &o)
+    } else {
+        arbiter_cil::compile_each(sources, &o)
+    };
+    let compiled = match compiled {
         Ok(c) => c,
         Err(e) => {
             for m in &e.messages {

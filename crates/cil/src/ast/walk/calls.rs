@@ -32,9 +32,9 @@ impl<'a> Walker<'a> {
             self.ast.unresolved_stmts.push(at.si);
             return Ok(());
         };
-        let args: Vec<u32> = match kids.get(2) {
-            Some(&l) if tree.is_list(l) && kids.len() == 3 => tree.kids(l).to_vec(),
-            None => Vec::new(),
+        let (arg_list, args) = match kids.get(2) {
+            Some(&l) if tree.is_list(l) && kids.len() == 3 => (l, tree.kids(l)),
+            None => (NONE, &[][..]),
             _ => return Err(self.bad(at, "Invalid syntax")),
         };
         let m = &self.blocks.macros[mid as usize];
@@ -71,7 +71,7 @@ impl<'a> Walker<'a> {
             caller: it.scope,
             macro_scope,
             params,
-            args,
+            arg_list,
             declared,
             resolved: Vec::new(),
         });
