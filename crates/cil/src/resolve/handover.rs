@@ -40,18 +40,30 @@ impl PermHandOver {
     /// Records that statement `s` has the list `(class, bits)`.
     #[inline]
     pub fn set(&mut self, s: u32, class: u32, bits: u32) {
-        let id = self.id_of(u64::from(class) << 32 | u64::from(bits));
+        let id = self.enter(class, bits);
+        self.set_id(s, id);
+    }
+
+    /// The id of the list `(class, bits)`, entered when new: what [`Self::set_id`]
+    /// records for a statement with that list; 0 past the table's last id.
+    #[inline]
+    pub fn enter(&mut self, class: u32, bits: u32) -> u16 {
+        self.id_of(u64::from(class) << 32 | u64::from(bits))
+            .unwrap_or(0)
+    }
+
+    /// Records that statement `s` has the list of id `id` ([`Self::enter`]; 0: none).
+    #[inline(always)]
+    pub fn set_id(&mut self, s: u32, id: u16) {
         if let Some(slot) = self.of_stmt.get_mut(s as usize) {
-            *slot = id.unwrap_or(0);
+            *slot = id;
         }
     }
 
     /// Records that statement `s` has no list to hand over (a recheck in a later round
     /// may find none where an earlier one did).
     pub fn clear(&mut self, s: u32) {
-        if let Some(slot) = self.of_stmt.get_mut(s as usize) {
-            *slot = 0;
-        }
+        self.set_id(s, 0);
     }
 
     /// The (class declaration, access vector) of statement `s`'s list, if handed over.
