@@ -27,12 +27,10 @@ impl Outcome {
     /// A checked list: `missing` when it did not resolve, the flags its check set, and
     /// `id`, its value's id in the hand-over (0 when none is handed over).
     pub fn new(missing: bool, volatile: bool, hint: bool, id: u16) -> Self {
-        Outcome(
-            u32::from(id) << 16
-                | u32::from(missing) * MISSING
-                | u32::from(volatile) * VOLATILE
-                | u32::from(hint) * HINT,
-        )
+        let flags = if missing { MISSING } else { 0 }
+            | if volatile { VOLATILE } else { 0 }
+            | if hint { HINT } else { 0 };
+        Outcome((u32::from(id) << 16) | flags)
     }
     #[inline]
     pub fn missing(self) -> bool {
@@ -101,7 +99,7 @@ impl Default for ListMemo {
 pub struct Absent(u64);
 
 /// The two atom bits of two elements read as one word.
-const ATOMS2: u64 = (ATOM as u64) << 32 | ATOM as u64;
+const ATOMS2: u64 = ((ATOM as u64) << 32) | ATOM as u64;
 
 impl ListMemo {
     /// The hash of the key (`class`, `perms`), and whether every element of `perms` is an
@@ -109,11 +107,11 @@ impl ListMemo {
     #[inline(always)]
     fn hash(class: u32, perms: &[u32]) -> (u64, bool) {
         const K: u64 = 0x517C_C1B7_2722_0A95;
-        let mut h = (u64::from(class) | (perms.len() as u64) << 32).wrapping_mul(K);
+        let mut h = (u64::from(class) | ((perms.len() as u64) << 32)).wrapping_mul(K);
         let mut all = ATOMS2;
         let mut pairs = perms.chunks_exact(2);
         for p in &mut pairs {
-            let w = u64::from(p[0]) | u64::from(p[1]) << 32;
+            let w = u64::from(p[0]) | (u64::from(p[1]) << 32);
             all &= w;
             h = (h.rotate_left(5) ^ w).wrapping_mul(K);
         }
