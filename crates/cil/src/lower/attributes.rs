@@ -36,32 +36,11 @@ pub(super) fn mark_uses(l: &mut L<'_>) -> Result<(), Fail> {
                 break;
             }
             let st = ast.stmts[s as usize];
-            // The arguments only of the statements handled below (most of the others are
-            // declarations).
-            if !matches!(
-                st.kw,
-                Kw::TypeAttributeSet
-                    | Kw::UserAttributeSet
-                    | Kw::RoleAttributeSet
-                    | Kw::ExpandTypeAttribute
-                    | Kw::Allow
-                    | Kw::AuditAllow
-                    | Kw::DontAudit
-                    | Kw::NeverAllow
-                    | Kw::AllowX
-                    | Kw::AuditAllowX
-                    | Kw::DontAuditX
-                    | Kw::NeverAllowX
-                    | Kw::Constrain
-                    | Kw::MlsConstrain
-                    | Kw::ValidateTrans
-                    | Kw::MlsValidateTrans
-            ) {
-                continue;
-            }
-            let a = l.args(s);
+            // Each arm reads its statement's arguments (most statements here are
+            // declarations, which need none).
             match st.kw {
                 Kw::TypeAttributeSet => {
+                    let a = l.args(s);
                     let d = l.look(Ns::Types, a[1])?;
                     if l.kind(d) != DeclKind::TypeAttribute {
                         return Err(err(format!(
@@ -72,6 +51,7 @@ pub(super) fn mark_uses(l: &mut L<'_>) -> Result<(), Fail> {
                     l.attr_exprs[l.dint[d as usize] as usize].push(a[2]);
                 }
                 Kw::UserAttributeSet => {
+                    let a = l.args(s);
                     let d = l.look(Ns::Users, a[1])?;
                     if l.kind(d) != DeclKind::UserAttribute {
                         return Err(err(format!("Not a user attribute at {}", l.here(s))));
@@ -79,6 +59,7 @@ pub(super) fn mark_uses(l: &mut L<'_>) -> Result<(), Fail> {
                     l.uattr_exprs[l.dint[d as usize] as usize].push(a[2]);
                 }
                 Kw::RoleAttributeSet => {
+                    let a = l.args(s);
                     let d = l.look(Ns::Roles, a[1])?;
                     if l.kind(d) != DeclKind::RoleAttribute {
                         return Err(err(format!("Not a role attribute at {}", l.here(s))));
@@ -86,6 +67,7 @@ pub(super) fn mark_uses(l: &mut L<'_>) -> Result<(), Fail> {
                     l.rattr_exprs[l.dint[d as usize] as usize].push(a[2]);
                 }
                 Kw::ExpandTypeAttribute => {
+                    let a = l.args(s);
                     let flag = match t.sym(a[2]).and_then(Kw::of) {
                         Some(Kw::True) => USED_EXPAND_TRUE,
                         Some(Kw::False) => USED_EXPAND_FALSE,
@@ -123,6 +105,7 @@ pub(super) fn mark_uses(l: &mut L<'_>) -> Result<(), Fail> {
                 | Kw::DontAuditX
                 | Kw::NeverAllowX => mark_rule(l, s)?,
                 Kw::Constrain | Kw::MlsConstrain | Kw::ValidateTrans | Kw::MlsValidateTrans => {
+                    let a = l.args(s);
                     let mut stack = vec![a[2]];
                     while let Some(n) = stack.pop() {
                         let k = t.kids(n);

@@ -22,8 +22,8 @@ impl<'a> L<'a> {
     /// name), and lowering resolves the list itself.
     #[inline]
     pub(super) fn handed_perms(&self, s: u32) -> Option<(u32, u32)> {
-        let (cd, bits) = self.handed.get(s)?;
-        Some((self.dint[cd as usize], bits))
+        // The pairs hold class positions since `declarations::order_symbols`.
+        self.handed.get(s)
     }
 
     /// Expands class permissions: `(class (perms))`, a `classpermission` name (its sets in

@@ -259,6 +259,8 @@ pub fn lower(
     let mut p = Parts::default();
     let orders = declarations::collect(&mut l, &mut p)?;
     declarations::order_symbols(&mut l, &mut p, orders)?;
+    // The resolver's pairs as lowering reads them: class positions, not declarations.
+    l.handed.lower_classes(&l.dint);
     declarations::permission_table(&mut l);
     lap.mark("declarations");
     attributes::mark_uses(&mut l)?;

@@ -20,6 +20,9 @@ pub struct PermHandOver {
     slots: Vec<u16>,
     /// 64 - log2(slots.len()): a key's home slot is its hash's top bits.
     shift: u32,
+    /// Set by [`Self::lower_classes`]: the pairs hold lowering's class positions, and
+    /// no list is entered any more.
+    lowered: bool,
 }
 
 /// Ids fit `u16` with 0 meaning none: past this many distinct lists, later ones are not
@@ -40,18 +43,30 @@ impl PermHandOver {
     /// Records that statement `s` has the list `(class, bits)`.
     #[inline]
     pub fn set(&mut self, s: u32, class: u32, bits: u32) {
-        let id = self.id_of(u64::from(class) << 32 | u64::from(bits));
+        let id = self.enter(class, bits);
+        self.set_id(s, id);
+    }
+
+    /// The id of the list `(class, bits)`, entered when new: what [`Self::set_id`]
+    /// records for a statement with that list; 0 past the table's last id.
+    #[inline]
+    pub fn enter(&mut self, class: u32, bits: u32) -> u16 {
+        self.id_of(u64::from(class) << 32 | u64::from(bits))
+            .unwrap_or(0)
+    }
+
+    /// Records that statement `s` has the list of id `id` ([`Self::enter`]; 0: none).
+    #[inline(always)]
+    pub fn set_id(&mut self, s: u32, id: u16) {
         if let Some(slot) = self.of_stmt.get_mut(s as usize) {
-            *slot = id.unwrap_or(0);
+            *slot = id;
         }
     }
 
     /// Records that statement `s` has no list to hand over (a recheck in a later round
     /// may find none where an earlier one did).
     pub fn clear(&mut self, s: u32) {
-        if let Some(slot) = self.of_stmt.get_mut(s as usize) {
-            *slot = 0;
-        }
+        self.set_id(s, 0);
     }
 
     /// The (class declaration, access vector) of statement `s`'s list, if handed over.
@@ -62,9 +77,28 @@ impl PermHandOver {
         Some(((key >> 32) as u32, key as u32))
     }
 
+    /// Rewrites every pair's class declaration as `position[declaration]` (lowering's
+    /// class numbering, known once the class order is merged), so that lowering reads a
+    /// statement's pair with no look-up of its own. Lists are no longer entered after
+    /// this ([`Self::set`] then records none for a new one: the table is keyed by
+    /// declarations).
+    pub fn lower_classes(&mut self, position: &[u32]) {
+        for key in &mut self.lists {
+            let class = position
+                .get((*key >> 32) as usize)
+                .copied()
+                .unwrap_or(u32::MAX);
+            *key = u64::from(class) << 32 | (*key & u64::from(u32::MAX));
+        }
+        self.lowered = true;
+    }
+
     /// The id + 1 of `key`, entered when new; `None` when the table is full.
     #[inline]
     fn id_of(&mut self, key: u64) -> Option<u16> {
+        if self.lowered {
+            return None;
+        }
         if (self.lists.len() + 1) * 2 > self.slots.len() && self.lists.len() < MAX_LISTS {
             self.grow();
         }
@@ -140,6 +174,28 @@ mod tests {
         assert_eq!(PermHandOver::default().get(0), None);
         h.set(99, 1, 1);
         assert_eq!(h.get(99), None);
+    }
+
+    #[test]
+    fn lowered_pairs_carry_class_positions_and_take_no_new_list() {
+        let mut h = PermHandOver::new(4);
+        h.set(0, 2, 0b11);
+        h.set(1, 0, 0b1);
+        h.set(2, 9, 0b1);
+        h.lower_classes(&[5, 6, 7]);
+        assert_eq!(h.get(0), Some((7, 0b11)));
+        assert_eq!(h.get(1), Some((5, 0b1)));
+        assert_eq!(
+            h.get(2),
+            Some((u32::MAX, 0b1)),
+            "a class past the numbering"
+        );
+        h.set(3, 1, 0b1);
+        assert_eq!(
+            h.get(3),
+            None,
+            "keyed by declarations: nothing entered after"
+        );
     }
 
     #[test]
