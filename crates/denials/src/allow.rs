@@ -17,6 +17,7 @@ use crate::wrap::wrap;
 use crate::xperm::XpermSet;
 use arbiter_decide::KeyedState;
 use std::collections::{BTreeSet, HashMap};
+use std::convert::Infallible;
 use std::fmt::Write as _;
 
 /// sepolgen's `BADTCLASS` verdict: the rule is generated, without annotation.
@@ -123,18 +124,52 @@ impl AllowGenerator {
     ) -> usize {
         let src = split_context(scontext).2;
         let tgt = split_context(tcontext).2;
-        let code = verdict.map_or(UNKNOWN_CLASS, Verdict::code);
         let ids = [self.intern(src), self.intern(tgt), self.intern(tclass)];
+        let code = verdict.map_or(UNKNOWN_CLASS, Verdict::code);
+        let added = self.add_vector(
+            ids,
+            code,
+            || {
+                let constraint = matches!(verdict, Some(Verdict::Constraint(_)));
+                let contexts = constraint.then(|| (scontext.to_string(), tcontext.to_string()));
+                Ok::<_, Infallible>((verdict.cloned(), contexts))
+            },
+            perms.iter().copied(),
+            ioctlcmd,
+        );
+        match added {
+            Ok(i) => i,
+            Err(never) => match never {},
+        }
+    }
+
+    /// Adds an access vector's denials at once, as [`AllowGenerator::add`] of each would:
+    /// the source type, target type and class as [`AllowGenerator::name_id`]s, the verdict's
+    /// code (`verdict.map_or(-4, Verdict::code)` of its denials), and the union of their
+    /// permissions and `ioctlcmd`s (zero is no command). `first` gives the first denial's
+    /// verdict and, for a constraint verdict, its two contexts; it is called only when the
+    /// vector is new, since later denials change neither, and its error is returned (the
+    /// generator unchanged). A fleet's final step adds the access vectors its workers
+    /// aggregated instead of every distinct denial. Returns the vector's index.
+    pub fn add_vector<'p, E>(
+        &mut self,
+        ids: [u32; 3],
+        code: i32,
+        first: impl FnOnce() -> Result<(Option<Verdict>, Option<(String, String)>), E>,
+        perms: impl IntoIterator<Item = &'p str>,
+        ioctlcmds: impl IntoIterator<Item = i64>,
+    ) -> Result<usize, E> {
         let key = (ids[0], ids[1], ids[2], code);
         let i = match self.index.get(&key) {
             Some(&i) => i,
             None => {
-                let constraint = matches!(verdict, Some(Verdict::Constraint(_)));
+                let (verdict, contexts) = first()?;
+                debug_assert_eq!(verdict.as_ref().map_or(UNKNOWN_CLASS, Verdict::code), code);
                 self.access.push(Access {
                     ids,
-                    contexts: constraint.then(|| (scontext.to_string(), tcontext.to_string())),
+                    contexts,
                     perms: BTreeSet::new(),
-                    verdict: verdict.cloned(),
+                    verdict,
                     xperms: XpermSet::new(),
                     origin: None,
                     notes: Vec::new(),
@@ -145,14 +180,22 @@ impl AllowGenerator {
         };
         let a = &mut self.access[i];
         for p in perms {
-            if !a.perms.contains(*p) {
+            if !a.perms.contains(p) {
                 a.perms.insert(p.to_string());
             }
         }
-        if let Some(c) = ioctlcmd.filter(|&c| c != 0) {
-            a.xperms.add(c);
+        for c in ioctlcmds {
+            if c != 0 {
+                a.xperms.add(c);
+            }
         }
-        i
+        Ok(i)
+    }
+
+    /// The id of a type or class name for [`AllowGenerator::add_vector`], interned on first
+    /// sight.
+    pub fn name_id(&mut self, name: &str) -> u32 {
+        self.intern(name)
     }
 
     /// The id of a type or class name, interned on first sight.
