@@ -125,6 +125,7 @@ impl<'a> Reader<'a> {
     /// straight from the slice (no bounds check per byte): the rule counts and access
     /// vectors are most of a blob, and reading them byte by byte through [`Reader::take`]
     /// was a fifth of a merge.
+    #[inline]
     fn varint(&mut self) -> Result<u64, BlobError> {
         let at = self.pos;
         let mut v: u64 = 0;
@@ -229,6 +230,7 @@ struct View<'a> {
 
 impl<'a> Reader<'a> {
     /// A name's index, below `names` (the table's length).
+    #[inline]
     fn name_id(&mut self, names: usize) -> Result<u32, BlobError> {
         let n = self.varint()?;
         if n >= names as u64 {
