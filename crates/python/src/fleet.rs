@@ -575,9 +575,8 @@ fn encode_chunk(chunk: &Chunk, cache: &DigestCache, paths: &[(&str, u64)]) -> Ve
     for k in chunk.kept(cache) {
         let code = k.verdict.map_or(UNKNOWN_CLASS, Verdict::code);
         let key = k.rule.map(|id| names.id(id));
-        let perms: Vec<u32> = k.perm_ids.iter().map(|&p| names.id(p)).collect();
         let v = vectors.get(key, code, || (k.verdict, k.scontext, k.tcontext));
-        v.perms.extend(perms);
+        v.perms.extend(k.perm_ids.iter().map(|&p| names.id(p)));
         v.ioctls.extend(k.ioctlcmd.filter(|&c| c != 0));
     }
     for v in &mut vectors.list {
