@@ -543,8 +543,9 @@ impl AllowGenerator {
         let rank: Vec<u32> = self.name_list.iter().map(|n| rank_of(n)).collect();
         let self_rank = rank_of("self");
         let mut pair_first: Map<(u32, u32), u32> = Map::default();
-        let mut rules: Vec<((u32, u32, u32), bool, u32, u32)> =
-            Vec::with_capacity(self.access.len());
+        // (names' ranks, `allowxperm`, the pair's first access, the access).
+        type SortKey = ((u32, u32, u32), bool, u32, u32);
+        let mut rules: Vec<SortKey> = Vec::with_capacity(self.access.len());
         for (i, a) in self.access.iter().enumerate() {
             let tgt = if a.ids[0] == a.ids[1] {
                 self_rank
