@@ -435,9 +435,13 @@ fn write_first(w: &mut Writer, verdict: Option<&Verdict>, scontext: &str, tconte
     }
 }
 
+/// A vector's first denial as [`AllowGenerator::add_vector`] takes it: its verdict and, for
+/// a constraint, its contexts.
+type FirstDenial = (Option<Verdict>, Option<(String, String)>);
+
 /// A vector's first denial read back (see [`write_first`]): its verdict (`None` for a class
 /// the policy lacks) and, for a constraint, its contexts.
-fn first_denial(v: &Vector<'_>) -> Result<(Option<Verdict>, Option<(String, String)>), BlobError> {
+fn first_denial(v: &Vector<'_>) -> Result<FirstDenial, BlobError> {
     if v.code == UNKNOWN_CLASS {
         return Ok((None, None));
     }
