@@ -7,22 +7,30 @@
 //! reduction can run it on the workers), and the client decodes one blob
 //! ([`fleet_finish`]) into audit2allow's text and the counts.
 //!
-//! Merging keeps the first occurrence of every distinct denial: audit2allow's state after a
-//! repeated denial is the one before it, so the merged blob renders what one run over every
-//! log renders. The format is private to this module (a magic, then little-endian
-//! length-prefixed fields); a blob that does not decode raises `ValueError`. The per-rule
-//! counts name their types and classes by index into a table of the blob's names: a
-//! chunk counts tens of thousands of rules over a few thousand names, and spelling each
-//! rule out made them three quarters of every blob and most of the merges' work.
+//! A blob holds audit2allow's access vectors, not the denials behind them: each worker
+//! adds its chunk's distinct denials to per-(source type, target type, class, verdict)
+//! vectors (in first-seen order, the first denial's verdict, the union of permissions and
+//! ioctl commands), and merging appends the vectors a blob adds and unites the rest, which
+//! is what audit2allow's generator does with the denials themselves. So the merged blob
+//! renders what one run over every log renders, and the client's final step adds about
+//! half as many vectors as there were distinct denials, with no context to split and no
+//! permission to intern (an 80,000-line fleet: 111,921 vectors for 206,437 denials).
+//!
+//! The format is private to this module (a magic, then little-endian length-prefixed
+//! fields); a blob that does not decode raises `ValueError`. The per-rule counts and the
+//! access vectors name their types, classes and permissions by index into a table of the
+//! blob's names: a chunk counts tens of thousands of rules over a few thousand names, and
+//! spelling each rule out made them three quarters of every blob and most of the merges'
+//! work.
 
 mod ranges;
 
 use crate::denials::{
-    fleet_generation, plain, verdict_from_plain, Chunk, Denials, DigestCache, Digester, Position,
+    fleet_generation, verdict_from_plain, Chunk, Denials, DigestCache, Digester, Position,
 };
 use crate::errors::panic_error;
 use arbiter_decide::KeyedState;
-use arbiter_denials::{AllowGenerator, Engine, Generation};
+use arbiter_denials::{AllowGenerator, Engine, Generation, Verdict};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
@@ -35,7 +43,7 @@ use std::collections::{HashMap, HashSet};
 type Map<K, V> = HashMap<K, V, KeyedState>;
 type Set<T> = HashSet<T, KeyedState>;
 
-const MAGIC: &[u8; 8] = b"ARBFLT3\0";
+const MAGIC: &[u8; 8] = b"ARBFLT4\0";
 
 /// Registers the private fleet functions in the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -59,6 +67,8 @@ enum BlobError {
     Verdict(i32),
     #[error("fleet digest names rule name {0}, beyond its table")]
     RuleName(u64),
+    #[error("fleet digest has an access vector of verdict byte {0}, not 0-10")]
+    VectorCode(u8),
     #[error("fleet digest has a number over 64 bits at byte {0}")]
     Varint(usize),
 }
@@ -111,22 +121,31 @@ impl<'a> Reader<'a> {
         let b = self.take(8)?;
         Ok(u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
     }
-    /// A [`Writer::varint`]; one that runs past ten bytes or 64 bits is refused.
+    /// A [`Writer::varint`]; one that runs past ten bytes or 64 bits is refused. Read
+    /// straight from the slice (no bounds check per byte): the rule counts and access
+    /// vectors are most of a blob, and reading them byte by byte through [`Reader::take`]
+    /// was a fifth of a merge.
+    #[inline]
     fn varint(&mut self) -> Result<u64, BlobError> {
         let at = self.pos;
         let mut v: u64 = 0;
-        for shift in (0..64).step_by(7) {
-            let b = self.take(1)?[0];
+        for (i, &b) in self.buf[at..].iter().take(10).enumerate() {
             let bits = u64::from(b & 0x7f);
+            let shift = 7 * i as u32;
             if shift == 63 && bits > 1 {
                 return Err(BlobError::Varint(at));
             }
             v |= bits << shift;
             if b & 0x80 == 0 {
+                self.pos = at + i + 1;
                 return Ok(v);
             }
         }
-        Err(BlobError::Varint(at))
+        if self.buf.len() - at >= 10 {
+            Err(BlobError::Varint(at))
+        } else {
+            Err(BlobError::Truncated(self.buf.len()))
+        }
     }
     /// A count, bounded by the bytes left so that a corrupt blob cannot ask for huge
     /// allocations (every counted item takes at least one byte).
@@ -161,63 +180,117 @@ impl<'a> Reader<'a> {
 /// The five counters of a part, in blob order.
 type Counts = [u64; 5];
 
-/// A blob read in place: every string borrowed from it, each kept denial its raw bytes.
-/// Merging works on views, so a reduce task copies each distinct denial's bytes once and
-/// allocates no string (decoding into owned values made the merges a quarter of a fleet
-/// run's CPU, and the last merge runs alone).
-struct View<'a> {
+/// The byte of a vector's verdict code: audit2why's 0–6 as 4–10, sepolgen's `BADTCLASS`
+/// (-4, a class the policy lacks) as 0.
+const CODE_BIAS: i32 = 4;
+/// sepolgen's `BADTCLASS`: the vector of a class the policy lacks (no verdict).
+const UNKNOWN_CLASS: i32 = -4;
+
+/// What a blob counts, read in place (every string borrowed from it): what merges by
+/// adding up or by first occurrence, and the table of names its rules and access vectors
+/// refer to.
+#[derive(Default)]
+struct Counted<'a> {
     counts: Counts,
     selinux_seen: bool,
     paths: Vec<(&'a str, u64)>,
     verdicts: Vec<(&'a str, u64)>,
-    /// The names the rules refer to by index.
-    rule_names: Vec<&'a str>,
-    /// (source type, target type, class) as indexes into `rule_names`, and the count.
+    /// The names the rules and access vectors refer to by index: types, classes and
+    /// permissions.
+    names: Vec<&'a str>,
+    /// (source type, target type, class) as indexes into `names`, and the count.
     rules: Vec<([u32; 3], u64)>,
-    kept: Vec<KeptRaw<'a>>,
     roles: Vec<(&'a str, &'a str)>,
 }
 
-/// One kept denial as encoded: `key` is the part that makes two denials the same for
-/// audit2allow (source, target, class, permissions, ioctl; the verdict follows from
-/// them), `raw` the whole record.
-#[derive(Clone, Copy)]
-struct KeptRaw<'a> {
-    key: &'a [u8],
-    raw: &'a [u8],
+/// One access vector of a blob, read in place.
+struct Vector<'a> {
+    /// Source type, target type and class, as indexes into the blob's names.
+    key: [u32; 3],
+    /// The verdict's code (audit2why's 0–6, or [`UNKNOWN_CLASS`]).
+    code: i32,
+    /// Its permissions: `View::perm_ids[perms]`, indexes into the blob's names.
+    perms: std::ops::Range<usize>,
+    /// Its ioctl commands (none zero), little-endian `i64`s.
+    ioctls: &'a [u8],
+    /// Its first denial's verdict details as encoded (see [`write_first`]).
+    first: &'a [u8],
+}
+
+/// A blob read in place. Merging works on views, so a reduce task copies each access
+/// vector's details once and allocates no string (decoding into owned values made the
+/// merges a quarter of a fleet run's CPU, and the last merge runs alone).
+struct View<'a> {
+    counted: Counted<'a>,
+    /// The access vectors in first-seen order.
+    vectors: Vec<Vector<'a>>,
+    /// The vectors' permissions, end to end.
+    perm_ids: Vec<u32>,
 }
 
 impl<'a> Reader<'a> {
-    /// Reads one kept denial's record, checking its layout, and returns its spans. Its
-    /// strings' UTF-8 is checked where they are read, by [`render_view`]: the merges only
-    /// compare and copy records' bytes, most records of a fleet's blobs are dropped there
-    /// as repeats, and checking every one on the way in was a fifth of the final step's
-    /// calling thread (the records a merge writes are checked when the client reads them).
-    fn kept_raw(&mut self) -> Result<KeptRaw<'a>, BlobError> {
-        let start = self.pos;
-        for _ in 0..3 {
-            self.skip_str()?;
+    /// A name's index, below `names` (the table's length).
+    #[inline]
+    fn name_id(&mut self, names: usize) -> Result<u32, BlobError> {
+        let n = self.varint()?;
+        if n >= names as u64 {
+            return Err(BlobError::RuleName(n));
         }
-        for _ in 0..self.len()? {
-            self.skip_str()?;
+        // Below the table's length, so within u32.
+        Ok(n as u32)
+    }
+
+    /// A varint count of items of at least `size` bytes each, bounded by the bytes left.
+    fn count(&mut self, size: usize) -> Result<usize, BlobError> {
+        let at = self.pos;
+        let n = self.varint()?;
+        if n > ((self.buf.len() - self.pos) / size) as u64 {
+            return Err(BlobError::Truncated(at));
         }
-        if self.flag()? {
-            self.take(8)?;
+        Ok(n as usize)
+    }
+
+    /// One access vector (see [`write_vector`]), its layout checked; the strings of its
+    /// first denial's details are checked where they are read, by [`first_denial`]: the
+    /// merges only copy them, and most vectors of a fleet's blobs are met again there.
+    fn vector(&mut self, names: usize, perm_ids: &mut Vec<u32>) -> Result<Vector<'a>, BlobError> {
+        let mut key = [0u32; 3];
+        for id in &mut key {
+            *id = self.name_id(names)?;
         }
-        let key_end = self.pos;
-        if self.flag()? {
-            self.take(4)?;
-            for _ in 0..self.len()? {
-                self.skip_str()?;
-                self.flag()?;
+        let b = self.take(1)?[0];
+        let code = i32::from(b) - CODE_BIAS;
+        if code != UNKNOWN_CLASS && !(0..=6).contains(&code) {
+            return Err(BlobError::VectorCode(b));
+        }
+        let start = perm_ids.len();
+        for _ in 0..self.count(1)? {
+            perm_ids.push(self.name_id(names)?);
+        }
+        let perms = start..perm_ids.len();
+        let n = self.count(8)?;
+        let ioctls = self.take(8 * n)?;
+        let first = self.pos;
+        match code {
+            3 => {
+                for _ in 0..self.len()? {
+                    self.skip_str()?;
+                    self.flag()?;
+                }
             }
-            if self.flag()? {
-                self.skip_str()?;
+            4 => {
+                for _ in 0..3 {
+                    self.skip_str()?;
+                }
             }
+            _ => {}
         }
-        Ok(KeptRaw {
-            key: &self.buf[start..key_end],
-            raw: &self.buf[start..self.pos],
+        Ok(Vector {
+            key,
+            code,
+            perms,
+            ioctls,
+            first: &self.buf[first..self.pos],
         })
     }
 }
@@ -228,179 +301,178 @@ impl<'a> View<'a> {
         if r.take(MAGIC.len()).map_err(|_| BlobError::Magic)? != MAGIC {
             return Err(BlobError::Magic);
         }
-        let mut counts = [0; 5];
-        for c in &mut counts {
-            *c = r.u64()?;
+        let mut c = Counted::default();
+        for n in &mut c.counts {
+            *n = r.u64()?;
         }
-        let selinux_seen = r.flag()?;
-        let mut v = View {
-            counts,
-            selinux_seen,
-            paths: Vec::new(),
-            verdicts: Vec::new(),
-            rule_names: Vec::new(),
-            rules: Vec::new(),
-            kept: Vec::new(),
-            roles: Vec::new(),
-        };
+        c.selinux_seen = r.flag()?;
         for _ in 0..r.len()? {
-            v.paths.push((r.str_ref()?, r.u64()?));
+            c.paths.push((r.str_ref()?, r.u64()?));
         }
         for _ in 0..r.len()? {
-            v.verdicts.push((r.str_ref()?, r.u64()?));
+            c.verdicts.push((r.str_ref()?, r.u64()?));
         }
         for _ in 0..r.len()? {
-            v.rule_names.push(r.str_ref()?);
+            c.names.push(r.str_ref()?);
         }
+        let names = c.names.len();
         for _ in 0..r.len()? {
             let mut key = [0u32; 3];
             for id in &mut key {
-                let n = r.varint()?;
-                if n >= v.rule_names.len() as u64 {
-                    return Err(BlobError::RuleName(n));
-                }
-                // Below the table's length, so within u32.
-                *id = n as u32;
+                *id = r.name_id(names)?;
             }
-            v.rules.push((key, r.varint()?));
+            c.rules.push((key, r.varint()?));
         }
         let n = r.len()?;
-        v.kept.reserve(n);
+        let mut vectors = Vec::with_capacity(n);
+        let mut perm_ids = Vec::with_capacity(2 * n);
         for _ in 0..n {
-            v.kept.push(r.kept_raw()?);
+            vectors.push(r.vector(names, &mut perm_ids)?);
         }
         for _ in 0..r.len()? {
-            v.roles.push((r.str_ref()?, r.str_ref()?));
+            c.roles.push((r.str_ref()?, r.str_ref()?));
         }
         if r.pos != buf.len() {
             return Err(BlobError::Truncated(r.pos));
         }
-        Ok(v)
+        Ok(View {
+            counted: c,
+            vectors,
+            perm_ids,
+        })
     }
 }
 
-/// Writes a blob from its parts; `kept` writes the kept denials' records.
-#[allow(clippy::too_many_arguments)]
-fn encode<'s>(
-    counts: Counts,
-    selinux_seen: bool,
-    paths: &[(impl AsRef<str>, u64)],
-    verdicts: impl ExactSizeIterator<Item = (&'s str, u64)>,
-    rule_names: &[&str],
-    rules: impl ExactSizeIterator<Item = ([u32; 3], u64)>,
-    kept: (usize, impl FnOnce(&mut Writer)),
-    roles: &[(impl AsRef<str>, impl AsRef<str>)],
+/// Writes a blob from its counted part; `vectors` (their number, and the writer of their
+/// records) writes the access vectors.
+fn encode(
+    c: &Counted<'_>,
+    vectors: (usize, impl FnOnce(&mut Writer)),
     size_hint: usize,
 ) -> Vec<u8> {
     let mut w = Writer(Vec::with_capacity(64 + size_hint));
     w.0.extend_from_slice(MAGIC);
-    for v in counts {
+    for v in c.counts {
         w.u64(v);
     }
-    w.flag(selinux_seen);
-    w.len(paths.len());
-    for (p, n) in paths {
-        w.str(p.as_ref());
+    w.flag(c.selinux_seen);
+    w.len(c.paths.len());
+    for (p, n) in &c.paths {
+        w.str(p);
         w.u64(*n);
     }
-    w.len(verdicts.len());
-    for (v, n) in verdicts {
+    w.len(c.verdicts.len());
+    for (v, n) in &c.verdicts {
         w.str(v);
-        w.u64(n);
+        w.u64(*n);
     }
-    w.len(rule_names.len());
-    for name in rule_names {
+    w.len(c.names.len());
+    for name in &c.names {
         w.str(name);
     }
-    w.len(rules.len());
-    for (ids, n) in rules {
+    w.len(c.rules.len());
+    for &(ids, n) in &c.rules {
         for id in ids {
             w.varint(u64::from(id));
         }
         w.varint(n);
     }
-    w.len(kept.0);
-    (kept.1)(&mut w);
-    w.len(roles.len());
-    for (r, t) in roles {
-        w.str(r.as_ref());
-        w.str(t.as_ref());
+    w.len(vectors.0);
+    (vectors.1)(&mut w);
+    w.len(c.roles.len());
+    for (r, t) in &c.roles {
+        w.str(r);
+        w.str(t);
     }
     w.0
 }
 
-/// The blob of one digested chunk, written from the chunk's ids: each name the rule counts
-/// use is written once, and each kept denial's strings straight from the cache's names.
-/// `paths` are the logs the chunk read, in log order, with their AVC records.
-fn encode_chunk(chunk: &Chunk, cache: &DigestCache, paths: &[(&str, u64)]) -> Vec<u8> {
-    // The cache's name ids → the blob's table of rule names.
-    let mut local = vec![u32::MAX; Chunk::names_len(cache)];
-    let mut names: Vec<&str> = Vec::new();
-    let rules: Vec<([u32; 3], u64)> = chunk
-        .rules(cache)
-        .map(|(ids, n)| {
-            let ids = ids.map(|id| {
-                let slot = &mut local[id as usize];
-                if *slot == u32::MAX {
-                    *slot = names.len() as u32;
-                    names.push(Chunk::name(cache, id));
-                }
-                *slot
-            });
-            (ids, n)
-        })
-        .collect();
-    let kept = chunk.kept(cache);
-    let kept_len = kept.len();
-    encode(
-        [
-            chunk.lines,
-            chunk.records,
-            chunk.denials,
-            chunk.malformed,
-            chunk.unknown,
-        ],
-        chunk.selinux_seen,
-        paths,
-        chunk.verdicts(),
-        &names,
-        rules.into_iter(),
-        (kept_len, |w: &mut Writer| {
-            for k in kept {
-                w.str(k.scontext);
-                w.str(k.tcontext);
-                w.str(k.tclass);
-                let perms = k.perms();
-                w.len(perms.len());
-                for p in perms {
-                    w.str(p);
-                }
-                w.flag(k.ioctlcmd.is_some());
-                if let Some(i) = k.ioctlcmd {
-                    w.0.extend_from_slice(&i.to_le_bytes());
-                }
-                w.flag(k.verdict.is_some());
-                if let Some(v) = k.verdict {
-                    let (code, booleans, constraint) = plain(v);
-                    w.0.extend_from_slice(&code.to_le_bytes());
-                    w.len(booleans.len());
-                    for (b, v) in &booleans {
-                        w.str(b);
-                        w.flag(*v);
-                    }
-                    w.flag(constraint.is_some());
-                    if let Some(c) = &constraint {
-                        w.str(c);
-                    }
-                }
-            }
-        }),
-        &chunk.roles,
-        kept_len * 128,
-    )
+/// One access vector's record: its key's three name indexes, its code's byte, its
+/// permissions' indexes, its ioctl commands, then its first denial's details
+/// ([`write_first`]).
+fn write_vector(
+    w: &mut Writer,
+    key: [u32; 3],
+    code: i32,
+    perms: &[u32],
+    ioctls: &[i64],
+    first: impl FnOnce(&mut Writer),
+) {
+    for id in key {
+        w.varint(u64::from(id));
+    }
+    // A code of 0-6 or UNKNOWN_CLASS: 0-10.
+    w.0.push((code + CODE_BIAS) as u8);
+    w.varint(perms.len() as u64);
+    for &p in perms {
+        w.varint(u64::from(p));
+    }
+    w.varint(ioctls.len() as u64);
+    for c in ioctls {
+        w.0.extend_from_slice(&c.to_le_bytes());
+    }
+    first(w);
 }
 
-/// The table of a blob's rule names, built as rules are added.
+/// The details of a vector's first denial that audit2allow's text shows: a boolean
+/// verdict's booleans (code 3), a constraint verdict's text and the denial's two contexts
+/// (code 4, for the possible causes); nothing for other codes.
+fn write_first(w: &mut Writer, verdict: Option<&Verdict>, scontext: &str, tcontext: &str) {
+    match verdict {
+        Some(Verdict::Boolean(fixes)) => {
+            w.len(fixes.len());
+            for f in fixes {
+                w.str(&f.name);
+                w.flag(f.value);
+            }
+        }
+        Some(Verdict::Constraint(text)) => {
+            w.str(text);
+            w.str(scontext);
+            w.str(tcontext);
+        }
+        _ => {}
+    }
+}
+
+/// A vector's first denial as [`AllowGenerator::add_vector`] takes it: its verdict and, for
+/// a constraint, its contexts.
+type FirstDenial = (Option<Verdict>, Option<(String, String)>);
+
+/// A vector's first denial read back (see [`write_first`]): its verdict (`None` for a class
+/// the policy lacks) and, for a constraint, its contexts.
+fn first_denial(v: &Vector<'_>) -> Result<FirstDenial, BlobError> {
+    if v.code == UNKNOWN_CLASS {
+        return Ok((None, None));
+    }
+    let mut r = Reader {
+        buf: v.first,
+        pos: 0,
+    };
+    let (mut booleans, mut constraint, mut contexts) = (Vec::new(), None, None);
+    match v.code {
+        3 => {
+            for _ in 0..r.len()? {
+                booleans.push((r.str()?, r.flag()?));
+            }
+        }
+        4 => {
+            constraint = Some(r.str()?);
+            contexts = Some((r.str()?, r.str()?));
+        }
+        _ => {}
+    }
+    let verdict = verdict_from_plain((v.code, booleans, constraint)).map_err(BlobError::Verdict)?;
+    Ok((Some(verdict), contexts))
+}
+
+/// The ioctl commands of a vector's record.
+fn ioctls(raw: &[u8]) -> impl Iterator<Item = i64> + '_ {
+    raw.chunks_exact(8)
+        .map(|b| i64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+}
+
+/// The table of a blob's names, built as rules and vectors are added.
 #[derive(Default)]
 struct RuleNames<'s> {
     ids: Map<&'s str, u32>,
@@ -418,74 +490,296 @@ impl<'s> RuleNames<'s> {
     }
 }
 
+/// The cache's name ids → a chunk blob's table of names, in first-use order.
+struct LocalNames<'c> {
+    cache: &'c DigestCache,
+    local: Vec<u32>,
+    names: Vec<&'c str>,
+}
+
+impl<'c> LocalNames<'c> {
+    fn id(&mut self, id: u32) -> u32 {
+        let slot = &mut self.local[id as usize];
+        if *slot == u32::MAX {
+            *slot = self.names.len() as u32;
+            self.names.push(Chunk::name(self.cache, id));
+        }
+        *slot
+    }
+}
+
+/// An access vector being built from a chunk's kept denials, or merged from blobs' vectors.
+struct Building<F> {
+    key: [u32; 3],
+    code: i32,
+    perms: Vec<u32>,
+    ioctls: Vec<i64>,
+    /// Its first denial (a chunk's kept denial, or a blob's encoded details).
+    first: F,
+}
+
+impl<F> Building<F> {
+    /// Permissions and commands as sets (sorted, each once): audit2allow's vectors hold
+    /// sets, so adding them repeated or in another order changes nothing.
+    fn settle(&mut self) {
+        self.perms.sort_unstable();
+        self.perms.dedup();
+        self.ioctls.sort_unstable();
+        self.ioctls.dedup();
+    }
+}
+
+/// Access vectors in first-seen order: `(key, code)` → index into `list`.
+struct Vectors<F> {
+    index: Map<([u32; 3], i32), usize>,
+    list: Vec<Building<F>>,
+}
+
+impl<F> Vectors<F> {
+    fn new() -> Vectors<F> {
+        Vectors {
+            index: Map::default(),
+            list: Vec::new(),
+        }
+    }
+
+    /// The vector `(key, code)`, appended with `first` if new.
+    fn get(&mut self, key: [u32; 3], code: i32, first: impl FnOnce() -> F) -> &mut Building<F> {
+        let next = self.list.len();
+        let i = *self.index.entry((key, code)).or_insert(next);
+        if i == next {
+            self.list.push(Building {
+                key,
+                code,
+                perms: Vec::new(),
+                ioctls: Vec::new(),
+                first: first(),
+            });
+        }
+        &mut self.list[i]
+    }
+}
+
+/// The blob of one digested chunk, written from the chunk's ids: each name the rule counts
+/// and the access vectors use is written once, the kept denials added to their vectors as
+/// audit2allow's generator adds them (first-seen order, the first denial's verdict, the
+/// permissions and commands united). `paths` are the logs the chunk read, in log order,
+/// with their AVC records.
+fn encode_chunk(chunk: &Chunk, cache: &DigestCache, paths: &[(&str, u64)]) -> Vec<u8> {
+    let mut names = LocalNames {
+        cache,
+        local: vec![u32::MAX; Chunk::names_len(cache)],
+        names: Vec::new(),
+    };
+    let rules: Vec<([u32; 3], u64)> = chunk
+        .rules(cache)
+        .map(|(ids, n)| (ids.map(|id| names.id(id)), n))
+        .collect();
+    let mut vectors = Vectors::new();
+    for k in chunk.kept(cache) {
+        let code = k.verdict.map_or(UNKNOWN_CLASS, Verdict::code);
+        let key = k.rule.map(|id| names.id(id));
+        let v = vectors.get(key, code, || (k.verdict, k.scontext, k.tcontext));
+        v.perms.extend(k.perm_ids.iter().map(|&p| names.id(p)));
+        v.ioctls.extend(k.ioctlcmd.filter(|&c| c != 0));
+    }
+    for v in &mut vectors.list {
+        v.settle();
+    }
+    let counted = Counted {
+        counts: [
+            chunk.lines,
+            chunk.records,
+            chunk.denials,
+            chunk.malformed,
+            chunk.unknown,
+        ],
+        selinux_seen: chunk.selinux_seen,
+        paths: paths.to_vec(),
+        verdicts: chunk.verdicts().collect(),
+        names: names.names,
+        rules,
+        roles: chunk
+            .roles
+            .iter()
+            .map(|(r, t)| (r.as_str(), t.as_str()))
+            .collect(),
+    };
+    let list = vectors.list;
+    encode(
+        &counted,
+        (list.len(), |w: &mut Writer| {
+            for v in &list {
+                let (verdict, s, t) = v.first;
+                write_vector(w, v.key, v.code, &v.perms, &v.ioctls, |w| {
+                    write_first(w, verdict, s, t)
+                });
+            }
+        }),
+        list.len() * 12,
+    )
+}
+
 fn blob_error(e: BlobError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
 /// Merges blobs given in log order into one blob (the blobs' digests concatenated):
-/// counts added, paths in first-seen order, the first occurrence of each distinct denial
-/// and role pair kept — audit2allow's state after a repeated denial is the one before it.
+/// counts added, paths in first-seen order, access vectors as audit2allow's generator
+/// merges them (see [`merge_vectors`]), role pairs at their first occurrence.
 fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
     let views = blobs
         .iter()
         .map(|b| View::parse(b))
         .collect::<Result<Vec<_>, _>>()?;
-    let m = merge_views(&views);
-    let size: usize = m.kept.iter().map(|k| k.raw.len()).sum();
+    let counted: Vec<&Counted<'_>> = views.iter().map(|v| &v.counted).collect();
+    let (c, remaps) = merge_counted(&counted);
+    let m = merge_vectors(&views, &remaps);
+    let size: usize = m.list.iter().map(|(_, _, v)| 12 + v.first.len()).sum();
     Ok(encode(
-        m.counts,
-        m.selinux_seen,
-        &m.paths,
-        m.verdicts.iter().copied(),
-        &m.rule_names,
-        m.rules.iter().copied(),
-        (m.kept.len(), |w: &mut Writer| {
-            for k in &m.kept {
-                w.0.extend_from_slice(k.raw);
+        &c,
+        (m.list.len(), |w: &mut Writer| {
+            let (mut perms, mut cmds) = (Vec::new(), Vec::new());
+            for (i, &(key, view, v)) in m.list.iter().enumerate() {
+                let ids = &remaps[view];
+                perms.clear();
+                perms.extend(
+                    views[view].perm_ids[v.perms.clone()]
+                        .iter()
+                        .map(|&p| ids[p as usize]),
+                );
+                perms.extend(m.added_perms(i));
+                cmds.clear();
+                cmds.extend(ioctls(v.ioctls));
+                cmds.extend(m.added_ioctls(i));
+                write_vector(w, key, v.code, &perms, &cmds, |w| {
+                    w.0.extend_from_slice(v.first)
+                });
             }
         }),
-        &m.roles,
         size,
     ))
 }
 
-/// [`merge_views`] for the final step, which runs alone on idle cores: past 4 views, each
-/// half is merged on a thread of its own and the two results are merged (in log order, the
-/// first half first; merging is associative). Merging the 16 blobs of a two-worker run
-/// cost 0.12 CPU-s on the calling thread, most of it adding up the rule counts of every
-/// blob (up to 39,000 rules each), all of it on a fleet run's serial end.
-fn merge_views_halves<'a>(views: &[View<'a>]) -> View<'a> {
-    if views.len() <= 4 {
-        return merge_views(views);
+/// Blobs' access vectors merged (see [`merge_vectors`]): each vector's first occurrence,
+/// and the permissions and commands later blobs add to it, chained per vector in one
+/// array each (a vector of its own per merged vector made allocation a tenth of a merge;
+/// most vectors of a fleet's blobs are met again with nothing to add).
+struct MergedVectors<'v, 'a> {
+    /// The merged key, the view the vector was first met in, and that vector.
+    list: Vec<([u32; 3], usize, &'v Vector<'a>)>,
+    /// Per vector, the first of its added permissions and commands (`u32::MAX`: none).
+    heads: Vec<[u32; 2]>,
+    /// Added permissions (merged names' indexes) and commands, each with the next of its
+    /// vector's.
+    perms: Vec<(u32, u32)>,
+    ioctls: Vec<(i64, u32)>,
+}
+
+impl MergedVectors<'_, '_> {
+    fn added_perms(&self, i: usize) -> impl Iterator<Item = u32> + '_ {
+        let mut at = self.heads[i][0];
+        std::iter::from_fn(move || {
+            let &(p, next) = self.perms.get(at as usize)?;
+            at = next;
+            Some(p)
+        })
     }
-    let (first, second) = views.split_at(views.len() / 2);
+
+    fn added_ioctls(&self, i: usize) -> impl Iterator<Item = i64> + '_ {
+        let mut at = self.heads[i][1];
+        std::iter::from_fn(move || {
+            let &(c, next) = self.ioctls.get(at as usize)?;
+            at = next;
+            Some(c)
+        })
+    }
+}
+
+/// The blobs' access vectors merged in log order, as audit2allow's generator merges
+/// denials: a vector first met in a later blob is appended (with its first denial's
+/// details), one met before gets the permissions and commands it lacks. `remaps` takes
+/// each view's name indexes to the merged table's ([`merge_counted`]).
+fn merge_vectors<'v, 'a>(views: &'v [View<'a>], remaps: &[Vec<u32>]) -> MergedVectors<'v, 'a> {
+    let mut index: Map<([u32; 3], i32), usize> = Map::default();
+    let mut m = MergedVectors {
+        list: Vec::new(),
+        heads: Vec::new(),
+        perms: Vec::new(),
+        ioctls: Vec::new(),
+    };
+    for (vi, (view, ids)) in views.iter().zip(remaps).enumerate() {
+        for x in &view.vectors {
+            let key = x.key.map(|i| ids[i as usize]);
+            let next = m.list.len();
+            let i = *index.entry((key, x.code)).or_insert(next);
+            if i == next {
+                m.list.push((key, vi, x));
+                m.heads.push([u32::MAX; 2]);
+                continue;
+            }
+            let (_, first_view, first) = m.list[i];
+            let first_ids = &remaps[first_view];
+            for &p in &view.perm_ids[x.perms.clone()] {
+                let p = ids[p as usize];
+                let known = views[first_view].perm_ids[first.perms.clone()]
+                    .iter()
+                    .any(|&q| first_ids[q as usize] == p)
+                    || m.added_perms(i).any(|q| q == p);
+                if !known {
+                    m.perms.push((p, m.heads[i][0]));
+                    m.heads[i][0] = (m.perms.len() - 1) as u32;
+                }
+            }
+            for c in ioctls(x.ioctls) {
+                let known =
+                    ioctls(first.ioctls).any(|d| d == c) || m.added_ioctls(i).any(|d| d == c);
+                if !known {
+                    m.ioctls.push((c, m.heads[i][1]));
+                    m.heads[i][1] = (m.ioctls.len() - 1) as u32;
+                }
+            }
+        }
+    }
+    m
+}
+
+/// [`merge_counted`] for the final step, which runs alone on idle cores: past 4 parts,
+/// each half is merged on a thread of its own and the two results are merged (in log
+/// order, the first half first; merging is associative). Merging the 16 blobs of a
+/// two-worker run cost 0.12 CPU-s on the calling thread, most of it adding up the rule
+/// counts of every blob (up to 39,000 rules each), all of it on a fleet run's serial end.
+fn merge_counted_halves<'a>(parts: &[&Counted<'a>]) -> Counted<'a> {
+    if parts.len() <= 4 {
+        return merge_counted(parts).0;
+    }
+    let (first, second) = parts.split_at(parts.len() / 2);
     let (a, b) = std::thread::scope(|scope| {
-        let a = scope.spawn(|| merge_views(first));
-        let b = merge_views(second);
+        let a = scope.spawn(|| merge_counted(first).0);
+        let b = merge_counted(second).0;
         (a.join(), b)
     });
     match a {
-        Ok(a) => merge_views(&[a, b]),
+        Ok(a) => merge_counted(&[&a, &b]).0,
         Err(panic) => std::panic::resume_unwind(panic),
     }
 }
 
-/// Views given in log order merged into one view of the same blobs (see [`merge`]).
-fn merge_views<'a>(views: &[View<'a>]) -> View<'a> {
+/// The counted parts of blobs given in log order, merged (see [`merge`]), and for each
+/// part the merged table's index of each of its names.
+fn merge_counted<'a>(parts: &[&Counted<'a>]) -> (Counted<'a>, Vec<Vec<u32>>) {
     let mut counts: Counts = [0; 5];
     let mut selinux_seen = false;
     let mut paths: Vec<(&str, u64)> = Vec::new();
     let mut verdicts: Map<&str, u64> = Map::default();
-    let mut rule_names = RuleNames::default();
-    let most_rules = views.iter().map(|v| v.rules.len()).max().unwrap_or(0);
+    let mut names = RuleNames::default();
+    let most_rules = parts.iter().map(|v| v.rules.len()).max().unwrap_or(0);
     let mut rules: Map<[u32; 3], u64> =
         Map::with_capacity_and_hasher(most_rules, KeyedState::default());
-    let kept_total: usize = views.iter().map(|v| v.kept.len()).sum();
-    let mut seen: Set<&[u8]> = Set::with_capacity_and_hasher(kept_total, KeyedState::default());
-    let mut kept: Vec<KeptRaw<'a>> = Vec::with_capacity(kept_total);
     let mut roles_seen: Set<(&str, &str)> = Set::default();
     let mut roles: Vec<(&str, &str)> = Vec::new();
-    for v in views {
+    let mut remaps = Vec::with_capacity(parts.len());
+    for v in parts {
         for (c, n) in counts.iter_mut().zip(v.counts) {
             *c += n;
         }
@@ -499,31 +793,27 @@ fn merge_views<'a>(views: &[View<'a>]) -> View<'a> {
         for &(k, n) in &v.verdicts {
             *verdicts.entry(k).or_insert(0) += n;
         }
-        let ids: Vec<u32> = v.rule_names.iter().map(|n| rule_names.id(n)).collect();
+        let ids: Vec<u32> = v.names.iter().map(|n| names.id(n)).collect();
         for &(k, n) in &v.rules {
             *rules.entry(k.map(|i| ids[i as usize])).or_insert(0) += n;
-        }
-        for &k in &v.kept {
-            if seen.insert(k.key) {
-                kept.push(k);
-            }
         }
         for &pair in &v.roles {
             if roles_seen.insert(pair) {
                 roles.push(pair);
             }
         }
+        remaps.push(ids);
     }
-    View {
+    let merged = Counted {
         counts,
         selinux_seen,
         paths,
         verdicts: verdicts.into_iter().collect(),
-        rule_names: rule_names.names,
+        names: names.names,
         rules: rules.into_iter().collect(),
-        kept,
         roles,
-    }
+    };
+    (merged, remaps)
 }
 
 /// The digest of one chunk of the log at `path`, as a blob. `run` and `chunk` (both or
@@ -671,27 +961,32 @@ fn fleet_finish<'py>(
             PyTypeError::new_err("_fleet_finish takes a blob (bytes) or a list of blobs")
         })?,
     };
-    let mut views = blobs
+    let views = blobs
         .iter()
         .map(|b| View::parse(b.as_bytes()))
         .collect::<Result<Vec<_>, _>>()
         .map_err(blob_error)?;
-    let view = if views.len() == 1 {
-        views.remove(0)
-    } else {
-        py.detach(|| merge_views_halves(&views))
-    };
+    // As the command line: nothing at all when no SELinux line was seen.
+    let selinux_seen = views.iter().any(|v| v.counted.selinux_seen);
     let (allow, dicts) = std::thread::scope(|scope| {
-        let (view, generation) = (&view, &generation);
+        let (views, generation) = (&views, &generation);
         let render = scope.spawn(move || {
-            // As the command line: nothing at all when no SELinux line was seen.
-            if view.selinux_seen {
-                render_view(view, generation)
+            if selinux_seen {
+                render_views(views, generation)
             } else {
                 Ok(String::new())
             }
         });
-        let dicts = finish_dicts(py, view);
+        let parts: Vec<&Counted<'_>> = views.iter().map(|v| &v.counted).collect();
+        let merged;
+        let counted = match parts[..] {
+            [one] => one,
+            _ => {
+                merged = py.detach(|| merge_counted_halves(&parts));
+                &merged
+            }
+        };
+        let dicts = finish_dicts(py, counted);
         // The GIL is released while the text is still being rendered.
         (py.detach(move || render.join()), dicts)
     });
@@ -709,67 +1004,65 @@ type FinishDicts<'py> = (
     Bound<'py, PyDict>,
 );
 
-fn finish_dicts<'py>(py: Python<'py>, view: &View<'_>) -> PyResult<FinishDicts<'py>> {
+fn finish_dicts<'py>(py: Python<'py>, c: &Counted<'_>) -> PyResult<FinishDicts<'py>> {
     let counts = PyDict::new(py);
     for (k, v) in ["lines", "records", "denials", "malformed", "unknown"]
         .into_iter()
-        .zip(view.counts)
+        .zip(c.counts)
     {
         counts.set_item(k, v)?;
     }
     let paths = PyDict::new(py);
-    for &(p, n) in &view.paths {
+    for &(p, n) in &c.paths {
         paths.set_item(p, n)?;
     }
     let verdicts = PyDict::new(py);
-    for &(v, n) in &view.verdicts {
+    for &(v, n) in &c.verdicts {
         verdicts.set_item(v, n)?;
     }
-    // The blob names each type and class once: one Python string each.
-    let names: Vec<Bound<'py, PyString>> = view
-        .rule_names
-        .iter()
-        .map(|s| PyString::new(py, s))
-        .collect();
+    // The blob names each type and class once: one Python string each (made when a rule
+    // first uses it, as the table holds permissions too).
+    let mut names: Vec<Option<Bound<'py, PyString>>> = vec![None; c.names.len()];
     let rules = PyDict::new(py);
-    for &(ids, n) in &view.rules {
-        let key = PyTuple::new(py, ids.map(|i| names[i as usize].clone()))?;
+    for &(ids, n) in &c.rules {
+        let key = PyTuple::new(
+            py,
+            ids.map(|i| {
+                names[i as usize]
+                    .get_or_insert_with(|| PyString::new(py, c.names[i as usize]))
+                    .clone()
+            }),
+        )?;
         rules.set_item(key, n)?;
     }
     Ok((paths, rules, verdicts, counts))
 }
 
-/// audit2allow's text from a blob's kept denials and roles, read in place.
-fn render_view(view: &View<'_>, generation: &Generation) -> Result<String, BlobError> {
+/// audit2allow's text from blobs' access vectors and roles, read in place, in log order:
+/// each blob's vectors added to one generator (as [`merge_vectors`] merges them).
+fn render_views(views: &[View<'_>], generation: &Generation) -> Result<String, BlobError> {
     let mut g = AllowGenerator::new();
-    let mut perms: Vec<&str> = Vec::new();
-    for k in &view.kept {
-        let mut r = Reader { buf: k.raw, pos: 0 };
-        let (s, t, c) = (r.str_ref()?, r.str_ref()?, r.str_ref()?);
-        perms.clear();
-        for _ in 0..r.len()? {
-            perms.push(r.str_ref()?);
+    for view in views {
+        // The blob's names → the generator's, looked up once per name.
+        let mut ids = vec![u32::MAX; view.counted.names.len()];
+        for v in &view.vectors {
+            let key = v.key.map(|i| {
+                let slot = &mut ids[i as usize];
+                if *slot == u32::MAX {
+                    *slot = g.name_id(view.counted.names[i as usize]);
+                }
+                *slot
+            });
+            let perms = view.perm_ids[v.perms.clone()]
+                .iter()
+                .map(|&p| view.counted.names[p as usize]);
+            g.add_vector(key, v.code, || first_denial(v), perms, ioctls(v.ioctls))?;
         }
-        let ioctl = if r.flag()? {
-            Some(i64::from_le_bytes(r.take(8)?.try_into().unwrap_or([0; 8])))
-        } else {
-            None
-        };
-        let verdict = if r.flag()? {
-            let code = i32::from_le_bytes(r.take(4)?.try_into().unwrap_or([0; 4]));
-            let mut booleans = Vec::new();
-            for _ in 0..r.len()? {
-                booleans.push((r.str()?, r.flag()?));
-            }
-            let constraint = if r.flag()? { Some(r.str()?) } else { None };
-            Some(verdict_from_plain((code, booleans, constraint)).map_err(BlobError::Verdict)?)
-        } else {
-            None
-        };
-        g.add(s, t, c, &perms, verdict.as_ref(), ioctl);
     }
-    for &(role, ty) in &view.roles {
-        g.add_role(role, ty);
+    for view in views {
+        for &(role, ty) in &view.counted.roles {
+            g.add_role(role, ty);
+        }
     }
     let text = g.render(generation);
     // Freeing a fleet's generator (a hundred thousand access vectors, their permission

@@ -141,3 +141,28 @@ def test_final_step_over_blobs_that_repeat_each_other_equals_it_over_their_merge
         got = _native._fleet_finish(repeated, **opts)
         assert got == _native._fleet_finish(_native._fleet_merge(repeated), **opts)
         assert got[0].count("allow ") > 5 or got[0].count("dontaudit ") > 5
+
+
+def test_access_vectors_split_over_blobs_merge_as_the_generator_merges_denials(
+        debian_path, tmp_path):
+    """A blob holds access vectors, not denials: the same (source, target, class, verdict)
+    met in several blobs with other permissions, ioctl commands, booleans or constraint
+    texts must give the text one run over the same lines gives (the first denial's
+    verdict, every permission and command), through the tree's merges and without them."""
+    text = generate(debian_path, "mixed", 400, 11, tmp_path / "mixed.log").read_bytes()
+    lines = text.splitlines(keepends=True)
+    # Five blobs, each line sent to one of them: every vector's denials spread over blobs.
+    chunks = [b"".join(lines[i::5]) for i in range(5)]
+    den = Denials(debian_path)
+    blobs = [_native._fleet_digest(den, c, f"c{i}", run=3, chunk=i) for i, c in enumerate(chunks)]
+    joined = b"".join(chunks)
+    for opts in ({}, {"module": "m", "requires": True, "xperms": True}, {"dontaudit": True}):
+        want = den.allow(joined, **opts).text
+        assert "This avc can be allowed using" in want or opts.get("dontaudit")
+        for got in (_native._fleet_finish(blobs, **opts),
+                    _native._fleet_finish(_native._fleet_merge(blobs), **opts),
+                    _native._fleet_finish([_native._fleet_merge(blobs[:2]),
+                                           _native._fleet_merge(blobs[2:])], **opts)):
+            assert got[0] == want
+    assert "allowxperm" in den.allow(joined, xperms=True).text
+    assert "constraint violation" in den.allow(joined).text

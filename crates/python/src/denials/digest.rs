@@ -200,6 +200,8 @@ struct KeptKey {
     end: usize,
     /// Its verdict in [`DigestCache::verdicts`].
     verdict: u32,
+    /// Its (source type, target type, class) in [`DigestCache::rule_keys`].
+    rule: u32,
 }
 
 /// What one chunk of log text holds, as ids into the [`DigestCache`] that digested it
@@ -229,7 +231,11 @@ pub(crate) struct KeptView<'c> {
     pub(crate) scontext: &'c str,
     pub(crate) tcontext: &'c str,
     pub(crate) tclass: &'c str,
-    perm_ids: &'c [u32],
+    /// Its source type, target type and class as ids of the cache's names (audit2allow's
+    /// access vector, with the verdict's code).
+    pub(crate) rule: [u32; 3],
+    /// The permissions in log order, as ids of the cache's names.
+    pub(crate) perm_ids: &'c [u32],
     names: &'c Names,
     pub(crate) ioctlcmd: Option<i64>,
     pub(crate) verdict: Option<&'c Verdict>,
@@ -295,6 +301,7 @@ impl Chunk {
                 scontext: cache.names.name(key[0]),
                 tcontext: cache.names.name(key[1]),
                 tclass: cache.names.name(key[2]),
+                rule: cache.rule_keys[k.rule as usize],
                 perm_ids: perms,
                 names: &cache.names,
                 ioctlcmd,
@@ -485,6 +492,7 @@ impl Digester {
                         start,
                         end: d.keys.len(),
                         verdict: e.verdict,
+                        rule: e.rule,
                     });
                 }
             }
