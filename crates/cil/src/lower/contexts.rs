@@ -202,9 +202,38 @@ pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules) -> Result<(), Fai
         .into_iter()
         .map(|f| (fc_data(&f.0), f))
         .collect();
-    let perm = crate::msort::order(keyed.len(), &|i, j| {
-        fc_order(keyed[i].0, &keyed[i].1, keyed[j].0, &keyed[j].1)
-    });
+    // `fc_order` is lexicographic on (meta, stem, length, file type, path): a total
+    // preorder, under which every stable sort leaves one order, glibc's merge sort's
+    // among them. The standard library's stable sort (which takes runs as they are)
+    // orders the positions, not the rules.
+    // When every stem and length fits in 28 bits (any real path), (meta, stem, length,
+    // file type, under 128) is packed into one word that compares as `fc_order`'s first four keys.
+    const WIDE: usize = 1 << 28;
+    let perm: Vec<u32> = if keyed.iter().all(|(k, f)| k.2 < WIDE && f.1 < 128) {
+        let mut packed: Vec<(u64, u32)> = keyed
+            .iter()
+            .enumerate()
+            .map(|(i, ((meta, stem, len), f))| {
+                let word = (u64::from(!meta) << 63)
+                    | ((*stem as u64) << 35)
+                    | ((*len as u64) << 7)
+                    | u64::from(f.1);
+                (word, i as u32)
+            })
+            .collect();
+        packed.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| keyed[a.1 as usize].1 .0.cmp(&keyed[b.1 as usize].1 .0))
+        });
+        packed.into_iter().map(|(_, i)| i).collect()
+    } else {
+        let mut perm: Vec<u32> = (0..keyed.len() as u32).collect();
+        perm.sort_by(|&i, &j| {
+            let (a, b) = (&keyed[i as usize], &keyed[j as usize]);
+            fc_order(a.0, &a.1, b.0, &b.1)
+        });
+        perm
+    };
     crate::msort::permute(&mut keyed, &perm);
     let fc_cmp = |a: &((bool, usize, usize), FileCon), b: &((bool, usize, usize), FileCon)| {
         fc_order(a.0, &a.1, b.0, &b.1)
@@ -217,7 +246,10 @@ pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules) -> Result<(), Fai
         let d = (a.2 as i32 - a.1 as i32) - (b.2 as i32 - b.1 as i32);
         d.cmp(&0).then(a.1.cmp(&b.1)).then(a.0.cmp(&b.0))
     };
-    msort(&mut cr.portcons, &port_cmp);
+    // Lexicographic on (width, low port, protocol), a total preorder: the standard
+    // library's stable sort leaves glibc's merge sort's order.
+    cr.portcons
+        .sort_by_key(|&(proto, lo, hi, _)| (hi as i32 - lo as i32, lo, proto));
     dedup_rules(
         &mut cr.portcons,
         &port_cmp,
