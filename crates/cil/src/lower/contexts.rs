@@ -193,6 +193,50 @@ pub(super) struct PolicyContexts {
     pub(super) genfs: Vec<GenfsCon>,
 }
 
+/// The positions of `keyed` (each path's [`fc_data`] beside it) in the order glibc's merge
+/// sort leaves them under [`fc_order`].
+#[inline]
+fn filecon_order(keyed: &[((bool, usize, usize), FileCon)]) -> Vec<u32> {
+    // `fc_order` is lexicographic on (meta, stem, length, file type, path): a total
+    // preorder, under which every stable sort leaves one order, glibc's merge sort's
+    // among them. The standard library's stable sort (which takes runs as they are)
+    // orders the positions, not the rules.
+    // When every stem and length fits in 28 bits (any real path), (meta, stem, length,
+    // file type, under 128) is packed into one word that compares as `fc_order`'s first four keys.
+    const WIDE: usize = 1 << 28;
+    if keyed.iter().all(|(k, f)| k.2 < WIDE && f.1 < 128) {
+        let mut packed: Vec<(u64, u32)> = keyed
+            .iter()
+            .enumerate()
+            .map(|(i, ((meta, stem, len), f))| {
+                let word = (u64::from(!meta) << 63)
+                    | ((*stem as u64) << 35)
+                    | ((*len as u64) << 7)
+                    | u64::from(f.1);
+                (word, i as u32)
+            })
+            .collect();
+        packed.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| keyed[a.1 as usize].1 .0.cmp(&keyed[b.1 as usize].1 .0))
+        });
+        packed.into_iter().map(|(_, i)| i).collect()
+    } else {
+        let mut perm: Vec<u32> = (0..keyed.len() as u32).collect();
+        perm.sort_by(|&i, &j| {
+            let (a, b) = (&keyed[i as usize], &keyed[j as usize]);
+            fc_order(a.0, &a.1, b.0, &b.1)
+        });
+        perm
+    }
+}
+
+/// A `portcon`'s (protocol, low, high, context) as the key libsepol's compare orders by:
+/// (width, low port, protocol).
+fn port_key<C>(&(proto, lo, hi, _): &(u32, u32, u32, C)) -> (i32, u32, u32) {
+    (hi as i32 - lo as i32, lo, proto)
+}
+
 /// Sorts each list with libsepol's compare function (a stable merge sort, as libsepol's
 /// `qsort` replacement is) and drops duplicates as secilc does.
 pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules) -> Result<(), Fail> {
@@ -202,9 +246,7 @@ pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules) -> Result<(), Fai
         .into_iter()
         .map(|f| (fc_data(&f.0), f))
         .collect();
-    let perm = crate::msort::order(keyed.len(), &|i, j| {
-        fc_order(keyed[i].0, &keyed[i].1, keyed[j].0, &keyed[j].1)
-    });
+    let perm = filecon_order(&keyed);
     crate::msort::permute(&mut keyed, &perm);
     let fc_cmp = |a: &((bool, usize, usize), FileCon), b: &((bool, usize, usize), FileCon)| {
         fc_order(a.0, &a.1, b.0, &b.1)
@@ -217,7 +259,9 @@ pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules) -> Result<(), Fai
         let d = (a.2 as i32 - a.1 as i32) - (b.2 as i32 - b.1 as i32);
         d.cmp(&0).then(a.1.cmp(&b.1)).then(a.0.cmp(&b.0))
     };
-    msort(&mut cr.portcons, &port_cmp);
+    // Lexicographic on (width, low port, protocol), a total preorder: the standard
+    // library's stable sort leaves glibc's merge sort's order.
+    cr.portcons.sort_by_key(port_key);
     dedup_rules(
         &mut cr.portcons,
         &port_cmp,
@@ -419,4 +463,68 @@ pub(super) fn to_policy(
         ibendports,
         genfs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small linear congruential generator: the same inputs every run.
+    fn lcg(state: &mut u64) -> u64 {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *state >> 33
+    }
+
+    #[test]
+    fn filecon_order_is_glibc_merge_sort_order() {
+        // Paths from a few stems with and without meta characters, many repeated (equal
+        // keys keep their input order), every file type.
+        let pieces: [&[u8]; 8] = [
+            b"/usr", b"/bin", b"/(.*)?", b"/lib", b"x", b"[0-9]+", b"/a", b"",
+        ];
+        let mut st = 7u64;
+        for n in [0usize, 1, 2, 3, 17, 64, 255, 1000] {
+            let keyed: Vec<((bool, usize, usize), FileCon)> = (0..n)
+                .map(|i| {
+                    let mut path = vec![];
+                    for _ in 0..lcg(&mut st) % 4 {
+                        path.extend_from_slice(pieces[lcg(&mut st) as usize % pieces.len()]);
+                    }
+                    let f: FileCon = (path, (lcg(&mut st) % 8) as u32, None, i as u32);
+                    (fc_data(&f.0), f)
+                })
+                .collect();
+            let want = crate::msort::order(keyed.len(), &|i, j| {
+                fc_order(keyed[i].0, &keyed[i].1, keyed[j].0, &keyed[j].1)
+            });
+            assert_eq!(filecon_order(&keyed), want, "{n} paths");
+        }
+    }
+
+    #[test]
+    fn portcon_key_order_is_glibc_merge_sort_order() {
+        let mut st = 11u64;
+        for n in [0usize, 1, 5, 100, 700] {
+            let v: Vec<(u32, u32, u32, u32)> = (0..n)
+                .map(|i| {
+                    let lo = (lcg(&mut st) % 40) as u32 * 1000;
+                    let hi = lo + [0, 0, 1, 10, 1000][lcg(&mut st) as usize % 5];
+                    (1 + (lcg(&mut st) % 4) as u32, lo, hi, i as u32)
+                })
+                .collect();
+            let mut want = v.clone();
+            crate::msort::msort(
+                &mut want,
+                &|a: &(u32, u32, u32, u32), b: &(u32, u32, u32, u32)| {
+                    let d = (a.2 as i32 - a.1 as i32) - (b.2 as i32 - b.1 as i32);
+                    d.cmp(&0).then(a.1.cmp(&b.1)).then(a.0.cmp(&b.0))
+                },
+            );
+            let mut got = v;
+            got.sort_by_key(port_key);
+            assert_eq!(got, want, "{n} ports");
+        }
+    }
 }

@@ -10,7 +10,24 @@ pub(super) fn lower_all(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
     let ast = l.ast;
     // Over a copy of the live set (38 KB), as the pass mutates `l`; the unconditional
     // av rules are not lowered here.
-    for s in l.live_rest.clone().iter() {
+    let live = l.live_rest.clone();
+    // The lists of file and port contexts and the context log reserved at their size:
+    // grown push by push, their elements (80 to 120 bytes) were copied by `realloc` at
+    // each doubling.
+    let (mut filecons, mut portcons, mut contexts) = (0, 0, 0);
+    for s in live.iter() {
+        match ast.stmts[s].kw {
+            Kw::FileCon => filecons += 1,
+            Kw::PortCon => portcons += 1,
+            Kw::SidContext | Kw::GenfsCon | Kw::FsUse | Kw::NodeCon | Kw::Context => contexts += 1,
+            Kw::NetifCon => contexts += 2,
+            _ => {}
+        }
+    }
+    p.cr.filecons.reserve(filecons);
+    p.cr.portcons.reserve(portcons);
+    l.ctx_log.get_mut().reserve(filecons + portcons + contexts);
+    for s in live.iter() {
         let s = s as u32;
         l.cur_stmt.set(s);
         let st = ast.stmts[s as usize];
