@@ -4,10 +4,12 @@
 //! happens in `arbiter-policy`, `arbiter-decide`, `arbiter-avc`, `arbiter-query`,
 //! `arbiter-denials`, `arbiter-bsm` and `arbiter-landlock`.
 
-// Two modules may use `unsafe`, each for FFI calls with a measured gain: `malloc_tuning` (one
-// allocator call) and `stack` (the stack limit, so that `build` compiles on the main thread).
+// Three modules may use `unsafe`, each with a measured gain: `malloc_tuning` (one allocator
+// call), `stack` (the stack limit, so that `build` compiles on the main thread) and `arena`
+// (the global allocator, size classes for `build`'s compile).
 #![deny(unsafe_code)]
 
+mod arena;
 mod args;
 mod cmd;
 mod load;

@@ -117,6 +117,8 @@ pub fn run(a: Args, out: &mut Out) -> Result<ExitCode, CliError> {
     if argv.strings.iter().any(|s| s == "--store") {
         return Ok(run_store(&argv, out));
     }
+    // The compile's small blocks from size classes on this thread (see `arena`).
+    crate::arena::enable();
     Ok(run_secilc(&argv, out))
 }
 
