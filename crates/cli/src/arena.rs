@@ -170,6 +170,27 @@ impl Alloc {
         (p as *mut u8, true)
     }
 
+    /// Grows the arena block at `ptr` from `old` to `new` class bytes where it stands, when
+    /// it is the last block the bump pointer handed out and the reservation has room (a
+    /// vector growing while nothing else is allocated: no copy). Never shrinks: the bytes
+    /// past the bump pointer must stay untouched (zero).
+    ///
+    /// # Safety
+    /// `ptr` must be an arena block of `old` class bytes that the caller owns.
+    unsafe fn grow_last(ptr: *mut u8, old: usize, new: usize) -> bool {
+        if !OWNER.with(Cell::get) {
+            return false;
+        }
+        // SAFETY: this is the owner thread, the only one touching the state.
+        let s = unsafe { &mut *STATE.0.get() };
+        let p = ptr as usize;
+        if p + old != s.next || s.end - p < new {
+            return false;
+        }
+        s.next = p + new;
+        true
+    }
+
     /// Returns an arena block of `size` bytes to its class.
     ///
     /// # Safety
@@ -237,8 +258,16 @@ unsafe impl GlobalAlloc for Alloc {
             // SAFETY: a glibc block, with the caller's layout and size.
             return unsafe { System.realloc(ptr, layout, new_size) };
         }
-        if new_size <= MAX_SMALL && class_of(new_size).0 == class_of(layout.size()).0 {
-            return ptr;
+        if new_size <= MAX_SMALL {
+            let (old_class, old_bytes) = class_of(layout.size());
+            let (new_class, new_bytes) = class_of(new_size);
+            if new_class == old_class {
+                return ptr;
+            }
+            // SAFETY: `grow_last` checks that this is the owner thread.
+            if new_class > old_class && unsafe { Self::grow_last(ptr, old_bytes, new_bytes) } {
+                return ptr;
+            }
         }
         // SAFETY: `new_size` with the old alignment is a valid layout (the caller's
         // contract for `realloc`).
