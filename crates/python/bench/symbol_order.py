@@ -163,15 +163,24 @@ def main():
         every, _ = executed_functions(EVERY_QUERY, policy, tmp)
     where = addresses(extension)
     stems = collections.Counter(stem(name) for name in where)
+    # The names of each address: the linker folds identical functions into one, whose
+    # section is named after one of them, and callgrind may report the run under another
+    # (pyo3's ``Py<PyString>::to_str`` and ``Bound<PyString>::to_str``): every name of an
+    # executed address gets its pattern, or the function stays in ``.text`` (a 64 kB
+    # window of it resident for one function).
+    names_at = collections.defaultdict(list)
+    for name, address in where.items():
+        names_at[address].append(name)
     seen = set()
 
     def patterns(names):
         out = []
         for name in sorted(names & set(where), key=where.get):
-            p = pattern(name, stems)
-            if p not in seen:
-                seen.add(p)
-                out.append(p)
+            for alias in [name] + sorted(set(names_at[where[name]]) - {name}):
+                p = pattern(alias, stems)
+                if p not in seen:
+                    seen.add(p)
+                    out.append(p)
         return out
 
     first_steps, every_query = patterns(first), patterns(every - first)
