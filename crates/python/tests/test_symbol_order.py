@@ -117,3 +117,25 @@ def test_the_functions_scripts_run_are_placed_together(functions):
     # for what the symbol table does not size (local labels, the linker's own glue). A
     # pattern that took every instance of a generic function made it twice as large.
     assert size <= 1.1 * named + 16 * sum(inside), (size, named)
+
+
+def test_every_name_of_an_executed_address_is_ordered():
+    """Identical functions are folded into one section named after one of them; the run
+    may be reported under another name (pyo3's two ``to_str``), so each name at the
+    executed address is placed, or the code stays in ``.text`` (a 64 kB window resident
+    for one function)."""
+    from symbol_order import ordered_patterns
+
+    h = "17h{:016x}E"
+    folded_a = "_ZN4pyo36to_str" + h.format(1)
+    folded_b = "_ZN4pyo310other_name" + h.format(2)
+    alone = "_ZN7arbiter5query" + h.format(3)
+    later = "_ZN7arbiter4open" + h.format(4)
+    where = {folded_a: 0x100, folded_b: 0x100, alone: 0x80, later: 0x200,
+             "_ZN7arbiter6unused" + h.format(5): 0x300}
+    first, second = ordered_patterns([{folded_a, alone}, {folded_b, later}], where)
+    # Address order within a group; the folded pair's second name comes with its first,
+    # and is not repeated in the later group that reported it.
+    assert first == [".text*._ZN7arbiter5query17h*", ".text*._ZN4pyo36to_str17h*",
+                     ".text*._ZN4pyo310other_name17h*"]
+    assert second == [".text*._ZN7arbiter4open17h*"]
