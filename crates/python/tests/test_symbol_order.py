@@ -141,13 +141,25 @@ def test_every_name_of_an_executed_address_is_ordered():
     assert second == [".text*._ZN7arbiter4open17h*"]
 
 
-def test_the_script_places_the_exception_tables_after_eh_frame():
+def test_the_script_places_the_linkage_and_exception_tables():
     from symbol_order import linker_script
 
     text = linker_script([".text*._ZN1a17h*"], [".text*._ZN1b17h*"])
     assert text.index("INSERT BEFORE .text;") < text.index("INSERT AFTER .eh_frame;")
     assert "*(.gcc_except_table .gcc_except_table.*)" in text
     assert text.endswith("INSERT AFTER .eh_frame;\n")
+    assert text.index("  }\n  .plt : { *(.plt) }\n}\nINSERT BEFORE .text;") > 0
+
+
+def test_the_linkage_table_follows_the_ordered_code_where_the_file_asks():
+    """``.plt`` (``__tls_get_addr``, run by every pyo3 entry) right after ``.text.setools``,
+    not at the end of ``.text`` where its windows kept 108 kB of other code resident."""
+    if ".plt : { *(.plt) }" not in ORDER.read_text():
+        pytest.skip("code-order.ld predates the linkage table's placement: regenerate it")
+    ordered, plt, text = section(".text.setools"), section(".plt"), section(".text")
+    if plt is None:
+        pytest.skip("the extension has no procedure linkage table")
+    assert ordered[0] + ordered[1] <= plt[0] < text[0], (ordered, plt, text)
 
 
 def test_the_exception_tables_are_linked_after_eh_frame_where_the_file_asks():
