@@ -2,10 +2,12 @@
 //! output section before the rest of the code (`code-order.ld`, made by
 //! `bench/symbol_order.py`, which says why: the code pages a script keeps resident).
 //!
-//! The file is a linker script of `INSERT BEFORE .text` form, which GNU ld and lld (rustc's
-//! default linker on x86_64 GNU/Linux from 1.90) read on top of their default layout. It is
-//! used for Linux targets unless a linker that does not read it (gold, mold) is chosen in
-//! `RUSTFLAGS`; `ARBITER_CODE_ORDER=0` turns it off.
+//! The file is a linker script of `INSERT BEFORE .text` form (the procedure linkage table
+//! follows the ordered code there; `INSERT AFTER .eh_frame` keeps the exception tables
+//! away from the pages a script reads), which GNU ld and lld (rustc's default linker on
+//! x86_64 GNU/Linux from 1.90) read on top of their default layout. It is used for Linux
+//! targets unless a linker that does not read it (gold, mold) is chosen in `RUSTFLAGS`;
+//! `ARBITER_CODE_ORDER=0` turns it off.
 
 use std::env;
 use std::path::Path;

@@ -243,6 +243,24 @@ def test_native_name_regexes_answer_as_python_re_does(policy):
         assert [s.name for s in got] == [s.name for s in expected], pattern
 
 
+def test_symbol_queries_read_the_policys_own_lists_without_a_copy(debian_path):
+    """The symbol queries scan the lists the policy keeps behind its iterators, not a
+    per-policy copy of each (a second list of the Debian policy's types was 31 kB)."""
+    from arbiter.setools import query
+
+    p = st.SELinuxPolicy(str(debian_path))
+    for make in (st.TypeQuery, st.TypeAttributeQuery, st.RoleQuery, st.UserQuery,
+                 st.BoolQuery, st.ObjClassQuery, st.CommonQuery, st.CategoryQuery):
+        assert list(make(p).results())
+    tables = ("types", "attributes", "roles", "users", "bools", "classes", "commons",
+              "categories")
+    assert [k for k in p._cache if k in ["query_" + t for t in tables]] == []
+    assert query.table(p, "types", p.types) is p._types_only()
+    assert query.table(p, "attributes", p.typeattributes) is p._attributes_only()
+    assert list(st.TypeQuery(p).results()) == list(p.types())
+    assert list(st.CategoryQuery(p).results()) == list(p.categories())
+
+
 def test_a_policy_with_a_native_name_index_is_freed_when_dropped():
     # The index holds the symbols, which hold the policy, which caches the index: a cycle
     # the collector frees only if the index reports what it holds.

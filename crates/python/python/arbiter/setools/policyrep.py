@@ -1510,20 +1510,25 @@ class SELinuxPolicy:
 
     # --- iterators
 
+    def _types_only(self):
+        """The types (not attributes or aliases) as one list, in setools' order."""
+        return self._table(
+            "types_only", lambda: [t for t in self._types_all() if isinstance(t, Type)])
+
+    def _attributes_only(self):
+        """The type attributes as one list, in setools' order."""
+        return self._table(
+            "attributes_only",
+            lambda: [t for t in self._types_all() if isinstance(t, TypeAttribute)],
+        )
+
     def types(self):
         """Every type (not attributes or aliases), in setools' order."""
-        return iter(
-            self._table("types_only", lambda: [t for t in self._types_all() if isinstance(t, Type)])
-        )
+        return iter(self._types_only())
 
     def typeattributes(self):
         """Every type attribute, in setools' order."""
-        return iter(
-            self._table(
-                "attributes_only",
-                lambda: [t for t in self._types_all() if isinstance(t, TypeAttribute)],
-            )
-        )
+        return iter(self._attributes_only())
 
     def roles(self):
         """Every role."""
