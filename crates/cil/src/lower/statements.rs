@@ -207,6 +207,27 @@ fn role_user_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fail>
     let a = l.args(s);
     match st.kw {
         Kw::RoleType => {
+            // Nearly every `roletype` names one role and one type: its bit is set in
+            // place, where the general path built two sets (roles and types, an
+            // allocation each) to or them together. Same lookups in the same order, so
+            // the same first failure.
+            if !l.t.is_list(a[1]) {
+                let d = l.look(Ns::Roles, a[1])?;
+                if l.kind(d) != DeclKind::RoleAttribute {
+                    let ri = l.dint[d as usize] as usize;
+                    match l.tref(a[2])? {
+                        TRef::Type(i) => p.role_types[ri].set(i as usize),
+                        TRef::Attr(x) => {
+                            l.ensure_members(x)?;
+                            if let Some(m) = &l.attr_members[x as usize] {
+                                p.role_types[ri].or(m);
+                            }
+                        }
+                        TRef::SelfT => {}
+                    }
+                    return Ok(());
+                }
+            }
             let roles = l.role_expr(a[1])?;
             let types = match l.tref(a[2])? {
                 TRef::Type(i) => {
