@@ -407,7 +407,7 @@ pub(super) fn to_policy(
         3 => 33,
         _ => 132,
     };
-    let mut ports = vec![];
+    let mut ports = Vec::with_capacity(cr.portcons.len());
     for (p, lo, hi, c) in &cr.portcons {
         ports.push(PortCon {
             protocol: proto_num(*p),
@@ -434,7 +434,7 @@ pub(super) fn to_policy(
             .position(|c| &*c.name == n)
             .map(|i| i as u32 + 1)
     };
-    let mut genfs = vec![];
+    let mut genfs = Vec::with_capacity(cr.genfscons.len());
     for (fs, path, ft, c) in &cr.genfscons {
         let class = match ft {
             0 => 0,

@@ -14,18 +14,23 @@ pub(super) fn lower_all(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
     // The lists of file and port contexts and the context log reserved at their size:
     // grown push by push, their elements (80 to 120 bytes) were copied by `realloc` at
     // each doubling.
-    let (mut filecons, mut portcons, mut contexts) = (0, 0, 0);
+    let (mut filecons, mut portcons, mut genfscons, mut contexts) = (0, 0, 0, 0);
     for s in live.iter() {
         match ast.stmts[s].kw {
             Kw::FileCon => filecons += 1,
             Kw::PortCon => portcons += 1,
-            Kw::SidContext | Kw::GenfsCon | Kw::FsUse | Kw::NodeCon | Kw::Context => contexts += 1,
+            Kw::GenfsCon => {
+                genfscons += 1;
+                contexts += 1;
+            }
+            Kw::SidContext | Kw::FsUse | Kw::NodeCon | Kw::Context => contexts += 1,
             Kw::NetifCon => contexts += 2,
             _ => {}
         }
     }
     p.cr.filecons.reserve(filecons);
     p.cr.portcons.reserve(portcons);
+    p.cr.genfscons.reserve(genfscons);
     l.ctx_log.get_mut().reserve(filecons + portcons + contexts);
     for s in live.iter() {
         let s = s as u32;
