@@ -6,7 +6,7 @@ use super::*;
 
 /// Lowers every live unconditional statement but the av rules (those come in
 /// [`super::rules`], once every context has been verified).
-pub(super) fn lower_all(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
+pub(super) fn lower_all<'a>(l: &mut L<'a>, p: &mut Parts<'a>) -> Result<(), Fail> {
     let ast = l.ast;
     // Over a copy of the live set (38 KB), as the pass mutates `l`; the unconditional
     // av rules are not lowered here.
@@ -382,7 +382,7 @@ fn transition_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fail
 }
 
 /// `sidcontext`, `filecon`, `portcon`, `genfscon`, `fsuse`.
-fn file_context_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fail> {
+fn file_context_statement<'a>(l: &mut L<'a>, p: &mut Parts<'a>, s: u32) -> Result<(), Fail> {
     let (t, ast) = (l.t, l.ast);
     let st = ast.stmts[s as usize];
     let a = l.args(s);
@@ -392,7 +392,7 @@ fn file_context_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fa
             p.sidctx.insert(sd, l.context(a[2])?);
         }
         Kw::FileCon => {
-            let path = l.atom_bytes(a[1])?.to_vec();
+            let path = l.atom_bytes(a[1])?;
             let ft: u32 = match t.sym(a[2]).and_then(Kw::of) {
                 Some(Kw::Any) => 0,
                 Some(Kw::File) => 1,
@@ -439,8 +439,8 @@ fn file_context_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fa
             p.cr.portcons.push((proto, lo, hi, l.context(a[3])?));
         }
         Kw::GenfsCon => {
-            let fs = l.atom_bytes(a[1])?.to_vec();
-            let path = l.atom_bytes(a[2])?.to_vec();
+            let fs = l.atom_bytes(a[1])?;
+            let path = l.atom_bytes(a[2])?;
             let ft = if a.len() == 5 {
                 match t.sym(a[3]).and_then(Kw::of) {
                     Some(Kw::Any) => 0,

@@ -81,14 +81,23 @@ pub(super) fn type_rule(
                     }
                     continue;
                 }
-                let mut outs = ft.outcomes.to_vec();
-                match outs.iter_mut().find(|(_, o)| o.value() as u32 == res) {
+                // An outcome's sources grow in place; a new outcome adds one entry to the
+                // list, allocated at its new length.
+                match ft
+                    .outcomes
+                    .iter_mut()
+                    .find(|(_, o)| o.value() as u32 == res)
+                {
                     Some((b, _)) => {
                         *b = Ebitmap::from_bits(b.iter().chain([sv - 1]));
                     }
-                    None => outs.push((Ebitmap::from_bits([sv - 1]), tid(res))),
+                    None => {
+                        let mut outs = Vec::with_capacity(ft.outcomes.len() + 1);
+                        outs.extend(std::mem::take(&mut ft.outcomes));
+                        outs.push((Ebitmap::from_bits([sv - 1]), tid(res)));
+                        ft.outcomes = outs.into_boxed_slice();
+                    }
                 }
-                ft.outcomes = outs.into_boxed_slice();
                 continue;
             }
             let key = AvtabKey {
