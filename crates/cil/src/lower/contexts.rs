@@ -131,7 +131,7 @@ pub(super) fn fc_order(
     fa.1.cmp(&fb.1)
         .then(fa.2.cmp(&fb.2))
         .then(a.1.cmp(&b.1))
-        .then(a.0.cmp(&b.0))
+        .then(a.0.cmp(b.0))
 }
 
 pub(super) fn fc_data(p: &[u8]) -> (bool, usize, usize) {
@@ -219,7 +219,7 @@ fn filecon_order(keyed: &[((bool, usize, usize), FileCon<'_>)]) -> Vec<u32> {
             .collect();
         packed.sort_by(|a, b| {
             a.0.cmp(&b.0)
-                .then_with(|| keyed[a.1 as usize].1 .0.cmp(&keyed[b.1 as usize].1 .0))
+                .then_with(|| keyed[a.1 as usize].1 .0.cmp(keyed[b.1 as usize].1 .0))
         });
         packed.into_iter().map(|(_, i)| i).collect()
     } else {
@@ -245,7 +245,7 @@ pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules<'_>) -> Result<(),
     // sort and the duplicate check, not per comparison.
     let mut keyed: Vec<((bool, usize, usize), FileCon<'_>)> = std::mem::take(&mut cr.filecons)
         .into_iter()
-        .map(|f| (fc_data(&f.0), f))
+        .map(|f| (fc_data(f.0), f))
         .collect();
     let perm = filecon_order(&keyed);
     crate::msort::permute(&mut keyed, &perm);
@@ -272,7 +272,7 @@ pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules<'_>) -> Result<(),
         |_| None,
     )?;
     let genfs_cmp = |a: &(&[u8], &[u8], u32, Ctx), b: &(&[u8], &[u8], u32, Ctx)| {
-        a.0.cmp(&b.0).then(a.1.cmp(&b.1))
+        a.0.cmp(b.0).then(a.1.cmp(b.1))
     };
     msort(&mut cr.genfscons, &genfs_cmp);
     dedup_rules(
@@ -500,7 +500,7 @@ mod tests {
             let keyed: Vec<((bool, usize, usize), FileCon<'_>)> = (0..n)
                 .map(|i| {
                     let f: FileCon<'_> = (&paths[i], (lcg(&mut st) % 8) as u32, None, i as u32);
-                    (fc_data(&f.0), f)
+                    (fc_data(f.0), f)
                 })
                 .collect();
             let want = crate::msort::order(keyed.len(), &|i, j| {
