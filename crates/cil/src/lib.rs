@@ -400,6 +400,7 @@ fn compile_here<S: std::borrow::Borrow<Source>>(
         // file (large arenas then grow by doubling, not by a dozen small steps).
         tree.nodes.reserve(src.text.len() / 32);
         tree.kids.reserve(src.text.len() / 8);
+        interner.reserve_for_source(src.text.len());
         parse::parse_file(&mut tree, &mut interner, &src.name, &src.text).map_err(|m| {
             CilError {
                 messages: vec![m, format!("Failure adding {}", src.name)],

@@ -117,8 +117,29 @@ impl Ebitmap {
 
     /// Builds a bitmap from bit positions (any order, duplicates allowed).
     pub fn from_bits(bits: impl IntoIterator<Item = u32>) -> Self {
-        let mut bits: Vec<u32> = bits.into_iter().collect();
-        bits.sort_unstable();
+        // Most bitmaps a compiler builds are short (a type's attributes, a role's types):
+        // their positions are gathered on the stack, and only the nodes are allocated.
+        let mut bits = bits.into_iter();
+        let mut small = [0u32; 32];
+        let mut n = 0;
+        while n < small.len() {
+            let Some(b) = bits.next() else {
+                return Self::from_positions(&mut small[..n]);
+            };
+            small[n] = b;
+            n += 1;
+        }
+        let mut all = small.to_vec();
+        all.extend(bits);
+        Self::from_positions(&mut all)
+    }
+
+    /// [`Ebitmap::from_bits`] over the gathered positions (sorted here unless they
+    /// already are).
+    fn from_positions(bits: &mut [u32]) -> Self {
+        if !bits.is_sorted() {
+            bits.sort_unstable();
+        }
         // The nodes counted first: one allocation of the boxed slice's size, no growth.
         let nodes = bits.first().map_or(0, |_| {
             1 + bits
@@ -127,7 +148,7 @@ impl Ebitmap {
                 .count()
         });
         let mut v: Vec<(u32, u64)> = Vec::with_capacity(nodes);
-        for b in bits {
+        for &b in bits.iter() {
             let start = b & !(MAPUNIT - 1);
             match v.last_mut() {
                 Some((s, m)) if *s == start => *m |= 1 << (b - start),
@@ -293,5 +314,36 @@ mod tests {
         assert_eq!(e.iter().collect::<Vec<_>>(), vec![3, 5, 70]);
         assert!(e.contains_all(&Ebitmap::from_bits([3, 70])));
         assert!(!e.contains_all(&Ebitmap::from_bits([4])));
+    }
+
+    /// Positions gathered on the stack (up to 32) and past it, sorted or not, with
+    /// duplicates: the same set as a sorted, deduplicated list, nodes ascending and none
+    /// empty (what `write` emits).
+    #[test]
+    fn from_bits_matches_a_sorted_set_at_every_length() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..100usize {
+            for sorted in [false, true] {
+                let mut bits: Vec<u32> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        (seed % 300) as u32
+                    })
+                    .collect();
+                if sorted {
+                    bits.sort_unstable();
+                }
+                let want: std::collections::BTreeSet<u32> = bits.iter().copied().collect();
+                let e = Ebitmap::from_bits(bits.iter().copied());
+                assert_eq!(
+                    e.iter().collect::<Vec<_>>(),
+                    want.into_iter().collect::<Vec<_>>()
+                );
+                assert!(e.nodes.windows(2).all(|w| w[0].0 < w[1].0));
+                assert!(e.nodes.iter().all(|&(s, m)| m != 0 && s % MAPUNIT == 0));
+            }
+        }
     }
 }

@@ -112,14 +112,15 @@ pub(super) fn dedup_rules<T>(
 
 /// (has meta character, stem length, string length) of a filecon path.
 /// A `filecon` as lowered: path, file type, context (none for `<<none>>`), statement.
-pub(super) type FileCon = (Vec<u8>, u32, Option<Ctx>, u32);
+/// The path is the interner's text (a copy was an allocation per `filecon`).
+pub(super) type FileCon<'a> = (&'a [u8], u32, Option<Ctx>, u32);
 
 /// libsepol's `cil_post_filecon_compare` given each side's [`fc_data`].
 pub(super) fn fc_order(
     fa: (bool, usize, usize),
-    a: &FileCon,
+    a: &FileCon<'_>,
     fb: (bool, usize, usize),
-    b: &FileCon,
+    b: &FileCon<'_>,
 ) -> Ordering {
     if fa.0 && !fb.0 {
         return Ordering::Less;
@@ -130,7 +131,7 @@ pub(super) fn fc_order(
     fa.1.cmp(&fb.1)
         .then(fa.2.cmp(&fb.2))
         .then(a.1.cmp(&b.1))
-        .then(a.0.cmp(&b.0))
+        .then(a.0.cmp(b.0))
 }
 
 pub(super) fn fc_data(p: &[u8]) -> (bool, usize, usize) {
@@ -167,12 +168,12 @@ pub(super) fn fc_data(p: &[u8]) -> (bool, usize, usize) {
 /// The object-context statements of the input as lowered, in statement order until
 /// [`sort_and_dedup`] orders them.
 #[derive(Default)]
-pub(super) struct ContextRules {
-    pub(super) filecons: Vec<FileCon>,
+pub(super) struct ContextRules<'a> {
+    pub(super) filecons: Vec<FileCon<'a>>,
     /// (protocol, low, high, context).
     pub(super) portcons: Vec<(u32, u32, u32, Ctx)>,
-    /// (file system, path, file type, context).
-    pub(super) genfscons: Vec<(Vec<u8>, Vec<u8>, u32, Ctx)>,
+    /// (file system, path, file type, context), the names the interner's text.
+    pub(super) genfscons: Vec<(&'a [u8], &'a [u8], u32, Ctx)>,
     /// (behaviour, file system, context).
     pub(super) fsuses: Vec<(u32, Vec<u8>, Ctx)>,
     pub(super) netifcons: Vec<(Vec<u8>, Ctx, Ctx)>,
@@ -196,7 +197,7 @@ pub(super) struct PolicyContexts {
 /// The positions of `keyed` (each path's [`fc_data`] beside it) in the order glibc's merge
 /// sort leaves them under [`fc_order`].
 #[inline]
-fn filecon_order(keyed: &[((bool, usize, usize), FileCon)]) -> Vec<u32> {
+fn filecon_order(keyed: &[((bool, usize, usize), FileCon<'_>)]) -> Vec<u32> {
     // `fc_order` is lexicographic on (meta, stem, length, file type, path): a total
     // preorder, under which every stable sort leaves one order, glibc's merge sort's
     // among them. The standard library's stable sort (which takes runs as they are)
@@ -218,7 +219,7 @@ fn filecon_order(keyed: &[((bool, usize, usize), FileCon)]) -> Vec<u32> {
             .collect();
         packed.sort_by(|a, b| {
             a.0.cmp(&b.0)
-                .then_with(|| keyed[a.1 as usize].1 .0.cmp(&keyed[b.1 as usize].1 .0))
+                .then_with(|| keyed[a.1 as usize].1 .0.cmp(keyed[b.1 as usize].1 .0))
         });
         packed.into_iter().map(|(_, i)| i).collect()
     } else {
@@ -239,16 +240,17 @@ fn port_key<C>(&(proto, lo, hi, _): &(u32, u32, u32, C)) -> (i32, u32, u32) {
 
 /// Sorts each list with libsepol's compare function (a stable merge sort, as libsepol's
 /// `qsort` replacement is) and drops duplicates as secilc does.
-pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules) -> Result<(), Fail> {
+pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules<'_>) -> Result<(), Fail> {
     // Each path's (meta, stem, length) computed once and carried beside it through the
     // sort and the duplicate check, not per comparison.
-    let mut keyed: Vec<((bool, usize, usize), FileCon)> = std::mem::take(&mut cr.filecons)
+    let mut keyed: Vec<((bool, usize, usize), FileCon<'_>)> = std::mem::take(&mut cr.filecons)
         .into_iter()
-        .map(|f| (fc_data(&f.0), f))
+        .map(|f| (fc_data(f.0), f))
         .collect();
     let perm = filecon_order(&keyed);
     crate::msort::permute(&mut keyed, &perm);
-    let fc_cmp = |a: &((bool, usize, usize), FileCon), b: &((bool, usize, usize), FileCon)| {
+    let fc_cmp = |a: &((bool, usize, usize), FileCon<'_>),
+                  b: &((bool, usize, usize), FileCon<'_>)| {
         fc_order(a.0, &a.1, b.0, &b.1)
     };
     dedup_rules(&mut keyed, &fc_cmp, "filecon", l.opts.verbose, |x| {
@@ -269,8 +271,8 @@ pub(super) fn sort_and_dedup(l: &L<'_>, cr: &mut ContextRules) -> Result<(), Fai
         l.opts.verbose,
         |_| None,
     )?;
-    let genfs_cmp = |a: &(Vec<u8>, Vec<u8>, u32, Ctx), b: &(Vec<u8>, Vec<u8>, u32, Ctx)| {
-        a.0.cmp(&b.0).then(a.1.cmp(&b.1))
+    let genfs_cmp = |a: &(&[u8], &[u8], u32, Ctx), b: &(&[u8], &[u8], u32, Ctx)| {
+        a.0.cmp(b.0).then(a.1.cmp(b.1))
     };
     msort(&mut cr.genfscons, &genfs_cmp);
     dedup_rules(
@@ -407,7 +409,7 @@ pub(super) fn to_policy(
         3 => 33,
         _ => 132,
     };
-    let mut ports = vec![];
+    let mut ports = Vec::with_capacity(cr.portcons.len());
     for (p, lo, hi, c) in &cr.portcons {
         ports.push(PortCon {
             protocol: proto_num(*p),
@@ -434,7 +436,7 @@ pub(super) fn to_policy(
             .position(|c| &*c.name == n)
             .map(|i| i as u32 + 1)
     };
-    let mut genfs = vec![];
+    let mut genfs = Vec::with_capacity(cr.genfscons.len());
     for (fs, path, ft, c) in &cr.genfscons {
         let class = match ft {
             0 => 0,
@@ -486,14 +488,19 @@ mod tests {
         ];
         let mut st = 7u64;
         for n in [0usize, 1, 2, 3, 17, 64, 255, 1000] {
-            let keyed: Vec<((bool, usize, usize), FileCon)> = (0..n)
-                .map(|i| {
+            let paths: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
                     let mut path = vec![];
                     for _ in 0..lcg(&mut st) % 4 {
                         path.extend_from_slice(pieces[lcg(&mut st) as usize % pieces.len()]);
                     }
-                    let f: FileCon = (path, (lcg(&mut st) % 8) as u32, None, i as u32);
-                    (fc_data(&f.0), f)
+                    path
+                })
+                .collect();
+            let keyed: Vec<((bool, usize, usize), FileCon<'_>)> = (0..n)
+                .map(|i| {
+                    let f: FileCon<'_> = (&paths[i], (lcg(&mut st) % 8) as u32, None, i as u32);
+                    (fc_data(f.0), f)
                 })
                 .collect();
             let want = crate::msort::order(keyed.len(), &|i, j| {

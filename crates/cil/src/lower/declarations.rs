@@ -27,6 +27,7 @@ pub(super) fn collect(l: &mut L<'_>, p: &mut Parts) -> Result<Orders, Fail> {
         .collect();
     by_stmt.sort_unstable();
     let mut next = 0;
+    p.live_decls.reserve(ast.decls.len());
     let mut class_orders = vec![];
     let mut sid_orders = vec![];
     let mut sens_orders = vec![];

@@ -7,7 +7,7 @@ use super::*;
 /// The policy's pieces as the phases of [`super::lower`] fill them. Each phase reads
 /// what earlier ones left here and in [`L`] (the name tables and values).
 #[derive(Default)]
-pub(super) struct Parts {
+pub(super) struct Parts<'a> {
     /// (statement, declaration) of every live declaring statement, in walk order (so by
     /// statement): the later walks over declarations read this instead of probing a map
     /// for each of the 300,000 statements of a distribution policy.
@@ -55,7 +55,7 @@ pub(super) struct Parts {
     pub(super) validatetrans: Vec<Vec<Constraint>>,
     /// Conditional nodes in creation order.
     pub(super) conds: Vec<CondBuild>,
-    pub(super) cr: contexts::ContextRules,
+    pub(super) cr: contexts::ContextRules<'a>,
     pub(super) xencons: Vec<crate::xencon::XenCon<Ctx>>,
     /// Per SID declaration: its context.
     pub(super) sidctx: FxHashMap<u32, Ctx>,
@@ -80,7 +80,7 @@ pub(super) struct Parts {
     pub(super) user_range: Vec<Option<(Lvl, Lvl)>>,
 }
 
-impl Parts {
+impl Parts<'_> {
     /// The declaration of live statement `s`, if it declares one.
     pub(super) fn decl_of(&self, s: u32) -> Option<u32> {
         let i = self

@@ -5,22 +5,42 @@ use super::*;
 
 /// Rule statements per (booleanif, branch as written), in walk order: a macro call's
 /// body sits at the call's place in the branch (tunableif bodies are moved, so
-/// statements are not in node order). Built just before the rules are entered, so its
-/// small vectors are not allocated under the other statements' tables.
-pub(super) fn cond_rules_by_branch(l: &L<'_>) -> FxHashMap<(u32, u32), Vec<u32>> {
+/// statements are not in node order). Each branch's rules are one range of a shared
+/// list (a vector per branch was an allocation per booleanif).
+pub(super) struct BranchRules {
+    ranges: FxHashMap<(u32, u32), (u32, u32)>,
+    rules: Vec<u32>,
+}
+
+impl BranchRules {
+    /// The rule statements of branch `b` of booleanif `s` (none when it has none).
+    pub(super) fn get(&self, s: u32, b: u32) -> &[u32] {
+        self.ranges
+            .get(&(s, b))
+            .map_or(&[][..], |&(a, e)| &self.rules[a as usize..e as usize])
+    }
+}
+
+/// [`BranchRules`] of the live conditional statements. Built just before the rules are
+/// entered, so its tables are not allocated under the other statements' tables.
+pub(super) fn cond_rules_by_branch(l: &L<'_>) -> BranchRules {
     // A branch's rules come in runs (mostly one): each run is gathered in a reused buffer
-    // and stored once, at its size (a vector per branch grew 4,900 times on the Debian
-    // store, 1.7 M instructions), with one map look-up per run instead of per rule.
-    fn flush(map: &mut FxHashMap<(u32, u32), Vec<u32>>, key: (u32, u32), run: &mut Vec<u32>) {
-        let v = map.entry(key).or_default();
-        if v.is_empty() {
-            *v = run.clone();
-        } else {
-            v.extend_from_slice(run);
+    // and stored once, with one map look-up per run instead of per rule. A branch's
+    // later run moves its earlier ones to the end of the list, so that its rules stay
+    // one range.
+    fn flush(br: &mut BranchRules, key: (u32, u32), run: &mut Vec<u32>) {
+        let start = br.rules.len() as u32;
+        if let Some(&(a, e)) = br.ranges.get(&key) {
+            br.rules.extend_from_within(a as usize..e as usize);
         }
+        br.rules.extend_from_slice(run);
+        br.ranges.insert(key, (start, br.rules.len() as u32));
         run.clear();
     }
-    let mut cond_rules: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
+    let mut br = BranchRules {
+        ranges: FxHashMap::default(),
+        rules: Vec::with_capacity(l.in_cond.count()),
+    };
     let mut run: Vec<u32> = Vec::new();
     let mut key = None;
     for i in l.in_cond.iter() {
@@ -28,23 +48,23 @@ pub(super) fn cond_rules_by_branch(l: &L<'_>) -> FxHashMap<(u32, u32), Vec<u32>>
         let k = (st.cond, st.branch);
         if key != Some(k) {
             if let Some(prev) = key {
-                flush(&mut cond_rules, prev, &mut run);
+                flush(&mut br, prev, &mut run);
             }
             key = Some(k);
         }
         run.push(i as u32);
     }
     if let Some(prev) = key {
-        flush(&mut cond_rules, prev, &mut run);
+        flush(&mut br, prev, &mut run);
     }
-    cond_rules
+    br
 }
 
 /// Lowers booleanifs, av rules and `roleallow` in walk order.
 pub(super) fn lower_all(
     l: &mut L<'_>,
     p: &mut Parts,
-    cond_rules: &FxHashMap<(u32, u32), Vec<u32>>,
+    cond_rules: &BranchRules,
 ) -> Result<(), Fail> {
     let (ast, opts) = (l.ast, l.opts);
     // The unconditional av rules first, on their own (nothing else here reads the
@@ -194,12 +214,7 @@ fn cond_node(l: &L<'_>, p: &mut Parts, e: u32) -> Result<(usize, bool), Fail> {
 
 /// A booleanif: its node, then the rules of the last `true` and last `false` branch
 /// into the node's lists.
-fn booleanif(
-    l: &mut L<'_>,
-    p: &mut Parts,
-    s: u32,
-    cond_rules: &FxHashMap<(u32, u32), Vec<u32>>,
-) -> Result<(), Fail> {
+fn booleanif(l: &mut L<'_>, p: &mut Parts, s: u32, cond_rules: &BranchRules) -> Result<(), Fail> {
     let (t, ast) = (l.t, l.ast);
     let st = ast.stmts[s as usize];
     let (idx, swapped) = cond_node(l, p, l.args(s)[1])?;
@@ -226,7 +241,7 @@ fn booleanif(
         branches.push((b, false));
     }
     for (b, br) in branches {
-        let rules = cond_rules.get(&(s, b)).map_or(&[][..], |v| v.as_slice());
+        let rules = cond_rules.get(s, b);
         // The node out of `p` for the branch (its rules write `p` as well).
         let mut cb = std::mem::take(&mut p.conds[idx]);
         let mut r = Ok(());

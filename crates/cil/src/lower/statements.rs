@@ -6,7 +6,7 @@ use super::*;
 
 /// Lowers every live unconditional statement but the av rules (those come in
 /// [`super::rules`], once every context has been verified).
-pub(super) fn lower_all(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
+pub(super) fn lower_all<'a>(l: &mut L<'a>, p: &mut Parts<'a>) -> Result<(), Fail> {
     let ast = l.ast;
     // Over a copy of the live set (38 KB), as the pass mutates `l`; the unconditional
     // av rules are not lowered here.
@@ -14,18 +14,23 @@ pub(super) fn lower_all(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
     // The lists of file and port contexts and the context log reserved at their size:
     // grown push by push, their elements (80 to 120 bytes) were copied by `realloc` at
     // each doubling.
-    let (mut filecons, mut portcons, mut contexts) = (0, 0, 0);
+    let (mut filecons, mut portcons, mut genfscons, mut contexts) = (0, 0, 0, 0);
     for s in live.iter() {
         match ast.stmts[s].kw {
             Kw::FileCon => filecons += 1,
             Kw::PortCon => portcons += 1,
-            Kw::SidContext | Kw::GenfsCon | Kw::FsUse | Kw::NodeCon | Kw::Context => contexts += 1,
+            Kw::GenfsCon => {
+                genfscons += 1;
+                contexts += 1;
+            }
+            Kw::SidContext | Kw::FsUse | Kw::NodeCon | Kw::Context => contexts += 1,
             Kw::NetifCon => contexts += 2,
             _ => {}
         }
     }
     p.cr.filecons.reserve(filecons);
     p.cr.portcons.reserve(portcons);
+    p.cr.genfscons.reserve(genfscons);
     l.ctx_log.get_mut().reserve(filecons + portcons + contexts);
     for s in live.iter() {
         let s = s as u32;
@@ -207,6 +212,27 @@ fn role_user_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fail>
     let a = l.args(s);
     match st.kw {
         Kw::RoleType => {
+            // Nearly every `roletype` names one role and one type: its bit is set in
+            // place, where the general path built two sets (roles and types, an
+            // allocation each) to or them together. Same lookups in the same order, so
+            // the same first failure.
+            if !l.t.is_list(a[1]) {
+                let d = l.look(Ns::Roles, a[1])?;
+                if l.kind(d) != DeclKind::RoleAttribute {
+                    let ri = l.dint[d as usize] as usize;
+                    match l.tref(a[2])? {
+                        TRef::Type(i) => p.role_types[ri].set(i as usize),
+                        TRef::Attr(x) => {
+                            l.ensure_members(x)?;
+                            if let Some(m) = &l.attr_members[x as usize] {
+                                p.role_types[ri].or(m);
+                            }
+                        }
+                        TRef::SelfT => {}
+                    }
+                    return Ok(());
+                }
+            }
             let roles = l.role_expr(a[1])?;
             let types = match l.tref(a[2])? {
                 TRef::Type(i) => {
@@ -356,7 +382,7 @@ fn transition_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fail
 }
 
 /// `sidcontext`, `filecon`, `portcon`, `genfscon`, `fsuse`.
-fn file_context_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fail> {
+fn file_context_statement<'a>(l: &mut L<'a>, p: &mut Parts<'a>, s: u32) -> Result<(), Fail> {
     let (t, ast) = (l.t, l.ast);
     let st = ast.stmts[s as usize];
     let a = l.args(s);
@@ -366,7 +392,7 @@ fn file_context_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fa
             p.sidctx.insert(sd, l.context(a[2])?);
         }
         Kw::FileCon => {
-            let path = l.atom_bytes(a[1])?.to_vec();
+            let path = l.atom_bytes(a[1])?;
             let ft: u32 = match t.sym(a[2]).and_then(Kw::of) {
                 Some(Kw::Any) => 0,
                 Some(Kw::File) => 1,
@@ -413,8 +439,8 @@ fn file_context_statement(l: &mut L<'_>, p: &mut Parts, s: u32) -> Result<(), Fa
             p.cr.portcons.push((proto, lo, hi, l.context(a[3])?));
         }
         Kw::GenfsCon => {
-            let fs = l.atom_bytes(a[1])?.to_vec();
-            let path = l.atom_bytes(a[2])?.to_vec();
+            let fs = l.atom_bytes(a[1])?;
+            let path = l.atom_bytes(a[2])?;
             let ft = if a.len() == 5 {
                 match t.sym(a[3]).and_then(Kw::of) {
                     Some(Kw::Any) => 0,

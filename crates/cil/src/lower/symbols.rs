@@ -10,7 +10,9 @@ pub(super) fn type_values(l: &mut L<'_>, p: &mut Parts) -> Result<(), Fail> {
     let na = l.attrs.len();
     l.type_val = vec![0; l.types.len()];
     l.attr_val = vec![0; na];
-    p.tdatums = vec![];
+    // At most one datum per type and attribute (pushed one by one, the vector was
+    // copied at each doubling).
+    p.tdatums = Vec::with_capacity(l.types.len() + na);
     for &(_, d) in &p.live_decls {
         match ast.decls[d as usize].kind {
             DeclKind::Type => {

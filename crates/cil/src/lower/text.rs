@@ -15,7 +15,8 @@ pub(super) fn outputs(
     seuser_default: Option<&(u32, (Lvl, Lvl))>,
     userprefixes: &[(u32, Sym)],
 ) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
-    let mut fc = Vec::new();
+    // A line is its path, a file type and a context (`u:r:t:s0`, some tens of bytes).
+    let mut fc = Vec::with_capacity(filecons.iter().map(|f| f.0.len() + 64).sum());
     for (path, ft, ctx, _) in filecons {
         fc.extend_from_slice(path);
         fc.extend_from_slice(match ft {

@@ -29,15 +29,36 @@ pub(super) fn type_rule(
     };
     let named = a.len() == 6 && t.sym(a[4]) != Some(Kw::Star.sym());
     let kind = kind_bits(st.kw);
-    let srcs = l.expand_all(src)?;
+    // A type (most sources and targets) is its own one value, not a vector of it.
+    let (one_src, many_srcs);
+    let srcs: &[u32] = match src {
+        TRef::Type(i) => {
+            one_src = [l.type_val[i as usize]];
+            &one_src
+        }
+        _ => {
+            many_srcs = l.expand_all(src)?;
+            &many_srcs
+        }
+    };
     let mut cond = cond;
-    for &sv in &srcs {
-        let tgts = if tgt == TRef::SelfT {
-            vec![sv]
-        } else {
-            l.expand_all(tgt)?
+    for &sv in srcs {
+        let (one_tgt, many_tgts);
+        let tgts: &[u32] = match tgt {
+            TRef::SelfT => {
+                one_tgt = [sv];
+                &one_tgt
+            }
+            TRef::Type(i) => {
+                one_tgt = [l.type_val[i as usize]];
+                &one_tgt
+            }
+            TRef::Attr(_) => {
+                many_tgts = l.expand_all(tgt)?;
+                &many_tgts
+            }
         };
-        for &tv in &tgts {
+        for &tv in tgts {
             if named {
                 let name = t.sym(a[4]).unwrap_or(0);
                 let key = (tv, ci, name);
@@ -60,14 +81,23 @@ pub(super) fn type_rule(
                     }
                     continue;
                 }
-                let mut outs = ft.outcomes.to_vec();
-                match outs.iter_mut().find(|(_, o)| o.value() as u32 == res) {
+                // An outcome's sources grow in place; a new outcome adds one entry to the
+                // list, allocated at its new length.
+                match ft
+                    .outcomes
+                    .iter_mut()
+                    .find(|(_, o)| o.value() as u32 == res)
+                {
                     Some((b, _)) => {
                         *b = Ebitmap::from_bits(b.iter().chain([sv - 1]));
                     }
-                    None => outs.push((Ebitmap::from_bits([sv - 1]), tid(res))),
+                    None => {
+                        let mut outs = Vec::with_capacity(ft.outcomes.len() + 1);
+                        outs.extend(std::mem::take(&mut ft.outcomes));
+                        outs.push((Ebitmap::from_bits([sv - 1]), tid(res)));
+                        ft.outcomes = outs.into_boxed_slice();
+                    }
                 }
-                ft.outcomes = outs.into_boxed_slice();
                 continue;
             }
             let key = AvtabKey {
