@@ -474,6 +474,7 @@ mod tests {
         grown.shrink_to_fit();
         assert_eq!(grown, (0..10).collect::<Vec<u32>>());
         let moved = vec![7u8; 300];
+        let moved_at = moved.as_ptr();
         let back = std::thread::spawn(move || {
             let mut other = vec![1u8; 300];
             other.extend_from_slice(&moved);
@@ -483,6 +484,13 @@ mod tests {
         .join()
         .unwrap();
         assert_eq!(back.len(), 600);
+        // A block freed on another thread is left unused, never handed out again.
+        let again = vec![9u8; 300];
+        assert_ne!(
+            again.as_ptr(),
+            moved_at,
+            "a block freed on another thread reused"
+        );
         assert!(back[..300].iter().all(|&b| b == 1) && back[300..].iter().all(|&b| b == 7));
         for (v, fill) in &blocks {
             assert!(v.iter().all(|b| b == fill));
@@ -841,7 +849,14 @@ mod tests {
         w: u64,
         rx: std::sync::mpsc::Receiver<Tagged>,
         back: std::sync::mpsc::Sender<Tagged>,
+        freed: std::sync::mpsc::Sender<(usize, usize)>,
     ) -> Vec<Tagged> {
+        // The arena blocks this thread frees, to check the owner never hands them out.
+        let dropped = |t: Tagged| {
+            if arena_ptr(t.1.as_ptr()) {
+                freed.send((t.1.as_ptr() as usize, t.1.capacity())).unwrap();
+            }
+        };
         let mut r = Rng(0xC0FFEE + w);
         let mut held: Vec<Tagged> = Vec::new();
         let mut own_id = (w + 1) << 56;
@@ -873,7 +888,7 @@ mod tests {
             match r.below(6) {
                 0 => back.send(t).unwrap(),
                 1 => held.push(t),
-                _ => drop(t),
+                _ => dropped(t),
             }
             match r.below(4) {
                 0 => back.send(mine).unwrap(),
@@ -883,6 +898,7 @@ mod tests {
             if held.len() > 40 {
                 let t = held.swap_remove(r.below(held.len()));
                 check(&t.1, t.0, "held by a thread");
+                dropped(t);
             }
         }
         held
@@ -896,15 +912,16 @@ mod tests {
         const WORKERS: u64 = 3;
         const ROUNDS: u64 = 3_000;
         let (back_tx, back_rx) = mpsc::channel::<Tagged>();
+        let (freed_tx, freed_rx) = mpsc::channel::<(usize, usize)>();
         let mut txs = Vec::new();
         let mut workers = Vec::new();
         for w in 0..WORKERS {
             let (tx, rx) = mpsc::channel::<Tagged>();
-            let back = back_tx.clone();
-            workers.push(std::thread::spawn(move || worker(w, rx, back)));
+            let (back, freed) = (back_tx.clone(), freed_tx.clone());
+            workers.push(std::thread::spawn(move || worker(w, rx, back, freed)));
             txs.push(tx);
         }
-        drop(back_tx);
+        drop((back_tx, freed_tx));
         let mut r = Rng(0xFEED);
         let mut mine: Vec<Tagged> = Vec::new();
         let mut kept: Vec<Tagged> = Vec::new();
@@ -953,6 +970,22 @@ mod tests {
             .flat_map(|w| w.join().unwrap())
             .collect();
         // Every free list handed out again before the last checks.
+        // The blocks freed on the other threads stay unused: blocks of their sizes
+        // allocated now come from elsewhere.
+        let freed: Vec<(usize, usize)> = freed_rx.iter().collect();
+        assert!(freed.len() > 100);
+        let freed_at: std::collections::HashSet<usize> = freed.iter().map(|f| f.0).collect();
+        let same_sizes: Vec<Tagged> = freed
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, size))| tagged((7 << 60) | i as u64, size))
+            .collect();
+        for t in &same_sizes {
+            assert!(
+                !freed_at.contains(&(t.1.as_ptr() as usize)),
+                "a block freed on another thread handed out again"
+            );
+        }
         let refill: Vec<Tagged> = (0..2000)
             .map(|i| tagged((3 << 61) | i, draw_size(&mut r)))
             .collect();
@@ -961,6 +994,7 @@ mod tests {
             ("kept by the owner", &kept),
             ("the owner's own", &mine),
             ("refill", &refill),
+            ("sized as the freed", &same_sizes),
         ] {
             for t in set {
                 check(&t.1, t.0, what);
