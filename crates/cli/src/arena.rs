@@ -393,15 +393,15 @@ mod tests {
     /// in debug builds too).
     fn fill(s: &mut [u8], id: u64, from: usize) {
         let head = from.next_multiple_of(8).min(s.len());
-        for i in from..head {
-            s[i] = pat(id, i);
+        for (i, b) in s.iter_mut().enumerate().take(head).skip(from) {
+            *b = pat(id, i);
         }
         let tail = head + (s.len() - head) / 8 * 8;
         for (k, c) in s[head..tail].chunks_exact_mut(8).enumerate() {
             c.copy_from_slice(&word(id, head / 8 + k).to_le_bytes());
         }
-        for i in tail..s.len() {
-            s[i] = pat(id, i);
+        for (i, b) in s.iter_mut().enumerate().skip(tail) {
+            *b = pat(id, i);
         }
     }
 
@@ -1091,12 +1091,12 @@ mod tests {
             ),
             (base, end, next)
         );
-        let v = vec![3u8; 64];
+        let v = Box::new([3u8; 64]);
         assert!(arena_ptr(v.as_ptr()));
         std::thread::spawn(|| {
             enable();
             assert!(!OWNER.with(Cell::get));
-            let v = vec![4u8; 64];
+            let v = Box::new([4u8; 64]);
             assert!(!arena_ptr(v.as_ptr()));
         })
         .join()
