@@ -568,6 +568,12 @@ mod tests {
     struct Extents(Vec<(usize, usize)>);
 
     impl Extents {
+        /// A live extent that overlaps `a..b`.
+        fn overlap(&self, (a, b): (usize, usize)) -> Option<(usize, usize)> {
+            let i = self.0.partition_point(|&(x, _)| x < b);
+            (i > 0 && self.0[i - 1].1 > a).then(|| self.0[i - 1])
+        }
+
         fn insert(&mut self, (a, b): (usize, usize)) {
             let i = self.0.partition_point(|&(x, _)| x < a);
             if i > 0 {
@@ -769,6 +775,26 @@ mod tests {
                 // SAFETY: reserved, readable memory that no block covers.
                 let s = unsafe { std::slice::from_raw_parts(n as *const u8, len) };
                 assert!(s.iter().all(|&b| b == 0), "a byte past the bump pointer");
+                // Every free block in the reservation below the bump pointer, aligned, its
+                // class's extent clear of every live block.
+                for c in 1..CLASSES {
+                    let bytes = class_of(class_floor(c) + 1).1;
+                    // SAFETY: the owner thread reads the state.
+                    let mut f = unsafe { (*STATE.0.get()).free[c] };
+                    // No more blocks than the class could have handed out: no cycle.
+                    let mut room = (n - BASE.load(Ordering::Relaxed)) / bytes;
+                    while f != 0 {
+                        assert!(room > 0, "a cycle in the free list of class {c}");
+                        room -= 1;
+                        assert!(f >= BASE.load(Ordering::Relaxed) && f + bytes <= n);
+                        assert_eq!(f % ALIGN, 0);
+                        if let Some(e) = ext.overlap((f, f + bytes)) {
+                            panic!("free block {f:#x} of class {c} overlaps live {e:x?}");
+                        }
+                        // SAFETY: a free block's first word links to the next.
+                        f = unsafe { *(f as *const usize) };
+                    }
+                }
             }
         }
         for b in live.drain(..) {
