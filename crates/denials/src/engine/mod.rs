@@ -17,7 +17,7 @@ use arbiter_decide::{AccessVector, KeyedState, SecurityServer, Snapshot};
 use arbiter_policy::avtab::{AvtabDatum, AvtabKind};
 use arbiter_policy::cond::CondExpr;
 use arbiter_policy::mls::Context;
-use arbiter_policy::{ClassId, Policy, ValidPolicy};
+use arbiter_policy::{ClassId, Policy, TypeId, ValidPolicy};
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -90,7 +90,7 @@ pub struct Engine {
     /// could grant a TE-denied permission are tried, and only the rules whose source is
     /// among the denial's source type's attributes are looked at: a fleet worker decides
     /// every distinct denial it meets, and scanning the class's every conditional rule
-    /// (about 2,000 for `file` in Debian's policy) was most of a decision.
+    /// (1,738 for `file` in Debian's policy) was most of a decision.
     cond_allow: HashMap<(ClassId, u32), Vec<(u32, u32, usize)>, KeyedState>,
     process: Option<(ClassId, u32)>,
 }
@@ -301,23 +301,22 @@ impl Engine {
         wanted & !lo.allowed.0 != 0
     }
 
-    /// The booleans whose flip alone grants every requested permission, in boolean-value
-    /// order (audit2why's `check_booleans`).
-    fn boolean_fixes(
+    /// Per boolean, whether flipping it could grant a permission of `te_denied` to `s` on
+    /// `t`: a conditional allow rule for one of them, its source among `s`'s attributes and
+    /// its target among `t`'s, sits in a block whose expression reads the boolean (the
+    /// candidates are then checked exactly).
+    fn boolean_candidates(
         &self,
-        s: &Context,
-        t: &Context,
+        s: TypeId,
+        t: TypeId,
         class: ClassId,
-        requested: u32,
         te_denied: u32,
-    ) -> Vec<BoolFix> {
+    ) -> Vec<bool> {
         let policy = &*self.base.policy;
-        // A flip can only help through a conditional allow rule for a TE-denied permission
-        // whose block reads the boolean; the candidates are then checked exactly.
         let mut candidate = vec![false; policy.bools.len()];
         let (sattr, tattr) = (
-            &policy.type_attr_map[s.ty.index()],
-            &policy.type_attr_map[t.ty.index()],
+            &policy.type_attr_map[s.index()],
+            &policy.type_attr_map[t.index()],
         );
         let rules = sattr
             .iter()
@@ -334,6 +333,21 @@ impl Engine {
                 }
             }
         }
+        candidate
+    }
+
+    /// The booleans whose flip alone grants every requested permission, in boolean-value
+    /// order (audit2why's `check_booleans`).
+    fn boolean_fixes(
+        &self,
+        s: &Context,
+        t: &Context,
+        class: ClassId,
+        requested: u32,
+        te_denied: u32,
+    ) -> Vec<BoolFix> {
+        let policy = &*self.base.policy;
+        let candidate = self.boolean_candidates(s.ty, t.ty, class, te_denied);
         let mut out = Vec::new();
         for (i, b) in policy.bools.iter().enumerate() {
             if !candidate[i] {
@@ -422,5 +436,104 @@ impl Engine {
             .into_iter()
             .map(String::from)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The conditional allow rules of `class`: (source, target, permissions, `if` block).
+    fn class_rules(policy: &Policy, class: ClassId) -> Vec<(TypeId, TypeId, u32, usize)> {
+        let mut out = Vec::new();
+        for (ni, node) in policy.cond_nodes.iter().enumerate() {
+            for idx in node.true_list.clone().chain(node.false_list.clone()) {
+                let Some(r) = policy.cond_avtab.entries.get(idx as usize) else {
+                    continue;
+                };
+                if let (AvtabKind::Allowed, AvtabDatum::Perms(p)) = (r.key.kind, r.datum()) {
+                    if r.key.class == class {
+                        out.push((r.key.source, r.key.target, p, ni));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The candidates as audit2why finds them: every conditional allow rule of the class,
+    /// its source and target tested against the two types' attributes.
+    fn candidates_by_scan(
+        policy: &Policy,
+        rules: &[(TypeId, TypeId, u32, usize)],
+        s: TypeId,
+        t: TypeId,
+        te_denied: u32,
+    ) -> Vec<bool> {
+        let mut candidate = vec![false; policy.bools.len()];
+        let (sattr, tattr) = (
+            &policy.type_attr_map[s.index()],
+            &policy.type_attr_map[t.index()],
+        );
+        for &(src, tgt, perms, node) in rules {
+            if perms & te_denied != 0
+                && sattr.contains(src.index() as u32)
+                && tattr.contains(tgt.index() as u32)
+            {
+                for x in policy.cond_nodes[node].expr.iter() {
+                    if let CondExpr::Bool(b) = x {
+                        candidate[b.index()] = true;
+                    }
+                }
+            }
+        }
+        candidate
+    }
+
+    /// The indexed search finds the same candidates as the scan over every type pair of a
+    /// sample of the Debian policy's types and attributes (the six classes with the most
+    /// conditional rules, every permission and one permission denied), some of them
+    /// candidates.
+    #[test]
+    fn boolean_candidates_by_index_equal_the_scan() {
+        let path = "/etc/selinux/default/policy/policy.33";
+        if !std::path::Path::new(path).exists() {
+            eprintln!("skipped: {path} missing");
+            return;
+        }
+        let e = Engine::open(path).unwrap();
+        let policy = &*e.base.policy;
+        // The six classes with the most conditional allow rules.
+        let mut per_class: HashMap<ClassId, usize> = HashMap::new();
+        for ((class, _), rules) in &e.cond_allow {
+            *per_class.entry(*class).or_default() += rules.len();
+        }
+        let mut classes: Vec<(usize, ClassId)> =
+            per_class.into_iter().map(|(c, n)| (n, c)).collect();
+        classes.sort_by(|a, b| b.cmp(a));
+        let classes: Vec<ClassId> = classes.iter().take(6).map(|&(_, c)| c).collect();
+        let types = policy.type_attr_map.len();
+        let sample: Vec<TypeId> = (0..types)
+            .step_by(types / 60)
+            .filter_map(TypeId::from_index)
+            .collect();
+        let (mut pairs, mut found) = (0, 0);
+        for &class in &classes {
+            let rules = class_rules(policy, class);
+            for &s in &sample {
+                for &t in &sample {
+                    for denied in [u32::MAX, 1 << 2] {
+                        let got = e.boolean_candidates(s, t, class, denied);
+                        assert_eq!(got, candidates_by_scan(policy, &rules, s, t, denied));
+                        pairs += 1;
+                        found += usize::from(got.contains(&true));
+                    }
+                }
+            }
+        }
+        assert!(
+            found > 0 && found < pairs,
+            "{found} of {pairs} with candidates"
+        );
     }
 }
