@@ -79,6 +79,10 @@ pub struct BoolFix {
     pub value: bool,
 }
 
+/// Conditional allow rules by (class, source type or attribute's ebitmap bit): the
+/// target's bit, the permissions and the `if` block, per rule.
+type CondAllow = HashMap<(ClassId, u32), Vec<(u32, u32, usize)>, KeyedState>;
+
 /// The policy, its security server, and per-boolean flipped snapshots built on demand.
 pub struct Engine {
     server: SecurityServer,
@@ -91,7 +95,7 @@ pub struct Engine {
     /// among the denial's source type's attributes are looked at: a fleet worker decides
     /// every distinct denial it meets, and scanning the class's every conditional rule
     /// (1,738 for `file` in Debian's policy) was most of a decision.
-    cond_allow: HashMap<(ClassId, u32), Vec<(u32, u32, usize)>, KeyedState>,
+    cond_allow: CondAllow,
     process: Option<(ClassId, u32)>,
 }
 
@@ -111,8 +115,7 @@ impl Engine {
         let server = SecurityServer::new(policy);
         let base = server.snapshot();
         let n = base.policy.bools.len();
-        let mut cond_allow: HashMap<(ClassId, u32), Vec<(u32, u32, usize)>, KeyedState> =
-            HashMap::default();
+        let mut cond_allow = CondAllow::default();
         for (ni, node) in base.policy.cond_nodes.iter().enumerate() {
             for idx in node.true_list.clone().chain(node.false_list.clone()) {
                 let Some(e) = base.policy.cond_avtab.entries.get(idx as usize) else {
