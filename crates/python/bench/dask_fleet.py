@@ -1,7 +1,8 @@
 """Throughput of arbiter.dask with 1 and 2 worker processes (lines/s), on a generated fleet.
 
     python3 bench/dask_fleet.py [--hosts 50] [--lines 20000] [--rounds 3] [--seeds N] [--dir DIR]
-                                [--parts] [--tasks-per-worker K] [--spread S] [--client-blobs B]
+                                [--parts] [--threads] [--tasks-per-worker K] [--spread S]
+                                [--client-blobs B] [--profile] [--dask-ticks]
 
 Generates DIR/hostNN.log with crates/denials' gen_denials (formats in turn) if missing,
 starts one LocalCluster per worker count (threads_per_worker=1, processes), warms every
@@ -88,6 +89,24 @@ def thread_cpu():
     return main, loops, time.process_time()
 
 
+def worker_threads():
+    """CPU seconds of this process by thread role: the event loop (the main thread, where a
+    worker's heartbeats, transfers, memory monitor and statistical profiler run), the task
+    threads (Dask-Default-Threads), the rest. Run on each worker with ``client.run``."""
+    out = {"loop": 0.0, "tasks": 0.0}
+    for t in threading.enumerate():
+        try:
+            cpu = time.clock_gettime(time.pthread_getcpuclockid(t.ident))
+        except (OSError, TypeError):
+            continue
+        role = ("loop" if t is threading.main_thread()
+                else "tasks" if t.name.startswith(("Dask-Default-Threads", "0-Dask", "1-Dask"))
+                or "Dask-Default-Threads" in t.name else "other")
+        out[role] = out.get(role, 0.0) + cpu
+    out["process"] = time.process_time()
+    return out
+
+
 def timeline(stream, t0, t1):
     """From Dask's task stream of one run: the serial start (call to the first task's
     start), the serial end (the last task's end to the return), each worker's busy seconds
@@ -145,6 +164,9 @@ def main():
     ap.add_argument("--profile", action="store_true",
                     help="keep the workers' statistical profiler on (Dask's default: a "
                          "stack sample every 10 ms in every worker, CPU taken from the work)")
+    ap.add_argument("--threads", action="store_true",
+                    help="also report each worker process's CPU by thread: its event loop "
+                         "(Dask's own periodic work), its task thread, the rest")
     a = ap.parse_args()
     if a.spread is not None:
         arbiter.dask.SPREAD = a.spread
@@ -185,6 +207,7 @@ def main():
             with client.as_current():
                 m0 = task_metrics(client)
                 w0 = client.run(time.process_time)
+                th0 = client.run(worker_threads) if a.threads else None
                 stream = distributed.get_task_stream(client) if a.parts else None
                 if stream is not None:
                     stream.__enter__()
@@ -200,6 +223,7 @@ def main():
                 if stream is not None:
                     stream.__exit__(None, None, None)
                 w1 = client.run(time.process_time)
+                th1 = client.run(worker_threads) if a.threads else None
                 m1 = task_metrics(client)
             rates[n].append(lines / dt)
             wcpu = [w1[k] - w0[k] for k in w0]
@@ -213,6 +237,11 @@ def main():
                   f"    tasks: {metrics_delta(m0, m1)}", flush=True)
             if stream is not None:
                 print(f"    {timeline(stream.data, t0, t1)}", flush=True)
+            if th0 is not None:
+                split = "; ".join(
+                    ", ".join(f"{k} {th1[w].get(k, 0.0) - th0[w].get(k, 0.0):.2f}"
+                              for k in th1[w]) for w in sorted(th0))
+                print(f"    worker CPU s by thread: {split}", flush=True)
     assert results[1] == results[2], "1 and 2 workers disagree"
     r1, r2 = statistics.median(rates[1]), statistics.median(rates[2])
     print(f"{lines:,} lines, {a.hosts} hosts; median 1 worker {r1:,.0f} lines/s, "

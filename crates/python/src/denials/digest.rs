@@ -16,10 +16,16 @@
 //! of a fleet worker's CPU.
 
 use super::{plain, Digest};
+use arbiter_decide::KeyedState;
 use arbiter_denials::{
     parse_line, split_context, BlockLine, BlockLines, Engine, Line, Unknown, Verdict,
 };
 use std::collections::{HashMap, HashSet};
+
+/// The digest's maps, keyed by text from logs: decide's keyed folded-multiply hasher (random
+/// keys per map) instead of SipHash, which was a tenth of a fleet worker's instructions
+/// (three names and a denial's key hashed per record).
+type Map<K, V> = HashMap<K, V, KeyedState>;
 
 /// A chunk's place in one fleet run: the run's random token and the chunk's index in log
 /// order.
@@ -33,7 +39,7 @@ pub(crate) struct Position {
 /// key is a few words instead of its text.
 #[derive(Default)]
 struct Names {
-    ids: HashMap<Box<str>, u32>,
+    ids: Map<Box<str>, u32>,
     names: Vec<Box<str>>,
     /// Bytes of text held (twice per name), for the bound.
     bytes: usize,
@@ -101,9 +107,9 @@ pub(crate) struct DigestCache {
     names: Names,
     /// Keyed by the ids of scontext, tcontext, tclass, then the ioctl command (a flag and
     /// two words), then the permissions in log order.
-    entries: HashMap<Box<[u32]>, Entry>,
+    entries: Map<Box<[u32]>, Entry>,
     verdicts: Vec<Result<Verdict, Unknown>>,
-    rules: HashMap<[u32; 3], u32>,
+    rules: Map<[u32; 3], u32>,
     rule_keys: Vec<[u32; 3]>,
     /// Digests run so far, the stamp of [`Entry::met`].
     digests: u64,
