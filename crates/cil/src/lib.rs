@@ -306,13 +306,17 @@ where
                 status: 255,
             })?
             .join()
-            .unwrap_or_else(|_| {
-                Err(CilError {
-                    messages: vec!["internal error: the compiler panicked".into()],
-                    status: 255,
-                })
-            })
+            .unwrap_or_else(|_| Err(compiler_panicked()))
     })
+}
+
+/// A panic in the compiler, reported as a failed compile (exit status 255) whether it ended
+/// the compiler thread or was caught on the caller's.
+fn compiler_panicked() -> CilError {
+    CilError {
+        messages: vec!["internal error: the compiler panicked".into()],
+        status: 255,
+    }
 }
 
 /// [`compile_each`] on the calling thread, which must have [`IN_PLACE_STACK`] bytes of
@@ -338,12 +342,7 @@ where
     let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         compile_here(sources, opts, &mut resolve_log)
     }))
-    .unwrap_or_else(|_| {
-        Err(CilError {
-            messages: vec!["internal error: the compiler panicked".into()],
-            status: 255,
-        })
-    });
+    .unwrap_or_else(|_| Err(compiler_panicked()));
     compiled.map_err(|e| progress::with_failure_lines(&names, opts, &resolve_log, e))
 }
 
