@@ -1241,7 +1241,8 @@ _PART_MIXINS = {
 }
 _PART_MEMBERS = {
     ("_mls", "_xen", "_labeling"): """
-        _build_labeling _cat_tokens _categories_all _category_by_value _category_of_token
+        _build_labeling _cat_tokens _categories_all _categories_named _category_by_value
+        _category_of_token
         _context _is_xen _labeling _level _leveldecl _mlsrules_all _range _sens_by_value
         _sens_of_bitmap _sensitivities_all _user_mls categories category_count
         devicetreecon_count devicetreecons fs_use_count fs_uses genfscon_count genfscons
