@@ -392,6 +392,8 @@ def _expanded_mlsrule(origin, source, target):
 
 # How many distinct category sets ``_cat_tokens`` shares before it starts again.
 _CAT_SETS_KEPT = 4096
+# The regex answers ``_categories_named`` keeps (lists of categories already made).
+_NAMED_ANSWERS_KEPT = 64
 
 
 class _MLSPolicy:
@@ -449,23 +451,28 @@ class _MLSPolicy:
             return _native.NameIndex([row[0] for row in rows], [row[1] for row in rows])
 
         index = self._table("category_value_index", build)
+        # The answers kept by pattern (``_NAMED_ANSWERS_KEPT``, then emptied): mapping the
+        # values to the objects made a query 1.2x the whole table's (35 us against 29).
+        answers = self._table("categories_named_answers", dict)
+        hit = answers.get(pattern)
+        if hit is not None:
+            return hit
         values = index.search(pattern)
         if values is None:
             return None
-        full = self._cache.get("categories")
         made = self._table("categories_made", dict)
-        missing = [v for v in values if v not in made]
-        if missing:
+        wanted = {v for v in values if v not in made}
+        if wanted:
+            full = self._cache.get("categories")
             if full is not None:
-                by_value = self._category_by_value()
-                for v in missing:
-                    made[v] = by_value[v]
+                made.update((c._value, c) for c in full if c._value in wanted)
             else:
-                wanted = set(missing)
-                for row in _native.category_table(self._db):
-                    if row[0] in wanted:
-                        made[row[0]] = Category(self, *row)
-        return [made[v] for v in values]
+                made.update((row[0], Category(self, *row))
+                            for row in _native.category_table(self._db) if row[0] in wanted)
+        if len(answers) >= _NAMED_ANSWERS_KEPT:
+            answers.clear()
+        hit = answers[pattern] = [made[v] for v in values]
+        return hit
 
     def _category_by_value(self):
         return self._table(
