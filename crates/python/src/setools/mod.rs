@@ -161,25 +161,20 @@ impl PolicyDb {
         Ok(PyBytes::new(py, &data))
     }
 
-    /// The type table in setools' order, as columns: `(values, names, flags, aliases)`,
-    /// one `int` and one `str` per type or attribute, `flags` one byte each
-    /// (`TYPE_IS_ATTRIBUTE`, `TYPE_IS_PERMISSIVE`), and `aliases` only for the types
-    /// that have some (position -> names in their table order).
+    /// The type table in setools' order, as columns: `(values, flags, aliases)`, one
+    /// `int` per type or attribute, `flags` one byte each (`TYPE_IS_ATTRIBUTE`,
+    /// `TYPE_IS_PERMISSIVE`), and `aliases` only for the types that have some (position
+    /// -> names in their table order). No names: a type object reads its name from
+    /// [`type_name`](Self::type_name) when asked.
     ///
     /// Columns rather than a tuple per type: the Python objects built from them keep the
-    /// ints and names, and nothing else is made per type; 5,000 row tuples and alias lists
-    /// made and dropped between the kept objects left about 1 MB of Python's memory pools
-    /// resident and unused.
-    #[allow(clippy::type_complexity)]
+    /// ints, and nothing else is made per type; 5,000 row tuples and alias lists made and
+    /// dropped between the kept objects left about 1 MB of Python's memory pools resident
+    /// and unused.
     fn type_columns<'py>(
         &self,
         py: Python<'py>,
-    ) -> PyResult<(
-        Bound<'py, PyList>,
-        Bound<'py, PyList>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyDict>,
-    )> {
+    ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
         let p = &*self.model;
         let named: Vec<usize> = (0..p.types.len())
             .filter(|&i| p.types[i].flavor != TypeFlavor::Unnamed)
@@ -216,8 +211,21 @@ impl PolicyDb {
             }
         }
         let values = PyList::new(py, order.iter().map(|&k| named[k] as u32 + 1))?;
-        let names = PyList::new(py, order.iter().map(|&k| names[k]))?;
-        Ok((values, names, PyBytes::new(py, &flags), alias_map))
+        Ok((values, PyBytes::new(py, &flags), alias_map))
+    }
+
+    /// The name of the type or attribute of value `value`, made on each call: the type
+    /// objects hold no name (4,000 `str`s kept for the whole run, about 0.27 MB of
+    /// Python's memory on a distribution policy), and `str()` of one reads it here.
+    fn type_name<'py>(&self, py: Python<'py>, value: u32) -> PyResult<Bound<'py, PyString>> {
+        let t = (value as usize)
+            .checked_sub(1)
+            .and_then(|i| self.model.types.get(i))
+            .filter(|t| t.flavor != TypeFlavor::Unnamed)
+            .ok_or_else(|| {
+                pyo3::exceptions::PyIndexError::new_err(format!("no type of value {value}"))
+            })?;
+        Ok(PyString::new(py, &t.name))
     }
 
     /// For every type and attribute slot, by value: a type's attributes, or an attribute's

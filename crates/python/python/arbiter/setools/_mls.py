@@ -392,6 +392,8 @@ def _expanded_mlsrule(origin, source, target):
 
 # How many distinct category sets ``_cat_tokens`` shares before it starts again.
 _CAT_SETS_KEPT = 4096
+# The regex answers ``_categories_named`` keeps (lists of categories already made).
+_NAMED_ANSWERS_KEPT = 64
 
 
 class _MLSPolicy:
@@ -427,10 +429,50 @@ class _MLSPolicy:
         return decls[key]
 
     def _categories_all(self):
-        return self._table(
-            "categories",
-            lambda: [Category(self, *row) for row in _native.category_table(self._db)],
-        )
+        def build():
+            # The categories a name query made before (``_categories_named``) are these.
+            made = self._cache.get("categories_made", {})
+            return [
+                made.get(row[0]) or Category(self, *row)
+                for row in _native.category_table(self._db)
+            ]
+
+        return self._table("categories", build)
+
+    def _categories_named(self, pattern):
+        """The categories whose name ``re.search(pattern, name)`` matches, in setools'
+        order, making only those (and keeping them, see ``_categories_all``) until the
+        whole table is made: a regex is matched natively over the names (an index of the
+        values, 1,024 ints on a distribution policy, instead of every ``Category``:
+        about 0.14 MB for a query matching an eighth of them). None when the pattern has
+        no native translation (the caller matches the whole table)."""
+        def build():
+            rows = _native.category_table(self._db)
+            return _native.NameIndex([row[0] for row in rows], [row[1] for row in rows])
+
+        index = self._table("category_value_index", build)
+        # The answers kept by pattern (``_NAMED_ANSWERS_KEPT``, then emptied): mapping the
+        # values to the objects made a query 1.2x the whole table's (35 us against 29).
+        answers = self._table("categories_named_answers", dict)
+        hit = answers.get(pattern)
+        if hit is not None:
+            return hit
+        values = index.search(pattern)
+        if values is None:
+            return None
+        made = self._table("categories_made", dict)
+        wanted = {v for v in values if v not in made}
+        if wanted:
+            full = self._cache.get("categories")
+            if full is not None:
+                made.update((c._value, c) for c in full if c._value in wanted)
+            else:
+                made.update((row[0], Category(self, *row))
+                            for row in _native.category_table(self._db) if row[0] in wanted)
+        if len(answers) >= _NAMED_ANSWERS_KEPT:
+            answers.clear()
+        hit = answers[pattern] = [made[v] for v in values]
+        return hit
 
     def _category_by_value(self):
         return self._table(
@@ -451,9 +493,10 @@ class _MLSPolicy:
         if s is None:
             if len(shared) >= _CAT_SETS_KEPT:
                 shared.clear()
+            # Read from the rows, not the categories: a range query needs no ``Category``.
             wins = self._table(
                 "cat_alias_wins",
-                lambda: {c._value for c in self._categories_all() if c._alias_wins})
+                lambda: {row[0] for row in _native.category_table(self._db) if row[3]})
             s = shared[key] = (frozenset(key) if not wins
                                else frozenset(-v if v in wins else v for v in key))
         return s

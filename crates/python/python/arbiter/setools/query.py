@@ -597,6 +597,10 @@ def _name_index(policy, key, symbols):
     )
 
 
+# The tables of type objects (see ``filter_names``), with the class of their objects.
+_TYPE_TABLES = {"types": "Type", "attributes": "TypeAttribute"}
+
+
 def _name_map(policy, key, symbols):
     """Name to object over a table (names are unique in one symbol table)."""
     return policy._table("name_map_" + key, lambda: {s.name: s for s in symbols})
@@ -627,6 +631,11 @@ def filter_names(symbols, criterion, regex, policy=None, key=None):
         return [s for s in symbols if search(s.name)]
     if key is not None and type(criterion) is str:
         # A symbol equals a text when its name is that text (PolicyObject.__eq__).
+        kind = _TYPE_TABLES.get(key)
+        if kind is not None:
+            # The policy's native name lookup: the type objects hold no names.
+            hit, alias = policy._type_named(criterion)
+            return [hit] if type(hit).__name__ == kind and not alias else []
         hit = _name_map(policy, key, symbols).get(criterion)
         return [] if hit is None else [hit]
     return [s for s in symbols if s == criterion]
