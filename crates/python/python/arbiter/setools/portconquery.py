@@ -78,19 +78,38 @@ class PortconQuery(MatchContext, PolicyQuery):
         yield from sel
 
 
+def _port_rows(cons):
+    """``(lows, highs, exact)`` of the policy's portcon statements ``cons``, in order:
+    their low and high ports (tuples of the ``PortconRange`` ints the statements hold) and
+    ``exact``, each range (``low << 16 | high``: ports are 16-bit) to its statement, or to
+    the tuple of them when several have it (a ``tcp`` and a ``udp`` one, often). 42 kB for
+    the Debian policy's 481 statements, where a dictionary by ``(low, high)`` of lists
+    and a list of ``(low, high, statement)`` rows held 91 kB for the whole run."""
+    lows = tuple(p.ports.low for p in cons)
+    highs = tuple(p.ports.high for p in cons)
+    exact = {}
+    for lo, hi, p in zip(lows, highs, cons):
+        key = (lo << 16) | hi
+        had = exact.get(key)
+        exact[key] = p if had is None else (had + (p,) if type(had) is tuple else (had, p))
+    return lows, highs, exact
+
+
 def _by_ports(policy, cons, ports, subset, overlap, superset, proper):
     """The statements whose port range matches ``ports`` as ``match_range`` decides
-    (same precedence), over ``(low, high, statement)`` rows built once per policy; an
+    (same precedence), over the port columns built once per policy (``_port_rows``); an
     exact range is one lookup."""
     lo, hi = ports.low, ports.high
+    columns = policy._cache.get("query_portcon_rows")
+    if columns is None:
+        columns = policy._cache["query_portcon_rows"] = _port_rows(cons)
+    lows, highs, exact = columns
     if not (overlap or subset or superset):
-        exact = policy._table("query_portcon_exact", dict)
-        if not exact:
-            for p in cons:
-                exact.setdefault((p.ports.low, p.ports.high), []).append(p)
-        return exact.get((lo, hi), [])
-    rows = policy._table("query_portcon_rows",
-                         lambda: [(p.ports.low, p.ports.high, p) for p in cons])
+        if hi > 0xFFFF:  # 1 <= lo <= hi (the criterion's setter): no 16-bit range
+            return ()
+        hit = exact.get((lo << 16) | hi, ())
+        return hit if type(hit) is tuple else (hit,)
+    rows = zip(lows, highs, cons)
     if overlap:
         return [p for l, h, p in rows
                 if (l <= lo <= h) or (l <= hi <= h) or (lo <= l and h <= hi)]
