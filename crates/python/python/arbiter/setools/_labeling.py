@@ -29,20 +29,24 @@ SELINUX_SIDNAMES = (
 
 
 class Context(PolicyObject):
-    """A security context: ``user``, ``role``, ``type_`` and (MLS) ``range_``."""
+    """A security context: ``user``, ``role``, ``type_`` and (MLS) ``range_``.
 
-    __slots__ = ("_id", "user", "role", "type_", "_range")
+    A context, like a labeling statement, is made once per statement and policy: its
+    identity is the object's (setools compares the contexts of two statements as
+    different), so it holds no key of its own (a ``(kind, position)`` tuple per statement
+    was 34 kB of the Debian policy's labeling); pickling finds its position."""
 
-    def __init__(self, policy, ident, user, role, type_, range_):
+    __slots__ = ("user", "role", "type_", "_range")
+
+    def __init__(self, policy, user, role, type_, range_):
         self.policy = policy
-        self._id = ident
         self.user = user
         self.role = role
         self.type_ = type_
         self._range = range_
 
     def _key(self):
-        return self._id
+        return id(self)
 
     def __str__(self):
         if self._range:
@@ -50,7 +54,7 @@ class Context(PolicyObject):
         return "{0.user}:{0.role}:{0.type_}".format(self)
 
     def __reduce__(self):
-        return (_context_at, (self.policy, self._id))
+        return (_context_at, (self.policy, _context_ident(self)))
 
     @property
     def range_(self):
@@ -69,19 +73,39 @@ def _context_at(policy, ident):
     return owner.packet if ident[2:] == ("packet",) else owner.context
 
 
-class Ocontext(PolicyObject):
-    """Base of the labeling statements: a ``context`` and an identity in the policy."""
+def _context_ident(context):
+    """``(kind, position)`` of the statement whose context ``context`` is, with
+    ``"packet"`` after them for a netifcon's packet context: searched in the tables
+    built (a context exists only once its table is)."""
+    for key, table in list(context.policy._cache.items()):
+        if isinstance(key, str) and key.startswith("labeling_") and key != "labeling_rows":
+            for n, owner in enumerate(table):
+                if owner.context is context:
+                    return (key[len("labeling_"):], n)
+                if getattr(owner, "packet", None) is context:
+                    return (key[len("labeling_"):], n, "packet")
+    raise ValueError("a context of no labeling statement of its policy")
 
-    __slots__ = ("_id", "context")
+
+class Ocontext(PolicyObject):
+    """Base of the labeling statements: a ``context``; the table it is in (``_kind``)."""
+
+    __slots__ = ("context",)
+
+    # The policy's table of the statements of this kind (``_labeling``'s name for it).
+    _kind = None
 
     def _key(self):
-        return self._id
+        # One object per statement and policy (``_labeling``): its identity is the object's.
+        return id(self)
 
     def __str__(self):
         return self.statement()
 
     def __reduce__(self):
-        return (_ocontext_at, (self.policy, self._id))
+        table = self.policy._labeling(self._kind)
+        n = next(n for n, o in enumerate(table) if o is self)
+        return (_ocontext_at, (self.policy, (self._kind, n)))
 
 
 def _ocontext_at(policy, ident):
@@ -94,10 +118,10 @@ class InitialSID(Ocontext):
     """An initial SID: ``str()`` is its name."""
 
     __slots__ = ("name",)
+    _kind = "initialsids"
 
-    def __init__(self, policy, ident, sid, context):
+    def __init__(self, policy, sid, context):
         self.policy = policy
-        self._id = ident
         self.context = context
         self.name = SELINUX_SIDNAMES[sid]
 
@@ -112,10 +136,10 @@ class FSUse(Ocontext):
     """``fs_use_xattr|fs_use_trans|fs_use_task FS CONTEXT;``"""
 
     __slots__ = ("ruletype", "fs")
+    _kind = "fs_uses"
 
-    def __init__(self, policy, ident, behavior, fs, context):
+    def __init__(self, policy, behavior, fs, context):
         self.policy = policy
-        self._id = ident
         self.ruletype = FSUseRuletype(behavior)
         self.fs = fs
         self.context = context
@@ -154,6 +178,7 @@ class Genfscon(Ocontext):
     """``genfscon FS PATH [FILETYPE] CONTEXT``"""
 
     __slots__ = ("fs", "path", "filetype", "tclass")
+    _kind = "genfscons"
 
     _sclass_to_stat = {
         "dir": stat.S_IFDIR,
@@ -165,9 +190,8 @@ class Genfscon(Ocontext):
         "chr_file": stat.S_IFCHR,
     }
 
-    def __init__(self, policy, ident, fs, path, tclass, context):
+    def __init__(self, policy, fs, path, tclass, context):
         self.policy = policy
-        self._id = ident
         self.fs = fs
         self.path = path
         self.context = context
@@ -195,10 +219,10 @@ class Portcon(Ocontext):
     """``portcon PROTOCOL PORT[-PORT] CONTEXT``"""
 
     __slots__ = ("ports", "protocol")
+    _kind = "portcons"
 
-    def __init__(self, policy, ident, protocol, low, high, context):
+    def __init__(self, policy, protocol, low, high, context):
         self.policy = policy
-        self._id = ident
         self.ports = PortconRange(low, high)
         self.protocol = PortconProtocol(protocol)
         self.context = context
@@ -217,10 +241,10 @@ class Netifcon(Ocontext):
     """``netifcon NAME CONTEXT PACKET_CONTEXT``"""
 
     __slots__ = ("netif", "packet")
+    _kind = "netifcons"
 
-    def __init__(self, policy, ident, netif, context, packet):
+    def __init__(self, policy, netif, context, packet):
         self.policy = policy
-        self._id = ident
         self.netif = netif
         self.context = context
         self.packet = packet
@@ -236,10 +260,10 @@ class Nodecon(Ocontext):
     """``nodecon ADDRESS NETMASK CONTEXT``; ``network`` is an ``ipaddress`` network."""
 
     __slots__ = ("ip_version", "network")
+    _kind = "nodecons"
 
-    def __init__(self, policy, ident, version, addr, mask, context):
+    def __init__(self, policy, version, addr, mask, context):
         self.policy = policy
-        self._id = ident
         self.context = context
         import ipaddress  # here, not at the top: only nodecon and ibpkeycon use it
 
@@ -273,10 +297,10 @@ class Ibpkeycon(Ocontext):
     """``ibpkeycon SUBNET_PREFIX PKEY[-PKEY] CONTEXT``"""
 
     __slots__ = ("subnet_prefix", "pkeys")
+    _kind = "ibpkeycons"
 
-    def __init__(self, policy, ident, prefix, low, high, context):
+    def __init__(self, policy, prefix, low, high, context):
         self.policy = policy
-        self._id = ident
         self.pkeys = IbpkeyconRange(low, high)
         self.context = context
         import ipaddress
@@ -297,10 +321,10 @@ class Ibendportcon(Ocontext):
     """``ibendportcon DEVICE PORT CONTEXT``"""
 
     __slots__ = ("name", "port")
+    _kind = "ibendportcons"
 
-    def __init__(self, policy, ident, name, port, context):
+    def __init__(self, policy, name, port, context):
         self.policy = policy
-        self._id = ident
         self.name = name
         self.port = port
         self.context = context
@@ -327,35 +351,33 @@ class _LabelingPolicy:
 
         return self._table("labeling_" + kind, build)
 
-    def _context(self, ident, row):
+    def _context(self, row):
         u, r, t, rg = row
         users = self._table("user_by_value", lambda: {x._value: x for x in self._users_all()})
-        return Context(self, ident, users[u], self._role_by_value[r], self._type_by_value[t],
+        return Context(self, users[u], self._role_by_value[r], self._type_by_value[t],
                        self._range(rg) if rg is not None and self.mls else None)
 
     def _build_labeling(self, kind, rows):
         ctx = self._context
         out = []
-        for n, row in enumerate(rows):
-            ident = (kind, n)
+        for row in rows:
             if kind == "initialsids":
-                out.append(InitialSID(self, ident, row[0], ctx(ident, row[1])))
+                out.append(InitialSID(self, row[0], ctx(row[1])))
             elif kind == "fs_uses":
-                out.append(FSUse(self, ident, row[0], row[1], ctx(ident, row[2])))
+                out.append(FSUse(self, row[0], row[1], ctx(row[2])))
             elif kind == "genfscons":
                 cls = self._class_by_value.get(row[2]) if row[2] else None
-                out.append(Genfscon(self, ident, row[0], row[1], cls, ctx(ident, row[3])))
+                out.append(Genfscon(self, row[0], row[1], cls, ctx(row[3])))
             elif kind == "portcons":
-                out.append(Portcon(self, ident, row[0], row[1], row[2], ctx(ident, row[3])))
+                out.append(Portcon(self, row[0], row[1], row[2], ctx(row[3])))
             elif kind == "netifcons":
-                out.append(Netifcon(self, ident, row[0], ctx(ident, row[1]),
-                                    ctx(ident + ("packet",), row[2])))
+                out.append(Netifcon(self, row[0], ctx(row[1]), ctx(row[2])))
             elif kind == "nodecons":
-                out.append(Nodecon(self, ident, row[0], row[1], row[2], ctx(ident, row[3])))
+                out.append(Nodecon(self, row[0], row[1], row[2], ctx(row[3])))
             elif kind == "ibpkeycons":
-                out.append(Ibpkeycon(self, ident, row[0], row[1], row[2], ctx(ident, row[3])))
+                out.append(Ibpkeycon(self, row[0], row[1], row[2], ctx(row[3])))
             elif kind == "ibendportcons":
-                out.append(Ibendportcon(self, ident, row[0], row[1], ctx(ident, row[2])))
+                out.append(Ibendportcon(self, row[0], row[1], ctx(row[2])))
         return out
 
     def initialsids(self):

@@ -25,10 +25,10 @@ class Devicetreecon(Ocontext):
     """``devicetreecon PATH CONTEXT``"""
 
     __slots__ = ("path",)
+    _kind = "devicetreecons"
 
-    def __init__(self, policy, ident, path, context):
+    def __init__(self, policy, path, context):
         self.policy = policy
-        self._id = ident
         self.path = path
         self.context = context
 
@@ -40,10 +40,10 @@ class Iomemcon(Ocontext):
     """``iomemcon ADDR[-ADDR] CONTEXT``"""
 
     __slots__ = ("addr",)
+    _kind = "iomemcons"
 
-    def __init__(self, policy, ident, low, high, context):
+    def __init__(self, policy, low, high, context):
         self.policy = policy
-        self._id = ident
         self.addr = IomemconRange(low, high)
         self.context = context
 
@@ -58,10 +58,10 @@ class Ioportcon(Ocontext):
     """``ioportcon PORT[-PORT] CONTEXT``"""
 
     __slots__ = ("ports",)
+    _kind = "ioportcons"
 
-    def __init__(self, policy, ident, low, high, context):
+    def __init__(self, policy, low, high, context):
         self.policy = policy
-        self._id = ident
         self.ports = IoportconRange(low, high)
         self.context = context
 
@@ -76,10 +76,10 @@ class Pcidevicecon(Ocontext):
     """``pcidevicecon DEVICE CONTEXT``"""
 
     __slots__ = ("device",)
+    _kind = "pcidevicecons"
 
-    def __init__(self, policy, ident, device, context):
+    def __init__(self, policy, device, context):
         self.policy = policy
-        self._id = ident
         self.device = device
         self.context = context
 
@@ -91,10 +91,10 @@ class Pirqcon(Ocontext):
     """``pirqcon IRQ CONTEXT``"""
 
     __slots__ = ("irq",)
+    _kind = "pirqcons"
 
-    def __init__(self, policy, ident, irq, context):
+    def __init__(self, policy, irq, context):
         self.policy = policy
-        self._id = ident
         self.irq = irq
         self.context = context
 
@@ -125,9 +125,8 @@ class _XenPolicy:
         cls = _XEN_KINDS.get(kind)
         if cls is not None:
             out = []
-            for n, row in enumerate(rows):
-                ident = (kind, n)
-                out.append(cls(self, ident, *row[:-1], self._context(ident, row[-1])))
+            for row in rows:
+                out.append(cls(self, *row[:-1], self._context(row[-1])))
             return out
         out = _LabelingPolicy._build_labeling(self, kind, rows)
         if kind == "initialsids" and self._is_xen():
