@@ -147,18 +147,19 @@ class ConstraintExpression(PolicyObject):
     """A constraint's expression: iterates in postfix order, prints in infix order;
     ``users``, ``roles``, ``types`` are the names it mentions."""
 
-    __slots__ = ("_id", "_postfix", "_infix", "mls", "users", "roles", "types")
+    __slots__ = ("_postfix", "_infix", "mls", "users", "roles", "types")
 
     _PRECEDENCE = {"not": 4, "and": 2, "or": 1, "==": 3, "!=": 3, "dom": 3, "domby": 3,
                    "incomp": 3}
     _OPERANDS = ("u1", "u2", "u3", "r1", "r2", "r3", "t1", "t2", "t3", "l1", "l2", "h1", "h2")
 
     def __init__(self, policy, ident, rows):
+        # ``ident`` is the constraint's (class value, table, position), for the nodes: the
+        # expression, made once per constraint and policy, is identified by its object.
         self.policy = policy
-        self._id = ident
-        self._postfix = []
         self._infix = None
         self.mls = False
+        postfix = []
         users, roles, types = [], [], []
         for n, row in enumerate(rows):
             node = ConstraintExprNode(policy, ident + (n,), *row)
@@ -170,13 +171,16 @@ class ConstraintExpression(PolicyObject):
                 roles.extend(node.names)
             elif node.users:
                 users.extend(node.names)
-            self._postfix.extend(node)
+            postfix.extend(node)
+        # A copy of its exact length: the grown list's spare room was 15 kB of the Debian
+        # policy's constraints.
+        self._postfix = postfix[:]
         self.users = _shared_set(policy, ("users",) + tuple(users), lambda: users)
         self.roles = _shared_set(policy, ("roles",) + tuple(roles), lambda: roles)
         self.types = _shared_set(policy, ("types",) + tuple(types), lambda: types)
 
     def _key(self):
-        return self._id
+        return id(self)
 
     def __str__(self):
         ret = []
@@ -203,7 +207,8 @@ class ConstraintExpression(PolicyObject):
         return hash(str(self))
 
     def __reduce__(self):
-        return (_expression_at, (self.policy, self._id))
+        owner = next(c for c in self.policy.constraints() if c.expression is self)
+        return (_expression_at, (self.policy, _constraint_ident(owner)))
 
     def infix(self):
         """The expression in infix order, with setools' parentheses."""
@@ -238,12 +243,14 @@ def _expression_at(policy, ident):
 
 
 class BaseConstraint(PolicyObject):
-    """Base of ``Constraint`` and ``Validatetrans``."""
+    """Base of ``Constraint`` and ``Validatetrans``. Each is made once per statement and
+    policy (``_class_constraints``), so it is identified by its object: a ``(class value,
+    table, position)`` tuple per constraint was 15 kB of the Debian policy's."""
 
-    __slots__ = ("_id", "ruletype", "tclass", "expression")
+    __slots__ = ("ruletype", "tclass", "expression")
 
     def _key(self):
-        return self._id
+        return id(self)
 
     def __str__(self):
         return self.statement()
@@ -253,7 +260,18 @@ class BaseConstraint(PolicyObject):
         raise NotImplementedError
 
     def __reduce__(self):
-        return (_constraint_at, (self.policy, self._id))
+        return (_constraint_at, (self.policy, _constraint_ident(self)))
+
+
+def _constraint_ident(constraint):
+    """``(class value, table, position)`` of a constraint (table 0) or validatetrans (1)
+    in its class's tables."""
+    tables = constraint.policy._class_constraints(constraint.tclass)
+    for which, table in enumerate(tables):
+        for n, c in enumerate(table):
+            if c is constraint:
+                return (constraint.tclass._value, which, n)
+    raise ValueError("a constraint of no class of its policy")
 
 
 def _constraint_at(policy, ident):
@@ -269,7 +287,6 @@ class Constraint(BaseConstraint):
 
     def __init__(self, policy, ident, tclass, perms, rows):
         self.policy = policy
-        self._id = ident
         self.tclass = tclass
         perms = tuple(map(intern, perms))
         self.perms = _shared_set(policy, ("perms",) + perms, lambda: perms)
@@ -292,7 +309,6 @@ class Validatetrans(BaseConstraint):
 
     def __init__(self, policy, ident, tclass, rows):
         self.policy = policy
-        self._id = ident
         self.tclass = tclass
         self.expression = ConstraintExpression(policy, ident, rows)
         self.ruletype = (ConstraintRuletype.mlsvalidatetrans if self.expression.mls
@@ -381,6 +397,10 @@ class DefaultRange(Default):
         return "{0.ruletype} {0.tclass} {0.default};".format(self)
 
 
+# The constraints and validatetrans of a class without either.
+_NONE = ((), ())
+
+
 class _ConstraintPolicy:
     """The constraint and default_* part of ``SELinuxPolicy``."""
 
@@ -395,14 +415,14 @@ class _ConstraintPolicy:
         built = self._table("constraints_by_class", dict)
         v = tclass._value
         if v not in built:
-            cons, vts = rows.get(v, ((), ()))
-            built[v] = (
-                [Constraint(self, (v, 0, n), tclass, perms, nodes)
-                 for n, (perms, nodes) in enumerate(cons)],
-                [Validatetrans(self, (v, 1, n), tclass, nodes) for n, nodes in enumerate(vts)],
+            cons, vts = rows.pop(v, _NONE)  # a class's rows are read once
+            # The classes without constraints (most) share one pair of empty tables.
+            built[v] = _NONE if not (cons or vts) else (
+                tuple(Constraint(self, (v, 0, n), tclass, perms, nodes)
+                      for n, (perms, nodes) in enumerate(cons)),
+                tuple(Validatetrans(self, (v, 1, n), tclass, nodes)
+                      for n, nodes in enumerate(vts)),
             )
-            # A class's rows are read once: dropped when its objects are built.
-            rows.pop(v, None)
         return built[v]
 
     def _class_defaults(self, tclass):
@@ -411,7 +431,8 @@ class _ConstraintPolicy:
         built = self._table("defaults_by_class", dict)
         v = tclass._value
         if v not in built:
-            user, role, type_, range_ = rows.get(v, (0, 0, 0, 0))
+            # A class's row is read once: dropped when its objects are built.
+            user, role, type_, range_ = rows.pop(v, (0, 0, 0, 0))
             out = []
             if user:
                 out.append(Default(self, DefaultRuletype.default_user, tclass,
@@ -424,7 +445,7 @@ class _ConstraintPolicy:
                                    DefaultValue(type_)))
             if range_:
                 out.append(DefaultRange(self, tclass, range_))
-            built[v] = out
+            built[v] = tuple(out)  # most are empty: the one empty tuple
         return built[v]
 
     def constraints(self):
