@@ -122,10 +122,30 @@ def test_policy_part_member_lists_match_the_part_modules():
         assert sorted(names.split()) == sorted(classes), module
         for name in names.split():
             assert getattr(policyrep, name) is getattr(mod, name)
-    # Loaded, the parts' methods are the class's own, first module first (Xen's
-    # _build_labeling over the labeling one's).
+    # Loaded, the parts' methods are the class's own.
+    importlib.import_module("arbiter.setools._xen")
+    policyrep.SELinuxPolicy.pirqcons  # loads the Xen part
+    labeling = importlib.import_module("arbiter.setools._labeling")
+    assert policyrep.SELinuxPolicy._build_labeling is labeling._LabelingPolicy._build_labeling
     xen = importlib.import_module("arbiter.setools._xen")
-    assert policyrep.SELinuxPolicy._build_labeling is xen._XenPolicy._build_labeling
+    assert policyrep.SELinuxPolicy.pirqcons is xen._XenPolicy.pirqcons
+
+
+def test_selinux_labeling_loads_no_xen_part(debian_path):
+    """An SELinux policy's labeling statements (initial SIDs included) and its target
+    leave the Xen module unloaded; a Xen iterator loads it (and is empty there)."""
+    loaded = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "n = [len(list(getattr(p, k)())) for k in ('initialsids', 'portcons', 'fs_uses',\n"
+        "     'genfscons', 'netifcons', 'nodecons')]\n"
+        "print(n[0] > 0 and n[1] > 0, str(p.target_platform),\n"
+        "      'arbiter.setools._xen' in sys.modules)\n"
+        "print(list(p.pirqcons()), p.iomemcon_count, 'arbiter.setools._xen' in sys.modules)\n"
+        .format(str(debian_path))
+    ).splitlines()
+    assert loaded == ["True selinux False", "[] 0 True"]
 
 
 def real_exports():
@@ -183,6 +203,7 @@ def test_equal_constraint_sets_are_one_object_that_iterates_as_a_new_one(debian_
     a set built afresh from its constraint's own values, as before they were shared."""
     import arbiter.setools as s
     from arbiter import _native
+    from arbiter.setools._constraint import _constraint_ident
 
     policy = s.SELinuxPolicy(str(debian_path))
     constraints = list(policy.constraints())
@@ -192,7 +213,7 @@ def test_equal_constraint_sets_are_one_object_that_iterates_as_a_new_one(debian_
     shared, seen = {}, 0
     for c in constraints:
         cons, vts = rows[c.tclass._value]
-        which, n = c._id[1:]
+        which, n = _constraint_ident(c)[1:]
         nodes = cons[n][1] if which == 0 else vts[n]
         # A node is three items of the flat postfix list ("t1", names, "==") or one ("and").
         pos = 0

@@ -336,6 +336,12 @@ class Ibendportcon(Ocontext):
         return "ibendportcon {0.name} {0.port} {0.context}".format(self)
 
 
+# libsepol's target_platform for a Xen policy, and the Xen tables (whose objects are the
+# ``_xen`` module's, loaded for them).
+_XEN = 1
+_XEN_TABLES = frozenset(("pirqcons", "iomemcons", "ioportcons", "pcidevicecons", "devicetreecons"))
+
+
 class _LabelingPolicy:
     """The labeling part of ``SELinuxPolicy``: iterators, lookups and counts."""
 
@@ -357,7 +363,15 @@ class _LabelingPolicy:
         return Context(self, users[u], self._role_by_value[r], self._type_by_value[t],
                        self._range(rg) if rg is not None and self.mls else None)
 
+    def _is_xen(self):
+        tables = self._table("labeling_rows", lambda: _native.labeling_tables(self._db))
+        return tables["target"] == _XEN
+
     def _build_labeling(self, kind, rows):
+        if kind in _XEN_TABLES:
+            from ._xen import _xen_statements
+
+            return _xen_statements(self, kind, rows)
         ctx = self._context
         out = []
         for row in rows:
@@ -378,6 +392,10 @@ class _LabelingPolicy:
                 out.append(Ibpkeycon(self, row[0], row[1], row[2], ctx(row[3])))
             elif kind == "ibendportcons":
                 out.append(Ibendportcon(self, row[0], row[1], ctx(row[2])))
+        if kind == "initialsids" and self._is_xen():
+            from ._xen import _name_xen_sids
+
+            _name_xen_sids(out, rows)
         return out
 
     def initialsids(self):

@@ -8,18 +8,13 @@ same index as Xen records (``pirqcons()`` over the fs contexts), which nothing r
 In a Xen policy, initial SIDs are named from setools' ``XEN_SIDNAMES`` by SID number, as
 setools names them (a number past the table raises ``IndexError`` there and here)."""
 
-from .. import _native
-from ._labeling import Ocontext, _LabelingPolicy
+from ._labeling import Ocontext
 from ._mls import Listing
 from .policyrep import IomemconRange, IoportconRange
 
 # setools 4.4.1's Xen initial SID names, indexed by SID number.
 XEN_SIDNAMES = ("xen", "dom0", "domxen", "domio", "unlabeled", "security", "irq", "iomem",
                 "ioport", "device", "domU", "domDM")
-
-# libsepol's target_platform for a Xen policy.
-_XEN = 1
-
 
 class Devicetreecon(Ocontext):
     """``devicetreecon PATH CONTEXT``"""
@@ -112,27 +107,22 @@ _XEN_KINDS = {
 }
 
 
+def _xen_statements(policy, kind, rows):
+    """The objects of a Xen table (``_LabelingPolicy._build_labeling`` for a Xen kind)."""
+    cls = _XEN_KINDS[kind]
+    return [cls(policy, *row[:-1], policy._context(row[-1])) for row in rows]
+
+
+def _name_xen_sids(sids, rows):
+    """Names a Xen policy's initial SIDs from ``XEN_SIDNAMES`` by SID number."""
+    for sid, row in zip(sids, rows):
+        sid.name = XEN_SIDNAMES[row[0]]
+
+
 class _XenPolicy:
-    """The Xen part of ``SELinuxPolicy``: the platform, the Xen iterators and counts, and
-    Xen's initial SID names. Its ``_build_labeling`` replaces ``_LabelingPolicy``'s in
-    ``SELinuxPolicy`` (policyrep's ``_PART_MEMBERS``) and calls it for the other kinds."""
-
-    def _is_xen(self):
-        tables = self._table("labeling_rows", lambda: _native.labeling_tables(self._db))
-        return tables["target"] == _XEN
-
-    def _build_labeling(self, kind, rows):
-        cls = _XEN_KINDS.get(kind)
-        if cls is not None:
-            out = []
-            for row in rows:
-                out.append(cls(self, *row[:-1], self._context(row[-1])))
-            return out
-        out = _LabelingPolicy._build_labeling(self, kind, rows)
-        if kind == "initialsids" and self._is_xen():
-            for sid, row in zip(out, rows):
-                sid.name = XEN_SIDNAMES[row[0]]
-        return out
+    """The Xen part of ``SELinuxPolicy``: the Xen iterators and counts (policyrep's
+    ``_PART_MEMBERS``); their objects are built by the labeling part's
+    ``_build_labeling``, which asks this module for them (``_xen_statements``)."""
 
     def devicetreecons(self):
         """Every devicetreecon statement, in the policy's order."""

@@ -1247,10 +1247,12 @@ def _running_policy_candidates():
 # a script that reads types and TE rules does not pay for their code (0.4 MB resident).
 # ``SELinuxPolicy`` holds a ``_PartMember`` for each of their methods; the first one used
 # imports its modules and puts their methods in the class, where later lookups find them
-# directly. The labeling modules load together (Xen's ``_build_labeling`` replaces the
-# labeling one; both use the MLS part's ``Listing``); earlier modules' methods win, as in
-# the bases order the parts had as mixins. tests/test_setools_lazy.py checks these lists
-# against the modules.
+# directly. The MLS and labeling modules load together (the labeling one uses the MLS
+# part's ``Listing`` and ranges); earlier modules' methods win, as in the bases order the
+# parts had as mixins. The Xen module loads only for the Xen iterators, or for a Xen
+# policy's initial SIDs (the labeling part's ``_build_labeling`` asks it): an SELinux
+# policy's labeling does not pay for its code (21 kB). tests/test_setools_lazy.py checks
+# these lists against the modules.
 _PART_MIXINS = {
     "_mls": "_MLSPolicy",
     "_xen": "_XenPolicy",
@@ -1258,18 +1260,20 @@ _PART_MIXINS = {
     "_constraint": "_ConstraintPolicy",
 }
 _PART_MEMBERS = {
-    ("_mls", "_xen", "_labeling"): """
+    ("_mls", "_labeling"): """
         _build_labeling _cat_tokens _categories_all _categories_named _category_by_value
         _category_of_token
         _context _is_xen _labeling _level _leveldecl _mlsrules_all _range _sens_by_value
         _sens_of_bitmap _sensitivities_all _user_mls categories category_count
-        devicetreecon_count devicetreecons fs_use_count fs_uses genfscon_count genfscons
+        fs_use_count fs_uses genfscon_count genfscons
         ibendportcon_count ibendportcons ibpkeycon_count ibpkeycons initialsids
-        initialsids_count iomemcon_count iomemcons ioportcon_count ioportcons level_count
+        initialsids_count level_count
         levels lookup_category lookup_initialsid lookup_level lookup_range
         lookup_sensitivity mlsrules netifcon_count netifcons nodecon_count nodecons
-        pcidevicecon_count pcidevicecons pirqcon_count pirqcons portcon_count portcons
-        sensitivities""",
+        portcon_count portcons sensitivities""",
+    ("_xen",): """
+        devicetreecon_count devicetreecons iomemcon_count iomemcons ioportcon_count
+        ioportcons pcidevicecon_count pcidevicecons pirqcon_count pirqcons""",
     ("_constraint",): """
         _class_constraints _class_defaults _constraint_counts _user_by_value
         constraint_count constraints default_count defaults mlsconstraint_count
