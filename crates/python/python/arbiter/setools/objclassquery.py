@@ -8,41 +8,29 @@ from .query import (
 )
 
 
-def _classes_by_perm(policy, classes):
-    """Per permission name: the values of the classes that have it themselves, and of
-    those that have it through their common; built once per policy. Kept as tuples (a
-    permission names a few classes: a set each, 216 bytes empty, was 156 kB for the 339
-    of the Debian policy)."""
-
-    def build():
-        own, inherited = {}, {}
-        for c in classes:
-            for p in c.perms:
-                own.setdefault(p, []).append(c._value)
-            if c._common is not None:
-                for p in c.common.perms:
-                    inherited.setdefault(p, []).append(c._value)
-        return ({p: tuple(vs) for p, vs in own.items()},
-                {p: tuple(vs) for p, vs in inherited.items()})
-
-    return policy._table("query_classes_by_perm", build)
+def _has_any(c, perms, indirect):
+    """Whether class ``c`` has one of ``perms`` (a set), itself or (``indirect``) through
+    its common."""
+    if not perms.isdisjoint(c.perms):
+        return True
+    # c._common is None exactly where c.common raises NoCommon.
+    return indirect and c._common is not None and not perms.isdisjoint(c.common.perms)
 
 
 def _classes_with_perm(policy, classes, perm, indirect):
     """The classes having ``perm`` (with ``indirect``, also through their common), in
-    order, once per policy, permission and mode."""
+    order, once per policy, permission and mode: a scan of the classes on the first
+    query (an index of every permission's classes was 37 kB kept for the whole run)."""
     cache = policy._table("query_classes_with_perm", dict)
     key = (perm, indirect)
     hit = cache.get(key)
     if hit is None:
-        own, inherited = _classes_by_perm(policy, classes)
-        if perm not in own and perm not in inherited:
+        want = {perm}
+        hit = [c for c in classes if _has_any(c, want, indirect)]
+        if not hit:
             # No class has it: not kept, so that unknown names cannot grow the cache.
-            return []
-        having = set(own.get(perm, ()))
-        if indirect:
-            having.update(inherited.get(perm, ()))
-        hit = cache[key] = [c for c in classes if c._value in having]
+            return hit
+        cache[key] = hit
     return hit
 
 
@@ -87,13 +75,7 @@ class ObjClassQuery(PolicyQuery):
                 classes = _classes_with_perm(policy, all_classes, next(iter(want)),
                                              bool(indirect))
             else:
-                own, inherited = _classes_by_perm(policy, all_classes)
-                having = set()
-                for p in want:
-                    having.update(own.get(p, ()))
-                    if indirect:
-                        having.update(inherited.get(p, ()))
-                classes = [c for c in classes if c._value in having]
+                classes = [c for c in classes if _has_any(c, want, indirect)]
             want = None
         if common is None and want is None:
             yield from classes
