@@ -229,3 +229,21 @@ def test_equal_constraint_sets_are_one_object_that_iterates_as_a_new_one(debian_
     assert seen > len(shared) > 0
     perms = [c.perms for c in constraints if c.ruletype.name.endswith("constrain")]
     assert len({id(p) for p in perms}) == len(set(perms)) < len(perms)
+
+
+def test_running_policy_search_loads_only_for_an_open_without_a_path(debian_path):
+    """The running policy's search (``_running``) is imported by ``SELinuxPolicy()``
+    alone: an open by path and every query leave it unloaded."""
+    loaded = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "[str(c) for c in p.portcons()]\n"
+        "print('arbiter.setools._running' in sys.modules)\n"
+        "try:\n"
+        "    s.SELinuxPolicy()\n"
+        "except Exception:\n"
+        "    pass\n"
+        "print('arbiter.setools._running' in sys.modules)\n".format(str(debian_path))
+    ).splitlines()
+    assert loaded == ["False", "True"]
