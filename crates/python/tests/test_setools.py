@@ -372,3 +372,23 @@ def test_native_query_base_is_no_query_and_init_stays_python():
         assert issubclass(cls, query.PolicyQuery)
         assert type(cls.__dict__["__init__"]) is types.FunctionType
         assert cls.__init__.__qualname__ == cls.__name__ + ".__init__"
+
+
+def test_role_types_are_a_sorted_array_and_role_query_answers_by_them():
+    """A role keeps its type values as a sorted machine array (no ``int`` object each),
+    and ``RoleQuery(types=...)`` answers what the roles' ``types()`` say."""
+    from array import array
+
+    for path in [POLICIES / "default.33"] + ([DEBIAN] if DEBIAN.exists() else []):
+        p = st.SELinuxPolicy(str(path))
+        roles = list(p.roles())
+        for r in roles:
+            assert isinstance(r._types, array)
+            assert list(r._types) == sorted({t._value for t in r.types()})
+        sample = [t for i, t in enumerate(p.types()) if i % 97 == 0][:40]
+        for t in sample:
+            want = [str(r) for r in roles if t in r.types()]
+            assert [str(r) for r in st.RoleQuery(p, types=[t]).results()] == want
+        pair = sample[:2]
+        want = [str(r) for r in roles if set(pair) & set(r.types())]
+        assert [str(r) for r in st.RoleQuery(p, types=pair).results()] == want

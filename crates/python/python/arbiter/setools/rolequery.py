@@ -1,5 +1,6 @@
 """``setools.rolequery.RoleQuery``: roles by name and types."""
 
+from bisect import bisect_left
 from sys import modules
 
 from .mixins import NAME_DEBUG
@@ -36,10 +37,22 @@ class RoleQuery(PolicyQuery):
         equal, regex = self.types_equal, self.types_regex
         if not equal and not regex:
             # match_values' intersection, with the criterion's values taken once.
-            want = frozenset(t._value for t in types)
-            yield from [r for r in roles if not want.isdisjoint(r._types)]
+            want = sorted({t._value for t in types})
+            yield from [r for r in roles if _has_any(r._types, want)]
             return
         tv = policy._type_by_value
         for r in roles:
             if match_values(r._types, types, equal, regex, tv):
                 yield r
+
+
+def _has_any(values, want):
+    """Whether the sorted ``array`` ``values`` (a role's type values) holds one of the
+    values ``want``: a binary search each (iterating the array would make an ``int`` per
+    element)."""
+    n = len(values)
+    for v in want:
+        i = bisect_left(values, v)
+        if i < n and values[i] == v:
+            return True
+    return False
