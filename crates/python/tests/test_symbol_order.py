@@ -217,3 +217,34 @@ def test_the_cold_crates_read_only_data_is_linked_after_rodata_where_the_file_as
     # The CIL compiler's tables alone are 80 kB: a pattern that matched nothing (an
     # archive named otherwise) would leave the section nearly empty.
     assert cold[1] >= 64 * 1024, cold
+
+
+def test_the_case_folding_table_is_linked_once():
+    """regex-syntax's simple case folding table (``(char, &[char])`` pairs, 70 kB of
+    pointers relocated at load) is a ``const``: each codegen unit that used it had a copy,
+    two in the extension until the crate was built in one unit (``[profile.release.package
+    .regex-syntax]`` in the workspace's Cargo.toml); every process importing arbiter
+    dirtied both."""
+    import struct
+
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf (binutils) not installed")
+    out = subprocess.run(["readelf", "-SW", _native.__file__], check=True,
+                         capture_output=True, text=True).stdout
+    where = None
+    for line in out.splitlines():
+        fields = line.replace("[ ", "[").split()
+        if len(fields) > 5 and fields[1] == ".data.rel.ro":
+            where = int(fields[4], 16), int(fields[5], 16)
+    assert where is not None
+    with open(_native.__file__, "rb") as f:
+        f.seek(where[0])
+        data = f.read(where[1])
+    # The table starts 'A' -> ['a'], 'B' -> ['b'], 'C' -> ['c']: entries of 24 bytes, the
+    # character (4 bytes and 4 of padding) then the slice (address, length 1).
+    tables = 0
+    for i in range(0, len(data) - 72, 8):
+        entries = [struct.unpack_from("<I4xQQ", data, i + 24 * k) for k in range(3)]
+        if [(c, n) for c, _, n in entries] == [(0x41, 1), (0x42, 1), (0x43, 1)]:
+            tables += 1
+    assert tables == 1, tables
