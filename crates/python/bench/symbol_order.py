@@ -207,8 +207,9 @@ INSERT AFTER .eh_frame;
 # ``.rodata`` in an output section of their own. In ``.rodata`` they lay between the
 # strings and the extension's own tables (the CIL compiler's 80 kB right after the
 # merged strings), so the 64 kB windows around what a script reads held them too. Their
-# objects are named by the archive (a crate's ``lib<name>-<hash>.rlib``): an input file
-# pattern matches the archive's path and its member's name.
+# objects are named by the archive (a crate's ``lib<name>-<hash>.rlib``), in the
+# ``archive:member`` form of an input file pattern (GNU ld's; lld matches the pattern
+# against that same string).
 RODATA_COLD_CRATES = (
     "arbiter_cil", "arbiter_bsm", "arbiter_landlock", "arbiter_denials",
     "arbiter_analysis", "toml", "toml_edit", "toml_datetime", "toml_parser", "winnow",
@@ -221,7 +222,7 @@ RODATA_COLD = """SECTIONS {{
 }}
 INSERT AFTER .rodata;
 """.format(patterns="\n".join(
-    "    *lib{}-*(.rodata .rodata.*)".format(c) for c in RODATA_COLD_CRATES))
+    "    *lib{}-*:*(.rodata .rodata.*)".format(c) for c in RODATA_COLD_CRATES))
 
 
 def linker_script(first_steps, every_query):
