@@ -4,6 +4,7 @@
 //!
 //! The file is a linker script of `INSERT BEFORE .text` form (the procedure linkage table
 //! follows the ordered code there; `INSERT AFTER .eh_frame` keeps the exception tables
+//! and `INSERT AFTER .rodata` the read-only data of the crates no setools script runs
 //! away from the pages a script reads), which GNU ld and lld (rustc's default linker on
 //! x86_64 GNU/Linux from 1.90) read on top of their default layout. It is used for Linux
 //! targets unless a linker that does not read it (gold, mold) is chosen in `RUSTFLAGS`;

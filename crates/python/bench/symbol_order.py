@@ -140,9 +140,16 @@ CRATE = re.compile(r"(?<=Cs)[0-9A-Za-z]+_(?=[0-9])")
 
 
 def stem(name):
-    """``name`` with its hash and crate disambiguators as ``*``."""
+    """``name`` with its hash, crate disambiguators and LLVM's local suffix as ``*``.
+
+    The suffix (``.llvm.<digits>``, a hash of the module that defines the function)
+    differs between two builds of the same code made in different directories: the
+    standard library's ``#[inline]`` functions (``String``'s ``fmt::Write::write_str``)
+    are compiled into the extension's own modules, and v0-mangled, so a stem that kept
+    their suffix matched nothing in a build made elsewhere (a ``pip install`` of another
+    checkout), and the three of them, left in ``.text``, kept 264 kB of it resident."""
     if name.startswith("_R"):
-        return CRATE.sub("*_", name)
+        return LLVM.sub("*", CRATE.sub("*_", name))
     return HASH.sub("17h*", name)
 
 
@@ -195,6 +202,29 @@ INSERT AFTER .eh_frame;
 """
 
 
+# The read-only data of the crates no setools script runs (the CIL compiler, BSM audit
+# trails, Landlock, denial logs and their TOML and JSON readers), placed after
+# ``.rodata`` in an output section of their own. In ``.rodata`` they lay between the
+# strings and the extension's own tables (the CIL compiler's 80 kB right after the
+# merged strings), so the 64 kB windows around what a script reads held them too. Their
+# objects are named by the archive (a crate's ``lib<name>-<hash>.rlib``), in the
+# ``archive:member`` form of an input file pattern (GNU ld's; lld matches the pattern
+# against that same string).
+RODATA_COLD_CRATES = (
+    "arbiter_cil", "arbiter_bsm", "arbiter_landlock", "arbiter_denials",
+    "arbiter_analysis", "toml", "toml_edit", "toml_datetime", "toml_parser", "winnow",
+    "serde_json", "zmij", "miniz_oxide",
+)
+RODATA_COLD = """SECTIONS {{
+  .rodata.cold : {{
+{patterns}
+  }}
+}}
+INSERT AFTER .rodata;
+""".format(patterns="\n".join(
+    "    *lib{}-*:*(.rodata .rodata.*)".format(c) for c in RODATA_COLD_CRATES))
+
+
 def linker_script(first_steps, every_query):
     """``code-order.ld``'s text: the two groups of patterns in ``.text.setools`` and the
     procedure linkage table after it, before ``.text``, then ``EXCEPT_TABLE_LAST``.
@@ -214,7 +244,7 @@ def linker_script(first_steps, every_query):
     lines.append("    /* Every query kind of setools_api.py */")
     lines += ["    *({})".format(p) for p in every_query]
     lines += ["  }", "  .plt : { *(.plt) }", "}", "INSERT BEFORE .text;"]
-    return "\n".join(lines) + "\n" + EXCEPT_TABLE_LAST
+    return "\n".join(lines) + "\n" + EXCEPT_TABLE_LAST + RODATA_COLD
 
 
 def main():
