@@ -2,7 +2,7 @@
 
     python3 bench/dask_fleet.py [--hosts 50] [--lines 20000] [--rounds 3] [--seeds N] [--dir DIR]
                                 [--parts] [--threads] [--tasks-per-worker K] [--spread S]
-                                [--client-blobs B] [--profile] [--dask-ticks]
+                                [--client-blobs B] [--profile] [--dask-ticks] [--warm]
 
 Generates DIR/hostNN.log with crates/denials' gen_denials (formats in turn) if missing,
 then times explain_fleet (the map over every line and the reduce) in rounds that alternate
@@ -11,7 +11,9 @@ one-worker rounds. Every round runs on a LocalCluster of its own (threads_per_wo
 processes), started for it and closed after it, so no round inherits another's state (a
 worker's engine and the verdicts it decided, its memory) and no idle cluster runs beside
 the timed one; its start-up, the import of arbiter.dask and the engine's build on every
-worker are done before the timed part, alike for both worker counts.
+worker are done before the timed part, alike for both worker counts. Every round is thus
+a first run on new workers, each deciding every distinct denial it meets; with --warm, an
+untimed run on the same cluster comes first (a long-lived cluster's steady state).
 
 The machine's speed drifts between rounds (the same one-worker work took 9.6-13.8 CPU-s
 from round to round on the shared 2-core VM), so the scaling is read per pair: each
@@ -188,6 +190,11 @@ def main():
     ap.add_argument("--threads", action="store_true",
                     help="also report each worker process's CPU by thread: its event loop "
                          "(Dask's own periodic work), its task thread, the rest")
+    ap.add_argument("--warm", action="store_true",
+                    help="run explain_fleet once, untimed, on each round's cluster before the "
+                         "timed run: the steady state of a long-lived cluster whose workers "
+                         "have decided the fleet's denials (default: every round is a first "
+                         "run on new workers)")
     a = ap.parse_args()
     if a.spread is not None:
         arbiter.dask.SPREAD = a.spread
@@ -224,6 +231,11 @@ def main():
             # Imports arbiter.dask on every worker and builds its engine, untimed.
             client.run(arbiter.dask.engine, a.policy)
             with client.as_current():
+                kw = {} if a.tasks_per_worker is None else {"partitions": a.tasks_per_worker * n}
+                if a.warm:
+                    # An untimed run first: the workers have decided the fleet's denials.
+                    arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize, **kw)
+                client.run(heartbeat)
                 m0 = task_metrics(client)
                 w0 = client.run(time.process_time)
                 th0 = client.run(worker_threads) if a.threads else None
@@ -233,7 +245,6 @@ def main():
                 c0 = thread_cpu()
                 t0 = time.time()
                 t = time.perf_counter()
-                kw = {} if a.tasks_per_worker is None else {"partitions": a.tasks_per_worker * n}
                 results[n] = arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize,
                                                         **kw)
                 dt = time.perf_counter() - t
