@@ -3,6 +3,7 @@
     python3 bench/dask_fleet.py [--hosts 50] [--lines 20000] [--rounds 3] [--seeds N] [--dir DIR]
                                 [--parts] [--threads] [--tasks-per-worker K] [--spread S]
                                 [--client-blobs B] [--profile] [--dask-ticks] [--warm]
+                                [--saturation S]
 
 Generates DIR/hostNN.log with crates/denials' gen_denials (formats in turn) if missing,
 then times explain_fleet (the map over every line and the reduce) in rounds that alternate
@@ -195,11 +196,18 @@ def main():
                          "timed run: the steady state of a long-lived cluster whose workers "
                          "have decided the fleet's denials (default: every round is a first "
                          "run on new workers)")
+    ap.add_argument("--saturation", type=float, default=None,
+                    help="the scheduler's worker-saturation (Dask's default 1.1: a worker of one "
+                         "thread is sent a second task while it runs one, which no other "
+                         "worker can then take unless stolen; 1.0: one at a time), for both "
+                         "worker counts")
     a = ap.parse_args()
     if a.spread is not None:
         arbiter.dask.SPREAD = a.spread
     if a.client_blobs is not None:
         arbiter.dask._CLIENT_BLOBS = a.client_blobs
+    if a.saturation is not None:
+        dask.config.set({"distributed.scheduler.worker-saturation": a.saturation})
     if not a.profile:
         # Passed to the worker processes by their nannies.
         dask.config.set({"distributed.worker.profile.enabled": False})
