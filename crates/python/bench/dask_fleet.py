@@ -289,7 +289,10 @@ def main():
     pairs = [(times[1][i] + times[1][i + 1]) / 2 / t2 for i, t2 in enumerate(times[2])]
     r1 = statistics.median(lines / t for t in times[1])
     r2 = statistics.median(lines / t for t in times[2])
-    print(f"{lines:,} lines, {a.hosts} hosts; pairs (1 worker before and after / 2 workers): "
+    state = ("warm workers (an untimed run first)" if a.warm
+             else "first runs (new workers, nothing decided)")
+    print(f"{lines:,} lines, {a.hosts} hosts, {state}; pairs (1 worker before and after / "
+          f"2 workers): "
           + ", ".join(f"{p:.2f}x" for p in pairs))
     if imbalance:
         print("two-worker rounds, the first worker done before the last (s): "
