@@ -37,8 +37,9 @@ which grows with wall time, so a starved run shows more of it. On N idle cores t
 time is about the tasks' CPU divided over N workers, plus the serial part (the last merge
 and the client's rendering of audit2allow's text). With --parts, Dask's task stream gives
 each run's serial start (the call to the first task) and end (the last task to the
-return), and each worker's busy time, tasks and the gaps between them, and how long before
-the last task each worker finished (the balance at the end)."""
+return), and each worker's busy time, tasks and the gaps between them, how long before
+the last task each worker finished (the balance at the end), and how many map tasks
+started after a worker had run out of tasks (tasks held by the other)."""
 
 import argparse
 import os
@@ -138,19 +139,27 @@ def timeline(stream, t0, t1):
             # (The stream may hold a task twice.)
             if ss["action"] == "compute" and (task["key"], ss["start"]) not in seen:
                 seen.add((task["key"], ss["start"]))
-                spans.setdefault(task["worker"], []).append((ss["start"], ss["stop"]))
+                spans.setdefault(task["worker"], []).append(
+                    (ss["start"], ss["stop"], "fleet-digest" in str(task["key"])))
     if not spans:
         return "no tasks", None
-    first = min(s for v in spans.values() for s, _ in v)
-    last = max(e for v in spans.values() for _, e in v)
+    first = min(s for v in spans.values() for s, _, _ in v)
+    last = max(e for v in spans.values() for _, e, _ in v)
     parts = [f"serial start {first - t0:.3f} s, end {t1 - last:.3f} s"]
     for w, v in sorted(spans.items()):
         v.sort()
-        busy = sum(e - s for s, e in v)
+        busy = sum(e - s for s, e, _ in v)
         gaps = (v[-1][1] - v[0][0]) - busy
         parts.append(f"worker busy {busy:.2f} s in {len(v)} tasks, gaps {gaps:.2f} s, "
                      f"done {last - v[-1][1]:.2f} s before the last")
     ends = [v[-1][1] for v in spans.values()]
+    if len(ends) > 1:
+        # Map tasks another worker started after the first worker had run out of tasks:
+        # held by that worker (sent to it before it could start them) while one sat idle
+        # (the tree's merges wait for their inputs, so they are not counted).
+        late = [e - s for v in spans.values() for s, e, digest in v if digest and s > min(ends)]
+        parts.append(f"{len(late)} map tasks ({sum(late):.2f} s) started after a worker "
+                     f"ran out")
     return "; ".join(parts), max(ends) - min(ends)
 
 
