@@ -238,7 +238,7 @@ def main():
         logs[f"host{i:02d}"] = p
     lines = sum(1 for p in logs.values() for _ in open(p, "rb"))
     times = {1: [], 2: []}
-    results = {}
+    first = None
     imbalance = []
     # A B A: the one-worker rounds on either side of every two-worker round.
     for r, n in enumerate([1, 2] * a.rounds + [1]):
@@ -262,8 +262,7 @@ def main():
                 c0 = thread_cpu()
                 t0 = time.time()
                 t = time.perf_counter()
-                results[n] = arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize,
-                                                        **kw)
+                result = arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize, **kw)
                 dt = time.perf_counter() - t
                 t1 = time.time()
                 c1 = thread_cpu()
@@ -274,6 +273,9 @@ def main():
                 client.run(heartbeat)
                 m1 = task_metrics(client)
         times[n].append(dt)
+        # Every round, of either worker count, gives the same fleet.
+        first = result if first is None else first
+        assert result == first, f"round {r} ({n} worker(s)) disagrees with round 0"
         wcpu = [w1[k] - w0[k] for k in w0]
         util = ", ".join(f"{c:.2f} s ({100 * c / dt:.0f}%)" for c in wcpu)
         # The scheduler and the nannies run in this process: their CPU is the client's.
@@ -293,7 +295,6 @@ def main():
                 ", ".join(f"{k} {th1[w].get(k, 0.0) - th0[w].get(k, 0.0):.2f}"
                           for k in th1[w]) for w in sorted(th0))
             print(f"    worker CPU s by thread: {split}", flush=True)
-    assert results[1] == results[2], "1 and 2 workers disagree"
     # Each two-worker round against the mean wall time of the one-worker rounds around it.
     pairs = [(times[1][i] + times[1][i + 1]) / 2 / t2 for i, t2 in enumerate(times[2])]
     r1 = statistics.median(lines / t for t in times[1])
