@@ -2,13 +2,25 @@
 
     python3 bench/dask_fleet.py [--hosts 50] [--lines 20000] [--rounds 3] [--seeds N] [--dir DIR]
                                 [--parts] [--threads] [--tasks-per-worker K] [--spread S]
-                                [--client-blobs B] [--profile] [--dask-ticks]
+                                [--client-blobs B] [--profile] [--dask-ticks] [--warm]
+                                [--saturation S]
 
 Generates DIR/hostNN.log with crates/denials' gen_denials (formats in turn) if missing,
-starts one LocalCluster per worker count (threads_per_worker=1, processes), warms every
-worker's engine, then times explain_fleet (the map over every line and the reduce) in
-alternating rounds: 1 worker, 2 workers, 1, 2, ... and prints each round and the medians.
-Cluster start-up and engine builds are outside the timed part (done once per worker).
+then times explain_fleet (the map over every line and the reduce) in rounds that alternate
+1 worker, 2 workers, 1, 2, ..., 1: ``--rounds`` two-worker rounds, each between two
+one-worker rounds. Every round runs on a LocalCluster of its own (threads_per_worker=1,
+processes), started for it and closed after it, so no round inherits another's state (a
+worker's engine and the verdicts it decided, its memory) and no idle cluster runs beside
+the timed one; its start-up, the import of arbiter.dask and the engine's build on every
+worker are done before the timed part, alike for both worker counts. Every round is thus
+a first run on new workers, each deciding every distinct denial it meets; with --warm, an
+untimed run on the same cluster comes first (a long-lived cluster's steady state).
+
+The machine's speed drifts between rounds (the same one-worker work took 9.6-13.8 CPU-s
+from round to round on the shared 2-core VM), so the scaling is read per pair: each
+two-worker round's wall time against the mean of the one-worker rounds on either side of
+it (A B A). The summary gives every pair's ratio and their median, and, as before, the
+median lines/s of each worker count and their ratio.
 
 Besides wall time, each round reports the CPU seconds spent by each worker process and its
 CPU/wall utilisation, and by this client process (which also hosts the LocalCluster's
@@ -25,7 +37,9 @@ which grows with wall time, so a starved run shows more of it. On N idle cores t
 time is about the tasks' CPU divided over N workers, plus the serial part (the last merge
 and the client's rendering of audit2allow's text). With --parts, Dask's task stream gives
 each run's serial start (the call to the first task) and end (the last task to the
-return), and each worker's busy time and the gaps between its tasks."""
+return), and each worker's busy time, tasks and the gaps between them, how long before
+the last task each worker finished (the balance at the end), and how many map tasks
+started after a worker had run out of tasks (tasks held by the other)."""
 
 import argparse
 import os
@@ -59,6 +73,13 @@ def task_metrics(client):
                 wait += v
             out[k[1]] = (cpu, wait)
     return out
+
+
+async def heartbeat(dask_worker):
+    """Sends the worker's heartbeat now, with the metrics of the tasks it ran since the
+    last one (the scheduler's ``cumulative_worker_metrics`` lag by up to a heartbeat
+    interval otherwise). Run on each worker with ``client.run``, outside the timed part."""
+    await dask_worker.heartbeat()
 
 
 def metrics_delta(before, after):
@@ -110,26 +131,36 @@ def worker_threads():
 def timeline(stream, t0, t1):
     """From Dask's task stream of one run: the serial start (call to the first task's
     start), the serial end (the last task's end to the return), each worker's busy seconds
-    and the gaps between its tasks, as text."""
+    and the gaps between its tasks, as text; and the seconds between the first and the
+    last worker's last task end (the balance at the end)."""
     spans, seen = {}, set()
     for task in stream:
         for ss in task.get("startstops", ()):
             # (The stream may hold a task twice.)
             if ss["action"] == "compute" and (task["key"], ss["start"]) not in seen:
                 seen.add((task["key"], ss["start"]))
-                spans.setdefault(task["worker"], []).append((ss["start"], ss["stop"]))
+                spans.setdefault(task["worker"], []).append(
+                    (ss["start"], ss["stop"], "fleet-digest" in str(task["key"])))
     if not spans:
-        return "no tasks"
-    first = min(s for v in spans.values() for s, _ in v)
-    last = max(e for v in spans.values() for _, e in v)
+        return "no tasks", None
+    first = min(s for v in spans.values() for s, _, _ in v)
+    last = max(e for v in spans.values() for _, e, _ in v)
     parts = [f"serial start {first - t0:.3f} s, end {t1 - last:.3f} s"]
     for w, v in sorted(spans.items()):
         v.sort()
-        busy = sum(e - s for s, e in v)
+        busy = sum(e - s for s, e, _ in v)
         gaps = (v[-1][1] - v[0][0]) - busy
         parts.append(f"worker busy {busy:.2f} s in {len(v)} tasks, gaps {gaps:.2f} s, "
                      f"done {last - v[-1][1]:.2f} s before the last")
-    return "; ".join(parts)
+    ends = [v[-1][1] for v in spans.values()]
+    if len(ends) > 1:
+        # Map tasks another worker started after the first worker had run out of tasks:
+        # held by that worker (sent to it before it could start them) while one sat idle
+        # (the tree's merges wait for their inputs, so they are not counted).
+        late = [e - s for v in spans.values() for s, e, digest in v if digest and s > min(ends)]
+        parts.append(f"{len(late)} map tasks ({sum(late):.2f} s) started after a worker "
+                     f"ran out")
+    return "; ".join(parts), max(ends) - min(ends)
 
 
 def main():
@@ -137,7 +168,9 @@ def main():
     ap.add_argument("--policy", default="/etc/selinux/default/policy/policy.33")
     ap.add_argument("--hosts", type=int, default=50)
     ap.add_argument("--lines", type=int, default=20000)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="two-worker rounds, each between two one-worker rounds (so one "
+                         "more of those)")
     ap.add_argument("--blocksize", default="16MiB")
     ap.add_argument("--dir", default="/tmp/arbiter-dask-fleet")
     ap.add_argument("--seeds", type=int, default=0,
@@ -167,11 +200,23 @@ def main():
     ap.add_argument("--threads", action="store_true",
                     help="also report each worker process's CPU by thread: its event loop "
                          "(Dask's own periodic work), its task thread, the rest")
+    ap.add_argument("--warm", action="store_true",
+                    help="run explain_fleet once, untimed, on each round's cluster before the "
+                         "timed run: the steady state of a long-lived cluster whose workers "
+                         "have decided the fleet's denials (default: every round is a first "
+                         "run on new workers)")
+    ap.add_argument("--saturation", type=float, default=None,
+                    help="the scheduler's worker-saturation (Dask's default 1.1: a worker of one "
+                         "thread is sent a second task while it runs one, which no other "
+                         "worker can then take unless stolen; 1.0: one at a time), for both "
+                         "worker counts")
     a = ap.parse_args()
     if a.spread is not None:
         arbiter.dask.SPREAD = a.spread
     if a.client_blobs is not None:
         arbiter.dask._CLIENT_BLOBS = a.client_blobs
+    if a.saturation is not None:
+        dask.config.set({"distributed.scheduler.worker-saturation": a.saturation})
     if not a.profile:
         # Passed to the worker processes by their nannies.
         dask.config.set({"distributed.worker.profile.enabled": False})
@@ -192,19 +237,22 @@ def main():
                                stdout=f, check=True)
         logs[f"host{i:02d}"] = p
     lines = sum(1 for p in logs.values() for _ in open(p, "rb"))
-    clusters = {}
-    for n in (1, 2):
-        c = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                     dashboard_address=None)
-        client = distributed.Client(c, set_as_default=False)
-        client.run(arbiter.dask.engine, a.policy)  # one engine per worker, built now
-        clusters[n] = (c, client)
-    rates = {1: [], 2: []}
-    results = {}
-    for r in range(a.rounds):
-        for n in (1, 2):
-            client = clusters[n][1]
+    times = {1: [], 2: []}
+    first = None
+    imbalance = []
+    # A B A: the one-worker rounds on either side of every two-worker round.
+    for r, n in enumerate([1, 2] * a.rounds + [1]):
+        with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as c, \
+                distributed.Client(c, set_as_default=False) as client:
+            # Imports arbiter.dask on every worker and builds its engine, untimed.
+            client.run(arbiter.dask.engine, a.policy)
             with client.as_current():
+                kw = {} if a.tasks_per_worker is None else {"partitions": a.tasks_per_worker * n}
+                if a.warm:
+                    # An untimed run first: the workers have decided the fleet's denials.
+                    arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize, **kw)
+                client.run(heartbeat)
                 m0 = task_metrics(client)
                 w0 = client.run(time.process_time)
                 th0 = client.run(worker_threads) if a.threads else None
@@ -214,9 +262,7 @@ def main():
                 c0 = thread_cpu()
                 t0 = time.time()
                 t = time.perf_counter()
-                kw = {} if a.tasks_per_worker is None else {"partitions": a.tasks_per_worker * n}
-                results[n] = arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize,
-                                                        **kw)
+                result = arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize, **kw)
                 dt = time.perf_counter() - t
                 t1 = time.time()
                 c1 = thread_cpu()
@@ -224,31 +270,47 @@ def main():
                     stream.__exit__(None, None, None)
                 w1 = client.run(time.process_time)
                 th1 = client.run(worker_threads) if a.threads else None
+                client.run(heartbeat)
                 m1 = task_metrics(client)
-            rates[n].append(lines / dt)
-            wcpu = [w1[k] - w0[k] for k in w0]
-            util = ", ".join(f"{c:.2f} s ({100 * c / dt:.0f}%)" for c in wcpu)
-            # The scheduler and the nannies run in this process: their CPU is the client's.
-            cm, cl, cp = (after - before for before, after in zip(c0, c1))
-            print(f"round {r}: {n} worker(s): {dt:.2f} s, {lines / dt:,.0f} lines/s; CPU s: "
-                  f"workers {sum(wcpu):.2f} [each, CPU/wall: {util}], client+scheduler "
-                  f"{cp:.2f} [calling thread {cm:.2f}, event loops {cl:.2f}, other "
-                  f"{cp - cm - cl:.2f}]; load {os.getloadavg()[0]:.1f}\n"
-                  f"    tasks: {metrics_delta(m0, m1)}", flush=True)
-            if stream is not None:
-                print(f"    {timeline(stream.data, t0, t1)}", flush=True)
-            if th0 is not None:
-                split = "; ".join(
-                    ", ".join(f"{k} {th1[w].get(k, 0.0) - th0[w].get(k, 0.0):.2f}"
-                              for k in th1[w]) for w in sorted(th0))
-                print(f"    worker CPU s by thread: {split}", flush=True)
-    assert results[1] == results[2], "1 and 2 workers disagree"
-    r1, r2 = statistics.median(rates[1]), statistics.median(rates[2])
-    print(f"{lines:,} lines, {a.hosts} hosts; median 1 worker {r1:,.0f} lines/s, "
-          f"2 workers {r2:,.0f} lines/s, ratio {r2 / r1:.2f}x; load average {os.getloadavg()}")
-    for c, client in clusters.values():
-        client.close()
-        c.close()
+        times[n].append(dt)
+        # Every round, of either worker count, gives the same fleet.
+        first = result if first is None else first
+        assert result == first, f"round {r} ({n} worker(s)) disagrees with round 0"
+        wcpu = [w1[k] - w0[k] for k in w0]
+        util = ", ".join(f"{c:.2f} s ({100 * c / dt:.0f}%)" for c in wcpu)
+        # The scheduler and the nannies run in this process: their CPU is the client's.
+        cm, cl, cp = (after - before for before, after in zip(c0, c1))
+        print(f"round {r}: {n} worker(s): {dt:.2f} s, {lines / dt:,.0f} lines/s; CPU s: "
+              f"workers {sum(wcpu):.2f} [each, CPU/wall: {util}], client+scheduler "
+              f"{cp:.2f} [calling thread {cm:.2f}, event loops {cl:.2f}, other "
+              f"{cp - cm - cl:.2f}]; load {os.getloadavg()[0]:.1f}\n"
+              f"    tasks: {metrics_delta(m0, m1)}", flush=True)
+        if stream is not None:
+            text, spread = timeline(stream.data, t0, t1)
+            print(f"    {text}", flush=True)
+            if n == 2 and spread is not None:
+                imbalance.append(spread)
+        if th0 is not None:
+            split = "; ".join(
+                ", ".join(f"{k} {th1[w].get(k, 0.0) - th0[w].get(k, 0.0):.2f}"
+                          for k in th1[w]) for w in sorted(th0))
+            print(f"    worker CPU s by thread: {split}", flush=True)
+    # Each two-worker round against the mean wall time of the one-worker rounds around it.
+    pairs = [(times[1][i] + times[1][i + 1]) / 2 / t2 for i, t2 in enumerate(times[2])]
+    r1 = statistics.median(lines / t for t in times[1])
+    r2 = statistics.median(lines / t for t in times[2])
+    state = ("warm workers (an untimed run first)" if a.warm
+             else "first runs (new workers, nothing decided)")
+    print(f"{lines:,} lines, {a.hosts} hosts, {state}; pairs (1 worker before and after / "
+          f"2 workers): "
+          + ", ".join(f"{p:.2f}x" for p in pairs))
+    if imbalance:
+        print("two-worker rounds, the first worker done before the last (s): "
+              + ", ".join(f"{x:.2f}" for x in imbalance))
+    print(f"median 1 worker {r1:,.0f} lines/s ({len(times[1])} rounds), 2 workers "
+          f"{r2:,.0f} lines/s ({len(times[2])} rounds), ratio of the medians {r2 / r1:.2f}x; "
+          f"median of the {len(pairs)} pairs' ratios {statistics.median(pairs):.2f}x; "
+          f"load average {os.getloadavg()}")
 
 
 if __name__ == "__main__":
