@@ -247,3 +247,84 @@ def test_running_policy_search_loads_only_for_an_open_without_a_path(debian_path
         "print('arbiter.setools._running' in sys.modules)\n".format(str(debian_path))
     ).splitlines()
     assert loaded == ["False", "True"]
+
+
+def test_statements_load_on_first_call_and_answer_as_before(debian_path):
+    """The symbols' and rules' ``statement()`` methods are in ``_statements``, imported on
+    the first call of one: the whole query script's kinds of queries leave it unloaded;
+    after it the methods are the classes' own (named, documented and introspected as
+    methods of ``policyrep``) and answer as setools' text does."""
+    out = fresh(
+        "import sys, inspect, pickle\n"
+        "import arbiter.setools as s\n"
+        "from arbiter.setools import policyrep as pr\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "ts = list(p.types()); rs = list(p.roles()); us = list(p.users())\n"
+        "bs = list(p.bools()); cs = list(p.classes())\n"
+        "rules = list(s.TERuleQuery(p, ruletype=['allow'], source='init_t').results())\n"
+        "rbac = list(p.rbacrules())\n"
+        "print('arbiter.setools._statements' in sys.modules)\n"
+        "b = bs[0]\n"
+        "print(b.statement() == 'bool {{}} {{}};'.format(b, 'true' if b.state else 'false'))\n"
+        "print('arbiter.setools._statements' in sys.modules)\n"
+        "print(pr.Type.statement.__qualname__, pr.Type.statement.__module__,\n"
+        "      inspect.signature(pr.User.statement), inspect.isfunction(pr.Role.statement))\n"
+        "print(inspect.getdoc(pr.Type.statement))\n"
+        "print(pickle.loads(pickle.dumps(ts[1])).statement() == ts[1].statement())\n"
+        "print(all(r.statement().startswith('allow {{}} {{}}:'.format(r.source, r.target))\n"
+        "          for r in rules) and len(rules) > 100)\n"
+        "print(all(r.statement().startswith(('allow ', 'role_transition ')) for r in rbac))\n"
+        "print(sum(t.statement().startswith('type {{}}'.format(t)) for t in ts) == len(ts))\n"
+        .format(str(debian_path))
+    ).splitlines()
+    assert out == ["False", "True", "True",
+                   "Type.statement arbiter.setools.policyrep (self) True",
+                   "The policy language text of the object.", "True", "True", "True", "True"]
+    import pydoc
+
+    from arbiter.setools import policyrep as pr
+
+    assert "statement(self)" in pydoc.render_doc(pr.ObjClass, renderer=pydoc.plaintext)
+
+
+def test_conditional_evaluation_loads_on_first_call_and_answers_as_before(debian_path):
+    """A conditional's evaluation, truth table and rule blocks are in ``_evaluation``,
+    imported on the first call of one: reading the conditionals (text, Booleans,
+    expression) and the conditional rules leaves it unloaded; the truth table then agrees
+    with an evaluation of the expression's postfix items, row by row."""
+    out = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "conds = [(str(c), sorted(map(str, c.booleans)), list(c.expression())) for c in\n"
+        "         p.conditionals()]\n"
+        "rules = [r for r in s.TERuleQuery(p, boolean='.*', boolean_regex=True).results()]\n"
+        "print(len(conds) > 100, len(rules) > 100)\n"
+        "print('arbiter.setools._evaluation' in sys.modules)\n"
+        "OPS = {{'&&': lambda a, b: a and b, '||': lambda a, b: a or b,\n"
+        "       '^': lambda a, b: a != b, '==': lambda a, b: a == b, '!=': lambda a, b: a != b}}\n"
+        "def postfix(expr, env):\n"
+        "    st = []\n"
+        "    for i in expr:\n"
+        "        if type(i).__name__ == 'Boolean':\n"
+        "            st.append(env[str(i)])\n"
+        "        elif str(i) == '!':\n"
+        "            st.append(not st.pop())\n"
+        "        else:\n"
+        "            b, a = st.pop(), st.pop()\n"
+        "            st.append(OPS[str(i)](a, b))\n"
+        "    return st[0]\n"
+        "ok = total = 0\n"
+        "for (text, names, expr), c in zip(conds, p.conditionals()):\n"
+        "    table = c.truth_table()\n"
+        "    assert [sorted(r.values) for r in table] == [names] * 2 ** len(names)\n"
+        "    for row in table:\n"
+        "        total += 1\n"
+        "        ok += row.result == postfix(expr, row.values) == c.evaluate(**row.values)\n"
+        "print('arbiter.setools._evaluation' in sys.modules, ok == total > 100)\n"
+        "c = next(iter(p.conditionals()))\n"
+        "print(sorted(map(str, c.true_rules())) == sorted(str(r) for r in rules\n"
+        "      if r.conditional == c and r.conditional_block))\n"
+        .format(str(debian_path))
+    ).splitlines()
+    assert out == ["True True", "False", "True True", "True"]

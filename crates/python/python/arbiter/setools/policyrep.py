@@ -10,7 +10,6 @@ native side reproduces.
 import enum
 import errno
 import importlib
-import itertools
 import os
 import sys
 from array import array
@@ -210,6 +209,48 @@ _POLCAP_NAMES = (
 # --------------------------------------------------------------------------- base classes
 
 
+class _Deferred:
+    """A method whose code is in a submodule (``_statements``, ``_evaluation``) imported on
+    the method's first use: what a script rarely calls does not cost its code objects in
+    every process (tests/test_setools_lazy.py). The submodule's namespace classes hold the
+    functions under this module's class names; importing it puts them on the classes (named
+    as if defined here), so ``help()``, ``inspect`` and pickling see the plain methods."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module):
+        self.module = module
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        _install_deferred(self.module)
+        owner = type(obj) if owner is None else owner
+        value = next(c.__dict__[self.name] for c in owner.__mro__ if self.name in c.__dict__)
+        if value is self:  # the submodule lacks it: a bug, not a loop
+            raise AttributeError(self.name)
+        return value.__get__(obj, owner)
+
+
+def _install_deferred(module):
+    """Imports the submodule ``module`` and makes its namespace classes' functions the
+    methods of this module's classes of the same names."""
+    mod = _part_module(module)
+    if getattr(mod, "_installed", False):
+        return
+    here = globals()
+    for cls_name, ns in vars(mod).items():
+        if not isinstance(ns, type) or ns.__module__ != mod.__name__:
+            continue
+        cls = here[cls_name]
+        for name, fn in vars(ns).items():
+            if callable(fn) and not name.startswith("__"):
+                fn.__module__ = __name__
+                setattr(cls, name, fn)
+    mod._installed = True
+
+
 class PolicyObject:
     """Base of every object of a policy: equal to an object of the same policy and kind
     with the same identity, else compared by ``str()``; hashed and ordered by ``str()``."""
@@ -368,16 +409,7 @@ class Type(BaseType):
         """A type expands to itself."""
         yield self
 
-    def statement(self):
-        s = "type " + self.name
-        aliases = self._aliases
-        if len(aliases) == 1:
-            s += " alias " + aliases[0]
-        elif aliases:
-            s += " alias {{ {} }}".format(" ".join(aliases))
-        for a in self.attributes():
-            s += ", " + a.name
-        return s + ";"
+    statement = _Deferred("_statements")
 
 
 class TypeAttribute(BaseType):
@@ -419,8 +451,7 @@ class TypeAttribute(BaseType):
     def attributes(self):
         raise SymbolUseError("Type attributes do not have attributes.")
 
-    def statement(self):
-        return "attribute {};".format(self.name)
+    statement = _Deferred("_statements")
 
 
 class Role(PolicySymbol):
@@ -446,11 +477,7 @@ class Role(PolicySymbol):
         """A role expands to itself."""
         yield self
 
-    def statement(self):
-        types = sorted(str(t) for t in self.types())
-        if len(types) == 1:
-            return "role {} types {};".format(self.name, types[0])
-        return "role {} types {{ {} }};".format(self.name, " ".join(types))
+    statement = _Deferred("_statements")
 
 
 class User(PolicySymbol):
@@ -486,13 +513,7 @@ class User(PolicySymbol):
             raise MLSDisabled
         return self.policy._user_mls(self._value)[1]
 
-    def statement(self):
-        roles = sorted(str(r) for r in self.roles)
-        s = "user {} roles ".format(self.name)
-        s += roles[0] if len(roles) == 1 else "{{ {} }}".format(" ".join(roles))
-        if self._level is not None:
-            s += " level {} range {}".format(self._level, self._range)
-        return s + ";"
+    statement = _Deferred("_statements")
 
 
 class Boolean(PolicySymbol):
@@ -504,8 +525,7 @@ class Boolean(PolicySymbol):
         super().__init__(policy, value, name)
         self.state = state
 
-    def statement(self):
-        return "bool {} {};".format(self.name, "true" if self.state else "false")
+    statement = _Deferred("_statements")
 
 
 class Common(PolicySymbol):
@@ -520,10 +540,7 @@ class Common(PolicySymbol):
     def __contains__(self, perm):
         return perm in self.perms
 
-    def statement(self):
-        return "common {}\n{{\n{}}}".format(
-            self.name, "".join("\t{}\n".format(p) for p in sorted(self.perms))
-        )
+    statement = _Deferred("_statements")
 
 
 class ObjClass(PolicySymbol):
@@ -568,13 +585,7 @@ class ObjClass(PolicySymbol):
         """The class's default_user, default_role, default_type, default_range rules."""
         return iter(self.policy._class_defaults(self))
 
-    def statement(self):
-        s = "class {}\n".format(self.name)
-        if self._common is not None:
-            s += "inherits {}\n".format(self._common)
-        if self.perms:
-            s += "{\n" + "".join("\t{}\n".format(p) for p in sorted(self.perms)) + "}"
-        return s
+    statement = _Deferred("_statements")
 
 
 class PolicyCapability(PolicySymbol):
@@ -582,8 +593,7 @@ class PolicyCapability(PolicySymbol):
 
     __slots__ = ()
 
-    def statement(self):
-        return "policycap {};".format(self.name)
+    statement = _Deferred("_statements")
 
 
 # --------------------------------------------------------------------------- conditionals
@@ -614,18 +624,7 @@ class ConditionalOperator(PolicyObject):
     def unary(self):
         return self._op == "!"
 
-    def evaluate(self, *operands):
-        a = operands[0]
-        if self._op == "!":
-            return not a
-        b = operands[1]
-        return {
-            "&&": lambda: a and b,
-            "||": lambda: a or b,
-            "^": lambda: a != b,
-            "==": lambda: a == b,
-            "!=": lambda: a != b,
-        }[self._op]()
+    evaluate = _Deferred("_evaluation")
 
 
 class Conditional(PolicyObject):
@@ -667,45 +666,11 @@ class Conditional(PolicyObject):
             for op, v in self._expr
         ]
 
-    def evaluate(self, **kwargs):
-        """The expression's value, with each Boolean at ``kwargs[name]`` or its default."""
-        stack = []
-        for item in self.expression():
-            if isinstance(item, Boolean):
-                stack.append(kwargs.get(item.name, item.state))
-            elif item.unary:
-                stack.append(item.evaluate(stack.pop()))
-            else:
-                b, a = stack.pop(), stack.pop()
-                stack.append(item.evaluate(a, b))
-        return stack[0]
-
-    def truth_table(self):
-        """Every assignment of the Booleans (sorted by name, from all True down) and the
-        expression's value under it."""
-        names = sorted(str(b) for b in self.booleans)
-        rows = []
-        for values in itertools.product([True, False], repeat=len(names)):
-            v = dict(zip(names, values))
-            rows.append(TruthTableRow(v, self.evaluate(**v)))
-        return rows
-
-    def _rules(self, block):
-        from .terulequery import TERuleQuery
-
-        return (
-            r
-            for r in TERuleQuery(self.policy).results()
-            if r._cond is not None and r._cond[0] == self._node and r._cond[1] == block
-        )
-
-    def true_rules(self):
-        """The rules of the true block."""
-        return self._rules(True)
-
-    def false_rules(self):
-        """The rules of the false block."""
-        return self._rules(False)
+    evaluate = _Deferred("_evaluation")
+    truth_table = _Deferred("_evaluation")
+    _rules = _Deferred("_evaluation")
+    true_rules = _Deferred("_evaluation")
+    false_rules = _Deferred("_evaluation")
 
     def statement(self):
         raise NoStatement
@@ -849,17 +814,7 @@ class BaseTERule(PolicyRule):
             return True
         return self.conditional.evaluate(**kwargs) == self._cond[1]
 
-    def statement(self):
-        stmt = self._res.statement(self._i)
-        if stmt is None:
-            raise IndexError("list index out of range")
-        if self.origin is None:
-            return stmt
-        o = self.origin
-        head = "{} {} {}:{}".format(o.ruletype, o.source, o.target, o.tclass)
-        return "{} {} {}:{}".format(self.ruletype, self.source, self.target, self.tclass) + (
-            stmt[len(head):]
-        )
+    statement = _Deferred("_statements")
 
     def __reduce__(self):
         # A handle on a native result set pickles as the rule's fields, found again by a
@@ -941,12 +896,7 @@ class _DerivedAVRule(AVRule):
     def __reduce__(self):
         return (_derived_av_rule, (self.origin, self.source, self.target, self._perms))
 
-    def statement(self):
-        stmt = self._res.statement(self._i) or ""
-        cond = stmt[stmt.index(";") + 1:] if ";" in stmt else ""
-        return "{} {} {}:{} {};{}".format(
-            self.ruletype, self.source, self.target, self.tclass, perms_text(self._perms), cond
-        )
+    statement = _Deferred("_statements")
 
 
 def _derived_av_rule(origin, source, target, perms):
@@ -1077,8 +1027,7 @@ class RoleAllow(PolicyRule):
     def default(self):
         raise RuleUseError("Role allow rules do not have a default role.")
 
-    def statement(self):
-        return "allow {0.source} {0.target};".format(self)
+    statement = _Deferred("_statements")
 
     def expand(self):
         """Roles expand to themselves: one rule, whose origin is this one."""
@@ -1117,8 +1066,7 @@ class RoleTransition(PolicyRule):
         return hash(("role_transition", str(self.source), str(self.target), str(self.tclass),
                      str(self.default)))
 
-    def statement(self):
-        return "role_transition {0.source} {0.target}:{0.tclass} {0.default};".format(self)
+    statement = _Deferred("_statements")
 
     def expand(self):
         """One rule per (role, type of the target attribute)."""
