@@ -328,3 +328,52 @@ def test_conditional_evaluation_loads_on_first_call_and_answers_as_before(debian
         .format(str(debian_path))
     ).splitlines()
     assert out == ["True True", "False", "True True", "True"]
+
+
+def test_labeling_tables_are_read_per_kind(debian_path):
+    """Each labeling table's rows are read when its kind is first asked for, alone (the
+    rows of every kind alive at once set a peak that stayed as free memory): iterating
+    the portcons keeps no other kind's rows, and each kind's rows read alone are those of
+    the whole read."""
+    from arbiter import _native
+    from arbiter.setools import SELinuxPolicy
+
+    p = SELinuxPolicy(str(debian_path))
+    ports = [str(c) for c in p.portcons()]
+    assert len(ports) > 100
+    assert sorted(k for k in p._cache if "labeling" in k) == ["labeling_portcons"]
+    whole = _native.labeling_tables(p._db)
+    assert "target" in whole and len(whole) == 14
+    for kind, rows in whole.items():
+        alone = _native.labeling_tables(p._db, kind)
+        assert list(alone) == [kind] and alone[kind] == rows
+    assert [str(c) for c in p.portcons()] == ports
+
+
+def test_pickling_loads_on_first_use_and_pickles_as_before(debian_path):
+    """The ``__reduce__`` methods and rebuilding functions are in ``_pickling``, imported
+    on the first pickling (or unpickling): queries leave it unloaded; the pickles name
+    ``policyrep``'s functions as before, and a new interpreter, which has not loaded it,
+    unpickles them to equal objects."""
+    out = fresh(
+        "import sys, pickle\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "objs = [p.lookup_type('init_t'), next(iter(p.conditionals())),\n"
+        "        next(iter(s.TERuleQuery(p, ruletype=['allow'], source='init_t').results())),\n"
+        "        next(iter(p.rbacrules())), next(iter(p.bools())), next(iter(p.users()))]\n"
+        "print('arbiter.setools._pickling' in sys.modules)\n"
+        "data = pickle.dumps(objs)\n"
+        "print('arbiter.setools._pickling' in sys.modules)\n"
+        "print(b'arbiter.setools.policyrep' in data and b'_resolve_symbol' in data\n"
+        "      and b'_te_rule_at' in data and b'_pickling' not in data)\n"
+        "print(data.hex())\n"
+        "print('|'.join(map(str, objs)))\n".format(str(debian_path))
+    ).splitlines()
+    assert out[:3] == ["False", "True", "True"]
+    again = fresh(
+        "import sys, pickle\n"
+        "objs = pickle.loads(bytes.fromhex({!r}))\n"
+        "print('|'.join(map(str, objs)))\n".format(out[3])
+    ).splitlines()
+    assert again == [out[4]]

@@ -210,11 +210,12 @@ _POLCAP_NAMES = (
 
 
 class _Deferred:
-    """A method whose code is in a submodule (``_statements``, ``_evaluation``) imported on
-    the method's first use: what a script rarely calls does not cost its code objects in
-    every process (tests/test_setools_lazy.py). The submodule's namespace classes hold the
-    functions under this module's class names; importing it puts them on the classes (named
-    as if defined here), so ``help()``, ``inspect`` and pickling see the plain methods."""
+    """A method whose code is in a submodule (``_statements``, ``_evaluation``,
+    ``_pickling``) imported on the method's first use: what a script rarely calls does not
+    cost its code objects in every process (tests/test_setools_lazy.py). The submodule's
+    namespace classes hold the functions under this module's class names; importing it
+    puts them on the classes (named as if defined here), so ``help()``, ``inspect`` and
+    pickling see the plain methods."""
 
     __slots__ = ("module", "name")
 
@@ -233,6 +234,13 @@ class _Deferred:
         return value.__get__(obj, owner)
 
 
+_FUNCTION = type(lambda: None)
+# The functions that rebuild pickled objects, in ``_pickling`` (served by ``__getattr__``).
+_PICKLING_FUNCTIONS = frozenset((
+    "_resolve_symbol", "_conditional_at", "_te_rule_at", "_expanded_rule", "_derived_av_rule",
+    "_rbac_rule_at", "_bounds_at"))
+
+
 def _install_deferred(module):
     """Imports the submodule ``module`` and makes its namespace classes' functions the
     methods of this module's classes of the same names."""
@@ -245,7 +253,7 @@ def _install_deferred(module):
             continue
         cls = here[cls_name]
         for name, fn in vars(ns).items():
-            if callable(fn) and not name.startswith("__"):
+            if type(fn) is _FUNCTION:
                 fn.__module__ = __name__
                 setattr(cls, name, fn)
     mod._installed = True
@@ -330,25 +338,7 @@ class PolicySymbol(PolicyObject):
     def __hash__(self):
         return hash(self.name)
 
-    def __reduce__(self):
-        return (_resolve_symbol, (self.policy, type(self).__name__, self.name))
-
-
-def _resolve_symbol(policy, kind, name):
-    """Rebuilds a pickled symbol in its (unpickled) policy."""
-    lookup = {
-        "Type": policy.lookup_type,
-        "TypeAttribute": policy.lookup_typeattr,
-        "Role": policy.lookup_role,
-        "User": policy.lookup_user,
-        "Boolean": policy.lookup_boolean,
-        "ObjClass": policy.lookup_class,
-        "Common": policy.lookup_common,
-        "PolicyCapability": lambda n: next(c for c in policy.polcaps() if c.name == n),
-    }[kind]
-    return lookup(name)
-
-
+    __reduce__ = _Deferred("_pickling")
 # --------------------------------------------------------------------------- symbols
 
 
@@ -646,9 +636,7 @@ class Conditional(PolicyObject):
     def __hash__(self):
         return hash(self._node)
 
-    def __reduce__(self):
-        return (_conditional_at, (self.policy, self._node))
-
+    __reduce__ = _Deferred("_pickling")
     def __contains__(self, other):
         return any(other == b for b in self.booleans)
 
@@ -674,11 +662,6 @@ class Conditional(PolicyObject):
 
     def statement(self):
         raise NoStatement
-
-
-def _conditional_at(policy, node):
-    """Rebuilds a pickled conditional (its position in the policy)."""
-    return policy._conditional(node)
 
 
 # --------------------------------------------------------------------------- TE rules
@@ -816,15 +799,7 @@ class BaseTERule(PolicyRule):
 
     statement = _Deferred("_statements")
 
-    def __reduce__(self):
-        # A handle on a native result set pickles as the rule's fields, found again by a
-        # query in the unpickled policy; an expanded rule as its origin and types.
-        if self.origin is not None:
-            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
-        return (_te_rule_at, (self.policy, str(self.ruletype), str(self.source),
-                              str(self.target), str(self.tclass), self._row,
-                              self._res.statement(self._i)))
-
+    __reduce__ = _Deferred("_pickling")
     def expand(self):
         """One rule per (source type, target type) of the rule's attributes, sharing its
         body; an expanded rule yields itself."""
@@ -836,26 +811,6 @@ class BaseTERule(PolicyRule):
                 yield type(self)(
                     self.policy, self._res, self._i, self._row, s, t, self.tclass, origin=self
                 )
-
-
-def _te_rule_at(policy, ruletype, source, target, tclass, row, stmt):
-    """Rebuilds a pickled TE rule: the rule of the same fields in its (unpickled) policy."""
-    from .terulequery import TERuleQuery
-
-    q = TERuleQuery(policy, ruletype=[ruletype], source=source, source_indirect=False,
-                    target=target, target_indirect=False, tclass=[tclass])
-    for r in q.results():
-        if r._row == row and r._res.statement(r._i) == stmt:
-            return r
-    raise ValueError("the policy has no rule {}".format(stmt))
-
-
-def _expanded_rule(origin, source, target):
-    """Rebuilds a pickled expanded rule from its (unpickled) origin."""
-    for r in origin.expand():
-        if str(r.source) == source and str(r.target) == target:
-            return r
-    raise ValueError("{} expands to no rule {} {}".format(origin, source, target))
 
 
 class AVRule(BaseTERule):
@@ -893,16 +848,8 @@ class _DerivedAVRule(AVRule):
     def perms(self):
         return self._perms
 
-    def __reduce__(self):
-        return (_derived_av_rule, (self.origin, self.source, self.target, self._perms))
-
+    __reduce__ = _Deferred("_pickling")
     statement = _Deferred("_statements")
-
-
-def _derived_av_rule(origin, source, target, perms):
-    """Rebuilds a pickled derived rule (the class is renamed below, so pickle cannot find
-    it by name)."""
-    return _DerivedAVRule(origin, source, target, perms)
 
 
 # setools' derive_expanded returns a plain AVRule: scripts printing type(rule).__name__ see
@@ -1011,11 +958,7 @@ class RoleAllow(PolicyRule):
     def _key(self):
         return ("allow", self._n)
 
-    def __reduce__(self):
-        if self.origin is not None:
-            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
-        return (_rbac_rule_at, (self.policy, 0, self._n))
-
+    __reduce__ = _Deferred("_pickling")
     def __hash__(self):
         return hash(("allow", str(self.source), str(self.target)))
 
@@ -1057,11 +1000,7 @@ class RoleTransition(PolicyRule):
     def _key(self):
         return ("role_transition", self._n)
 
-    def __reduce__(self):
-        if self.origin is not None:
-            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
-        return (_rbac_rule_at, (self.policy, 1, self._n))
-
+    __reduce__ = _Deferred("_pickling")
     def __hash__(self):
         return hash(("role_transition", str(self.source), str(self.target), str(self.tclass),
                      str(self.default)))
@@ -1077,12 +1016,6 @@ class RoleTransition(PolicyRule):
             for t in self.target.expand():
                 yield RoleTransition(self.policy, self._n, s, t, self.tclass, self.default,
                                      origin=self)
-
-
-def _rbac_rule_at(policy, kind, n):
-    """Rebuilds a pickled RBAC rule (role allows are kind 0, role transitions 1)."""
-    want = RoleAllow if kind == 0 else RoleTransition
-    return [r for r in policy.rbacrules() if type(r) is want][n]
 
 
 # --------------------------------------------------------------------------- bounds
@@ -1111,15 +1044,7 @@ class Bounds(PolicyObject):
     def statement(self):
         return "{0.ruletype} {0.parent} {0.child};".format(self)
 
-    def __reduce__(self):
-        return (_bounds_at, (self.policy, self.child.name))
-
-
-def _bounds_at(policy, child):
-    """Rebuilds a pickled typebounds statement (by its child type)."""
-    return next(b for b in policy.bounds() if b.child.name == child)
-
-
+    __reduce__ = _Deferred("_pickling")
 # --------------------------------------------------------------------------- the policy
 
 
@@ -1210,6 +1135,10 @@ class _PartMember:
 
 
 def __getattr__(name):
+    if name in _PICKLING_FUNCTIONS:
+        _install_deferred("_pickling")
+        value = globals()[name] = getattr(_part_module("_pickling"), name)
+        return value
     module = _PART_OF_CLASS.get(name)
     if module is None:
         raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))
