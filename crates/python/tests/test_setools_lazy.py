@@ -377,3 +377,25 @@ def test_pickling_loads_on_first_use_and_pickles_as_before(debian_path):
         "print('|'.join(map(str, objs)))\n".format(out[3])
     ).splitlines()
     assert again == [out[4]]
+
+
+def test_constraint_rows_are_read_per_class(debian_path):
+    """A class's constraint rows are read when its constraints are first asked for, alone
+    (every class's rows alive at once set a peak that stayed as free memory): a class's
+    constraints keep no other class's rows, each class's rows read alone are those of the
+    whole read, and the constraints built class by class are those of the whole policy."""
+    from arbiter import _native
+    from arbiter.setools import SELinuxPolicy
+
+    p = SELinuxPolicy(str(debian_path))
+    file_cons = [str(c) for c in p.lookup_class("file").constraints()]
+    assert len(file_cons) >= 5
+    assert not any("rows" in k for k in p._cache if isinstance(k, str))
+    whole = _native.constraint_table(p._db)
+    for v, cons, vts in whole:
+        assert _native.constraint_table(p._db, v) == [(v, cons, vts)]
+    assert _native.constraint_table(p._db, len(whole) + 1) == []
+    every = [str(c) for c in p.constraints()]
+    assert len(every) == sum(len(cons) + len(vts) for _, cons, vts in whole)
+    assert [c for c in every if c in file_cons] and file_cons == [
+        str(c) for c in p.lookup_class("file").constraints()]
