@@ -66,7 +66,7 @@ pub fn constraint_table(
     p.classes
         .iter()
         .enumerate()
-        .filter(|(i, _)| class_value.is_none_or(|v| v as usize == i + 1))
+        .filter(|(i, _)| class_value.map_or(true, |v| v as usize == i + 1))
         .map(|(i, c)| {
             (
                 i as u32 + 1,

@@ -54,7 +54,7 @@ pub fn labeling_tables<'py>(
     let p = &*db.model;
     let o = &p.ocontexts;
     let ctx = |c: &Context| context_row(p.mls, c);
-    let want = |k: &str| kind.is_none_or(|w| w == k);
+    let want = |k: &str| kind.map_or(true, |w| w == k);
     let d = PyDict::new(py);
     if want("initialsids") {
         d.set_item(
