@@ -247,3 +247,155 @@ def test_running_policy_search_loads_only_for_an_open_without_a_path(debian_path
         "print('arbiter.setools._running' in sys.modules)\n".format(str(debian_path))
     ).splitlines()
     assert loaded == ["False", "True"]
+
+
+def test_statements_load_on_first_call_and_answer_as_before(debian_path):
+    """The symbols' and rules' ``statement()`` methods are in ``_statements``, imported on
+    the first call of one: the whole query script's kinds of queries leave it unloaded;
+    after it the methods are the classes' own (named, documented and introspected as
+    methods of ``policyrep``) and answer as setools' text does."""
+    out = fresh(
+        "import sys, inspect, pickle\n"
+        "import arbiter.setools as s\n"
+        "from arbiter.setools import policyrep as pr\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "ts = list(p.types()); rs = list(p.roles()); us = list(p.users())\n"
+        "bs = list(p.bools()); cs = list(p.classes())\n"
+        "rules = list(s.TERuleQuery(p, ruletype=['allow'], source='init_t').results())\n"
+        "rbac = list(p.rbacrules())\n"
+        "print('arbiter.setools._statements' in sys.modules)\n"
+        "b = bs[0]\n"
+        "print(b.statement() == 'bool {{}} {{}};'.format(b, 'true' if b.state else 'false'))\n"
+        "print('arbiter.setools._statements' in sys.modules)\n"
+        "print(pr.Type.statement.__qualname__, pr.Type.statement.__module__,\n"
+        "      inspect.signature(pr.User.statement), inspect.isfunction(pr.Role.statement))\n"
+        "print(inspect.getdoc(pr.Type.statement))\n"
+        "print(pickle.loads(pickle.dumps(ts[1])).statement() == ts[1].statement())\n"
+        "print(all(r.statement().startswith('allow {{}} {{}}:'.format(r.source, r.target))\n"
+        "          for r in rules) and len(rules) > 100)\n"
+        "print(all(r.statement().startswith(('allow ', 'role_transition ')) for r in rbac))\n"
+        "print(sum(t.statement().startswith('type {{}}'.format(t)) for t in ts) == len(ts))\n"
+        .format(str(debian_path))
+    ).splitlines()
+    assert out == ["False", "True", "True",
+                   "Type.statement arbiter.setools.policyrep (self) True",
+                   "The policy language text of the object.", "True", "True", "True", "True"]
+    import pydoc
+
+    from arbiter.setools import policyrep as pr
+
+    assert "statement(self)" in pydoc.render_doc(pr.ObjClass, renderer=pydoc.plaintext)
+
+
+def test_conditional_evaluation_loads_on_first_call_and_answers_as_before(debian_path):
+    """A conditional's evaluation, truth table and rule blocks are in ``_evaluation``,
+    imported on the first call of one: reading the conditionals (text, Booleans,
+    expression) and the conditional rules leaves it unloaded; the truth table then agrees
+    with an evaluation of the expression's postfix items, row by row."""
+    out = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "conds = [(str(c), sorted(map(str, c.booleans)), list(c.expression())) for c in\n"
+        "         p.conditionals()]\n"
+        "rules = [r for r in s.TERuleQuery(p, boolean='.*', boolean_regex=True).results()]\n"
+        "print(len(conds) > 100, len(rules) > 100)\n"
+        "print('arbiter.setools._evaluation' in sys.modules)\n"
+        "OPS = {{'&&': lambda a, b: a and b, '||': lambda a, b: a or b,\n"
+        "       '^': lambda a, b: a != b, '==': lambda a, b: a == b, '!=': lambda a, b: a != b}}\n"
+        "def postfix(expr, env):\n"
+        "    st = []\n"
+        "    for i in expr:\n"
+        "        if type(i).__name__ == 'Boolean':\n"
+        "            st.append(env[str(i)])\n"
+        "        elif str(i) == '!':\n"
+        "            st.append(not st.pop())\n"
+        "        else:\n"
+        "            b, a = st.pop(), st.pop()\n"
+        "            st.append(OPS[str(i)](a, b))\n"
+        "    return st[0]\n"
+        "ok = total = 0\n"
+        "for (text, names, expr), c in zip(conds, p.conditionals()):\n"
+        "    table = c.truth_table()\n"
+        "    assert [sorted(r.values) for r in table] == [names] * 2 ** len(names)\n"
+        "    for row in table:\n"
+        "        total += 1\n"
+        "        ok += row.result == postfix(expr, row.values) == c.evaluate(**row.values)\n"
+        "print('arbiter.setools._evaluation' in sys.modules, ok == total > 100)\n"
+        "c = next(iter(p.conditionals()))\n"
+        "print(sorted(map(str, c.true_rules())) == sorted(str(r) for r in rules\n"
+        "      if r.conditional == c and r.conditional_block))\n"
+        .format(str(debian_path))
+    ).splitlines()
+    assert out == ["True True", "False", "True True", "True"]
+
+
+def test_labeling_tables_are_read_per_kind(debian_path):
+    """Each labeling table's rows are read when its kind is first asked for, alone (the
+    rows of every kind alive at once set a peak that stayed as free memory): iterating
+    the portcons keeps no other kind's rows, and each kind's rows read alone are those of
+    the whole read."""
+    from arbiter import _native
+    from arbiter.setools import SELinuxPolicy
+
+    p = SELinuxPolicy(str(debian_path))
+    ports = [str(c) for c in p.portcons()]
+    assert len(ports) > 100
+    assert sorted(k for k in p._cache if "labeling" in k) == ["labeling_portcons"]
+    whole = _native.labeling_tables(p._db)
+    assert "target" in whole and len(whole) == 14
+    for kind, rows in whole.items():
+        alone = _native.labeling_tables(p._db, kind)
+        assert list(alone) == [kind] and alone[kind] == rows
+    assert [str(c) for c in p.portcons()] == ports
+
+
+def test_pickling_loads_on_first_use_and_pickles_as_before(debian_path):
+    """The ``__reduce__`` methods and rebuilding functions are in ``_pickling``, imported
+    on the first pickling (or unpickling): queries leave it unloaded; the pickles name
+    ``policyrep``'s functions as before, and a new interpreter, which has not loaded it,
+    unpickles them to equal objects."""
+    out = fresh(
+        "import sys, pickle\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "objs = [p.lookup_type('init_t'), next(iter(p.conditionals())),\n"
+        "        next(iter(s.TERuleQuery(p, ruletype=['allow'], source='init_t').results())),\n"
+        "        next(iter(p.rbacrules())), next(iter(p.bools())), next(iter(p.users()))]\n"
+        "print('arbiter.setools._pickling' in sys.modules)\n"
+        "data = pickle.dumps(objs)\n"
+        "print('arbiter.setools._pickling' in sys.modules)\n"
+        "print(b'arbiter.setools.policyrep' in data and b'_resolve_symbol' in data\n"
+        "      and b'_te_rule_at' in data and b'_pickling' not in data)\n"
+        "print(data.hex())\n"
+        "print('|'.join(map(str, objs)))\n".format(str(debian_path))
+    ).splitlines()
+    assert out[:3] == ["False", "True", "True"]
+    again = fresh(
+        "import sys, pickle\n"
+        "objs = pickle.loads(bytes.fromhex({!r}))\n"
+        "print('|'.join(map(str, objs)))\n".format(out[3])
+    ).splitlines()
+    assert again == [out[4]]
+
+
+def test_constraint_rows_are_read_per_class(debian_path):
+    """A class's constraint rows are read when its constraints are first asked for, alone
+    (every class's rows alive at once set a peak that stayed as free memory): a class's
+    constraints keep no other class's rows, each class's rows read alone are those of the
+    whole read, and the constraints built class by class are those of the whole policy."""
+    from arbiter import _native
+    from arbiter.setools import SELinuxPolicy
+
+    p = SELinuxPolicy(str(debian_path))
+    file_cons = [str(c) for c in p.lookup_class("file").constraints()]
+    assert len(file_cons) >= 5
+    assert not any("rows" in k for k in p._cache if isinstance(k, str))
+    whole = _native.constraint_table(p._db)
+    for v, cons, vts in whole:
+        assert _native.constraint_table(p._db, v) == [(v, cons, vts)]
+    assert _native.constraint_table(p._db, len(whole) + 1) == []
+    every = [str(c) for c in p.constraints()]
+    assert len(every) == sum(len(cons) + len(vts) for _, cons, vts in whole)
+    assert [c for c in every if c in file_cons] and file_cons == [
+        str(c) for c in p.lookup_class("file").constraints()]

@@ -51,16 +51,22 @@ fn perm_names(
 }
 
 /// Per class value: `(permission names and postfix nodes of each constraint, postfix nodes
-/// of each validatetrans)`, in the policy's order.
+/// of each validatetrans)`, in the policy's order. With `class_value`, that class's row
+/// alone (none for a value no class has): the Python side reads a class's rows when its
+/// constraints are first asked for, so that every class's rows are never alive at once
+/// (their peak stayed as free blocks in Python's allocator to the end of a script).
 #[pyfunction]
+#[pyo3(signature = (db, class_value=None))]
 #[allow(clippy::type_complexity)]
 pub fn constraint_table(
     db: &PolicyDb,
+    class_value: Option<u32>,
 ) -> Vec<(u32, Vec<(Vec<String>, Vec<NodeRow>)>, Vec<Vec<NodeRow>>)> {
     let p = &*db.model;
     p.classes
         .iter()
         .enumerate()
+        .filter(|(i, _)| class_value.map_or(true, |v| v as usize == i + 1))
         .map(|(i, c)| {
             (
                 i as u32 + 1,

@@ -127,8 +127,7 @@ def _expr_node_at(policy, ident):
     """Rebuilds a pickled expression node (its constraint and position)."""
     # Read again (the policy's copy of the rows is dropped once the objects are built).
     cls_value, which, n, k = ident
-    cons, vts = next((c, vt) for v, c, vt in _native.constraint_table(policy._db)
-                     if v == cls_value)
+    [(_, cons, vts)] = _native.constraint_table(policy._db, cls_value)
     nodes = cons[n][1] if which == 0 else vts[n]
     return ConstraintExprNode(policy, ident, *nodes[k])
 
@@ -408,14 +407,14 @@ class _ConstraintPolicy:
         return self._table("user_by_value", lambda: {u._value: u for u in self._users_all()})
 
     def _class_constraints(self, tclass):
-        """``(constraints, validatetrans)`` of a class, built on first use."""
-        rows = self._table(
-            "constraint_rows", lambda: {v: (c, vt) for v, c, vt in
-                                        _native.constraint_table(self._db)})
+        """``(constraints, validatetrans)`` of a class, built on first use from that
+        class's rows alone (every class's rows read at once set a peak that Python's
+        allocator kept as free blocks to the end of a script)."""
         built = self._table("constraints_by_class", dict)
         v = tclass._value
         if v not in built:
-            cons, vts = rows.pop(v, _NONE)  # a class's rows are read once
+            cons, vts = next(((c, vt) for _, c, vt in _native.constraint_table(self._db, v)),
+                             _NONE)
             # The classes without constraints (most) share one pair of empty tables.
             built[v] = _NONE if not (cons or vts) else (
                 tuple(Constraint(self, (v, 0, n), tclass, perms, nodes)

@@ -78,7 +78,7 @@ def _context_ident(context):
     ``"packet"`` after them for a netifcon's packet context: searched in the tables
     built (a context exists only once its table is)."""
     for key, table in list(context.policy._cache.items()):
-        if isinstance(key, str) and key.startswith("labeling_") and key != "labeling_rows":
+        if isinstance(key, str) and key.startswith("labeling_"):
             for n, owner in enumerate(table):
                 if owner.context is context:
                     return (key[len("labeling_"):], n)
@@ -346,16 +346,11 @@ class _LabelingPolicy:
     """The labeling part of ``SELinuxPolicy``: iterators, lookups and counts."""
 
     def _labeling(self, kind):
-        """The objects of one labeling table, built on first use."""
-        tables = self._table("labeling_rows", lambda: _native.labeling_tables(self._db))
-
-        def build():
-            objects = self._build_labeling(kind, tables[kind])
-            # The objects replace their rows: keeping both held each table twice.
-            del tables[kind]
-            return objects
-
-        return self._table("labeling_" + kind, build)
+        """The objects of one labeling table, built on first use from that table's rows
+        alone (read per kind: the rows of every table at once set a peak that Python's
+        allocator kept as free blocks to the end of a script)."""
+        return self._table("labeling_" + kind, lambda: self._build_labeling(
+            kind, _native.labeling_tables(self._db, kind)[kind]))
 
     def _context(self, row):
         u, r, t, rg = row
@@ -364,8 +359,9 @@ class _LabelingPolicy:
                        self._range(rg) if rg is not None and self.mls else None)
 
     def _is_xen(self):
-        tables = self._table("labeling_rows", lambda: _native.labeling_tables(self._db))
-        return tables["target"] == _XEN
+        target = self._table("target_platform_number",
+                             lambda: _native.labeling_tables(self._db, "target")["target"])
+        return target == _XEN
 
     def _build_labeling(self, kind, rows):
         if kind in _XEN_TABLES:

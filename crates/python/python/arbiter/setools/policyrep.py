@@ -10,7 +10,6 @@ native side reproduces.
 import enum
 import errno
 import importlib
-import itertools
 import os
 import sys
 from array import array
@@ -210,6 +209,56 @@ _POLCAP_NAMES = (
 # --------------------------------------------------------------------------- base classes
 
 
+class _Deferred:
+    """A method whose code is in a submodule (``_statements``, ``_evaluation``,
+    ``_pickling``) imported on the method's first use: what a script rarely calls does not
+    cost its code objects in every process (tests/test_setools_lazy.py). The submodule's
+    namespace classes hold the functions under this module's class names; importing it
+    puts them on the classes (named as if defined here), so ``help()``, ``inspect`` and
+    pickling see the plain methods."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module):
+        self.module = module
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        _install_deferred(self.module)
+        owner = type(obj) if owner is None else owner
+        value = next(c.__dict__[self.name] for c in owner.__mro__ if self.name in c.__dict__)
+        if value is self:  # the submodule lacks it: a bug, not a loop
+            raise AttributeError(self.name)
+        return value.__get__(obj, owner)
+
+
+_FUNCTION = type(lambda: None)
+# The functions that rebuild pickled objects, in ``_pickling`` (served by ``__getattr__``).
+_PICKLING_FUNCTIONS = frozenset((
+    "_resolve_symbol", "_conditional_at", "_te_rule_at", "_expanded_rule", "_derived_av_rule",
+    "_rbac_rule_at", "_bounds_at"))
+
+
+def _install_deferred(module):
+    """Imports the submodule ``module`` and makes its namespace classes' functions the
+    methods of this module's classes of the same names."""
+    mod = _part_module(module)
+    if getattr(mod, "_installed", False):
+        return
+    here = globals()
+    for cls_name, ns in vars(mod).items():
+        if not isinstance(ns, type) or ns.__module__ != mod.__name__:
+            continue
+        cls = here[cls_name]
+        for name, fn in vars(ns).items():
+            if type(fn) is _FUNCTION:
+                fn.__module__ = __name__
+                setattr(cls, name, fn)
+    mod._installed = True
+
+
 class PolicyObject:
     """Base of every object of a policy: equal to an object of the same policy and kind
     with the same identity, else compared by ``str()``; hashed and ordered by ``str()``."""
@@ -289,25 +338,7 @@ class PolicySymbol(PolicyObject):
     def __hash__(self):
         return hash(self.name)
 
-    def __reduce__(self):
-        return (_resolve_symbol, (self.policy, type(self).__name__, self.name))
-
-
-def _resolve_symbol(policy, kind, name):
-    """Rebuilds a pickled symbol in its (unpickled) policy."""
-    lookup = {
-        "Type": policy.lookup_type,
-        "TypeAttribute": policy.lookup_typeattr,
-        "Role": policy.lookup_role,
-        "User": policy.lookup_user,
-        "Boolean": policy.lookup_boolean,
-        "ObjClass": policy.lookup_class,
-        "Common": policy.lookup_common,
-        "PolicyCapability": lambda n: next(c for c in policy.polcaps() if c.name == n),
-    }[kind]
-    return lookup(name)
-
-
+    __reduce__ = _Deferred("_pickling")
 # --------------------------------------------------------------------------- symbols
 
 
@@ -368,16 +399,7 @@ class Type(BaseType):
         """A type expands to itself."""
         yield self
 
-    def statement(self):
-        s = "type " + self.name
-        aliases = self._aliases
-        if len(aliases) == 1:
-            s += " alias " + aliases[0]
-        elif aliases:
-            s += " alias {{ {} }}".format(" ".join(aliases))
-        for a in self.attributes():
-            s += ", " + a.name
-        return s + ";"
+    statement = _Deferred("_statements")
 
 
 class TypeAttribute(BaseType):
@@ -419,8 +441,7 @@ class TypeAttribute(BaseType):
     def attributes(self):
         raise SymbolUseError("Type attributes do not have attributes.")
 
-    def statement(self):
-        return "attribute {};".format(self.name)
+    statement = _Deferred("_statements")
 
 
 class Role(PolicySymbol):
@@ -446,11 +467,7 @@ class Role(PolicySymbol):
         """A role expands to itself."""
         yield self
 
-    def statement(self):
-        types = sorted(str(t) for t in self.types())
-        if len(types) == 1:
-            return "role {} types {};".format(self.name, types[0])
-        return "role {} types {{ {} }};".format(self.name, " ".join(types))
+    statement = _Deferred("_statements")
 
 
 class User(PolicySymbol):
@@ -486,13 +503,7 @@ class User(PolicySymbol):
             raise MLSDisabled
         return self.policy._user_mls(self._value)[1]
 
-    def statement(self):
-        roles = sorted(str(r) for r in self.roles)
-        s = "user {} roles ".format(self.name)
-        s += roles[0] if len(roles) == 1 else "{{ {} }}".format(" ".join(roles))
-        if self._level is not None:
-            s += " level {} range {}".format(self._level, self._range)
-        return s + ";"
+    statement = _Deferred("_statements")
 
 
 class Boolean(PolicySymbol):
@@ -504,8 +515,7 @@ class Boolean(PolicySymbol):
         super().__init__(policy, value, name)
         self.state = state
 
-    def statement(self):
-        return "bool {} {};".format(self.name, "true" if self.state else "false")
+    statement = _Deferred("_statements")
 
 
 class Common(PolicySymbol):
@@ -520,10 +530,7 @@ class Common(PolicySymbol):
     def __contains__(self, perm):
         return perm in self.perms
 
-    def statement(self):
-        return "common {}\n{{\n{}}}".format(
-            self.name, "".join("\t{}\n".format(p) for p in sorted(self.perms))
-        )
+    statement = _Deferred("_statements")
 
 
 class ObjClass(PolicySymbol):
@@ -568,13 +575,7 @@ class ObjClass(PolicySymbol):
         """The class's default_user, default_role, default_type, default_range rules."""
         return iter(self.policy._class_defaults(self))
 
-    def statement(self):
-        s = "class {}\n".format(self.name)
-        if self._common is not None:
-            s += "inherits {}\n".format(self._common)
-        if self.perms:
-            s += "{\n" + "".join("\t{}\n".format(p) for p in sorted(self.perms)) + "}"
-        return s
+    statement = _Deferred("_statements")
 
 
 class PolicyCapability(PolicySymbol):
@@ -582,8 +583,7 @@ class PolicyCapability(PolicySymbol):
 
     __slots__ = ()
 
-    def statement(self):
-        return "policycap {};".format(self.name)
+    statement = _Deferred("_statements")
 
 
 # --------------------------------------------------------------------------- conditionals
@@ -614,18 +614,7 @@ class ConditionalOperator(PolicyObject):
     def unary(self):
         return self._op == "!"
 
-    def evaluate(self, *operands):
-        a = operands[0]
-        if self._op == "!":
-            return not a
-        b = operands[1]
-        return {
-            "&&": lambda: a and b,
-            "||": lambda: a or b,
-            "^": lambda: a != b,
-            "==": lambda: a == b,
-            "!=": lambda: a != b,
-        }[self._op]()
+    evaluate = _Deferred("_evaluation")
 
 
 class Conditional(PolicyObject):
@@ -647,9 +636,7 @@ class Conditional(PolicyObject):
     def __hash__(self):
         return hash(self._node)
 
-    def __reduce__(self):
-        return (_conditional_at, (self.policy, self._node))
-
+    __reduce__ = _Deferred("_pickling")
     def __contains__(self, other):
         return any(other == b for b in self.booleans)
 
@@ -667,53 +654,14 @@ class Conditional(PolicyObject):
             for op, v in self._expr
         ]
 
-    def evaluate(self, **kwargs):
-        """The expression's value, with each Boolean at ``kwargs[name]`` or its default."""
-        stack = []
-        for item in self.expression():
-            if isinstance(item, Boolean):
-                stack.append(kwargs.get(item.name, item.state))
-            elif item.unary:
-                stack.append(item.evaluate(stack.pop()))
-            else:
-                b, a = stack.pop(), stack.pop()
-                stack.append(item.evaluate(a, b))
-        return stack[0]
-
-    def truth_table(self):
-        """Every assignment of the Booleans (sorted by name, from all True down) and the
-        expression's value under it."""
-        names = sorted(str(b) for b in self.booleans)
-        rows = []
-        for values in itertools.product([True, False], repeat=len(names)):
-            v = dict(zip(names, values))
-            rows.append(TruthTableRow(v, self.evaluate(**v)))
-        return rows
-
-    def _rules(self, block):
-        from .terulequery import TERuleQuery
-
-        return (
-            r
-            for r in TERuleQuery(self.policy).results()
-            if r._cond is not None and r._cond[0] == self._node and r._cond[1] == block
-        )
-
-    def true_rules(self):
-        """The rules of the true block."""
-        return self._rules(True)
-
-    def false_rules(self):
-        """The rules of the false block."""
-        return self._rules(False)
+    evaluate = _Deferred("_evaluation")
+    truth_table = _Deferred("_evaluation")
+    _rules = _Deferred("_evaluation")
+    true_rules = _Deferred("_evaluation")
+    false_rules = _Deferred("_evaluation")
 
     def statement(self):
         raise NoStatement
-
-
-def _conditional_at(policy, node):
-    """Rebuilds a pickled conditional (its position in the policy)."""
-    return policy._conditional(node)
 
 
 # --------------------------------------------------------------------------- TE rules
@@ -849,27 +797,9 @@ class BaseTERule(PolicyRule):
             return True
         return self.conditional.evaluate(**kwargs) == self._cond[1]
 
-    def statement(self):
-        stmt = self._res.statement(self._i)
-        if stmt is None:
-            raise IndexError("list index out of range")
-        if self.origin is None:
-            return stmt
-        o = self.origin
-        head = "{} {} {}:{}".format(o.ruletype, o.source, o.target, o.tclass)
-        return "{} {} {}:{}".format(self.ruletype, self.source, self.target, self.tclass) + (
-            stmt[len(head):]
-        )
+    statement = _Deferred("_statements")
 
-    def __reduce__(self):
-        # A handle on a native result set pickles as the rule's fields, found again by a
-        # query in the unpickled policy; an expanded rule as its origin and types.
-        if self.origin is not None:
-            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
-        return (_te_rule_at, (self.policy, str(self.ruletype), str(self.source),
-                              str(self.target), str(self.tclass), self._row,
-                              self._res.statement(self._i)))
-
+    __reduce__ = _Deferred("_pickling")
     def expand(self):
         """One rule per (source type, target type) of the rule's attributes, sharing its
         body; an expanded rule yields itself."""
@@ -881,26 +811,6 @@ class BaseTERule(PolicyRule):
                 yield type(self)(
                     self.policy, self._res, self._i, self._row, s, t, self.tclass, origin=self
                 )
-
-
-def _te_rule_at(policy, ruletype, source, target, tclass, row, stmt):
-    """Rebuilds a pickled TE rule: the rule of the same fields in its (unpickled) policy."""
-    from .terulequery import TERuleQuery
-
-    q = TERuleQuery(policy, ruletype=[ruletype], source=source, source_indirect=False,
-                    target=target, target_indirect=False, tclass=[tclass])
-    for r in q.results():
-        if r._row == row and r._res.statement(r._i) == stmt:
-            return r
-    raise ValueError("the policy has no rule {}".format(stmt))
-
-
-def _expanded_rule(origin, source, target):
-    """Rebuilds a pickled expanded rule from its (unpickled) origin."""
-    for r in origin.expand():
-        if str(r.source) == source and str(r.target) == target:
-            return r
-    raise ValueError("{} expands to no rule {} {}".format(origin, source, target))
 
 
 class AVRule(BaseTERule):
@@ -938,21 +848,8 @@ class _DerivedAVRule(AVRule):
     def perms(self):
         return self._perms
 
-    def __reduce__(self):
-        return (_derived_av_rule, (self.origin, self.source, self.target, self._perms))
-
-    def statement(self):
-        stmt = self._res.statement(self._i) or ""
-        cond = stmt[stmt.index(";") + 1:] if ";" in stmt else ""
-        return "{} {} {}:{} {};{}".format(
-            self.ruletype, self.source, self.target, self.tclass, perms_text(self._perms), cond
-        )
-
-
-def _derived_av_rule(origin, source, target, perms):
-    """Rebuilds a pickled derived rule (the class is renamed below, so pickle cannot find
-    it by name)."""
-    return _DerivedAVRule(origin, source, target, perms)
+    __reduce__ = _Deferred("_pickling")
+    statement = _Deferred("_statements")
 
 
 # setools' derive_expanded returns a plain AVRule: scripts printing type(rule).__name__ see
@@ -1061,11 +958,7 @@ class RoleAllow(PolicyRule):
     def _key(self):
         return ("allow", self._n)
 
-    def __reduce__(self):
-        if self.origin is not None:
-            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
-        return (_rbac_rule_at, (self.policy, 0, self._n))
-
+    __reduce__ = _Deferred("_pickling")
     def __hash__(self):
         return hash(("allow", str(self.source), str(self.target)))
 
@@ -1077,8 +970,7 @@ class RoleAllow(PolicyRule):
     def default(self):
         raise RuleUseError("Role allow rules do not have a default role.")
 
-    def statement(self):
-        return "allow {0.source} {0.target};".format(self)
+    statement = _Deferred("_statements")
 
     def expand(self):
         """Roles expand to themselves: one rule, whose origin is this one."""
@@ -1108,17 +1000,12 @@ class RoleTransition(PolicyRule):
     def _key(self):
         return ("role_transition", self._n)
 
-    def __reduce__(self):
-        if self.origin is not None:
-            return (_expanded_rule, (self.origin, str(self.source), str(self.target)))
-        return (_rbac_rule_at, (self.policy, 1, self._n))
-
+    __reduce__ = _Deferred("_pickling")
     def __hash__(self):
         return hash(("role_transition", str(self.source), str(self.target), str(self.tclass),
                      str(self.default)))
 
-    def statement(self):
-        return "role_transition {0.source} {0.target}:{0.tclass} {0.default};".format(self)
+    statement = _Deferred("_statements")
 
     def expand(self):
         """One rule per (role, type of the target attribute)."""
@@ -1129,12 +1016,6 @@ class RoleTransition(PolicyRule):
             for t in self.target.expand():
                 yield RoleTransition(self.policy, self._n, s, t, self.tclass, self.default,
                                      origin=self)
-
-
-def _rbac_rule_at(policy, kind, n):
-    """Rebuilds a pickled RBAC rule (role allows are kind 0, role transitions 1)."""
-    want = RoleAllow if kind == 0 else RoleTransition
-    return [r for r in policy.rbacrules() if type(r) is want][n]
 
 
 # --------------------------------------------------------------------------- bounds
@@ -1163,15 +1044,7 @@ class Bounds(PolicyObject):
     def statement(self):
         return "{0.ruletype} {0.parent} {0.child};".format(self)
 
-    def __reduce__(self):
-        return (_bounds_at, (self.policy, self.child.name))
-
-
-def _bounds_at(policy, child):
-    """Rebuilds a pickled typebounds statement (by its child type)."""
-    return next(b for b in policy.bounds() if b.child.name == child)
-
-
+    __reduce__ = _Deferred("_pickling")
 # --------------------------------------------------------------------------- the policy
 
 
@@ -1262,6 +1135,10 @@ class _PartMember:
 
 
 def __getattr__(name):
+    if name in _PICKLING_FUNCTIONS:
+        _install_deferred("_pickling")
+        value = globals()[name] = getattr(_part_module("_pickling"), name)
+        return value
     module = _PART_OF_CLASS.get(name)
     if module is None:
         raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))
