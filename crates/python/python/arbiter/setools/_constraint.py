@@ -9,7 +9,7 @@ import collections
 from sys import intern
 
 from .. import _native
-from .exception import ConstraintUseError, LowLevelPolicyError, NoStatement
+from . import exception as _exc
 from .policyrep import (
     ConstraintRuletype,
     DefaultRangeValue,
@@ -120,7 +120,7 @@ class ConstraintExprNode(PolicyObject):
         return self._symbol_type
 
     def statement(self):
-        raise NoStatement
+        raise _exc.NoStatement
 
 
 def _expr_node_at(policy, ident):
@@ -233,7 +233,7 @@ class ConstraintExpression(PolicyObject):
         return self._infix
 
     def statement(self):
-        raise NoStatement
+        raise _exc.NoStatement
 
 
 def _expression_at(policy, ident):
@@ -315,7 +315,7 @@ class Validatetrans(BaseConstraint):
 
     @property
     def perms(self):
-        raise ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
+        raise _exc.ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
 
     def statement(self):
         return "{0.ruletype} {0.tclass} ({0.expression});".format(self)
@@ -378,7 +378,7 @@ class DefaultRange(Default):
         try:
             default = DefaultValue(_RANGE_DEFAULT[number])
         except KeyError as e:
-            raise LowLevelPolicyError("Unsupported default value: {}".format(e)) from e
+            raise _exc.LowLevelPolicyError("Unsupported default value: {}".format(e)) from e
         super().__init__(policy, DefaultRuletype.default_range, tclass, default)
         part = _RANGE_PART[number]
         self.default_range = None if part is None else DefaultRangeValue(part)

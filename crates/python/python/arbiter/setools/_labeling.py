@@ -9,7 +9,7 @@ import stat
 
 from .. import _native
 from ._mls import Listing
-from .exception import InvalidInitialSid, MLSDisabled, NoStatement
+from . import exception as _exc
 from .policyrep import (
     FSUseRuletype,
     IbpkeyconRange,
@@ -61,10 +61,10 @@ class Context(PolicyObject):
         """The context's range (``MLSDisabled`` without MLS)."""
         if self._range:
             return self._range
-        raise MLSDisabled
+        raise _exc.MLSDisabled
 
     def statement(self):
-        raise NoStatement
+        raise _exc.NoStatement
 
 
 def _context_at(policy, ident):
@@ -434,7 +434,7 @@ class _LabelingPolicy:
         for sid in self.initialsids():
             if sid == name:
                 return sid
-        raise InvalidInitialSid("{0} is not a valid initial SID".format(name))
+        raise _exc.InvalidInitialSid("{0} is not a valid initial SID".format(name))
 
     @property
     def initialsids_count(self):

@@ -12,15 +12,8 @@ costs two small sets instead of two thousand objects. The tables come from the n
 import itertools
 
 from .. import _native
-from .exception import (
-    InvalidCategory,
-    InvalidLevel,
-    InvalidRange,
-    InvalidSensitivity,
-    MLSDisabled,
-    NoStatement,
-)
-from .policyrep import PolicyObject, PolicyRule, PolicySymbol, MLSRuletype
+from . import exception as _exc
+from .policyrep import PolicyObject, PolicyRule, MLSRuletype, _NamedSymbol
 
 
 class Listing:
@@ -74,7 +67,7 @@ class _Datum:
         return not self == other
 
 
-class Category(_Datum, PolicySymbol):
+class Category(_Datum, _NamedSymbol):
     """An MLS category."""
 
     __slots__ = ("_aliases", "_alias_wins", "_ident")
@@ -110,7 +103,7 @@ class Category(_Datum, PolicySymbol):
         return (_symbol_at, (self.policy, "lookup_category", self.name, self._ident))
 
 
-class Sensitivity(_Datum, PolicySymbol):
+class Sensitivity(_Datum, _NamedSymbol):
     """An MLS sensitivity; ordered by value (its dominance order)."""
 
     __slots__ = ("_aliases", "_cats", "_alias_wins", "_ident")
@@ -292,7 +285,7 @@ class Level(BaseMLSLevel):
         return not (self >= other or self <= other)
 
     def statement(self):
-        raise NoStatement
+        raise _exc.NoStatement
 
 
 class Range(PolicyObject):
@@ -329,7 +322,7 @@ class Range(PolicyObject):
         return self.low <= other <= self.high
 
     def statement(self):
-        raise NoStatement
+        raise _exc.NoStatement
 
     def __reduce__(self):
         return (_level_at, (self.policy, "Range", str(self)))
@@ -514,7 +507,7 @@ class _MLSPolicy:
     def _level(self, row):
         """A ``Level`` from the native ``(sensitivity value, category values)``."""
         if not self.mls:
-            raise MLSDisabled
+            raise _exc.MLSDisabled
         return Level(self, self._sens_of_bitmap(row[0]), self._cat_tokens(row[1]))
 
     def _range(self, row):
@@ -577,7 +570,7 @@ class _MLSPolicy:
         for s in self._sensitivities_all():
             if s == name or (deref and name in s._aliases):
                 return s
-        raise InvalidSensitivity("{0} is not a valid sensitivity".format(name))
+        raise _exc.InvalidSensitivity("{0} is not a valid sensitivity".format(name))
 
     def lookup_category(self, name, deref=True):
         """A category by name (or, with ``deref``, alias)."""
@@ -592,20 +585,20 @@ class _MLSPolicy:
         if c is None and deref:
             c = table[1].get(name)
         if c is None:
-            raise InvalidCategory("{0} is not a valid category".format(name))
+            raise _exc.InvalidCategory("{0} is not a valid category".format(name))
         return c
 
     def lookup_level(self, level):
         """A ``Level`` from its text (``s0:c0.c3,c5``), checked against the policy's
         level declarations."""
         if not self.mls:
-            raise MLSDisabled
+            raise _exc.MLSDisabled
         parts = level.split(":")
         sens = parts[0]
         try:
             s = self.lookup_sensitivity(sens)
-        except InvalidSensitivity as ex:
-            raise InvalidLevel(
+        except _exc.InvalidSensitivity as ex:
+            raise _exc.InvalidLevel(
                 "{0} is not a valid level ({1} is not a valid sensitivity)".format(level, sens)
             ) from ex
         cats = set()
@@ -616,8 +609,8 @@ class _MLSPolicy:
                     try:
                         low = self.lookup_category(catrange[0])
                         high = self.lookup_category(catrange[1])
-                    except InvalidCategory as ex:
-                        raise InvalidLevel(
+                    except _exc.InvalidCategory as ex:
+                        raise _exc.InvalidLevel(
                             "{0} is not a valid level ({1} is not a valid category range)".format(
                                 level, group)
                         ) from ex
@@ -628,18 +621,18 @@ class _MLSPolicy:
                 elif len(catrange) == 1:
                     try:
                         cats.add(self.lookup_category(catrange[0])._value)
-                    except InvalidCategory as ex:
-                        raise InvalidLevel(
+                    except _exc.InvalidCategory as ex:
+                        raise _exc.InvalidLevel(
                             "{0} is not a valid level ({1} is not a valid category)".format(
                                 level, group)
                         ) from ex
                 else:
-                    raise InvalidLevel(
+                    raise _exc.InvalidLevel(
                         "{0} is not a valid level (level parsing error)".format(level)
                     )
         lv = Level(self, s, cats)
         if not lv._cats <= s.level_decl()._cats:
-            raise InvalidLevel(
+            raise _exc.InvalidLevel(
                 "{0} is not a valid level (one or more categories are not associated with the "
                 "sensitivity)".format(level)
             )
@@ -648,21 +641,21 @@ class _MLSPolicy:
     def lookup_range(self, range_):
         """A ``Range`` from its text (``low - high`` or one level)."""
         if not self.mls:
-            raise MLSDisabled
+            raise _exc.MLSDisabled
         levels = range_.split("-")
         try:
             low = self.lookup_level(levels[0].strip())
-        except InvalidLevel as ex:
-            raise InvalidRange("{0} is not a valid range ({1}).".format(range_, ex)) from ex
+        except _exc.InvalidLevel as ex:
+            raise _exc.InvalidRange("{0} is not a valid range ({1}).".format(range_, ex)) from ex
         try:
             high = self.lookup_level(levels[1].strip())
-        except InvalidLevel as ex:
-            raise InvalidRange("{0} is not a valid range ({1}).".format(range_, ex)) from ex
+        except _exc.InvalidLevel as ex:
+            raise _exc.InvalidRange("{0} is not a valid range ({1}).".format(range_, ex)) from ex
         except IndexError:
             high = low
         r = Range(self, low, high)
         if not r.high >= r.low:
-            raise InvalidRange(
+            raise _exc.InvalidRange(
                 "{0} is not a valid range ({1.low} is not dominated by {1.high})".format(range_, r)
             )
         return r
