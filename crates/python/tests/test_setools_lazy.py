@@ -479,3 +479,40 @@ def test_exception_classes_are_made_on_first_use_with_setools_hierarchy(debian_p
         pytest.skip("setools 4.4.1 is not importable by /usr/bin/python3")
     assert json.loads(lines[3]) == json.loads(real.stdout)
     assert lines[4] == "True"
+
+
+def test_rare_enumerations_and_named_tuples_are_made_on_first_use(debian_path):
+    """``RBACRuletype``, ``HandleUnknown``, ``PolicyTarget``, ``BoundsRuletype`` and the
+    named tuples of the rarer statements are made when first named: the types, TE and
+    labeling queries leave them unmade; made, they are the classes setools' names stand
+    for (members, values, pickles, module and qualified names)."""
+    out = fresh(
+        "import pickle\n"
+        "import arbiter.setools as s\n"
+        "rep = s.policyrep\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "list(s.TERuleQuery(p, ruletype=['allow'], source='httpd_t').results())\n"
+        "list(s.PortconQuery(p, ports=(80, 80)).results())\n"
+        "list(s.InitialSIDQuery(p).results()), list(s.TypeQuery(p).results())\n"
+        "print(sorted(n for n in rep._MADE_ON_USE if n in vars(rep)))\n"
+        "print(p.handle_unknown, p.target_platform, repr(p.handle_unknown))\n"
+        "r = next(p.rbacrules())\n"
+        "print(repr(r.ruletype), r.ruletype is s.RBACRuletype.allow,\n"
+        "      pickle.loads(pickle.dumps(r.ruletype)) is r.ruletype)\n"
+        "print([(m.name, m.value) for m in rep.RBACRuletype],\n"
+        "      [(m.name, m.value) for m in s.BoundsRuletype], s.HandleUnknown.lookup(2))\n"
+        "for n in rep._MADE_ON_USE:\n"
+        "    c = getattr(s, n)\n"
+        "    assert c is getattr(rep, n) and c.__module__ == rep.__name__, n\n"
+        "    assert c.__qualname__ == n and pickle.loads(pickle.dumps(c)) is c, n\n"
+        "print(s.IbpkeyconRange(1, 2), s.IomemconRange._fields, s.TruthTableRow._fields)\n"
+        "print(sorted(n for n in rep._MADE_ON_USE if n in vars(rep)) == sorted(rep._MADE_ON_USE))\n"
+        .format(str(debian_path)))
+    assert out.splitlines() == [
+        "[]",
+        "allow selinux <HandleUnknown.allow: 4>",
+        "<RBACRuletype.allow: 1> True True",
+        "[('allow', 1), ('role_transition', 2)] [('typebounds', 1)] reject",
+        "IbpkeyconRange(low=1, high=2) ('low', 'high') ('values', 'result')",
+        "True",
+    ]

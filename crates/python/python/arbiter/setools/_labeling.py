@@ -12,11 +12,11 @@ from ._mls import Listing
 from . import exception as _exc
 from .policyrep import (
     FSUseRuletype,
-    IbpkeyconRange,
     NodeconIPVersion,
     PolicyObject,
     PortconProtocol,
     PortconRange,
+    _made,
 )
 
 # libsepol's initial SID names, by SID number (setools' SELINUX_SIDNAMES).
@@ -301,7 +301,7 @@ class Ibpkeycon(Ocontext):
 
     def __init__(self, policy, prefix, low, high, context):
         self.policy = policy
-        self.pkeys = IbpkeyconRange(low, high)
+        self.pkeys = _made("IbpkeyconRange")(low, high)
         self.context = context
         import ipaddress
 

@@ -59,32 +59,10 @@ class TERuletype(PolicyEnum):
     type_member = 32
 
 
-class RBACRuletype(PolicyEnum):
-    """RBAC rule types."""
-
-    allow = 1
-    role_transition = 2
-
-
 class MLSRuletype(PolicyEnum):
     """MLS rule types."""
 
     range_transition = 1
-
-
-class HandleUnknown(PolicyEnum):
-    """What the kernel does with classes and permissions the policy does not define."""
-
-    deny = 0
-    allow = 4
-    reject = 2
-
-
-class PolicyTarget(PolicyEnum):
-    """The platform a policy is for."""
-
-    selinux = 0
-    xen = 1
 
 
 class ConstraintRuletype(PolicyEnum):
@@ -121,12 +99,6 @@ class DefaultRangeValue(PolicyEnum):
     low_high = 3
 
 
-class BoundsRuletype(PolicyEnum):
-    """Bounds rule types."""
-
-    typebounds = 1
-
-
 class FSUseRuletype(PolicyEnum):
     """fs_use_* rule types."""
 
@@ -151,11 +123,83 @@ class NodeconIPVersion(PolicyEnum):
     ipv6 = 10
 
 
-TruthTableRow = namedtuple("TruthTableRow", ["values", "result"])
 PortconRange = namedtuple("PortconRange", ["low", "high"])
-IbpkeyconRange = namedtuple("IbpkeyconRange", ["low", "high"])
-IoportconRange = namedtuple("IoportconRange", ["low", "high"])
-IomemconRange = namedtuple("IomemconRange", ["low", "high"])
+
+
+# The enumerations and named tuples that only rarer statements, rules and queries use,
+# made when first named (``__getattr__`` below, PEP 562; ``_made`` inside this module):
+# 4-6 kB of Python's memory each, that a script using none of them does not keep. The
+# enumerations are defined in functions, each named as at module level, so that their
+# members pickle, print and compare as before.
+
+
+def _rbac_ruletype():
+    class RBACRuletype(PolicyEnum):
+        """RBAC rule types."""
+
+        __qualname__ = "RBACRuletype"
+        allow = 1
+        role_transition = 2
+
+    return RBACRuletype
+
+
+def _handle_unknown():
+    class HandleUnknown(PolicyEnum):
+        """What the kernel does with classes and permissions the policy does not define."""
+
+        __qualname__ = "HandleUnknown"
+        deny = 0
+        allow = 4
+        reject = 2
+
+    return HandleUnknown
+
+
+def _policy_target():
+    class PolicyTarget(PolicyEnum):
+        """The platform a policy is for."""
+
+        __qualname__ = "PolicyTarget"
+        selinux = 0
+        xen = 1
+
+    return PolicyTarget
+
+
+def _bounds_ruletype():
+    class BoundsRuletype(PolicyEnum):
+        """Bounds rule types."""
+
+        __qualname__ = "BoundsRuletype"
+        typebounds = 1
+
+    return BoundsRuletype
+
+
+def _range_tuple(name, fields=("low", "high")):
+    return lambda: namedtuple(name, fields, module=__name__)
+
+
+_MADE_ON_USE = {
+    "RBACRuletype": _rbac_ruletype,
+    "HandleUnknown": _handle_unknown,
+    "PolicyTarget": _policy_target,
+    "BoundsRuletype": _bounds_ruletype,
+    "TruthTableRow": _range_tuple("TruthTableRow", ("values", "result")),
+    "IbpkeyconRange": _range_tuple("IbpkeyconRange"),
+    "IoportconRange": _range_tuple("IoportconRange"),
+    "IomemconRange": _range_tuple("IomemconRange"),
+}
+
+
+def _made(name):
+    """One of ``_MADE_ON_USE``'s classes, made on its first use."""
+    cls = globals().get(name)
+    if cls is None:
+        # The first made is kept, should two threads make one at once.
+        cls = globals().setdefault(name, _MADE_ON_USE[name]())
+    return cls
 
 # The policy capabilities libsepol 3.4 names, by bit.
 _POLCAP_NAMES = (
@@ -930,7 +974,7 @@ class RoleAllow(PolicyRule):
     def __init__(self, policy, n, source, target, origin=None):
         self.policy = policy
         self._n = n
-        self.ruletype = RBACRuletype.allow
+        self.ruletype = _made("RBACRuletype").allow
         self.source = source
         self.target = target
         self.origin = origin
@@ -970,7 +1014,7 @@ class RoleTransition(PolicyRule):
     def __init__(self, policy, n, source, target, tclass, default, origin=None):
         self.policy = policy
         self._n = n
-        self.ruletype = RBACRuletype.role_transition
+        self.ruletype = _made("RBACRuletype").role_transition
         self.source = source
         self.target = target
         self.tclass = tclass
@@ -1008,7 +1052,7 @@ class Bounds(PolicyObject):
 
     def __init__(self, policy, parent, child):
         self.policy = policy
-        self.ruletype = BoundsRuletype.typebounds
+        self.ruletype = _made("BoundsRuletype").typebounds
         self.parent = parent
         self.child = child
 
@@ -1138,6 +1182,8 @@ _EXCEPTIONS = frozenset("""
 def __getattr__(name):
     if name in _EXCEPTIONS:
         return getattr(_exc, name)
+    if name in _MADE_ON_USE:
+        return _made(name)
     if name in _PICKLING_FUNCTIONS:
         _install_deferred("_pickling")
         value = globals()[name] = getattr(_part_module("_pickling"), name)
@@ -1243,12 +1289,13 @@ class SELinuxPolicy:
     @property
     def handle_unknown(self):
         """The policy's handling of unknown classes and permissions."""
-        return HandleUnknown[self._db.handle_unknown]
+        return _made("HandleUnknown")[self._db.handle_unknown]
 
     @property
     def target_platform(self):
         """The platform: ``PolicyTarget.selinux`` or ``PolicyTarget.xen``."""
-        return PolicyTarget.xen if self._is_xen() else PolicyTarget.selinux
+        target = _made("PolicyTarget")
+        return target.xen if self._is_xen() else target.selinux
 
     # --- tables, built on first use
 
