@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import POLICIES
+from conftest import DEBIAN_MLS, POLICIES
 
 REAL_INIT = pathlib.Path("/usr/lib/python3/dist-packages/setools/__init__.py")
 
@@ -516,3 +516,56 @@ def test_rare_enumerations_and_named_tuples_are_made_on_first_use(debian_path):
         "IbpkeyconRange(low=1, high=2) ('low', 'high') ('values', 'result')",
         "True",
     ]
+
+
+def test_the_parts_pickling_loads_on_first_use_and_pickles_as_before(debian_path):
+    """The MLS, labeling and constraint parts' ``__reduce__`` methods and rebuilding
+    functions are in ``_mls_pickling``, ``_labeling_pickling`` and
+    ``_constraint_pickling``, imported on the first pickling of one of the part's objects
+    (or unpickling): the queries of these kinds leave them unloaded; the pickles name the
+    parts' functions as before, and a new interpreter unpickles them to objects of the
+    same text (the Debian policies have no default_* rules nor nodecons: the pickling
+    tests cover those on the repository's policies)."""
+    mls = DEBIAN_MLS if DEBIAN_MLS.exists() else None
+    if mls is None:
+        pytest.skip("the Debian MLS policy is not installed")
+    parts = ["arbiter.setools._mls_pickling", "arbiter.setools._labeling_pickling",
+             "arbiter.setools._constraint_pickling"]
+    out = fresh(
+        "import sys, pickle\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "d = s.SELinuxPolicy({!r})\n"
+        "mls = [next(p.categories()), next(p.sensitivities()), next(p.levels()),\n"
+        "       next(p.mlsrules()), next(p.mlsrules()).default,\n"
+        "       next(iter(next(p.mlsrules()).expand()))]\n"
+        "lab = [next(iter(p.portcons())), next(iter(p.portcons())).context,\n"
+        "       next(iter(p.initialsids())).context, next(iter(p.netifcons())).packet,\n"
+        "       next(iter(p.genfscons()))]\n"
+        "con = [next(p.constraints()), next(p.constraints()).expression,\n"
+        "       next(d.constraints())]\n"
+        "for q in (s.MLSRuleQuery(p), s.PortconQuery(p, ports=(80, 80)),\n"
+        "          s.ConstraintQuery(p, tclass=['file']), s.DefaultQuery(d),\n"
+        "          s.CategoryQuery(p, name='^c1', name_regex=True), s.InitialSIDQuery(p)):\n"
+        "    [str(x) for x in q.results()]\n"
+        "loaded = lambda: [m in sys.modules for m in {!r}]\n"
+        "print(loaded())\n"
+        "data = [pickle.dumps(mls), pickle.dumps(lab), pickle.dumps(con)]\n"
+        "print(loaded())\n"
+        "print([b'_pickling' not in x for x in data])\n"
+        "print(b'arbiter.setools._mls' in data[0] and b'_level_at' in data[0],\n"
+        "      b'arbiter.setools._labeling' in data[1] and b'_ocontext_at' in data[1],\n"
+        "      b'arbiter.setools._constraint' in data[2] and b'_constraint_at' in data[2])\n"
+        "print(s._mls.Range.__reduce__.__module__, s._mls.Range.__reduce__.__qualname__)\n"
+        "print('|'.join(x.hex() for x in data))\n"
+        "print('|'.join(map(str, mls + lab + con)))\n".format(str(mls), str(debian_path),
+                                                          parts)
+    ).splitlines()
+    assert out[:5] == ["[False, False, False]", "[True, True, True]", "[True, True, True]",
+                       "True True True", "arbiter.setools._mls Range.__reduce__"]
+    again = fresh(
+        "import sys, pickle\n"
+        "objs = [o for x in {!r}.split('|') for o in pickle.loads(bytes.fromhex(x))]\n"
+        "print('|'.join(map(str, objs)))\n".format(out[5])
+    ).splitlines()
+    assert again == [out[6]]

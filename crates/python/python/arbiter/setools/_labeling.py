@@ -17,6 +17,8 @@ from .policyrep import (
     PortconProtocol,
     PortconRange,
     _made,
+    _Deferred,
+    _install_deferred,
 )
 
 # libsepol's initial SID names, by SID number (setools' SELINUX_SIDNAMES).
@@ -53,8 +55,7 @@ class Context(PolicyObject):
             return "{0.user}:{0.role}:{0.type_}:{0.range_}".format(self)
         return "{0.user}:{0.role}:{0.type_}".format(self)
 
-    def __reduce__(self):
-        return (_context_at, (self.policy, _context_ident(self)))
+    __reduce__ = _Deferred('_labeling_pickling')
 
     @property
     def range_(self):
@@ -65,26 +66,6 @@ class Context(PolicyObject):
 
     def statement(self):
         raise _exc.NoStatement
-
-
-def _context_at(policy, ident):
-    """Rebuilds a pickled context from the labeling statement it belongs to."""
-    owner = policy._labeling(ident[0])[ident[1]]
-    return owner.packet if ident[2:] == ("packet",) else owner.context
-
-
-def _context_ident(context):
-    """``(kind, position)`` of the statement whose context ``context`` is, with
-    ``"packet"`` after them for a netifcon's packet context: searched in the tables
-    built (a context exists only once its table is)."""
-    for key, table in list(context.policy._cache.items()):
-        if isinstance(key, str) and key.startswith("labeling_"):
-            for n, owner in enumerate(table):
-                if owner.context is context:
-                    return (key[len("labeling_"):], n)
-                if getattr(owner, "packet", None) is context:
-                    return (key[len("labeling_"):], n, "packet")
-    raise ValueError("a context of no labeling statement of its policy")
 
 
 class Ocontext(PolicyObject):
@@ -102,16 +83,7 @@ class Ocontext(PolicyObject):
     def __str__(self):
         return self.statement()
 
-    def __reduce__(self):
-        table = self.policy._labeling(self._kind)
-        n = next(n for n, o in enumerate(table) if o is self)
-        return (_ocontext_at, (self.policy, (self._kind, n)))
-
-
-def _ocontext_at(policy, ident):
-    """Rebuilds a pickled labeling statement (its table and position)."""
-    kind, n = ident
-    return policy._labeling(kind)[n]
+    __reduce__ = _Deferred('_labeling_pickling')
 
 
 class InitialSID(Ocontext):
@@ -467,3 +439,19 @@ class _LabelingPolicy:
     @property
     def ibendportcon_count(self):
         return len(self._labeling("ibendportcons"))
+
+
+# The pickling of this part's objects is in ``_labeling_pickling`` (``policyrep._Deferred`` gives
+# the ``__reduce__`` methods on first use); pickles name its rebuilding functions as this
+# module's, which serves them here.
+_PICKLING_FUNCTIONS = frozenset(('_context_at', '_context_ident', '_ocontext_at'))
+
+
+def __getattr__(name):
+    if name in _PICKLING_FUNCTIONS:
+        _install_deferred('_labeling_pickling')
+        from . import _labeling_pickling as pickling
+
+        value = globals()[name] = getattr(pickling, name)
+        return value
+    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))

@@ -13,7 +13,9 @@ import itertools
 
 from .. import _native
 from . import exception as _exc
-from .policyrep import PolicyObject, PolicyRule, MLSRuletype, _NamedSymbol
+from .policyrep import (
+    MLSRuletype, PolicyObject, PolicyRule, _Deferred, _NamedSymbol, _install_deferred,
+)
 
 
 class Listing:
@@ -34,17 +36,6 @@ class Listing:
 
     def __len__(self):
         return len(self._items)
-
-
-def _symbol_at(policy, kind, name, ident=0):
-    """Rebuilds a pickled sensitivity or category (and which datum it was, see
-    ``_Datum``) in its (unpickled) policy."""
-    sym = getattr(policy, kind)(name, deref=False)
-    if not ident:
-        return sym
-    if kind == "lookup_category":
-        return policy._category_of_token(-sym._value)
-    return policy._sens_of_bitmap(sym._value)
 
 
 class _Datum:
@@ -99,8 +90,7 @@ class Category(_Datum, _NamedSymbol):
     def statement(self):
         return "category {0}{1};".format(self.name, _alias_text(self._aliases))
 
-    def __reduce__(self):
-        return (_symbol_at, (self.policy, "lookup_category", self.name, self._ident))
+    __reduce__ = _Deferred('_mls_pickling')
 
 
 class Sensitivity(_Datum, _NamedSymbol):
@@ -141,8 +131,7 @@ class Sensitivity(_Datum, _NamedSymbol):
     def statement(self):
         return "sensitivity {0}{1};".format(self.name, _alias_text(self._aliases))
 
-    def __reduce__(self):
-        return (_symbol_at, (self.policy, "lookup_sensitivity", self.name, self._ident))
+    __reduce__ = _Deferred('_mls_pickling')
 
 
 def _alias_text(aliases):
@@ -187,17 +176,7 @@ class BaseMLSLevel(PolicyObject):
         obj = self.policy._category_of_token
         return iter({obj(t) for t in self._cats})
 
-    def __reduce__(self):
-        return (_level_at, (self.policy, type(self).__name__, str(self)))
-
-
-def _level_at(policy, kind, text):
-    """Rebuilds a pickled level, level declaration or range in its policy."""
-    if kind == "LevelDecl":
-        return policy.lookup_sensitivity(text.split(":")[0]).level_decl()
-    if kind == "Range":
-        return policy.lookup_range(text)
-    return policy.lookup_level(text)
+    __reduce__ = _Deferred('_mls_pickling')
 
 
 def _other_cats(level, other):
@@ -324,8 +303,7 @@ class Range(PolicyObject):
     def statement(self):
         raise _exc.NoStatement
 
-    def __reduce__(self):
-        return (_level_at, (self.policy, "Range", str(self)))
+    __reduce__ = _Deferred('_mls_pickling')
 
 
 class MLSRule(PolicyRule):
@@ -365,22 +343,7 @@ class MLSRule(PolicyRule):
     def statement(self):
         return "{0.ruletype} {0.source} {0.target}:{0.tclass} {0.default};".format(self)
 
-    def __reduce__(self):
-        if self.origin is not None:
-            return (_expanded_mlsrule, (self.origin, str(self.source), str(self.target)))
-        return (_mlsrule_at, (self.policy, self._n))
-
-
-def _mlsrule_at(policy, n):
-    """Rebuilds a pickled range_transition rule (its position in the policy)."""
-    return policy._mlsrules_all()[n]
-
-
-def _expanded_mlsrule(origin, source, target):
-    for r in origin.expand():
-        if str(r.source) == source and str(r.target) == target:
-            return r
-    raise ValueError("no expanded rule {} {} of {}".format(source, target, origin))
+    __reduce__ = _Deferred('_mls_pickling')
 
 
 # How many distinct category sets ``_cat_tokens`` shares before it starts again.
@@ -673,3 +636,19 @@ class _MLSPolicy:
     def mlsrules(self):
         """Every range_transition rule, in setools' order."""
         return Listing(self._mlsrules_all())
+
+
+# The pickling of this part's objects is in ``_mls_pickling`` (``policyrep._Deferred`` gives
+# the ``__reduce__`` methods on first use); pickles name its rebuilding functions as this
+# module's, which serves them here.
+_PICKLING_FUNCTIONS = frozenset(('_symbol_at', '_level_at', '_mlsrule_at', '_expanded_mlsrule'))
+
+
+def __getattr__(name):
+    if name in _PICKLING_FUNCTIONS:
+        _install_deferred('_mls_pickling')
+        from . import _mls_pickling as pickling
+
+        value = globals()[name] = getattr(pickling, name)
+        return value
+    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))

@@ -218,11 +218,13 @@ _POLCAP_NAMES = (
 
 class _Deferred:
     """A method whose code is in a submodule (``_statements``, ``_evaluation``,
-    ``_pickling``) imported on the method's first use: what a script rarely calls does not
-    cost its code objects in every process (tests/test_setools_lazy.py). The submodule's
-    namespace classes hold the functions under this module's class names; importing it
-    puts them on the classes (named as if defined here), so ``help()``, ``inspect`` and
-    pickling see the plain methods."""
+    ``_pickling``; for the parts' classes ``_mls_pickling``, ``_labeling_pickling``,
+    ``_constraint_pickling``) imported on the method's first use: what a script rarely
+    calls does not cost its code objects in every process (tests/test_setools_lazy.py).
+    The submodule's namespace classes hold the functions under the class names of this
+    module (or of the part its ``_PART`` names); importing it puts them on the classes
+    (named as if defined there), so ``help()``, ``inspect`` and pickling see the plain
+    methods."""
 
     __slots__ = ("module", "name")
 
@@ -254,14 +256,16 @@ def _install_deferred(module):
     mod = _part_module(module)
     if getattr(mod, "_installed", False):
         return
-    here = globals()
+    # The classes are this module's, or those of the part the submodule names (``_PART``).
+    part = getattr(mod, "_PART", None)
+    target = sys.modules[__name__] if part is None else _part_module(part)
     for cls_name, ns in vars(mod).items():
         if not isinstance(ns, type) or ns.__module__ != mod.__name__:
             continue
-        cls = here[cls_name]
+        cls = getattr(target, cls_name)
         for name, fn in vars(ns).items():
             if type(fn) is _FUNCTION:
-                fn.__module__ = __name__
+                fn.__module__ = target.__name__
                 setattr(cls, name, fn)
     mod._installed = True
 
