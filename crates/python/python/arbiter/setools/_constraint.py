@@ -106,7 +106,7 @@ class ConstraintExprNode(PolicyObject):
     def __getitem__(self, idx):
         return self._expression[idx]
 
-    __reduce__ = _Deferred('_constraint_pickling')
+    __reduce__ = _Deferred("_constraint_pickling")
 
     @property
     def names(self):
@@ -197,7 +197,7 @@ class ConstraintExpression(PolicyObject):
     def __hash__(self):
         return hash(str(self))
 
-    __reduce__ = _Deferred('_constraint_pickling')
+    __reduce__ = _Deferred("_constraint_pickling")
 
     def infix(self):
         """The expression in infix order, with setools' parentheses."""
@@ -243,7 +243,7 @@ class BaseConstraint(PolicyObject):
     def perms(self):
         raise NotImplementedError
 
-    __reduce__ = _Deferred('_constraint_pickling')
+    __reduce__ = _Deferred("_constraint_pickling")
 
 
 class Constraint(BaseConstraint):
@@ -324,7 +324,7 @@ class Default(PolicyObject):
     def statement(self):
         return "{0.ruletype} {0.tclass} {0.default};".format(self)
 
-    __reduce__ = _Deferred('_constraint_pickling')
+    __reduce__ = _Deferred("_constraint_pickling")
 
 
 class DefaultRange(Default):

@@ -55,7 +55,7 @@ class Context(PolicyObject):
             return "{0.user}:{0.role}:{0.type_}:{0.range_}".format(self)
         return "{0.user}:{0.role}:{0.type_}".format(self)
 
-    __reduce__ = _Deferred('_labeling_pickling')
+    __reduce__ = _Deferred("_labeling_pickling")
 
     @property
     def range_(self):
@@ -83,7 +83,7 @@ class Ocontext(PolicyObject):
     def __str__(self):
         return self.statement()
 
-    __reduce__ = _Deferred('_labeling_pickling')
+    __reduce__ = _Deferred("_labeling_pickling")
 
 
 class InitialSID(Ocontext):

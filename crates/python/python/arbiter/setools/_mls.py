@@ -90,7 +90,7 @@ class Category(_Datum, _NamedSymbol):
     def statement(self):
         return "category {0}{1};".format(self.name, _alias_text(self._aliases))
 
-    __reduce__ = _Deferred('_mls_pickling')
+    __reduce__ = _Deferred("_mls_pickling")
 
 
 class Sensitivity(_Datum, _NamedSymbol):
@@ -131,7 +131,7 @@ class Sensitivity(_Datum, _NamedSymbol):
     def statement(self):
         return "sensitivity {0}{1};".format(self.name, _alias_text(self._aliases))
 
-    __reduce__ = _Deferred('_mls_pickling')
+    __reduce__ = _Deferred("_mls_pickling")
 
 
 def _alias_text(aliases):
@@ -176,7 +176,7 @@ class BaseMLSLevel(PolicyObject):
         obj = self.policy._category_of_token
         return iter({obj(t) for t in self._cats})
 
-    __reduce__ = _Deferred('_mls_pickling')
+    __reduce__ = _Deferred("_mls_pickling")
 
 
 def _other_cats(level, other):
@@ -303,7 +303,7 @@ class Range(PolicyObject):
     def statement(self):
         raise _exc.NoStatement
 
-    __reduce__ = _Deferred('_mls_pickling')
+    __reduce__ = _Deferred("_mls_pickling")
 
 
 class MLSRule(PolicyRule):
@@ -343,7 +343,7 @@ class MLSRule(PolicyRule):
     def statement(self):
         return "{0.ruletype} {0.source} {0.target}:{0.tclass} {0.default};".format(self)
 
-    __reduce__ = _Deferred('_mls_pickling')
+    __reduce__ = _Deferred("_mls_pickling")
 
 
 # How many distinct category sets ``_cat_tokens`` shares before it starts again.
