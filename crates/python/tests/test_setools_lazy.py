@@ -569,3 +569,19 @@ def test_the_parts_pickling_loads_on_first_use_and_pickles_as_before(debian_path
         "print('|'.join(map(str, objs)))\n".format(out[5])
     ).splitlines()
     assert again == [out[6]]
+
+
+def test_policyrep_star_import_binds_what_it_bound_before():
+    """``from setools.policyrep import *`` binds the exceptions and the rarer enumerations
+    and named tuples, made on first use, as it did when they were module globals."""
+    out = fresh(
+        "ns = {}\n"
+        "exec('from arbiter.setools.policyrep import *', ns)\n"
+        "import arbiter.setools as s\n"
+        "want = ['InvalidType', 'NoStatement', 'PolicyrepException', 'RBACRuletype',\n"
+        "        'HandleUnknown', 'IoportconRange', 'TruthTableRow', 'TERuletype',\n"
+        "        'SELinuxPolicy', 'Type', 'PortconRange']\n"
+        "print([n for n in want if ns.get(n) is not getattr(s.policyrep, n)])\n"
+        "print(ns['InvalidType'] is s.exception.InvalidType)\n"
+    ).splitlines()
+    assert out == ["[]", "True"]

@@ -1569,3 +1569,8 @@ for _modules, _names in _PART_MEMBERS.items():
     for _name in _names.split():
         setattr(SELinuxPolicy, _name, _PartMember(_modules, _name))
 del _modules, _names, _name
+
+# A star import takes the names it took when the exceptions and the rarer enumerations and
+# named tuples were bound here (each is made by the import, as ``__getattr__`` makes it).
+__all__ = sorted({n for n in globals() if not n.startswith("_")} | _EXCEPTIONS
+                 | set(_MADE_ON_USE))
