@@ -613,5 +613,10 @@ def test_a_large_labeling_table_leaves_no_rows_in_the_free_lists(debian_path):
         "        and 'labeling_tables(' in linecache.getline(t.traceback[0].filename,\n"
         "                                                    t.traceback[0].lineno)]\n"
         "print(small, large, again, n > 400, len(read) <= 2 * n, len(read) > 0)\n"
-        .format(str(debian_path)))
-    assert out.split() == ["0", "1", "0", "True", "True", "True"]
+        "gc.disable()\n"
+        "q = s.SELinuxPolicy({!r})\n"
+        "before = len(full)\n"
+        "print(len(q.portcons()) == n, len(full) - before)\n"
+        .format(str(debian_path), str(debian_path)))
+    # A program that turned the collector off gets no collection.
+    assert out.split() == ["0", "1", "0", "True", "True", "True", "True", "0"]

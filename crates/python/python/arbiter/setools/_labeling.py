@@ -333,7 +333,8 @@ class _LabelingPolicy:
         def build():
             rows = _native.labeling_tables(self._db, kind)[kind]
             objects = self._build_labeling(kind, rows)
-            if len(rows) >= _COLLECT_AFTER_ROWS:
+            # (Not where the program turned the collector off, wanting no pauses.)
+            if len(rows) >= _COLLECT_AFTER_ROWS and gc.isenabled():
                 del rows
                 gc.collect()  # see _COLLECT_AFTER_ROWS
             return objects
