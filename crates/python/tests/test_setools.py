@@ -392,3 +392,36 @@ def test_role_types_are_a_sorted_array_and_role_query_answers_by_them():
         pair = sample[:2]
         want = [str(r) for r in roles if set(pair) & set(r.types())]
         assert [str(r) for r in st.RoleQuery(p, types=pair).results()] == want
+
+
+def test_type_objects_have_two_slots_and_the_policy_one_list_of_them(debian_path):
+    """A type or attribute object is the policy and its value (48 bytes of Python's
+    memory; a third, unused name slot made each 64 for 4,000 types), and the policy
+    keeps them in one list, by value, with setools' order as machine ints (a second
+    list of every type object was 37 kB)."""
+    from arbiter.setools.policyrep import BaseType, Role
+
+    p = st.SELinuxPolicy(str(debian_path))
+    types, attrs = list(p.types()), list(p.typeattributes())
+    slots = [s for c in type(types[0]).__mro__ for s in getattr(c, "__slots__", ())]
+    assert sorted(slots) == ["_value", "policy"]
+    assert sys.getsizeof(types[0]) == sys.getsizeof(attrs[0]) == object.__sizeof__(
+        types[0]) + 16  # two slots past the header (and the collector's 16 bytes)
+    assert sys.getsizeof(types[0]) < sys.getsizeof(next(p.roles()))
+    assert isinstance(types[0], st.policyrep.PolicySymbol)
+    assert issubclass(Role, st.policyrep.PolicySymbol)
+    list(st.TERuleQuery(p, ruletype=["allow"], source="httpd_t").results())
+    list(st.TypeQuery(p, attrs=["domain"]).results())
+    every = len(types) + len(attrs)
+    whole = [k for k, v in p._cache.items() if isinstance(v, list) and len(v) >= every]
+    assert whole == ["type_by_value"]
+    tv = p._type_by_value
+    assert [t for t in tv if isinstance(t, BaseType)] == sorted(types + attrs,
+                                                                 key=lambda t: t._value)
+    assert all(tv[t._value] is t for t in types + attrs)
+    # setools' order (the corpus compares it with setools'): the types and attributes
+    # interleaved as the policy's hash table holds them, not by value.
+    assert [t._value for t in types] != sorted(t._value for t in types)
+    order = list(p._cache["type_order"])
+    assert [t._value for t in types] == [v for v in order if isinstance(tv[v], st.Type)]
+    assert [a._value for a in attrs] == [v for v in order if isinstance(tv[v], st.TypeAttribute)]

@@ -9,13 +9,15 @@ import collections
 from sys import intern
 
 from .. import _native
-from .exception import ConstraintUseError, LowLevelPolicyError, NoStatement
+from . import exception as _exc
 from .policyrep import (
     ConstraintRuletype,
     DefaultRangeValue,
     DefaultRuletype,
     DefaultValue,
     PolicyObject,
+    _Deferred,
+    _install_deferred,
 )
 
 # CEXPR_* attribute bits (libsepol's constraint.h) and setools' operand names for them.
@@ -104,8 +106,7 @@ class ConstraintExprNode(PolicyObject):
     def __getitem__(self, idx):
         return self._expression[idx]
 
-    def __reduce__(self):
-        return (_expr_node_at, (self.policy, self._id))
+    __reduce__ = _Deferred("_constraint_pickling")
 
     @property
     def names(self):
@@ -120,16 +121,7 @@ class ConstraintExprNode(PolicyObject):
         return self._symbol_type
 
     def statement(self):
-        raise NoStatement
-
-
-def _expr_node_at(policy, ident):
-    """Rebuilds a pickled expression node (its constraint and position)."""
-    # Read again (the policy's copy of the rows is dropped once the objects are built).
-    cls_value, which, n, k = ident
-    [(_, cons, vts)] = _native.constraint_table(policy._db, cls_value)
-    nodes = cons[n][1] if which == 0 else vts[n]
-    return ConstraintExprNode(policy, ident, *nodes[k])
+        raise _exc.NoStatement
 
 
 def _flatten(items):
@@ -205,9 +197,7 @@ class ConstraintExpression(PolicyObject):
     def __hash__(self):
         return hash(str(self))
 
-    def __reduce__(self):
-        owner = next(c for c in self.policy.constraints() if c.expression is self)
-        return (_expression_at, (self.policy, _constraint_ident(owner)))
+    __reduce__ = _Deferred("_constraint_pickling")
 
     def infix(self):
         """The expression in infix order, with setools' parentheses."""
@@ -233,12 +223,7 @@ class ConstraintExpression(PolicyObject):
         return self._infix
 
     def statement(self):
-        raise NoStatement
-
-
-def _expression_at(policy, ident):
-    """Rebuilds a pickled constraint expression from its constraint."""
-    return _constraint_at(policy, ident).expression
+        raise _exc.NoStatement
 
 
 class BaseConstraint(PolicyObject):
@@ -258,25 +243,7 @@ class BaseConstraint(PolicyObject):
     def perms(self):
         raise NotImplementedError
 
-    def __reduce__(self):
-        return (_constraint_at, (self.policy, _constraint_ident(self)))
-
-
-def _constraint_ident(constraint):
-    """``(class value, table, position)`` of a constraint (table 0) or validatetrans (1)
-    in its class's tables."""
-    tables = constraint.policy._class_constraints(constraint.tclass)
-    for which, table in enumerate(tables):
-        for n, c in enumerate(table):
-            if c is constraint:
-                return (constraint.tclass._value, which, n)
-    raise ValueError("a constraint of no class of its policy")
-
-
-def _constraint_at(policy, ident):
-    """Rebuilds a pickled constraint (class value, table, position)."""
-    cls_value, which, n = ident
-    return policy._class_constraints(policy._class_by_value[cls_value])[which][n]
+    __reduce__ = _Deferred("_constraint_pickling")
 
 
 class Constraint(BaseConstraint):
@@ -315,7 +282,7 @@ class Validatetrans(BaseConstraint):
 
     @property
     def perms(self):
-        raise ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
+        raise _exc.ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
 
     def statement(self):
         return "{0.ruletype} {0.tclass} ({0.expression});".format(self)
@@ -357,16 +324,7 @@ class Default(PolicyObject):
     def statement(self):
         return "{0.ruletype} {0.tclass} {0.default};".format(self)
 
-    def __reduce__(self):
-        return (_default_at, (self.policy, self.tclass.name, str(self.ruletype)))
-
-
-def _default_at(policy, tclass, ruletype):
-    """Rebuilds a pickled default_* rule."""
-    for d in policy.lookup_class(tclass).defaults():
-        if str(d.ruletype) == ruletype:
-            return d
-    raise ValueError("no {} rule for {}".format(ruletype, tclass))
+    __reduce__ = _Deferred("_constraint_pickling")
 
 
 class DefaultRange(Default):
@@ -378,7 +336,7 @@ class DefaultRange(Default):
         try:
             default = DefaultValue(_RANGE_DEFAULT[number])
         except KeyError as e:
-            raise LowLevelPolicyError("Unsupported default value: {}".format(e)) from e
+            raise _exc.LowLevelPolicyError("Unsupported default value: {}".format(e)) from e
         super().__init__(policy, DefaultRuletype.default_range, tclass, default)
         part = _RANGE_PART[number]
         self.default_range = None if part is None else DefaultRangeValue(part)
@@ -490,3 +448,19 @@ class _ConstraintPolicy:
     @property
     def default_count(self):
         return sum(1 for _ in self.defaults())
+
+
+# The pickling of this part's objects is in ``_constraint_pickling`` (``policyrep._Deferred`` gives
+# the ``__reduce__`` methods on first use); pickles name its rebuilding functions as this
+# module's, which serves them here.
+_PICKLING_FUNCTIONS = frozenset(('_expr_node_at', '_expression_at', '_constraint_ident', '_constraint_at', '_default_at'))
+
+
+def __getattr__(name):
+    if name in _PICKLING_FUNCTIONS:
+        _install_deferred('_constraint_pickling')
+        from . import _constraint_pickling as pickling
+
+        value = globals()[name] = getattr(pickling, name)
+        return value
+    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))

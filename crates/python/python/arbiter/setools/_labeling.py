@@ -4,20 +4,31 @@ and every ``*con`` statement (``FSUse``, ``Genfscon``, ``Portcon``, ``Netifcon``
 hashing and equality, and the ``SELinuxPolicy`` iterators over them (``_LabelingPolicy``).
 The rows come from the native ``labeling_tables`` in the policy's order."""
 
+import gc
 import itertools
 import stat
 
 from .. import _native
 from ._mls import Listing
-from .exception import InvalidInitialSid, MLSDisabled, NoStatement
+from . import exception as _exc
 from .policyrep import (
     FSUseRuletype,
-    IbpkeyconRange,
     NodeconIPVersion,
     PolicyObject,
     PortconProtocol,
     PortconRange,
+    _made,
+    _Deferred,
+    _install_deferred,
 )
+
+# A labeling table of at least this many rows is followed by a full collection, which
+# clears CPython's free lists: the rows' tuples (five or six per statement: the row, its
+# context's, the range's and its two levels'), dead once the statements are built, would
+# otherwise stay there (up to 2,000 tuples of each length) to the end of a script, 0.1 MB
+# of the Debian policy's portcons and genfscons. A collection costs 1.5-2 ms, once per
+# table and policy.
+_COLLECT_AFTER_ROWS = 64
 
 # libsepol's initial SID names, by SID number (setools' SELINUX_SIDNAMES).
 SELINUX_SIDNAMES = (
@@ -53,38 +64,17 @@ class Context(PolicyObject):
             return "{0.user}:{0.role}:{0.type_}:{0.range_}".format(self)
         return "{0.user}:{0.role}:{0.type_}".format(self)
 
-    def __reduce__(self):
-        return (_context_at, (self.policy, _context_ident(self)))
+    __reduce__ = _Deferred("_labeling_pickling")
 
     @property
     def range_(self):
         """The context's range (``MLSDisabled`` without MLS)."""
         if self._range:
             return self._range
-        raise MLSDisabled
+        raise _exc.MLSDisabled
 
     def statement(self):
-        raise NoStatement
-
-
-def _context_at(policy, ident):
-    """Rebuilds a pickled context from the labeling statement it belongs to."""
-    owner = policy._labeling(ident[0])[ident[1]]
-    return owner.packet if ident[2:] == ("packet",) else owner.context
-
-
-def _context_ident(context):
-    """``(kind, position)`` of the statement whose context ``context`` is, with
-    ``"packet"`` after them for a netifcon's packet context: searched in the tables
-    built (a context exists only once its table is)."""
-    for key, table in list(context.policy._cache.items()):
-        if isinstance(key, str) and key.startswith("labeling_"):
-            for n, owner in enumerate(table):
-                if owner.context is context:
-                    return (key[len("labeling_"):], n)
-                if getattr(owner, "packet", None) is context:
-                    return (key[len("labeling_"):], n, "packet")
-    raise ValueError("a context of no labeling statement of its policy")
+        raise _exc.NoStatement
 
 
 class Ocontext(PolicyObject):
@@ -102,16 +92,7 @@ class Ocontext(PolicyObject):
     def __str__(self):
         return self.statement()
 
-    def __reduce__(self):
-        table = self.policy._labeling(self._kind)
-        n = next(n for n, o in enumerate(table) if o is self)
-        return (_ocontext_at, (self.policy, (self._kind, n)))
-
-
-def _ocontext_at(policy, ident):
-    """Rebuilds a pickled labeling statement (its table and position)."""
-    kind, n = ident
-    return policy._labeling(kind)[n]
+    __reduce__ = _Deferred("_labeling_pickling")
 
 
 class InitialSID(Ocontext):
@@ -301,7 +282,7 @@ class Ibpkeycon(Ocontext):
 
     def __init__(self, policy, prefix, low, high, context):
         self.policy = policy
-        self.pkeys = IbpkeyconRange(low, high)
+        self.pkeys = _made("IbpkeyconRange")(low, high)
         self.context = context
         import ipaddress
 
@@ -349,8 +330,16 @@ class _LabelingPolicy:
         """The objects of one labeling table, built on first use from that table's rows
         alone (read per kind: the rows of every table at once set a peak that Python's
         allocator kept as free blocks to the end of a script)."""
-        return self._table("labeling_" + kind, lambda: self._build_labeling(
-            kind, _native.labeling_tables(self._db, kind)[kind]))
+        def build():
+            rows = _native.labeling_tables(self._db, kind)[kind]
+            objects = self._build_labeling(kind, rows)
+            # (Not where the program turned the collector off, wanting no pauses.)
+            if len(rows) >= _COLLECT_AFTER_ROWS and gc.isenabled():
+                del rows
+                gc.collect()  # see _COLLECT_AFTER_ROWS
+            return objects
+
+        return self._table("labeling_" + kind, build)
 
     def _context(self, row):
         u, r, t, rg = row
@@ -434,7 +423,7 @@ class _LabelingPolicy:
         for sid in self.initialsids():
             if sid == name:
                 return sid
-        raise InvalidInitialSid("{0} is not a valid initial SID".format(name))
+        raise _exc.InvalidInitialSid("{0} is not a valid initial SID".format(name))
 
     @property
     def initialsids_count(self):
@@ -467,3 +456,19 @@ class _LabelingPolicy:
     @property
     def ibendportcon_count(self):
         return len(self._labeling("ibendportcons"))
+
+
+# The pickling of this part's objects is in ``_labeling_pickling`` (``policyrep._Deferred`` gives
+# the ``__reduce__`` methods on first use); pickles name its rebuilding functions as this
+# module's, which serves them here.
+_PICKLING_FUNCTIONS = frozenset(('_context_at', '_context_ident', '_ocontext_at'))
+
+
+def __getattr__(name):
+    if name in _PICKLING_FUNCTIONS:
+        _install_deferred('_labeling_pickling')
+        from . import _labeling_pickling as pickling
+
+        value = globals()[name] = getattr(pickling, name)
+        return value
+    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))

@@ -12,15 +12,10 @@ costs two small sets instead of two thousand objects. The tables come from the n
 import itertools
 
 from .. import _native
-from .exception import (
-    InvalidCategory,
-    InvalidLevel,
-    InvalidRange,
-    InvalidSensitivity,
-    MLSDisabled,
-    NoStatement,
+from . import exception as _exc
+from .policyrep import (
+    MLSRuletype, PolicyObject, PolicyRule, _Deferred, _NamedSymbol, _install_deferred,
 )
-from .policyrep import PolicyObject, PolicyRule, PolicySymbol, MLSRuletype
 
 
 class Listing:
@@ -43,17 +38,6 @@ class Listing:
         return len(self._items)
 
 
-def _symbol_at(policy, kind, name, ident=0):
-    """Rebuilds a pickled sensitivity or category (and which datum it was, see
-    ``_Datum``) in its (unpickled) policy."""
-    sym = getattr(policy, kind)(name, deref=False)
-    if not ident:
-        return sym
-    if kind == "lookup_category":
-        return policy._category_of_token(-sym._value)
-    return policy._sens_of_bitmap(sym._value)
-
-
 class _Datum:
     """Identity of sensitivities and categories: setools compares them by libsepol datum,
     and the one it makes from a bitmap is the datum of the last alias in table order when
@@ -74,7 +58,7 @@ class _Datum:
         return not self == other
 
 
-class Category(_Datum, PolicySymbol):
+class Category(_Datum, _NamedSymbol):
     """An MLS category."""
 
     __slots__ = ("_aliases", "_alias_wins", "_ident")
@@ -106,11 +90,10 @@ class Category(_Datum, PolicySymbol):
     def statement(self):
         return "category {0}{1};".format(self.name, _alias_text(self._aliases))
 
-    def __reduce__(self):
-        return (_symbol_at, (self.policy, "lookup_category", self.name, self._ident))
+    __reduce__ = _Deferred("_mls_pickling")
 
 
-class Sensitivity(_Datum, PolicySymbol):
+class Sensitivity(_Datum, _NamedSymbol):
     """An MLS sensitivity; ordered by value (its dominance order)."""
 
     __slots__ = ("_aliases", "_cats", "_alias_wins", "_ident")
@@ -148,8 +131,7 @@ class Sensitivity(_Datum, PolicySymbol):
     def statement(self):
         return "sensitivity {0}{1};".format(self.name, _alias_text(self._aliases))
 
-    def __reduce__(self):
-        return (_symbol_at, (self.policy, "lookup_sensitivity", self.name, self._ident))
+    __reduce__ = _Deferred("_mls_pickling")
 
 
 def _alias_text(aliases):
@@ -194,17 +176,7 @@ class BaseMLSLevel(PolicyObject):
         obj = self.policy._category_of_token
         return iter({obj(t) for t in self._cats})
 
-    def __reduce__(self):
-        return (_level_at, (self.policy, type(self).__name__, str(self)))
-
-
-def _level_at(policy, kind, text):
-    """Rebuilds a pickled level, level declaration or range in its policy."""
-    if kind == "LevelDecl":
-        return policy.lookup_sensitivity(text.split(":")[0]).level_decl()
-    if kind == "Range":
-        return policy.lookup_range(text)
-    return policy.lookup_level(text)
+    __reduce__ = _Deferred("_mls_pickling")
 
 
 def _other_cats(level, other):
@@ -292,7 +264,7 @@ class Level(BaseMLSLevel):
         return not (self >= other or self <= other)
 
     def statement(self):
-        raise NoStatement
+        raise _exc.NoStatement
 
 
 class Range(PolicyObject):
@@ -329,10 +301,9 @@ class Range(PolicyObject):
         return self.low <= other <= self.high
 
     def statement(self):
-        raise NoStatement
+        raise _exc.NoStatement
 
-    def __reduce__(self):
-        return (_level_at, (self.policy, "Range", str(self)))
+    __reduce__ = _Deferred("_mls_pickling")
 
 
 class MLSRule(PolicyRule):
@@ -372,22 +343,7 @@ class MLSRule(PolicyRule):
     def statement(self):
         return "{0.ruletype} {0.source} {0.target}:{0.tclass} {0.default};".format(self)
 
-    def __reduce__(self):
-        if self.origin is not None:
-            return (_expanded_mlsrule, (self.origin, str(self.source), str(self.target)))
-        return (_mlsrule_at, (self.policy, self._n))
-
-
-def _mlsrule_at(policy, n):
-    """Rebuilds a pickled range_transition rule (its position in the policy)."""
-    return policy._mlsrules_all()[n]
-
-
-def _expanded_mlsrule(origin, source, target):
-    for r in origin.expand():
-        if str(r.source) == source and str(r.target) == target:
-            return r
-    raise ValueError("no expanded rule {} {} of {}".format(source, target, origin))
+    __reduce__ = _Deferred("_mls_pickling")
 
 
 # How many distinct category sets ``_cat_tokens`` shares before it starts again.
@@ -514,7 +470,7 @@ class _MLSPolicy:
     def _level(self, row):
         """A ``Level`` from the native ``(sensitivity value, category values)``."""
         if not self.mls:
-            raise MLSDisabled
+            raise _exc.MLSDisabled
         return Level(self, self._sens_of_bitmap(row[0]), self._cat_tokens(row[1]))
 
     def _range(self, row):
@@ -577,7 +533,7 @@ class _MLSPolicy:
         for s in self._sensitivities_all():
             if s == name or (deref and name in s._aliases):
                 return s
-        raise InvalidSensitivity("{0} is not a valid sensitivity".format(name))
+        raise _exc.InvalidSensitivity("{0} is not a valid sensitivity".format(name))
 
     def lookup_category(self, name, deref=True):
         """A category by name (or, with ``deref``, alias)."""
@@ -592,20 +548,20 @@ class _MLSPolicy:
         if c is None and deref:
             c = table[1].get(name)
         if c is None:
-            raise InvalidCategory("{0} is not a valid category".format(name))
+            raise _exc.InvalidCategory("{0} is not a valid category".format(name))
         return c
 
     def lookup_level(self, level):
         """A ``Level`` from its text (``s0:c0.c3,c5``), checked against the policy's
         level declarations."""
         if not self.mls:
-            raise MLSDisabled
+            raise _exc.MLSDisabled
         parts = level.split(":")
         sens = parts[0]
         try:
             s = self.lookup_sensitivity(sens)
-        except InvalidSensitivity as ex:
-            raise InvalidLevel(
+        except _exc.InvalidSensitivity as ex:
+            raise _exc.InvalidLevel(
                 "{0} is not a valid level ({1} is not a valid sensitivity)".format(level, sens)
             ) from ex
         cats = set()
@@ -616,8 +572,8 @@ class _MLSPolicy:
                     try:
                         low = self.lookup_category(catrange[0])
                         high = self.lookup_category(catrange[1])
-                    except InvalidCategory as ex:
-                        raise InvalidLevel(
+                    except _exc.InvalidCategory as ex:
+                        raise _exc.InvalidLevel(
                             "{0} is not a valid level ({1} is not a valid category range)".format(
                                 level, group)
                         ) from ex
@@ -628,18 +584,18 @@ class _MLSPolicy:
                 elif len(catrange) == 1:
                     try:
                         cats.add(self.lookup_category(catrange[0])._value)
-                    except InvalidCategory as ex:
-                        raise InvalidLevel(
+                    except _exc.InvalidCategory as ex:
+                        raise _exc.InvalidLevel(
                             "{0} is not a valid level ({1} is not a valid category)".format(
                                 level, group)
                         ) from ex
                 else:
-                    raise InvalidLevel(
+                    raise _exc.InvalidLevel(
                         "{0} is not a valid level (level parsing error)".format(level)
                     )
         lv = Level(self, s, cats)
         if not lv._cats <= s.level_decl()._cats:
-            raise InvalidLevel(
+            raise _exc.InvalidLevel(
                 "{0} is not a valid level (one or more categories are not associated with the "
                 "sensitivity)".format(level)
             )
@@ -648,21 +604,21 @@ class _MLSPolicy:
     def lookup_range(self, range_):
         """A ``Range`` from its text (``low - high`` or one level)."""
         if not self.mls:
-            raise MLSDisabled
+            raise _exc.MLSDisabled
         levels = range_.split("-")
         try:
             low = self.lookup_level(levels[0].strip())
-        except InvalidLevel as ex:
-            raise InvalidRange("{0} is not a valid range ({1}).".format(range_, ex)) from ex
+        except _exc.InvalidLevel as ex:
+            raise _exc.InvalidRange("{0} is not a valid range ({1}).".format(range_, ex)) from ex
         try:
             high = self.lookup_level(levels[1].strip())
-        except InvalidLevel as ex:
-            raise InvalidRange("{0} is not a valid range ({1}).".format(range_, ex)) from ex
+        except _exc.InvalidLevel as ex:
+            raise _exc.InvalidRange("{0} is not a valid range ({1}).".format(range_, ex)) from ex
         except IndexError:
             high = low
         r = Range(self, low, high)
         if not r.high >= r.low:
-            raise InvalidRange(
+            raise _exc.InvalidRange(
                 "{0} is not a valid range ({1.low} is not dominated by {1.high})".format(range_, r)
             )
         return r
@@ -680,3 +636,19 @@ class _MLSPolicy:
     def mlsrules(self):
         """Every range_transition rule, in setools' order."""
         return Listing(self._mlsrules_all())
+
+
+# The pickling of this part's objects is in ``_mls_pickling`` (``policyrep._Deferred`` gives
+# the ``__reduce__`` methods on first use); pickles name its rebuilding functions as this
+# module's, which serves them here.
+_PICKLING_FUNCTIONS = frozenset(('_symbol_at', '_level_at', '_mlsrule_at', '_expanded_mlsrule'))
+
+
+def __getattr__(name):
+    if name in _PICKLING_FUNCTIONS:
+        _install_deferred('_mls_pickling')
+        from . import _mls_pickling as pickling
+
+        value = globals()[name] = getattr(pickling, name)
+        return value
+    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))

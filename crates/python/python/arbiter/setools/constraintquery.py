@@ -6,7 +6,7 @@ from itertools import compress
 from sys import modules
 
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
-from .exception import ConstraintUseError
+from . import exception as _exc
 from .mixins import CLASS_DEBUG, MatchObjClass, MatchPermission, PERMS_DEBUG
 from .policyrep import ConstraintRuletype, TypeAttribute
 from .query import PolicyQuery, log_results
@@ -125,7 +125,7 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
                 try:
                     if not self._match_perms(c):
                         continue
-                except ConstraintUseError:
+                except _exc.ConstraintUseError:
                     continue
             if role is not None:
                 names = c.expression.roles

@@ -17,44 +17,7 @@ from collections import namedtuple
 from sys import intern
 
 from .. import _native
-from .exception import (  # noqa: F401  (re-exported as setools.policyrep does)
-    ConstraintUseError,
-    InvalidBoolean,
-    InvalidBoundsType,
-    InvalidCategory,
-    InvalidClass,
-    InvalidCommon,
-    InvalidConstraintType,
-    InvalidDefaultRange,
-    InvalidDefaultType,
-    InvalidDefaultValue,
-    InvalidFSUseType,
-    InvalidInitialSid,
-    InvalidLevel,
-    InvalidLevelDecl,
-    InvalidMLSRuleType,
-    InvalidPermission,
-    InvalidPolicy,
-    InvalidRBACRuleType,
-    InvalidRange,
-    InvalidRole,
-    InvalidRuleType,
-    InvalidSensitivity,
-    InvalidSymbol,
-    InvalidTERuleType,
-    InvalidType,
-    InvalidUser,
-    LowLevelPolicyError,
-    MLSDisabled,
-    NoCommon,
-    NoDefaults,
-    NoStatement,
-    PolicyrepException,
-    RuleNotConditional,
-    RuleUseError,
-    SymbolUseError,
-    TERuleNoFilename,
-)
+from . import exception as _exc
 
 # --------------------------------------------------------------------------- enums
 
@@ -96,32 +59,10 @@ class TERuletype(PolicyEnum):
     type_member = 32
 
 
-class RBACRuletype(PolicyEnum):
-    """RBAC rule types."""
-
-    allow = 1
-    role_transition = 2
-
-
 class MLSRuletype(PolicyEnum):
     """MLS rule types."""
 
     range_transition = 1
-
-
-class HandleUnknown(PolicyEnum):
-    """What the kernel does with classes and permissions the policy does not define."""
-
-    deny = 0
-    allow = 4
-    reject = 2
-
-
-class PolicyTarget(PolicyEnum):
-    """The platform a policy is for."""
-
-    selinux = 0
-    xen = 1
 
 
 class ConstraintRuletype(PolicyEnum):
@@ -158,12 +99,6 @@ class DefaultRangeValue(PolicyEnum):
     low_high = 3
 
 
-class BoundsRuletype(PolicyEnum):
-    """Bounds rule types."""
-
-    typebounds = 1
-
-
 class FSUseRuletype(PolicyEnum):
     """fs_use_* rule types."""
 
@@ -188,11 +123,83 @@ class NodeconIPVersion(PolicyEnum):
     ipv6 = 10
 
 
-TruthTableRow = namedtuple("TruthTableRow", ["values", "result"])
 PortconRange = namedtuple("PortconRange", ["low", "high"])
-IbpkeyconRange = namedtuple("IbpkeyconRange", ["low", "high"])
-IoportconRange = namedtuple("IoportconRange", ["low", "high"])
-IomemconRange = namedtuple("IomemconRange", ["low", "high"])
+
+
+# The enumerations and named tuples that only rarer statements, rules and queries use,
+# made when first named (``__getattr__`` below, PEP 562; ``_made`` inside this module):
+# 4-6 kB of Python's memory each, that a script using none of them does not keep. The
+# enumerations are defined in functions, each named as at module level, so that their
+# members pickle, print and compare as before.
+
+
+def _rbac_ruletype():
+    class RBACRuletype(PolicyEnum):
+        """RBAC rule types."""
+
+        __qualname__ = "RBACRuletype"
+        allow = 1
+        role_transition = 2
+
+    return RBACRuletype
+
+
+def _handle_unknown():
+    class HandleUnknown(PolicyEnum):
+        """What the kernel does with classes and permissions the policy does not define."""
+
+        __qualname__ = "HandleUnknown"
+        deny = 0
+        allow = 4
+        reject = 2
+
+    return HandleUnknown
+
+
+def _policy_target():
+    class PolicyTarget(PolicyEnum):
+        """The platform a policy is for."""
+
+        __qualname__ = "PolicyTarget"
+        selinux = 0
+        xen = 1
+
+    return PolicyTarget
+
+
+def _bounds_ruletype():
+    class BoundsRuletype(PolicyEnum):
+        """Bounds rule types."""
+
+        __qualname__ = "BoundsRuletype"
+        typebounds = 1
+
+    return BoundsRuletype
+
+
+def _range_tuple(name, fields=("low", "high")):
+    return lambda: namedtuple(name, fields, module=__name__)
+
+
+_MADE_ON_USE = {
+    "RBACRuletype": _rbac_ruletype,
+    "HandleUnknown": _handle_unknown,
+    "PolicyTarget": _policy_target,
+    "BoundsRuletype": _bounds_ruletype,
+    "TruthTableRow": _range_tuple("TruthTableRow", ("values", "result")),
+    "IbpkeyconRange": _range_tuple("IbpkeyconRange"),
+    "IoportconRange": _range_tuple("IoportconRange"),
+    "IomemconRange": _range_tuple("IomemconRange"),
+}
+
+
+def _made(name):
+    """One of ``_MADE_ON_USE``'s classes, made on its first use."""
+    cls = globals().get(name)
+    if cls is None:
+        # The first made is kept, should two threads make one at once.
+        cls = globals().setdefault(name, _MADE_ON_USE[name]())
+    return cls
 
 # The policy capabilities libsepol 3.4 names, by bit.
 _POLCAP_NAMES = (
@@ -211,11 +218,13 @@ _POLCAP_NAMES = (
 
 class _Deferred:
     """A method whose code is in a submodule (``_statements``, ``_evaluation``,
-    ``_pickling``) imported on the method's first use: what a script rarely calls does not
-    cost its code objects in every process (tests/test_setools_lazy.py). The submodule's
-    namespace classes hold the functions under this module's class names; importing it
-    puts them on the classes (named as if defined here), so ``help()``, ``inspect`` and
-    pickling see the plain methods."""
+    ``_pickling``; for the parts' classes ``_mls_pickling``, ``_labeling_pickling``,
+    ``_constraint_pickling``) imported on the method's first use: what a script rarely
+    calls does not cost its code objects in every process (tests/test_setools_lazy.py).
+    The submodule's namespace classes hold the functions under the class names of this
+    module (or of the part its ``_PART`` names); importing it puts them on the classes
+    (named as if defined there), so ``help()``, ``inspect`` and pickling see the plain
+    methods."""
 
     __slots__ = ("module", "name")
 
@@ -247,14 +256,16 @@ def _install_deferred(module):
     mod = _part_module(module)
     if getattr(mod, "_installed", False):
         return
-    here = globals()
+    # The classes are this module's, or those of the part the submodule names (``_PART``).
+    part = getattr(mod, "_PART", None)
+    target = sys.modules[__name__] if part is None else _part_module(part)
     for cls_name, ns in vars(mod).items():
         if not isinstance(ns, type) or ns.__module__ != mod.__name__:
             continue
-        cls = here[cls_name]
+        cls = getattr(target, cls_name)
         for name, fn in vars(ns).items():
             if type(fn) is _FUNCTION:
-                fn.__module__ = __name__
+                fn.__module__ = target.__name__
                 setattr(cls, name, fn)
     mod._installed = True
 
@@ -310,18 +321,22 @@ class PolicyObject:
 
     def statement(self):
         """The policy language text of the object."""
-        raise NoStatement
+        raise _exc.NoStatement
 
 
 class PolicySymbol(PolicyObject):
-    """A named symbol: ``str()`` is its name."""
+    """A named symbol: ``str()`` is its name. The name's slot is ``_NamedSymbol``'s: the
+    type objects (``BaseType``) read theirs from the policy, and a slot they never set was
+    16 bytes on each of a distribution policy's 4,000 types (each object 64 bytes of
+    Python's memory instead of 48)."""
 
-    __slots__ = ("name", "_value")
+    __slots__ = ("_value",)
 
-    def __init__(self, policy, value, name):
-        self.policy = policy
-        self._value = value
-        self.name = name
+    @property
+    def name(self):
+        """The symbol's name: ``_NamedSymbol``'s slot, or what a type reads from the
+        policy (both override this; a symbol with neither has no name)."""
+        raise AttributeError("name")
 
     def _key(self):
         return self._value
@@ -339,6 +354,19 @@ class PolicySymbol(PolicyObject):
         return hash(self.name)
 
     __reduce__ = _Deferred("_pickling")
+
+
+class _NamedSymbol(PolicySymbol):
+    """A symbol that holds its name (every kind but the types and attributes)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, policy, value, name):
+        self.policy = policy
+        self._value = value
+        self.name = name
+
+
 # --------------------------------------------------------------------------- symbols
 
 
@@ -433,18 +461,18 @@ class TypeAttribute(BaseType):
 
     @property
     def ispermissive(self):
-        raise SymbolUseError("Attributes cannot be permissive.")
+        raise _exc.SymbolUseError("Attributes cannot be permissive.")
 
     def aliases(self):
-        raise SymbolUseError("Type attributes do not have aliases.")
+        raise _exc.SymbolUseError("Type attributes do not have aliases.")
 
     def attributes(self):
-        raise SymbolUseError("Type attributes do not have attributes.")
+        raise _exc.SymbolUseError("Type attributes do not have attributes.")
 
     statement = _Deferred("_statements")
 
 
-class Role(PolicySymbol):
+class Role(_NamedSymbol):
     """A role."""
 
     __slots__ = ("_types",)
@@ -470,7 +498,7 @@ class Role(PolicySymbol):
     statement = _Deferred("_statements")
 
 
-class User(PolicySymbol):
+class User(_NamedSymbol):
     """A user."""
 
     __slots__ = ("_roles", "_level", "_range")
@@ -493,20 +521,20 @@ class User(PolicySymbol):
     def mls_level(self):
         """The user's default level."""
         if self._level is None:
-            raise MLSDisabled
+            raise _exc.MLSDisabled
         return self.policy._user_mls(self._value)[0]
 
     @property
     def mls_range(self):
         """The user's range."""
         if self._range is None:
-            raise MLSDisabled
+            raise _exc.MLSDisabled
         return self.policy._user_mls(self._value)[1]
 
     statement = _Deferred("_statements")
 
 
-class Boolean(PolicySymbol):
+class Boolean(_NamedSymbol):
     """A conditional policy Boolean."""
 
     __slots__ = ("state",)
@@ -518,7 +546,7 @@ class Boolean(PolicySymbol):
     statement = _Deferred("_statements")
 
 
-class Common(PolicySymbol):
+class Common(_NamedSymbol):
     """A common permission set."""
 
     __slots__ = ("perms",)
@@ -533,7 +561,7 @@ class Common(PolicySymbol):
     statement = _Deferred("_statements")
 
 
-class ObjClass(PolicySymbol):
+class ObjClass(_NamedSymbol):
     """An object class."""
 
     __slots__ = ("perms", "_common")
@@ -549,7 +577,7 @@ class ObjClass(PolicySymbol):
     def common(self):
         """The common the class inherits (``NoCommon`` if none)."""
         if self._common is None:
-            raise NoCommon("{} does not inherit a common.".format(self.name))
+            raise _exc.NoCommon("{} does not inherit a common.".format(self.name))
         # Resolved once per policy (a lookup by name per read cost more than the queries
         # that read it).
         by_class = self.policy._table("common_of_class", dict)
@@ -578,7 +606,7 @@ class ObjClass(PolicySymbol):
     statement = _Deferred("_statements")
 
 
-class PolicyCapability(PolicySymbol):
+class PolicyCapability(_NamedSymbol):
     """A policy capability."""
 
     __slots__ = ()
@@ -661,7 +689,7 @@ class Conditional(PolicyObject):
     false_rules = _Deferred("_evaluation")
 
     def statement(self):
-        raise NoStatement
+        raise _exc.NoStatement
 
 
 # --------------------------------------------------------------------------- TE rules
@@ -723,11 +751,11 @@ class PolicyRule(PolicyObject):
 
     @property
     def conditional(self):
-        raise RuleNotConditional
+        raise _exc.RuleNotConditional
 
     @property
     def conditional_block(self):
-        raise RuleNotConditional
+        raise _exc.RuleNotConditional
 
     def enabled(self, **kwargs):
         return True
@@ -779,18 +807,18 @@ class BaseTERule(PolicyRule):
     @property
     def conditional(self):
         if self._cond is None:
-            raise RuleNotConditional
+            raise _exc.RuleNotConditional
         return self.policy._conditional(self._cond[0])
 
     @property
     def conditional_block(self):
         if self._cond is None:
-            raise RuleNotConditional
+            raise _exc.RuleNotConditional
         return self._cond[1]
 
     @property
     def filename(self):
-        raise RuleUseError("{} rules do not have file names".format(self.ruletype))
+        raise _exc.RuleUseError("{} rules do not have file names".format(self.ruletype))
 
     def enabled(self, **kwargs):
         if self._cond is None:
@@ -825,7 +853,7 @@ class AVRule(BaseTERule):
 
     @property
     def default(self):
-        raise RuleUseError("{} rules do not have a default type.".format(self.ruletype))
+        raise _exc.RuleUseError("{} rules do not have a default type.".format(self.ruletype))
 
     def derive_expanded(self, source, target, perms):
         """An expanded rule of this one with new permissions."""
@@ -893,7 +921,7 @@ class TERule(BaseTERule):
 
     @property
     def perms(self):
-        raise RuleUseError("{} rules do not have a permission set.".format(self.ruletype))
+        raise _exc.RuleUseError("{} rules do not have a permission set.".format(self.ruletype))
 
     @property
     def default(self):
@@ -903,8 +931,8 @@ class TERule(BaseTERule):
     @property
     def filename(self):
         if self.ruletype == TERuletype.type_transition:
-            raise TERuleNoFilename
-        raise RuleUseError("{} rules do not have file names".format(self.ruletype))
+            raise _exc.TERuleNoFilename
+        raise _exc.RuleUseError("{} rules do not have file names".format(self.ruletype))
 
     def _extra(self):
         return self._row[5]
@@ -950,7 +978,7 @@ class RoleAllow(PolicyRule):
     def __init__(self, policy, n, source, target, origin=None):
         self.policy = policy
         self._n = n
-        self.ruletype = RBACRuletype.allow
+        self.ruletype = _made("RBACRuletype").allow
         self.source = source
         self.target = target
         self.origin = origin
@@ -964,11 +992,11 @@ class RoleAllow(PolicyRule):
 
     @property
     def tclass(self):
-        raise RuleUseError("Role allow rules do not have an object class.")
+        raise _exc.RuleUseError("Role allow rules do not have an object class.")
 
     @property
     def default(self):
-        raise RuleUseError("Role allow rules do not have a default role.")
+        raise _exc.RuleUseError("Role allow rules do not have a default role.")
 
     statement = _Deferred("_statements")
 
@@ -990,7 +1018,7 @@ class RoleTransition(PolicyRule):
     def __init__(self, policy, n, source, target, tclass, default, origin=None):
         self.policy = policy
         self._n = n
-        self.ruletype = RBACRuletype.role_transition
+        self.ruletype = _made("RBACRuletype").role_transition
         self.source = source
         self.target = target
         self.tclass = tclass
@@ -1028,7 +1056,7 @@ class Bounds(PolicyObject):
 
     def __init__(self, policy, parent, child):
         self.policy = policy
-        self.ruletype = BoundsRuletype.typebounds
+        self.ruletype = _made("BoundsRuletype").typebounds
         self.parent = parent
         self.child = child
 
@@ -1069,12 +1097,20 @@ def _log():
 # policy's labeling does not pay for its code (21 kB). tests/test_setools_lazy.py checks
 # these lists against the modules.
 _PART_MIXINS = {
+    "_counts": "_CountsPolicy",
     "_mls": "_MLSPolicy",
     "_xen": "_XenPolicy",
     "_labeling": "_LabelingPolicy",
     "_constraint": "_ConstraintPolicy",
 }
 _PART_MEMBERS = {
+    ("_counts",): """
+        _te_count allow_count allowxperm_count auditallow_count auditallowxperm_count
+        boolean_count class_count common_count conditional_count dontaudit_count
+        dontauditxperm_count neverallow_count neverallowxperm_count permission_count
+        permissives_count polcap_count range_transition_count role_allow_count
+        role_count role_transition_count type_attribute_count type_change_count
+        type_count type_member_count type_transition_count typebounds_count user_count""",
     ("_mls", "_labeling"): """
         _build_labeling _cat_tokens _categories_all _categories_named _category_by_value
         _category_of_token
@@ -1134,7 +1170,24 @@ class _PartMember:
         return SELinuxPolicy.__dict__[self.name].__get__(obj, owner)
 
 
+# The exceptions setools' ``policyrep`` re-exports, served from ``exception`` (made there on
+# first use).
+_EXCEPTIONS = frozenset("""
+    ConstraintUseError InvalidBoolean InvalidBoundsType InvalidCategory InvalidClass
+    InvalidCommon InvalidConstraintType InvalidDefaultRange InvalidDefaultType
+    InvalidDefaultValue InvalidFSUseType InvalidInitialSid InvalidLevel InvalidLevelDecl
+    InvalidMLSRuleType InvalidPermission InvalidPolicy InvalidRBACRuleType InvalidRange
+    InvalidRole InvalidRuleType InvalidSensitivity InvalidSymbol InvalidTERuleType
+    InvalidType InvalidUser LowLevelPolicyError MLSDisabled NoCommon NoDefaults
+    NoStatement PolicyrepException RuleNotConditional RuleUseError SymbolUseError
+    TERuleNoFilename""".split())
+
+
 def __getattr__(name):
+    if name in _EXCEPTIONS:
+        return getattr(_exc, name)
+    if name in _MADE_ON_USE:
+        return _made(name)
     if name in _PICKLING_FUNCTIONS:
         _install_deferred("_pickling")
         value = globals()[name] = getattr(_part_module("_pickling"), name)
@@ -1188,7 +1241,7 @@ class SELinuxPolicy:
         try:
             self._db = _native.PolicyDb(path)
         except _native.PolicyError as e:
-            raise InvalidPolicy("Invalid policy: {}. {}".format(path, e)) from None
+            raise _exc.InvalidPolicy("Invalid policy: {}. {}".format(path, e)) from None
         self._path = path
         if log:
             log.debug("Rebuilding attributes.")
@@ -1240,12 +1293,13 @@ class SELinuxPolicy:
     @property
     def handle_unknown(self):
         """The policy's handling of unknown classes and permissions."""
-        return HandleUnknown[self._db.handle_unknown]
+        return _made("HandleUnknown")[self._db.handle_unknown]
 
     @property
     def target_platform(self):
         """The platform: ``PolicyTarget.selinux`` or ``PolicyTarget.xen``."""
-        return PolicyTarget.xen if self._is_xen() else PolicyTarget.selinux
+        target = _made("PolicyTarget")
+        return target.xen if self._is_xen() else target.selinux
 
     # --- tables, built on first use
 
@@ -1257,48 +1311,50 @@ class SELinuxPolicy:
         return t
 
     def _types_all(self):
-        def build():
-            values, flags, aliases = self._db.type_columns()
-            # Flags: 1 an attribute, 2 a permissive type (the native TYPE_IS_* bits).
-            permissive = frozenset(v for v, f in zip(values, flags) if f & 2)
-            self._cache["type_extras"] = (
-                permissive, {values[i]: names_ for i, names_ in aliases.items()})
-            return [
-                TypeAttribute(self, v) if f & 1 else Type(self, v)
-                for v, f in zip(values, flags)
-            ]
-
-        return self._table("types", build)
+        """Every type and attribute, in setools' order (a new list: the policy keeps the
+        objects by value and the order as machine ints, see ``_type_by_value``)."""
+        tv = self._type_by_value
+        return [tv[v] for v in self._cache["type_order"]]
 
     def _type_extras(self):
         """``(values of the permissive types, value -> aliases)``, built with the types."""
         extras = self._cache.get("type_extras")
         if extras is None:
-            self._types_all()
+            self._type_by_value
             extras = self._cache["type_extras"]
         return extras
 
     def _type_relations(self):
-        """Per type slot: a type's attribute values or an attribute's member values."""
+        """Per type slot: a type's attributes' values or an attribute's members' values."""
         # The rows' ints are the type objects' own (one int per value in the process).
         return self._table(
             "type_relations",
-            lambda: self._db.type_relations([t._value for t in self._types_all()]),
+            lambda: self._db.type_relations(
+                [t._value for t in self._type_by_value if t is not None]),
         )
 
     @property
     def _type_by_value(self):
         """Types and attributes indexed by value (a list: a third of a dict's size for the
-        5,000 slots of a distribution policy; a value without a symbol holds None)."""
-
-        def build():
-            types = self._types_all()
-            by_value = [None] * (max((t._value for t in types), default=0) + 1)
-            for t in types:
-                by_value[t._value] = t
+        5,000 slots of a distribution policy; a value without a symbol holds None). The
+        policy keeps no other list of every type: setools' order is kept as an
+        ``array("I")`` of the values (``type_order``, 16 kB for the Debian policy, where a
+        list of the objects was 37 kB), from which ``types()`` and ``typeattributes()``
+        build their lists when first asked."""
+        by_value = self._cache.get("type_by_value")
+        if by_value is not None:
             return by_value
-
-        return self._table("type_by_value", build)
+        values, flags, aliases = self._db.type_columns()
+        # Flags: 1 an attribute, 2 a permissive type (the native TYPE_IS_* bits).
+        permissive = frozenset(v for v, f in zip(values, flags) if f & 2)
+        self._cache["type_extras"] = (
+            permissive, {values[i]: names_ for i, names_ in aliases.items()})
+        by_value = [None] * (max(values, default=0) + 1)
+        for v, f in zip(values, flags):
+            by_value[v] = TypeAttribute(self, v) if f & 1 else Type(self, v)
+        self._cache["type_order"] = array("I", values)
+        self._cache["type_by_value"] = by_value
+        return by_value
 
     def _by_name(self, kind, items):
         return self._table(kind + "_by_name", lambda: {t.name: t for t in items()})
@@ -1422,10 +1478,6 @@ class SELinuxPolicy:
             if parent:
                 yield Bounds(self, tv[parent], t)
 
-    @property
-    def typebounds_count(self):
-        return sum(1 for _ in self.bounds())
-
     def rbacrules(self):
         """Every RBAC rule: the role allows, then the role transitions, in policy order."""
         rv = self._role_by_value
@@ -1460,171 +1512,65 @@ class SELinuxPolicy:
         name = str(name)
         t, alias = self._type_named(name)
         if not isinstance(t, Type) or (alias and not deref):
-            raise InvalidType("{} is not a valid type".format(name))
+            raise _exc.InvalidType("{} is not a valid type".format(name))
         return t
 
     def lookup_typeattr(self, name):
         """A type attribute by name."""
         t, alias = self._type_named(str(name))
         if alias or not isinstance(t, TypeAttribute):
-            raise InvalidType("{} is not a valid type attribute".format(name))
+            raise _exc.InvalidType("{} is not a valid type attribute".format(name))
         return t
 
     def lookup_type_or_attr(self, name, deref=True):
         """A type (or alias) or, failing that, a type attribute."""
         try:
             return self.lookup_type(name, deref)
-        except InvalidType:
+        except _exc.InvalidType:
             return self.lookup_typeattr(name)
 
     def lookup_role(self, name):
         """A role by name."""
         r = self._by_name("role", self.roles).get(str(name))
         if r is None:
-            raise InvalidRole("{} is not a valid role".format(name))
+            raise _exc.InvalidRole("{} is not a valid role".format(name))
         return r
 
     def lookup_user(self, name):
         """A user by name."""
         u = self._by_name("user", self.users).get(str(name))
         if u is None:
-            raise InvalidUser("{} is not a valid user".format(name))
+            raise _exc.InvalidUser("{} is not a valid user".format(name))
         return u
 
     def lookup_boolean(self, name):
         """A Boolean by name."""
         b = self._by_name("bool", self.bools).get(str(name))
         if b is None:
-            raise InvalidBoolean("{} is not a valid Boolean".format(name))
+            raise _exc.InvalidBoolean("{} is not a valid Boolean".format(name))
         return b
 
     def lookup_class(self, name):
         """An object class by name."""
         c = self._by_name("class", self.classes).get(str(name))
         if c is None:
-            raise InvalidClass("{} is not a valid class".format(name))
+            raise _exc.InvalidClass("{} is not a valid class".format(name))
         return c
 
     def lookup_common(self, name):
         """A common by name."""
         c = self._by_name("common", self.commons).get(str(name))
         if c is None:
-            raise InvalidCommon("{} is not a valid common".format(name))
+            raise _exc.InvalidCommon("{} is not a valid common".format(name))
         return c
-
-    # --- counts
-
-    @property
-    def type_count(self):
-        return sum(1 for _ in self.types())
-
-    @property
-    def type_attribute_count(self):
-        return sum(1 for _ in self.typeattributes())
-
-    @property
-    def role_count(self):
-        return len(self._roles_all())
-
-    @property
-    def user_count(self):
-        return len(self._users_all())
-
-    @property
-    def boolean_count(self):
-        return len(self._bools_all())
-
-    @property
-    def class_count(self):
-        return len(self._classes_all())
-
-    @property
-    def common_count(self):
-        return len(self._commons_all())
-
-    @property
-    def conditional_count(self):
-        return self._db.counts()["conditional"]
-
-    @property
-    def polcap_count(self):
-        return sum(1 for _ in self.polcaps())
-
-    @property
-    def permissives_count(self):
-        return sum(1 for t in self.types() if t.ispermissive)
-
-    @property
-    def role_allow_count(self):
-        return self._db.counts()["role_allow"]
-
-    @property
-    def role_transition_count(self):
-        return self._db.counts()["role_transition"]
-
-    @property
-    def range_transition_count(self):
-        return self._db.counts()["range_transition"]
-
-    @property
-    def permission_count(self):
-        return sum(len(c.perms) for c in self.classes()) + sum(
-            len(c.perms) for c in self.commons()
-        )
-
-    def _te_count(self, kind):
-        # One native scan, no rule objects (filename transitions count as type_transition,
-        # as setools counts them).
-        from .terulequery import TERuleQuery
-
-        return len(TERuleQuery(self, ruletype=[kind])._native(None))
-
-    @property
-    def allow_count(self):
-        return self._te_count("allow")
-
-    @property
-    def auditallow_count(self):
-        return self._te_count("auditallow")
-
-    @property
-    def dontaudit_count(self):
-        return self._te_count("dontaudit")
-
-    @property
-    def allowxperm_count(self):
-        return self._te_count("allowxperm")
-
-    @property
-    def auditallowxperm_count(self):
-        return self._te_count("auditallowxperm")
-
-    @property
-    def dontauditxperm_count(self):
-        return self._te_count("dontauditxperm")
-
-    @property
-    def type_transition_count(self):
-        return self._te_count("type_transition")
-
-    @property
-    def type_change_count(self):
-        return self._te_count("type_change")
-
-    @property
-    def type_member_count(self):
-        return self._te_count("type_member")
-
-    @property
-    def neverallow_count(self):
-        return 0
-
-    @property
-    def neverallowxperm_count(self):
-        return 0
 
 
 for _modules, _names in _PART_MEMBERS.items():
     for _name in _names.split():
         setattr(SELinuxPolicy, _name, _PartMember(_modules, _name))
 del _modules, _names, _name
+
+# A star import takes the names it took when the exceptions and the rarer enumerations and
+# named tuples were bound here (each is made by the import, as ``__getattr__`` makes it).
+__all__ = sorted({n for n in globals() if not n.startswith("_")} | _EXCEPTIONS
+                 | set(_MADE_ON_USE))

@@ -8,7 +8,7 @@ from sys import modules
 
 from .. import _native
 from .descriptors import _compile, lookup_set, memo_lookup
-from .exception import InvalidPermission
+from . import exception as _exc
 
 _DEBUG = 10  # logging.DEBUG, without importing logging
 
@@ -674,6 +674,6 @@ def validate_perms(policy, perms, classes=None):
         known = every_perm(policy)
     missing = set(perms) - known
     if missing:
-        raise InvalidPermission(
+        raise _exc.InvalidPermission(
             "Permission(s) do not exist {0}: {1}".format(where, ", ".join(missing))
         )

@@ -3,7 +3,7 @@ levels) and the permission validation, with setools 4.4.1's semantics."""
 
 from contextlib import suppress
 
-from .exception import InvalidPermission, NoCommon
+from . import exception as _exc
 
 
 def enum_lookup(cls, value):
@@ -164,16 +164,16 @@ def validate_perms_any(perms, tclass=None, policy=None):
     invalid = set(p for p in perms)
     for c in selected_classes:
         invalid -= c.perms
-        with suppress(NoCommon):
+        with suppress(_exc.NoCommon):
             invalid -= c.common.perms
         if not invalid:
             break
     else:
         if tclass:
-            raise InvalidPermission(
+            raise _exc.InvalidPermission(
                 "Permission(s) do not exist in the specified classes: {}".format(
                     ", ".join(invalid)))
-        raise InvalidPermission(
+        raise _exc.InvalidPermission(
             "Permission(s) do not exist any class: {}".format(", ".join(invalid)))
 
 
