@@ -56,7 +56,12 @@ mod tests {
     /// audit2allow refuses every `\p`, not matched.
     #[test]
     fn unicode_script_and_property_classes_are_refused() {
-        for pattern in [r"\p{Greek}", r"\p{Alphabetic}", r"\p{Age:6.0}", r"\p{WB=ALetter}"] {
+        for pattern in [
+            r"\p{Greek}",
+            r"\p{Alphabetic}",
+            r"\p{Age:6.0}",
+            r"\p{WB=ALetter}",
+        ] {
             assert!(TypeFilter::new(pattern).is_err(), "{pattern}");
         }
         assert!(TypeFilter::new(r"\w+_t").unwrap().matches("httpd_t"));
