@@ -378,7 +378,7 @@ fn write_level(names: &Names, level: &MlsLevel, out: &mut String) {
 /// ascending. Runs that continue across a node boundary come out as two adjacent runs;
 /// [`write_level`] joins them.
 fn runs(cats: &Ebitmap) -> impl Iterator<Item = (u32, u32)> + '_ {
-    cats.nodes().iter().flat_map(|&(start, map)| {
+    cats.nodes().flat_map(|(start, map)| {
         let mut m = map;
         let mut base = start;
         std::iter::from_fn(move || {

@@ -113,7 +113,7 @@ pub struct Names {
 /// has bits beyond.
 fn dense(e: &Ebitmap, words: usize) -> Option<Box<[u64]>> {
     let mut out = vec![0u64; words];
-    for &(start, map) in e.nodes() {
+    for (start, map) in e.nodes() {
         *out.get_mut(start as usize / 64)? = map;
     }
     Some(out.into_boxed_slice())

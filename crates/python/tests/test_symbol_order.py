@@ -248,3 +248,48 @@ def test_the_case_folding_table_is_linked_once():
         if [(c, n) for c, _, n in entries] == [(0x41, 1), (0x42, 1), (0x43, 1)]:
             tables += 1
     assert tables == 1, tables
+
+
+def test_no_unicode_script_or_age_tables_are_linked():
+    """Python's ``re`` has no ``\\p{…}`` classes, and neither the setools layer's
+    translation nor audit2allow's ``-t`` needs Rust's script, age, Boolean-property or
+    segmentation tables; ``arbiter-denials`` once turned on all of regex's ``unicode``,
+    which linked them, their name tables relocated at load. regex-syntax's script table
+    (``(&str, &[(char, char)])`` pairs, 32 bytes each, sorted: ``Adlam`` then ``Ahom``)
+    must not be in ``.data.rel.ro``."""
+    import re
+    import struct
+
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf (binutils) not installed")
+    out = subprocess.run(["readelf", "-SW", _native.__file__], check=True,
+                         capture_output=True, text=True).stdout
+    sections = {}
+    for line in out.splitlines():
+        fields = line.replace("[ ", "[").split()
+        if len(fields) > 5 and fields[1].startswith("."):
+            sections[fields[1]] = tuple(int(x, 16) for x in fields[3:6])  # addr, off, size
+    with open(_native.__file__, "rb") as f:
+        image = f.read()
+
+    def addresses(text):
+        """The load addresses of ``text`` in the allocated sections."""
+        found = set()
+        for addr, off, size in sections.values():
+            if addr:
+                for m in re.finditer(re.escape(text), image[off:off + size]):
+                    found.add(addr + m.start())
+        return found
+
+    # The names themselves may stay (the property value table lists every script).
+    adlam, ahom = addresses(b"Adlam"), addresses(b"Ahom")
+    addr, off, size = sections[".data.rel.ro"]
+    data = image[off:off + size]
+    tables = 0
+    for i in range(0, len(data) - 48, 8):
+        p1, n1 = struct.unpack_from("<QQ", data, i)
+        if n1 == 5 and p1 in adlam:
+            p2, n2 = struct.unpack_from("<QQ", data, i + 32)
+            if n2 == 4 and p2 in ahom:
+                tables += 1
+    assert tables == 0, tables

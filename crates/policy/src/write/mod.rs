@@ -271,10 +271,10 @@ impl Out {
     }
     /// The kernel's `ebitmap_write`: map unit, high bit, node count, then (start, map) pairs.
     fn ebitmap(&mut self, e: &Ebitmap) {
+        let highbit = e.nodes().next_back().map_or(0, |(start, _)| start + 64);
         let nodes = e.nodes();
-        let highbit = nodes.last().map_or(0, |&(start, _)| start + 64);
         self.u32s(&[64, highbit, nodes.len() as u32]);
-        for &(start, map) in nodes {
+        for (start, map) in nodes {
             self.u32(start);
             self.0.extend_from_slice(&map.to_le_bytes());
         }

@@ -110,7 +110,8 @@ fn can_consume(hir: &Hir, c: char) -> bool {
 pub struct NameIndex {
     objects: Vec<Py<PyAny>>,
     text: String,
-    starts: Vec<usize>,
+    /// Where each name starts in `text` (4 bytes a name: the text is refused past 4 GB).
+    starts: Vec<u32>,
     /// No name is empty (an empty one would share its start with the separator before
     /// it, where the one-pass search could not tell them apart): symbol names never are.
     joinable: bool,
@@ -119,14 +120,14 @@ pub struct NameIndex {
 impl NameIndex {
     /// Name `k` of the table (without its separator).
     fn name(&self, k: usize) -> &str {
-        &self.text[self.starts[k]..self.end(k)]
+        &self.text[self.starts[k] as usize..self.end(k)]
     }
 
     /// Where name `k` ends in the text (its separator, or the text's end).
     fn end(&self, k: usize) -> usize {
         self.starts
             .get(k + 1)
-            .map_or(self.text.len(), |next| next - 1)
+            .map_or(self.text.len(), |&next| next as usize - 1)
     }
 
     /// The indices of the matching names, in order, by one pass over the joined text
@@ -139,10 +140,10 @@ impl NameIndex {
         let mut hits = Vec::new();
         let mut at = 0;
         while let Some(end) = re.shortest_match_at(&self.text, at) {
-            let k = self.starts.partition_point(|&s| s <= end) - 1;
+            let k = self.starts.partition_point(|&s| s as usize <= end) - 1;
             hits.push(k);
             match self.starts.get(k + 1) {
-                Some(&next) => at = next,
+                Some(&next) => at = next as usize,
                 None => break,
             }
         }
@@ -168,13 +169,20 @@ impl NameIndex {
                 "NameIndex: the name {bad:?} holds a newline"
             )));
         }
-        let mut text = String::with_capacity(names.iter().map(|n| n.len() + 1).sum());
+        let size: usize = names.iter().map(|n| n.len() + 1).sum();
+        if u32::try_from(size).is_err() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "NameIndex: the names take {size} bytes, past 4 GB"
+            )));
+        }
+        let mut text = String::with_capacity(size);
         let mut starts = Vec::with_capacity(names.len());
         for (i, name) in names.iter().enumerate() {
             if i > 0 {
                 text.push(SEPARATOR);
             }
-            starts.push(text.len());
+            // Below `size`, checked above.
+            starts.push(text.len() as u32);
             text.push_str(name);
         }
         let joinable = names.iter().all(|n| !n.is_empty());
