@@ -1,26 +1,17 @@
-//! In-policy labeling for `arbiter.setools`: the initial SIDs and every `*con` table as
-//! plain rows in the policy's order (setools walks libsepol's ocontext lists, which keep
-//! the file's order), Xen's included. A context crosses as `(user, role, type, range or None)` values;
-//! the Python half (`_labeling.py`) builds setools' objects over them.
+//! In-policy labeling for `arbiter.setools`: the initial SIDs and every `*con` table in
+//! the policy's order (setools walks libsepol's ocontext lists, which keep the file's
+//! order), Xen's included. A table crosses as flat columns, not a tuple per statement: the
+//! Python half (`_labeling.py`) builds setools' objects over them, and a tuple per
+//! statement, dead once the objects were built, stayed in CPython's tuple free lists to
+//! the end of a script.
 
 use super::mls::{range_row, RangeRow};
 use super::PolicyDb;
 use arbiter_policy::mls::Context;
 use arbiter_policy::ocontext::FsUseBehavior;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
-
-/// A context as it crosses into Python.
-type ContextRow = (u32, u32, u32, Option<RangeRow>);
-
-fn context_row(mls: bool, c: &Context) -> ContextRow {
-    (
-        c.user.index() as u32 + 1,
-        c.role.index() as u32 + 1,
-        c.ty.index() as u32 + 1,
-        mls.then(|| range_row(&c.range)),
-    )
-}
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use std::collections::HashMap;
 
 /// libsepol's `SECURITY_FS_USE_*` number of an fs_use behaviour.
 fn fs_use_number(b: FsUseBehavior) -> u32 {
@@ -34,12 +25,100 @@ fn fs_use_number(b: FsUseBehavior) -> u32 {
     }
 }
 
-/// Every labeling table, by setools' iterator name: `initialsids` `(sid, context)`,
-/// `fs_uses` `(behavior, fs, context)`, `genfscons` `(fs, path, class value or 0,
-/// context)`, `portcons` `(protocol, low, high, context)`, `netifcons` `(name, context,
-/// packet context)`, `nodecons` `(4 or 6, address bytes, mask bytes, context)` (IPv4 then
-/// IPv6, as setools chains them), `ibpkeycons` `(subnet prefix bytes, low, high,
-/// context)`, `ibendportcons` `(device, port, context)`.
+/// One table being flattened: its numbers (a fixed count per statement), strings and
+/// byte strings in the statements' order, and the distinct ranges its contexts name.
+struct Table<'py> {
+    py: Python<'py>,
+    mls: bool,
+    ints: Vec<u64>,
+    strs: Vec<Bound<'py, PyString>>,
+    blobs: Vec<Bound<'py, PyBytes>>,
+    ranges: Vec<RangeRow>,
+    range_index: HashMap<RangeRow, u64>,
+}
+
+impl<'py> Table<'py> {
+    fn new(py: Python<'py>, mls: bool) -> Self {
+        Table {
+            py,
+            mls,
+            ints: Vec::new(),
+            strs: Vec::new(),
+            blobs: Vec::new(),
+            ranges: Vec::new(),
+            range_index: HashMap::new(),
+        }
+    }
+
+    fn int(&mut self, v: impl Into<u64>) -> &mut Self {
+        self.ints.push(v.into());
+        self
+    }
+
+    fn str(&mut self, s: &str) -> &mut Self {
+        self.strs.push(PyString::new(self.py, s));
+        self
+    }
+
+    fn blob(&mut self, b: &[u8]) -> &mut Self {
+        self.blobs.push(PyBytes::new(self.py, b));
+        self
+    }
+
+    /// A context: user, role and type values, and its range's position in `ranges` plus
+    /// one (0 without MLS).
+    fn ctx(&mut self, c: &Context) -> &mut Self {
+        let range = if self.mls {
+            let row = range_row(&c.range);
+            match self.range_index.get(&row) {
+                Some(&n) => n,
+                None => {
+                    self.ranges.push(row.clone());
+                    let n = self.ranges.len() as u64;
+                    self.range_index.insert(row, n);
+                    n
+                }
+            }
+        } else {
+            0
+        };
+        self.ints.extend([
+            c.user.index() as u64 + 1,
+            c.role.index() as u64 + 1,
+            c.ty.index() as u64 + 1,
+            range,
+        ]);
+        self
+    }
+
+    /// `(numbers, strings, byte strings, ranges)`: the numbers as native-endian `u64`
+    /// bytes (`memoryview(numbers).cast("Q")`).
+    fn finish(self) -> PyResult<Bound<'py, PyTuple>> {
+        let bytes: Vec<u8> = self.ints.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        PyTuple::new(
+            self.py,
+            [
+                PyBytes::new(self.py, &bytes).into_any(),
+                PyList::new(self.py, self.strs)?.into_any(),
+                PyList::new(self.py, self.blobs)?.into_any(),
+                PyList::new(self.py, self.ranges)?.into_any(),
+            ],
+        )
+    }
+}
+
+/// Every labeling table, by setools' iterator name, as `(numbers, strings, byte strings,
+/// ranges)` (`Table::finish`): per statement, the numbers listed below, a context being
+/// four (user, role and type values, and its range's position in `ranges` plus one, 0
+/// without MLS); the strings and byte strings likewise in order; `ranges` the distinct
+/// `(low, high)` level rows the contexts name.
+///
+/// `initialsids` sid, context; `fs_uses` behavior, context (string fs); `genfscons` class
+/// value or 0, context (strings fs, path); `portcons` protocol, low, high, context;
+/// `netifcons` context, packet context (string name); `nodecons` 4 or 6, context (byte
+/// strings address, mask; IPv4 then IPv6, as setools chains them); `ibpkeycons` low,
+/// high, context (byte string subnet prefix); `ibendportcons` port, context (string
+/// device).
 ///
 /// With `kind`, only that table (or `target`) is read: the Python side reads each kind
 /// when first asked for it, so that the rows of every kind are never alive at once (their
@@ -53,130 +132,89 @@ pub fn labeling_tables<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let p = &*db.model;
     let o = &p.ocontexts;
-    let ctx = |c: &Context| context_row(p.mls, c);
     let want = |k: &str| kind.map_or(true, |w| w == k);
+    let new = || Table::new(py, p.mls);
     let d = PyDict::new(py);
     if want("initialsids") {
-        d.set_item(
-            "initialsids",
-            o.initial_sids
-                .iter()
-                .map(|s| (s.sid, ctx(&s.context)))
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for s in &o.initial_sids {
+            t.int(s.sid).ctx(&s.context);
+        }
+        d.set_item("initialsids", t.finish()?)?;
     }
     if want("fs_uses") {
-        d.set_item(
-            "fs_uses",
-            o.fs_use
-                .iter()
-                .map(|f| {
-                    (
-                        fs_use_number(f.behavior),
-                        f.fstype.to_string(),
-                        ctx(&f.context),
-                    )
-                })
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for f in &o.fs_use {
+            t.int(fs_use_number(f.behavior))
+                .ctx(&f.context)
+                .str(&f.fstype);
+        }
+        d.set_item("fs_uses", t.finish()?)?;
     }
     if want("genfscons") {
-        d.set_item(
-            "genfscons",
-            p.genfs
-                .iter()
-                .map(|g| {
-                    (
-                        g.fstype.to_string(),
-                        g.path.to_string(),
-                        g.class,
-                        ctx(&g.context),
-                    )
-                })
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for g in &p.genfs {
+            t.int(g.class).ctx(&g.context).str(&g.fstype).str(&g.path);
+        }
+        d.set_item("genfscons", t.finish()?)?;
     }
     if want("portcons") {
-        d.set_item(
-            "portcons",
-            o.ports
-                .iter()
-                .map(|c| (c.protocol, c.low, c.high, ctx(&c.context)))
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for c in &o.ports {
+            t.int(c.protocol).int(c.low).int(c.high).ctx(&c.context);
+        }
+        d.set_item("portcons", t.finish()?)?;
     }
     if want("netifcons") {
-        d.set_item(
-            "netifcons",
-            o.netifs
-                .iter()
-                .map(|n| (n.name.to_string(), ctx(&n.if_context), ctx(&n.msg_context)))
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for n in &o.netifs {
+            t.ctx(&n.if_context).ctx(&n.msg_context).str(&n.name);
+        }
+        d.set_item("netifcons", t.finish()?)?;
     }
     if want("nodecons") {
-        let mut nodes: Vec<(u8, Bound<'py, PyBytes>, Bound<'py, PyBytes>, ContextRow)> = o
-            .nodes
-            .iter()
-            .map(|n| {
-                (
-                    4,
-                    PyBytes::new(py, &n.addr),
-                    PyBytes::new(py, &n.mask),
-                    ctx(&n.context),
-                )
-            })
-            .collect();
-        nodes.extend(o.nodes6.iter().map(|n| {
-            (
-                6,
-                PyBytes::new(py, &n.addr),
-                PyBytes::new(py, &n.mask),
-                ctx(&n.context),
-            )
-        }));
-        d.set_item("nodecons", nodes)?;
+        let mut t = new();
+        for n in &o.nodes {
+            t.int(4u8).ctx(&n.context).blob(&n.addr).blob(&n.mask);
+        }
+        for n in &o.nodes6 {
+            t.int(6u8).ctx(&n.context).blob(&n.addr).blob(&n.mask);
+        }
+        d.set_item("nodecons", t.finish()?)?;
     }
     if want("ibpkeycons") {
-        d.set_item(
-            "ibpkeycons",
-            o.ibpkeys
-                .iter()
-                .map(|k| {
-                    (
-                        PyBytes::new(py, &k.subnet_prefix),
-                        k.low,
-                        k.high,
-                        ctx(&k.context),
-                    )
-                })
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for k in &o.ibpkeys {
+            t.int(k.low)
+                .int(k.high)
+                .ctx(&k.context)
+                .blob(&k.subnet_prefix);
+        }
+        d.set_item("ibpkeycons", t.finish()?)?;
     }
     if want("ibendportcons") {
-        d.set_item(
-            "ibendportcons",
-            o.ibendports
-                .iter()
-                .map(|e| (e.device.to_string(), e.port, ctx(&e.context)))
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for e in &o.ibendports {
+            t.int(e.port).ctx(&e.context).str(&e.device);
+        }
+        d.set_item("ibendportcons", t.finish()?)?;
     }
-    xen_tables(&d, p, &want)?;
+    xen_tables(&d, p, &want, &new)?;
     Ok(d)
 }
 
-/// Xen's tables, by setools' iterator name (empty in a SELinux policy): `pirqcons` `(irq,
-/// context)`, `ioportcons` and `iomemcons` `(low, high, context)`, `pcidevicecons`
-/// `(device, context)`, `devicetreecons` `(path, context)`; and `target`, libsepol's
-/// `target_platform` number (0 SELinux, 1 Xen); those `want` accepts.
-fn xen_tables(
-    d: &Bound<'_, PyDict>,
+/// Xen's tables, by setools' iterator name (empty in a SELinux policy), as
+/// `labeling_tables`' (numbers per statement): `pirqcons` irq, context; `ioportcons` and
+/// `iomemcons` low, high, context; `pcidevicecons` device, context; `devicetreecons`
+/// context (string path); and `target`, libsepol's `target_platform` number (0 SELinux,
+/// 1 Xen); those `want` accepts.
+fn xen_tables<'py>(
+    d: &Bound<'py, PyDict>,
     p: &arbiter_policy::Policy,
     want: &dyn Fn(&str) -> bool,
+    new: &dyn Fn() -> Table<'py>,
 ) -> PyResult<()> {
     let x = &p.ocontexts.xen;
-    let ctx = |c: &Context| context_row(p.mls, c);
     let target = match p.ocontexts.platform {
         arbiter_policy::ocontext::Platform::Selinux => 0u8,
         arbiter_policy::ocontext::Platform::Xen => 1,
@@ -185,49 +223,39 @@ fn xen_tables(
         d.set_item("target", target)?;
     }
     if want("pirqcons") {
-        d.set_item(
-            "pirqcons",
-            x.pirqs
-                .iter()
-                .map(|c| (c.pirq, ctx(&c.context)))
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for c in &x.pirqs {
+            t.int(c.pirq).ctx(&c.context);
+        }
+        d.set_item("pirqcons", t.finish()?)?;
     }
     if want("ioportcons") {
-        d.set_item(
-            "ioportcons",
-            x.ioports
-                .iter()
-                .map(|c| (c.low, c.high, ctx(&c.context)))
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for c in &x.ioports {
+            t.int(c.low).int(c.high).ctx(&c.context);
+        }
+        d.set_item("ioportcons", t.finish()?)?;
     }
     if want("iomemcons") {
-        d.set_item(
-            "iomemcons",
-            x.iomems
-                .iter()
-                .map(|c| (c.low, c.high, ctx(&c.context)))
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for c in &x.iomems {
+            t.int(c.low).int(c.high).ctx(&c.context);
+        }
+        d.set_item("iomemcons", t.finish()?)?;
     }
     if want("pcidevicecons") {
-        d.set_item(
-            "pcidevicecons",
-            x.pci_devices
-                .iter()
-                .map(|c| (c.device, ctx(&c.context)))
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for c in &x.pci_devices {
+            t.int(c.device).ctx(&c.context);
+        }
+        d.set_item("pcidevicecons", t.finish()?)?;
     }
     if want("devicetreecons") {
-        d.set_item(
-            "devicetreecons",
-            x.device_trees
-                .iter()
-                .map(|c| (c.path.to_string(), ctx(&c.context)))
-                .collect::<Vec<_>>(),
-        )?;
+        let mut t = new();
+        for c in &x.device_trees {
+            t.ctx(&c.context).str(&c.path);
+        }
+        d.set_item("devicetreecons", t.finish()?)?;
     }
     Ok(())
 }

@@ -2,9 +2,10 @@
 and every ``*con`` statement (``FSUse``, ``Genfscon``, ``Portcon``, ``Netifcon``,
 ``Nodecon``, ``Ibpkeycon``, ``Ibendportcon``) with setools 4.4.1's attributes, ``str()``,
 hashing and equality, and the ``SELinuxPolicy`` iterators over them (``_LabelingPolicy``).
-The rows come from the native ``labeling_tables`` in the policy's order."""
+The tables come from the native ``labeling_tables`` in the policy's order, as flat
+columns (numbers, strings, byte strings, distinct ranges): no tuple per statement, which
+dead once the objects were built stayed in CPython's tuple free lists to a script's end."""
 
-import gc
 import itertools
 import stat
 
@@ -21,14 +22,6 @@ from .policyrep import (
     _Deferred,
     _install_deferred,
 )
-
-# A labeling table of at least this many rows is followed by a full collection, which
-# clears CPython's free lists: the rows' tuples (five or six per statement: the row, its
-# context's, the range's and its two levels'), dead once the statements are built, would
-# otherwise stay there (up to 2,000 tuples of each length) to the end of a script, 0.1 MB
-# of the Debian policy's portcons and genfscons. A collection costs 1.5-2 ms, once per
-# table and policy.
-_COLLECT_AFTER_ROWS = 64
 
 # libsepol's initial SID names, by SID number (setools' SELINUX_SIDNAMES).
 SELINUX_SIDNAMES = (
@@ -330,57 +323,72 @@ class _LabelingPolicy:
         """The objects of one labeling table, built on first use from that table's rows
         alone (read per kind: the rows of every table at once set a peak that Python's
         allocator kept as free blocks to the end of a script)."""
-        def build():
-            rows = _native.labeling_tables(self._db, kind)[kind]
-            objects = self._build_labeling(kind, rows)
-            # (Not where the program turned the collector off, wanting no pauses.)
-            if len(rows) >= _COLLECT_AFTER_ROWS and gc.isenabled():
-                del rows
-                gc.collect()  # see _COLLECT_AFTER_ROWS
-            return objects
+        return self._table(
+            "labeling_" + kind,
+            lambda: self._build_labeling(kind, _native.labeling_tables(self._db, kind)[kind]))
 
-        return self._table("labeling_" + kind, build)
-
-    def _context(self, row):
-        u, r, t, rg = row
+    def _contexts(self, ranges):
+        """A function making the ``Context`` of the four numbers at a position of a
+        table's numbers (user, role and type values, range position plus one)."""
         users = self._table("user_by_value", lambda: {x._value: x for x in self._users_all()})
-        return Context(self, users[u], self._role_by_value[r], self._type_by_value[t],
-                       self._range(rg) if rg is not None and self.mls else None)
+        roles, types = self._role_by_value, self._type_by_value
+        built = [self._range(rg) for rg in ranges] if self.mls else ()
+
+        def ctx(nums, i):
+            rg = nums[i + 3]
+            return Context(self, users[nums[i]], roles[nums[i + 1]], types[nums[i + 2]],
+                           built[rg - 1] if rg and built else None)
+
+        return ctx
 
     def _is_xen(self):
         target = self._table("target_platform_number",
                              lambda: _native.labeling_tables(self._db, "target")["target"])
         return target == _XEN
 
-    def _build_labeling(self, kind, rows):
+    def _build_labeling(self, kind, table):
+        """A table's objects from its flat columns (the native ``labeling_tables``): per
+        statement a fixed count of numbers, and of strings or byte strings."""
         if kind in _XEN_TABLES:
             from ._xen import _xen_statements
 
-            return _xen_statements(self, kind, rows)
-        ctx = self._context
+            return _xen_statements(self, kind, table)
+        ints, strs, blobs, ranges = table
+        nums = memoryview(ints).cast("Q")
+        ctx = self._contexts(ranges)
         out = []
-        for row in rows:
-            if kind == "initialsids":
-                out.append(InitialSID(self, row[0], ctx(row[1])))
-            elif kind == "fs_uses":
-                out.append(FSUse(self, row[0], row[1], ctx(row[2])))
-            elif kind == "genfscons":
-                cls = self._class_by_value.get(row[2]) if row[2] else None
-                out.append(Genfscon(self, row[0], row[1], cls, ctx(row[3])))
-            elif kind == "portcons":
-                out.append(Portcon(self, row[0], row[1], row[2], ctx(row[3])))
-            elif kind == "netifcons":
-                out.append(Netifcon(self, row[0], ctx(row[1]), ctx(row[2])))
-            elif kind == "nodecons":
-                out.append(Nodecon(self, row[0], row[1], row[2], ctx(row[3])))
-            elif kind == "ibpkeycons":
-                out.append(Ibpkeycon(self, row[0], row[1], row[2], ctx(row[3])))
-            elif kind == "ibendportcons":
-                out.append(Ibendportcon(self, row[0], row[1], ctx(row[2])))
-        if kind == "initialsids" and self._is_xen():
-            from ._xen import _name_xen_sids
+        if kind == "initialsids":
+            for i in range(0, len(nums), 5):
+                out.append(InitialSID(self, nums[i], ctx(nums, i + 1)))
+            if self._is_xen():
+                from ._xen import _name_xen_sids
 
-            _name_xen_sids(out, rows)
+                _name_xen_sids(out, nums[::5])
+        elif kind == "fs_uses":
+            for n, i in enumerate(range(0, len(nums), 5)):
+                out.append(FSUse(self, nums[i], strs[n], ctx(nums, i + 1)))
+        elif kind == "genfscons":
+            classes = self._class_by_value
+            for n, i in enumerate(range(0, len(nums), 5)):
+                cls = classes.get(nums[i]) if nums[i] else None
+                out.append(Genfscon(self, strs[2 * n], strs[2 * n + 1], cls, ctx(nums, i + 1)))
+        elif kind == "portcons":
+            for i in range(0, len(nums), 7):
+                out.append(Portcon(self, nums[i], nums[i + 1], nums[i + 2], ctx(nums, i + 3)))
+        elif kind == "netifcons":
+            for n, i in enumerate(range(0, len(nums), 8)):
+                out.append(Netifcon(self, strs[n], ctx(nums, i), ctx(nums, i + 4)))
+        elif kind == "nodecons":
+            for n, i in enumerate(range(0, len(nums), 5)):
+                out.append(Nodecon(self, nums[i], blobs[2 * n], blobs[2 * n + 1],
+                                   ctx(nums, i + 1)))
+        elif kind == "ibpkeycons":
+            for n, i in enumerate(range(0, len(nums), 6)):
+                out.append(Ibpkeycon(self, blobs[n], nums[i], nums[i + 1], ctx(nums, i + 2)))
+        elif kind == "ibendportcons":
+            for n, i in enumerate(range(0, len(nums), 5)):
+                out.append(Ibendportcon(self, strs[n], nums[i], ctx(nums, i + 1)))
+        nums.release()
         return out
 
     def initialsids(self):

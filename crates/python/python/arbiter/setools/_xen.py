@@ -2,7 +2,7 @@
 ``Ioportcon``, ``Pcidevicecon`` and ``Devicetreecon`` with setools 4.4.1's attributes and
 ``str()``, and the ``SELinuxPolicy`` iterators and counts over them (``_XenPolicy``).
 
-The rows come from the native ``labeling_tables`` (the policy's order). In a SELinux
+The tables come from the native ``labeling_tables`` (the policy's order, flat columns). In a SELinux
 policy the Xen iterators are empty; setools 4.4.1 instead reads the Linux tables of the
 same index as Xen records (``pirqcons()`` over the fs contexts), which nothing relies on.
 In a Xen policy, initial SIDs are named from setools' ``XEN_SIDNAMES`` by SID number, as
@@ -107,16 +107,32 @@ _XEN_KINDS = {
 }
 
 
-def _xen_statements(policy, kind, rows):
-    """The objects of a Xen table (``_LabelingPolicy._build_labeling`` for a Xen kind)."""
+# Each Xen table's count of numbers per statement before its context's four.
+_XEN_FIELDS = {"pirqcons": 1, "iomemcons": 2, "ioportcons": 2, "pcidevicecons": 1,
+               "devicetreecons": 0}
+
+
+def _xen_statements(policy, kind, table):
+    """The objects of a Xen table (``_LabelingPolicy._build_labeling`` for a Xen kind) from
+    its flat columns: a devicetreecon's path is a string, the other fields numbers."""
     cls = _XEN_KINDS[kind]
-    return [cls(policy, *row[:-1], policy._context(row[-1])) for row in rows]
+    ints, strs, _blobs, ranges = table
+    nums = memoryview(ints).cast("Q")
+    ctx = policy._contexts(ranges)
+    k = _XEN_FIELDS[kind]
+    stride = k + 4
+    out = []
+    for n, i in enumerate(range(0, len(nums), stride)):
+        fields = [strs[n]] if kind == "devicetreecons" else nums[i:i + k].tolist()
+        out.append(cls(policy, *fields, ctx(nums, i + k)))
+    nums.release()
+    return out
 
 
-def _name_xen_sids(sids, rows):
+def _name_xen_sids(sids, numbers):
     """Names a Xen policy's initial SIDs from ``XEN_SIDNAMES`` by SID number."""
-    for sid, row in zip(sids, rows):
-        sid.name = XEN_SIDNAMES[row[0]]
+    for sid, number in zip(sids, numbers):
+        sid.name = XEN_SIDNAMES[number]
 
 
 class _XenPolicy:

@@ -1114,7 +1114,7 @@ _PART_MEMBERS = {
     ("_mls", "_labeling"): """
         _build_labeling _cat_tokens _categories_all _categories_named _category_by_value
         _category_of_token
-        _context _is_xen _labeling _level _leveldecl _mlsrules_all _range _sens_by_value
+        _contexts _is_xen _labeling _level _leveldecl _mlsrules_all _range _sens_by_value
         _sens_of_bitmap _sensitivities_all _user_mls categories category_count
         fs_use_count fs_uses genfscon_count genfscons
         ibendportcon_count ibendportcons ibpkeycon_count ibpkeycons initialsids
