@@ -137,8 +137,12 @@ def _merge_tree(level: List[Any]) -> List[Any]:
     merge is not a task of its own whose result crosses to the client and is read again).
     The tree ``Bag.reduction`` builds, less its top."""
     merge = dask.delayed(_merge_blobs, pure=True)
-    while len(level) > _CLIENT_BLOBS:
-        level = [merge(level[i:i + _SPLIT_EVERY]) for i in range(0, len(level), _SPLIT_EVERY)]
+    # Above every map task's priority (see ``explain_fleet``): a merge runs as soon as its
+    # blobs are in, while the map goes on, not with the last merge at the end.
+    with dask.annotate(priority=len(level) + 1):
+        while len(level) > _CLIENT_BLOBS:
+            level = [merge(level[i:i + _SPLIT_EVERY])
+                     for i in range(0, len(level), _SPLIT_EVERY)]
     return level
 
 
@@ -271,9 +275,16 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
         # up (a group this large is "root-ish": queued on the scheduler), largest first.
         run = secrets.randbits(63)
         name = f"arbiter-fleet-digest-{run:016x}"
+        # Handed out largest first, as the shares decrease: Dask's distributed scheduler
+        # pops its queue of root tasks by priority, which is otherwise its graph order,
+        # and that order groups the tasks by the merge they feed, in no order of size
+        # (the largest task of a two-worker fleet started eighth of 16, and one worker
+        # ran it while the other had nothing left). The local schedulers ignore it.
         digest = dask.delayed(_digest_task, pure=True)
-        digests = [digest(i, ranges, source, run, dask_key_name=(name, i))
-                   for i, ranges in enumerate(parts)]
+        digests = []
+        for i, ranges in enumerate(parts):
+            with dask.annotate(priority=len(parts) - i):
+                digests.append(digest(i, ranges, source, run, dask_key_name=(name, i)))
         blobs = dask.compute(*_merge_tree(digests), scheduler=scheduler)
     # The tree's top level is merged by the final step itself (in Rust, in log order).
     allow, per_path, rules, verdicts, counts = _native._fleet_finish(
