@@ -38,8 +38,9 @@ time is about the tasks' CPU divided over N workers, plus the serial part (the l
 and the client's rendering of audit2allow's text). With --parts, Dask's task stream gives
 each run's serial start (the call to the first task) and end (the last task to the
 return), and each worker's busy time, tasks and the gaps between them, how long before
-the last task each worker finished (the balance at the end), and how many map tasks
-started after a worker had run out of tasks (tasks held by the other)."""
+the last task each worker finished (the balance at the end), how many map tasks
+started after a worker had run out of tasks (tasks held by the other), and the order in
+which the map tasks started (by index: 0 is the first and largest share)."""
 
 import argparse
 import os
@@ -133,7 +134,7 @@ def timeline(stream, t0, t1):
     start), the serial end (the last task's end to the return), each worker's busy seconds
     and the gaps between its tasks, as text; and the seconds between the first and the
     last worker's last task end (the balance at the end)."""
-    spans, seen = {}, set()
+    spans, seen, starts = {}, set(), []
     for task in stream:
         for ss in task.get("startstops", ()):
             # (The stream may hold a task twice.)
@@ -141,6 +142,8 @@ def timeline(stream, t0, t1):
                 seen.add((task["key"], ss["start"]))
                 spans.setdefault(task["worker"], []).append(
                     (ss["start"], ss["stop"], "fleet-digest" in str(task["key"])))
+                if "fleet-digest" in str(task["key"]):
+                    starts.append((ss["start"], task["key"][1]))
     if not spans:
         return "no tasks", None
     first = min(s for v in spans.values() for s, _, _ in v)
@@ -160,6 +163,8 @@ def timeline(stream, t0, t1):
         late = [e - s for v in spans.values() for s, e, digest in v if digest and s > min(ends)]
         parts.append(f"{len(late)} map tasks ({sum(late):.2f} s) started after a worker "
                      f"ran out")
+    # The map tasks' indexes (0: the first and largest share) in the order they started.
+    parts.append("map tasks started: " + " ".join(str(i) for _, i in sorted(starts)))
     return "; ".join(parts), max(ends) - min(ends)
 
 

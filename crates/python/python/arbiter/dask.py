@@ -17,7 +17,8 @@ How it is split: the logs, in order, are cut by size alone (the client reads no 
 scheduler, their shares of the bytes decreasing in rounds of as many tasks as threads (the
 first round's ``SPREAD`` times the last's), each task's share cut again into ranges of at
 most ``blocksize``. Each task holds its ranges itself (no dependency), so Dask's
-distributed scheduler queues them and hands them out as workers free up, largest first:
+distributed scheduler queues them and hands them out as workers free up, largest first
+(their priorities, in log order):
 equal bytes are not equal CPU (formats differ in cost per byte), and the small tasks at
 the end let the workers finish together. A task reads its ranges on the worker, one at a
 time, each widened to the lines that start in it (in Rust; no per-line Python object), and
@@ -272,14 +273,13 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
     else:
         # One task per partition (read and digest), its ranges in the task itself: tasks
         # with no dependency, which Dask's distributed scheduler hands out as workers free
-        # up (a group this large is "root-ish": queued on the scheduler), largest first.
+        # up (a group this large is "root-ish": queued on the scheduler), largest first:
+        # it pops that queue by priority, here the tasks' log order. Without one it is
+        # Dask's graph order, which groups the tasks by the merge they feed, in no order
+        # of size (a two-worker cluster started 16 tasks as 8, 14, 15, ..., 2, 1, 0: the
+        # two largest last). The local schedulers ignore the priorities.
         run = secrets.randbits(63)
         name = f"arbiter-fleet-digest-{run:016x}"
-        # Handed out largest first, as the shares decrease: Dask's distributed scheduler
-        # pops its queue of root tasks by priority, which is otherwise its graph order,
-        # and that order groups the tasks by the merge they feed, in no order of size
-        # (the largest task of a two-worker fleet started eighth of 16, and one worker
-        # ran it while the other had nothing left). The local schedulers ignore it.
         digest = dask.delayed(_digest_task, pure=True)
         digests = []
         for i, ranges in enumerate(parts):
