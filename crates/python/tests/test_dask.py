@@ -43,17 +43,21 @@ def cli_aggregate(debian_path, logs):
 
 
 class PriorityRecorder(distributed.diagnostics.plugin.SchedulerPlugin):
-    """The scheduler's priority of every task it queues or sends to a worker."""
+    """The scheduler's priority of every task it queues or sends to a worker, and the tasks
+    it sends to workers, in order."""
 
     name = "arbiter-test-priorities"
 
     def __init__(self, scheduler):
         self.scheduler = scheduler
         self.priorities = {}
+        self.sent = []
 
     def transition(self, key, start, finish, *args, **kwargs):
         if finish in ("queued", "processing") and key in self.scheduler.tasks:
             self.priorities[key] = self.scheduler.tasks[key].priority
+        if finish == "processing":
+            self.sent.append(key)
 
 
 def test_two_worker_cluster_equals_single_process_and_the_cli(debian_path, fleet):
@@ -65,8 +69,9 @@ def test_two_worker_cluster_equals_single_process_and_the_cli(debian_path, fleet
             client.run_on_scheduler(
                 lambda dask_scheduler: dask_scheduler.add_plugin(PriorityRecorder(dask_scheduler)))
             multi = arbiter.dask.explain_fleet(fleet, debian_path, blocksize="16KiB")
-            priorities = client.run_on_scheduler(
-                lambda dask_scheduler: dask_scheduler.plugins[PriorityRecorder.name].priorities)
+            priorities, sent = client.run_on_scheduler(
+                lambda dask_scheduler: (dask_scheduler.plugins[PriorityRecorder.name].priorities,
+                                        dask_scheduler.plugins[PriorityRecorder.name].sent))
     finally:
         cluster.close()
     assert multi == single
@@ -79,6 +84,10 @@ def test_two_worker_cluster_equals_single_process_and_the_cli(debian_path, fleet
     assert [i for i, _ in maps] == list(range(16)) and len(merges) == 2
     assert all(a[1] < b[1] for a, b in zip(maps, maps[1:]))
     assert max(merges) < maps[0][1]
+    # The tasks sent as the graph arrives (two per one-thread worker) are the four largest,
+    # not any four of one merge's inputs.
+    first = [k[1] for k in sent if isinstance(k, tuple)][:4]
+    assert first == [0, 1, 2, 3]
     # Many small tasks (a merge tree on the workers) and one task: the same aggregate.
     assert arbiter.dask.explain_fleet(fleet, debian_path, scheduler="sync", blocksize="5KiB",
                                       partitions=37) == single

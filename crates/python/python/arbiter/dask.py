@@ -203,14 +203,21 @@ def _partitions(paths: Sequence[str], count: int, blocksize: int,
     return [p for p in parts if p]
 
 
+def _distributed_client(scheduler: Optional[str]) -> Any:
+    """The ``distributed.Client`` that ``scheduler`` (or Dask's default) names, or None."""
+    client = getattr(get_scheduler(scheduler=scheduler), "__self__", None)
+    if client is not None and hasattr(client, "nthreads") and hasattr(client, "gather"):
+        return client
+    return None
+
+
 def _worker_threads(scheduler: Optional[str]) -> int:
     """The threads that will run the tasks: a ``distributed`` cluster's worker threads,
     1 for the synchronous scheduler, else Dask's ``num_workers`` or the CPU count."""
-    get = get_scheduler(scheduler=scheduler)
-    client = getattr(get, "__self__", None)
-    if client is not None and hasattr(client, "nthreads"):
+    client = _distributed_client(scheduler)
+    if client is not None:
         return max(1, sum(client.nthreads().values()))
-    if get is get_sync:
+    if get_scheduler(scheduler=scheduler) is get_sync:
         return 1
     return max(1, dask.config.get("num_workers", None) or CPU_COUNT)
 
@@ -285,7 +292,19 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
         for i, ranges in enumerate(parts):
             with dask.annotate(priority=len(parts) - i):
                 digests.append(digest(i, ranges, source, run, dask_key_name=(name, i)))
-        blobs = dask.compute(*_merge_tree(digests), scheduler=scheduler)
+        client = _distributed_client(scheduler)
+        if client is None:
+            blobs = dask.compute(*_merge_tree(digests), scheduler=scheduler)
+        else:
+            # The map tasks submitted as the outputs of a computation of their own (their
+            # blobs stay on the workers), the merges after them: the scheduler takes up a
+            # graph's outputs in priority order, but the tasks they depend on in the
+            # order of a set, so the first tasks it sent each worker (two per one-thread
+            # worker) were any of one merge's inputs, the largest often held back behind
+            # another on one worker while the other ran out of work at the end.
+            maps = client.compute(digests)
+            top = _merge_tree(maps)
+            blobs = client.gather(top) if top is maps else dask.compute(*top)
     # The tree's top level is merged by the final step itself (in Rust, in log order).
     allow, per_path, rules, verdicts, counts = _native._fleet_finish(
         list(blobs), module=module, requires=requires, dontaudit=dontaudit, xperms=xperms)
