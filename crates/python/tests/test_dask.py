@@ -72,9 +72,11 @@ def test_two_worker_cluster_equals_single_process_and_the_cli(debian_path, fleet
             priorities, sent = client.run_on_scheduler(
                 lambda dask_scheduler: (dask_scheduler.plugins[PriorityRecorder.name].priorities,
                                         dask_scheduler.plugins[PriorityRecorder.name].sent))
+            # No more tasks than the client merges itself: no tree, the blobs gathered.
+            few = arbiter.dask.explain_fleet(fleet, debian_path, blocksize="16KiB", partitions=5)
     finally:
         cluster.close()
-    assert multi == single
+    assert multi == single and few == single
     # The map tasks reach the scheduler in log order of priority, so its queue hands them
     # out largest first (Dask's graph order alone grouped them by the merge they feed, the
     # largest last); every merge above every map task, so it runs once its blobs are in.

@@ -304,7 +304,10 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
             # another on one worker while the other ran out of work at the end.
             maps = client.compute(digests)
             top = _merge_tree(maps)
-            blobs = client.gather(top) if top is maps else dask.compute(*top)
+            if top is maps:
+                blobs = client.gather(maps)
+            else:
+                blobs = dask.compute(*top, scheduler=scheduler)
     # The tree's top level is merged by the final step itself (in Rust, in log order).
     allow, per_path, rules, verdicts, counts = _native._fleet_finish(
         list(blobs), module=module, requires=requires, dontaudit=dontaudit, xperms=xperms)
