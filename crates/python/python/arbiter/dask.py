@@ -18,9 +18,8 @@ scheduler, their shares of the bytes decreasing in rounds of as many tasks as th
 first round's ``SPREAD`` times the last's), each task's share cut again into ranges of at
 most ``blocksize``. Each task holds its ranges itself (no dependency), so Dask's
 distributed scheduler queues them and hands them out as workers free up, largest first
-(their priorities, in log order):
-equal bytes are not equal CPU (formats differ in cost per byte), and the small tasks at
-the end let the workers finish together. A task reads its ranges on the worker, one at a
+(their priorities, in log order): equal bytes are not equal CPU (formats differ in cost
+per byte), and the small tasks at the end let the workers finish together. A task reads its ranges on the worker, one at a
 time, each widened to the lines that start in it (in Rust; no per-line Python object), and
 digests them natively into one compact ``bytes`` blob (counts, and audit2allow's access
 vectors: the task's distinct denials added per source type, target type, class and
@@ -132,7 +131,8 @@ def _merge_blobs(blobs: Sequence[bytes]) -> bytes:
 
 
 def _merge_tree(level: List[Any]) -> List[Any]:
-    """The reduction tree over the map's results (Dask ``Delayed`` objects, in log order):
+    """The reduction tree over the map's results (``Delayed`` objects or futures, in log
+    order):
     merges of ``_SPLIT_EVERY`` consecutive blobs, level after level, up to a level of at
     most ``_CLIENT_BLOBS`` blobs, which the client's final step merges itself (so the last
     merge is not a task of its own whose result crosses to the client and is read again).
