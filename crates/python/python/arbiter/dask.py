@@ -132,9 +132,8 @@ def _merge_blobs(blobs: Sequence[bytes]) -> bytes:
 
 def _merge_tree(level: List[Any]) -> List[Any]:
     """The reduction tree over the map's results (``Delayed`` objects or futures, in log
-    order):
-    merges of ``_SPLIT_EVERY`` consecutive blobs, level after level, up to a level of at
-    most ``_CLIENT_BLOBS`` blobs, which the client's final step merges itself (so the last
+    order): merges of ``_SPLIT_EVERY`` consecutive blobs, level after level, up to a level
+    of at most ``_CLIENT_BLOBS`` blobs, which the client's final step merges itself (so the last
     merge is not a task of its own whose result crosses to the client and is read again).
     The tree ``Bag.reduction`` builds, less its top."""
     merge = dask.delayed(_merge_blobs, pure=True)
