@@ -133,9 +133,9 @@ def _merge_blobs(blobs: Sequence[bytes]) -> bytes:
 def _merge_tree(level: List[Any]) -> List[Any]:
     """The reduction tree over the map's results (``Delayed`` objects or futures, in log
     order): merges of ``_SPLIT_EVERY`` consecutive blobs, level after level, up to a level
-    of at most ``_CLIENT_BLOBS`` blobs, which the client's final step merges itself (so the last
-    merge is not a task of its own whose result crosses to the client and is read again).
-    The tree ``Bag.reduction`` builds, less its top."""
+    of at most ``_CLIENT_BLOBS`` blobs, which the client's final step merges itself (so
+    the last merge is not a task of its own whose result crosses to the client and is read
+    again). The tree ``Bag.reduction`` builds, less its top."""
     merge = dask.delayed(_merge_blobs, pure=True)
     # Above every map task's priority (see ``explain_fleet``): a merge runs as soon as its
     # blobs are in, while the map goes on, not with the last merge at the end.
