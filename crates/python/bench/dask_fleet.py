@@ -22,8 +22,11 @@ two-worker round's wall time against the mean of the one-worker rounds on either
 it (A B A). The summary gives every pair's ratio and their median, and, as before, the
 median lines/s of each worker count and their ratio.
 
-Besides wall time, each round reports the CPU seconds spent by each worker process and its
-CPU/wall utilisation, and by this client process (which also hosts the LocalCluster's
+Besides wall time, each round reports the CPU seconds other processes spent on the
+machine meanwhile (Linux: its busy time in /proc/stat less this run's processes'; the
+summary lists the pairs whose three rounds had under 0.05 CPU-s of it per second, the
+only ones that measure the scaling on a shared machine), the CPU seconds spent by each
+worker process and its CPU/wall utilisation, and by this client process (which also hosts the LocalCluster's
 scheduler and its nannies, the objects that start and watch the worker processes), split
 by thread: the calling thread (graph, final step's merge and dictionaries), the event-loop
 threads (client, scheduler and nannies share one), the rest (the final step's render
@@ -38,8 +41,9 @@ time is about the tasks' CPU divided over N workers, plus the serial part (the l
 and the client's rendering of audit2allow's text). With --parts, Dask's task stream gives
 each run's serial start (the call to the first task) and end (the last task to the
 return), and each worker's busy time, tasks and the gaps between them, how long before
-the last task each worker finished (the balance at the end), and how many map tasks
-started after a worker had run out of tasks (tasks held by the other)."""
+the last task each worker finished (the balance at the end), how many map tasks
+started after a worker had run out of tasks (tasks held by the other), and the order in
+which the map tasks started (by index: 0 is the first and largest share)."""
 
 import argparse
 import os
@@ -110,6 +114,18 @@ def thread_cpu():
     return main, loops, time.process_time()
 
 
+def machine_busy():
+    """CPU seconds the whole machine has been busy (every process, every core), from
+    /proc/stat (Linux); None elsewhere."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    # user nice system idle iowait irq softirq steal: all but idle and iowait.
+    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def worker_threads():
     """CPU seconds of this process by thread role: the event loop (the main thread, where a
     worker's heartbeats, transfers, memory monitor and statistical profiler run), the task
@@ -133,7 +149,7 @@ def timeline(stream, t0, t1):
     start), the serial end (the last task's end to the return), each worker's busy seconds
     and the gaps between its tasks, as text; and the seconds between the first and the
     last worker's last task end (the balance at the end)."""
-    spans, seen = {}, set()
+    spans, seen, starts = {}, set(), []
     for task in stream:
         for ss in task.get("startstops", ()):
             # (The stream may hold a task twice.)
@@ -141,6 +157,8 @@ def timeline(stream, t0, t1):
                 seen.add((task["key"], ss["start"]))
                 spans.setdefault(task["worker"], []).append(
                     (ss["start"], ss["stop"], "fleet-digest" in str(task["key"])))
+                if "fleet-digest" in str(task["key"]):
+                    starts.append((ss["start"], task["key"][1]))
     if not spans:
         return "no tasks", None
     first = min(s for v in spans.values() for s, _, _ in v)
@@ -160,6 +178,8 @@ def timeline(stream, t0, t1):
         late = [e - s for v in spans.values() for s, e, digest in v if digest and s > min(ends)]
         parts.append(f"{len(late)} map tasks ({sum(late):.2f} s) started after a worker "
                      f"ran out")
+    # The map tasks' indexes (0: the first and largest share) in the order they started.
+    parts.append("map tasks started: " + " ".join(str(i) for _, i in sorted(starts)))
     return "; ".join(parts), max(ends) - min(ends)
 
 
@@ -238,6 +258,7 @@ def main():
         logs[f"host{i:02d}"] = p
     lines = sum(1 for p in logs.values() for _ in open(p, "rb"))
     times = {1: [], 2: []}
+    others = {1: [], 2: []}
     first = None
     imbalance = []
     # A B A: the one-worker rounds on either side of every two-worker round.
@@ -260,11 +281,13 @@ def main():
                 if stream is not None:
                     stream.__enter__()
                 c0 = thread_cpu()
+                b0 = machine_busy()
                 t0 = time.time()
                 t = time.perf_counter()
                 result = arbiter.dask.explain_fleet(logs, a.policy, blocksize=a.blocksize, **kw)
                 dt = time.perf_counter() - t
                 t1 = time.time()
+                b1 = machine_busy()
                 c1 = thread_cpu()
                 if stream is not None:
                     stream.__exit__(None, None, None)
@@ -273,6 +296,11 @@ def main():
                 client.run(heartbeat)
                 m1 = task_metrics(client)
         times[n].append(dt)
+        # Other processes' CPU during the round (the machine's busy time less this
+        # process's and the workers'): a round that shared its cores with other work.
+        other = None if b0 is None else max(0.0, b1 - b0 - sum(w1[k] - w0[k] for k in w0)
+                                            - (c1[2] - c0[2]))
+        others[n].append(other)
         # Every round, of either worker count, gives the same fleet.
         first = result if first is None else first
         assert result == first, f"round {r} ({n} worker(s)) disagrees with round 0"
@@ -283,7 +311,8 @@ def main():
         print(f"round {r}: {n} worker(s): {dt:.2f} s, {lines / dt:,.0f} lines/s; CPU s: "
               f"workers {sum(wcpu):.2f} [each, CPU/wall: {util}], client+scheduler "
               f"{cp:.2f} [calling thread {cm:.2f}, event loops {cl:.2f}, other "
-              f"{cp - cm - cl:.2f}]; load {os.getloadavg()[0]:.1f}\n"
+              f"{cp - cm - cl:.2f}]; other processes "
+              f"{'?' if other is None else f'{other:.2f}'}; load {os.getloadavg()[0]:.1f}\n"
               f"    tasks: {metrics_delta(m0, m1)}", flush=True)
         if stream is not None:
             text, spread = timeline(stream.data, t0, t1)
@@ -297,6 +326,13 @@ def main():
             print(f"    worker CPU s by thread: {split}", flush=True)
     # Each two-worker round against the mean wall time of the one-worker rounds around it.
     pairs = [(times[1][i] + times[1][i + 1]) / 2 / t2 for i, t2 in enumerate(times[2])]
+    # The pairs whose three rounds had the cores to themselves: other processes under
+    # 0.05 CPU-s per second of the round (a busy process elsewhere takes half of a
+    # two-worker round's cores and none of a one-worker round's).
+    quiet = [p for i, p in enumerate(pairs)
+             if all(o is not None and o < 0.05 * t
+                    for o, t in ((others[1][i], times[1][i]), (others[2][i], times[2][i]),
+                                 (others[1][i + 1], times[1][i + 1])))]
     r1 = statistics.median(lines / t for t in times[1])
     r2 = statistics.median(lines / t for t in times[2])
     state = ("warm workers (an untimed run first)" if a.warm
@@ -304,6 +340,9 @@ def main():
     print(f"{lines:,} lines, {a.hosts} hosts, {state}; pairs (1 worker before and after / "
           f"2 workers): "
           + ", ".join(f"{p:.2f}x" for p in pairs))
+    print(f"pairs with the cores to themselves ({len(quiet)} of {len(pairs)}): "
+          + (", ".join(f"{p:.2f}x" for p in quiet) or "none")
+          + (f", median {statistics.median(quiet):.2f}x" if quiet else ""))
     if imbalance:
         print("two-worker rounds, the first worker done before the last (s): "
               + ", ".join(f"{x:.2f}" for x in imbalance))

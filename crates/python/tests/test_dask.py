@@ -42,16 +42,54 @@ def cli_aggregate(debian_path, logs):
     return run_cli("--allow", debian_path, *paths), dict(hosts), dict(rules), dict(verdicts)
 
 
+class PriorityRecorder(distributed.diagnostics.plugin.SchedulerPlugin):
+    """The scheduler's priority of every task it queues or sends to a worker, and the tasks
+    it sends to workers, in order."""
+
+    name = "arbiter-test-priorities"
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+        self.priorities = {}
+        self.sent = []
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish in ("queued", "processing") and key in self.scheduler.tasks:
+            self.priorities[key] = self.scheduler.tasks[key].priority
+        if finish == "processing":
+            self.sent.append(key)
+
+
 def test_two_worker_cluster_equals_single_process_and_the_cli(debian_path, fleet):
     single = arbiter.dask.explain_fleet(fleet, debian_path, scheduler="sync", blocksize="16KiB")
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
     try:
-        with distributed.Client(cluster):
+        with distributed.Client(cluster) as client:
+            client.run_on_scheduler(
+                lambda dask_scheduler: dask_scheduler.add_plugin(PriorityRecorder(dask_scheduler)))
             multi = arbiter.dask.explain_fleet(fleet, debian_path, blocksize="16KiB")
+            priorities, sent = client.run_on_scheduler(
+                lambda dask_scheduler: (dask_scheduler.plugins[PriorityRecorder.name].priorities,
+                                        dask_scheduler.plugins[PriorityRecorder.name].sent))
+            # No more tasks than the client merges itself: no tree, the blobs gathered.
+            few = arbiter.dask.explain_fleet(fleet, debian_path, blocksize="16KiB", partitions=5)
     finally:
         cluster.close()
-    assert multi == single
+    assert multi == single and few == single
+    # The map tasks reach the scheduler in log order of priority, so its queue hands them
+    # out largest first (Dask's graph order alone grouped them by the merge they feed, the
+    # largest last); every merge above every map task, so it runs once its blobs are in.
+    maps = sorted((k[1], p) for k, p in priorities.items()
+                  if isinstance(k, tuple) and "fleet-digest" in k[0])
+    merges = [p for k, p in priorities.items() if not isinstance(k, tuple)]
+    assert [i for i, _ in maps] == list(range(16)) and len(merges) == 2
+    assert all(a[1] < b[1] for a, b in zip(maps, maps[1:]))
+    assert max(merges) < maps[0][1]
+    # The tasks sent as the graph arrives (two per one-thread worker) are the four largest,
+    # not any four of one merge's inputs.
+    first = [k[1] for k in sent if isinstance(k, tuple)][:4]
+    assert first == [0, 1, 2, 3]
     # Many small tasks (a merge tree on the workers) and one task: the same aggregate.
     assert arbiter.dask.explain_fleet(fleet, debian_path, scheduler="sync", blocksize="5KiB",
                                       partitions=37) == single

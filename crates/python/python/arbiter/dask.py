@@ -17,9 +17,9 @@ How it is split: the logs, in order, are cut by size alone (the client reads no 
 scheduler, their shares of the bytes decreasing in rounds of as many tasks as threads (the
 first round's ``SPREAD`` times the last's), each task's share cut again into ranges of at
 most ``blocksize``. Each task holds its ranges itself (no dependency), so Dask's
-distributed scheduler queues them and hands them out as workers free up, largest first:
-equal bytes are not equal CPU (formats differ in cost per byte), and the small tasks at
-the end let the workers finish together. A task reads its ranges on the worker, one at a
+distributed scheduler queues them and hands them out as workers free up, largest first
+(their priorities, in log order): equal bytes are not equal CPU (formats differ in cost
+per byte), and the small tasks at the end let the workers finish together. A task reads its ranges on the worker, one at a
 time, each widened to the lines that start in it (in Rust; no per-line Python object), and
 digests them natively into one compact ``bytes`` blob (counts, and audit2allow's access
 vectors: the task's distinct denials added per source type, target type, class and
@@ -131,14 +131,18 @@ def _merge_blobs(blobs: Sequence[bytes]) -> bytes:
 
 
 def _merge_tree(level: List[Any]) -> List[Any]:
-    """The reduction tree over the map's results (Dask ``Delayed`` objects, in log order):
-    merges of ``_SPLIT_EVERY`` consecutive blobs, level after level, up to a level of at
-    most ``_CLIENT_BLOBS`` blobs, which the client's final step merges itself (so the last
-    merge is not a task of its own whose result crosses to the client and is read again).
-    The tree ``Bag.reduction`` builds, less its top."""
+    """The reduction tree over the map's results (``Delayed`` objects or futures, in log
+    order): merges of ``_SPLIT_EVERY`` consecutive blobs, level after level, up to a level
+    of at most ``_CLIENT_BLOBS`` blobs, which the client's final step merges itself (so
+    the last merge is not a task of its own whose result crosses to the client and is read
+    again). The tree ``Bag.reduction`` builds, less its top."""
     merge = dask.delayed(_merge_blobs, pure=True)
-    while len(level) > _CLIENT_BLOBS:
-        level = [merge(level[i:i + _SPLIT_EVERY]) for i in range(0, len(level), _SPLIT_EVERY)]
+    # Above every map task's priority (see ``explain_fleet``): a merge runs as soon as its
+    # blobs are in, while the map goes on, not with the last merge at the end.
+    with dask.annotate(priority=len(level) + 1):
+        while len(level) > _CLIENT_BLOBS:
+            level = [merge(level[i:i + _SPLIT_EVERY])
+                     for i in range(0, len(level), _SPLIT_EVERY)]
     return level
 
 
@@ -198,14 +202,21 @@ def _partitions(paths: Sequence[str], count: int, blocksize: int,
     return [p for p in parts if p]
 
 
+def _distributed_client(scheduler: Optional[str]) -> Any:
+    """The ``distributed.Client`` that ``scheduler`` (or Dask's default) names, or None."""
+    client = getattr(get_scheduler(scheduler=scheduler), "__self__", None)
+    if client is not None and hasattr(client, "nthreads") and hasattr(client, "gather"):
+        return client
+    return None
+
+
 def _worker_threads(scheduler: Optional[str]) -> int:
     """The threads that will run the tasks: a ``distributed`` cluster's worker threads,
     1 for the synchronous scheduler, else Dask's ``num_workers`` or the CPU count."""
-    get = get_scheduler(scheduler=scheduler)
-    client = getattr(get, "__self__", None)
-    if client is not None and hasattr(client, "nthreads"):
+    client = _distributed_client(scheduler)
+    if client is not None:
         return max(1, sum(client.nthreads().values()))
-    if get is get_sync:
+    if get_scheduler(scheduler=scheduler) is get_sync:
         return 1
     return max(1, dask.config.get("num_workers", None) or CPU_COUNT)
 
@@ -268,13 +279,34 @@ def explain_fleet(logs: Union[Mapping[str, Any], Sequence[Any]], policy: PolicyS
     else:
         # One task per partition (read and digest), its ranges in the task itself: tasks
         # with no dependency, which Dask's distributed scheduler hands out as workers free
-        # up (a group this large is "root-ish": queued on the scheduler), largest first.
+        # up (a group this large is "root-ish": queued on the scheduler), largest first:
+        # it pops that queue by priority, here the tasks' log order. Without one it is
+        # Dask's graph order, which groups the tasks by the merge they feed, in no order
+        # of size (a two-worker cluster started 16 tasks as 8, 14, 15, ..., 2, 1, 0: the
+        # two largest last). The local schedulers ignore the priorities.
         run = secrets.randbits(63)
         name = f"arbiter-fleet-digest-{run:016x}"
         digest = dask.delayed(_digest_task, pure=True)
-        digests = [digest(i, ranges, source, run, dask_key_name=(name, i))
-                   for i, ranges in enumerate(parts)]
-        blobs = dask.compute(*_merge_tree(digests), scheduler=scheduler)
+        digests = []
+        for i, ranges in enumerate(parts):
+            with dask.annotate(priority=len(parts) - i):
+                digests.append(digest(i, ranges, source, run, dask_key_name=(name, i)))
+        client = _distributed_client(scheduler)
+        if client is None:
+            blobs = dask.compute(*_merge_tree(digests), scheduler=scheduler)
+        else:
+            # The map tasks submitted as the outputs of a computation of their own (their
+            # blobs stay on the workers), the merges after them: the scheduler takes up a
+            # graph's outputs in priority order, but the tasks they depend on in the
+            # order of a set, so the first tasks it sent each worker (two per one-thread
+            # worker) were any of one merge's inputs, the largest often held back behind
+            # another on one worker while the other ran out of work at the end.
+            maps = client.compute(digests)
+            top = _merge_tree(maps)
+            if top is maps:
+                blobs = client.gather(maps)
+            else:
+                blobs = dask.compute(*top, scheduler=scheduler)
     # The tree's top level is merged by the final step itself (in Rust, in log order).
     allow, per_path, rules, verdicts, counts = _native._fleet_finish(
         list(blobs), module=module, requires=requires, dontaudit=dontaudit, xperms=xperms)
