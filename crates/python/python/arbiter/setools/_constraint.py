@@ -17,7 +17,7 @@ from .policyrep import (
     DefaultValue,
     PolicyObject,
     _Deferred,
-    _install_deferred,
+    _pickling_getattr,
 )
 
 # CEXPR_* attribute bits (libsepol's constraint.h) and setools' operand names for them.
@@ -453,14 +453,9 @@ class _ConstraintPolicy:
 # The pickling of this part's objects is in ``_constraint_pickling`` (``policyrep._Deferred`` gives
 # the ``__reduce__`` methods on first use); pickles name its rebuilding functions as this
 # module's, which serves them here.
-_PICKLING_FUNCTIONS = frozenset(('_expr_node_at', '_expression_at', '_constraint_ident', '_constraint_at', '_default_at'))
-
-
-def __getattr__(name):
-    if name in _PICKLING_FUNCTIONS:
-        _install_deferred('_constraint_pickling')
-        from . import _constraint_pickling as pickling
-
-        value = globals()[name] = getattr(pickling, name)
-        return value
-    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))
+__getattr__ = _pickling_getattr(globals(), "_constraint_pickling", frozenset((
+    "_expr_node_at",
+    "_expression_at",
+    "_constraint_ident",
+    "_constraint_at",
+    "_default_at")))

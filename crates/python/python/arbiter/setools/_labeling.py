@@ -20,7 +20,7 @@ from .policyrep import (
     PortconRange,
     _made,
     _Deferred,
-    _install_deferred,
+    _pickling_getattr,
 )
 
 # libsepol's initial SID names, by SID number (setools' SELINUX_SIDNAMES).
@@ -469,14 +469,7 @@ class _LabelingPolicy:
 # The pickling of this part's objects is in ``_labeling_pickling`` (``policyrep._Deferred`` gives
 # the ``__reduce__`` methods on first use); pickles name its rebuilding functions as this
 # module's, which serves them here.
-_PICKLING_FUNCTIONS = frozenset(('_context_at', '_context_ident', '_ocontext_at'))
-
-
-def __getattr__(name):
-    if name in _PICKLING_FUNCTIONS:
-        _install_deferred('_labeling_pickling')
-        from . import _labeling_pickling as pickling
-
-        value = globals()[name] = getattr(pickling, name)
-        return value
-    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))
+__getattr__ = _pickling_getattr(globals(), "_labeling_pickling", frozenset((
+    "_context_at",
+    "_context_ident",
+    "_ocontext_at")))

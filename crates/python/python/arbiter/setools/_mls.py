@@ -14,7 +14,7 @@ import itertools
 from .. import _native
 from . import exception as _exc
 from .policyrep import (
-    MLSRuletype, PolicyObject, PolicyRule, _Deferred, _NamedSymbol, _install_deferred,
+    MLSRuletype, PolicyObject, PolicyRule, _Deferred, _NamedSymbol, _pickling_getattr,
 )
 
 
@@ -641,14 +641,8 @@ class _MLSPolicy:
 # The pickling of this part's objects is in ``_mls_pickling`` (``policyrep._Deferred`` gives
 # the ``__reduce__`` methods on first use); pickles name its rebuilding functions as this
 # module's, which serves them here.
-_PICKLING_FUNCTIONS = frozenset(('_symbol_at', '_level_at', '_mlsrule_at', '_expanded_mlsrule'))
-
-
-def __getattr__(name):
-    if name in _PICKLING_FUNCTIONS:
-        _install_deferred('_mls_pickling')
-        from . import _mls_pickling as pickling
-
-        value = globals()[name] = getattr(pickling, name)
-        return value
-    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))
+__getattr__ = _pickling_getattr(globals(), "_mls_pickling", frozenset((
+    "_symbol_at",
+    "_level_at",
+    "_mlsrule_at",
+    "_expanded_mlsrule")))

@@ -270,6 +270,21 @@ def _install_deferred(module):
     mod._installed = True
 
 
+def _pickling_getattr(namespace, part, names):
+    """The module ``__getattr__`` of a part whose pickling moved to the submodule ``part``:
+    it serves ``names`` (the functions that rebuild the part's pickled objects, which
+    pickles name as the part's) from that submodule, imported and installed on first use."""
+
+    def __getattr__(name):
+        if name in names:
+            _install_deferred(part)
+            value = namespace[name] = getattr(_part_module(part), name)
+            return value
+        raise AttributeError("module {!r} has no attribute {!r}".format(namespace["__name__"], name))
+
+    return __getattr__
+
+
 class PolicyObject:
     """Base of every object of a policy: equal to an object of the same policy and kind
     with the same identity, else compared by ``str()``; hashed and ordered by ``str()``."""
