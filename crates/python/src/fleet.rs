@@ -872,9 +872,10 @@ fn position(run: Option<u64>, chunk: Option<u64>) -> PyResult<Option<Position>> 
 /// digested into one blob. `run` and `chunk` as for `_fleet_digest`, `chunk` being the
 /// task's index in log order.
 ///
-/// One task reads many ranges, one at a time, so a fleet run is a few tasks per worker
-/// instead of one per range: each task costs the client, the scheduler and the worker's
-/// event loop messages and transitions, on the cores the workers compute on. The ranges'
+/// One task reads many ranges, one at a time (into the worker's one read buffer), so a
+/// fleet run is a few tasks per worker instead of one per range: each task costs the
+/// client, the scheduler and the worker's event loop messages and transitions, on the
+/// cores the workers compute on. The ranges'
 /// digests accumulate into one chunk (one blob, no merge); should the worker's cache pass
 /// its bounds between two ranges, the chunk ends there, another starts, and the task
 /// merges their blobs.
@@ -898,8 +899,12 @@ fn fleet_digest_ranges<'py>(
                 paths.clear();
                 d = Digester::start(cache, at);
             }
-            let text = ranges::read_range(path, *offset, *len)?;
-            let records = d.block(engine, cache, &text);
+            // The worker's buffer, out of the cache while the digest borrows the cache.
+            let mut text = std::mem::take(&mut cache.read_buf);
+            let read = ranges::read_range_into(path, *offset, *len, &mut text);
+            let records = read.map(|()| d.block(engine, cache, &text));
+            cache.read_buf = text;
+            let records = records?;
             match paths.last_mut() {
                 Some((p, n)) if *p == path.as_str() => *n += records,
                 _ => paths.push((path, records)),

@@ -46,17 +46,49 @@ def counts(data):
     return dict(events), dict(users)
 
 
+class SentRecorder(distributed.diagnostics.plugin.SchedulerPlugin):
+    """The tasks the scheduler sends to workers, in order, with their priorities."""
+
+    name = "arbiter-test-trails-sent"
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+        self.sent = []
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish == "processing" and key in self.scheduler.tasks:
+            self.sent.append((key, self.scheduler.tasks[key].priority))
+
+
 def test_two_worker_cluster_equals_single_process_and_the_cli(fleet):
     single = {tuple(o): arbiter.dask.trails_fleet(fleet, o, etc=ETC, scheduler="sync")
               for o in OPTIONS}
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
     try:
-        with distributed.Client(cluster):
+        with distributed.Client(cluster) as client:
+            client.run_on_scheduler(
+                lambda dask_scheduler: dask_scheduler.add_plugin(SentRecorder(dask_scheduler)))
             multi = {tuple(o): arbiter.dask.trails_fleet(fleet, o, etc=ETC) for o in OPTIONS}
+            sent = client.run_on_scheduler(
+                lambda dask_scheduler: dask_scheduler.plugins[SentRecorder.name].sent)
+            # One trail: its task's future, no merge.
+            one = arbiter.dask.trails_fleet({"host07": fleet["host07"][1]}, [], etc=ETC)
     finally:
         cluster.close()
     assert multi == single
+    assert one == arbiter.dask.trails_fleet({"host07": fleet["host07"][1]}, [], etc=ETC,
+                                            scheduler="sync")
+    # Largest trail first: the first tasks sent (two per one-thread worker) are the largest
+    # trail (medium.bsm, the ninth) and the next largest (errno.bsm: hosts 1, 5 and 9), not
+    # any of one merge's inputs; every merge's priority above every trail's.
+    run = [(k, p) for k, p in sent if isinstance(k, tuple) and "trails-digest" in k[0]]
+    first_run = [(k[1], p) for k, p in run if k[0] == run[0][0][0]]
+    assert len(first_run) == 51
+    assert [i for i, _ in first_run[:4]] == [8, 1, 5, 10]
+    merges = [p for k, p in sent if not isinstance(k, tuple)]
+    # (Dask's priorities sort lowest first: the user's priority negated.)
+    assert merges and max(merges) < min(p for _, p in first_run)
     paths = [p for v in fleet.values() for p in (v if isinstance(v, list) else [v])]
     b = arbiter_bin()
     for o in OPTIONS:

@@ -4,11 +4,15 @@ same as one ``arbiter bsm reduce`` over every trail in the order given.
 
 One trail is one task (a BSM trail has no line boundaries to cut at, and one host's trail
 is the natural unit), the trail's path in the task itself, so that Dask's distributed
-scheduler hands the tasks out as workers free up. Each trail is selected and counted
-natively on its worker (``arbiter.bsm``'s reducer, streaming the file); a tree of merges
-(fan-in 8, as ``Bag.reduction`` builds it) runs on the workers, keeping trail order, so
-the client receives one result:
-the selected records as one trail (``data``) and the counts.
+scheduler hands the tasks out as workers free up, largest trail first (each task's
+priority its trail's rank by size; on a ``distributed.Client`` the tasks are submitted as
+a computation of their own before the merges, as ``explain_fleet``'s are, so the first
+tasks sent are the largest, not any of one merge's inputs): the small trails at the end
+let the workers finish together. Each trail is selected and counted natively on its
+worker (``arbiter.bsm``'s reducer, streaming the file); a tree of merges (fan-in 8, as
+``Bag.reduction`` builds it, above every trail's task in priority) runs on the workers,
+keeping trail order, so the client receives one result: the selected records as one
+trail (``data``) and the counts.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from collections import Counter
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import dask
+from dask.base import get_scheduler
+from dask.delayed import Delayed
 
 from . import _native
 
@@ -106,14 +112,39 @@ def trails_fleet(trails: Union[Mapping[str, Any], Sequence[Any]], options: Seque
             raise err
     # One task per trail, the trail in the task itself: tasks with no dependency, which
     # Dask's distributed scheduler hands out as workers free up (not all placed at the
-    # start, as tasks each depending on a data task are); then a tree of merges, fan-in 8.
+    # start, as tasks each depending on a data task are), by priority: here the trail's
+    # rank by size, largest first (ties in trail order), so that the workers end on small
+    # trails. Without priorities it is Dask's graph order, which groups the tasks by the
+    # merge they feed, in no order of size. The local schedulers ignore them.
+    sizes = [os.path.getsize(p) for _, p in pairs]
+    rank = sorted(range(len(pairs)), key=lambda i: (-sizes[i], i))
+    priority = [0] * len(pairs)
+    for r, i in enumerate(rank):
+        priority[i] = len(pairs) - r
     name = "arbiter-trails-digest-" + secrets.token_hex(8)
     digest = dask.delayed(_digest, pure=True)
-    level = [digest([pair], options, etc, dask_key_name=(name, i)) for i, pair in enumerate(pairs)]
+    level = []
+    for i, pair in enumerate(pairs):
+        with dask.annotate(priority=priority[i]):
+            level.append(digest([pair], options, etc, dask_key_name=(name, i)))
+    client = getattr(get_scheduler(scheduler=scheduler), "__self__", None)
+    if client is not None and hasattr(client, "nthreads") and hasattr(client, "gather"):
+        # The trails' tasks submitted as a computation of their own, the merges after
+        # them (see ``explain_fleet``): the scheduler takes up the tasks a graph's outputs
+        # depend on in a set's order, so the first tasks sent would be any of one merge's
+        # inputs, not the largest.
+        level = client.compute(level)
     merge = dask.delayed(_merge, pure=True)
-    while len(level) > 1:
-        level = [merge(level[i:i + _SPLIT_EVERY]) for i in range(0, len(level), _SPLIT_EVERY)]
-    (records, selected, events, users, hosts, data), = dask.compute(level[0], scheduler=scheduler)
+    # Above every trail's priority: a merge runs as soon as its parts are in.
+    with dask.annotate(priority=len(pairs) + 1):
+        while len(level) > 1:
+            level = [merge(level[i:i + _SPLIT_EVERY]) for i in range(0, len(level), _SPLIT_EVERY)]
+    top = level[0]
+    if isinstance(top, Delayed):
+        (records, selected, events, users, hosts, data), = dask.compute(top, scheduler=scheduler)
+    else:
+        # One trail on a distributed client: its future.
+        records, selected, events, users, hosts, data = top.result()
     all_hosts = {h: 0 for h, _ in pairs}
     all_hosts.update(hosts)
     return TrailFleet(data=data, events=events, users=users, hosts=all_hosts,

@@ -20,22 +20,22 @@ of at most ``blocksize``. Each task holds its ranges itself (no dependency), so 
 distributed scheduler queues them and hands them out as workers free up, largest first
 (their priorities, in log order): equal bytes are not equal CPU (formats differ in cost
 per byte), and the small tasks at the end let the workers finish together. A task reads
-its ranges on the worker, one at a time, each widened to the lines that start in it (in
-Rust; no per-line Python object), and digests them natively into one compact ``bytes``
-blob (counts, and audit2allow's access vectors: the task's distinct denials added per
-source type, target type, class and verdict, as audit2allow's generator adds them), on an
-engine built once per worker process and reused by every task there (keyed by the
-policy's path, or its bytes' SHA-256). Few, large tasks because each task costs the
-client, the scheduler and the workers' event loops messages and transitions on the cores
-the workers compute on: one task per 16 MiB range and a tree of merges (57 tasks for a
-50-host fleet) took 0.8-1.5 CPU-s a run in those processes, against 3-4.5 for the map. Up
-to ``_CLIENT_BLOBS`` (8) blobs go to the client, which merges their counts (in Rust) and
-adds their access vectors, in log order, to audit2allow's generator (nothing is decided
-again), which prints exactly what a run over every line prints (a vector's first denial
-decides its verdict, and later ones only add permissions and commands); more tasks are
-merged in a tree on the workers first, as ``Bag.reduction`` builds it. Dask's scheduler
-does the scheduling; this module only says what to
-compute.
+its ranges on the worker, one at a time into the worker's one read buffer, each widened
+to the lines that start in it (in Rust; no per-line Python object), and digests them
+natively into one compact ``bytes`` blob (counts, and audit2allow's access vectors: the
+task's distinct denials added per source type, target type, class and verdict, as
+audit2allow's generator adds them), on an engine built once per worker process and
+reused by every task there (keyed by the policy's path, or its bytes' SHA-256). Few,
+large tasks because each task costs the client, the scheduler and the workers' event
+loops messages and transitions on the cores the workers compute on: one task per 16 MiB
+range and a tree of merges (57 tasks for a 50-host fleet) took 0.8-1.5 CPU-s a run in
+those processes, against 3-4.5 for the map. Up to ``_CLIENT_BLOBS`` (8) blobs go to the
+client, which merges their counts (in Rust) and adds their access vectors, in log order,
+to audit2allow's generator (nothing is decided again), which prints exactly what a run
+over every line prints (a vector's first denial decides its verdict, and later ones only
+add permissions and commands); more tasks are merged in a tree on the workers first, as
+``Bag.reduction`` builds it. Dask's scheduler does the scheduling; this module only says
+what to compute.
 """
 
 from __future__ import annotations

@@ -113,6 +113,10 @@ pub(crate) struct DigestCache {
     rule_keys: Vec<[u32; 3]>,
     /// Digests run so far, the stamp of [`Entry::met`].
     digests: u64,
+    /// A fleet worker's read buffer: each range of its tasks is read into it in turn (see
+    /// `fleet::ranges::read_range_into`), so its pages are the kernel's once per worker,
+    /// not once per range. Kept when the cache starts over.
+    pub(crate) read_buf: Vec<u8>,
 }
 
 impl DigestCache {
@@ -134,8 +138,10 @@ impl DigestCache {
     fn start_digest(&mut self) -> u64 {
         if self.is_full() {
             let digests = self.digests;
+            let read_buf = std::mem::take(&mut self.read_buf);
             *self = DigestCache {
                 digests,
+                read_buf,
                 ..DigestCache::default()
             };
         }
