@@ -8,7 +8,6 @@ native side reproduces.
 """
 
 import enum
-import errno
 import importlib
 import os
 import sys
@@ -1252,6 +1251,9 @@ class SELinuxPolicy:
         if log:
             log.info('Opening SELinux policy "{0}"'.format(path))
         if not os.path.exists(path):
+            # ``errno`` imported here: its table is 17 kB a script would keep for this line.
+            import errno
+
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
         try:
             self._db = _native.PolicyDb(path)
