@@ -425,3 +425,25 @@ def test_type_objects_have_two_slots_and_the_policy_one_list_of_them(debian_path
     order = list(p._cache["type_order"])
     assert [t._value for t in types] == [v for v in order if isinstance(tv[v], st.Type)]
     assert [a._value for a in attrs] == [v for v in order if isinstance(tv[v], st.TypeAttribute)]
+
+
+def test_type_values_are_kept_as_two_byte_machine_ints(debian_path):
+    """setools' type order, each role's types and ``TypeQuery``'s positions are arrays of
+    2-byte machine ints (a type value is 16 bits in the kernel's tables; 4 bytes each
+    was 16 kB for each of the first and the last on the Debian policy), with the same
+    values; a value past 16 bits keeps 4 bytes."""
+    from arbiter.setools.policyrep import _values_array
+
+    p = st.SELinuxPolicy(str(debian_path))
+    types, attrs = list(p.types()), list(p.typeattributes())
+    [str(t) for t in st.TypeQuery(p, attrs=["domain"]).results()]
+    order, pos = p._cache["type_order"], p._cache["query_type_pos"]
+    assert (order.itemsize, pos.itemsize) == (2, 2)
+    assert sorted(order) == sorted(t._value for t in types + attrs)
+    assert [pos[t._value] for t in types] == list(range(len(types)))
+    assert all(pos[a._value] == -1 for a in attrs)
+    roles = list(p.roles())
+    assert {r._types.itemsize for r in roles} == {2}
+    assert all(list(r._types) == sorted(t._value for t in r.types()) for r in roles)
+    wide = _values_array([1, 70000, 3])
+    assert (wide.itemsize, list(wide)) == (4, [1, 70000, 3])

@@ -891,6 +891,15 @@ def _log():
     return logging.getLogger("setools.policyrep") if logging is not None else None
 
 
+def _values_array(values):
+    """Type values as an ``array`` of 2-byte machine ints, the width of a type value in
+    the kernel's tables (half of ``"I"``'s), or of 4-byte ones should one be wider."""
+    try:
+        return array("H", values)
+    except OverflowError:
+        return array("I", values)
+
+
 # --------------------------------------------------------------------------- the parts
 
 # The MLS, Xen, labeling and constraint parts of a policy, and its rarer objects
@@ -1153,8 +1162,8 @@ class SELinuxPolicy:
     def _type_by_value(self):
         """Types and attributes indexed by value (a list: a third of a dict's size for the
         5,000 slots of a distribution policy; a value without a symbol holds None). The
-        policy keeps no other list of every type: setools' order is kept as an
-        ``array("I")`` of the values (``type_order``, 16 kB for the Debian policy, where a
+        policy keeps no other list of every type: setools' order is kept as an array of
+        the values (``type_order``, ``_values_array``: 8 kB for the Debian policy, where a
         list of the objects was 37 kB), from which ``types()`` and ``typeattributes()``
         build their lists when first asked."""
         by_value = self._cache.get("type_by_value")
@@ -1168,7 +1177,7 @@ class SELinuxPolicy:
         by_value = [None] * (max(values, default=0) + 1)
         for v, f in zip(values, flags):
             by_value[v] = TypeAttribute(self, v) if f & 1 else Type(self, v)
-        self._cache["type_order"] = array("I", values)
+        self._cache["type_order"] = _values_array(values)
         self._cache["type_by_value"] = by_value
         return by_value
 
@@ -1179,10 +1188,10 @@ class SELinuxPolicy:
         return self._table(
             # A role slot without a name (a gap left by the compiler) is not a symbol.
             "roles",
-            # A role's type values as 4-byte machine ints, sorted (RoleQuery searches
-            # them): an ``int`` object each (most are over 256) was 35 kB of the Debian
-            # policy's roles.
-            lambda: [Role(self, v, n, array("I", sorted(ts)))
+            # A role's type values as machine ints (``_values_array``), sorted (RoleQuery
+            # searches them): an ``int`` object each (most are over 256) was 35 kB of the
+            # Debian policy's roles.
+            lambda: [Role(self, v, n, _values_array(sorted(ts)))
                      for v, n, ts in self._db.role_table() if n],
         )
 
