@@ -438,6 +438,38 @@ def test_counts_load_on_first_use_and_answer_as_before(debian_path):
 
 
 
+def test_the_parts_counts_are_in_the_counts_part(debian_path):
+    """The MLS, labeling and constraint parts' counts are ``_counts``' too: the queries of
+    those parts leave it unloaded; loaded, each count (which loads its part) is the
+    length of the part's listing."""
+    out = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "for q in (s.CategoryQuery(p, name='^c1', name_regex=True), s.MLSRuleQuery(p),\n"
+        "          s.PortconQuery(p, ports=(80, 80)), s.GenfsconQuery(p, fs='proc'),\n"
+        "          s.ConstraintQuery(p, type_='domain'), s.DefaultQuery(p)):\n"
+        "    list(q.results())\n"
+        "print('arbiter.setools._counts' in sys.modules)\n"
+        "n = lambda it: sum(1 for _ in it)\n"
+        "kinds = lambda k: n(c for c in p.constraints() if str(c.ruletype) == k)\n"
+        "pairs = [(p.category_count, n(p.categories())), (p.level_count, n(p.levels())),\n"
+        "         (p.initialsids_count, n(p.initialsids())), (p.fs_use_count, n(p.fs_uses())),\n"
+        "         (p.genfscon_count, n(p.genfscons())), (p.portcon_count, n(p.portcons())),\n"
+        "         (p.netifcon_count, n(p.netifcons())), (p.nodecon_count, n(p.nodecons())),\n"
+        "         (p.ibpkeycon_count, n(p.ibpkeycons())),\n"
+        "         (p.ibendportcon_count, n(p.ibendportcons())),\n"
+        "         (p.constraint_count, kinds('constrain')),\n"
+        "         (p.mlsconstraint_count, kinds('mlsconstrain')),\n"
+        "         (p.validatetrans_count, kinds('validatetrans')),\n"
+        "         (p.mlsvalidatetrans_count, kinds('mlsvalidatetrans')),\n"
+        "         (p.default_count, n(p.defaults()))]\n"
+        "print(all(a == b for a, b in pairs), pairs[0][0], pairs[5][0] > 100,\n"
+        "      pairs[10][0] > 0, s.SELinuxPolicy.portcon_count.fget.__module__)\n"
+        .format(str(debian_path)))
+    assert out.splitlines() == ["False", "True 1024 True True arbiter.setools._counts"]
+
+
 def test_exception_classes_are_made_on_first_use_with_setools_hierarchy(debian_path):
     """``setools.exception``'s 50 classes are made when first named (a script that raises
     few keeps few: about 75 kB for all), each once, with setools 4.4.1's names and

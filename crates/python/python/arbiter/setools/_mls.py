@@ -520,14 +520,6 @@ class _MLSPolicy:
         """Every level declaration, in the sensitivities' order."""
         return Listing([self._leveldecl(s) for s in self._sensitivities_all()])
 
-    @property
-    def category_count(self):
-        return len(self._categories_all())
-
-    @property
-    def level_count(self):
-        return len(self._sensitivities_all())
-
     def lookup_sensitivity(self, name, deref=True):
         """A sensitivity by name (or, with ``deref``, alias)."""
         for s in self._sensitivities_all():

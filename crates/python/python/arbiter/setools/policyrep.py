@@ -925,30 +925,29 @@ _PART_MIXINS = {
 }
 _PART_MEMBERS = {
     ("_counts",): """
-        _te_count allow_count allowxperm_count auditallow_count auditallowxperm_count
-        boolean_count class_count common_count conditional_count dontaudit_count
-        dontauditxperm_count neverallow_count neverallowxperm_count permission_count
-        permissives_count polcap_count range_transition_count role_allow_count
-        role_count role_transition_count type_attribute_count type_change_count
-        type_count type_member_count type_transition_count typebounds_count user_count""",
+        _constraint_counts _te_count allow_count allowxperm_count auditallow_count
+        auditallowxperm_count boolean_count category_count class_count common_count
+        conditional_count constraint_count default_count dontaudit_count
+        dontauditxperm_count fs_use_count genfscon_count ibendportcon_count
+        ibpkeycon_count initialsids_count level_count mlsconstraint_count
+        mlsvalidatetrans_count netifcon_count neverallow_count neverallowxperm_count
+        nodecon_count permission_count permissives_count polcap_count portcon_count
+        range_transition_count role_allow_count role_count role_transition_count
+        type_attribute_count type_change_count type_count type_member_count
+        type_transition_count typebounds_count user_count validatetrans_count""",
     ("_mls", "_labeling"): """
-        _build_labeling _cat_tokens _categories_all _categories_named _category_by_value
-        _category_of_token
-        _contexts _is_xen _labeling _level _leveldecl _mlsrules_all _range _sens_by_value
-        _sens_of_bitmap _sensitivities_all _user_mls categories category_count
-        fs_use_count fs_uses genfscon_count genfscons
-        ibendportcon_count ibendportcons ibpkeycon_count ibpkeycons initialsids
-        initialsids_count level_count
-        levels lookup_category lookup_initialsid lookup_level lookup_range
-        lookup_sensitivity mlsrules netifcon_count netifcons nodecon_count nodecons
-        portcon_count portcons sensitivities""",
+        _build_labeling _cat_tokens _categories_all _categories_named
+        _category_by_value _category_of_token _contexts _is_xen _labeling _level
+        _leveldecl _mlsrules_all _range _sens_by_value _sens_of_bitmap
+        _sensitivities_all _user_mls categories fs_uses genfscons ibendportcons
+        ibpkeycons initialsids levels lookup_category lookup_initialsid lookup_level
+        lookup_range lookup_sensitivity mlsrules netifcons nodecons portcons
+        sensitivities""",
     ("_xen",): """
         devicetreecon_count devicetreecons iomemcon_count iomemcons ioportcon_count
         ioportcons pcidevicecon_count pcidevicecons pirqcon_count pirqcons""",
     ("_constraint",): """
-        _class_constraints _class_defaults _constraint_counts _user_by_value
-        constraint_count constraints default_count defaults mlsconstraint_count
-        mlsvalidatetrans_count validatetrans_count""",
+        _class_constraints _class_defaults _user_by_value constraints defaults""",
     ("_rarer",): "_conditional bounds conditionals rbacrules",
 }
 # The classes the parts define, which ``setools.policyrep`` exports (PEP 562 below).
