@@ -427,6 +427,25 @@ def test_type_objects_have_two_slots_and_the_policy_one_list_of_them(debian_path
     assert [a._value for a in attrs] == [v for v in order if isinstance(tv[v], st.TypeAttribute)]
 
 
+def test_exact_port_queries_are_looked_up_by_the_statements_own_low_ports(debian_path):
+    """``PortconQuery``'s exact-range table is keyed by each statement's own low-port
+    ``int`` (a key combining both ports made an ``int`` per statement), and an exact
+    query of every range of the Debian policy (and of ranges sharing a low port, or no
+    statement's) answers what filtering the statements by both ports gives, in order."""
+    p = st.SELinuxPolicy(str(debian_path))
+    cons = list(p.portcons())
+    list(st.PortconQuery(p, ports=(80, 80)).results())
+    by_low = p._cache["query_portcon_rows"][2]
+    lows = {id(c.ports.low) for c in cons}
+    assert by_low and all(id(k) in lows for k in by_low)
+    ranges = {(c.ports.low, c.ports.high) for c in cons}
+    shared = {lo for lo, hi in ranges if sum(1 for r in ranges if r[0] == lo) > 1}
+    assert shared  # ranges sharing a low port (1-511 and 1-1023, say) are covered
+    for lo, hi in sorted(ranges) + [(lo, 65535) for lo in sorted(shared)] + [(3, 3)]:
+        got = list(st.PortconQuery(p, ports=(lo, hi)).results())
+        assert got == [c for c in cons if (c.ports.low, c.ports.high) == (lo, hi)], (lo, hi)
+
+
 def test_type_values_are_kept_as_two_byte_machine_ints(debian_path):
     """setools' type order, each role's types and ``TypeQuery``'s positions are arrays of
     2-byte machine ints (a type value is 16 bits in the kernel's tables; 4 bytes each
