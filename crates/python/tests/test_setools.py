@@ -446,6 +446,26 @@ def test_exact_port_queries_are_looked_up_by_the_statements_own_low_ports(debian
         assert got == [c for c in cons if (c.ports.low, c.ports.high) == (lo, hi)], (lo, hi)
 
 
+def test_sensitivities_share_one_tuple_and_int_per_category_value():
+    """Sensitivities with equal category lists share one tuple, and every value is one
+    ``int`` for all of them (the native rows make a new list per sensitivity: the Debian
+    MLS policy's 16 copies of c0.c1023 were 0.5 MB); the values are the rows', in order."""
+    from arbiter import _native
+
+    if not DEBIAN_MLS.exists():
+        pytest.skip("the Debian MLS policy is not installed")
+    p = st.SELinuxPolicy(str(DEBIAN_MLS))
+    sens = list(p.sensitivities())
+    rows = _native.sensitivity_table(p._db)
+    assert [list(s._cats) for s in sens] == [row[3] for row in rows]
+    assert len(sens) == 16 and len({id(s._cats) for s in sens}) == 1
+    ints = {}
+    for s in sens:
+        for v in s._cats:
+            assert ints.setdefault(v, v) is v
+    assert [str(lv) for lv in p.levels()][:2] == ["s0:c0.c1023", "s10:c0.c1023"]
+
+
 def test_type_values_are_kept_as_two_byte_machine_ints(debian_path):
     """setools' type order, each role's types and ``TypeQuery``'s positions are arrays of
     2-byte machine ints (a type value is 16 bits in the kernel's tables; 4 bytes each
