@@ -170,7 +170,8 @@ class _CountsPolicy:
 
     def _constraint_counts(self):
         return self._table(
-            "constraint_counts", lambda: collections.Counter(r.ruletype for r in self.constraints()))
+            "constraint_counts",
+            lambda: collections.Counter(r.ruletype for r in self.constraints()))
 
     @property
     def constraint_count(self):
