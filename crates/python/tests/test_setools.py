@@ -425,3 +425,64 @@ def test_type_objects_have_two_slots_and_the_policy_one_list_of_them(debian_path
     order = list(p._cache["type_order"])
     assert [t._value for t in types] == [v for v in order if isinstance(tv[v], st.Type)]
     assert [a._value for a in attrs] == [v for v in order if isinstance(tv[v], st.TypeAttribute)]
+
+
+def test_exact_port_queries_are_looked_up_by_the_statements_own_low_ports(debian_path):
+    """``PortconQuery``'s exact-range table is keyed by each statement's own low-port
+    ``int`` (a key combining both ports made an ``int`` per statement), and an exact
+    query of every range of the Debian policy (and of ranges sharing a low port, or no
+    statement's) answers what filtering the statements by both ports gives, in order."""
+    p = st.SELinuxPolicy(str(debian_path))
+    cons = list(p.portcons())
+    list(st.PortconQuery(p, ports=(80, 80)).results())
+    by_low = p._cache["query_portcon_rows"][2]
+    lows = {id(c.ports.low) for c in cons}
+    assert by_low and all(id(k) in lows for k in by_low)
+    ranges = {(c.ports.low, c.ports.high) for c in cons}
+    shared = {lo for lo, hi in ranges if sum(1 for r in ranges if r[0] == lo) > 1}
+    assert shared  # ranges sharing a low port (1-511 and 1-1023, say) are covered
+    for lo, hi in sorted(ranges) + [(lo, 65535) for lo in sorted(shared)] + [(3, 3)]:
+        got = list(st.PortconQuery(p, ports=(lo, hi)).results())
+        assert got == [c for c in cons if (c.ports.low, c.ports.high) == (lo, hi)], (lo, hi)
+
+
+def test_sensitivities_share_one_tuple_and_int_per_category_value():
+    """Sensitivities with equal category lists share one tuple, and every value is one
+    ``int`` for all of them (the native rows make a new list per sensitivity: the Debian
+    MLS policy's 16 copies of c0.c1023 were 0.5 MB); the values are the rows', in order."""
+    from arbiter import _native
+
+    if not DEBIAN_MLS.exists():
+        pytest.skip("the Debian MLS policy is not installed")
+    p = st.SELinuxPolicy(str(DEBIAN_MLS))
+    sens = list(p.sensitivities())
+    rows = _native.sensitivity_table(p._db)
+    assert [list(s._cats) for s in sens] == [row[3] for row in rows]
+    assert len(sens) == 16 and len({id(s._cats) for s in sens}) == 1
+    ints = {}
+    for s in sens:
+        for v in s._cats:
+            assert ints.setdefault(v, v) is v
+    assert [str(lv) for lv in p.levels()][:2] == ["s0:c0.c1023", "s10:c0.c1023"]
+
+
+def test_type_values_are_kept_as_two_byte_machine_ints(debian_path):
+    """setools' type order, each role's types and ``TypeQuery``'s positions are arrays of
+    2-byte machine ints (a type value is 16 bits in the kernel's tables; 4 bytes each
+    was 16 kB for each of the first and the last on the Debian policy), with the same
+    values; a value past 16 bits keeps 4 bytes."""
+    from arbiter.setools.policyrep import _values_array
+
+    p = st.SELinuxPolicy(str(debian_path))
+    types, attrs = list(p.types()), list(p.typeattributes())
+    [str(t) for t in st.TypeQuery(p, attrs=["domain"]).results()]
+    order, pos = p._cache["type_order"], p._cache["query_type_pos"]
+    assert (order.itemsize, pos.itemsize) == (2, 2)
+    assert sorted(order) == sorted(t._value for t in types + attrs)
+    assert [pos[t._value] for t in types] == list(range(len(types)))
+    assert all(pos[a._value] == -1 for a in attrs)
+    roles = list(p.roles())
+    assert {r._types.itemsize for r in roles} == {2}
+    assert all(list(r._types) == sorted(t._value for t in r.types()) for r in roles)
+    wide = _values_array([1, 70000, 3])
+    assert (wide.itemsize, list(wide)) == (4, [1, 70000, 3])

@@ -438,6 +438,38 @@ def test_counts_load_on_first_use_and_answer_as_before(debian_path):
 
 
 
+def test_the_parts_counts_are_in_the_counts_part(debian_path):
+    """The MLS, labeling and constraint parts' counts are ``_counts``' too: the queries of
+    those parts leave it unloaded; loaded, each count (which loads its part) is the
+    length of the part's listing."""
+    out = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "for q in (s.CategoryQuery(p, name='^c1', name_regex=True), s.MLSRuleQuery(p),\n"
+        "          s.PortconQuery(p, ports=(80, 80)), s.GenfsconQuery(p, fs='proc'),\n"
+        "          s.ConstraintQuery(p, type_='domain'), s.DefaultQuery(p)):\n"
+        "    list(q.results())\n"
+        "print('arbiter.setools._counts' in sys.modules)\n"
+        "n = lambda it: sum(1 for _ in it)\n"
+        "kinds = lambda k: n(c for c in p.constraints() if str(c.ruletype) == k)\n"
+        "pairs = [(p.category_count, n(p.categories())), (p.level_count, n(p.levels())),\n"
+        "         (p.initialsids_count, n(p.initialsids())), (p.fs_use_count, n(p.fs_uses())),\n"
+        "         (p.genfscon_count, n(p.genfscons())), (p.portcon_count, n(p.portcons())),\n"
+        "         (p.netifcon_count, n(p.netifcons())), (p.nodecon_count, n(p.nodecons())),\n"
+        "         (p.ibpkeycon_count, n(p.ibpkeycons())),\n"
+        "         (p.ibendportcon_count, n(p.ibendportcons())),\n"
+        "         (p.constraint_count, kinds('constrain')),\n"
+        "         (p.mlsconstraint_count, kinds('mlsconstrain')),\n"
+        "         (p.validatetrans_count, kinds('validatetrans')),\n"
+        "         (p.mlsvalidatetrans_count, kinds('mlsvalidatetrans')),\n"
+        "         (p.default_count, n(p.defaults()))]\n"
+        "print(all(a == b for a, b in pairs), pairs[0][0], pairs[5][0] > 100,\n"
+        "      pairs[10][0] > 0, s.SELinuxPolicy.portcon_count.fget.__module__)\n"
+        .format(str(debian_path)))
+    assert out.splitlines() == ["False", "True 1024 True True arbiter.setools._counts"]
+
+
 def test_exception_classes_are_made_on_first_use_with_setools_hierarchy(debian_path):
     """``setools.exception``'s 50 classes are made when first named (a script that raises
     few keeps few: about 75 kB for all), each once, with setools 4.4.1's names and
@@ -571,6 +603,56 @@ def test_the_parts_pickling_loads_on_first_use_and_pickles_as_before(debian_path
     assert again == [out[6]]
 
 
+def test_rarer_objects_load_on_first_use_and_answer_as_before(debian_path):
+    """Conditional expressions, ioctl sets, RBAC rules and typebounds are in ``_rarer``,
+    imported on the first use of one: the query kinds of a setools script
+    (bench/setools_api.py: TE rules, conditional ones among them, symbols, MLS,
+    constraints, defaults, labeling) leave it unloaded; ``rbacrules()`` loads it, and
+    the classes are ``policyrep``'s names and ``setools``'; a TE rule's ``conditional``,
+    an ``IoctlSet`` and the policy's listings answer from it; the statements and pickling
+    installed before it loaded (by a TE rule's ``str()``, a type's pickle) serve its
+    classes too."""
+    out = fresh(
+        "import sys, pickle\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "for q in (s.TERuleQuery(p, ruletype=['allow'], source='httpd_t'),\n"
+        "          s.TERuleQuery(p, boolean='^httpd_', boolean_regex=True),\n"
+        "          s.TypeQuery(p, attrs=['domain']), s.RoleQuery(p, types=['httpd_t']),\n"
+        "          s.UserQuery(p, roles=['system_r']), s.BoolQuery(p, default=True),\n"
+        "          s.ObjClassQuery(p, perms={{'read'}}), s.MLSRuleQuery(p),\n"
+        "          s.SensitivityQuery(p, sens='s0', sens_dom=True),\n"
+        "          s.ConstraintQuery(p, type_='domain'), s.DefaultQuery(p),\n"
+        "          s.InitialSIDQuery(p, type_='kernel_t'), s.PortconQuery(p, ports=(80, 80)),\n"
+        "          s.GenfsconQuery(p, fs='proc'), s.NodeconQuery(p)):\n"
+        "    [str(x) for x in q.results()]\n"
+        "pickle.dumps(next(p.types()))  # the pickling installed before _rarer loads\n"
+        "print('arbiter.setools._rarer' in sys.modules)\n"
+        "rbac = list(p.rbacrules())\n"
+        "rarer = sys.modules['arbiter.setools._rarer']\n"
+        "print(s.RoleAllow is s.policyrep.RoleAllow is rarer.RoleAllow,\n"
+        "      s.Conditional is rarer.Conditional, s.IoctlSet is rarer.IoctlSet,\n"
+        "      s.Bounds is rarer.Bounds)\n"
+        "print(type(rbac[0]).__name__, str(rbac[0]).startswith('allow '),\n"
+        "      rbac[0].statement() == str(rbac[0]), len(rbac) > 100,\n"
+        "      type(rbac[-1]).__name__, rbac[-1].statement().startswith('role_transition '))\n"
+        "r = next(s.TERuleQuery(p, boolean=['httpd_enable_cgi']).results())\n"
+        "c = r.conditional\n"
+        "print(c, type(c).__name__, c is p._conditional(c._node),\n"
+        "      c in set(p.conditionals()), c.evaluate(httpd_enable_cgi=False))\n"
+        "print(format(s.IoctlSet({{0x5401, 0x5402, 0x5410}}), ','), len(list(p.bounds())))\n"
+        "again = pickle.loads(pickle.dumps(rbac[0]))\n"
+        "print(str(again) == str(rbac[0]), type(again) is s.RoleAllow)\n".format(
+            str(debian_path))
+    ).splitlines()
+    assert out[0] == "False"
+    assert out[1] == "True True True True"
+    assert out[2] == "RoleAllow True True True RoleTransition True"
+    assert out[3].endswith(" Conditional True True False") and "&& httpd_enable_cgi" in out[3]
+    assert out[4] == "0x5401-0x5402, 0x5410 0"
+    assert out[5] == "True True"
+
+
 def test_policyrep_star_import_binds_what_it_bound_before():
     """``from setools.policyrep import *`` binds the exceptions and the rarer enumerations
     and named tuples, made on first use, as it did when they were module globals."""
@@ -580,7 +662,8 @@ def test_policyrep_star_import_binds_what_it_bound_before():
         "import arbiter.setools as s\n"
         "want = ['InvalidType', 'NoStatement', 'PolicyrepException', 'RBACRuletype',\n"
         "        'HandleUnknown', 'IoportconRange', 'TruthTableRow', 'TERuletype',\n"
-        "        'SELinuxPolicy', 'Type', 'PortconRange']\n"
+        "        'SELinuxPolicy', 'Type', 'PortconRange', 'RoleAllow', 'IoctlSet',\n"
+        "        'Conditional']\n"
         "print([n for n in want if ns.get(n) is not getattr(s.policyrep, n)])\n"
         "print(ns['InvalidType'] is s.exception.InvalidType)\n"
     ).splitlines()

@@ -84,7 +84,7 @@ _SOURCE = {name: module for module, names in _EXPORTS.items() for name in names.
 # imports; importing one binds it here by itself.
 _SUBMODULES = frozenset(_EXPORTS) | {
     "exception", "descriptors", "mixins", "_analysis", "_constraint", "_labeling", "_mls",
-    "_xen",
+    "_rarer", "_xen",
 }
 
 __all__ = sorted(_SOURCE) + ["exception"]

@@ -5,7 +5,6 @@ them (``_ConstraintPolicy``). The postfix nodes come from the native
 ``constraint_table``; the name sets are built in the policy's bitmap order, as setools
 builds them, so that their iteration order is setools' for the same hash seed."""
 
-import collections
 from sys import intern
 
 from .. import _native
@@ -424,30 +423,6 @@ class _ConstraintPolicy:
         # One list per policy: a DefaultQuery visited every class's table each call.
         yield from self._table(
             "defaults_all", lambda: [d for c in self.classes() for d in c.defaults()])
-
-    def _constraint_counts(self):
-        return self._table(
-            "constraint_counts", lambda: collections.Counter(r.ruletype for r in self.constraints()))
-
-    @property
-    def constraint_count(self):
-        return self._constraint_counts()[ConstraintRuletype.constrain]
-
-    @property
-    def mlsconstraint_count(self):
-        return self._constraint_counts()[ConstraintRuletype.mlsconstrain]
-
-    @property
-    def validatetrans_count(self):
-        return self._constraint_counts()[ConstraintRuletype.validatetrans]
-
-    @property
-    def mlsvalidatetrans_count(self):
-        return self._constraint_counts()[ConstraintRuletype.mlsvalidatetrans]
-
-    @property
-    def default_count(self):
-        return sum(1 for _ in self.defaults())
 
 
 # The pickling of this part's objects is in ``_constraint_pickling`` (``policyrep._Deferred`` gives

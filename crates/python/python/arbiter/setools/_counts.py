@@ -1,11 +1,17 @@
-"""``SELinuxPolicy``'s counts (``type_count``, ``allow_count`` and the rest): a part of
-the policy class imported on the first count asked for (``policyrep._PART_MEMBERS``),
-as the MLS, labeling and constraint parts are. Queries never count, and a script that
-does not either does not keep these 30 functions' code (about 30 kB)."""
+"""``SELinuxPolicy``'s counts (``type_count``, ``allow_count`` and the rest, the MLS,
+labeling and constraint parts' among them): a part of the policy class imported on the
+first count asked for (``policyrep._PART_MEMBERS``), as the MLS, labeling and
+constraint parts are. Queries never count, and a script that does not either does not
+keep these 43 functions' code (about 40 kB)."""
+
+import collections
+
+from .policyrep import ConstraintRuletype
 
 
 class _CountsPolicy:
-    """The counts of ``SELinuxPolicy`` (other parts' counts are in their parts)."""
+    """The counts of ``SELinuxPolicy`` (the Xen part's are in ``_xen``, loaded with the
+    Xen statements)."""
 
     @property
     def typebounds_count(self):
@@ -119,3 +125,70 @@ class _CountsPolicy:
     @property
     def neverallowxperm_count(self):
         return 0
+
+    # The MLS, labeling and constraint parts' counts (each loads its part).
+
+    @property
+    def category_count(self):
+        return len(self._categories_all())
+
+    @property
+    def level_count(self):
+        return len(self._sensitivities_all())
+
+    @property
+    def initialsids_count(self):
+        return len(self._labeling("initialsids"))
+
+    @property
+    def fs_use_count(self):
+        return len(self._labeling("fs_uses"))
+
+    @property
+    def genfscon_count(self):
+        return len(self._labeling("genfscons"))
+
+    @property
+    def portcon_count(self):
+        return len(self._labeling("portcons"))
+
+    @property
+    def netifcon_count(self):
+        return len(self._labeling("netifcons"))
+
+    @property
+    def nodecon_count(self):
+        return len(self._labeling("nodecons"))
+
+    @property
+    def ibpkeycon_count(self):
+        return len(self._labeling("ibpkeycons"))
+
+    @property
+    def ibendportcon_count(self):
+        return len(self._labeling("ibendportcons"))
+
+    def _constraint_counts(self):
+        return self._table(
+            "constraint_counts",
+            lambda: collections.Counter(r.ruletype for r in self.constraints()))
+
+    @property
+    def constraint_count(self):
+        return self._constraint_counts()[ConstraintRuletype.constrain]
+
+    @property
+    def mlsconstraint_count(self):
+        return self._constraint_counts()[ConstraintRuletype.mlsconstrain]
+
+    @property
+    def validatetrans_count(self):
+        return self._constraint_counts()[ConstraintRuletype.validatetrans]
+
+    @property
+    def mlsvalidatetrans_count(self):
+        return self._constraint_counts()[ConstraintRuletype.mlsvalidatetrans]
+
+    @property
+    def default_count(self):
+        return sum(1 for _ in self.defaults())

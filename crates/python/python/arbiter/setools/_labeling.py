@@ -433,38 +433,6 @@ class _LabelingPolicy:
                 return sid
         raise _exc.InvalidInitialSid("{0} is not a valid initial SID".format(name))
 
-    @property
-    def initialsids_count(self):
-        return len(self._labeling("initialsids"))
-
-    @property
-    def fs_use_count(self):
-        return len(self._labeling("fs_uses"))
-
-    @property
-    def genfscon_count(self):
-        return len(self._labeling("genfscons"))
-
-    @property
-    def portcon_count(self):
-        return len(self._labeling("portcons"))
-
-    @property
-    def netifcon_count(self):
-        return len(self._labeling("netifcons"))
-
-    @property
-    def nodecon_count(self):
-        return len(self._labeling("nodecons"))
-
-    @property
-    def ibpkeycon_count(self):
-        return len(self._labeling("ibpkeycons"))
-
-    @property
-    def ibendportcon_count(self):
-        return len(self._labeling("ibendportcons"))
-
 
 # The pickling of this part's objects is in ``_labeling_pickling`` (``policyrep._Deferred`` gives
 # the ``__reduce__`` methods on first use); pickles name its rebuilding functions as this

@@ -356,10 +356,22 @@ class _MLSPolicy:
     """The MLS part of ``SELinuxPolicy``: iterators, lookups and counts."""
 
     def _sensitivities_all(self):
-        return self._table(
-            "sensitivities",
-            lambda: [Sensitivity(self, *row) for row in _native.sensitivity_table(self._db)],
-        )
+        def build():
+            # The rows hold a new list of category values per sensitivity; equal lists
+            # become one tuple, and every tuple's values one ``int`` each, shared by all
+            # the sensitivities (the Debian MLS policy's 16 sensitivities each have
+            # c0.c1023: 16 copies of 1,024 values, 0.5 MB, kept for the whole run).
+            tuples, ints = {}, {}
+            out = []
+            for value, name, aliases, cats, alias_wins in _native.sensitivity_table(self._db):
+                key = tuple(cats)
+                shared = tuples.get(key)
+                if shared is None:
+                    shared = tuples[key] = tuple([ints.setdefault(v, v) for v in key])
+                out.append(Sensitivity(self, value, name, aliases, shared, alias_wins))
+            return out
+
+        return self._table("sensitivities", build)
 
     def _sens_by_value(self):
         return self._table(
@@ -519,14 +531,6 @@ class _MLSPolicy:
     def levels(self):
         """Every level declaration, in the sensitivities' order."""
         return Listing([self._leveldecl(s) for s in self._sensitivities_all()])
-
-    @property
-    def category_count(self):
-        return len(self._categories_all())
-
-    @property
-    def level_count(self):
-        return len(self._sensitivities_all())
 
     def lookup_sensitivity(self, name, deref=True):
         """A sensitivity by name (or, with ``deref``, alias)."""

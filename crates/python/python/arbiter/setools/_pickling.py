@@ -5,8 +5,6 @@ pickles. The rebuilding functions are named as ``policyrep``'s, so pickles read
 ``arbiter.setools.policyrep._resolve_symbol`` and the like, as before. Each namespace
 class below gives its ``__reduce__`` to the ``policyrep`` class of its name."""
 
-from .policyrep import RoleAllow as _RoleAllow
-from .policyrep import RoleTransition as _RoleTransition
 from .policyrep import _DerivedAVRule as _DerivedAVRuleClass
 
 
@@ -103,7 +101,9 @@ def _derived_av_rule(origin, source, target, perms):
 
 def _rbac_rule_at(policy, kind, n):
     """Rebuilds a pickled RBAC rule (role allows are kind 0, role transitions 1)."""
-    want = _RoleAllow if kind == 0 else _RoleTransition
+    from ._rarer import RoleAllow, RoleTransition  # loaded by ``rbacrules()`` anyway
+
+    want = RoleAllow if kind == 0 else RoleTransition
     return [r for r in policy.rbacrules() if type(r) is want][n]
 
 
@@ -116,5 +116,5 @@ def _bounds_at(policy, child):
 # records a function by its module and name, and checks that the name finds it there.
 for _f in (_resolve_symbol, _conditional_at, _te_rule_at, _expanded_rule, _derived_av_rule,
            _rbac_rule_at, _bounds_at):
-    _f.__module__ = _RoleAllow.__module__
+    _f.__module__ = _DerivedAVRuleClass.__module__
 del _f

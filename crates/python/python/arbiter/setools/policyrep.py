@@ -8,7 +8,6 @@ native side reproduces.
 """
 
 import enum
-import errno
 import importlib
 import os
 import sys
@@ -252,22 +251,39 @@ _PICKLING_FUNCTIONS = frozenset((
 
 def _install_deferred(module):
     """Imports the submodule ``module`` and makes its namespace classes' functions the
-    methods of this module's classes of the same names."""
+    methods of this module's classes of the same names. The classes this module serves
+    from ``_rarer`` (``_PART_OF_CLASS``) are left while that module is not loaded: the
+    first ``statement()`` of a TE rule does not load it for ``RoleAllow``'s; ``_rarer``
+    calls this again when it loads (``_install_loaded_deferred``)."""
     mod = _part_module(module)
-    if getattr(mod, "_installed", False):
-        return
+    # The namespace classes installed so far (a set, so that a later call installs those
+    # left before and nothing twice).
+    done = mod.__dict__.setdefault("_installed", set())
     # The classes are this module's, or those of the part the submodule names (``_PART``).
     part = getattr(mod, "_PART", None)
     target = sys.modules[__name__] if part is None else _part_module(part)
-    for cls_name, ns in vars(mod).items():
-        if not isinstance(ns, type) or ns.__module__ != mod.__name__:
+    for cls_name, ns in list(vars(mod).items()):
+        if cls_name in done or not isinstance(ns, type) or ns.__module__ != mod.__name__:
             continue
-        cls = getattr(target, cls_name)
+        holder = target
+        if part is None and cls_name in _PART_OF_CLASS:
+            holder = sys.modules.get(__package__ + "." + _PART_OF_CLASS[cls_name])
+            if holder is None:
+                continue
+        cls = getattr(holder, cls_name)
         for name, fn in vars(ns).items():
             if type(fn) is _FUNCTION:
-                fn.__module__ = target.__name__
+                fn.__module__ = cls.__module__
                 setattr(cls, name, fn)
-    mod._installed = True
+        done.add(cls_name)
+
+
+def _install_loaded_deferred():
+    """Installs, for a part just loaded, the methods of the deferred submodules already
+    installed (``_install_deferred`` left its classes)."""
+    for module in ("_statements", "_pickling", "_evaluation"):
+        if __package__ + "." + module in sys.modules:
+            _install_deferred(module)
 
 
 def _pickling_getattr(namespace, part, names):
@@ -629,126 +645,7 @@ class PolicyCapability(_NamedSymbol):
     statement = _Deferred("_statements")
 
 
-# --------------------------------------------------------------------------- conditionals
-
-
-class ConditionalOperator(PolicyObject):
-    """An operator of a conditional expression."""
-
-    __slots__ = ("_op",)
-
-    _PRECEDENCE = {"!": 5, "&&": 4, "^": 3, "||": 2, "==": 1, "!=": 1}
-
-    def __init__(self, policy, op):
-        self.policy = policy
-        self._op = op
-
-    def _key(self):
-        return self._op
-
-    def __str__(self):
-        return self._op
-
-    @property
-    def precedence(self):
-        return self._PRECEDENCE[self._op]
-
-    @property
-    def unary(self):
-        return self._op == "!"
-
-    evaluate = _Deferred("_evaluation")
-
-
-class Conditional(PolicyObject):
-    """A conditional expression (``if`` block) of the policy."""
-
-    __slots__ = ("_node", "_text", "_bools", "_expr")
-
-    def __init__(self, policy, node):
-        self.policy = policy
-        self._node = node
-        self._text, self._bools, self._expr = policy._db.conditional(node)
-
-    def _key(self):
-        return self._node
-
-    def __str__(self):
-        return self._text
-
-    def __hash__(self):
-        return hash(self._node)
-
-    __reduce__ = _Deferred("_pickling")
-    def __contains__(self, other):
-        return any(other == b for b in self.booleans)
-
-    @property
-    def booleans(self):
-        """The Booleans the expression uses (a frozenset)."""
-        p = self.policy
-        return frozenset(p._bool_by_value[v] for v in self._bools)
-
-    def expression(self):
-        """The expression in postfix order: ``Boolean`` and ``ConditionalOperator`` items."""
-        p = self.policy
-        return [
-            p._bool_by_value[v] if op == "" else ConditionalOperator(p, op)
-            for op, v in self._expr
-        ]
-
-    evaluate = _Deferred("_evaluation")
-    truth_table = _Deferred("_evaluation")
-    _rules = _Deferred("_evaluation")
-    true_rules = _Deferred("_evaluation")
-    false_rules = _Deferred("_evaluation")
-
-    def statement(self):
-        raise _exc.NoStatement
-
-
 # --------------------------------------------------------------------------- TE rules
-
-
-class IoctlSet(frozenset):
-    """A set of ioctl numbers, printed as setools 4.4.1 prints an xperm rule's ``perms``:
-    runs of consecutive numbers as ``0x5401`` or ``0x5403-0x5410`` (``{:#06x}``), joined
-    by spaces (``str``, ``format`` with no spec) or by ``", "`` (format spec ``","``);
-    ``repr`` is the comma form in braces. Any other format spec is refused with
-    ``object.__format__``'s ``TypeError``, naming the class as setools' compiled class
-    names itself (``setools.policyrep.IoctlSet``; a script's subclass by its own name)."""
-
-    __slots__ = ()
-
-    def _runs(self):
-        """The sorted numbers as ``(first, last)`` runs of consecutive values."""
-        runs = []
-        for v in sorted(self):
-            if runs and v == runs[-1][1] + 1:
-                runs[-1][1] = v
-            else:
-                runs.append([v, v])
-        return runs
-
-    def __format__(self, spec):
-        if spec and spec != ",":
-            name = "setools.policyrep.IoctlSet" if type(self) is IoctlSet \
-                else type(self).__name__
-            raise TypeError("unsupported format string passed to {0}.__format__".format(name))
-        text = ["{0:#06x}".format(lo) if lo == hi else "{0:#06x}-{1:#06x}".format(lo, hi)
-                for lo, hi in self._runs()]
-        return (", " if spec else " ").join(text)
-
-    def __str__(self):
-        return format(self)
-
-    def __repr__(self):
-        return "{{ {0:,} }}".format(self)
-
-    def ranges(self):
-        """How many runs of consecutive numbers the set holds (setools: whether a rule's
-        statement needs braces)."""
-        return len(self._runs())
 
 
 class PolicyRule(PolicyObject):
@@ -918,6 +815,8 @@ class AVRuleXperm(AVRule):
     @property
     def perms(self):
         """The ioctl numbers (an ``IoctlSet``)."""
+        from ._rarer import IoctlSet
+
         return IoctlSet(self._res.xperms(self._i))
 
     @property
@@ -982,112 +881,6 @@ def _te_rules(policy, res):
             yield classes[row[4]](policy, res, i, row, tv[row[1]], tv[row[2]], cv[row[3]])
 
 
-# --------------------------------------------------------------------------- RBAC rules
-
-
-class RoleAllow(PolicyRule):
-    """``allow ROLE NEW_ROLE;``"""
-
-    __slots__ = ("_n",)
-
-    def __init__(self, policy, n, source, target, origin=None):
-        self.policy = policy
-        self._n = n
-        self.ruletype = _made("RBACRuletype").allow
-        self.source = source
-        self.target = target
-        self.origin = origin
-
-    def _key(self):
-        return ("allow", self._n)
-
-    __reduce__ = _Deferred("_pickling")
-    def __hash__(self):
-        return hash(("allow", str(self.source), str(self.target)))
-
-    @property
-    def tclass(self):
-        raise _exc.RuleUseError("Role allow rules do not have an object class.")
-
-    @property
-    def default(self):
-        raise _exc.RuleUseError("Role allow rules do not have a default role.")
-
-    statement = _Deferred("_statements")
-
-    def expand(self):
-        """Roles expand to themselves: one rule, whose origin is this one."""
-        if self.origin is not None:
-            yield self
-            return
-        for s in self.source.expand():
-            for t in self.target.expand():
-                yield RoleAllow(self.policy, self._n, s, t, origin=self)
-
-
-class RoleTransition(PolicyRule):
-    """``role_transition ROLE TYPE:CLASS NEW_ROLE;``"""
-
-    __slots__ = ("_n", "tclass", "default")
-
-    def __init__(self, policy, n, source, target, tclass, default, origin=None):
-        self.policy = policy
-        self._n = n
-        self.ruletype = _made("RBACRuletype").role_transition
-        self.source = source
-        self.target = target
-        self.tclass = tclass
-        self.default = default
-        self.origin = origin
-
-    def _key(self):
-        return ("role_transition", self._n)
-
-    __reduce__ = _Deferred("_pickling")
-    def __hash__(self):
-        return hash(("role_transition", str(self.source), str(self.target), str(self.tclass),
-                     str(self.default)))
-
-    statement = _Deferred("_statements")
-
-    def expand(self):
-        """One rule per (role, type of the target attribute)."""
-        if self.origin is not None:
-            yield self
-            return
-        for s in self.source.expand():
-            for t in self.target.expand():
-                yield RoleTransition(self.policy, self._n, s, t, self.tclass, self.default,
-                                     origin=self)
-
-
-# --------------------------------------------------------------------------- bounds
-
-
-class Bounds(PolicyObject):
-    """``typebounds PARENT CHILD;``"""
-
-    __slots__ = ("ruletype", "parent", "child")
-
-    def __init__(self, policy, parent, child):
-        self.policy = policy
-        self.ruletype = _made("BoundsRuletype").typebounds
-        self.parent = parent
-        self.child = child
-
-    def _key(self):
-        return (self.parent._value, self.child._value)
-
-    def __str__(self):
-        return self.statement()
-
-    def __hash__(self):
-        return hash((str(self.ruletype), str(self.parent), str(self.child)))
-
-    def statement(self):
-        return "{0.ruletype} {0.parent} {0.child};".format(self)
-
-    __reduce__ = _Deferred("_pickling")
 # --------------------------------------------------------------------------- the policy
 
 
@@ -1098,9 +891,19 @@ def _log():
     return logging.getLogger("setools.policyrep") if logging is not None else None
 
 
+def _values_array(values):
+    """Type values as an ``array`` of 2-byte machine ints, the width of a type value in
+    the kernel's tables (half of ``"I"``'s), or of 4-byte ones should one be wider."""
+    try:
+        return array("H", values)
+    except OverflowError:
+        return array("I", values)
+
+
 # --------------------------------------------------------------------------- the parts
 
-# The MLS, Xen, labeling and constraint parts of a policy (their classes, and the
+# The MLS, Xen, labeling and constraint parts of a policy, and its rarer objects
+# (``_rarer``: conditionals, ioctl sets, RBAC rules and bounds) (their classes, and the
 # ``SELinuxPolicy`` methods over them) live in their own modules, imported on first use:
 # a script that reads types and TE rules does not pay for their code (0.4 MB resident).
 # ``SELinuxPolicy`` holds a ``_PartMember`` for each of their methods; the first one used
@@ -1109,7 +912,8 @@ def _log():
 # part's ``Listing`` and ranges); earlier modules' methods win, as in the bases order the
 # parts had as mixins. The Xen module loads only for the Xen iterators, or for a Xen
 # policy's initial SIDs (the labeling part's ``_build_labeling`` asks it): an SELinux
-# policy's labeling does not pay for its code (21 kB). tests/test_setools_lazy.py checks
+# policy's labeling does not pay for its code (21 kB). A TE rule's ``conditional`` and an
+# xperm rule's ``perms`` load ``_rarer``. tests/test_setools_lazy.py checks
 # these lists against the modules.
 _PART_MIXINS = {
     "_counts": "_CountsPolicy",
@@ -1117,33 +921,34 @@ _PART_MIXINS = {
     "_xen": "_XenPolicy",
     "_labeling": "_LabelingPolicy",
     "_constraint": "_ConstraintPolicy",
+    "_rarer": "_RarerPolicy",
 }
 _PART_MEMBERS = {
     ("_counts",): """
-        _te_count allow_count allowxperm_count auditallow_count auditallowxperm_count
-        boolean_count class_count common_count conditional_count dontaudit_count
-        dontauditxperm_count neverallow_count neverallowxperm_count permission_count
-        permissives_count polcap_count range_transition_count role_allow_count
-        role_count role_transition_count type_attribute_count type_change_count
-        type_count type_member_count type_transition_count typebounds_count user_count""",
+        _constraint_counts _te_count allow_count allowxperm_count auditallow_count
+        auditallowxperm_count boolean_count category_count class_count common_count
+        conditional_count constraint_count default_count dontaudit_count
+        dontauditxperm_count fs_use_count genfscon_count ibendportcon_count
+        ibpkeycon_count initialsids_count level_count mlsconstraint_count
+        mlsvalidatetrans_count netifcon_count neverallow_count neverallowxperm_count
+        nodecon_count permission_count permissives_count polcap_count portcon_count
+        range_transition_count role_allow_count role_count role_transition_count
+        type_attribute_count type_change_count type_count type_member_count
+        type_transition_count typebounds_count user_count validatetrans_count""",
     ("_mls", "_labeling"): """
-        _build_labeling _cat_tokens _categories_all _categories_named _category_by_value
-        _category_of_token
-        _contexts _is_xen _labeling _level _leveldecl _mlsrules_all _range _sens_by_value
-        _sens_of_bitmap _sensitivities_all _user_mls categories category_count
-        fs_use_count fs_uses genfscon_count genfscons
-        ibendportcon_count ibendportcons ibpkeycon_count ibpkeycons initialsids
-        initialsids_count level_count
-        levels lookup_category lookup_initialsid lookup_level lookup_range
-        lookup_sensitivity mlsrules netifcon_count netifcons nodecon_count nodecons
-        portcon_count portcons sensitivities""",
+        _build_labeling _cat_tokens _categories_all _categories_named
+        _category_by_value _category_of_token _contexts _is_xen _labeling _level
+        _leveldecl _mlsrules_all _range _sens_by_value _sens_of_bitmap
+        _sensitivities_all _user_mls categories fs_uses genfscons ibendportcons
+        ibpkeycons initialsids levels lookup_category lookup_initialsid lookup_level
+        lookup_range lookup_sensitivity mlsrules netifcons nodecons portcons
+        sensitivities""",
     ("_xen",): """
         devicetreecon_count devicetreecons iomemcon_count iomemcons ioportcon_count
         ioportcons pcidevicecon_count pcidevicecons pirqcon_count pirqcons""",
     ("_constraint",): """
-        _class_constraints _class_defaults _constraint_counts _user_by_value
-        constraint_count constraints default_count defaults mlsconstraint_count
-        mlsvalidatetrans_count validatetrans_count""",
+        _class_constraints _class_defaults _user_by_value constraints defaults""",
+    ("_rarer",): "_conditional bounds conditionals rbacrules",
 }
 # The classes the parts define, which ``setools.policyrep`` exports (PEP 562 below).
 _PART_CLASSES = {
@@ -1153,6 +958,7 @@ _PART_CLASSES = {
     "_xen": "Devicetreecon Iomemcon Ioportcon Pcidevicecon Pirqcon",
     "_constraint": """BaseConstraint Constraint ConstraintExprNode ConstraintExpression
         Default DefaultRange Validatetrans""",
+    "_rarer": "Bounds Conditional ConditionalOperator IoctlSet RoleAllow RoleTransition",
 }
 _PART_OF_CLASS = {n: module for module, names in _PART_CLASSES.items() for n in names.split()}
 
@@ -1252,6 +1058,9 @@ class SELinuxPolicy:
         if log:
             log.info('Opening SELinux policy "{0}"'.format(path))
         if not os.path.exists(path):
+            # ``errno`` imported here: its table is 17 kB a script would keep for this line.
+            import errno
+
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
         try:
             self._db = _native.PolicyDb(path)
@@ -1352,8 +1161,8 @@ class SELinuxPolicy:
     def _type_by_value(self):
         """Types and attributes indexed by value (a list: a third of a dict's size for the
         5,000 slots of a distribution policy; a value without a symbol holds None). The
-        policy keeps no other list of every type: setools' order is kept as an
-        ``array("I")`` of the values (``type_order``, 16 kB for the Debian policy, where a
+        policy keeps no other list of every type: setools' order is kept as an array of
+        the values (``type_order``, ``_values_array``: 8 kB for the Debian policy, where a
         list of the objects was 37 kB), from which ``types()`` and ``typeattributes()``
         build their lists when first asked."""
         by_value = self._cache.get("type_by_value")
@@ -1367,7 +1176,7 @@ class SELinuxPolicy:
         by_value = [None] * (max(values, default=0) + 1)
         for v, f in zip(values, flags):
             by_value[v] = TypeAttribute(self, v) if f & 1 else Type(self, v)
-        self._cache["type_order"] = array("I", values)
+        self._cache["type_order"] = _values_array(values)
         self._cache["type_by_value"] = by_value
         return by_value
 
@@ -1378,10 +1187,10 @@ class SELinuxPolicy:
         return self._table(
             # A role slot without a name (a gap left by the compiler) is not a symbol.
             "roles",
-            # A role's type values as 4-byte machine ints, sorted (RoleQuery searches
-            # them): an ``int`` object each (most are over 256) was 35 kB of the Debian
-            # policy's roles.
-            lambda: [Role(self, v, n, array("I", sorted(ts)))
+            # A role's type values as machine ints (``_values_array``), sorted (RoleQuery
+            # searches them): an ``int`` object each (most are over 256) was 35 kB of the
+            # Debian policy's roles.
+            lambda: [Role(self, v, n, _values_array(sorted(ts)))
                      for v, n, ts in self._db.role_table() if n],
         )
 
@@ -1421,13 +1230,6 @@ class SELinuxPolicy:
             "commons",
             lambda: [Common(self, v, n, ps) for v, n, ps in self._db.common_table()],
         )
-
-    def _conditional(self, node):
-        conds = self._table("conditionals", dict)
-        c = conds.get(node)
-        if c is None:
-            c = conds[node] = Conditional(self, node)
-        return c
 
     # --- iterators
 
@@ -1478,29 +1280,6 @@ class SELinuxPolicy:
             for b in self._db.polcaps()
             if b < len(_POLCAP_NAMES)
         )
-
-    def conditionals(self):
-        """Every conditional expression, in the policy's order."""
-        n = self._db.counts()["conditional"]
-        return (self._conditional(i) for i in range(n))
-
-    def bounds(self):
-        """Every typebounds statement, in the type table's order (setools' order)."""
-        tv = self._type_by_value
-        bounds = self._table("type_bounds", self._db.type_bounds)
-        for t in self.types():
-            parent = bounds[t._value - 1]
-            if parent:
-                yield Bounds(self, tv[parent], t)
-
-    def rbacrules(self):
-        """Every RBAC rule: the role allows, then the role transitions, in policy order."""
-        rv = self._role_by_value
-        for n, (r, nr) in enumerate(self._db.role_allows()):
-            yield RoleAllow(self, n, rv[r], rv[nr])
-        tv, cv = self._type_by_value, self._class_by_value
-        for n, (r, t, c, nr) in enumerate(self._db.role_transitions()):
-            yield RoleTransition(self, n, rv[r], tv[t], cv[c], rv[nr])
 
     def terules(self):
         """Every TE rule, in setools' order (see ``TERuleQuery``)."""
@@ -1585,7 +1364,8 @@ for _modules, _names in _PART_MEMBERS.items():
         setattr(SELinuxPolicy, _name, _PartMember(_modules, _name))
 del _modules, _names, _name
 
-# A star import takes the names it took when the exceptions and the rarer enumerations and
-# named tuples were bound here (each is made by the import, as ``__getattr__`` makes it).
+# A star import takes the names it took when the exceptions, the rarer enumerations and
+# named tuples and ``_rarer``'s classes were bound here (each is made or imported by the
+# import, as ``__getattr__`` makes it).
 __all__ = sorted({n for n in globals() if not n.startswith("_")} | _EXCEPTIONS
-                 | set(_MADE_ON_USE))
+                 | set(_MADE_ON_USE) | set(_PART_CLASSES["_rarer"].split()))

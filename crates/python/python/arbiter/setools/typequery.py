@@ -13,11 +13,11 @@ def _type_positions(policy, types):
     """Each value's position in the type table (setools' order), once per policy: an
     array indexed by value, ``-1`` where the value is no type (an attribute). As a dict
     it was about 0.25 MB on a distribution policy (an entry and an ``int`` per type);
-    this is 4 bytes a value."""
+    this is 2 bytes a value (4 for a table of more than 32,767 types)."""
 
     def build():
         top = max((t._value for t in types), default=0)
-        pos = array("i", [-1]) * (top + 1)
+        pos = array("h" if len(types) < 0x8000 else "i", [-1]) * (top + 1)
         for i, t in enumerate(types):
             pos[t._value] = i
         return pos
