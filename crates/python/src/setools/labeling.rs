@@ -132,130 +132,125 @@ pub fn labeling_tables<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let p = &*db.model;
     let o = &p.ocontexts;
-    let want = |k: &str| kind.map_or(true, |w| w == k);
-    let new = || Table::new(py, p.mls);
-    let d = PyDict::new(py);
-    if want("initialsids") {
-        let mut t = new();
+    let out = Tables {
+        d: PyDict::new(py),
+        kind,
+        mls: p.mls,
+    };
+    out.put("initialsids", |t| {
         for s in &o.initial_sids {
             t.int(s.sid).ctx(&s.context);
         }
-        d.set_item("initialsids", t.finish()?)?;
-    }
-    if want("fs_uses") {
-        let mut t = new();
+    })?;
+    out.put("fs_uses", |t| {
         for f in &o.fs_use {
             t.int(fs_use_number(f.behavior))
                 .ctx(&f.context)
                 .str(&f.fstype);
         }
-        d.set_item("fs_uses", t.finish()?)?;
-    }
-    if want("genfscons") {
-        let mut t = new();
+    })?;
+    out.put("genfscons", |t| {
         for g in &p.genfs {
             t.int(g.class).ctx(&g.context).str(&g.fstype).str(&g.path);
         }
-        d.set_item("genfscons", t.finish()?)?;
-    }
-    if want("portcons") {
-        let mut t = new();
+    })?;
+    out.put("portcons", |t| {
         for c in &o.ports {
             t.int(c.protocol).int(c.low).int(c.high).ctx(&c.context);
         }
-        d.set_item("portcons", t.finish()?)?;
-    }
-    if want("netifcons") {
-        let mut t = new();
+    })?;
+    out.put("netifcons", |t| {
         for n in &o.netifs {
             t.ctx(&n.if_context).ctx(&n.msg_context).str(&n.name);
         }
-        d.set_item("netifcons", t.finish()?)?;
-    }
-    if want("nodecons") {
-        let mut t = new();
+    })?;
+    out.put("nodecons", |t| {
         for n in &o.nodes {
             t.int(4u8).ctx(&n.context).blob(&n.addr).blob(&n.mask);
         }
         for n in &o.nodes6 {
             t.int(6u8).ctx(&n.context).blob(&n.addr).blob(&n.mask);
         }
-        d.set_item("nodecons", t.finish()?)?;
-    }
-    if want("ibpkeycons") {
-        let mut t = new();
+    })?;
+    out.put("ibpkeycons", |t| {
         for k in &o.ibpkeys {
             t.int(k.low)
                 .int(k.high)
                 .ctx(&k.context)
                 .blob(&k.subnet_prefix);
         }
-        d.set_item("ibpkeycons", t.finish()?)?;
-    }
-    if want("ibendportcons") {
-        let mut t = new();
+    })?;
+    out.put("ibendportcons", |t| {
         for e in &o.ibendports {
             t.int(e.port).ctx(&e.context).str(&e.device);
         }
-        d.set_item("ibendportcons", t.finish()?)?;
+    })?;
+    xen_tables(&out, p)?;
+    Ok(out.d)
+}
+
+/// The dictionary `labeling_tables` fills: the tables asked for (`kind`, or all), each
+/// built by [`Tables::put`].
+struct Tables<'py, 'k> {
+    d: Bound<'py, PyDict>,
+    kind: Option<&'k str>,
+    mls: bool,
+}
+
+impl<'py> Tables<'py, '_> {
+    fn wants(&self, name: &str) -> bool {
+        self.kind.map_or(true, |k| k == name)
     }
-    xen_tables(&d, p, &want, &new)?;
-    Ok(d)
+
+    /// Adds table `name`, its statements written by `fill`, when it is asked for.
+    fn put(&self, name: &str, fill: impl FnOnce(&mut Table<'py>)) -> PyResult<()> {
+        if self.wants(name) {
+            let mut t = Table::new(self.d.py(), self.mls);
+            fill(&mut t);
+            self.d.set_item(name, t.finish()?)?;
+        }
+        Ok(())
+    }
 }
 
 /// Xen's tables, by setools' iterator name (empty in a SELinux policy), as
 /// `labeling_tables`' (numbers per statement): `pirqcons` irq, context; `ioportcons` and
 /// `iomemcons` low, high, context; `pcidevicecons` device, context; `devicetreecons`
 /// context (string path); and `target`, libsepol's `target_platform` number (0 SELinux,
-/// 1 Xen); those `want` accepts.
-fn xen_tables<'py>(
-    d: &Bound<'py, PyDict>,
-    p: &arbiter_policy::Policy,
-    want: &dyn Fn(&str) -> bool,
-    new: &dyn Fn() -> Table<'py>,
-) -> PyResult<()> {
+/// 1 Xen); those asked for.
+fn xen_tables(out: &Tables<'_, '_>, p: &arbiter_policy::Policy) -> PyResult<()> {
     let x = &p.ocontexts.xen;
     let target = match p.ocontexts.platform {
         arbiter_policy::ocontext::Platform::Selinux => 0u8,
         arbiter_policy::ocontext::Platform::Xen => 1,
     };
-    if want("target") {
-        d.set_item("target", target)?;
+    if out.wants("target") {
+        out.d.set_item("target", target)?;
     }
-    if want("pirqcons") {
-        let mut t = new();
+    out.put("pirqcons", |t| {
         for c in &x.pirqs {
             t.int(c.pirq).ctx(&c.context);
         }
-        d.set_item("pirqcons", t.finish()?)?;
-    }
-    if want("ioportcons") {
-        let mut t = new();
+    })?;
+    out.put("ioportcons", |t| {
         for c in &x.ioports {
             t.int(c.low).int(c.high).ctx(&c.context);
         }
-        d.set_item("ioportcons", t.finish()?)?;
-    }
-    if want("iomemcons") {
-        let mut t = new();
+    })?;
+    out.put("iomemcons", |t| {
         for c in &x.iomems {
             t.int(c.low).int(c.high).ctx(&c.context);
         }
-        d.set_item("iomemcons", t.finish()?)?;
-    }
-    if want("pcidevicecons") {
-        let mut t = new();
+    })?;
+    out.put("pcidevicecons", |t| {
         for c in &x.pci_devices {
             t.int(c.device).ctx(&c.context);
         }
-        d.set_item("pcidevicecons", t.finish()?)?;
-    }
-    if want("devicetreecons") {
-        let mut t = new();
+    })?;
+    out.put("devicetreecons", |t| {
         for c in &x.device_trees {
             t.ctx(&c.context).str(&c.path);
         }
-        d.set_item("devicetreecons", t.finish()?)?;
-    }
+    })?;
     Ok(())
 }
