@@ -63,6 +63,7 @@ class Conditional(PolicyObject):
         return hash(self._node)
 
     __reduce__ = _Deferred("_pickling")
+
     def __contains__(self, other):
         return any(other == b for b in self.booleans)
 
@@ -154,6 +155,7 @@ class RoleAllow(PolicyRule):
         return ("allow", self._n)
 
     __reduce__ = _Deferred("_pickling")
+
     def __hash__(self):
         return hash(("allow", str(self.source), str(self.target)))
 
@@ -196,6 +198,7 @@ class RoleTransition(PolicyRule):
         return ("role_transition", self._n)
 
     __reduce__ = _Deferred("_pickling")
+
     def __hash__(self):
         return hash(("role_transition", str(self.source), str(self.target), str(self.tclass),
                      str(self.default)))

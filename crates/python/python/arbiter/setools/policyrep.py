@@ -740,6 +740,7 @@ class BaseTERule(PolicyRule):
     statement = _Deferred("_statements")
 
     __reduce__ = _Deferred("_pickling")
+
     def expand(self):
         """One rule per (source type, target type) of the rule's attributes, sharing its
         body; an expanded rule yields itself."""
