@@ -24,7 +24,6 @@ from collections import Counter
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import dask
-from dask.base import get_scheduler
 from dask.delayed import Delayed
 
 from . import _native
@@ -127,8 +126,11 @@ def trails_fleet(trails: Union[Mapping[str, Any], Sequence[Any]], options: Seque
     for i, pair in enumerate(pairs):
         with dask.annotate(priority=priority[i]):
             level.append(digest([pair], options, etc, dask_key_name=(name, i)))
-    client = getattr(get_scheduler(scheduler=scheduler), "__self__", None)
-    if client is not None and hasattr(client, "nthreads") and hasattr(client, "gather"):
+    # ``arbiter.dask`` imports this module, so its helper is taken when called.
+    from .dask import _distributed_client
+
+    client = _distributed_client(scheduler)
+    if client is not None:
         # The trails' tasks submitted as a computation of their own, the merges after
         # them (see ``explain_fleet``): the scheduler takes up the tasks a graph's outputs
         # depend on in a set's order, so the first tasks sent would be any of one merge's
