@@ -12,6 +12,7 @@
 #include <arbiter.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -577,6 +578,7 @@ struct shared {
     arb_avc *avc;
     int iters;
     atomic_int stop;
+    atomic_int flips; /* boolean commits the writer has finished */
     atomic_int errors;
     atomic_long queries;
     atomic_long denials; /* audited denials checked */
@@ -592,6 +594,11 @@ static void *checker(void *arg)
     struct arb_av_decision d;
     char ctx[64];
     long n = 0;
+    /* Start only once the writer has committed a boolean and reloaded the policy: under
+     * valgrind, which runs one thread at a time, the checkers could otherwise finish before
+     * the writer is first scheduled, and nothing would have changed meanwhile. */
+    while (atomic_load(&s->flips) == 0)
+        sched_yield();
     for (int i = 0; i < s->iters; i++) {
         /* Invariant under every state the writer publishes. */
         if (arb_avc_has_perm(s->avc, s->httpd, s->content, s->file, s->read, &d, NULL) != 0)
@@ -641,6 +648,7 @@ static void *writer(void *arg)
         if (flips % 4 == 0 && arb_load_policy(s->srv, policy_path("default.33")) != 0)
             atomic_fetch_add(&s->errors, 1);
         flips++;
+        atomic_store(&s->flips, flips);
     }
     return (void *)(long)flips;
 }
