@@ -40,7 +40,11 @@ struct Access {
     ids: [u32; 3],
     /// The contexts of the first record, kept for a constraint verdict's causes only.
     contexts: Option<(String, String)>,
-    perms: BTreeSet<String>,
+    /// The permissions as interned names ([`AllowGenerator::names`]), in string order, each
+    /// once: a fleet's final step builds a hundred thousand vectors, and a set of owned
+    /// strings per vector (a tree node and a string per permission) made allocation a
+    /// quarter of adding them.
+    perms: Vec<u32>,
     /// The verdict of the first record of the group (sepolgen keeps the first's data).
     verdict: Option<Verdict>,
     /// The non-zero `ioctlcmd`s of the merged records.
@@ -96,7 +100,7 @@ pub struct AllowGenerator {
     /// (source, target, class, verdict code) → access vector, names interned.
     index: Map<(u32, u32, u32, i32), usize>,
     access: Vec<Access>,
-    /// Interned type and class names: name → id, and id → name.
+    /// Interned type, class and permission names: name → id, and id → name.
     names: Map<String, u32>,
     name_list: Vec<String>,
     /// role → types, first-seen order of roles.
@@ -125,6 +129,7 @@ impl AllowGenerator {
         let src = split_context(scontext).2;
         let tgt = split_context(tcontext).2;
         let ids = [self.intern(src), self.intern(tgt), self.intern(tclass)];
+        let perm_ids: Vec<u32> = perms.iter().map(|p| self.intern(p)).collect();
         let code = verdict.map_or(UNKNOWN_CLASS, Verdict::code);
         let added = self.add_vector(
             ids,
@@ -134,7 +139,7 @@ impl AllowGenerator {
                 let contexts = constraint.then(|| (scontext.to_string(), tcontext.to_string()));
                 Ok::<_, Infallible>((verdict.cloned(), contexts))
             },
-            perms.iter().copied(),
+            perm_ids,
             ioctlcmd,
         );
         match added {
@@ -146,20 +151,22 @@ impl AllowGenerator {
     /// Adds an access vector's denials at once, as [`AllowGenerator::add`] of each would:
     /// the source type, target type and class as [`AllowGenerator::name_id`]s, the verdict's
     /// code (`verdict.map_or(-4, Verdict::code)` of its denials), and the union of their
-    /// permissions and `ioctlcmd`s (zero is no command). `first` gives the first denial's
+    /// permissions (as [`AllowGenerator::name_id`]s too) and `ioctlcmd`s (zero is no
+    /// command). `first` gives the first denial's
     /// verdict and, for a constraint verdict, its two contexts; it is called only when the
     /// vector is new, since later denials change neither, and its error is returned (the
     /// generator unchanged). A fleet's final step adds the access vectors its workers
     /// aggregated instead of every distinct denial. Returns the vector's index.
-    pub fn add_vector<'p, E>(
+    pub fn add_vector<E>(
         &mut self,
         ids: [u32; 3],
         code: i32,
         first: impl FnOnce() -> Result<(Option<Verdict>, Option<(String, String)>), E>,
-        perms: impl IntoIterator<Item = &'p str>,
+        perms: impl IntoIterator<Item = u32>,
         ioctlcmds: impl IntoIterator<Item = i64>,
     ) -> Result<usize, E> {
         let key = (ids[0], ids[1], ids[2], code);
+        let perms = perms.into_iter();
         let i = match self.index.get(&key) {
             Some(&i) => i,
             None => {
@@ -168,7 +175,7 @@ impl AllowGenerator {
                 self.access.push(Access {
                     ids,
                     contexts,
-                    perms: BTreeSet::new(),
+                    perms: Vec::with_capacity(perms.size_hint().0),
                     verdict,
                     xperms: XpermSet::new(),
                     origin: None,
@@ -178,10 +185,16 @@ impl AllowGenerator {
                 self.access.len() - 1
             }
         };
+        let names = &self.name_list;
         let a = &mut self.access[i];
         for p in perms {
-            if !a.perms.contains(p) {
-                a.perms.insert(p.to_string());
+            // A vector has a few permissions: found by comparing names, kept in their order.
+            let name = names[p as usize].as_str();
+            if let Err(at) = a
+                .perms
+                .binary_search_by(|&q| names[q as usize].as_str().cmp(name))
+            {
+                a.perms.insert(at, p);
             }
         }
         for c in ioctlcmds {
@@ -192,13 +205,21 @@ impl AllowGenerator {
         Ok(i)
     }
 
-    /// The id of a type or class name for [`AllowGenerator::add_vector`], interned on first
-    /// sight.
+    /// Makes room for `vectors` more access vectors (a fleet's final step knows how many
+    /// its blobs hold at most), so that the table and index are not grown and copied as
+    /// they fill.
+    pub fn reserve(&mut self, vectors: usize) {
+        self.access.reserve(vectors);
+        self.index.reserve(vectors);
+    }
+
+    /// The id of a type, class or permission name for [`AllowGenerator::add_vector`],
+    /// interned on first sight.
     pub fn name_id(&mut self, name: &str) -> u32 {
         self.intern(name)
     }
 
-    /// The id of a type or class name, interned on first sight.
+    /// The id of a name, interned on first sight.
     fn intern(&mut self, name: &str) -> u32 {
         if let Some(&id) = self.names.get(name) {
             return id;
@@ -283,7 +304,7 @@ impl AllowGenerator {
                     "source": self.src(a),
                     "target": tgt,
                     "class": self.class(a),
-                    "perms": a.perms,
+                    "perms": self.perm_names(a).collect::<Vec<_>>(),
                     "verdict": a.verdict.as_ref().map(Verdict::name),
                     "booleans": booleans,
                     "ioctl": (!a.xperms.is_empty()).then(|| a.xperms.to_string()),
@@ -418,16 +439,16 @@ impl AllowGenerator {
                 let _ = writeln!(out, "{xkeyword} {src} {tgt}:{class} ioctl {};", a.xperms);
                 continue;
             }
-            let comment = self.comment(i, g);
-            if !comment.is_empty() {
-                out.push_str(&comment);
+            let before = out.len();
+            self.write_comment(i, g, out);
+            if out.len() > before {
                 out.push('\n');
             }
             // `space_set` written in place: no vector or string per rule.
             for part in [keyword, " ", src, " ", tgt, ":", class, " "] {
                 out.push_str(part);
             }
-            let mut perms = a.perms.iter();
+            let mut perms = self.perm_names(a);
             match (perms.next(), a.perms.len()) {
                 (Some(p), 1) => out.push_str(p),
                 (first, _) => {
@@ -455,7 +476,10 @@ impl AllowGenerator {
             if a.ids[1] != a.ids[0] {
                 r.add_type(self.tgt(a));
             }
-            r.add_class(self.class(a), &a.perms);
+            r.add_class(
+                self.class(a),
+                a.perms.iter().map(|&p| &self.name_list[p as usize]),
+            );
         }
         for (role, types) in &self.roles {
             r.add_role(role);
@@ -502,6 +526,11 @@ impl AllowGenerator {
     /// The class of `a`.
     fn class(&self, a: &Access) -> &str {
         &self.name_list[a.ids[2] as usize]
+    }
+
+    /// The permissions of `a`, in string order.
+    fn perm_names<'s>(&'s self, a: &'s Access) -> impl Iterator<Item = &'s str> + 's {
+        a.perms.iter().map(|&p| self.name_list[p as usize].as_str())
     }
 
     /// The written target: `self` when it equals the source (the same interned name).
@@ -575,9 +604,10 @@ impl AllowGenerator {
             .collect()
     }
 
-    fn comment(&self, i: usize, g: &Generation) -> String {
+    /// Writes rule `i`'s comment lines (none for most verdicts) to `c`, without the newline
+    /// that ends them: in place, since a fleet's text has a hundred thousand comments.
+    fn write_comment(&self, i: usize, g: &Generation, c: &mut String) {
         let a = &self.access[i];
-        let mut c = String::new();
         if g.explain == Explanation::Long {
             let mut lines: Vec<String> = Vec::new();
             for n in &a.notes {
@@ -611,7 +641,7 @@ impl AllowGenerator {
             c.push_str(&commented.join("\n"));
         }
         if g.explain == Explanation::Short {
-            let perms: Vec<&str> = a.perms.iter().map(String::as_str).collect();
+            let perms: Vec<&str> = self.perm_names(a).collect();
             let _ = write!(
                 c,
                 "# src=\"{}\" tgt=\"{}\" class=\"{}\", perms=\"{}\"",
@@ -671,7 +701,6 @@ impl AllowGenerator {
             }
             _ => {}
         }
-        c
     }
 }
 
@@ -772,6 +801,40 @@ mod tests {
                 .collect();
             assert_eq!(got, want);
         }
+    }
+
+    #[test]
+    fn permissions_are_written_once_each_in_string_order_whatever_their_arrival() {
+        // Permissions are interned with the type and class names: a permission spelled like
+        // a type (`a_t`) or the class (`file`) is still a permission of its own rule.
+        let mut g = AllowGenerator::new();
+        let deny = |g: &mut AllowGenerator, perms: &[&str]| {
+            g.add(
+                "u:r:a_t:s0",
+                "u:r:b_t:s0",
+                "file",
+                perms,
+                Some(&Verdict::TeRule),
+                None,
+            )
+        };
+        let i = deny(&mut g, &["write", "read", "write"]);
+        assert_eq!(deny(&mut g, &["file", "append", "read"]), i);
+        let ids = ["a_t", "b_t", "file"].map(|n| g.name_id(n));
+        let perms = ["a_t", "getattr", "write"].map(|n| g.name_id(n));
+        let added = g.add_vector(
+            ids,
+            Verdict::TeRule.code(),
+            || Ok::<_, Infallible>((Some(Verdict::TeRule), None)),
+            perms,
+            [0],
+        );
+        assert_eq!(added, Ok(i));
+        assert_eq!(
+            g.render(&Generation::default()),
+            "\n\n#============= a_t ==============\n\
+             allow a_t b_t:file { a_t append file getattr read write };\n"
+        );
     }
 
     #[test]

@@ -316,7 +316,11 @@ impl<'a> View<'a> {
             c.names.push(r.str_ref()?);
         }
         let names = c.names.len();
-        for _ in 0..r.len()? {
+        // Sized once: a large blob's rules grown by doubling allocated and copied twice
+        // their size, in fresh pages, on every merge.
+        let n = r.len()?;
+        c.rules.reserve_exact(n);
+        for _ in 0..n {
             let mut key = [0u32; 3];
             for id in &mut key {
                 *id = r.name_id(names)?;
@@ -627,10 +631,10 @@ fn blob_error(e: BlobError) -> PyErr {
 /// Merges blobs given in log order into one blob (the blobs' digests concatenated):
 /// counts added, paths in first-seen order, access vectors as audit2allow's generator
 /// merges them (see [`merge_vectors`]), role pairs at their first occurrence.
-fn merge(blobs: &[Vec<u8>]) -> Result<Vec<u8>, BlobError> {
+fn merge<B: AsRef<[u8]>>(blobs: &[B]) -> Result<Vec<u8>, BlobError> {
     let views = blobs
         .iter()
-        .map(|b| View::parse(b))
+        .map(|b| View::parse(b.as_ref()))
         .collect::<Result<Vec<_>, _>>()?;
     let counted: Vec<&Counted<'_>> = views.iter().map(|v| &v.counted).collect();
     let (c, remaps) = merge_counted(&counted);
@@ -701,10 +705,13 @@ impl MergedVectors<'_, '_> {
 /// details), one met before gets the permissions and commands it lacks. `remaps` takes
 /// each view's name indexes to the merged table's ([`merge_counted`]).
 fn merge_vectors<'v, 'a>(views: &'v [View<'a>], remaps: &[Vec<u32>]) -> MergedVectors<'v, 'a> {
-    let mut index: Map<([u32; 3], i32), usize> = Map::default();
+    // At least the largest blob's vectors (the first, in a fleet's log order).
+    let most = views.iter().map(|v| v.vectors.len()).max().unwrap_or(0);
+    let mut index: Map<([u32; 3], i32), usize> =
+        Map::with_capacity_and_hasher(most, KeyedState::default());
     let mut m = MergedVectors {
-        list: Vec::new(),
-        heads: Vec::new(),
+        list: Vec::with_capacity(most),
+        heads: Vec::with_capacity(most),
         perms: Vec::new(),
         ioctls: Vec::new(),
     };
@@ -920,14 +927,17 @@ fn fleet_digest_ranges<'py>(
     Ok(PyBytes::new(py, &blob))
 }
 
-/// The reduce step: blobs in log order merged into one blob.
+/// The reduce step: blobs in log order merged into one blob. The blobs are read in place
+/// (borrowed from the Python objects, which live until this call returns), not copied.
 #[pyfunction]
 #[pyo3(name = "_fleet_merge")]
-fn fleet_merge<'py>(py: Python<'py>, blobs: Vec<Vec<u8>>) -> PyResult<Bound<'py, PyBytes>> {
+fn fleet_merge<'py>(
+    py: Python<'py>,
+    blobs: Vec<Bound<'py, PyBytes>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let blobs: Vec<&[u8]> = blobs.iter().map(|b| b.as_bytes()).collect();
     let blob = py
-        .detach(move || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || merge(&blobs)))
-        })
+        .detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| merge(&blobs))))
         .map_err(panic_error)?
         .map_err(blob_error)?;
     Ok(PyBytes::new(py, &blob))
@@ -1047,21 +1057,35 @@ fn finish_dicts<'py>(py: Python<'py>, c: &Counted<'_>) -> PyResult<FinishDicts<'
 /// each blob's vectors added to one generator (as [`merge_vectors`] merges them).
 fn render_views(views: &[View<'_>], generation: &Generation) -> Result<String, BlobError> {
     let mut g = AllowGenerator::new();
+    // At most every blob's vectors, most of them the first (largest) blob's.
+    g.reserve(views.iter().map(|v| v.vectors.len()).sum());
     for view in views {
-        // The blob's names → the generator's, looked up once per name.
+        // The blob's names (types, classes, permissions) → the generator's, looked up once
+        // per name.
         let mut ids = vec![u32::MAX; view.counted.names.len()];
+        let mut id = |g: &mut AllowGenerator, i: u32| {
+            let slot = &mut ids[i as usize];
+            if *slot == u32::MAX {
+                *slot = g.name_id(view.counted.names[i as usize]);
+            }
+            *slot
+        };
+        let mut perms = Vec::new();
         for v in &view.vectors {
-            let key = v.key.map(|i| {
-                let slot = &mut ids[i as usize];
-                if *slot == u32::MAX {
-                    *slot = g.name_id(view.counted.names[i as usize]);
-                }
-                *slot
-            });
-            let perms = view.perm_ids[v.perms.clone()]
-                .iter()
-                .map(|&p| view.counted.names[p as usize]);
-            g.add_vector(key, v.code, || first_denial(v), perms, ioctls(v.ioctls))?;
+            let key = v.key.map(|i| id(&mut g, i));
+            perms.clear();
+            perms.extend(
+                view.perm_ids[v.perms.clone()]
+                    .iter()
+                    .map(|&p| id(&mut g, p)),
+            );
+            g.add_vector(
+                key,
+                v.code,
+                || first_denial(v),
+                perms.iter().copied(),
+                ioctls(v.ioctls),
+            )?;
         }
     }
     for view in views {
