@@ -109,6 +109,8 @@ pub struct AllowGenerator {
     roles: Vec<(String, BTreeSet<String>)>,
     /// Header → path of `AVC_PATH` records (the last one of a header wins).
     paths: Map<String, String>,
+    /// [`AllowGenerator::add`]'s permission ids, kept between calls.
+    perm_scratch: Vec<u32>,
 }
 
 impl AllowGenerator {
@@ -131,7 +133,11 @@ impl AllowGenerator {
         let src = split_context(scontext).2;
         let tgt = split_context(tcontext).2;
         let ids = [self.intern(src), self.intern(tgt), self.intern(tclass)];
-        let perm_ids: Vec<u32> = perms.iter().map(|p| self.intern(p)).collect();
+        // The permissions' ids in a vector the generator keeps (a call per record of a log
+        // allocates nothing).
+        let mut perm_ids = std::mem::take(&mut self.perm_scratch);
+        perm_ids.clear();
+        perm_ids.extend(perms.iter().map(|p| self.intern(p)));
         let code = verdict.map_or(UNKNOWN_CLASS, Verdict::code);
         let added = self.add_vector(
             ids,
@@ -141,9 +147,10 @@ impl AllowGenerator {
                 let contexts = constraint.then(|| (scontext.to_string(), tcontext.to_string()));
                 Ok::<_, Infallible>((verdict.cloned(), contexts))
             },
-            perm_ids,
+            perm_ids.iter().copied(),
             ioctlcmd,
         );
+        self.perm_scratch = perm_ids;
         match added {
             Ok(i) => i,
             Err(never) => match never {},
