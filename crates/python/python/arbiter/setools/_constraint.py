@@ -54,7 +54,7 @@ class ConstraintExprNode(PolicyObject):
     """One node of a postfix constraint expression, list-like: ``["u1", "u2", "=="]``,
     ``["t1", frozenset(types), "=="]`` or ``["and"]``."""
 
-    __slots__ = ("_id", "_expression", "_names", "_symbol_type", "mls", "roles", "types",
+    __slots__ = ("policy", "_id", "_expression", "_names", "_symbol_type", "mls", "roles", "types",
                  "users")
 
     def __init__(self, policy, ident, kind, attr, op, values):
@@ -137,7 +137,7 @@ class ConstraintExpression(PolicyObject):
     """A constraint's expression: iterates in postfix order, prints in infix order;
     ``users``, ``roles``, ``types`` are the names it mentions."""
 
-    __slots__ = ("_postfix", "_infix", "mls", "users", "roles", "types")
+    __slots__ = ("policy", "_postfix", "_infix", "mls", "users", "roles", "types")
 
     _PRECEDENCE = {"not": 4, "and": 2, "or": 1, "==": 3, "!=": 3, "dom": 3, "domby": 3,
                    "incomp": 3}
@@ -230,7 +230,7 @@ class BaseConstraint(PolicyObject):
     policy (``_class_constraints``), so it is identified by its object: a ``(class value,
     table, position)`` tuple per constraint was 15 kB of the Debian policy's."""
 
-    __slots__ = ("ruletype", "tclass", "expression")
+    __slots__ = ("policy", "ruletype", "tclass", "expression")
 
     def _key(self):
         return id(self)
@@ -294,7 +294,7 @@ _RANGE_PART = {1: 1, 2: 2, 3: 3, 4: 1, 5: 2, 6: 3, 7: None}
 class Default(PolicyObject):
     """``default_user``/``default_role``/``default_type CLASS DEFAULT;``"""
 
-    __slots__ = ("ruletype", "tclass", "_default")
+    __slots__ = ("policy", "ruletype", "tclass", "_default")
 
     def __init__(self, policy, ruletype, tclass, default):
         self.policy = policy

@@ -145,7 +145,7 @@ def _alias_text(aliases):
 class BaseMLSLevel(PolicyObject):
     """A sensitivity and a set of categories (held as category values)."""
 
-    __slots__ = ("sensitivity", "_cats")
+    __slots__ = ("policy", "sensitivity", "_cats")
 
     def __init__(self, policy, sensitivity, cats):
         self.policy = policy
@@ -270,7 +270,7 @@ class Level(BaseMLSLevel):
 class Range(PolicyObject):
     """An MLS range: ``low`` and ``high`` levels. ``level in range`` tests containment."""
 
-    __slots__ = ("low", "high")
+    __slots__ = ("policy", "low", "high")
 
     def __init__(self, policy, low, high):
         self.policy = policy

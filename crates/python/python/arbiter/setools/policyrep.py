@@ -303,9 +303,12 @@ def _pickling_getattr(namespace, part, names):
 
 class PolicyObject:
     """Base of every object of a policy: equal to an object of the same policy and kind
-    with the same identity, else compared by ``str()``; hashed and ordered by ``str()``."""
+    with the same identity, else compared by ``str()``; hashed and ordered by ``str()``.
+    Its ``policy`` slot is each direct subclass's: the symbols' base (``PolicySymbol``)
+    also has the native base that holds the value, and a class cannot have two bases
+    that both add to ``object``'s layout."""
 
-    __slots__ = ("policy",)
+    __slots__ = ()
 
     def _key(self):
         raise NotImplementedError
@@ -355,13 +358,15 @@ class PolicyObject:
         raise _exc.NoStatement
 
 
-class PolicySymbol(PolicyObject):
+class PolicySymbol(PolicyObject, _native.SymbolBase):
     """A named symbol: ``str()`` is its name. The name's slot is ``_NamedSymbol``'s: the
     type objects (``BaseType``) read theirs from the policy, and a slot they never set was
     16 bytes on each of a distribution policy's 4,000 types (each object 64 bytes of
-    Python's memory instead of 48)."""
+    Python's memory instead of 48). The value (``_value``) is the native base's, a
+    machine int given to ``__new__`` (``Kind(policy, value, ...)``): in a slot, each
+    value over 256 was an ``int`` of 32 bytes more (133 kB for those 4,000 types)."""
 
-    __slots__ = ("_value",)
+    __slots__ = ("policy",)
 
     @property
     def name(self):
@@ -394,7 +399,6 @@ class _NamedSymbol(PolicySymbol):
 
     def __init__(self, policy, value, name):
         self.policy = policy
-        self._value = value
         self.name = name
 
 
@@ -411,7 +415,6 @@ class BaseType(PolicySymbol):
 
     def __init__(self, policy, value):
         self.policy = policy
-        self._value = value
 
     @property
     def name(self):
@@ -651,7 +654,7 @@ class PolicyCapability(_NamedSymbol):
 class PolicyRule(PolicyObject):
     """Base of every rule."""
 
-    __slots__ = ("ruletype", "source", "target", "origin")
+    __slots__ = ("policy", "ruletype", "source", "target", "origin")
 
     extended = False
 
@@ -1151,12 +1154,8 @@ class SELinuxPolicy:
 
     def _type_relations(self):
         """Per type slot: a type's attributes' values or an attribute's members' values."""
-        # The rows' ints are the type objects' own (one int per value in the process).
-        return self._table(
-            "type_relations",
-            lambda: self._db.type_relations(
-                [t._value for t in self._type_by_value if t is not None]),
-        )
+        # A row's ints are made when it is read (the type objects hold no int to share).
+        return self._table("type_relations", self._db.type_relations)
 
     @property
     def _type_by_value(self):
