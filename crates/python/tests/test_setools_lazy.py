@@ -714,3 +714,45 @@ def test_a_large_labeling_table_leaves_no_rows_in_the_free_lists(debian_path):
         "True True 0",
         "['bytes', 'list', 'list', 'list'] True True",
     ]
+
+
+def test_rarer_mls_methods_load_on_first_call_and_answer_as_before(debian_path):
+    """A level's and a range's ``str()`` and comparisons, the MLS rules' expansion and
+    hashing and the MLS statements are in ``_mls_more``, imported on the first call of
+    one: the MLS queries of a script (users by range, categories, sensitivities, range
+    transitions) leave it unloaded (a level's ordering stays in ``_mls``: range criteria
+    use it); loaded, the methods are ``_mls``'s classes' own and answer as setools
+    does."""
+    out = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "for q in (s.UserQuery(p, range_='s0', range_subset=True),\n"
+        "          s.CategoryQuery(p, name='^c1', name_regex=True),\n"
+        "          s.SensitivityQuery(p, sens='s0', sens_dom=True),\n"
+        "          s.MLSRuleQuery(p, tclass=['process'])):\n"
+        "    list(q.results())\n"
+        "print('arbiter.setools._mls_more' in sys.modules)\n"
+        "u = p.lookup_user('root')\n"
+        "r = u.mls_range\n"
+        "rule = next(p.mlsrules())\n"
+        "lvl = next(p.levels())\n"
+        "print(str(r), str(u.mls_level), r.low == u.mls_level, u.mls_level in r,\n"
+        "      r == 's0-s0:c0.c1023', hash(r) == hash(str(r)), r.high > r.low,\n"
+        "      r.low < r.high, r.low <= r.high, r.low ^ r.high)\n"
+        "print(lvl.statement(), next(p.sensitivities()).statement(),\n"
+        "      p.lookup_category('c5').statement(), lvl == lvl, lvl >= lvl)\n"
+        "print(rule.statement() == '{{0.ruletype}} {{0.source}} {{0.target}}:{{0.tclass}} '\n"
+        "      '{{0.default}};'.format(rule), hash(rule) == hash(rule),\n"
+        "      len(list(rule.expand())) >= 1, sorted(c.name for c in r.high.categories())[:2])\n"
+        "L = s.policyrep.Level\n"
+        "print('arbiter.setools._mls_more' in sys.modules, L.__eq__.__module__,\n"
+        "      L.__eq__.__qualname__, type(s.policyrep.BaseMLSLevel.__dict__['__str__']).__name__)\n"
+        .format(str(debian_path)))
+    assert out.splitlines() == [
+        "False",
+        "s0 - s0:c0.c1023 s0 True True True True True True True False",
+        "level s0:c0.c1023; sensitivity s0; category c5; True True",
+        "True True True ['c0', 'c1']",
+        "True arbiter.setools._mls Level.__eq__ function",
+    ]
