@@ -409,7 +409,8 @@ def test_role_types_are_a_sorted_array_and_role_query_answers_by_them():
 
 def test_type_objects_have_two_slots_and_the_policy_one_list_of_them(debian_path):
     """A type or attribute object is the policy and its value (48 bytes of Python's
-    memory; a third, unused name slot made each 64 for 4,000 types), and the policy
+    memory; a third, unused name slot made each 64 for 4,000 types; the value is the
+    native base's ``u32``, no ``int`` object of 32 bytes more), and the policy
     keeps them in one list, by value, with setools' order as machine ints (a second
     list of every type object was 37 kB)."""
     from arbiter.setools.policyrep import BaseType, Role
@@ -417,7 +418,9 @@ def test_type_objects_have_two_slots_and_the_policy_one_list_of_them(debian_path
     p = st.SELinuxPolicy(str(debian_path))
     types, attrs = list(p.types()), list(p.typeattributes())
     slots = [s for c in type(types[0]).__mro__ for s in getattr(c, "__slots__", ())]
-    assert sorted(slots) == ["_value", "policy"]
+    assert sorted(slots) == ["policy"]
+    assert arbiter._native.SymbolBase in type(types[0]).__mro__
+    assert type(types[0]).__basicsize__ == arbiter._native.SymbolBase.__basicsize__ + 8
     assert sys.getsizeof(types[0]) == sys.getsizeof(attrs[0]) == object.__sizeof__(
         types[0]) + 16  # two slots past the header (and the collector's 16 bytes)
     assert sys.getsizeof(types[0]) < sys.getsizeof(next(p.roles()))

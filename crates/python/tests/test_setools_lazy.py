@@ -746,8 +746,9 @@ def test_rarer_mls_methods_load_on_first_call_and_answer_as_before(debian_path):
         "      '{{0.default}};'.format(rule), hash(rule) == hash(rule),\n"
         "      len(list(rule.expand())) >= 1, sorted(c.name for c in r.high.categories())[:2])\n"
         "L = s.policyrep.Level\n"
+        "B = s.policyrep.BaseMLSLevel\n"
         "print('arbiter.setools._mls_more' in sys.modules, L.__eq__.__module__,\n"
-        "      L.__eq__.__qualname__, type(s.policyrep.BaseMLSLevel.__dict__['__str__']).__name__)\n"
+        "      L.__eq__.__qualname__, type(B.__dict__['__str__']).__name__)\n"
         .format(str(debian_path)))
     assert out.splitlines() == [
         "False",
@@ -755,4 +756,37 @@ def test_rarer_mls_methods_load_on_first_call_and_answer_as_before(debian_path):
         "level s0:c0.c1023; sensitivity s0; category c5; True True",
         "True True True ['c0', 'c1']",
         "True arbiter.setools._mls Level.__eq__ function",
+    ]
+
+
+def test_rarer_constraint_methods_load_on_first_call_and_answer_as_before():
+    """The constraint expressions' text, items and equality and the constraints' and
+    defaults' text, equality and hashing are in ``_constraint_more``, imported on the
+    first call of one: the constraint and default queries of a script leave it unloaded;
+    loaded, the methods are ``_constraint``'s classes' own and answer as setools does."""
+    out = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "for q in (s.ConstraintQuery(p, ruletype=['mlsconstrain'], tclass=['file']),\n"
+        "          s.ConstraintQuery(p, type_='mlsfilerelabel'), s.DefaultQuery(p)):\n"
+        "    list(q.results())\n"
+        "print('arbiter.setools._constraint_more' in sys.modules)\n"
+        "c = next(c for c in p.constraints() if str(c.tclass) == 'dir')\n"
+        "e = c.expression\n"
+        "print(c.statement().startswith('mlsconstrain dir relabelto ('), c.statement().endswith(\n"
+        "      '(h1 dom h2 or ( t1 == mlsfilerelabeltoclr ) and ( h1 dom l2 ) or '\n"
+        "      '( t1 == mlsfilerelabel )); '), str(c) == c.statement())\n"
+        "print(str(e).startswith('h1 dom h2 or ( t1 == mlsfilerelabeltoclr )'),\n"
+        "      e.infix()[:5], e == e, hash(e) == hash(str(e)),\n"
+        "      e[0], list(e)[:3], 'h1' in list(e)[0])\n"
+        "C = type(e)\n"
+        "print('arbiter.setools._constraint_more' in sys.modules, C.__str__.__module__,\n"
+        "      C.__str__.__qualname__, type(C.__dict__['infix']).__name__)\n"
+        .format(str(DEBIAN_MLS)))
+    assert out.splitlines() == [
+        "False",
+        "True True True",
+        "True ['h1', 'dom', 'h2', 'or', '('] True True h1 ['h1', 'h2', 'dom'] True",
+        "True arbiter.setools._constraint ConstraintExpression.__str__ function",
     ]
