@@ -790,3 +790,50 @@ def test_rarer_constraint_methods_load_on_first_call_and_answer_as_before():
         "True ['h1', 'dom', 'h2', 'or', '('] True True h1 ['h1', 'h2', 'dom'] True",
         "True arbiter.setools._constraint ConstraintExpression.__str__ function",
     ]
+
+
+def test_rarer_policyrep_methods_load_on_first_use_and_answer_as_before(debian_path):
+    """The symbols' aliases, attributes, members and expansion, the TE rules' expansion and
+    hashing, the policy's copies, text and rarer lookups, the objects'
+    ordering and ``repr()`` and the rarer enumerations are in ``_more``, imported on first
+    use: a script's TE and type queries leave it unloaded; loaded, the methods are
+    ``policyrep``'s classes' own and answer as setools does."""
+    out = fresh(
+        "import copy, pickle, sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "list(s.TERuleQuery(p, ruletype=['allow'], source='httpd_t').results())\n"
+        "list(s.TypeQuery(p, attrs=['domain']).results())\n"
+        "str(next(p.types())); pickle.dumps(next(p.types()))\n"
+        "print('arbiter.setools._more' in sys.modules)\n"
+        "t, a = p.lookup_type('httpd_t'), p.lookup_typeattr('domain')\n"
+        "print(repr(t).endswith(', \"httpd_t\")>'), t != a, sorted([t, a])[0], t in a,\n"
+        "      'domain' in [str(x) for x in t.attributes()], list(t.expand()) == [t],\n"
+        "      list(a.expand()) == list(a), len(a) == len(list(a.expand())))\n"
+        "r = next(s.TERuleQuery(p, ruletype=['allow'], source='domain', source_indirect=False,\n"
+        "                       tclass=['file']).results())\n"
+        "print(str(r.source), len(list(r.expand())) == len(r.source) * len(list(r.target.expand())),\n"
+        "      hash(r) == hash(r), sorted(r.derive_expanded(t, t, {{'read'}}).perms))\n"
+        "print(p.handle_unknown, p.target_platform, copy.copy(p) is p, copy.deepcopy(p) is p,\n"
+        "      repr(p) == '<SELinuxPolicy(\"{{}}\")>'.format(p), str(p) == str(p.path),\n"
+        "      pickle.loads(pickle.dumps(p)).path == p.path)\n"
+        "print(p.lookup_user('system_u'), p.lookup_boolean('httpd_can_network_connect'),\n"
+        "      sum(1 for _ in p.terules()) == p.allow_count + p.auditallow_count\n"
+        "      + p.dontaudit_count + p.neverallow_count + p.type_transition_count\n"
+        "      + p.type_change_count + p.type_member_count + p.allowxperm_count\n"
+        "      + p.auditallowxperm_count + p.dontauditxperm_count + p.neverallowxperm_count,\n"
+        "      [str(x) for x in p.lookup_role('object_r').types()][:0], 'read' in p.lookup_class('file'))\n"
+        "H = s.policyrep.HandleUnknown\n"
+        "print('arbiter.setools._more' in sys.modules, H.__module__, H.__qualname__,\n"
+        "      pickle.loads(pickle.dumps(H.allow)) is H.allow, s.policyrep.Type.aliases.__module__,\n"
+        "      s.policyrep.SELinuxPolicy.lookup_user.__qualname__)\n"
+        .format(str(debian_path)))
+    assert out.splitlines() == [
+        "False",
+        "True True domain True True True True True",
+        "domain True True ['read']",
+        "allow selinux True True True True True",
+        "system_u httpd_can_network_connect True [] True",
+        "True arbiter.setools.policyrep HandleUnknown True arbiter.setools.policyrep "
+        "SELinuxPolicy.lookup_user",
+    ]
