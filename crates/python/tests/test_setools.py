@@ -14,6 +14,7 @@ import pickle
 import re
 import subprocess
 import sys
+import tracemalloc
 
 import pytest
 
@@ -336,14 +337,26 @@ def test_a_policy_with_a_native_name_index_is_freed_when_dropped():
 
 
 @pytest.mark.parametrize("policy", DEB[:1] or OWN[:1], ids=lambda p: p.name)
-def test_type_relations_rows_share_the_type_objects_ints_and_agree_both_ways(policy):
-    # The relations are held natively and each row is made as a tuple on reading: its
-    # items must be the type objects' own ints (not one new int per read: the Debian
-    # policy's values are far above the small-int cache), and a type lists an attribute
-    # exactly when the attribute lists the type (the two are computed apart).
+def test_type_relations_rows_agree_both_ways_and_no_int_is_kept_per_type(policy):
+    # The relations are held natively and each row is made as a tuple of the values on
+    # reading; a type lists an attribute exactly when the attribute lists the type (the
+    # two are computed apart). The type objects hold their values natively: making every
+    # type and the relations keeps the objects (48 bytes each with the collector's
+    # header), the list by value (8 bytes a slot), the order (2), the aliases and the
+    # permissive set (about 70 bytes a slot in all for the Debian policy), and no int per
+    # value (32 bytes more for each value above the small-int cache: 98 a slot).
     p = st.SELinuxPolicy(policy)
-    rel = p._type_relations()
-    tv = p._type_by_value
+    tracemalloc.start()
+    try:
+        tv = p._type_by_value
+        rel = p._type_relations()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    made = sum(t is not None for t in tv)
+    assert max(t._value for t in tv if t is not None) > 256
+    assert kept < 80 * len(tv), (kept, made, len(tv))
+    assert all(type(t._value) is int and tv[t._value] is t for t in tv if t is not None)
     assert len(rel) == len(tv) - 1
     assert rel[-1] == rel[len(rel) - 1]
     with pytest.raises(IndexError):
@@ -353,7 +366,7 @@ def test_type_relations_rows_share_the_type_objects_ints_and_agree_both_ways(pol
     members = {a._value: set(rel[a._value - 1]) for a in p.typeattributes()}
     for t in p.types():
         row = rel[t._value - 1]
-        assert all(v is tv[v]._value for v in row)
+        assert all(tv[v].name and isinstance(tv[v], st.TypeAttribute) for v in row)
         assert set(row) == {a for a, m in members.items() if t._value in m}, t.name
 
 
@@ -396,7 +409,8 @@ def test_role_types_are_a_sorted_array_and_role_query_answers_by_them():
 
 def test_type_objects_have_two_slots_and_the_policy_one_list_of_them(debian_path):
     """A type or attribute object is the policy and its value (48 bytes of Python's
-    memory; a third, unused name slot made each 64 for 4,000 types), and the policy
+    memory; a third, unused name slot made each 64 for 4,000 types; the value is the
+    native base's ``u32``, no ``int`` object of 32 bytes more), and the policy
     keeps them in one list, by value, with setools' order as machine ints (a second
     list of every type object was 37 kB)."""
     from arbiter.setools.policyrep import BaseType, Role
@@ -404,7 +418,9 @@ def test_type_objects_have_two_slots_and_the_policy_one_list_of_them(debian_path
     p = st.SELinuxPolicy(str(debian_path))
     types, attrs = list(p.types()), list(p.typeattributes())
     slots = [s for c in type(types[0]).__mro__ for s in getattr(c, "__slots__", ())]
-    assert sorted(slots) == ["_value", "policy"]
+    assert sorted(slots) == ["policy"]
+    assert arbiter._native.SymbolBase in type(types[0]).__mro__
+    assert type(types[0]).__basicsize__ == arbiter._native.SymbolBase.__basicsize__ + 8
     assert sys.getsizeof(types[0]) == sys.getsizeof(attrs[0]) == object.__sizeof__(
         types[0]) + 16  # two slots past the header (and the collector's 16 bytes)
     assert sys.getsizeof(types[0]) < sys.getsizeof(next(p.roles()))

@@ -714,3 +714,126 @@ def test_a_large_labeling_table_leaves_no_rows_in_the_free_lists(debian_path):
         "True True 0",
         "['bytes', 'list', 'list', 'list'] True True",
     ]
+
+
+def test_rarer_mls_methods_load_on_first_call_and_answer_as_before(debian_path):
+    """A level's and a range's ``str()`` and comparisons, the MLS rules' expansion and
+    hashing and the MLS statements are in ``_mls_more``, imported on the first call of
+    one: the MLS queries of a script (users by range, categories, sensitivities, range
+    transitions) leave it unloaded (a level's ordering stays in ``_mls``: range criteria
+    use it); loaded, the methods are ``_mls``'s classes' own and answer as setools
+    does."""
+    out = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "for q in (s.UserQuery(p, range_='s0', range_subset=True),\n"
+        "          s.CategoryQuery(p, name='^c1', name_regex=True),\n"
+        "          s.SensitivityQuery(p, sens='s0', sens_dom=True),\n"
+        "          s.MLSRuleQuery(p, tclass=['process'])):\n"
+        "    list(q.results())\n"
+        "print('arbiter.setools._mls_more' in sys.modules)\n"
+        "u = p.lookup_user('root')\n"
+        "r = u.mls_range\n"
+        "rule = next(p.mlsrules())\n"
+        "lvl = next(p.levels())\n"
+        "print(str(r), str(u.mls_level), r.low == u.mls_level, u.mls_level in r,\n"
+        "      r == 's0-s0:c0.c1023', hash(r) == hash(str(r)), r.high > r.low,\n"
+        "      r.low < r.high, r.low <= r.high, r.low ^ r.high)\n"
+        "print(lvl.statement(), next(p.sensitivities()).statement(),\n"
+        "      p.lookup_category('c5').statement(), lvl == lvl, lvl >= lvl)\n"
+        "print(rule.statement() == '{{0.ruletype}} {{0.source}} {{0.target}}:{{0.tclass}} '\n"
+        "      '{{0.default}};'.format(rule), hash(rule) == hash(rule),\n"
+        "      len(list(rule.expand())) >= 1, sorted(c.name for c in r.high.categories())[:2])\n"
+        "L = s.policyrep.Level\n"
+        "B = s.policyrep.BaseMLSLevel\n"
+        "print('arbiter.setools._mls_more' in sys.modules, L.__eq__.__module__,\n"
+        "      L.__eq__.__qualname__, type(B.__dict__['__str__']).__name__)\n"
+        .format(str(debian_path)))
+    assert out.splitlines() == [
+        "False",
+        "s0 - s0:c0.c1023 s0 True True True True True True True False",
+        "level s0:c0.c1023; sensitivity s0; category c5; True True",
+        "True True True ['c0', 'c1']",
+        "True arbiter.setools._mls Level.__eq__ function",
+    ]
+
+
+def test_rarer_constraint_methods_load_on_first_call_and_answer_as_before():
+    """The constraint expressions' text, items and equality and the constraints' and
+    defaults' text, equality and hashing are in ``_constraint_more``, imported on the
+    first call of one: the constraint and default queries of a script leave it unloaded;
+    loaded, the methods are ``_constraint``'s classes' own and answer as setools does."""
+    out = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "for q in (s.ConstraintQuery(p, ruletype=['mlsconstrain'], tclass=['file']),\n"
+        "          s.ConstraintQuery(p, type_='mlsfilerelabel'), s.DefaultQuery(p)):\n"
+        "    list(q.results())\n"
+        "print('arbiter.setools._constraint_more' in sys.modules)\n"
+        "c = next(c for c in p.constraints() if str(c.tclass) == 'dir')\n"
+        "e = c.expression\n"
+        "print(c.statement().startswith('mlsconstrain dir relabelto ('), c.statement().endswith(\n"
+        "      '(h1 dom h2 or ( t1 == mlsfilerelabeltoclr ) and ( h1 dom l2 ) or '\n"
+        "      '( t1 == mlsfilerelabel )); '), str(c) == c.statement())\n"
+        "print(str(e).startswith('h1 dom h2 or ( t1 == mlsfilerelabeltoclr )'),\n"
+        "      e.infix()[:5], e == e, hash(e) == hash(str(e)),\n"
+        "      e[0], list(e)[:3], 'h1' in list(e)[0])\n"
+        "C = type(e)\n"
+        "print('arbiter.setools._constraint_more' in sys.modules, C.__str__.__module__,\n"
+        "      C.__str__.__qualname__, type(C.__dict__['infix']).__name__)\n"
+        .format(str(DEBIAN_MLS)))
+    assert out.splitlines() == [
+        "False",
+        "True True True",
+        "True ['h1', 'dom', 'h2', 'or', '('] True True h1 ['h1', 'h2', 'dom'] True",
+        "True arbiter.setools._constraint ConstraintExpression.__str__ function",
+    ]
+
+
+def test_rarer_policyrep_methods_load_on_first_use_and_answer_as_before(debian_path):
+    """The symbols' aliases, attributes, members and expansion, the TE rules' expansion and
+    hashing, the policy's copies, text and rarer lookups, the objects'
+    ordering and ``repr()`` and the rarer enumerations are in ``_more``, imported on first
+    use: a script's TE and type queries leave it unloaded; loaded, the methods are
+    ``policyrep``'s classes' own and answer as setools does."""
+    out = fresh(
+        "import copy, pickle, sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "list(s.TERuleQuery(p, ruletype=['allow'], source='httpd_t').results())\n"
+        "list(s.TypeQuery(p, attrs=['domain']).results())\n"
+        "str(next(p.types())); pickle.dumps(next(p.types()))\n"
+        "print('arbiter.setools._more' in sys.modules)\n"
+        "t, a = p.lookup_type('httpd_t'), p.lookup_typeattr('domain')\n"
+        "print(repr(t).endswith(', \"httpd_t\")>'), t != a, sorted([t, a])[0], t in a,\n"
+        "      'domain' in [str(x) for x in t.attributes()], list(t.expand()) == [t],\n"
+        "      list(a.expand()) == list(a), len(a) == len(list(a.expand())))\n"
+        "r = next(s.TERuleQuery(p, ruletype=['allow'], source='domain', source_indirect=False,\n"
+        "                       tclass=['file']).results())\n"
+        "print(str(r.source), len(list(r.expand())) == len(r.source) * len(list(r.target.expand())),\n"
+        "      hash(r) == hash(r), sorted(r.derive_expanded(t, t, {{'read'}}).perms))\n"
+        "print(p.handle_unknown, p.target_platform, copy.copy(p) is p, copy.deepcopy(p) is p,\n"
+        "      repr(p) == '<SELinuxPolicy(\"{{}}\")>'.format(p), str(p) == str(p.path),\n"
+        "      pickle.loads(pickle.dumps(p)).path == p.path)\n"
+        "print(p.lookup_user('system_u'), p.lookup_boolean('httpd_can_network_connect'),\n"
+        "      sum(1 for _ in p.terules()) == p.allow_count + p.auditallow_count\n"
+        "      + p.dontaudit_count + p.neverallow_count + p.type_transition_count\n"
+        "      + p.type_change_count + p.type_member_count + p.allowxperm_count\n"
+        "      + p.auditallowxperm_count + p.dontauditxperm_count + p.neverallowxperm_count,\n"
+        "      [str(x) for x in p.lookup_role('object_r').types()][:0], 'read' in p.lookup_class('file'))\n"
+        "H = s.policyrep.HandleUnknown\n"
+        "print('arbiter.setools._more' in sys.modules, H.__module__, H.__qualname__,\n"
+        "      pickle.loads(pickle.dumps(H.allow)) is H.allow, s.policyrep.Type.aliases.__module__,\n"
+        "      s.policyrep.SELinuxPolicy.lookup_user.__qualname__)\n"
+        .format(str(debian_path)))
+    assert out.splitlines() == [
+        "False",
+        "True True domain True True True True True",
+        "domain True True ['read']",
+        "allow selinux True True True True True",
+        "system_u httpd_can_network_connect True [] True",
+        "True arbiter.setools.policyrep HandleUnknown True arbiter.setools.policyrep "
+        "SELinuxPolicy.lookup_user",
+    ]

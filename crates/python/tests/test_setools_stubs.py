@@ -9,9 +9,13 @@ STUB = PKG / "setools" / "policyrep.pyi"
 
 
 def has_member(obj, m):
-    """setools' members may be enum members, named-tuple fields or slots."""
+    """setools' members may be enum members, named-tuple fields or slots, or slots of
+    every direct subclass (``PolicyObject``'s ``policy``: a class cannot have two bases
+    that add to ``object``'s layout, and the symbols' base has the native one)."""
+    subclasses = obj.__subclasses__() if isinstance(obj, type) else []
     return (m in getattr(obj, "__members__", {}) or m in getattr(obj, "_fields", ())
-            or hasattr(obj, m) or any(m in getattr(k, "__slots__", ()) for k in obj.__mro__))
+            or hasattr(obj, m) or any(m in getattr(k, "__slots__", ()) for k in obj.__mro__)
+            or (bool(subclasses) and all(has_member(k, m) for k in subclasses)))
 
 
 def test_every_stubbed_class_and_member_exists():

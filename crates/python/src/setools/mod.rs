@@ -14,6 +14,7 @@ mod mls;
 mod name_index;
 mod query_base;
 mod relations;
+mod symbol;
 mod te;
 pub use relations::TypeRelations;
 pub use te::TeResults;
@@ -26,6 +27,7 @@ pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<name_index::NameIndex>()?;
     m.add_class::<TypeRelations>()?;
     m.add_class::<query_base::QueryBase>()?;
+    m.add_class::<symbol::SymbolBase>()?;
     m.add_function(wrap_pyfunction!(mls::sensitivity_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::category_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::user_levels, m)?)?;
@@ -230,15 +232,8 @@ impl PolicyDb {
 
     /// For every type and attribute slot, by value: a type's attributes, or an attribute's
     /// member types (both ascending by value), held natively (see [`TypeRelations`]).
-    /// `values`, the `int`s the type objects already hold (`type_columns`' first list),
-    /// are the rows' items: another 4,000 `int`s (130 kB) not made twice.
-    #[pyo3(signature = (values=None))]
-    fn type_relations(
-        &self,
-        py: Python<'_>,
-        values: Option<&Bound<'_, PyList>>,
-    ) -> PyResult<TypeRelations> {
-        TypeRelations::build(py, &self.model, values)
+    fn type_relations(&self) -> PyResult<TypeRelations> {
+        TypeRelations::build(&self.model)
     }
 
     /// The type, attribute or type alias named `name`: `(value, whether the name is an

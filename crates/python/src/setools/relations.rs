@@ -6,15 +6,19 @@
 //! read from the policy's own type-attribute map when its row is asked for; only the
 //! attributes' member lists, which the map holds the other way round, are kept, 2 bytes a
 //! member (a type value is 16 bits): 34 kB for the Debian policy, where every slot's
-//! values at 4 bytes took 137 kB. A row's tuple holds the type objects' own `int`s
-//! (`ints`), so reading one allocates the tuple and nothing per value.
+//! values at 4 bytes took 137 kB. The type objects hold their values natively
+//! (`SymbolBase`), so no `int` per value exists to share: a row's `int`s are made on its
+//! first read and kept for the next (`ints`), since queries read the same rows again (an
+//! `int` made on every read made reading the `domain` attribute's 674 members 17 times
+//! slower); only the values of rows read are kept, not the 4,000 `int`s (130 kB) of every
+//! value.
 
 use arbiter_policy::symbols::TypeFlavor;
 use arbiter_policy::{Policy as Model, TypeId};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyList, PyTuple};
-use std::sync::Arc;
+use pyo3::types::{PyInt, PyTuple};
+use std::sync::{Arc, Mutex};
 
 /// For every type and attribute slot, by value: a type's attributes or an attribute's
 /// member types, ascending by value. A sequence: `relations[value - 1]` is a tuple of
@@ -25,41 +29,39 @@ pub struct TypeRelations {
     model: Arc<Model>,
     /// The attributes' member types.
     members: Members,
-    /// `ints[v]` is the `int` for value `v` (index 0 unused): the type objects' own where
-    /// the caller gave them, so that every row shares them.
-    ints: Vec<Py<PyInt>>,
+    /// `ints[v]` is the `int` for value `v` once a row holding `v` was read (empty until
+    /// the first read, then one slot per value: 8 bytes each).
+    ints: Mutex<Vec<Option<Py<PyInt>>>>,
 }
 
 impl TypeRelations {
-    /// The relations of `policy`'s type table; `shared` are the `int`s the type objects
-    /// hold (any of the values 1..=types), used instead of new ones.
-    pub(crate) fn build(
-        py: Python<'_>,
-        policy: &Arc<Model>,
-        shared: Option<&Bound<'_, PyList>>,
-    ) -> PyResult<TypeRelations> {
-        let slots = policy.types.len();
-        let mut ints: Vec<Py<PyInt>> = (0..=slots as u32)
-            .map(|v| PyInt::new(py, v).unbind())
-            .collect();
-        for item in shared.into_iter().flat_map(|l| l.iter()) {
-            let int = item.cast_into::<PyInt>()?;
-            let v: usize = int.extract()?;
-            match ints.get_mut(v) {
-                Some(slot) if v > 0 => *slot = int.unbind(),
-                _ => {
-                    return Err(PyValueError::new_err(format!(
-                        "type value {v} out of range 1..={slots}"
-                    )))
-                }
-            }
-        }
+    /// The relations of `policy`'s type table.
+    pub(crate) fn build(policy: &Arc<Model>) -> PyResult<TypeRelations> {
         let members = Members::of(policy).map_err(PyValueError::new_err)?;
         Ok(TypeRelations {
             model: policy.clone(),
             members,
-            ints,
+            ints: Mutex::new(Vec::new()),
         })
+    }
+
+    /// A tuple of the `int`s of `values` (type values, below the slot count + 1), made
+    /// once per value.
+    fn row<'py>(&self, py: Python<'py>, values: &[u16]) -> PyResult<Bound<'py, PyTuple>> {
+        let mut ints = self.ints.lock().unwrap_or_else(|e| e.into_inner());
+        if ints.is_empty() {
+            ints.resize_with(self.members.starts.len(), || None);
+        }
+        let items = values.iter().map(|&v| {
+            ints.get_mut(v as usize)
+                .map(|slot| {
+                    slot.get_or_insert_with(|| PyInt::new(py, v).unbind())
+                        .clone_ref(py)
+                })
+                .ok_or_else(|| PyValueError::new_err(format!("type value {v} out of range")))
+        });
+        let items = items.collect::<PyResult<Vec<Py<PyInt>>>>()?;
+        PyTuple::new(py, items)
     }
 }
 
@@ -167,12 +169,9 @@ impl TypeRelations {
         let run = self.members.of_slot(at);
         if run.is_empty() {
             let attributes: Vec<u16> = type_attributes(&self.model, at).collect();
-            return PyTuple::new(
-                py,
-                attributes.iter().map(|&v| self.ints[v as usize].bind(py)),
-            );
+            return self.row(py, &attributes);
         }
-        PyTuple::new(py, run.iter().map(|&v| self.ints[v as usize].bind(py)))
+        self.row(py, run)
     }
 }
 

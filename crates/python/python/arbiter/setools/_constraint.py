@@ -54,7 +54,7 @@ class ConstraintExprNode(PolicyObject):
     """One node of a postfix constraint expression, list-like: ``["u1", "u2", "=="]``,
     ``["t1", frozenset(types), "=="]`` or ``["and"]``."""
 
-    __slots__ = ("_id", "_expression", "_names", "_symbol_type", "mls", "roles", "types",
+    __slots__ = ("policy", "_id", "_expression", "_names", "_symbol_type", "mls", "roles", "types",
                  "users")
 
     def __init__(self, policy, ident, kind, attr, op, values):
@@ -86,24 +86,18 @@ class ConstraintExprNode(PolicyObject):
         else:
             self._expression = [kind]
 
-    def _key(self):
-        return self._id
-
-    def __str__(self):
-        # setools' nodes have no text of their own: str() is statement(), which raises.
-        return self.statement()
+    _key = _Deferred("_constraint_more")
+    __str__ = _Deferred("_constraint_more")
 
     def __iter__(self):
         return iter(self._expression)
 
-    def __contains__(self, item):
-        return item in self._expression
+    __contains__ = _Deferred("_constraint_more")
 
     def __len__(self):
         return len(self._expression)
 
-    def __getitem__(self, idx):
-        return self._expression[idx]
+    __getitem__ = _Deferred("_constraint_more")
 
     __reduce__ = _Deferred("_constraint_pickling")
 
@@ -119,25 +113,14 @@ class ConstraintExprNode(PolicyObject):
             raise AttributeError("symbol_type")
         return self._symbol_type
 
-    def statement(self):
-        raise _exc.NoStatement
-
-
-def _flatten(items):
-    out = []
-    for i in items:
-        if isinstance(i, list):
-            out.extend(_flatten(i))
-        else:
-            out.append(i)
-    return out
+    statement = _Deferred("_constraint_more")
 
 
 class ConstraintExpression(PolicyObject):
     """A constraint's expression: iterates in postfix order, prints in infix order;
     ``users``, ``roles``, ``types`` are the names it mentions."""
 
-    __slots__ = ("_postfix", "_infix", "mls", "users", "roles", "types")
+    __slots__ = ("policy", "_postfix", "_infix", "mls", "users", "roles", "types")
 
     _PRECEDENCE = {"not": 4, "and": 2, "or": 1, "==": 3, "!=": 3, "dom": 3, "domby": 3,
                    "incomp": 3}
@@ -169,60 +152,17 @@ class ConstraintExpression(PolicyObject):
         self.roles = _shared_set(policy, ("roles",) + tuple(roles), lambda: roles)
         self.types = _shared_set(policy, ("types",) + tuple(types), lambda: types)
 
-    def _key(self):
-        return id(self)
-
-    def __str__(self):
-        ret = []
-        for item in self.infix():
-            if isinstance(item, frozenset):
-                if len(item) > 1:
-                    ret.append("{{ {0} }} ".format(" ".join(str(j) for j in item)))
-                else:
-                    ret.append("{0}".format(" ".join(str(j) for j in item)))
-            else:
-                ret.append(item)
-        return " ".join(ret)
-
-    def __getitem__(self, idx):
-        return self._postfix[idx]
-
-    def __iter__(self):
-        return iter(self._postfix)
-
-    def __eq__(self, other):
-        return self._postfix == other
-
-    def __hash__(self):
-        return hash(str(self))
+    _key = _Deferred("_constraint_more")
+    __str__ = _Deferred("_constraint_more")
+    __getitem__ = _Deferred("_constraint_more")
+    __iter__ = _Deferred("_constraint_more")
+    __eq__ = _Deferred("_constraint_more")
+    __hash__ = _Deferred("_constraint_more")
 
     __reduce__ = _Deferred("_constraint_pickling")
 
-    def infix(self):
-        """The expression in infix order, with setools' parentheses."""
-        if self._infix is None:
-            stack = []
-            prev = 4
-            for op in self._postfix:
-                if isinstance(op, frozenset) or op in self._OPERANDS:
-                    stack.append(op)
-                    continue
-                if op == "not":
-                    operand = stack.pop()
-                    stack.append([op, "(", operand, ")"])
-                else:
-                    operand2 = stack.pop()
-                    operand1 = stack.pop()
-                    if self._PRECEDENCE[op] < prev:
-                        stack.append([operand1, op, operand2])
-                    else:
-                        stack.append(["(", operand1, op, operand2, ")"])
-                prev = self._PRECEDENCE[op]
-            self._infix = _flatten(stack)
-        return self._infix
-
-    def statement(self):
-        raise _exc.NoStatement
+    infix = _Deferred("_constraint_more")
+    statement = _Deferred("_constraint_more")
 
 
 class BaseConstraint(PolicyObject):
@@ -230,13 +170,10 @@ class BaseConstraint(PolicyObject):
     policy (``_class_constraints``), so it is identified by its object: a ``(class value,
     table, position)`` tuple per constraint was 15 kB of the Debian policy's."""
 
-    __slots__ = ("ruletype", "tclass", "expression")
+    __slots__ = ("policy", "ruletype", "tclass", "expression")
 
-    def _key(self):
-        return id(self)
-
-    def __str__(self):
-        return self.statement()
+    _key = _Deferred("_constraint_more")
+    __str__ = _Deferred("_constraint_more")
 
     @property
     def perms(self):
@@ -259,12 +196,7 @@ class Constraint(BaseConstraint):
         self.ruletype = (ConstraintRuletype.mlsconstrain if self.expression.mls
                          else ConstraintRuletype.constrain)
 
-    def statement(self):
-        if len(self.perms) > 1:
-            perms = "{{ {0} }}".format(" ".join(sorted(self.perms)))
-        else:
-            perms = list(self.perms)[0]
-        return "{0.ruletype} {0.tclass} {1} ({0.expression}); ".format(self, perms)
+    statement = _Deferred("_constraint_more")
 
 
 class Validatetrans(BaseConstraint):
@@ -283,8 +215,7 @@ class Validatetrans(BaseConstraint):
     def perms(self):
         raise _exc.ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
 
-    def statement(self):
-        return "{0.ruletype} {0.tclass} ({0.expression});".format(self)
+    statement = _Deferred("_constraint_more")
 
 
 _RANGE_DEFAULT = {1: 1, 2: 1, 3: 1, 4: 2, 5: 2, 6: 2, 7: 7}
@@ -294,7 +225,7 @@ _RANGE_PART = {1: 1, 2: 2, 3: 3, 4: 1, 5: 2, 6: 3, 7: None}
 class Default(PolicyObject):
     """``default_user``/``default_role``/``default_type CLASS DEFAULT;``"""
 
-    __slots__ = ("ruletype", "tclass", "_default")
+    __slots__ = ("policy", "ruletype", "tclass", "_default")
 
     def __init__(self, policy, ruletype, tclass, default):
         self.policy = policy
@@ -302,26 +233,17 @@ class Default(PolicyObject):
         self.tclass = tclass
         self._default = default
 
-    def _key(self):
-        return (str(self.ruletype), self.tclass._value)
-
-    def __eq__(self, other):
-        return (self.ruletype == other.ruletype and self.tclass == other.tclass
-                and self.default == other.default)
-
-    def __hash__(self):
-        return hash("{0.ruletype}|{0.tclass}".format(self))
-
-    def __str__(self):
-        return self.statement()
+    _key = _Deferred("_constraint_more")
+    __eq__ = _Deferred("_constraint_more")
+    __hash__ = _Deferred("_constraint_more")
+    __str__ = _Deferred("_constraint_more")
 
     @property
     def default(self):
         """Which context the field comes from (``DefaultValue``)."""
         return self._default
 
-    def statement(self):
-        return "{0.ruletype} {0.tclass} {0.default};".format(self)
+    statement = _Deferred("_constraint_more")
 
     __reduce__ = _Deferred("_constraint_pickling")
 
@@ -340,17 +262,9 @@ class DefaultRange(Default):
         part = _RANGE_PART[number]
         self.default_range = None if part is None else DefaultRangeValue(part)
 
-    def __eq__(self, other):
-        return (self.ruletype == other.ruletype and self.tclass == other.tclass
-                and self.default == other.default and self.default_range == other.default_range)
-
-    def __hash__(self):
-        return hash("{0.ruletype}|{0.tclass}".format(self))
-
-    def statement(self):
-        if self.default_range:
-            return "{0.ruletype} {0.tclass} {0.default} {0.default_range};".format(self)
-        return "{0.ruletype} {0.tclass} {0.default};".format(self)
+    __eq__ = _Deferred("_constraint_more")
+    __hash__ = _Deferred("_constraint_more")
+    statement = _Deferred("_constraint_more")
 
 
 # The constraints and validatetrans of a class without either.

@@ -40,7 +40,7 @@ class Context(PolicyObject):
     different), so it holds no key of its own (a ``(kind, position)`` tuple per statement
     was 34 kB of the Debian policy's labeling); pickling finds its position."""
 
-    __slots__ = ("user", "role", "type_", "_range")
+    __slots__ = ("policy", "user", "role", "type_", "_range")
 
     def __init__(self, policy, user, role, type_, range_):
         self.policy = policy
@@ -73,7 +73,7 @@ class Context(PolicyObject):
 class Ocontext(PolicyObject):
     """Base of the labeling statements: a ``context``; the table it is in (``_kind``)."""
 
-    __slots__ = ("context",)
+    __slots__ = ("policy", "context")
 
     # The policy's table of the statements of this kind (``_labeling``'s name for it).
     _kind = None

@@ -9,8 +9,6 @@ costs two small sets instead of two thousand objects. The tables come from the n
 ``sensitivity_table``/``category_table``/``range_transitions`` in setools' orders.
 """
 
-import itertools
-
 from .. import _native
 from . import exception as _exc
 from .policyrep import (
@@ -87,8 +85,7 @@ class Category(_Datum, _NamedSymbol):
         """The category's aliases."""
         return iter(self._aliases)
 
-    def statement(self):
-        return "category {0}{1};".format(self.name, _alias_text(self._aliases))
+    statement = _Deferred("_mls_more")
 
     __reduce__ = _Deferred("_mls_pickling")
 
@@ -128,24 +125,15 @@ class Sensitivity(_Datum, _NamedSymbol):
         """The level declaration of this sensitivity."""
         return self.policy._leveldecl(self)
 
-    def statement(self):
-        return "sensitivity {0}{1};".format(self.name, _alias_text(self._aliases))
+    statement = _Deferred("_mls_more")
 
     __reduce__ = _Deferred("_mls_pickling")
-
-
-def _alias_text(aliases):
-    if len(aliases) > 1:
-        return " alias {{ {0} }}".format(" ".join(aliases))
-    if aliases:
-        return " alias {0}".format(aliases[0])
-    return ""
 
 
 class BaseMLSLevel(PolicyObject):
     """A sensitivity and a set of categories (held as category values)."""
 
-    __slots__ = ("sensitivity", "_cats")
+    __slots__ = ("policy", "sensitivity", "_cats")
 
     def __init__(self, policy, sensitivity, cats):
         self.policy = policy
@@ -155,26 +143,8 @@ class BaseMLSLevel(PolicyObject):
     def _key(self):
         return (self.sensitivity._value, self._cats)
 
-    def __str__(self):
-        lvl = self.sensitivity.name
-        if not self._cats:
-            return lvl
-        by_value = self.policy._category_by_value()
-        runs = []
-        for _, group in itertools.groupby(
-            sorted(abs(t) for t in self._cats), key=lambda v, c=itertools.count(): v - next(c)
-        ):
-            group = list(group)
-            if len(group) > 1:
-                runs.append("{0}.{1}".format(by_value[group[0]], by_value[group[-1]]))
-            else:
-                runs.append(by_value[group[0]].name)
-        return lvl + ":" + ",".join(runs)
-
-    def categories(self):
-        """Every category of the level (not a compact notation), as a set's iterator."""
-        obj = self.policy._category_of_token
-        return iter({obj(t) for t in self._cats})
+    __str__ = _Deferred("_mls_more")
+    categories = _Deferred("_mls_more")
 
     __reduce__ = _Deferred("_mls_pickling")
 
@@ -191,34 +161,13 @@ class LevelDecl(BaseMLSLevel):
 
     __slots__ = ()
 
-    def __hash__(self):
-        return hash(self.sensitivity)
-
-    def __eq__(self, other):
-        assert not isinstance(other, Level), "Levels cannot be compared to level declarations"
-        try:
-            return self.sensitivity == other.sensitivity
-        except AttributeError:
-            return str(self) == str(other)
-
-    def __ge__(self, other):
-        assert not isinstance(other, Level), "Levels cannot be compared to level declarations"
-        return self.sensitivity >= other.sensitivity
-
-    def __gt__(self, other):
-        assert not isinstance(other, Level), "Levels cannot be compared to level declarations"
-        return self.sensitivity > other.sensitivity
-
-    def __le__(self, other):
-        assert not isinstance(other, Level), "Levels cannot be compared to level declarations"
-        return self.sensitivity <= other.sensitivity
-
-    def __lt__(self, other):
-        assert not isinstance(other, Level), "Levels cannot be compared to level declarations"
-        return self.sensitivity < other.sensitivity
-
-    def statement(self):
-        return "level {0};".format(self)
+    __hash__ = _Deferred("_mls_more")
+    __eq__ = _Deferred("_mls_more")
+    __ge__ = _Deferred("_mls_more")
+    __gt__ = _Deferred("_mls_more")
+    __le__ = _Deferred("_mls_more")
+    __lt__ = _Deferred("_mls_more")
+    statement = _Deferred("_mls_more")
 
 
 class Level(BaseMLSLevel):
@@ -227,18 +176,9 @@ class Level(BaseMLSLevel):
 
     __slots__ = ()
 
-    def __hash__(self):
-        return hash(str(self))
-
-    def __eq__(self, other):
-        try:
-            othercats = _other_cats(self, other)
-        except AttributeError:
-            return str(self) == str(other)
-        return self.sensitivity == other.sensitivity and self._cats == othercats
-
-    def __ne__(self, other):
-        return not self == other
+    __hash__ = _Deferred("_mls_more")
+    __eq__ = _Deferred("_mls_more")
+    __ne__ = _Deferred("_mls_more")
 
     def __ge__(self, other):
         othercats = _other_cats(self, other)
@@ -260,48 +200,27 @@ class Level(BaseMLSLevel):
             self.sensitivity <= other.sensitivity and self._cats < othercats
         )
 
-    def __xor__(self, other):
-        return not (self >= other or self <= other)
-
-    def statement(self):
-        raise _exc.NoStatement
+    __xor__ = _Deferred("_mls_more")
+    statement = _Deferred("_mls_more")
 
 
 class Range(PolicyObject):
     """An MLS range: ``low`` and ``high`` levels. ``level in range`` tests containment."""
 
-    __slots__ = ("low", "high")
+    __slots__ = ("policy", "low", "high")
 
     def __init__(self, policy, low, high):
         self.policy = policy
         self.low = low
         self.high = high
 
-    def _key(self):
-        return (self.low._key(), self.high._key())
-
-    def __str__(self):
-        if self.high == self.low:
-            return str(self.low)
-        return "{0.low} - {0.high}".format(self)
-
-    def __hash__(self):
-        return hash(str(self))
-
-    def __eq__(self, other):
-        try:
-            return self.low == other.low and self.high == other.high
-        except AttributeError:
-            return str(self).replace(" ", "") == str(other).replace(" ", "")
-
-    def __ne__(self, other):
-        return not self == other
-
-    def __contains__(self, other):
-        return self.low <= other <= self.high
-
-    def statement(self):
-        raise _exc.NoStatement
+    _key = _Deferred("_mls_more")
+    __str__ = _Deferred("_mls_more")
+    __hash__ = _Deferred("_mls_more")
+    __eq__ = _Deferred("_mls_more")
+    __ne__ = _Deferred("_mls_more")
+    __contains__ = _Deferred("_mls_more")
+    statement = _Deferred("_mls_more")
 
     __reduce__ = _Deferred("_mls_pickling")
 
@@ -321,27 +240,16 @@ class MLSRule(PolicyRule):
         self._range = range_
         self.origin = origin
 
-    def _key(self):
-        return ("range_transition", self._n)
-
-    def __hash__(self):
-        return hash("{0.ruletype}|{0.source}|{0.target}|{0.tclass}|None|None".format(self))
+    _key = _Deferred("_mls_more")
+    __hash__ = _Deferred("_mls_more")
 
     @property
     def default(self):
         """The range the transition sets."""
         return self._range
 
-    def expand(self):
-        """One rule per (source type, target type) of the rule's attributes."""
-        if self.origin is not None:
-            yield self
-            return
-        for s, t in itertools.product(self.source.expand(), self.target.expand()):
-            yield MLSRule(self.policy, self._n, s, t, self.tclass, self._range, origin=self)
-
-    def statement(self):
-        return "{0.ruletype} {0.source} {0.target}:{0.tclass} {0.default};".format(self)
+    expand = _Deferred("_mls_more")
+    statement = _Deferred("_mls_more")
 
     __reduce__ = _Deferred("_mls_pickling")
 

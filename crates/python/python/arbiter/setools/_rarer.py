@@ -18,7 +18,7 @@ from .policyrep import PolicyObject, PolicyRule, _Deferred, _install_loaded_defe
 class ConditionalOperator(PolicyObject):
     """An operator of a conditional expression."""
 
-    __slots__ = ("_op",)
+    __slots__ = ("policy", "_op")
 
     _PRECEDENCE = {"!": 5, "&&": 4, "^": 3, "||": 2, "==": 1, "!=": 1}
 
@@ -46,7 +46,7 @@ class ConditionalOperator(PolicyObject):
 class Conditional(PolicyObject):
     """A conditional expression (``if`` block) of the policy."""
 
-    __slots__ = ("_node", "_text", "_bools", "_expr")
+    __slots__ = ("policy", "_node", "_text", "_bools", "_expr")
 
     def __init__(self, policy, node):
         self.policy = policy
@@ -222,7 +222,7 @@ class RoleTransition(PolicyRule):
 class Bounds(PolicyObject):
     """``typebounds PARENT CHILD;``"""
 
-    __slots__ = ("ruletype", "parent", "child")
+    __slots__ = ("policy", "ruletype", "parent", "child")
 
     def __init__(self, policy, parent, child):
         self.policy = policy

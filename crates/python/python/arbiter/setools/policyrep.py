@@ -128,52 +128,8 @@ PortconRange = namedtuple("PortconRange", ["low", "high"])
 # The enumerations and named tuples that only rarer statements, rules and queries use,
 # made when first named (``__getattr__`` below, PEP 562; ``_made`` inside this module):
 # 4-6 kB of Python's memory each, that a script using none of them does not keep. The
-# enumerations are defined in functions, each named as at module level, so that their
-# members pickle, print and compare as before.
-
-
-def _rbac_ruletype():
-    class RBACRuletype(PolicyEnum):
-        """RBAC rule types."""
-
-        __qualname__ = "RBACRuletype"
-        allow = 1
-        role_transition = 2
-
-    return RBACRuletype
-
-
-def _handle_unknown():
-    class HandleUnknown(PolicyEnum):
-        """What the kernel does with classes and permissions the policy does not define."""
-
-        __qualname__ = "HandleUnknown"
-        deny = 0
-        allow = 4
-        reject = 2
-
-    return HandleUnknown
-
-
-def _policy_target():
-    class PolicyTarget(PolicyEnum):
-        """The platform a policy is for."""
-
-        __qualname__ = "PolicyTarget"
-        selinux = 0
-        xen = 1
-
-    return PolicyTarget
-
-
-def _bounds_ruletype():
-    class BoundsRuletype(PolicyEnum):
-        """Bounds rule types."""
-
-        __qualname__ = "BoundsRuletype"
-        typebounds = 1
-
-    return BoundsRuletype
+# enumerations are defined in functions of ``_more`` (imported then), each named as at
+# this module's level, so that their members pickle, print and compare as before.
 
 
 def _range_tuple(name, fields=("low", "high")):
@@ -181,10 +137,11 @@ def _range_tuple(name, fields=("low", "high")):
 
 
 _MADE_ON_USE = {
-    "RBACRuletype": _rbac_ruletype,
-    "HandleUnknown": _handle_unknown,
-    "PolicyTarget": _policy_target,
-    "BoundsRuletype": _bounds_ruletype,
+    # The enumerations' definitions are ``_more``'s (named there).
+    "RBACRuletype": "_rbac_ruletype",
+    "HandleUnknown": "_handle_unknown",
+    "PolicyTarget": "_policy_target",
+    "BoundsRuletype": "_bounds_ruletype",
     "TruthTableRow": _range_tuple("TruthTableRow", ("values", "result")),
     "IbpkeyconRange": _range_tuple("IbpkeyconRange"),
     "IoportconRange": _range_tuple("IoportconRange"),
@@ -196,8 +153,11 @@ def _made(name):
     """One of ``_MADE_ON_USE``'s classes, made on its first use."""
     cls = globals().get(name)
     if cls is None:
+        make = _MADE_ON_USE[name]
+        if type(make) is str:
+            make = getattr(_part_module("_more"), make)
         # The first made is kept, should two threads make one at once.
-        cls = globals().setdefault(name, _MADE_ON_USE[name]())
+        cls = globals().setdefault(name, make())
     return cls
 
 # The policy capabilities libsepol 3.4 names, by bit.
@@ -303,9 +263,12 @@ def _pickling_getattr(namespace, part, names):
 
 class PolicyObject:
     """Base of every object of a policy: equal to an object of the same policy and kind
-    with the same identity, else compared by ``str()``; hashed and ordered by ``str()``."""
+    with the same identity, else compared by ``str()``; hashed and ordered by ``str()``.
+    Its ``policy`` slot is each direct subclass's: the symbols' base (``PolicySymbol``)
+    also has the native base that holds the value, and a class cannot have two bases
+    that both add to ``object``'s layout."""
 
-    __slots__ = ("policy",)
+    __slots__ = ()
 
     def _key(self):
         raise NotImplementedError
@@ -323,8 +286,7 @@ class PolicyObject:
             "'setools.policyrep.{}' object has no attribute '{}'".format(type(self).__name__, name)
         )
 
-    def __repr__(self):
-        return '<{}({!r}, "{}")>'.format(type(self).__name__, self.policy, self)
+    __repr__ = _Deferred("_more")
 
     def __eq__(self, other):
         if isinstance(other, PolicyObject):
@@ -335,33 +297,29 @@ class PolicyObject:
             )
         return str(self) == str(other)
 
-    def __ne__(self, other):
-        return not self == other
+    __ne__ = _Deferred("_more")
 
     def __hash__(self):
         return hash(str(self))
 
-    def __lt__(self, other):
-        return str(self) < str(other)
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
+    __lt__ = _Deferred("_more")
+    __copy__ = _Deferred("_more")
+    __deepcopy__ = _Deferred("_more")
 
     def statement(self):
         """The policy language text of the object."""
         raise _exc.NoStatement
 
 
-class PolicySymbol(PolicyObject):
+class PolicySymbol(PolicyObject, _native.SymbolBase):
     """A named symbol: ``str()`` is its name. The name's slot is ``_NamedSymbol``'s: the
     type objects (``BaseType``) read theirs from the policy, and a slot they never set was
     16 bytes on each of a distribution policy's 4,000 types (each object 64 bytes of
-    Python's memory instead of 48)."""
+    Python's memory instead of 48). The value (``_value``) is the native base's, a
+    machine int given to ``__new__`` (``Kind(policy, value, ...)``): in a slot, each
+    value over 256 was an ``int`` of 32 bytes more (133 kB for those 4,000 types)."""
 
-    __slots__ = ("_value",)
+    __slots__ = ("policy",)
 
     @property
     def name(self):
@@ -394,7 +352,6 @@ class _NamedSymbol(PolicySymbol):
 
     def __init__(self, policy, value, name):
         self.policy = policy
-        self._value = value
         self.name = name
 
 
@@ -411,7 +368,6 @@ class BaseType(PolicySymbol):
 
     def __init__(self, policy, value):
         self.policy = policy
-        self._value = value
 
     @property
     def name(self):
@@ -444,19 +400,9 @@ class Type(BaseType):
         """Whether the type is permissive: 1 or 0 (an int, as setools returns it)."""
         return 1 if self._value in self.policy._type_extras()[0] else 0
 
-    def aliases(self):
-        """The type's aliases, in the policy's alias order."""
-        return iter(self._aliases)
-
-    def attributes(self):
-        """The attributes the type belongs to, in attribute-value order."""
-        p = self.policy
-        tv = p._type_by_value
-        return (tv[v] for v in p._type_relations()[self._value - 1])
-
-    def expand(self):
-        """A type expands to itself."""
-        yield self
+    aliases = _Deferred("_more")
+    attributes = _Deferred("_more")
+    expand = _Deferred("_more")
 
     statement = _Deferred("_statements")
 
@@ -477,28 +423,20 @@ class TypeAttribute(BaseType):
             m = cache[self._value] = [tv[v] for v in p._type_relations()[self._value - 1]]
         return m
 
-    def expand(self):
-        """The member types, in type-value order."""
-        return iter(self._members())
-
-    def __iter__(self):
-        return self.expand()
+    expand = _Deferred("_more")
+    __iter__ = _Deferred("_more")
 
     def __len__(self):
         return len(self._members())
 
-    def __contains__(self, other):
-        return any(other == t for t in self._members())
+    __contains__ = _Deferred("_more")
 
     @property
     def ispermissive(self):
         raise _exc.SymbolUseError("Attributes cannot be permissive.")
 
-    def aliases(self):
-        raise _exc.SymbolUseError("Type attributes do not have aliases.")
-
-    def attributes(self):
-        raise _exc.SymbolUseError("Type attributes do not have attributes.")
+    aliases = _Deferred("_more")
+    attributes = _Deferred("_more")
 
     statement = _Deferred("_statements")
 
@@ -512,19 +450,14 @@ class Role(_NamedSymbol):
         super().__init__(policy, value, name)
         self._types = types
 
-    def types(self):
-        """The types the role may have (a frozenset)."""
-        p = self.policy
-        return frozenset(p._type_by_value[v] for v in self._types)
+    types = _Deferred("_more")
 
     @property
     def dominated_roles(self):
         """Roles dominated by this one (none in a binary policy)."""
         return frozenset()
 
-    def expand(self):
-        """A role expands to itself."""
-        yield self
+    expand = _Deferred("_more")
 
     statement = _Deferred("_statements")
 
@@ -617,18 +550,9 @@ class ObjClass(_NamedSymbol):
             com = by_class[self._value] = self.policy.lookup_common(self._common)
         return com
 
-    def __contains__(self, perm):
-        if perm in self.perms:
-            return True
-        return self._common is not None and perm in self.common.perms
-
-    def constraints(self):
-        """The class's constrain and mlsconstrain rules, in the policy's order."""
-        return iter(self.policy._class_constraints(self)[0])
-
-    def validatetrans(self):
-        """The class's validatetrans and mlsvalidatetrans rules, in the policy's order."""
-        return iter(self.policy._class_constraints(self)[1])
+    __contains__ = _Deferred("_more")
+    constraints = _Deferred("_more")
+    validatetrans = _Deferred("_more")
 
     def defaults(self):
         """The class's default_user, default_role, default_type, default_range rules."""
@@ -651,7 +575,7 @@ class PolicyCapability(_NamedSymbol):
 class PolicyRule(PolicyObject):
     """Base of every rule."""
 
-    __slots__ = ("ruletype", "source", "target", "origin")
+    __slots__ = ("policy", "ruletype", "source", "target", "origin")
 
     extended = False
 
@@ -694,24 +618,9 @@ class BaseTERule(PolicyRule):
         self._cond = None if row[6] < 0 else (row[6], row[7])
         self.origin = origin
 
-    def _key(self):
-        # Expanded rules share their origin's identity, as setools' share its pointer.
-        return (self._row, self._extra(), self._origin_stmt())
-
-    def _origin_stmt(self):
-        return self._res.statement(self._i)
-
-    def __hash__(self):
-        return hash(
-            (
-                str(self.ruletype),
-                str(self.source),
-                str(self.target),
-                str(self.tclass),
-                self._extra(),
-                self._cond,
-            )
-        )
+    _key = _Deferred("_more")
+    _origin_stmt = _Deferred("_more")
+    __hash__ = _Deferred("_more")
 
     def _extra(self):
         return None
@@ -741,17 +650,7 @@ class BaseTERule(PolicyRule):
 
     __reduce__ = _Deferred("_pickling")
 
-    def expand(self):
-        """One rule per (source type, target type) of the rule's attributes, sharing its
-        body; an expanded rule yields itself."""
-        if self.origin is not None:
-            yield self
-            return
-        for s in self.source.expand():
-            for t in self.target.expand():
-                yield type(self)(
-                    self.policy, self._res, self._i, self._row, s, t, self.tclass, origin=self
-                )
+    expand = _Deferred("_more")
 
 
 class AVRule(BaseTERule):
@@ -768,9 +667,7 @@ class AVRule(BaseTERule):
     def default(self):
         raise _exc.RuleUseError("{} rules do not have a default type.".format(self.ruletype))
 
-    def derive_expanded(self, source, target, perms):
-        """An expanded rule of this one with new permissions."""
-        return _DerivedAVRule(self, source, target, perms)
+    derive_expanded = _Deferred("_more")
 
 
 class _DerivedAVRule(AVRule):
@@ -1086,17 +983,10 @@ class SELinuxPolicy:
             return (SELinuxPolicy, (os.fspath(self._db.path),))
         return (SELinuxPolicy.from_bytes, (self._db.image(),))
 
-    def __str__(self):
-        return str(self._path) if self._path is not None else "<memory>"
-
-    def __repr__(self):
-        return '<SELinuxPolicy("{}")>'.format(self)
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
+    __str__ = _Deferred("_more")
+    __repr__ = _Deferred("_more")
+    __copy__ = _Deferred("_more")
+    __deepcopy__ = _Deferred("_more")
 
     # --- properties
 
@@ -1151,12 +1041,8 @@ class SELinuxPolicy:
 
     def _type_relations(self):
         """Per type slot: a type's attributes' values or an attribute's members' values."""
-        # The rows' ints are the type objects' own (one int per value in the process).
-        return self._table(
-            "type_relations",
-            lambda: self._db.type_relations(
-                [t._value for t in self._type_by_value if t is not None]),
-        )
+        # A row's ints are made when it is read (the type objects hold no int to share).
+        return self._table("type_relations", self._db.type_relations)
 
     @property
     def _type_by_value(self):
@@ -1282,11 +1168,7 @@ class SELinuxPolicy:
             if b < len(_POLCAP_NAMES)
         )
 
-    def terules(self):
-        """Every TE rule, in setools' order (see ``TERuleQuery``)."""
-        from .terulequery import TERuleQuery
-
-        return TERuleQuery(self).results()
+    terules = _Deferred("_more")
 
     # --- lookups
 
@@ -1331,19 +1213,8 @@ class SELinuxPolicy:
             raise _exc.InvalidRole("{} is not a valid role".format(name))
         return r
 
-    def lookup_user(self, name):
-        """A user by name."""
-        u = self._by_name("user", self.users).get(str(name))
-        if u is None:
-            raise _exc.InvalidUser("{} is not a valid user".format(name))
-        return u
-
-    def lookup_boolean(self, name):
-        """A Boolean by name."""
-        b = self._by_name("bool", self.bools).get(str(name))
-        if b is None:
-            raise _exc.InvalidBoolean("{} is not a valid Boolean".format(name))
-        return b
+    lookup_user = _Deferred("_more")
+    lookup_boolean = _Deferred("_more")
 
     def lookup_class(self, name):
         """An object class by name."""
