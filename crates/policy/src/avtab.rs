@@ -1104,7 +1104,8 @@ mod tests {
         }
         // A word changed through the guard is stored back, in a table too.
         let mut t = vec![
-            AvtabEntry::new(key(1, 2, 3, AvtabKind::Allowed), AvtabDatum::Perms(1)).unwrap();
+            AvtabEntry::new(key(1, 2, 3, AvtabKind::Allowed), AvtabDatum::Perms(1))
+                .unwrap();
             3
         ];
         if let Some(mut p) = t[1].perms_mut() {
