@@ -1103,11 +1103,8 @@ mod tests {
             assert_eq!(k.is_xperms(), k.bits() & AVTAB_XPERMS != 0, "{k:?}");
         }
         // A word changed through the guard is stored back, in a table too.
-        let mut t = vec![
-            AvtabEntry::new(key(1, 2, 3, AvtabKind::Allowed), AvtabDatum::Perms(1))
-                .unwrap();
-            3
-        ];
+        let mut t =
+            [AvtabEntry::new(key(1, 2, 3, AvtabKind::Allowed), AvtabDatum::Perms(1)).unwrap(); 3];
         if let Some(mut p) = t[1].perms_mut() {
             *p |= 0x8000_0000;
         }

@@ -49,12 +49,12 @@ id_type!(
     ///
     /// Byte-aligned (packed; the niche stays, so `Option<TypeId>` is 2 bytes too), so that
     /// an access vector table key of two types, a class and a one-byte kind takes 7 bytes.
-    #[repr(packed)]
+    #[repr(Rust, packed)]
     TypeId, NonZeroU16, u16);
 id_type!(
     /// A security class (16-bit, as in the kernel's `u16 tclass`). Byte-aligned, as
     /// [`TypeId`] is.
-    #[repr(packed)]
+    #[repr(Rust, packed)]
     ClassId, NonZeroU16, u16);
 
 const _: () = assert!(std::mem::align_of::<TypeId>() == 1);
