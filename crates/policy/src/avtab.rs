@@ -4,20 +4,28 @@
 use crate::ids::{ClassId, TypeId};
 
 /// The kind of an access vector table entry (the file's `specified` word, one bit).
+///
+/// Held in one byte (the variants in bit order, so that the derived order is the bits'),
+/// so that a key takes 7 bytes; [`AvtabKind::bits`] gives the word's bit.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[repr(u16)]
+#[repr(u8)]
 pub enum AvtabKind {
-    Allowed = 0x0001,
-    AuditAllow = 0x0002,
+    Allowed,
+    AuditAllow,
     /// Stored as the bits to audit on denial: a `dontaudit` rule is the complement.
-    AuditDeny = 0x0004,
-    Transition = 0x0010,
-    Member = 0x0020,
-    Change = 0x0040,
-    XpermsAllowed = 0x0100,
-    XpermsAuditAllow = 0x0200,
-    XpermsDontAudit = 0x0400,
+    AuditDeny,
+    Transition,
+    Member,
+    Change,
+    XpermsAllowed,
+    XpermsAuditAllow,
+    XpermsDontAudit,
 }
+
+/// Each kind's bit in the `specified` word, by variant.
+const KIND_BITS: [u16; 9] = [
+    0x0001, 0x0002, 0x0004, 0x0010, 0x0020, 0x0040, 0x0100, 0x0200, 0x0400,
+];
 
 impl AvtabKind {
     /// From the `specified` word with the enabled flag (0x8000) cleared; `None` unless exactly
@@ -51,30 +59,31 @@ impl AvtabKind {
         BY_BIT[bits.trailing_zeros() as usize]
     }
 
+    /// The kind's bit in the `specified` word.
     #[inline]
     pub fn bits(self) -> u16 {
-        self as u16
+        KIND_BITS[self as usize]
     }
 
     /// type_transition / type_member / type_change: the datum is a type.
     #[inline]
     pub fn is_type_rule(self) -> bool {
-        // Transition, Member and Change are the kinds within AVTAB_TYPE.
-        self.bits() & 0x0070 != 0
+        // Transition, Member and Change (the kinds within AVTAB_TYPE) are variants 3 to 5.
+        (3..6).contains(&(self as u8))
     }
 
     /// The datum is permission bits (allowed, auditallow, dontaudit).
     #[inline]
     pub fn is_av(self) -> bool {
-        // Allowed, AuditAllow and AuditDeny are the kinds within AVTAB_AV.
-        self.bits() & 0x0007 != 0
+        // Allowed, AuditAllow and AuditDeny (the kinds within AVTAB_AV) are variants 0 to 2.
+        (self as u8) < 3
     }
 
     /// The datum is an extended-permission set.
     #[inline]
     pub fn is_xperms(self) -> bool {
-        // The three xperms kinds are the kinds within AVTAB_XPERMS.
-        self.bits() & 0x0700 != 0
+        // The three xperms kinds (the kinds within AVTAB_XPERMS) are variants 6 to 8.
+        (self as u8) >= 6
     }
 
     /// The policy-language keyword of the rule kind, for messages.
@@ -94,6 +103,10 @@ impl AvtabKind {
 }
 
 /// The key of an entry. Source and target may be types or attributes.
+///
+/// 7 bytes, byte-aligned ([`TypeId`] and [`ClassId`] are; the kind is a byte), so that an
+/// [`AvtabEntry`] takes 11 bytes: a policy's hundred thousand entries are most of a
+/// model's memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AvtabKey {
     pub source: TypeId,
@@ -196,9 +209,10 @@ pub enum AvtabDatum {
     Xperms(u32),
 }
 
-/// One entry: 12 bytes, the datum's variant given by the key's kind (see
-/// [`AvtabEntry::datum`]), so that a policy's hundred thousand entries take 4 bytes less
-/// each than a key beside a tagged datum would.
+/// One entry: 11 bytes, byte-aligned (a packed 7-byte key and the datum's word), the
+/// datum's variant given by the key's kind (see [`AvtabEntry::datum`]), so that a
+/// policy's hundred thousand entries take 5 bytes less each than a key beside a tagged
+/// datum would, and 1 less than an aligned key and word.
 ///
 /// The word is private: an entry is built by [`AvtabEntry::new`], which refuses a datum
 /// whose variant disagrees with the kind, and changed by [`AvtabEntry::set_datum`] or
@@ -208,10 +222,50 @@ pub enum AvtabDatum {
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
 pub struct AvtabEntry {
     pub key: AvtabKey,
-    data: u32,
+    /// The datum's word, in native byte order (bytes, so that the entry is byte-aligned).
+    data: [u8; 4],
 }
 
-const _: () = assert!(std::mem::size_of::<AvtabEntry>() == 12);
+const _: () = assert!(std::mem::size_of::<AvtabKey>() == 7);
+const _: () = assert!(std::mem::size_of::<AvtabEntry>() == 11);
+const _: () = assert!(std::mem::align_of::<AvtabEntry>() == 1);
+
+/// An entry's datum word lent for change ([`AvtabEntry::perms_mut`],
+/// [`AvtabEntry::xperms_index_mut`]): the word of a byte-aligned entry may be unaligned,
+/// so it is copied out, changed through this guard, and stored back when the guard is
+/// dropped.
+pub struct DatumWordMut<'a> {
+    entry: &'a mut AvtabEntry,
+    word: u32,
+}
+
+impl std::ops::Deref for DatumWordMut<'_> {
+    type Target = u32;
+    #[inline]
+    fn deref(&self) -> &u32 {
+        &self.word
+    }
+}
+
+impl std::ops::DerefMut for DatumWordMut<'_> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut u32 {
+        &mut self.word
+    }
+}
+
+impl Drop for DatumWordMut<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.entry.data = self.word.to_ne_bytes();
+    }
+}
+
+impl std::fmt::Debug for DatumWordMut<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("DatumWordMut").field(&self.word).finish()
+    }
+}
 
 /// [`AvtabEntry::new`]'s refusal: the datum's variant is not the one the kind stores.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -226,7 +280,7 @@ impl AvtabEntry {
     /// type for the type-rule kinds, an extended-permission index for the xperms kinds.
     #[inline]
     pub fn new(key: AvtabKey, datum: AvtabDatum) -> Result<Self, DatumKindMismatch> {
-        let data = Self::word_for(key.kind, datum)?;
+        let data = Self::word_for(key.kind, datum)?.to_ne_bytes();
         Ok(AvtabEntry { key, data })
     }
 
@@ -246,13 +300,13 @@ impl AvtabEntry {
         // Every kind is in exactly one family (one bit of AVTAB_AV, AVTAB_TYPE or
         // AVTAB_XPERMS), the access vector kinds, by far the most common, tested first.
         if self.key.kind.is_av() {
-            AvtabDatum::Perms(self.data)
+            AvtabDatum::Perms(self.word())
         } else if self.key.kind.is_xperms() {
-            AvtabDatum::Xperms(self.data)
+            AvtabDatum::Xperms(self.word())
         } else {
             // `new` and `set_datum` store a type rule's word from a `TypeId`: a non-zero
             // 16-bit value.
-            match u16::try_from(self.data).ok().and_then(TypeId::new) {
+            match u16::try_from(self.word()).ok().and_then(TypeId::new) {
                 Some(t) => AvtabDatum::Type(t),
                 None => unreachable!("a type rule's word is a type value"),
             }
@@ -263,22 +317,36 @@ impl AvtabEntry {
     /// the kind.
     #[inline]
     pub fn set_datum(&mut self, datum: AvtabDatum) -> Result<(), DatumKindMismatch> {
-        self.data = Self::word_for(self.key.kind, datum)?;
+        self.data = Self::word_for(self.key.kind, datum)?.to_ne_bytes();
         Ok(())
     }
 
-    /// The permission bits of an access vector entry, to change in place; `None` for the
-    /// other kinds.
+    /// The permission bits of an access vector entry, to change in place (stored back
+    /// when the guard is dropped); `None` for the other kinds.
     #[inline]
-    pub fn perms_mut(&mut self) -> Option<&mut u32> {
-        self.key.kind.is_av().then_some(&mut self.data)
+    pub fn perms_mut(&mut self) -> Option<DatumWordMut<'_>> {
+        let kind = self.key.kind;
+        kind.is_av().then(|| self.word_mut())
     }
 
     /// The index into [`Avtab::xperms`] of an extended-permission entry, to change in
-    /// place; `None` for the other kinds.
+    /// place (stored back when the guard is dropped); `None` for the other kinds.
     #[inline]
-    pub fn xperms_index_mut(&mut self) -> Option<&mut u32> {
-        self.key.kind.is_xperms().then_some(&mut self.data)
+    pub fn xperms_index_mut(&mut self) -> Option<DatumWordMut<'_>> {
+        let kind = self.key.kind;
+        kind.is_xperms().then(|| self.word_mut())
+    }
+
+    #[inline]
+    fn word_mut(&mut self) -> DatumWordMut<'_> {
+        let word = self.word();
+        DatumWordMut { entry: self, word }
+    }
+
+    /// The datum's word.
+    #[inline]
+    fn word(&self) -> u32 {
+        u32::from_ne_bytes(self.data)
     }
 }
 
@@ -333,7 +401,10 @@ impl Avtab {
                 i
             }
         };
-        self.entries.push(AvtabEntry { key, data });
+        self.entries.push(AvtabEntry {
+            key,
+            data: data.to_ne_bytes(),
+        });
     }
 }
 
@@ -988,8 +1059,8 @@ mod tests {
         )
         .unwrap();
         assert!(e.set_datum(AvtabDatum::Perms(9)).is_err());
-        assert_eq!(e.perms_mut(), None);
-        assert_eq!(e.xperms_index_mut(), None);
+        assert!(e.perms_mut().is_none());
+        assert!(e.xperms_index_mut().is_none());
         assert_eq!(e.datum(), AvtabDatum::Type(tid(4)));
         e.set_datum(AvtabDatum::Type(tid(5))).unwrap();
         assert_eq!(e.datum(), AvtabDatum::Type(tid(5)));
@@ -999,16 +1070,47 @@ mod tests {
         *a.perms_mut().unwrap() |= 6;
         assert_eq!(a.datum(), AvtabDatum::Perms(7));
         assert!(a.set_datum(AvtabDatum::Xperms(0)).is_err());
-        assert_eq!(a.xperms_index_mut(), None);
+        assert!(a.xperms_index_mut().is_none());
 
         let mut x = AvtabEntry::new(
             key(1, 2, 3, AvtabKind::XpermsDontAudit),
             AvtabDatum::Xperms(2),
         )
         .unwrap();
-        assert_eq!(x.perms_mut(), None);
+        assert!(x.perms_mut().is_none());
         *x.xperms_index_mut().unwrap() = 3;
         assert_eq!(x.datum(), AvtabDatum::Xperms(3));
+    }
+
+    #[test]
+    fn an_entry_takes_eleven_bytes_and_kinds_order_as_their_bits() {
+        // Two types, a class, a one-byte kind and the word, byte-aligned: a table of a
+        // hundred thousand entries is 1.1 MB, not 1.2.
+        assert_eq!(std::mem::size_of::<AvtabEntry>(), 11);
+        assert_eq!(std::mem::size_of::<[AvtabEntry; 3]>(), 33);
+        assert_eq!(std::mem::size_of::<Option<AvtabKey>>(), 7);
+        // The derived order of kinds (and so of keys) is the order of their bits.
+        let mut kinds = ALL_KINDS.to_vec();
+        kinds.sort();
+        let bits: Vec<u16> = kinds.iter().map(|k| k.bits()).collect();
+        assert!(bits.windows(2).all(|w| w[0] < w[1]), "{bits:x?}");
+        for k in ALL_KINDS {
+            assert_eq!(AvtabKind::from_bits(k.bits()), Some(k));
+            let families = [k.is_av(), k.is_type_rule(), k.is_xperms()];
+            assert_eq!(families.iter().filter(|&&f| f).count(), 1, "{k:?}");
+            assert_eq!(k.is_av(), k.bits() & AVTAB_AV != 0, "{k:?}");
+            assert_eq!(k.is_type_rule(), k.bits() & AVTAB_TYPE != 0, "{k:?}");
+            assert_eq!(k.is_xperms(), k.bits() & AVTAB_XPERMS != 0, "{k:?}");
+        }
+        // A word changed through the guard is stored back, in a table too.
+        let mut t =
+            [AvtabEntry::new(key(1, 2, 3, AvtabKind::Allowed), AvtabDatum::Perms(1)).unwrap(); 3];
+        if let Some(mut p) = t[1].perms_mut() {
+            *p |= 0x8000_0000;
+        }
+        assert_eq!(t[1].datum(), AvtabDatum::Perms(0x8000_0001));
+        assert_eq!(t[0].datum(), AvtabDatum::Perms(1));
+        assert_eq!(t[2].datum(), AvtabDatum::Perms(1));
     }
 
     /// A format >= 20 entry with a one-word datum.

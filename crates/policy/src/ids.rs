@@ -38,7 +38,7 @@ macro_rules! id_type {
 
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "{}", self.0)
+                write!(f, "{}", self.value())
             }
         }
     };
@@ -46,10 +46,20 @@ macro_rules! id_type {
 
 id_type!(
     /// A type or attribute (16-bit: access vector table keys store types in 16 bits).
+    ///
+    /// Byte-aligned (packed; the niche stays, so `Option<TypeId>` is 2 bytes too), so that
+    /// an access vector table key of two types, a class and a one-byte kind takes 7 bytes.
+    #[repr(Rust, packed)]
     TypeId, NonZeroU16, u16);
 id_type!(
-    /// A security class (16-bit, as in the kernel's `u16 tclass`).
+    /// A security class (16-bit, as in the kernel's `u16 tclass`). Byte-aligned, as
+    /// [`TypeId`] is.
+    #[repr(Rust, packed)]
     ClassId, NonZeroU16, u16);
+
+const _: () = assert!(std::mem::align_of::<TypeId>() == 1);
+const _: () = assert!(std::mem::size_of::<Option<TypeId>>() == 2);
+const _: () = assert!(std::mem::align_of::<ClassId>() == 1);
 id_type!(
     /// A role.
     RoleId, NonZeroU32, u32);

@@ -173,7 +173,7 @@ fn covering_lists(p: &Policy) -> Vec<Vec<u32>> {
 fn own_xperms(t: &mut Avtab) {
     let mut used = vec![false; t.xperms.len()];
     for e in t.entries.iter_mut() {
-        if let Some(x) = e.xperms_index_mut() {
+        if let Some(mut x) = e.xperms_index_mut() {
             let Some(seen) = used.get_mut(*x as usize) else {
                 continue;
             };
@@ -201,7 +201,7 @@ fn retain(t: Avtab, keep: impl Fn(usize) -> bool) -> Avtab {
 /// Appends entry `i` of `from` to `to`.
 fn push(to: &mut Avtab, from: &Avtab, i: usize) {
     let mut e = from.entries[i];
-    if let Some(x) = e.xperms_index_mut() {
+    if let Some(mut x) = e.xperms_index_mut() {
         if let Some(xp) = from.xperms.get(*x as usize) {
             to.xperms.push(*xp);
             *x = to.xperms.len() as u32 - 1;
@@ -326,7 +326,7 @@ fn set_perms(t: &mut Avtab, i: usize, d: Perms) {
     let e = &mut t.entries[i];
     match (e.datum(), d) {
         (AvtabDatum::Perms(_), Perms::Word(new)) => {
-            if let Some(w) = e.perms_mut() {
+            if let Some(mut w) = e.perms_mut() {
                 *w = new;
             }
         }

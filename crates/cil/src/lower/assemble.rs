@@ -143,8 +143,8 @@ fn flush_xperms(p: &mut Parts) -> Result<Vec<arbiter_policy::avtab::Xperms>, Fai
     // Number extended permissions in table order, as a reader of the file would.
     let mut renumbered = Vec::with_capacity(xperms_vec.len());
     for e in p.avtab.iter_mut() {
-        if let Some(i) = e.xperms_index_mut() {
-            let old = std::mem::replace(i, renumbered.len() as u32);
+        if let Some(mut i) = e.xperms_index_mut() {
+            let old = std::mem::replace(&mut *i, renumbered.len() as u32);
             renumbered.push(xperms_vec[old as usize]);
         }
     }

@@ -334,7 +334,7 @@ pub(super) fn av_rule_fast(
     let deny = entry.key.kind == AvtabKind::AuditDeny;
     match idx.find_or_append(tab, entry) {
         Ok(Some(i)) => {
-            if let Some(p) = tab[i as usize].perms_mut() {
+            if let Some(mut p) = tab[i as usize].perms_mut() {
                 if deny {
                     *p &= data
                 } else {
@@ -399,7 +399,7 @@ fn enter(to: &mut RuleDest<'_>, key: AvtabKey, bits: u32) -> Result<(), Fail> {
         RuleDest::Table((tab, idx)) => {
             // One probe of the index whether the key is new or not.
             if let Some(i) = idx.find_or_append(tab, entry).map_err(too_many)? {
-                if let Some(p) = tab[i as usize].perms_mut() {
+                if let Some(mut p) = tab[i as usize].perms_mut() {
                     if deny {
                         *p &= data
                     } else {

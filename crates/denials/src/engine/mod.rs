@@ -79,9 +79,25 @@ pub struct BoolFix {
     pub value: bool,
 }
 
-/// Conditional allow rules by (class, source type or attribute's ebitmap bit): the
-/// target's bit, the permissions and the `if` block, per rule.
-type CondAllow = HashMap<(ClassId, u32), Vec<(u32, u32, usize)>, KeyedState>;
+/// Conditional allow rules by class and source type or attribute's ebitmap bit (the two
+/// in one word, [`cond_key`]): the target's bit, the permissions and the `if` block, per
+/// rule.
+type CondAllow = HashMap<u64, Vec<(u32, u32, usize)>, KeyedState>;
+
+/// The key of [`CondAllow`]: the class's value in the high half, the source's bit in the
+/// low one.
+///
+/// One integer rather than a `(ClassId, u32)` tuple: with `ClassId` byte-aligned, the
+/// tuple's two padding bytes after the class let LLVM 22's x86 backend (rustc 1.95)
+/// miscompile the key's construction. It loaded the class into the low 16 bits of a
+/// register whose upper half still held a stale pointer and dropped the widening of the
+/// class-and-padding word to 64 bits, so every key's source half came out wrong and no
+/// boolean was ever found: `arbiter why` answered "should be dontaudit'd" where audit2why
+/// names the boolean (llvm/llvm-project#205291, fixed upstream by #205600).
+#[inline]
+fn cond_key(class: ClassId, source_bit: u32) -> u64 {
+    u64::from(class.value()) << 32 | u64::from(source_bit)
+}
 
 /// The policy, its security server, and per-boolean flipped snapshots built on demand.
 pub struct Engine {
@@ -123,7 +139,7 @@ impl Engine {
                 };
                 if let (AvtabKind::Allowed, AvtabDatum::Perms(p)) = (e.key.kind, e.datum()) {
                     cond_allow
-                        .entry((e.key.class, e.key.source.index() as u32))
+                        .entry(cond_key(e.key.class, e.key.source.index() as u32))
                         .or_default()
                         .push((e.key.target.index() as u32, p, ni));
                 }
@@ -323,7 +339,7 @@ impl Engine {
         );
         let rules = sattr
             .iter()
-            .filter_map(|src| self.cond_allow.get(&(class, src)))
+            .filter_map(|src| self.cond_allow.get(&cond_key(class, src)))
             .flatten();
         for &(tgt, perms, node) in rules {
             if perms & te_denied != 0 && tattr.contains(tgt) {
@@ -508,8 +524,9 @@ mod tests {
         let policy = &*e.base.policy;
         // The six classes with the most conditional allow rules.
         let mut per_class: HashMap<ClassId, usize> = HashMap::new();
-        for ((class, _), rules) in &e.cond_allow {
-            *per_class.entry(*class).or_default() += rules.len();
+        for (key, rules) in &e.cond_allow {
+            let class = ClassId::new((key >> 32) as u16).unwrap();
+            *per_class.entry(class).or_default() += rules.len();
         }
         let mut classes: Vec<(usize, ClassId)> =
             per_class.into_iter().map(|(c, n)| (n, c)).collect();
