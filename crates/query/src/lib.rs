@@ -38,6 +38,7 @@
 #![deny(missing_docs)]
 
 pub mod argv;
+pub mod chunked;
 pub mod diff;
 mod error;
 mod expand;
