@@ -23,14 +23,12 @@ pub struct Chunked<T> {
 }
 
 impl<T> Chunked<T> {
-    /// Elements a piece holds: the largest power of two whose bytes fit [`PIECE_BYTES`]
+    /// Elements a piece holds: the largest power of two whose bytes fit in 64 kB
     /// (one for an element larger than that), so that finding one is a shift and a mask.
     pub const PIECE: usize = {
-        let size = std::mem::size_of::<T>();
-        let fit = if size == 0 {
-            PIECE_BYTES
-        } else {
-            PIECE_BYTES / size
+        let fit = match PIECE_BYTES.checked_div(std::mem::size_of::<T>()) {
+            Some(fit) => fit,
+            None => PIECE_BYTES,
         };
         if fit == 0 {
             1

@@ -5,10 +5,9 @@
 
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::Policy as Model;
-use arbiter_query::chunked::Chunked;
 use arbiter_query::search::{te_policy_order, te_statement, SearchArgs, TeBody, TeHit};
 use arbiter_query::terules::{self, TeRuleRef};
-use arbiter_query::Index;
+use arbiter_query::{Chunked, Index};
 use pyo3::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};

@@ -332,14 +332,32 @@ pub(super) fn policy_order<'p>(index: &Index<'p>, matches: &Chunked<TeMatch<'p>>
         }
     };
     let mut order: Vec<u32> = (0..matches.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| {
+    // The scan yields the parts one after the other: sorted one at a time, the table's
+    // matches compare by chain position alone and the conditional ones keep their order.
+    let ends = [0, 1].map(|p| {
+        matches
+            .iter()
+            .position(|m| part(m) > p)
+            .unwrap_or(order.len())
+    });
+    let in_parts = matches
+        .iter()
+        .enumerate()
+        .all(|(i, m)| usize::from(part(m)) == ends.iter().filter(|&&e| e <= i).count());
+    let by_name = |&a: &u32, &b: &u32| {
         let (ma, mb) = (&matches[a as usize], &matches[b as usize]);
         part(ma)
             .cmp(&part(mb))
             .then_with(|| chain[a as usize].cmp(&chain[b as usize]))
             .then_with(|| name(ma).cmp(name(mb)))
             .then(a.cmp(&b))
-    });
+    };
+    if in_parts {
+        order[..ends[0]].sort_unstable_by_key(|&i| (chain[i as usize], i));
+        order[ends[0]..ends[1]].sort_unstable_by(by_name);
+    } else {
+        order.sort_unstable_by(by_name);
+    }
     // Within one (source, target, class) chain position, libsepol appends an entry of a new
     // kind and puts an entry of a kind already there (only extended permissions repeat)
     // before the others of that kind: kinds by first appearance, each kind's entries in
