@@ -16,7 +16,7 @@ use crate::chunked::Chunked;
 use crate::index::Index;
 use arbiter_policy::avtab::AvtabKind;
 use arbiter_policy::{ClassId, TypeId};
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 
 /// Every rule kind, for ranking their keywords.
 const KINDS: [AvtabKind; 9] = [
@@ -332,36 +332,31 @@ pub(super) fn policy_order<'p>(index: &Index<'p>, matches: &Chunked<TeMatch<'p>>
         }
     };
     let mut order: Vec<u32> = (0..matches.len() as u32).collect();
-    // The scan yields the parts one after the other: sorted one at a time, the table's
-    // matches compare by chain position alone and the conditional ones keep their order.
+    // `te_scan` yields the parts one after the other, so each is sorted on its own: the
+    // table's matches by chain position alone, the filename transitions by chain position
+    // and name; the conditional ones keep scan order.
     let ends = [0, 1].map(|p| {
         matches
             .iter()
             .position(|m| part(m) > p)
             .unwrap_or(order.len())
     });
-    let in_parts = matches
+    debug_assert!(matches
         .iter()
         .enumerate()
-        .all(|(i, m)| usize::from(part(m)) == ends.iter().filter(|&&e| e <= i).count());
-    let by_name = |&a: &u32, &b: &u32| {
-        let (ma, mb) = (&matches[a as usize], &matches[b as usize]);
-        part(ma)
-            .cmp(&part(mb))
-            .then_with(|| chain[a as usize].cmp(&chain[b as usize]))
-            .then_with(|| name(ma).cmp(name(mb)))
+        .all(|(i, m)| usize::from(part(m)) == ends.iter().filter(|&&e| e <= i).count()));
+    order[..ends[0]].sort_unstable_by_key(|&i| (chain[i as usize], i));
+    order[ends[0]..ends[1]].sort_unstable_by(|&a, &b| {
+        chain[a as usize]
+            .cmp(&chain[b as usize])
+            .then_with(|| name(&matches[a as usize]).cmp(name(&matches[b as usize])))
             .then(a.cmp(&b))
-    };
-    if in_parts {
-        order[..ends[0]].sort_unstable_by_key(|&i| (chain[i as usize], i));
-        order[ends[0]..ends[1]].sort_unstable_by(by_name);
-    } else {
-        order.sort_unstable_by(by_name);
-    }
+    });
     // Within one (source, target, class) chain position, libsepol appends an entry of a new
     // kind and puts an entry of a kind already there (only extended permissions repeat)
     // before the others of that kind: kinds by first appearance, each kind's entries in
     // reverse file order. A run is the few rules of one key, in scan order here.
+    let mut keys = Vec::new();
     let mut start = 0;
     while start < order.len() {
         let first = &matches[order[start] as usize];
@@ -370,9 +365,11 @@ pub(super) fn policy_order<'p>(index: &Index<'p>, matches: &Chunked<TeMatch<'p>>
             .position(|&i| chain[i as usize] != chain[order[start] as usize])
             .unwrap_or(order.len() - start);
         if len > 1 && part(first) == 0 {
-            reorder_chain(&mut order[start..start + len], |i| {
-                matches[i as usize].kind.bits()
-            });
+            reorder_chain(
+                &mut order[start..start + len],
+                |i| matches[i as usize].kind.bits(),
+                &mut keys,
+            );
         }
         start += len;
     }
@@ -380,29 +377,24 @@ pub(super) fn policy_order<'p>(index: &Index<'p>, matches: &Chunked<TeMatch<'p>>
 }
 
 /// Reorders one chain position's rules (`run`, in scan order) as libsepol chains them:
-/// kinds by first appearance, each kind's rules in reverse scan order.
-fn reorder_chain(run: &mut [u32], kind: impl Fn(u32) -> u16) {
-    use std::cmp::Reverse;
+/// kinds by first appearance, each kind's rules in reverse scan order. `keys` is scratch
+/// space, reused from run to run.
+fn reorder_chain(run: &mut [u32], kind: impl Fn(u32) -> u16, keys: &mut Vec<(u32, Reverse<u32>)>) {
     // `run` ascends, so the first rule of a kind found is its first appearance.
-    let key = |i: u32, run: &[u32]| {
+    keys.clear();
+    keys.extend(run.iter().map(|&i| {
         let first = run.iter().copied().find(|&j| kind(j) == kind(i));
         (first.unwrap_or(i), Reverse(i))
-    };
-    // A chain position holds a rule of each kind and perhaps a few ioctl sets: the keys fit
-    // on the stack but in a policy with hundreds of ioctl sets on one key.
-    const ON_STACK: usize = 32;
-    let mut stack = [(0, Reverse(0)); ON_STACK];
-    let mut heap = Vec::new();
-    let keys: &mut [(u32, Reverse<u32>)] = if run.len() <= ON_STACK {
-        &mut stack[..run.len()]
-    } else {
-        heap.resize(run.len(), (0, Reverse(0)));
-        &mut heap
-    };
-    for (k, &i) in keys.iter_mut().zip(run.iter()) {
-        *k = key(i, run);
+    }));
+    // A chain position holds a rule of each kind and perhaps a few ioctl sets: an
+    // insertion sort (little code) is enough.
+    for k in 1..keys.len() {
+        let mut j = k;
+        while j > 0 && keys[j - 1] > keys[j] {
+            keys.swap(j - 1, j);
+            j -= 1;
+        }
     }
-    keys.sort_unstable();
     for (slot, &(_, Reverse(i))) in run.iter_mut().zip(keys.iter()) {
         *slot = i;
     }
@@ -540,12 +532,12 @@ mod policy_order_tests {
         // Scan positions 3..9 of one key: kinds a b a c b a.
         let kinds = [0, 0, 0, 1, 2, 1, 4, 2, 1];
         let mut run = [3u32, 4, 5, 6, 7, 8];
-        reorder_chain(&mut run, |i| kinds[i as usize]);
+        reorder_chain(&mut run, |i| kinds[i as usize], &mut Vec::new());
         assert_eq!(run, [8, 5, 3, 7, 4, 6]);
-        // Past the stack buffer: 40 entries of two kinds alternating.
+        // 40 entries of two kinds alternating.
         let kinds: Vec<u16> = (0..40).map(|i| i % 2).collect();
         let mut run: Vec<u32> = (0..40).collect();
-        reorder_chain(&mut run, |i| kinds[i as usize]);
+        reorder_chain(&mut run, |i| kinds[i as usize], &mut Vec::new());
         let want: Vec<u32> = (0..40)
             .rev()
             .filter(|i| i % 2 == 0)
