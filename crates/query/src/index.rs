@@ -304,3 +304,45 @@ fn named<'p, I: Copy>(
         .filter_map(|(i, n)| id(i).map(|id| (n, id)))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_policy::symbols::TypeAlias;
+
+    #[test]
+    fn type_names_resolve_as_a_map_would_keep_them() {
+        let mut p = Policy::from_bytes(include_bytes!("../../../policies/bin/default.33"))
+            .expect("default policy");
+        let t = |i: usize| TypeId::from_index(i).expect("type slot");
+        // Aliases: a new name, a type's name (the type keeps it), a repeated alias (the
+        // first keeps it).
+        p.type_aliases = vec![
+            TypeAlias {
+                name: "alias_one".into(),
+                target: t(2),
+            },
+            TypeAlias {
+                name: p.types[0].name.clone(),
+                target: t(3),
+            },
+            TypeAlias {
+                name: "alias_one".into(),
+                target: t(4),
+            },
+        ];
+        // A name two types hold: the later one keeps it.
+        p.types[5].name = p.types[1].name.clone();
+        let index = Index::new(&p);
+        for (i, d) in p.types.iter().enumerate() {
+            if d.flavor != TypeFlavor::Unnamed && i != 1 {
+                assert_eq!(index.type_or_attr(&d.name), Some(t(i)), "{}", d.name);
+            }
+        }
+        assert_eq!(index.type_or_attr(&p.types[1].name), Some(t(5)));
+        assert_eq!(index.type_or_attr("alias_one"), Some(t(2)));
+        assert_eq!(index.type_or_attr(&p.types[0].name), Some(t(0)));
+        assert_eq!(index.type_or_attr("no_such_t"), None);
+        assert_eq!(index.type_or_attr(""), None);
+    }
+}
