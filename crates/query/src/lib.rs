@@ -7,7 +7,8 @@
 //! does; [`diff`] compares two policies as `sediff` does. Criteria are resolved once into per-slot match tables, so a query is a single
 //! scan of the rule arrays with one table lookup per key field.
 //!
-//! The root holds the index and the errors; each command's arguments and entry points
+//! The root holds the index, the errors and [`Chunked`] (a query's large transients in
+//! pieces under glibc's mmap threshold); each command's arguments and entry points
 //! live in its namespace only ([`search`], [`info`], [`diff`], [`terules`], [`json`]),
 //! beside [`argv`] (setools' option parsing and its [`argv::UsageError`]), [`render`]
 //! (setools' text for rules, levels and expressions) and [`python_re`].
@@ -38,6 +39,7 @@
 #![deny(missing_docs)]
 
 pub mod argv;
+mod chunked;
 pub mod diff;
 mod error;
 mod expand;
@@ -50,5 +52,6 @@ pub mod render;
 pub mod search;
 pub mod terules;
 
+pub use chunked::Chunked;
 pub use error::{LevelError, QueryError, QueryErrorKind, SymbolKind};
 pub use index::Index;
