@@ -170,7 +170,7 @@ use crate::cursor::Cursor;
 use crate::error::Result;
 use crate::header::Header;
 use crate::ids::ClassId;
-use crate::keytab::NameHash;
+use crate::nametab::NameSlots;
 use crate::policy::version;
 use crate::read::Counts;
 use std::collections::HashMap;
@@ -315,72 +315,36 @@ fn user_min_bytes(v: u32) -> usize {
     fixed + 1 + 12 + mls
 }
 
-/// The names a table has read, to refuse a duplicate: the names in read order and an
-/// open-addressing table of their positions, 4 bytes an entry, at most three quarters used.
-///
-/// A `HashSet<&str>` took 17 bytes a bucket, 140 kB for the Debian policy's 4,153 types:
-/// a block over glibc's 128 kB mmap threshold, and freeing such a block at the end of the
-/// read raised the threshold for the rest of the process, so that later transients came
-/// from the heap and stayed there as free memory. These are 66 and 32 kB.
+/// The names a table has read, to refuse a duplicate: the names in read order, indexed by
+/// a [`NameSlots`] of their positions (4 bytes a slot; see there why not a `HashSet`).
 struct NameSet<'a> {
-    hash: NameHash,
     names: Vec<&'a str>,
-    /// 0 empty; `k` the name `names[k - 1]`.
-    entries: Box<[u32]>,
+    index: NameSlots,
 }
 
 impl<'a> NameSet<'a> {
     /// A set for `n` names (more are taken, at the cost of a rebuild).
     fn with_capacity(n: usize) -> Self {
         NameSet {
-            hash: NameHash::new(),
             names: Vec::with_capacity(n),
-            entries: vec![0; Self::entries_for(n)].into_boxed_slice(),
+            index: NameSlots::with_capacity(n),
         }
-    }
-
-    /// Entries for `n` names: a power of two, at most three quarters used.
-    fn entries_for(n: usize) -> usize {
-        (n + n / 3 + 1).next_power_of_two()
     }
 
     /// Adds `name`; false if the set holds it already.
     fn insert(&mut self, name: &'a str) -> bool {
-        if Self::entries_for(self.names.len() + 1) > self.entries.len() {
-            self.entries = vec![0; Self::entries_for(self.names.len() + 1)].into_boxed_slice();
-            for k in 0..self.names.len() {
-                let at = self.find(self.names[k]).unwrap_or_else(|empty| empty);
-                self.entries[at] = Self::entry(k);
-            }
+        // A table's names are records of at least 4 bytes each in a file the cursor holds
+        // in memory, counted by a 32-bit field, so their positions fit below `u32::MAX`.
+        let k = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        let names = &self.names;
+        let fresh = self
+            .index
+            .insert_new(name, k, |k| names.get(k as usize).copied().unwrap_or(""))
+            .is_ok();
+        if fresh {
+            self.names.push(name);
         }
-        match self.find(name) {
-            Ok(_) => false,
-            Err(empty) => {
-                self.entries[empty] = Self::entry(self.names.len());
-                self.names.push(name);
-                true
-            }
-        }
-    }
-
-    /// The entry of name `k`. A table's names are records of at least 4 bytes each in a
-    /// file the cursor holds in memory, so their count fits 32 bits.
-    fn entry(k: usize) -> u32 {
-        u32::try_from(k + 1).unwrap_or(u32::MAX)
-    }
-
-    /// The entry holding `name` (`Ok`), or the empty one where it would go (`Err`).
-    fn find(&self, name: &str) -> std::result::Result<usize, usize> {
-        use std::hash::BuildHasher;
-        let mask = self.entries.len() - 1;
-        let mut at = self.hash.hash_one(name) as usize & mask;
-        loop {
-            match self.entries[at] {
-                0 => return Err(at),
-                k if self.names.get(k as usize - 1) == Some(&name) => return Ok(at),
-                _ => at = (at + 1) & mask,
-            }
-        }
+        fresh
     }
 }
 
@@ -1477,7 +1441,7 @@ mod tests {
         assert!(set.insert("t5000_t") && !set.insert("t5000_t"));
         // The Debian policy's 4,153 types: both parts under glibc's 128 kB mmap threshold.
         let set = NameSet::with_capacity(4153);
-        assert_eq!(set.entries.len() * 4, 32 * 1024);
+        assert_eq!(set.index.slot_bytes(), 32 * 1024);
         assert!(set.names.capacity() * 16 < 128 * 1024);
     }
 

@@ -2,9 +2,8 @@
 //! membership in both directions, built once so each query is a scan of flat arrays.
 
 use arbiter_policy::symbols::TypeFlavor;
-use arbiter_policy::{ClassId, Policy, RoleId, TypeId};
+use arbiter_policy::{ClassId, NameSlots, Policy, RoleId, TypeId};
 use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;
 
 /// Name lookups and attribute membership for one policy.
@@ -202,82 +201,62 @@ impl<'p> Index<'p> {
     }
 }
 
-/// Types, attributes and aliases by name: an open-addressing table of 4-byte entries
-/// naming a slot of the policy's type or alias table, the names compared in the policy.
-///
-/// A `HashMap<&str, TypeId>` took 24 bytes a bucket, 204 kB for the Debian policy's
-/// 4,300 names, built per TE query; freeing it (a block over glibc's 128 kB mmap threshold)
-/// raised the threshold and left later transients in the heap (see [`crate::chunked`]).
-/// This one takes 32 kB.
+/// Types, attributes and aliases by name: a [`NameSlots`] of numbers naming a slot of the
+/// policy's type or alias table, the names compared in the policy (a `HashMap<&str,
+/// TypeId>` took 204 kB for the Debian policy's 4,300 names, built per TE query: see
+/// [`NameSlots`] and [`crate::chunked`] for why a block of that size matters; this takes
+/// 32 kB).
 struct TypeNames {
-    hasher: RandomState,
-    /// The type slots indexed (those with a [`TypeId`]): the entries above name aliases.
+    /// The type slots indexed (those with a [`TypeId`]): the numbers from this one on
+    /// name aliases.
     types: usize,
-    /// A power of two of entries, at most three quarters used: 0 empty; `v` in
-    /// `1..=types` the type slot `v - 1`; above, the alias `v - 1 - types`.
-    entries: Box<[u32]>,
+    /// `v` below `types` the type slot `v`; above, the alias `v - types`.
+    slots: NameSlots,
 }
 
 impl TypeNames {
     /// Every named type and attribute (the last of a name, as a map's `insert` keeps it),
     /// then every alias whose name is not taken yet.
     fn new(policy: &Policy, ids: &[TypeId]) -> TypeNames {
-        let n = ids.len() + policy.type_aliases.len();
-        let len = (n + n / 3 + 1).next_power_of_two();
-        let mut names = TypeNames {
-            hasher: RandomState::new(),
-            types: ids.len(),
-            entries: vec![0; len].into_boxed_slice(),
-        };
-        for (i, t) in policy.types.iter().take(ids.len()).enumerate() {
+        let types = ids.len();
+        let mut slots = NameSlots::with_capacity(types + policy.type_aliases.len());
+        let name_of = |v| name(policy, types, v);
+        for (i, t) in policy.types.iter().take(types).enumerate() {
             if t.flavor != TypeFlavor::Unnamed {
-                let at = names.find(policy, &t.name).unwrap_or_else(|empty| empty);
-                names.entries[at] = entry(i + 1);
+                slots.insert(&t.name, number(i), name_of);
             }
         }
         for (a, alias) in policy.type_aliases.iter().enumerate() {
-            if let Err(empty) = names.find(policy, &alias.name) {
-                names.entries[empty] = entry(ids.len() + a + 1);
-            }
+            // An alias whose name a type (or an earlier alias) has keeps that one.
+            let _ = slots.insert_new(&alias.name, number(types + a), name_of);
         }
-        names
-    }
-
-    /// The entry holding `name` (`Ok`), or the empty one where it would go (`Err`).
-    fn find(&self, policy: &Policy, name: &str) -> Result<usize, usize> {
-        let mask = self.entries.len() - 1;
-        let mut at = self.hasher.hash_one(name) as usize & mask;
-        loop {
-            match self.entries[at] {
-                0 => return Err(at),
-                v if self.name(policy, v) == name => return Ok(at),
-                _ => at = (at + 1) & mask,
-            }
-        }
-    }
-
-    /// The name entry `v` stands for.
-    fn name<'p>(&self, policy: &'p Policy, v: u32) -> &'p str {
-        let v = v as usize - 1;
-        match v.checked_sub(self.types) {
-            None => policy.types.get(v).map_or("", |t| &t.name),
-            Some(a) => policy.type_aliases.get(a).map_or("", |a| &a.name),
-        }
+        TypeNames { types, slots }
     }
 
     /// The type `name` names (an alias its type).
     fn get(&self, policy: &Policy, ids: &[TypeId], name: &str) -> Option<TypeId> {
-        let v = self.entries[self.find(policy, name).ok()?] as usize;
-        match v.checked_sub(1 + self.types) {
-            None => ids.get(v - 1).copied(),
+        let v = self
+            .slots
+            .get(name, |v| self::name(policy, self.types, v))? as usize;
+        match v.checked_sub(self.types) {
+            None => ids.get(v).copied(),
             Some(a) => policy.type_aliases.get(a).map(|a| a.target),
         }
     }
 }
 
-/// A table slot's entry. Type and alias counts are bounded by the file's 32-bit counts
-/// (and types by [`TypeId`]'s 16 bits), so their sum fits.
-fn entry(v: usize) -> u32 {
+/// The name number `v` of a [`TypeNames`] over `types` type slots stands for.
+fn name(policy: &Policy, types: usize, v: u32) -> &str {
+    let v = v as usize;
+    match v.checked_sub(types) {
+        None => policy.types.get(v).map_or("", |t| &t.name),
+        Some(a) => policy.type_aliases.get(a).map_or("", |a| &a.name),
+    }
+}
+
+/// A type or alias slot's number. Type and alias counts are bounded by the file's 32-bit
+/// counts (and types by [`TypeId`]'s 16 bits), so their sum fits.
+fn number(v: usize) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
 }
 
