@@ -16,7 +16,8 @@ exec </dev/null
 # 1. System packages: the policies, the compiler, setools (the seinfo oracle) and libsepol
 #    (the decision oracle, linked only into tests and benchmarks).
 packages=(selinux-policy-default selinux-policy-mls checkpolicy secilc setools python3-setools libsepol-dev bzip2
-          policycoreutils selinux-utils)  # semodule, setfiles, sefcontext_compile: crates/store's oracles
+          policycoreutils selinux-utils   # semodule, setfiles, sefcontext_compile: crates/store's oracles
+          binutils)                       # objdump, for scripts/scan-partial-loads.py
 
 missing=()
 for p in "${packages[@]}"; do
@@ -147,6 +148,13 @@ python3 -m pip install -q --force-reinstall ./crates/python
 python3 -m pip install -q "dask[bag]>=2023.1" "distributed>=2023.1"
 # The differential test compares with the CLI built above; without it, it is skipped.
 ARBITER_BIN=target/release/arbiter python3 -m pytest crates/python/tests -q
+
+echo "== LLVM x86 partial-register miscompile: no candidate in the release CLI or the extension (about a minute)"
+# rustc 1.95's LLVM 22 miscompiles a small field inserted into a padded word
+# (llvm/llvm-project#205291; docs/history/setools.md, the eighteenth pass): the scan lists
+# every place of that shape in the two binaries users run, and fails on any.
+native=$(cd / && python3 -c 'import arbiter._native as n; print(n.__file__)')
+python3 scripts/scan-partial-loads.py target/release/arbiter "$native"
 
 echo "== documentation: runnable examples, manual pages, completions (about 30 s)"
 # Every ```sh block of README.md and docs/*.md made of `arbiter` commands must exit 0, and
