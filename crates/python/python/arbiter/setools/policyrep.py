@@ -232,9 +232,16 @@ def _install_deferred(module):
                 continue
         cls = getattr(holder, cls_name)
         for name, fn in vars(ns).items():
-            if type(fn) is _FUNCTION:
-                fn.__module__ = cls.__module__
+            # A function, or a property (its getter named as the class's).
+            f = fn.fget if type(fn) is property else fn
+            if type(f) is _FUNCTION:
+                f.__module__ = cls.__module__
                 setattr(cls, name, fn)
+                # A part's mixin: ``SELinuxPolicy`` holds copies of its members
+                # (``_load_part``), this one still the deferred stand-in.
+                if cls.__name__ == _PART_MIXINS.get(part) and isinstance(
+                        SELinuxPolicy.__dict__.get(name), _Deferred):
+                    setattr(SELinuxPolicy, name, fn)
         done.add(cls_name)
 
 
