@@ -321,12 +321,6 @@ class PolicySymbol:
     def _key(self):
         return self._value
 
-    def __eq__(self, other):
-        # The common case first (two symbols of one kind), without the generic path.
-        if other.__class__ is self.__class__:
-            return self.policy is other.policy and self._value == other._value
-        return _pr.PolicyObject.__eq__(self, other)
-
 
 class BaseType:
     def expand(self):

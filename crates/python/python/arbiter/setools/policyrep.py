@@ -331,7 +331,11 @@ class PolicySymbol(PolicyObject, _native.SymbolBase):
     def __str__(self):
         return self.name
 
-    __eq__ = _Deferred("_more")
+    def __eq__(self, other):
+        # The common case first (two symbols of one kind), without the generic path.
+        if other.__class__ is self.__class__:
+            return self.policy is other.policy and self._value == other._value
+        return PolicyObject.__eq__(self, other)
 
     def __hash__(self):
         return hash(self.name)
