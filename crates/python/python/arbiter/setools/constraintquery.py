@@ -10,7 +10,7 @@ from . import exception as _exc
 from .mixins import CLASS_DEBUG, MatchObjClass, MatchPermission, PERMS_DEBUG
 from .policyrep import ConstraintRuletype, TypeAttribute
 from .query import PolicyQuery, log_results
-from .util import match_in_set
+from . import util as _util
 
 
 def _expanded(names):
@@ -62,7 +62,7 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
             obj = _expanded(expr)
         else:
             obj = expr
-        return match_in_set(obj, criteria, regex)
+        return _util.match_in_set(obj, criteria, regex)
 
     def results(self):
         """The matching rules, in the policy's order."""

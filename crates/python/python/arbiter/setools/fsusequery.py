@@ -7,7 +7,7 @@ from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import FSUseRuletype
 from .query import PolicyQuery, log_results
-from .util import match_regex
+from . import util as _util
 
 
 class FSUseQuery(MatchContext, PolicyQuery):
@@ -34,7 +34,7 @@ class FSUseQuery(MatchContext, PolicyQuery):
             # A file system by name: one lookup in an index built once per policy.
             sel = _by_key(policy, "fs_uses", sel, lambda f: f.fs).get(fs, [])
         elif fs:
-            sel = [f for f in sel if match_regex(f.fs, fs, self.fs_regex)]
+            sel = [f for f in sel if _util.match_regex(f.fs, fs, self.fs_regex)]
         ruletype = self.ruletype
         if ruletype:
             sel = [f for f in sel if f.ruletype in ruletype]

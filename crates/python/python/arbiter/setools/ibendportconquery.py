@@ -5,7 +5,7 @@ from sys import modules
 
 from .mixins import CONTEXT_DEBUG, MatchContext, MatchName, NAME_DEBUG
 from .query import PolicyQuery, log_results
-from .util import match_regex
+from . import util as _util
 
 
 class IbendportconQuery(MatchContext, MatchName, PolicyQuery):
@@ -38,7 +38,7 @@ class IbendportconQuery(MatchContext, MatchName, PolicyQuery):
         if "logging" in modules:  # setools' INFO line (see query.log_results)
             log_results(self, "ibendportcon ")
         for endport in self.policy.ibendportcons():
-            if self.name and not match_regex(endport.name, self.name, self.name_regex):
+            if self.name and not _util.match_regex(endport.name, self.name, self.name_regex):
                 continue
             if self.port is not None and self.port != endport.port:
                 continue

@@ -5,7 +5,7 @@ from sys import modules
 from .policyrep import IomemconRange
 from .mixins import CONTEXT_DEBUG, MatchContext
 from .query import PolicyQuery, log_results
-from .util import match_range
+from . import util as _util
 
 
 class IomemconQuery(MatchContext, PolicyQuery):
@@ -45,7 +45,7 @@ class IomemconQuery(MatchContext, PolicyQuery):
         if "logging" in modules:  # setools' INFO line (see query.log_results)
             log_results(self, "")
         for con in self.policy.iomemcons():
-            if self.addr and not match_range(con.addr, self.addr, self.addr_subset,
+            if self.addr and not _util.match_range(con.addr, self.addr, self.addr_subset,
                                               self.addr_overlap, self.addr_superset,
                                               self.addr_proper):
                 continue

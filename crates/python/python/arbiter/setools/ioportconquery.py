@@ -5,7 +5,7 @@ from sys import modules
 from .policyrep import IoportconRange
 from .mixins import CONTEXT_DEBUG, MatchContext
 from .query import PolicyQuery, log_results
-from .util import match_range
+from . import util as _util
 
 
 class IoportconQuery(MatchContext, PolicyQuery):
@@ -45,7 +45,7 @@ class IoportconQuery(MatchContext, PolicyQuery):
         if "logging" in modules:  # setools' INFO line (see query.log_results)
             log_results(self, "")
         for con in self.policy.ioportcons():
-            if self.ports and not match_range(con.ports, self.ports, self.ports_subset,
+            if self.ports and not _util.match_range(con.ports, self.ports, self.ports_subset,
                                               self.ports_overlap, self.ports_superset,
                                               self.ports_proper):
                 continue

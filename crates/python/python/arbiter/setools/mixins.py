@@ -9,7 +9,7 @@ from .descriptors import (
     CriteriaSetDescriptor,
 )
 from .policyrep import PolicySymbol
-from .util import match_in_set, match_range, match_regex, match_regex_or_set
+from . import util as _util
 
 
 # The lines setools' ``_match_*_debug`` methods log at DEBUG (``query.log_results`` formats
@@ -37,7 +37,7 @@ class MatchAlias:
     def _match_alias(self, obj):
         if not self.alias:
             return True
-        return match_in_set(obj.aliases(), self.alias, self.alias_regex)
+        return _util.match_in_set(obj.aliases(), self.alias, self.alias_regex)
 
 
 class MatchContext:
@@ -73,13 +73,13 @@ class MatchContext:
         return sel
 
     def _match_context(self, context):
-        if self.user and not match_regex(context.user, self.user, self.user_regex):
+        if self.user and not _util.match_regex(context.user, self.user, self.user_regex):
             return False
-        if self.role and not match_regex(context.role, self.role, self.role_regex):
+        if self.role and not _util.match_regex(context.role, self.role, self.role_regex):
             return False
-        if self.type_ and not match_regex(context.type_, self.type_, self.type_regex):
+        if self.type_ and not _util.match_regex(context.type_, self.type_, self.type_regex):
             return False
-        if self.range_ and not match_range(context.range_, self.range_, self.range_subset,
+        if self.range_ and not _util.match_range(context.range_, self.range_, self.range_subset,
                                            self.range_overlap, self.range_superset,
                                            self.range_proper):
             return False
@@ -97,9 +97,9 @@ class MatchName:
         if not self.name:
             return True
         if self.alias_deref:
-            return match_regex(obj, self.name, self.name_regex) or \
-                match_in_set(obj.aliases(), self.name, self.name_regex)
-        return match_regex(obj, self.name, self.name_regex)
+            return _util.match_regex(obj, self.name, self.name_regex) or \
+                _util.match_in_set(obj.aliases(), self.name, self.name_regex)
+        return _util.match_regex(obj, self.name, self.name_regex)
 
 
 class MatchObjClass:
@@ -129,7 +129,7 @@ class MatchPermission:
             return True
         if self.perms_subset:
             return obj.perms >= self.perms
-        return match_regex_or_set(obj.perms, self.perms, self.perms_equal, self.perms_regex)
+        return _util.match_regex_or_set(obj.perms, self.perms, self.perms_equal, self.perms_regex)
 
 
 _CONTEXT_USER = attrgetter("context.user")

@@ -9,7 +9,8 @@ from .query import (
     policy_table, table,
 )
 from ._mls import Level
-from .util import filter_range_keys, match_level, match_range
+from . import util as _util
+from .util import filter_range_keys
 
 
 def _level_keys(range_):
@@ -133,10 +134,10 @@ class UserQuery(MemoResults, PolicyQuery):
             u.roles, roles, self.roles_equal, self.roles_regex
         ):
             return False
-        if level and not match_level(u.mls_level, level, self.level_dom,
+        if level and not _util.match_level(u.mls_level, level, self.level_dom,
                                      self.level_domby, self.level_incomp):
             return False
-        if range_ and not match_range(u.mls_range, range_, self.range_subset,
+        if range_ and not _util.match_range(u.mls_range, range_, self.range_subset,
                                       self.range_overlap, self.range_superset,
                                       self.range_proper):
             return False
