@@ -11,7 +11,6 @@ from .. import _native
 from . import exception as _exc
 from .policyrep import (
     ConstraintRuletype,
-    DefaultRangeValue,
     DefaultRuletype,
     DefaultValue,
     PolicyObject,
@@ -107,11 +106,7 @@ class ConstraintExprNode(PolicyObject):
             raise AttributeError("names")
         return self._names
 
-    @property
-    def symbol_type(self):
-        if self._symbol_type is None:
-            raise AttributeError("symbol_type")
-        return self._symbol_type
+    symbol_type = _Deferred("_constraint_more")
 
     statement = _Deferred("_constraint_more")
 
@@ -175,9 +170,7 @@ class BaseConstraint(PolicyObject):
     _key = _Deferred("_constraint_more")
     __str__ = _Deferred("_constraint_more")
 
-    @property
-    def perms(self):
-        raise NotImplementedError
+    perms = _Deferred("_constraint_more")
 
     __reduce__ = _Deferred("_constraint_pickling")
 
@@ -204,16 +197,9 @@ class Validatetrans(BaseConstraint):
 
     __slots__ = ()
 
-    def __init__(self, policy, ident, tclass, rows):
-        self.policy = policy
-        self.tclass = tclass
-        self.expression = ConstraintExpression(policy, ident, rows)
-        self.ruletype = (ConstraintRuletype.mlsvalidatetrans if self.expression.mls
-                         else ConstraintRuletype.validatetrans)
+    __init__ = _Deferred("_constraint_more")
 
-    @property
-    def perms(self):
-        raise _exc.ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
+    perms = _Deferred("_constraint_more")
 
     statement = _Deferred("_constraint_more")
 
@@ -227,21 +213,14 @@ class Default(PolicyObject):
 
     __slots__ = ("policy", "ruletype", "tclass", "_default")
 
-    def __init__(self, policy, ruletype, tclass, default):
-        self.policy = policy
-        self.ruletype = ruletype
-        self.tclass = tclass
-        self._default = default
+    __init__ = _Deferred("_constraint_more")
 
     _key = _Deferred("_constraint_more")
     __eq__ = _Deferred("_constraint_more")
     __hash__ = _Deferred("_constraint_more")
     __str__ = _Deferred("_constraint_more")
 
-    @property
-    def default(self):
-        """Which context the field comes from (``DefaultValue``)."""
-        return self._default
+    default = _Deferred("_constraint_more")
 
     statement = _Deferred("_constraint_more")
 
@@ -253,14 +232,7 @@ class DefaultRange(Default):
 
     __slots__ = ("default_range",)
 
-    def __init__(self, policy, tclass, number):
-        try:
-            default = DefaultValue(_RANGE_DEFAULT[number])
-        except KeyError as e:
-            raise _exc.LowLevelPolicyError("Unsupported default value: {}".format(e)) from e
-        super().__init__(policy, DefaultRuletype.default_range, tclass, default)
-        part = _RANGE_PART[number]
-        self.default_range = None if part is None else DefaultRangeValue(part)
+    __init__ = _Deferred("_constraint_more")
 
     __eq__ = _Deferred("_constraint_more")
     __hash__ = _Deferred("_constraint_more")

@@ -1,10 +1,14 @@
 """The methods of ``_constraint``'s objects that a script rarely calls (the expressions'
-text, items and equality, the constraints' and defaults' text, equality and hashing),
+text, items, equality and symbol types, the constraints' and defaults' text, equality,
+hashing and permissions, the validatetrans and default objects' making),
 imported on the first call of one (``policyrep._Deferred``): a script that only queries
 constraints and defaults does not keep their code. Each namespace class below gives its
 methods to the ``_constraint`` class of its name."""
 
+from . import _constraint as _c
 from . import exception as _exc
+from ._constraint import _RANGE_DEFAULT, _RANGE_PART
+from .policyrep import ConstraintRuletype, DefaultRangeValue, DefaultRuletype, DefaultValue
 
 _PART = "_constraint"
 
@@ -25,6 +29,12 @@ class ConstraintExprNode:
 
     def statement(self):
         raise _exc.NoStatement
+
+    @property
+    def symbol_type(self):
+        if self._symbol_type is None:
+            raise AttributeError("symbol_type")
+        return self._symbol_type
 
 
 class ConstraintExpression:
@@ -89,6 +99,10 @@ class BaseConstraint:
     def __str__(self):
         return self.statement()
 
+    @property
+    def perms(self):
+        raise NotImplementedError
+
 
 class Constraint:
     def statement(self):
@@ -102,6 +116,17 @@ class Constraint:
 class Validatetrans:
     def statement(self):
         return "{0.ruletype} {0.tclass} ({0.expression});".format(self)
+
+    def __init__(self, policy, ident, tclass, rows):
+        self.policy = policy
+        self.tclass = tclass
+        self.expression = _c.ConstraintExpression(policy, ident, rows)
+        self.ruletype = (ConstraintRuletype.mlsvalidatetrans if self.expression.mls
+                         else ConstraintRuletype.validatetrans)
+
+    @property
+    def perms(self):
+        raise _exc.ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
 
 
 class Default:
@@ -121,6 +146,17 @@ class Default:
     def statement(self):
         return "{0.ruletype} {0.tclass} {0.default};".format(self)
 
+    def __init__(self, policy, ruletype, tclass, default):
+        self.policy = policy
+        self.ruletype = ruletype
+        self.tclass = tclass
+        self._default = default
+
+    @property
+    def default(self):
+        """Which context the field comes from (``DefaultValue``)."""
+        return self._default
+
 
 class DefaultRange:
     def __eq__(self, other):
@@ -134,6 +170,16 @@ class DefaultRange:
         if self.default_range:
             return "{0.ruletype} {0.tclass} {0.default} {0.default_range};".format(self)
         return "{0.ruletype} {0.tclass} {0.default};".format(self)
+
+    def __init__(self, policy, tclass, number):
+        try:
+            default = DefaultValue(_RANGE_DEFAULT[number])
+        except KeyError as e:
+            raise _exc.LowLevelPolicyError("Unsupported default value: {}".format(e)) from e
+        super(_c.DefaultRange, self).__init__(
+            policy, DefaultRuletype.default_range, tclass, default)
+        part = _RANGE_PART[number]
+        self.default_range = None if part is None else DefaultRangeValue(part)
 
 
 def _flatten(items):
