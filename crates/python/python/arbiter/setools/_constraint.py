@@ -11,6 +11,7 @@ from .. import _native
 from . import exception as _exc
 from .policyrep import (
     ConstraintRuletype,
+    DefaultRangeValue,
     DefaultRuletype,
     DefaultValue,
     PolicyObject,
@@ -197,7 +198,12 @@ class Validatetrans(BaseConstraint):
 
     __slots__ = ()
 
-    __init__ = _Deferred("_constraint_more")
+    def __init__(self, policy, ident, tclass, rows):
+        self.policy = policy
+        self.tclass = tclass
+        self.expression = ConstraintExpression(policy, ident, rows)
+        self.ruletype = (ConstraintRuletype.mlsvalidatetrans if self.expression.mls
+                         else ConstraintRuletype.validatetrans)
 
     perms = _Deferred("_constraint_more")
 
@@ -213,14 +219,21 @@ class Default(PolicyObject):
 
     __slots__ = ("policy", "ruletype", "tclass", "_default")
 
-    __init__ = _Deferred("_constraint_more")
+    def __init__(self, policy, ruletype, tclass, default):
+        self.policy = policy
+        self.ruletype = ruletype
+        self.tclass = tclass
+        self._default = default
 
     _key = _Deferred("_constraint_more")
     __eq__ = _Deferred("_constraint_more")
     __hash__ = _Deferred("_constraint_more")
     __str__ = _Deferred("_constraint_more")
 
-    default = _Deferred("_constraint_more")
+    @property
+    def default(self):
+        """Which context the field comes from (``DefaultValue``)."""
+        return self._default
 
     statement = _Deferred("_constraint_more")
 
@@ -232,7 +245,14 @@ class DefaultRange(Default):
 
     __slots__ = ("default_range",)
 
-    __init__ = _Deferred("_constraint_more")
+    def __init__(self, policy, tclass, number):
+        try:
+            default = DefaultValue(_RANGE_DEFAULT[number])
+        except KeyError as e:
+            raise _exc.LowLevelPolicyError("Unsupported default value: {}".format(e)) from e
+        super().__init__(policy, DefaultRuletype.default_range, tclass, default)
+        part = _RANGE_PART[number]
+        self.default_range = None if part is None else DefaultRangeValue(part)
 
     __eq__ = _Deferred("_constraint_more")
     __hash__ = _Deferred("_constraint_more")

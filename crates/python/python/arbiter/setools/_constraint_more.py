@@ -1,14 +1,11 @@
 """The methods of ``_constraint``'s objects that a script rarely calls (the expressions'
-text, items, equality and symbol types, the constraints' and defaults' text, equality,
-hashing and permissions, the validatetrans and default objects' making),
+text, items, equality and symbol types, the constraints' and defaults' text, equality and
+hashing, a validatetrans statement's permissions),
 imported on the first call of one (``policyrep._Deferred``): a script that only queries
 constraints and defaults does not keep their code. Each namespace class below gives its
 methods to the ``_constraint`` class of its name."""
 
-from . import _constraint as _c
 from . import exception as _exc
-from ._constraint import _RANGE_DEFAULT, _RANGE_PART
-from .policyrep import ConstraintRuletype, DefaultRangeValue, DefaultRuletype, DefaultValue
 
 _PART = "_constraint"
 
@@ -117,13 +114,6 @@ class Validatetrans:
     def statement(self):
         return "{0.ruletype} {0.tclass} ({0.expression});".format(self)
 
-    def __init__(self, policy, ident, tclass, rows):
-        self.policy = policy
-        self.tclass = tclass
-        self.expression = _c.ConstraintExpression(policy, ident, rows)
-        self.ruletype = (ConstraintRuletype.mlsvalidatetrans if self.expression.mls
-                         else ConstraintRuletype.validatetrans)
-
     @property
     def perms(self):
         raise _exc.ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
@@ -146,17 +136,6 @@ class Default:
     def statement(self):
         return "{0.ruletype} {0.tclass} {0.default};".format(self)
 
-    def __init__(self, policy, ruletype, tclass, default):
-        self.policy = policy
-        self.ruletype = ruletype
-        self.tclass = tclass
-        self._default = default
-
-    @property
-    def default(self):
-        """Which context the field comes from (``DefaultValue``)."""
-        return self._default
-
 
 class DefaultRange:
     def __eq__(self, other):
@@ -170,16 +149,6 @@ class DefaultRange:
         if self.default_range:
             return "{0.ruletype} {0.tclass} {0.default} {0.default_range};".format(self)
         return "{0.ruletype} {0.tclass} {0.default};".format(self)
-
-    def __init__(self, policy, tclass, number):
-        try:
-            default = DefaultValue(_RANGE_DEFAULT[number])
-        except KeyError as e:
-            raise _exc.LowLevelPolicyError("Unsupported default value: {}".format(e)) from e
-        super(_c.DefaultRange, self).__init__(
-            policy, DefaultRuletype.default_range, tclass, default)
-        part = _RANGE_PART[number]
-        self.default_range = None if part is None else DefaultRangeValue(part)
 
 
 def _flatten(items):

@@ -185,7 +185,11 @@ class Netifcon(Ocontext):
     __slots__ = ("netif", "packet")
     _kind = "netifcons"
 
-    __init__ = _Deferred("_labeling_more")
+    def __init__(self, policy, netif, context, packet):
+        self.policy = policy
+        self.netif = netif
+        self.context = context
+        self.packet = packet
 
     __hash__ = _Deferred("_labeling_more")
 

@@ -89,11 +89,6 @@ class Portcon:
 
 
 class Netifcon:
-    def __init__(self, policy, netif, context, packet):
-        self.policy = policy
-        self.netif = netif
-        self.context = context
-        self.packet = packet
 
     def __hash__(self):
         return hash("netifcon|{0.netif}".format(self))
