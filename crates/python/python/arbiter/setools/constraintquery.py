@@ -9,7 +9,8 @@ from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from . import exception as _exc
 from .mixins import CLASS_DEBUG, MatchObjClass, MatchPermission, PERMS_DEBUG
 from .policyrep import ConstraintRuletype, TypeAttribute
-from .query import PolicyQuery, log_results
+from . import query as _query
+from .query import PolicyQuery
 from . import util as _util
 
 
@@ -67,7 +68,7 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
     def results(self):
         """The matching rules, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "constraint ")
+            _query.log_results(self, "constraint ")
         every, parts = _by_ruletype(self.policy)
         ruletype = self.ruletype
         if ruletype and len(ruletype) == 1:

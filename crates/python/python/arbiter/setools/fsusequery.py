@@ -6,7 +6,8 @@ from sys import modules
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import FSUseRuletype
-from .query import PolicyQuery, log_results
+from . import query as _query
+from .query import PolicyQuery
 from . import util as _util
 
 
@@ -26,7 +27,7 @@ class FSUseQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "fs_use_* ")
+            _query.log_results(self, "fs_use_* ")
         policy = self.policy
         sel = policy._labeling("fs_uses")
         fs = self.fs

@@ -5,7 +5,8 @@ from sys import modules
 
 from .descriptors import CriteriaDescriptor
 from .mixins import CONTEXT_DEBUG, MatchContext
-from .query import PolicyQuery, log_results
+from . import query as _query
+from .query import PolicyQuery
 from .fsusequery import _by_key
 from . import util as _util
 
@@ -29,7 +30,7 @@ class GenfsconQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "genfscon ")
+            _query.log_results(self, "genfscon ")
         policy = self.policy
         sel = policy._labeling("genfscons")
         fs = self.fs

@@ -6,7 +6,8 @@ from sys import modules
 
 from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import IbpkeyconRange
-from .query import PolicyQuery, log_results
+from . import query as _query
+from .query import PolicyQuery
 from . import util as _util
 
 
@@ -64,7 +65,7 @@ class IbpkeyconQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "ibpkeycon ")
+            _query.log_results(self, "ibpkeycon ")
         for pk in self.policy.ibpkeycons():
             if self.subnet_prefix is not None and self.subnet_prefix != pk.subnet_prefix:
                 continue

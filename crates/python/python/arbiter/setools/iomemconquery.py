@@ -4,7 +4,8 @@ from sys import modules
 
 from .policyrep import IomemconRange
 from .mixins import CONTEXT_DEBUG, MatchContext
-from .query import PolicyQuery, log_results
+from . import query as _query
+from .query import PolicyQuery
 from . import util as _util
 
 
@@ -43,7 +44,7 @@ class IomemconQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "")
+            _query.log_results(self, "")
         for con in self.policy.iomemcons():
             if self.addr and not _util.match_range(con.addr, self.addr, self.addr_subset,
                                               self.addr_overlap, self.addr_superset,

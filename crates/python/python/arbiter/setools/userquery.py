@@ -4,9 +4,10 @@ proper)."""
 
 from .descriptors import CriteriaDescriptor
 from .mixins import NAME_DEBUG
+from . import query as _query
 from .query import (
-    MemoResults, PolicyQuery, Criterion, SetCriterion, filter_names, match_set, policy_results,
-    policy_table, table,
+    MemoResults, PolicyQuery, Criterion, SetCriterion, filter_names, policy_results, policy_table,
+    table,
 )
 from ._mls import Level
 from . import util as _util
@@ -130,7 +131,7 @@ class UserQuery(MemoResults, PolicyQuery):
 
     def _match_rest(self, u, roles, level, range_):
         """The criteria not yet applied by an index (None or empty when applied)."""
-        if roles is not None and not match_set(
+        if roles is not None and not _query.match_set(
             u.roles, roles, self.roles_equal, self.roles_regex
         ):
             return False
