@@ -922,16 +922,17 @@ def test_rarer_labeling_methods_load_on_first_use_and_answer_as_before(debian_pa
 
 
 def test_rarer_util_helpers_and_properties_load_on_first_use_and_answer_as_before():
-    """``util``'s rarer helpers are in ``_util_more``, served by ``util``'s module
-    ``__getattr__`` as its own (``from setools.util import ...``, ``dir()``); the range
-    criteria that reach them answer as before. ``policyrep``'s, ``_mls``'s and
+    """``util``'s rarer helpers are in ``_util_more`` and ``query``'s in ``_query_more``,
+    served by their module's ``__getattr__`` as its own (``from setools.util import
+    ...``, ``dir()``); the criteria that reach them answer as before. ``policyrep``'s, ``_mls``'s and
     ``_constraint``'s rarer properties and methods answer as before once loaded, as
     properties and functions of their classes."""
     out = fresh(
         "import sys\n"
         "import arbiter.setools as s\n"
         "p = s.SELinuxPolicy({!r})\n"
-        "print('arbiter.setools._util_more' in sys.modules)\n"
+        "print('arbiter.setools._util_more' in sys.modules,\n"
+        "      'arbiter.setools._query_more' in sys.modules)\n"
         "print(len(list(s.UserQuery(p, range_='s0 - s15:c0.c1023', range_overlap=True)\n"
         "           .results())),\n"
         "      len(list(s.MLSRuleQuery(p, default='s0', default_overlap=True).results())),\n"
@@ -941,6 +942,10 @@ def test_rarer_util_helpers_and_properties_load_on_first_use_and_answer_as_befor
         "print('arbiter.setools._util_more' in sys.modules, match_regex.__module__,\n"
         "      'match_level' in dir(u), s.xperm_str_to_tuple_ranges('0x08,0x30-0x40'),\n"
         "      u.match_range.__qualname__)\n"
+        "print(len(list(s.ObjClassQuery(p, common='file', perms={{'read'}}).results())),\n"
+        "      len(list(s.RoleQuery(p, types=['sysadm_t'], types_equal=True).results())),\n"
+        "      'arbiter.setools._query_more' in sys.modules, s.query.match_set.__module__,\n"
+        "      'match_name' in dir(s.query))\n"
         "print(p.version, p.handle_unknown, p.target_platform, str(p.path) == {!r},\n"
         "      p.lookup_type('unconfined_t').ispermissive, p.lookup_category('c5'),\n"
         "      len(list(p.levels())), len(list(p.categories())), next(p.mlsrules()).default)\n"
@@ -951,9 +956,10 @@ def test_rarer_util_helpers_and_properties_load_on_first_use_and_answer_as_befor
         "      s.mixins.MatchContext._match_context.__module__)\n"
         .format(str(DEBIAN_MLS), str(DEBIAN_MLS)))
     assert out.splitlines() == [
-        "False",
+        "False False",
         "7 23 262",
         "True arbiter.setools.util True [(8, 8), (48, 64)] match_range",
+        "8 0 True arbiter.setools.query True",
         "33 deny selinux True 0 c5 16 1024 s0 - s15:c0.c1023",
         "property arbiter.setools.policyrep SELinuxPolicy.from_bytes arbiter.setools._mls "
         "arbiter.setools._constraint arbiter.setools.mixins",
