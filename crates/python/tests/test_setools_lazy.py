@@ -924,9 +924,9 @@ def test_rarer_labeling_methods_load_on_first_use_and_answer_as_before(debian_pa
 def test_rarer_util_helpers_and_properties_load_on_first_use_and_answer_as_before():
     """``util``'s rarer helpers are in ``_util_more`` and ``query``'s in ``_query_more``,
     served by their module's ``__getattr__`` as its own (``from setools.util import
-    ...``, ``dir()``); the criteria that reach them answer as before. ``policyrep``'s, ``_mls``'s and
-    ``_constraint``'s rarer properties and methods answer as before once loaded, as
-    properties and functions of their classes."""
+    ...``, ``dir()``); the criteria that reach them answer as before. ``policyrep``'s,
+    ``_mls``'s and ``_constraint``'s rarer properties and methods answer as before once
+    loaded, as properties and functions of their classes."""
     out = fresh(
         "import sys\n"
         "import arbiter.setools as s\n"

@@ -54,5 +54,6 @@ class TypeAttributeQuery(PolicyQuery):
             return
         tv = policy._type_by_value
         for a in attrs:
-            if _query.match_values(rel[a._value - 1], types, self.types_equal, self.types_regex, tv):
+            if _query.match_values(rel[a._value - 1], types, self.types_equal, self.types_regex,
+                                   tv):
                 yield a
