@@ -1,6 +1,6 @@
 """The methods of ``_labeling``'s objects that a script rarely calls (the statements'
-text, hashing and keys; the contexts' text and range; the nodecon, ibpkeycon,
-ibendportcon and netifcon objects' making; the policy's labeling listings and
+text, hashing and keys; the contexts' text and range; the nodecon, ibpkeycon and
+ibendportcon objects' making; the policy's labeling listings and
 ``lookup_initialsid``), imported on first use (``policyrep._Deferred``): a script that
 only queries the labeling does not keep their code. Each namespace class below gives its
 methods to the ``_labeling`` class of its name."""
@@ -89,7 +89,6 @@ class Portcon:
 
 
 class Netifcon:
-
     def __hash__(self):
         return hash("netifcon|{0.netif}".format(self))
 
