@@ -837,3 +837,130 @@ def test_rarer_policyrep_methods_load_on_first_use_and_answer_as_before(debian_p
         "True arbiter.setools.policyrep HandleUnknown True arbiter.setools.policyrep "
         "SELinuxPolicy.lookup_user",
     ]
+
+
+# The submodules that hold methods a script rarely calls (``policyrep._Deferred``, and
+# ``util``'s module ``__getattr__``), and a member of each that must still be its
+# stand-in after the benchmark's queries.
+RARER_PARTS = {
+    "arbiter.setools._more": ("policyrep", "SELinuxPolicy", "version"),
+    "arbiter.setools._mls_more": ("_mls", "_MLSPolicy", "lookup_category"),
+    "arbiter.setools._constraint_more": ("_constraint", "ConstraintExprNode", "symbol_type"),
+    "arbiter.setools._labeling_more": ("_labeling", "Context", "range_"),
+    "arbiter.setools._mixins_more": ("mixins", "MatchContext", "_match_context"),
+}
+
+
+def test_every_benchmark_query_leaves_the_rarer_methods_unloaded(debian_path):
+    """Every query of ``bench/setools_api.py`` (each kind a script runs), and the
+    policycoreutils-style pass over a domain's rules, load none of the submodules of rarer
+    methods: their members are still the stand-ins that import them (a class attribute
+    compared by identity, as ``mixins._filter_equal`` compares ``__eq__``, would load
+    one)."""
+    bench = pathlib.Path(__file__).resolve().parents[1] / "bench" / "setools_api.py"
+    out = fresh(
+        "import runpy, sys\n"
+        "import arbiter.setools as s\n"
+        "s.install()\n"
+        "queries = runpy.run_path({!r}, run_name='bench')['QUERIES']\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "for make in queries.values():\n"
+        "    for _ in range(2):\n"
+        "        list(make(p).results())\n"
+        "for r in s.TERuleQuery(p, ruletype=['allow'], source='httpd_t',\n"
+        "                       tclass=['file']).results():\n"
+        "    (str(r.source), str(r.target), sorted(r.perms))\n"
+        "print(sorted(m for m in sys.modules if m.endswith('_more')))\n"
+        "import importlib\n"
+        "for mod, cls, name in {!r}.values():\n"
+        "    c = getattr(importlib.import_module('arbiter.setools.' + mod), cls)\n"
+        "    print(type(vars(c)[name]).__name__)\n"
+        "print('arbiter.setools._util_more' in sys.modules)\n"
+        .format(str(bench), str(debian_path), RARER_PARTS))
+    assert out.splitlines() == ["[]"] + ["_Deferred"] * len(RARER_PARTS) + ["False"]
+
+
+def test_rarer_labeling_methods_load_on_first_use_and_answer_as_before(debian_path):
+    """The labeling statements' text, hashing and keys, the contexts' text and range, the
+    rarer statements' making and the policy's labeling listings are in
+    ``_labeling_more``, imported on first use: the labeling queries leave it unloaded;
+    loaded, the methods and properties are ``_labeling``'s classes' own and
+    ``SELinuxPolicy``'s listings are the functions themselves."""
+    out = fresh(
+        "import pickle, sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "for q in (s.PortconQuery(p, ports=(80, 80)), s.GenfsconQuery(p, fs='proc'),\n"
+        "          s.FSUseQuery(p, fs='ext4'), s.InitialSIDQuery(p, type_='kernel_t'),\n"
+        "          s.NodeconQuery(p), s.NetifconQuery(p)):\n"
+        "    list(q.results())\n"
+        "print('arbiter.setools._labeling_more' in sys.modules)\n"
+        "pc = next(c for c in p.portcons() if c.ports.low == 80)\n"
+        "print(pc.statement(), str(pc) == pc.statement(), hash(pc) == hash(pc), pc == pc)\n"
+        "print(str(pc.context), pc.context.range_, pickle.loads(pickle.dumps(pc)).statement())\n"
+        "sid = p.lookup_initialsid('kernel')\n"
+        "print(sid, sid.statement(), next(p.fs_uses()).statement(),\n"
+        "      next(iter(p.genfscons())).statement())\n"
+        "print(len(list(p.nodecons())), len(list(p.netifcons())), len(list(p.ibpkeycons())),\n"
+        "      len(list(p.ibendportcons())), len(p.initialsids()) > 20)\n"
+        "L = s.policyrep.Context\n"
+        "print('arbiter.setools._labeling_more' in sys.modules,\n"
+        "      type(vars(L)['range_']).__name__, L.range_.fget.__module__,\n"
+        "      s.policyrep.Portcon.statement.__qualname__,\n"
+        "      s.SELinuxPolicy.portcons is vars(s._labeling._LabelingPolicy)['portcons'])\n"
+        .format(str(debian_path)))
+    assert out.splitlines() == [
+        "False",
+        "portcon tcp 80 system_u:object_r:http_port_t:s0 True True True",
+        "system_u:object_r:http_port_t:s0 s0 portcon tcp 80 system_u:object_r:http_port_t:s0",
+        "kernel sid kernel system_u:system_r:kernel_t:s0 "
+        "fs_use_xattr btrfs system_u:object_r:fs_t:s0; "
+        "genfscon afs /  system_u:object_r:nfs_t:s0",
+        "0 0 0 0 True",
+        "True property arbiter.setools._labeling Portcon.statement True",
+    ]
+
+
+def test_rarer_util_helpers_and_properties_load_on_first_use_and_answer_as_before():
+    """``util``'s rarer helpers are in ``_util_more`` and ``query``'s in ``_query_more``,
+    served by their module's ``__getattr__`` as its own (``from setools.util import
+    ...``, ``dir()``); the criteria that reach them answer as before. ``policyrep``'s,
+    ``_mls``'s and ``_constraint``'s rarer properties and methods answer as before once
+    loaded, as properties and functions of their classes."""
+    out = fresh(
+        "import sys\n"
+        "import arbiter.setools as s\n"
+        "p = s.SELinuxPolicy({!r})\n"
+        "print('arbiter.setools._util_more' in sys.modules,\n"
+        "      'arbiter.setools._query_more' in sys.modules)\n"
+        "print(len(list(s.UserQuery(p, range_='s0 - s15:c0.c1023', range_overlap=True)\n"
+        "           .results())),\n"
+        "      len(list(s.MLSRuleQuery(p, default='s0', default_overlap=True).results())),\n"
+        "      len(list(s.TypeQuery(p, alias='.', alias_regex=True).results())))\n"
+        "from arbiter.setools.util import match_regex\n"
+        "u = s.util\n"
+        "print('arbiter.setools._util_more' in sys.modules, match_regex.__module__,\n"
+        "      'match_level' in dir(u), s.xperm_str_to_tuple_ranges('0x08,0x30-0x40'),\n"
+        "      u.match_range.__qualname__)\n"
+        "print(len(list(s.ObjClassQuery(p, common='file', perms={{'read'}}).results())),\n"
+        "      len(list(s.RoleQuery(p, types=['sysadm_t'], types_equal=True).results())),\n"
+        "      'arbiter.setools._query_more' in sys.modules, s.query.match_set.__module__,\n"
+        "      'match_name' in dir(s.query))\n"
+        "print(p.version, p.handle_unknown, p.target_platform, str(p.path) == {!r},\n"
+        "      p.lookup_type('unconfined_t').ispermissive, p.lookup_category('c5'),\n"
+        "      len(list(p.levels())), len(list(p.categories())), next(p.mlsrules()).default)\n"
+        "P = s.SELinuxPolicy\n"
+        "print(type(vars(P)['version']).__name__, P.version.fget.__module__,\n"
+        "      P.from_bytes.__func__.__qualname__, P.lookup_category.__module__,\n"
+        "      s.policyrep.ConstraintExprNode.symbol_type.fget.__module__,\n"
+        "      s.mixins.MatchContext._match_context.__module__)\n"
+        .format(str(DEBIAN_MLS), str(DEBIAN_MLS)))
+    assert out.splitlines() == [
+        "False False",
+        "7 23 262",
+        "True arbiter.setools.util True [(8, 8), (48, 64)] match_range",
+        "8 0 True arbiter.setools.query True",
+        "33 deny selinux True 0 c5 16 1024 s0 - s15:c0.c1023",
+        "property arbiter.setools.policyrep SELinuxPolicy.from_bytes arbiter.setools._mls "
+        "arbiter.setools._constraint arbiter.setools.mixins",
+    ]

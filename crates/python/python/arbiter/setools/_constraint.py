@@ -107,11 +107,7 @@ class ConstraintExprNode(PolicyObject):
             raise AttributeError("names")
         return self._names
 
-    @property
-    def symbol_type(self):
-        if self._symbol_type is None:
-            raise AttributeError("symbol_type")
-        return self._symbol_type
+    symbol_type = _Deferred("_constraint_more")
 
     statement = _Deferred("_constraint_more")
 
@@ -175,9 +171,7 @@ class BaseConstraint(PolicyObject):
     _key = _Deferred("_constraint_more")
     __str__ = _Deferred("_constraint_more")
 
-    @property
-    def perms(self):
-        raise NotImplementedError
+    perms = _Deferred("_constraint_more")
 
     __reduce__ = _Deferred("_constraint_pickling")
 
@@ -211,9 +205,7 @@ class Validatetrans(BaseConstraint):
         self.ruletype = (ConstraintRuletype.mlsvalidatetrans if self.expression.mls
                          else ConstraintRuletype.validatetrans)
 
-    @property
-    def perms(self):
-        raise _exc.ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
+    perms = _Deferred("_constraint_more")
 
     statement = _Deferred("_constraint_more")
 

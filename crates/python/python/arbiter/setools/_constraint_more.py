@@ -1,5 +1,6 @@
 """The methods of ``_constraint``'s objects that a script rarely calls (the expressions'
-text, items and equality, the constraints' and defaults' text, equality and hashing),
+text, items, equality and symbol types, the constraints' and defaults' text, equality and
+hashing, a validatetrans statement's permissions),
 imported on the first call of one (``policyrep._Deferred``): a script that only queries
 constraints and defaults does not keep their code. Each namespace class below gives its
 methods to the ``_constraint`` class of its name."""
@@ -25,6 +26,12 @@ class ConstraintExprNode:
 
     def statement(self):
         raise _exc.NoStatement
+
+    @property
+    def symbol_type(self):
+        if self._symbol_type is None:
+            raise AttributeError("symbol_type")
+        return self._symbol_type
 
 
 class ConstraintExpression:
@@ -89,6 +96,10 @@ class BaseConstraint:
     def __str__(self):
         return self.statement()
 
+    @property
+    def perms(self):
+        raise NotImplementedError
+
 
 class Constraint:
     def statement(self):
@@ -102,6 +113,10 @@ class Constraint:
 class Validatetrans:
     def statement(self):
         return "{0.ruletype} {0.tclass} ({0.expression});".format(self)
+
+    @property
+    def perms(self):
+        raise _exc.ConstraintUseError("{0} rules do not have permissions.".format(self.ruletype))
 
 
 class Default:

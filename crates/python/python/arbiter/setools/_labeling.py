@@ -6,19 +6,14 @@ The tables come from the native ``labeling_tables`` in the policy's order, as fl
 columns (numbers, strings, byte strings, distinct ranges): no tuple per statement, which
 dead once the objects were built stayed in CPython's tuple free lists to a script's end."""
 
-import itertools
 import stat
 
 from .. import _native
-from ._mls import Listing
-from . import exception as _exc
 from .policyrep import (
     FSUseRuletype,
-    NodeconIPVersion,
     PolicyObject,
     PortconProtocol,
     PortconRange,
-    _made,
     _Deferred,
     _pickling_getattr,
 )
@@ -49,25 +44,15 @@ class Context(PolicyObject):
         self.type_ = type_
         self._range = range_
 
-    def _key(self):
-        return id(self)
+    _key = _Deferred("_labeling_more")
 
-    def __str__(self):
-        if self._range:
-            return "{0.user}:{0.role}:{0.type_}:{0.range_}".format(self)
-        return "{0.user}:{0.role}:{0.type_}".format(self)
+    __str__ = _Deferred("_labeling_more")
 
     __reduce__ = _Deferred("_labeling_pickling")
 
-    @property
-    def range_(self):
-        """The context's range (``MLSDisabled`` without MLS)."""
-        if self._range:
-            return self._range
-        raise _exc.MLSDisabled
+    range_ = _Deferred("_labeling_more")
 
-    def statement(self):
-        raise _exc.NoStatement
+    statement = _Deferred("_labeling_more")
 
 
 class Ocontext(PolicyObject):
@@ -78,12 +63,9 @@ class Ocontext(PolicyObject):
     # The policy's table of the statements of this kind (``_labeling``'s name for it).
     _kind = None
 
-    def _key(self):
-        # One object per statement and policy (``_labeling``): its identity is the object's.
-        return id(self)
+    _key = _Deferred("_labeling_more")
 
-    def __str__(self):
-        return self.statement()
+    __str__ = _Deferred("_labeling_more")
 
     __reduce__ = _Deferred("_labeling_pickling")
 
@@ -99,11 +81,9 @@ class InitialSID(Ocontext):
         self.context = context
         self.name = SELINUX_SIDNAMES[sid]
 
-    def __str__(self):
-        return self.name
+    __str__ = _Deferred("_labeling_more")
 
-    def statement(self):
-        return "sid {0} {0.context}".format(self)
+    statement = _Deferred("_labeling_more")
 
 
 class FSUse(Ocontext):
@@ -118,15 +98,11 @@ class FSUse(Ocontext):
         self.fs = fs
         self.context = context
 
-    def _key(self):
-        # setools never sets an FSUse's identity, so any two compare equal.
-        return 0
+    _key = _Deferred("_labeling_more")
 
-    def __hash__(self):
-        return hash("{0.ruletype}|{0.fs}".format(self))
+    __hash__ = _Deferred("_labeling_more")
 
-    def statement(self):
-        return "{0.ruletype} {0.fs} {0.context};".format(self)
+    statement = _Deferred("_labeling_more")
 
 
 class GenfsFiletype(int):
@@ -144,8 +120,7 @@ class GenfsFiletype(int):
         stat.S_IFSOCK: "-s",
     }
 
-    def __str__(self):
-        return self._filetype_to_text[self]
+    __str__ = _Deferred("_labeling_more")
 
 
 class Genfscon(Ocontext):
@@ -182,11 +157,9 @@ class Genfscon(Ocontext):
                     "Genfscon {} {} object class {} does not match a file object class. "
                     "Dropping file type.".format(fs, path, tclass.name))
 
-    def __hash__(self):
-        return hash("genfscon|{0.fs}|{0.path}|{0.filetype}".format(self))
+    __hash__ = _Deferred("_labeling_more")
 
-    def statement(self):
-        return "genfscon {0.fs} {0.path} {0.filetype} {0.context}".format(self)
+    statement = _Deferred("_labeling_more")
 
 
 class Portcon(Ocontext):
@@ -201,14 +174,9 @@ class Portcon(Ocontext):
         self.protocol = PortconProtocol(protocol)
         self.context = context
 
-    def __hash__(self):
-        return hash("portcon|{0.protocol}|{1.low}|{1.high}".format(self, self.ports))
+    __hash__ = _Deferred("_labeling_more")
 
-    def statement(self):
-        low, high = self.ports
-        if low == high:
-            return "portcon {0.protocol} {1} {0.context}".format(self, low)
-        return "portcon {0.protocol} {1}-{2} {0.context}".format(self, low, high)
+    statement = _Deferred("_labeling_more")
 
 
 class Netifcon(Ocontext):
@@ -223,11 +191,9 @@ class Netifcon(Ocontext):
         self.context = context
         self.packet = packet
 
-    def __hash__(self):
-        return hash("netifcon|{0.netif}".format(self))
+    __hash__ = _Deferred("_labeling_more")
 
-    def statement(self):
-        return "netifcon {0.netif} {0.context} {0.packet}".format(self)
+    statement = _Deferred("_labeling_more")
 
 
 class Nodecon(Ocontext):
@@ -236,35 +202,11 @@ class Nodecon(Ocontext):
     __slots__ = ("ip_version", "network")
     _kind = "nodecons"
 
-    def __init__(self, policy, version, addr, mask, context):
-        self.policy = policy
-        self.context = context
-        import ipaddress  # here, not at the top: only nodecon and ibpkeycon use it
+    __init__ = _Deferred("_labeling_more")
 
-        if version == 4:
-            self.ip_version = NodeconIPVersion.ipv4
-            text = str(ipaddress.IPv4Address(addr))
-        else:
-            self.ip_version = NodeconIPVersion.ipv6
-            text = str(ipaddress.IPv6Address(addr))
-        cidr = sum(bin(b).count("1") for b in mask)
-        net_with_mask = "{0}/{1}".format(text, cidr)
-        try:
-            self.network = ipaddress.ip_network(net_with_mask)
-        except ValueError:
-            import logging
+    __hash__ = _Deferred("_labeling_more")
 
-            logging.getLogger("setools.policyrep").warning(
-                "Nodecon with network {} {} has host bits set. Analyses may have "
-                "unexpected results.".format(
-                    text, ipaddress.ip_address(mask) if len(mask) in (4, 16) else mask))
-            self.network = ipaddress.ip_network(net_with_mask, strict=False)
-
-    def __hash__(self):
-        return hash("nodecon|{}".format(self.network.with_netmask))
-
-    def statement(self):
-        return "nodecon {1} {0.context}".format(self, self.network.with_netmask.replace("/", " "))
+    statement = _Deferred("_labeling_more")
 
 
 class Ibpkeycon(Ocontext):
@@ -273,22 +215,11 @@ class Ibpkeycon(Ocontext):
     __slots__ = ("subnet_prefix", "pkeys")
     _kind = "ibpkeycons"
 
-    def __init__(self, policy, prefix, low, high, context):
-        self.policy = policy
-        self.pkeys = _made("IbpkeyconRange")(low, high)
-        self.context = context
-        import ipaddress
+    __init__ = _Deferred("_labeling_more")
 
-        self.subnet_prefix = ipaddress.IPv6Address(bytes(prefix) + bytes(8))
+    __hash__ = _Deferred("_labeling_more")
 
-    def __hash__(self):
-        return hash("ibpkeycon|{0.subnet_prefix}|{0.pkeys.low}|{0.pkeys.high}".format(self))
-
-    def statement(self):
-        if self.pkeys.low == self.pkeys.high:
-            return "ibpkeycon {0.subnet_prefix} {0.pkeys.low:#x} {0.context}".format(self)
-        return "ibpkeycon {0.subnet_prefix} {0.pkeys.low:#x}-{0.pkeys.high:#x} {0.context}".format(
-            self)
+    statement = _Deferred("_labeling_more")
 
 
 class Ibendportcon(Ocontext):
@@ -297,17 +228,11 @@ class Ibendportcon(Ocontext):
     __slots__ = ("name", "port")
     _kind = "ibendportcons"
 
-    def __init__(self, policy, name, port, context):
-        self.policy = policy
-        self.name = name
-        self.port = port
-        self.context = context
+    __init__ = _Deferred("_labeling_more")
 
-    def __hash__(self):
-        return hash("ibendportcon|{0.name}|{0.port}".format(self))
+    __hash__ = _Deferred("_labeling_more")
 
-    def statement(self):
-        return "ibendportcon {0.name} {0.port} {0.context}".format(self)
+    statement = _Deferred("_labeling_more")
 
 
 # libsepol's target_platform for a Xen policy, and the Xen tables (whose objects are the
@@ -391,47 +316,23 @@ class _LabelingPolicy:
         nums.release()
         return out
 
-    def initialsids(self):
-        """Every initial SID, in the policy's order."""
-        return Listing(self._labeling("initialsids"))
+    initialsids = _Deferred("_labeling_more")
 
-    def fs_uses(self):
-        """Every fs_use_* statement, in the policy's order."""
-        return Listing(self._labeling("fs_uses"))
+    fs_uses = _Deferred("_labeling_more")
 
-    def genfscons(self):
-        """Every genfscon statement, by file system then path, as the policy holds them."""
-        return Listing(self._labeling("genfscons"))
+    genfscons = _Deferred("_labeling_more")
 
-    def portcons(self):
-        """Every portcon statement, in the policy's order."""
-        return Listing(self._labeling("portcons"))
+    portcons = _Deferred("_labeling_more")
 
-    def netifcons(self):
-        """Every netifcon statement, in the policy's order."""
-        return Listing(self._labeling("netifcons"))
+    netifcons = _Deferred("_labeling_more")
 
-    def nodecons(self):
-        """Every nodecon statement: the IPv4 ones, then the IPv6 ones (chained, as
-        setools chains its two iterators: no ``len()``)."""
-        nodes = self._labeling("nodecons")
-        return itertools.chain((n for n in nodes if n.ip_version is NodeconIPVersion.ipv4),
-                               (n for n in nodes if n.ip_version is NodeconIPVersion.ipv6))
+    nodecons = _Deferred("_labeling_more")
 
-    def ibpkeycons(self):
-        """Every ibpkeycon statement, in the policy's order."""
-        return Listing(self._labeling("ibpkeycons"))
+    ibpkeycons = _Deferred("_labeling_more")
 
-    def ibendportcons(self):
-        """Every ibendportcon statement, in the policy's order."""
-        return Listing(self._labeling("ibendportcons"))
+    ibendportcons = _Deferred("_labeling_more")
 
-    def lookup_initialsid(self, name):
-        """An initial SID by name."""
-        for sid in self.initialsids():
-            if sid == name:
-                return sid
-        raise _exc.InvalidInitialSid("{0} is not a valid initial SID".format(name))
+    lookup_initialsid = _Deferred("_labeling_more")
 
 
 # The pickling of this part's objects is in ``_labeling_pickling`` (``policyrep._Deferred`` gives

@@ -52,8 +52,7 @@ class _Datum:
             return self.policy is other.policy and self._key() == other._key()
         return PolicyObject.__eq__(self, other)
 
-    def __ne__(self, other):
-        return not self == other
+    __ne__ = _Deferred("_mls_more")
 
 
 class Category(_Datum, _NamedSymbol):
@@ -69,21 +68,13 @@ class Category(_Datum, _NamedSymbol):
         self._alias_wins = alias_wins
         self._ident = ident
 
-    @property
-    def _token(self):
-        """The category in a level's set: its value, negated for the alias's datum."""
-        return -self._value if self._ident else self._value
+    _token = _Deferred("_mls_more")
 
-    def __hash__(self):
-        return hash(self.name)
+    __hash__ = _Deferred("_mls_more")
 
-    def __lt__(self, other):
-        # By value (declaration order), not by name.
-        return self._value < other._value
+    __lt__ = _Deferred("_mls_more")
 
-    def aliases(self):
-        """The category's aliases."""
-        return iter(self._aliases)
+    aliases = _Deferred("_mls_more")
 
     statement = _Deferred("_mls_more")
 
@@ -108,18 +99,14 @@ class Sensitivity(_Datum, _NamedSymbol):
     def __ge__(self, other):
         return self._value >= other._value
 
-    def __gt__(self, other):
-        return self._value > other._value
+    __gt__ = _Deferred("_mls_more")
 
-    def __le__(self, other):
-        return self._value <= other._value
+    __le__ = _Deferred("_mls_more")
 
     def __lt__(self, other):
         return self._value < other._value
 
-    def aliases(self):
-        """The sensitivity's aliases."""
-        return iter(self._aliases)
+    aliases = _Deferred("_mls_more")
 
     def level_decl(self):
         """The level declaration of this sensitivity."""
@@ -140,8 +127,7 @@ class BaseMLSLevel(PolicyObject):
         self.sensitivity = sensitivity
         self._cats = frozenset(cats)
 
-    def _key(self):
-        return (self.sensitivity._value, self._cats)
+    _key = _Deferred("_mls_more")
 
     __str__ = _Deferred("_mls_more")
     categories = _Deferred("_mls_more")
@@ -243,10 +229,7 @@ class MLSRule(PolicyRule):
     _key = _Deferred("_mls_more")
     __hash__ = _Deferred("_mls_more")
 
-    @property
-    def default(self):
-        """The range the transition sets."""
-        return self._range
+    default = _Deferred("_mls_more")
 
     expand = _Deferred("_mls_more")
     statement = _Deferred("_mls_more")
@@ -304,16 +287,7 @@ class _MLSPolicy:
             decls[key] = LevelDecl(self, sens, self._cat_tokens(sens._cats))
         return decls[key]
 
-    def _categories_all(self):
-        def build():
-            # The categories a name query made before (``_categories_named``) are these.
-            made = self._cache.get("categories_made", {})
-            return [
-                made.get(row[0]) or Category(self, *row)
-                for row in _native.category_table(self._db)
-            ]
-
-        return self._table("categories", build)
+    _categories_all = _Deferred("_mls_more")
 
     def _categories_named(self, pattern):
         """The categories whose name ``re.search(pattern, name)`` matches, in setools'
@@ -350,10 +324,7 @@ class _MLSPolicy:
         hit = answers[pattern] = [made[v] for v in values]
         return hit
 
-    def _category_by_value(self):
-        return self._table(
-            "category_by_value", lambda: {c._value: c for c in self._categories_all()}
-        )
+    _category_by_value = _Deferred("_mls_more")
 
     def _cat_tokens(self, values):
         """Level tokens of category values read from a bitmap (see ``_Datum``): one shared
@@ -377,15 +348,7 @@ class _MLSPolicy:
                                else frozenset(-v if v in wins else v for v in key))
         return s
 
-    def _category_of_token(self, token):
-        """The ``Category`` a level token stands for."""
-        c = self._category_by_value()[abs(token)]
-        if token > 0:
-            return c
-        alias = self._table("cat_alias_datums", dict)
-        if c._value not in alias:
-            alias[c._value] = Category(self, c._value, c.name, c._aliases, True, 1)
-        return alias[c._value]
+    _category_of_token = _Deferred("_mls_more")
 
     def _level(self, row):
         """A ``Level`` from the native ``(sensitivity value, category values)``."""
@@ -428,17 +391,11 @@ class _MLSPolicy:
             del rows[value]
         return pair
 
-    def sensitivities(self):
-        """Every sensitivity, in setools' order."""
-        return Listing(self._sensitivities_all())
+    sensitivities = _Deferred("_mls_more")
 
-    def categories(self):
-        """Every category, in setools' order."""
-        return Listing(self._categories_all())
+    categories = _Deferred("_mls_more")
 
-    def levels(self):
-        """Every level declaration, in the sensitivities' order."""
-        return Listing([self._leveldecl(s) for s in self._sensitivities_all()])
+    levels = _Deferred("_mls_more")
 
     def lookup_sensitivity(self, name, deref=True):
         """A sensitivity by name (or, with ``deref``, alias)."""
@@ -447,21 +404,7 @@ class _MLSPolicy:
                 return s
         raise _exc.InvalidSensitivity("{0} is not a valid sensitivity".format(name))
 
-    def lookup_category(self, name, deref=True):
-        """A category by name (or, with ``deref``, alias)."""
-        table = self._table(
-            "category_names",
-            lambda: ({c.name: c for c in self._categories_all()},
-                     {a: c for c in self._categories_all() for a in c._aliases}),
-        )
-        c = table[0].get(name) if isinstance(name, str) else None
-        if c is None and not isinstance(name, str):
-            c = next((x for x in self._categories_all() if x == name), None)
-        if c is None and deref:
-            c = table[1].get(name)
-        if c is None:
-            raise _exc.InvalidCategory("{0} is not a valid category".format(name))
-        return c
+    lookup_category = _Deferred("_mls_more")
 
     def lookup_level(self, level):
         """A ``Level`` from its text (``s0:c0.c3,c5``), checked against the policy's
@@ -545,9 +488,7 @@ class _MLSPolicy:
 
         return self._table("mlsrules", build)
 
-    def mlsrules(self):
-        """Every range_transition rule, in setools' order."""
-        return Listing(self._mlsrules_all())
+    mlsrules = _Deferred("_mls_more")
 
 
 # The pickling of this part's objects is in ``_mls_pickling`` (``policyrep._Deferred`` gives

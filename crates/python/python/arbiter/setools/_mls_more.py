@@ -1,14 +1,17 @@
 """The methods of ``_mls``'s objects that a script rarely calls (a level's ``str()`` and
-comparisons, a range's, the rules' expansion and statements), imported on the first call
+comparisons, a range's, the rules' expansion and statements, the symbols' aliases,
+ordering and hashing, the policy's MLS listings and category tables and
+``lookup_category``), imported on the first call
 of one (``policyrep._Deferred``): a script that only queries the MLS tables does not keep
 their code. Each namespace class below gives its methods to the ``_mls`` class of its
 name."""
 
 import itertools
 
+from .. import _native
 from . import exception as _exc
 from . import _mls
-from ._mls import _other_cats
+from ._mls import Listing, _other_cats
 
 _PART = "_mls"
 _NOT_LEVELS = "Levels cannot be compared to level declarations"
@@ -35,6 +38,9 @@ class BaseMLSLevel:
         """Every category of the level (not a compact notation), as a set's iterator."""
         obj = self.policy._category_of_token
         return iter({obj(t) for t in self._cats})
+
+    def _key(self):
+        return (self.sensitivity._value, self._cats)
 
 
 class LevelDecl:
@@ -135,15 +141,46 @@ class MLSRule:
     def statement(self):
         return "{0.ruletype} {0.source} {0.target}:{0.tclass} {0.default};".format(self)
 
+    @property
+    def default(self):
+        """The range the transition sets."""
+        return self._range
+
 
 class Category:
     def statement(self):
         return "category {0}{1};".format(self.name, _alias_text(self._aliases))
 
+    @property
+    def _token(self):
+        """The category in a level's set: its value, negated for the alias's datum."""
+        return -self._value if self._ident else self._value
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __lt__(self, other):
+        # By value (declaration order), not by name.
+        return self._value < other._value
+
+    def aliases(self):
+        """The category's aliases."""
+        return iter(self._aliases)
+
 
 class Sensitivity:
     def statement(self):
         return "sensitivity {0}{1};".format(self.name, _alias_text(self._aliases))
+
+    def __gt__(self, other):
+        return self._value > other._value
+
+    def __le__(self, other):
+        return self._value <= other._value
+
+    def aliases(self):
+        """The sensitivity's aliases."""
+        return iter(self._aliases)
 
 
 def _alias_text(aliases):
@@ -152,3 +189,68 @@ def _alias_text(aliases):
     if aliases:
         return " alias {0}".format(aliases[0])
     return ""
+
+
+class _Datum:
+    def __ne__(self, other):
+        return not self == other
+
+
+class _MLSPolicy:
+    def _categories_all(self):
+        def build():
+            # The categories a name query made before (``_categories_named``) are these.
+            made = self._cache.get("categories_made", {})
+            return [
+                made.get(row[0]) or _mls.Category(self, *row)
+                for row in _native.category_table(self._db)
+            ]
+
+        return self._table("categories", build)
+
+    def _category_by_value(self):
+        return self._table(
+            "category_by_value", lambda: {c._value: c for c in self._categories_all()}
+        )
+
+    def _category_of_token(self, token):
+        """The ``Category`` a level token stands for."""
+        c = self._category_by_value()[abs(token)]
+        if token > 0:
+            return c
+        alias = self._table("cat_alias_datums", dict)
+        if c._value not in alias:
+            alias[c._value] = _mls.Category(self, c._value, c.name, c._aliases, True, 1)
+        return alias[c._value]
+
+    def sensitivities(self):
+        """Every sensitivity, in setools' order."""
+        return Listing(self._sensitivities_all())
+
+    def categories(self):
+        """Every category, in setools' order."""
+        return Listing(self._categories_all())
+
+    def levels(self):
+        """Every level declaration, in the sensitivities' order."""
+        return Listing([self._leveldecl(s) for s in self._sensitivities_all()])
+
+    def lookup_category(self, name, deref=True):
+        """A category by name (or, with ``deref``, alias)."""
+        table = self._table(
+            "category_names",
+            lambda: ({c.name: c for c in self._categories_all()},
+                     {a: c for c in self._categories_all() for a in c._aliases}),
+        )
+        c = table[0].get(name) if isinstance(name, str) else None
+        if c is None and not isinstance(name, str):
+            c = next((x for x in self._categories_all() if x == name), None)
+        if c is None and deref:
+            c = table[1].get(name)
+        if c is None:
+            raise _exc.InvalidCategory("{0} is not a valid category".format(name))
+        return c
+
+    def mlsrules(self):
+        """Every range_transition rule, in setools' order."""
+        return Listing(self._mlsrules_all())

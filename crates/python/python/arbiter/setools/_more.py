@@ -1,12 +1,15 @@
 """The methods of ``policyrep``'s objects that a script rarely calls (the symbols'
 aliases, attributes, members and expansion, the TE rules' expansion and hashing, the
-policy's copies, text and rarer lookups, the objects' ordering and ``repr()``) and the
+policy's copies, text, rarer lookups, listings and properties, the objects' ordering,
+``repr()``, keys and hashing, the rules' conditionals, file names and defaults) and the
 rarer enumerations' definitions, imported on first use (``policyrep._Deferred``,
 ``policyrep._made``): a script that only queries does not keep their code. Each
 namespace class below gives its methods to the ``policyrep`` class of its name."""
 
+from .. import _native
 from . import exception as _exc
 from . import policyrep as _pr
+from .policyrep import TERuletype, _made
 
 
 class PolicyObject:
@@ -25,6 +28,19 @@ class PolicyObject:
     def __deepcopy__(self, memo):
         return self
 
+    def _key(self):
+        raise NotImplementedError
+
+    def __str__(self):
+        raise NotImplementedError
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def statement(self):
+        """The policy language text of the object."""
+        raise _exc.NoStatement
+
 
 class Type:
     def aliases(self):
@@ -40,6 +56,15 @@ class Type:
     def expand(self):
         """A type expands to itself."""
         yield self
+
+    @property
+    def _aliases(self):
+        return self.policy._type_extras()[1].get(self._value, ())
+
+    @property
+    def ispermissive(self):
+        """Whether the type is permissive: 1 or 0 (an int, as setools returns it)."""
+        return 1 if self._value in self.policy._type_extras()[0] else 0
 
 
 class TypeAttribute:
@@ -59,6 +84,10 @@ class TypeAttribute:
     def attributes(self):
         raise _exc.SymbolUseError("Type attributes do not have attributes.")
 
+    @property
+    def ispermissive(self):
+        raise _exc.SymbolUseError("Attributes cannot be permissive.")
+
 
 class Role:
     def types(self):
@@ -69,6 +98,11 @@ class Role:
     def expand(self):
         """A role expands to itself."""
         yield self
+
+    @property
+    def dominated_roles(self):
+        """Roles dominated by this one (none in a binary policy)."""
+        return frozenset()
 
 
 class ObjClass:
@@ -118,11 +152,39 @@ class BaseTERule:
                     self.policy, self._res, self._i, self._row, s, t, self.tclass, origin=self
                 )
 
+    def _extra(self):
+        return None
+
+    @property
+    def conditional(self):
+        if self._cond is None:
+            raise _exc.RuleNotConditional
+        return self.policy._conditional(self._cond[0])
+
+    @property
+    def conditional_block(self):
+        if self._cond is None:
+            raise _exc.RuleNotConditional
+        return self._cond[1]
+
+    @property
+    def filename(self):
+        raise _exc.RuleUseError("{} rules do not have file names".format(self.ruletype))
+
+    def enabled(self, **kwargs):
+        if self._cond is None:
+            return True
+        return self.conditional.evaluate(**kwargs) == self._cond[1]
+
 
 class AVRule:
     def derive_expanded(self, source, target, perms):
         """An expanded rule of this one with new permissions."""
         return _pr._DerivedAVRule(self, source, target, perms)
+
+    @property
+    def default(self):
+        raise _exc.RuleUseError("{} rules do not have a default type.".format(self.ruletype))
 
 
 class SELinuxPolicy:
@@ -157,6 +219,44 @@ class SELinuxPolicy:
         if b is None:
             raise _exc.InvalidBoolean("{} is not a valid Boolean".format(name))
         return b
+
+    @classmethod
+    def from_bytes(cls, data):
+        """A policy from its image (``bytes``)."""
+        return cls(_native.PolicyDb(bytes(data)))
+
+    @property
+    def path(self):
+        """The policy file."""
+        return self._path
+
+    @property
+    def version(self):
+        """The policy format version."""
+        return self._db.version
+
+    @property
+    def handle_unknown(self):
+        """The policy's handling of unknown classes and permissions."""
+        return _made("HandleUnknown")[self._db.handle_unknown]
+
+    @property
+    def target_platform(self):
+        """The platform: ``PolicyTarget.selinux`` or ``PolicyTarget.xen``."""
+        target = _made("PolicyTarget")
+        return target.xen if self._is_xen() else target.selinux
+
+    def _type_extras(self):
+        """``(values of the permissive types, value -> aliases)``, built with the types."""
+        extras = self._cache.get("type_extras")
+        if extras is None:
+            self._type_by_value
+            extras = self._cache["type_extras"]
+        return extras
+
+    @property
+    def _bool_by_value(self):
+        return self._table("bool_by_value", lambda: {b._value: b for b in self._bools_all()})
 
 
 # The rarer enumerations (``policyrep._MADE_ON_USE``), named as at ``policyrep``'s module
@@ -209,3 +309,115 @@ def _bounds_ruletype():
         typebounds = 1
 
     return BoundsRuletype
+
+
+class PolicySymbol:
+    @property
+    def name(self):
+        """The symbol's name: ``_NamedSymbol``'s slot, or what a type reads from the
+        policy (both override this; a symbol with neither has no name)."""
+        raise AttributeError("name")
+
+    def _key(self):
+        return self._value
+
+
+class BaseType:
+    def expand(self):
+        raise NotImplementedError
+
+
+class User:
+    @property
+    def mls_level(self):
+        """The user's default level."""
+        if self._level is None:
+            raise _exc.MLSDisabled
+        return self.policy._user_mls(self._value)[0]
+
+
+class Common:
+    def __contains__(self, perm):
+        return perm in self.perms
+
+
+class PolicyRule:
+    def __str__(self):
+        return self.statement()
+
+    def __lt__(self, other):
+        return str(self) < str(other)
+
+    @property
+    def conditional(self):
+        raise _exc.RuleNotConditional
+
+    @property
+    def conditional_block(self):
+        raise _exc.RuleNotConditional
+
+    def enabled(self, **kwargs):
+        return True
+
+    def expand(self):
+        raise NotImplementedError
+
+
+class _DerivedAVRule:
+    def __init__(self, origin, source, target, perms):
+        super(_pr._DerivedAVRule, self).__init__(
+            origin.policy, origin._res, origin._i, origin._row, source, target, origin.tclass,
+            origin=origin,
+        )
+        self._perms = frozenset(perms)
+
+    @property
+    def perms(self):
+        return self._perms
+
+
+class AVRuleXperm:
+    @property
+    def perms(self):
+        """The ioctl numbers (an ``IoctlSet``)."""
+        from ._rarer import IoctlSet
+
+        return IoctlSet(self._res.xperms(self._i))
+
+    @property
+    def xperm_type(self):
+        """The extended permission type (``ioctl``)."""
+        return "ioctl"
+
+    def _extra(self):
+        return "ioctl"
+
+
+class TERule:
+    @property
+    def perms(self):
+        raise _exc.RuleUseError("{} rules do not have a permission set.".format(self.ruletype))
+
+    @property
+    def default(self):
+        """The default type."""
+        return self.policy._type_by_value[self._row[5]]
+
+    @property
+    def filename(self):
+        if self.ruletype == TERuletype.type_transition:
+            raise _exc.TERuleNoFilename
+        raise _exc.RuleUseError("{} rules do not have file names".format(self.ruletype))
+
+    def _extra(self):
+        return self._row[5]
+
+
+class FileNameTERule:
+    @property
+    def filename(self):
+        """The object name."""
+        return self._res.filename(self._i)
+
+    def _extra(self):
+        return (self._row[5], self.filename)

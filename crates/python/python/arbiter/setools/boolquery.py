@@ -3,7 +3,8 @@
 from sys import modules
 
 from .mixins import NAME_DEBUG
-from .query import PolicyQuery, Criterion, filter_names, table, log_results
+from . import query as _query
+from .query import PolicyQuery, Criterion, filter_names, table
 
 
 class BoolQuery(PolicyQuery):
@@ -22,7 +23,7 @@ class BoolQuery(PolicyQuery):
     def results(self):
         """The matching Booleans, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "Boolean ")
+            _query.log_results(self, "Boolean ")
         policy = self.policy
         bools = table(policy, "bools", policy.bools)
         if self.name is not None:

@@ -3,7 +3,8 @@
 from sys import modules
 
 from . import policyrep
-from .query import PolicyQuery, Criterion, _empty, match_name, log_results
+from . import query as _query
+from .query import PolicyQuery, Criterion, _empty
 
 
 class BoundsQuery(PolicyQuery):
@@ -40,12 +41,12 @@ class BoundsQuery(PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "bounds ")
+            _query.log_results(self, "bounds ")
         for b in self.policy.bounds():
             if self._ruletype is not None and b.ruletype not in self._ruletype:
                 continue
-            if not match_name(b.parent, self.parent, self.parent_regex):
+            if not _query.match_name(b.parent, self.parent, self.parent_regex):
                 continue
-            if not match_name(b.child, self.child, self.child_regex):
+            if not _query.match_name(b.child, self.child, self.child_regex):
                 continue
             yield b

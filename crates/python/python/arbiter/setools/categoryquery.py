@@ -3,7 +3,8 @@
 from sys import modules
 
 from .mixins import ALIAS_DEBUG, MatchAlias, MatchName, NAME_DEBUG
-from .query import PolicyQuery, filter_names, table, log_results
+from . import query as _query
+from .query import PolicyQuery, filter_names, table
 
 
 def _named(policy, criterion):
@@ -26,7 +27,7 @@ class CategoryQuery(MatchAlias, MatchName, PolicyQuery):
     def results(self):
         """The matching categories, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "category ")
+            _query.log_results(self, "category ")
         policy = self.policy
         name = self.name
         cats = None

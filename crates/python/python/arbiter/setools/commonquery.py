@@ -1,9 +1,10 @@
 """``setools.commonquery.CommonQuery``: commons by name and permissions."""
 
 from .mixins import NAME_DEBUG, PERMS_DEBUG
+from . import query as _query
 from .query import (
-    PolicyQuery, Criterion, SetCriterion, every_perm, filter_names, match_set, table,
-    validate_perms, MemoResults, policy_table,
+    PolicyQuery, Criterion, SetCriterion, every_perm, filter_names, table, validate_perms,
+    MemoResults, policy_table,
 )
 
 
@@ -60,7 +61,7 @@ class CommonQuery(MemoResults, PolicyQuery):
         if not self.perms_equal and not self.perms_regex:
             return [c for c in commons if not perms.isdisjoint(c.perms)]
         equal, regex = self.perms_equal, self.perms_regex
-        return [c for c in commons if match_set(c.perms, perms, equal, regex)]
+        return [c for c in commons if _query.match_set(c.perms, perms, equal, regex)]
 
 
 def _by_perm(policy):

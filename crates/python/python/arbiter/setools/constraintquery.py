@@ -9,8 +9,9 @@ from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from . import exception as _exc
 from .mixins import CLASS_DEBUG, MatchObjClass, MatchPermission, PERMS_DEBUG
 from .policyrep import ConstraintRuletype, TypeAttribute
-from .query import PolicyQuery, log_results
-from .util import match_in_set
+from . import query as _query
+from .query import PolicyQuery
+from . import util as _util
 
 
 def _expanded(names):
@@ -62,12 +63,12 @@ class ConstraintQuery(MatchObjClass, MatchPermission, PolicyQuery):
             obj = _expanded(expr)
         else:
             obj = expr
-        return match_in_set(obj, criteria, regex)
+        return _util.match_in_set(obj, criteria, regex)
 
     def results(self):
         """The matching rules, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "constraint ")
+            _query.log_results(self, "constraint ")
         every, parts = _by_ruletype(self.policy)
         ruletype = self.ruletype
         if ruletype and len(ruletype) == 1:

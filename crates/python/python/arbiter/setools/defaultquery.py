@@ -6,7 +6,8 @@ from sys import modules
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import CLASS_DEBUG, MatchObjClass
 from .policyrep import DefaultRangeValue, DefaultRuletype, DefaultValue
-from .query import PolicyQuery, table, log_results
+from . import query as _query
+from .query import PolicyQuery, table
 
 
 class DefaultQuery(MatchObjClass, PolicyQuery):
@@ -27,7 +28,7 @@ class DefaultQuery(MatchObjClass, PolicyQuery):
     def results(self):
         """The matching rules, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "default_* ")
+            _query.log_results(self, "default_* ")
         policy = self.policy
         rules = table(policy, "defaults", policy.defaults)
         if not (self.ruletype or self.tclass or self.default or self.default_range):

@@ -5,7 +5,8 @@ setools 4.4.1 does, so that a bad value raises when it is set."""
 
 from collections.abc import Collection
 
-from .util import enum_lookup, validate_perms_any
+from . import util as _util
+from .util import enum_lookup
 
 
 def _compile(pattern):
@@ -168,5 +169,5 @@ class CriteriaPermissionSetDescriptor(CriteriaDescriptor):
                 tclass = getattr(obj, "tclass", None)
             if tclass and not isinstance(tclass, Collection):
                 tclass = frozenset((tclass,))
-            validate_perms_any(perms, tclass=tclass, policy=obj.policy)
+            _util.validate_perms_any(perms, tclass=tclass, policy=obj.policy)
             obj.__dict__[self.name] = perms

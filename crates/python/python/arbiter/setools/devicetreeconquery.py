@@ -4,7 +4,8 @@
 from sys import modules
 
 from .mixins import CONTEXT_DEBUG, MatchContext
-from .query import PolicyQuery, log_results
+from . import query as _query
+from .query import PolicyQuery
 
 
 class DevicetreeconQuery(MatchContext, PolicyQuery):
@@ -20,7 +21,7 @@ class DevicetreeconQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "")
+            _query.log_results(self, "")
         for con in self.policy.devicetreecons():
             if self.path and self.path != con.path:
                 continue

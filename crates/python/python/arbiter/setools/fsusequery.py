@@ -6,8 +6,9 @@ from sys import modules
 from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import FSUseRuletype
-from .query import PolicyQuery, log_results
-from .util import match_regex
+from . import query as _query
+from .query import PolicyQuery
+from . import util as _util
 
 
 class FSUseQuery(MatchContext, PolicyQuery):
@@ -26,7 +27,7 @@ class FSUseQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "fs_use_* ")
+            _query.log_results(self, "fs_use_* ")
         policy = self.policy
         sel = policy._labeling("fs_uses")
         fs = self.fs
@@ -34,7 +35,7 @@ class FSUseQuery(MatchContext, PolicyQuery):
             # A file system by name: one lookup in an index built once per policy.
             sel = _by_key(policy, "fs_uses", sel, lambda f: f.fs).get(fs, [])
         elif fs:
-            sel = [f for f in sel if match_regex(f.fs, fs, self.fs_regex)]
+            sel = [f for f in sel if _util.match_regex(f.fs, fs, self.fs_regex)]
         ruletype = self.ruletype
         if ruletype:
             sel = [f for f in sel if f.ruletype in ruletype]

@@ -5,9 +5,10 @@ from sys import modules
 
 from .descriptors import CriteriaDescriptor
 from .mixins import CONTEXT_DEBUG, MatchContext
-from .query import PolicyQuery, log_results
+from . import query as _query
+from .query import PolicyQuery
 from .fsusequery import _by_key
-from .util import match_regex
+from . import util as _util
 
 
 class GenfsconQuery(MatchContext, PolicyQuery):
@@ -29,7 +30,7 @@ class GenfsconQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "genfscon ")
+            _query.log_results(self, "genfscon ")
         policy = self.policy
         sel = policy._labeling("genfscons")
         fs = self.fs
@@ -37,10 +38,10 @@ class GenfsconQuery(MatchContext, PolicyQuery):
             # A file system by name: one lookup in an index built once per policy.
             sel = _by_key(policy, "genfscons", sel, lambda g: g.fs).get(fs, [])
         elif fs:
-            sel = [g for g in sel if match_regex(g.fs, fs, self.fs_regex)]
+            sel = [g for g in sel if _util.match_regex(g.fs, fs, self.fs_regex)]
         path = self.path
         if path:
-            sel = [g for g in sel if match_regex(g.path, path, self.path_regex)]
+            sel = [g for g in sel if _util.match_regex(g.path, path, self.path_regex)]
         filetype = self.filetype
         if filetype:
             sel = [g for g in sel if filetype == g.filetype]

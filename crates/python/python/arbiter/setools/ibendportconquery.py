@@ -4,8 +4,9 @@ name, port and context."""
 from sys import modules
 
 from .mixins import CONTEXT_DEBUG, MatchContext, MatchName, NAME_DEBUG
-from .query import PolicyQuery, log_results
-from .util import match_regex
+from . import query as _query
+from .query import PolicyQuery
+from . import util as _util
 
 
 class IbendportconQuery(MatchContext, MatchName, PolicyQuery):
@@ -36,9 +37,9 @@ class IbendportconQuery(MatchContext, MatchName, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "ibendportcon ")
+            _query.log_results(self, "ibendportcon ")
         for endport in self.policy.ibendportcons():
-            if self.name and not match_regex(endport.name, self.name, self.name_regex):
+            if self.name and not _util.match_regex(endport.name, self.name, self.name_regex):
                 continue
             if self.port is not None and self.port != endport.port:
                 continue

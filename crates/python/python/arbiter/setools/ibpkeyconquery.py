@@ -6,8 +6,9 @@ from sys import modules
 
 from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import IbpkeyconRange
-from .query import PolicyQuery, log_results
-from .util import match_range
+from . import query as _query
+from .query import PolicyQuery
+from . import util as _util
 
 
 class IbpkeyconQuery(MatchContext, PolicyQuery):
@@ -64,11 +65,11 @@ class IbpkeyconQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "ibpkeycon ")
+            _query.log_results(self, "ibpkeycon ")
         for pk in self.policy.ibpkeycons():
             if self.subnet_prefix is not None and self.subnet_prefix != pk.subnet_prefix:
                 continue
-            if self.pkeys and not match_range(pk.pkeys, self.pkeys, self.pkeys_subset,
+            if self.pkeys and not _util.match_range(pk.pkeys, self.pkeys, self.pkeys_subset,
                                               self.pkeys_overlap, self.pkeys_superset,
                                               self.pkeys_proper):
                 continue

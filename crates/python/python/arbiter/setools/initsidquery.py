@@ -3,7 +3,8 @@
 from sys import modules
 
 from .mixins import CONTEXT_DEBUG, MatchContext, MatchName, NAME_DEBUG
-from .query import PolicyQuery, log_results
+from . import query as _query
+from .query import PolicyQuery
 
 
 class InitialSIDQuery(MatchName, MatchContext, PolicyQuery):
@@ -15,7 +16,7 @@ class InitialSIDQuery(MatchName, MatchContext, PolicyQuery):
     def results(self):
         """The matching initial SIDs, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "initial SID ")
+            _query.log_results(self, "initial SID ")
         sel = self.policy._labeling("initialsids")
         if self.name:
             sel = [i for i in sel if self._match_name(i)]

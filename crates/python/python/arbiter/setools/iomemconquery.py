@@ -4,8 +4,9 @@ from sys import modules
 
 from .policyrep import IomemconRange
 from .mixins import CONTEXT_DEBUG, MatchContext
-from .query import PolicyQuery, log_results
-from .util import match_range
+from . import query as _query
+from .query import PolicyQuery
+from . import util as _util
 
 
 class IomemconQuery(MatchContext, PolicyQuery):
@@ -43,9 +44,9 @@ class IomemconQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "")
+            _query.log_results(self, "")
         for con in self.policy.iomemcons():
-            if self.addr and not match_range(con.addr, self.addr, self.addr_subset,
+            if self.addr and not _util.match_range(con.addr, self.addr, self.addr_subset,
                                               self.addr_overlap, self.addr_superset,
                                               self.addr_proper):
                 continue

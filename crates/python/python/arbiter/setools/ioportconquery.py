@@ -4,8 +4,9 @@ from sys import modules
 
 from .policyrep import IoportconRange
 from .mixins import CONTEXT_DEBUG, MatchContext
-from .query import PolicyQuery, log_results
-from .util import match_range
+from . import query as _query
+from .query import PolicyQuery
+from . import util as _util
 
 
 class IoportconQuery(MatchContext, PolicyQuery):
@@ -43,9 +44,9 @@ class IoportconQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "")
+            _query.log_results(self, "")
         for con in self.policy.ioportcons():
-            if self.ports and not match_range(con.ports, self.ports, self.ports_subset,
+            if self.ports and not _util.match_range(con.ports, self.ports, self.ports_subset,
                                               self.ports_overlap, self.ports_superset,
                                               self.ports_proper):
                 continue

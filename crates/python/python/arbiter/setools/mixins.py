@@ -8,8 +8,8 @@ from .descriptors import (
     CriteriaPermissionSetDescriptor,
     CriteriaSetDescriptor,
 )
-from .policyrep import PolicySymbol
-from .util import match_in_set, match_range, match_regex, match_regex_or_set
+from .policyrep import PolicySymbol, _Deferred
+from . import util as _util
 
 
 # The lines setools' ``_match_*_debug`` methods log at DEBUG (``query.log_results`` formats
@@ -34,10 +34,7 @@ class MatchAlias:
     alias = CriteriaDescriptor("alias_regex")
     alias_regex = False
 
-    def _match_alias(self, obj):
-        if not self.alias:
-            return True
-        return match_in_set(obj.aliases(), self.alias, self.alias_regex)
+    _match_alias = _Deferred("_mixins_more")
 
 
 class MatchContext:
@@ -72,18 +69,7 @@ class MatchContext:
                 sel = _filter_equal(sel, getter, crit)
         return sel
 
-    def _match_context(self, context):
-        if self.user and not match_regex(context.user, self.user, self.user_regex):
-            return False
-        if self.role and not match_regex(context.role, self.role, self.role_regex):
-            return False
-        if self.type_ and not match_regex(context.type_, self.type_, self.type_regex):
-            return False
-        if self.range_ and not match_range(context.range_, self.range_, self.range_subset,
-                                           self.range_overlap, self.range_superset,
-                                           self.range_proper):
-            return False
-        return True
+    _match_context = _Deferred("_mixins_more")
 
 
 class MatchName:
@@ -93,13 +79,7 @@ class MatchName:
     name_regex = False
     alias_deref = False
 
-    def _match_name(self, obj):
-        if not self.name:
-            return True
-        if self.alias_deref:
-            return match_regex(obj, self.name, self.name_regex) or \
-                match_in_set(obj.aliases(), self.name, self.name_regex)
-        return match_regex(obj, self.name, self.name_regex)
+    _match_name = _Deferred("_mixins_more")
 
 
 class MatchObjClass:
@@ -108,12 +88,7 @@ class MatchObjClass:
     tclass = CriteriaSetDescriptor("tclass_regex", "lookup_class")
     tclass_regex = False
 
-    def _match_object_class(self, obj):
-        if not self.tclass:
-            return True
-        if self.tclass_regex:
-            return bool(self.tclass.search(str(obj.tclass)))
-        return obj.tclass in self.tclass
+    _match_object_class = _Deferred("_mixins_more")
 
 
 class MatchPermission:
@@ -124,12 +99,7 @@ class MatchPermission:
     perms_regex = False
     perms_subset = False
 
-    def _match_perms(self, obj):
-        if not self.perms:
-            return True
-        if self.perms_subset:
-            return obj.perms >= self.perms
-        return match_regex_or_set(obj.perms, self.perms, self.perms_equal, self.perms_regex)
+    _match_perms = _Deferred("_mixins_more")
 
 
 _CONTEXT_USER = attrgetter("context.user")

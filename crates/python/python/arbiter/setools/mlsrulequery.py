@@ -6,7 +6,7 @@ from .descriptors import CriteriaDescriptor, CriteriaSetDescriptor
 from .mixins import CLASS_DEBUG, MatchObjClass
 from .policyrep import MLSRuletype
 from .query import MemoResults, PolicyQuery, policy_table
-from .util import match_indirect_regex, match_range
+from . import util as _util
 
 
 class MLSRuleQuery(MemoResults, MatchObjClass, PolicyQuery):
@@ -72,15 +72,15 @@ class MLSRuleQuery(MemoResults, MatchObjClass, PolicyQuery):
         """setools' tests of one rule, for the criteria that are set."""
         if ruletype and rule.ruletype not in ruletype:
             return False
-        if source and not match_indirect_regex(
+        if source and not _util.match_indirect_regex(
                 rule.source, source, self.source_indirect, self.source_regex):
             return False
-        if target and not match_indirect_regex(
+        if target and not _util.match_indirect_regex(
                 rule.target, target, self.target_indirect, self.target_regex):
             return False
         if tclass and not self._match_object_class(rule):
             return False
-        if default and not match_range(
+        if default and not _util.match_range(
                 rule.default, default, self.default_subset, self.default_overlap,
                 self.default_superset, self.default_proper):
             return False

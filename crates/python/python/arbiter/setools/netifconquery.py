@@ -3,7 +3,7 @@ context."""
 
 from .mixins import CONTEXT_DEBUG, MatchContext, MatchName, NAME_DEBUG
 from .query import MemoResults, PolicyQuery, policy_table
-from .util import match_regex
+from . import util as _util
 
 
 class NetifconQuery(MemoResults, MatchContext, MatchName, PolicyQuery):
@@ -19,7 +19,7 @@ class NetifconQuery(MemoResults, MatchContext, MatchName, PolicyQuery):
         sel = policy_table(self.policy, "query_netifcons", _every_netifcon)
         name = self.name
         if name:
-            sel = [n for n in sel if match_regex(n.netif, name, self.name_regex)]
+            sel = [n for n in sel if _util.match_regex(n.netif, name, self.name_regex)]
         return self._filter_context(sel)
 
 

@@ -3,9 +3,8 @@
 from sys import modules
 
 from .mixins import NAME_DEBUG
-from .query import (
-    PolicyQuery, Criterion, SetCriterion, filter_names, match_name, match_set, table, log_results,
-)
+from . import query as _query
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, table
 
 
 def _has_any(c, perms, indirect):
@@ -58,7 +57,7 @@ class ObjClassQuery(PolicyQuery):
     def results(self):
         """The matching classes, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "object class ")
+            _query.log_results(self, "object class ")
         policy = self.policy
         all_classes = table(policy, "classes", policy.classes)
         if self.name is None:
@@ -84,12 +83,12 @@ class ObjClassQuery(PolicyQuery):
             # c._common is None exactly where c.common raises NoCommon.
             com = None if c._common is None else c.common
             if common is not None:
-                if com is None or not match_name(com, common, common_regex):
+                if com is None or not _query.match_name(com, common, common_regex):
                     continue
             if want is not None:
                 perms = c.perms
                 if indirect and com is not None:
                     perms = perms | com.perms
-                if not match_set(perms, want, equal, regex):
+                if not _query.match_set(perms, want, equal, regex):
                     continue
             yield c

@@ -3,7 +3,8 @@
 from sys import modules
 
 from .mixins import CONTEXT_DEBUG, MatchContext
-from .query import PolicyQuery, log_results
+from . import query as _query
+from .query import PolicyQuery
 
 
 class PcideviceconQuery(MatchContext, PolicyQuery):
@@ -33,7 +34,7 @@ class PcideviceconQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "")
+            _query.log_results(self, "")
         for con in self.policy.pcidevicecons():
             if self.device and self.device != con.device:
                 continue

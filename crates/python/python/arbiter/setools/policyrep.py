@@ -232,9 +232,17 @@ def _install_deferred(module):
                 continue
         cls = getattr(holder, cls_name)
         for name, fn in vars(ns).items():
-            if type(fn) is _FUNCTION:
-                fn.__module__ = cls.__module__
+            # A function, a property (its getter named as the class's) or a class method.
+            f = fn.fget if type(fn) is property else fn
+            f = f.__func__ if type(f) is classmethod else f
+            if type(f) is _FUNCTION:
+                f.__module__ = cls.__module__
                 setattr(cls, name, fn)
+                # A part's mixin: ``SELinuxPolicy`` holds copies of its members
+                # (``_load_part``), this one still the deferred stand-in.
+                if cls.__name__ == _PART_MIXINS.get(part) and isinstance(
+                        SELinuxPolicy.__dict__.get(name), _Deferred):
+                    setattr(SELinuxPolicy, name, fn)
         done.add(cls_name)
 
 
@@ -270,11 +278,9 @@ class PolicyObject:
 
     __slots__ = ()
 
-    def _key(self):
-        raise NotImplementedError
+    _key = _Deferred("_more")
 
-    def __str__(self):
-        raise NotImplementedError
+    __str__ = _Deferred("_more")
 
     def __getattr__(self, name):
         # Reached for missing attributes and for properties that raised AttributeError (a
@@ -299,16 +305,13 @@ class PolicyObject:
 
     __ne__ = _Deferred("_more")
 
-    def __hash__(self):
-        return hash(str(self))
+    __hash__ = _Deferred("_more")
 
     __lt__ = _Deferred("_more")
     __copy__ = _Deferred("_more")
     __deepcopy__ = _Deferred("_more")
 
-    def statement(self):
-        """The policy language text of the object."""
-        raise _exc.NoStatement
+    statement = _Deferred("_more")
 
 
 class PolicySymbol(PolicyObject, _native.SymbolBase):
@@ -321,14 +324,9 @@ class PolicySymbol(PolicyObject, _native.SymbolBase):
 
     __slots__ = ("policy",)
 
-    @property
-    def name(self):
-        """The symbol's name: ``_NamedSymbol``'s slot, or what a type reads from the
-        policy (both override this; a symbol with neither has no name)."""
-        raise AttributeError("name")
+    name = _Deferred("_more")
 
-    def _key(self):
-        return self._value
+    _key = _Deferred("_more")
 
     def __str__(self):
         return self.name
@@ -380,8 +378,7 @@ class BaseType(PolicySymbol):
     def __hash__(self):
         return hash(self.policy._db.type_name(self._value))
 
-    def expand(self):
-        raise NotImplementedError
+    expand = _Deferred("_more")
 
 
 class Type(BaseType):
@@ -391,14 +388,9 @@ class Type(BaseType):
 
     __slots__ = ()
 
-    @property
-    def _aliases(self):
-        return self.policy._type_extras()[1].get(self._value, ())
+    _aliases = _Deferred("_more")
 
-    @property
-    def ispermissive(self):
-        """Whether the type is permissive: 1 or 0 (an int, as setools returns it)."""
-        return 1 if self._value in self.policy._type_extras()[0] else 0
+    ispermissive = _Deferred("_more")
 
     aliases = _Deferred("_more")
     attributes = _Deferred("_more")
@@ -431,9 +423,7 @@ class TypeAttribute(BaseType):
 
     __contains__ = _Deferred("_more")
 
-    @property
-    def ispermissive(self):
-        raise _exc.SymbolUseError("Attributes cannot be permissive.")
+    ispermissive = _Deferred("_more")
 
     aliases = _Deferred("_more")
     attributes = _Deferred("_more")
@@ -452,10 +442,7 @@ class Role(_NamedSymbol):
 
     types = _Deferred("_more")
 
-    @property
-    def dominated_roles(self):
-        """Roles dominated by this one (none in a binary policy)."""
-        return frozenset()
+    dominated_roles = _Deferred("_more")
 
     expand = _Deferred("_more")
 
@@ -481,12 +468,7 @@ class User(_NamedSymbol):
             r for r in (p._role_by_value[v] for v in self._roles) if r.name != "object_r"
         )
 
-    @property
-    def mls_level(self):
-        """The user's default level."""
-        if self._level is None:
-            raise _exc.MLSDisabled
-        return self.policy._user_mls(self._value)[0]
+    mls_level = _Deferred("_more")
 
     @property
     def mls_range(self):
@@ -519,8 +501,7 @@ class Common(_NamedSymbol):
         super().__init__(policy, value, name)
         self.perms = frozenset(map(intern, perms))
 
-    def __contains__(self, perm):
-        return perm in self.perms
+    __contains__ = _Deferred("_more")
 
     statement = _Deferred("_statements")
 
@@ -579,25 +560,17 @@ class PolicyRule(PolicyObject):
 
     extended = False
 
-    def __str__(self):
-        return self.statement()
+    __str__ = _Deferred("_more")
 
-    def __lt__(self, other):
-        return str(self) < str(other)
+    __lt__ = _Deferred("_more")
 
-    @property
-    def conditional(self):
-        raise _exc.RuleNotConditional
+    conditional = _Deferred("_more")
 
-    @property
-    def conditional_block(self):
-        raise _exc.RuleNotConditional
+    conditional_block = _Deferred("_more")
 
-    def enabled(self, **kwargs):
-        return True
+    enabled = _Deferred("_more")
 
-    def expand(self):
-        raise NotImplementedError
+    expand = _Deferred("_more")
 
 
 class BaseTERule(PolicyRule):
@@ -622,29 +595,15 @@ class BaseTERule(PolicyRule):
     _origin_stmt = _Deferred("_more")
     __hash__ = _Deferred("_more")
 
-    def _extra(self):
-        return None
+    _extra = _Deferred("_more")
 
-    @property
-    def conditional(self):
-        if self._cond is None:
-            raise _exc.RuleNotConditional
-        return self.policy._conditional(self._cond[0])
+    conditional = _Deferred("_more")
 
-    @property
-    def conditional_block(self):
-        if self._cond is None:
-            raise _exc.RuleNotConditional
-        return self._cond[1]
+    conditional_block = _Deferred("_more")
 
-    @property
-    def filename(self):
-        raise _exc.RuleUseError("{} rules do not have file names".format(self.ruletype))
+    filename = _Deferred("_more")
 
-    def enabled(self, **kwargs):
-        if self._cond is None:
-            return True
-        return self.conditional.evaluate(**kwargs) == self._cond[1]
+    enabled = _Deferred("_more")
 
     statement = _Deferred("_statements")
 
@@ -663,9 +622,7 @@ class AVRule(BaseTERule):
         """The permissions (a frozenset of names)."""
         return frozenset(self._res.perms(self._i))
 
-    @property
-    def default(self):
-        raise _exc.RuleUseError("{} rules do not have a default type.".format(self.ruletype))
+    default = _Deferred("_more")
 
     derive_expanded = _Deferred("_more")
 
@@ -675,16 +632,9 @@ class _DerivedAVRule(AVRule):
 
     __slots__ = ("_perms",)
 
-    def __init__(self, origin, source, target, perms):
-        super().__init__(
-            origin.policy, origin._res, origin._i, origin._row, source, target, origin.tclass,
-            origin=origin,
-        )
-        self._perms = frozenset(perms)
+    __init__ = _Deferred("_more")
 
-    @property
-    def perms(self):
-        return self._perms
+    perms = _Deferred("_more")
 
     __reduce__ = _Deferred("_pickling")
     statement = _Deferred("_statements")
@@ -710,20 +660,11 @@ class AVRuleXperm(AVRule):
 
     extended = True
 
-    @property
-    def perms(self):
-        """The ioctl numbers (an ``IoctlSet``)."""
-        from ._rarer import IoctlSet
+    perms = _Deferred("_more")
 
-        return IoctlSet(self._res.xperms(self._i))
+    xperm_type = _Deferred("_more")
 
-    @property
-    def xperm_type(self):
-        """The extended permission type (``ioctl``)."""
-        return "ioctl"
-
-    def _extra(self):
-        return "ioctl"
+    _extra = _Deferred("_more")
 
 
 class TERule(BaseTERule):
@@ -731,23 +672,13 @@ class TERule(BaseTERule):
 
     __slots__ = ()
 
-    @property
-    def perms(self):
-        raise _exc.RuleUseError("{} rules do not have a permission set.".format(self.ruletype))
+    perms = _Deferred("_more")
 
-    @property
-    def default(self):
-        """The default type."""
-        return self.policy._type_by_value[self._row[5]]
+    default = _Deferred("_more")
 
-    @property
-    def filename(self):
-        if self.ruletype == TERuletype.type_transition:
-            raise _exc.TERuleNoFilename
-        raise _exc.RuleUseError("{} rules do not have file names".format(self.ruletype))
+    filename = _Deferred("_more")
 
-    def _extra(self):
-        return self._row[5]
+    _extra = _Deferred("_more")
 
 
 class FileNameTERule(TERule):
@@ -755,13 +686,9 @@ class FileNameTERule(TERule):
 
     __slots__ = ()
 
-    @property
-    def filename(self):
-        """The object name."""
-        return self._res.filename(self._i)
+    filename = _Deferred("_more")
 
-    def _extra(self):
-        return (self._row[5], self.filename)
+    _extra = _Deferred("_more")
 
 
 _TE_CLASSES = (AVRule, AVRuleXperm, TERule, FileNameTERule)
@@ -973,10 +900,7 @@ class SELinuxPolicy:
                 log.debug("Creating level_val_to_struct.")
             log.info('Successfully opened SELinux policy "{0}"'.format(path))
 
-    @classmethod
-    def from_bytes(cls, data):
-        """A policy from its image (``bytes``)."""
-        return cls(_native.PolicyDb(bytes(data)))
+    from_bytes = _Deferred("_more")
 
     def __reduce__(self):
         if self._db.path is not None:
@@ -990,31 +914,18 @@ class SELinuxPolicy:
 
     # --- properties
 
-    @property
-    def path(self):
-        """The policy file."""
-        return self._path
+    path = _Deferred("_more")
 
-    @property
-    def version(self):
-        """The policy format version."""
-        return self._db.version
+    version = _Deferred("_more")
 
     @property
     def mls(self):
         """Whether MLS is enabled."""
         return self._db.mls
 
-    @property
-    def handle_unknown(self):
-        """The policy's handling of unknown classes and permissions."""
-        return _made("HandleUnknown")[self._db.handle_unknown]
+    handle_unknown = _Deferred("_more")
 
-    @property
-    def target_platform(self):
-        """The platform: ``PolicyTarget.selinux`` or ``PolicyTarget.xen``."""
-        target = _made("PolicyTarget")
-        return target.xen if self._is_xen() else target.selinux
+    target_platform = _Deferred("_more")
 
     # --- tables, built on first use
 
@@ -1031,13 +942,7 @@ class SELinuxPolicy:
         tv = self._type_by_value
         return [tv[v] for v in self._cache["type_order"]]
 
-    def _type_extras(self):
-        """``(values of the permissive types, value -> aliases)``, built with the types."""
-        extras = self._cache.get("type_extras")
-        if extras is None:
-            self._type_by_value
-            extras = self._cache["type_extras"]
-        return extras
+    _type_extras = _Deferred("_more")
 
     def _type_relations(self):
         """Per type slot: a type's attributes' values or an attribute's members' values."""
@@ -1096,9 +1001,7 @@ class SELinuxPolicy:
             "bools", lambda: [Boolean(self, v, n, s) for v, n, s in self._db.bool_table()]
         )
 
-    @property
-    def _bool_by_value(self):
-        return self._table("bool_by_value", lambda: {b._value: b for b in self._bools_all()})
+    _bool_by_value = _Deferred("_more")
 
     def _classes_all(self):
         return self._table(

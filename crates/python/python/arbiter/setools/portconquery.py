@@ -5,7 +5,8 @@ from sys import modules
 
 from .mixins import CONTEXT_DEBUG, MatchContext
 from .policyrep import PortconProtocol, PortconRange
-from .query import PolicyQuery, log_results
+from . import query as _query
+from .query import PolicyQuery
 from .util import enum_lookup
 
 
@@ -62,7 +63,7 @@ class PortconQuery(MatchContext, PolicyQuery):
     def results(self):
         """The matching statements, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "portcon ")
+            _query.log_results(self, "portcon ")
         policy = self.policy
         cons = policy._labeling("portcons")
         ports = self.ports

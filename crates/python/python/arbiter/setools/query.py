@@ -22,6 +22,8 @@ class _QueryLog:
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
+        from ._query_more import _logger
+
         log = obj.__dict__["log"] = _logger(type(obj))
         return log
 
@@ -61,6 +63,8 @@ class PolicyQuery(_native.QueryBase):
             # ``policy``, the keywords, then ``log``.
             self.policy = policy
             self._set_keywords(kwargs, {})
+            from ._query_more import _logger
+
             self.log = _logger(cls)
             return
         d["policy"] = policy
@@ -157,6 +161,8 @@ class MemoResults:
     results = _native.QueryBase.memo_results
 
     def _logged_results(self, memo):
+        from ._query_more import log_results
+
         log_results(self, self._log_what)
         if type(memo) is not tuple:
             memo = _keep_results(self, memo, tuple(self._matches()))
@@ -237,34 +243,6 @@ def policy_results(policy, kind, criterion, flags, compute):
         memo.clear()
     memo[key] = (criterion, out)
     return out
-
-
-def _logger(cls):
-    """The logger setools' query ``cls`` (or the setools query it derives from) uses: named
-    for its module under ``setools``."""
-    import logging
-
-    for klass in cls.__mro__:
-        module = klass.__module__
-        if module.startswith("arbiter.setools."):
-            return logging.getLogger("setools." + module.rsplit(".", 1)[1])
-    return logging.getLogger("setools.query")
-
-
-def log_results(query, what):
-    """setools' first line of every ``results()``: ``Generating <what>results from
-    <policy>`` at INFO on the query's logger (what ``sesearch -v`` prints). The queries
-    call it only once ``logging`` is imported (``"logging" in sys.modules``, tested
-    inline: a call per ``results()`` costs 0.1 us, 5% of the smallest queries): before
-    that no logger can be configured, so nothing would be printed. The criteria lines
-    setools logs at DEBUG follow (``_debug_log``)."""
-    log = query.log
-    log.info("Generating {0}results from {1}".format(what, query.policy))
-    # Then the criteria at DEBUG, as setools' ``results()`` logs them (``sesearch --debug``):
-    # the class's format strings, each formatted with the query (``_debug_log``).
-    if log.isEnabledFor(_DEBUG):
-        for line in query._debug_log:
-            log.debug(line.format(query))
 
 
 def _criteria_defaults(cls):
@@ -529,42 +507,6 @@ class SetCriterion(Criterion):
             obj.__dict__[self.name] = frozenset(value)
 
 
-def match_name(obj, criterion, regex):
-    """setools' name match: equality, or ``re.search`` on ``str()``."""
-    if criterion is None:
-        return True
-    if regex:
-        return bool(criterion.search(str(obj)))
-    return obj == criterion
-
-
-def match_set(objs, criterion, equal, regex):
-    """setools' set match: some element matches the regex; the sets are equal; or they
-    intersect."""
-    if criterion is None:
-        return True
-    if regex:
-        return any(criterion.search(str(o)) for o in objs)
-    objs = set(objs)
-    if equal:
-        return objs == set(criterion)
-    return bool(objs & set(criterion))
-
-
-def match_values(values, criterion, equal, regex, by_value):
-    """``match_set`` over symbol values (ints) instead of symbol objects: the same answer
-    without building and hashing an object per element. ``by_value`` maps a value to its
-    symbol (for regexes, which match names)."""
-    if criterion is None:
-        return True
-    if regex:
-        return any(criterion.search(by_value[v].name) for v in values)
-    crit = {c._value for c in criterion}
-    if equal:
-        return set(values) == crit
-    return not crit.isdisjoint(values)
-
-
 # The lists the policy keeps behind its iterators, by ``table`` key: read in place (no
 # query changes them) rather than copied once more (the Debian policy's types alone were
 # 31 kB a copy).
@@ -677,3 +619,29 @@ def validate_perms(policy, perms, classes=None):
         raise _exc.InvalidPermission(
             "Permission(s) do not exist {0}: {1}".format(where, ", ".join(missing))
         )
+
+
+
+# The matching helpers only rarer criteria reach (a name, a set or symbol values matched
+# one object at a time) and setools' logging (used once ``logging`` is imported) are in
+# ``_query_more``, imported on first use: a script whose queries never reach them does not
+# keep their code. Asked for here (``query.log_results``, ``from .query import
+# match_set``), they are served by ``__getattr__`` (PEP 562) and kept in this module,
+# named as its own.
+_MORE = frozenset(("_logger", "log_results", "match_name", "match_set", "match_values"))
+
+
+def __getattr__(name):
+    if name in _MORE:
+        from . import _query_more as more
+
+        for n in _MORE:
+            fn = getattr(more, n)
+            fn.__module__ = __name__
+            globals().setdefault(n, fn)
+        return globals()[name]
+    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))
+
+
+def __dir__():
+    return sorted(set(globals()) | _MORE)

@@ -5,7 +5,8 @@ from sys import modules
 from . import policyrep
 from .exception import InvalidType
 from .mixins import CLASS_DEBUG
-from .query import PolicyQuery, Criterion, SetCriterion, _empty, log_results
+from . import query as _query
+from .query import PolicyQuery, Criterion, SetCriterion, _empty
 
 
 class _RoleOrType(Criterion):
@@ -83,7 +84,7 @@ class RBACRuleQuery(PolicyQuery):
     def results(self):
         """The matching rules, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "RBAC rule ")
+            _query.log_results(self, "RBAC rule ")
         for rule in self.policy.rbacrules():
             if self._ruletype is not None and rule.ruletype not in self._ruletype:
                 continue

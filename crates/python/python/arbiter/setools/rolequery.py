@@ -4,8 +4,8 @@ from bisect import bisect_left
 from sys import modules
 
 from .mixins import NAME_DEBUG
-from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_values, table
-from .query import log_results
+from . import query as _query
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, table
 
 
 class RoleQuery(PolicyQuery):
@@ -26,7 +26,7 @@ class RoleQuery(PolicyQuery):
     def results(self):
         """The matching roles, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "role ")
+            _query.log_results(self, "role ")
         policy = self.policy
         roles = filter_names(table(policy, "roles", policy.roles), self.name, self.name_regex,
                              policy, "roles")
@@ -42,7 +42,7 @@ class RoleQuery(PolicyQuery):
             return
         tv = policy._type_by_value
         for r in roles:
-            if match_values(r._types, types, equal, regex, tv):
+            if _query.match_values(r._types, types, equal, regex, tv):
                 yield r
 
 

@@ -7,7 +7,8 @@ from sys import modules
 from . import policyrep
 from .descriptors import _compile
 from .mixins import CLASS_DEBUG, PERMS_DEBUG
-from .query import PolicyQuery, Criterion, SetCriterion, _empty, validate_perms, log_results
+from . import query as _query
+from .query import PolicyQuery, Criterion, SetCriterion, _empty, validate_perms
 
 
 class TERuleQuery(PolicyQuery):
@@ -122,7 +123,7 @@ class TERuleQuery(PolicyQuery):
     def results(self):
         """The matching rules, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "TE rule ")
+            _query.log_results(self, "TE rule ")
         re = modules.get("re")  # a pattern exists only once `re` was imported
         if re is not None and isinstance(self._perms, re.Pattern):
             # Permission regexes are matched here: the native scan takes names.

@@ -3,8 +3,8 @@
 from sys import modules
 
 from .mixins import NAME_DEBUG
-from .query import PolicyQuery, Criterion, SetCriterion, filter_names, match_values, table
-from .query import log_results
+from . import query as _query
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, table
 
 
 class TypeAttributeQuery(PolicyQuery):
@@ -25,7 +25,7 @@ class TypeAttributeQuery(PolicyQuery):
     def results(self):
         """The matching attributes, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "type attribute ")
+            _query.log_results(self, "type attribute ")
         policy = self.policy
         all_attrs = table(policy, "attributes", policy.typeattributes)
         if self.name is None:
@@ -54,5 +54,6 @@ class TypeAttributeQuery(PolicyQuery):
             return
         tv = policy._type_by_value
         for a in attrs:
-            if match_values(rel[a._value - 1], types, self.types_equal, self.types_regex, tv):
+            if _query.match_values(rel[a._value - 1], types, self.types_equal, self.types_regex,
+                                   tv):
                 yield a

@@ -4,9 +4,8 @@ from array import array
 from sys import modules
 
 from .mixins import ALIAS_DEBUG, NAME_DEBUG
-from .query import (
-    PolicyQuery, Criterion, SetCriterion, filter_names, match_set, match_values, table, log_results,
-)
+from . import query as _query
+from .query import PolicyQuery, Criterion, SetCriterion, filter_names, table
 
 
 def _type_positions(policy, types):
@@ -74,7 +73,7 @@ class TypeQuery(PolicyQuery):
     def results(self):
         """The matching types, in the policy's order."""
         if "logging" in modules:  # setools' INFO line (see query.log_results)
-            log_results(self, "type ")
+            _query.log_results(self, "type ")
         policy = self.policy
         rel = policy._type_relations()
         all_types = types = table(policy, "types", policy.types)
@@ -110,11 +109,11 @@ class TypeQuery(PolicyQuery):
             if name is not None:
                 if not (t == name or any(a == name for a in t.aliases())):
                     continue
-            if alias is not None and not match_set(
+            if alias is not None and not _query.match_set(
                 t.aliases(), alias if alias_regex else [alias], False, alias_regex,
             ):
                 continue
-            if attrs is not None and not match_values(
+            if attrs is not None and not _query.match_values(
                 rel[t._value - 1], attrs, self.attrs_equal, self.attrs_regex, tv
             ):
                 continue

@@ -4,12 +4,14 @@ proper)."""
 
 from .descriptors import CriteriaDescriptor
 from .mixins import NAME_DEBUG
+from . import query as _query
 from .query import (
-    MemoResults, PolicyQuery, Criterion, SetCriterion, filter_names, match_set, policy_results,
-    policy_table, table,
+    MemoResults, PolicyQuery, Criterion, SetCriterion, filter_names, policy_results, policy_table,
+    table,
 )
 from ._mls import Level
-from .util import filter_range_keys, match_level, match_range
+from . import util as _util
+from .util import filter_range_keys
 
 
 def _level_keys(range_):
@@ -129,14 +131,14 @@ class UserQuery(MemoResults, PolicyQuery):
 
     def _match_rest(self, u, roles, level, range_):
         """The criteria not yet applied by an index (None or empty when applied)."""
-        if roles is not None and not match_set(
+        if roles is not None and not _query.match_set(
             u.roles, roles, self.roles_equal, self.roles_regex
         ):
             return False
-        if level and not match_level(u.mls_level, level, self.level_dom,
+        if level and not _util.match_level(u.mls_level, level, self.level_dom,
                                      self.level_domby, self.level_incomp):
             return False
-        if range_ and not match_range(u.mls_range, range_, self.range_subset,
+        if range_ and not _util.match_range(u.mls_range, range_, self.range_subset,
                                       self.range_overlap, self.range_superset,
                                       self.range_proper):
             return False
