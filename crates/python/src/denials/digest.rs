@@ -600,3 +600,26 @@ impl Digester {
         chunk
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_keeps_its_id_and_text_while_the_table_grows() {
+        let mut names = Names::default();
+        // Names that run into each other end to end ("ab" + "c" is "abc"), the empty name,
+        // non-ASCII text, and enough of them that the table is rebuilt several times.
+        let mut texts: Vec<String> = vec!["ab".into(), "c".into(), "abc".into(), "".into()];
+        texts.push("sýstem_u:object_r:tmp_t:s0".into());
+        texts.extend((0..5000).map(|i| format!("system_u:system_r:t{i}_t:s0")));
+        for (i, t) in texts.iter().enumerate() {
+            assert_eq!(names.id(t), i as u32, "{t:?} met first");
+        }
+        for (i, t) in texts.iter().enumerate().rev() {
+            assert_eq!(names.id(t), i as u32, "{t:?} met again");
+            assert_eq!(names.name(i as u32), t);
+        }
+        assert_eq!(names.len(), texts.len());
+    }
+}
