@@ -144,7 +144,7 @@ pub(crate) struct DigestCache {
     /// tcontext, tclass, then the ioctl command (a flag and two words), then the
     /// permissions in log order. The table holds indexes of `entry_list` (4 bytes a slot),
     /// the keys are end to end in `entry_keys`: a table of entries and boxed keys took 80
-    /// bytes a slot and a box per key, about 13 MB for a fleet's 59,000 distinct denials
+    /// bytes a slot and a box per key, about 12 MB for a fleet's 59,000 distinct denials
     /// (grown by doubling: every resize a fresh table faulted in), in each worker.
     entries: HashTable<u32>,
     entry_list: Vec<Entry>,
