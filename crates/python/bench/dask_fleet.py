@@ -3,7 +3,7 @@
     python3 bench/dask_fleet.py [--hosts 50] [--lines 20000] [--rounds 3] [--seeds N] [--dir DIR]
                                 [--parts] [--threads] [--tasks-per-worker K] [--spread S]
                                 [--client-blobs B] [--profile] [--dask-ticks] [--warm]
-                                [--saturation S] [--hugepages]
+                                [--saturation S] [--hugepages] [--plain N]
 
 Generates DIR/hostNN.log with crates/denials' gen_denials (formats in turn) if missing,
 then times explain_fleet (the map over every line and the reduce) in rounds that alternate
@@ -43,7 +43,15 @@ each run's serial start (the call to the first task) and end (the last task to t
 return), and each worker's busy time, tasks and the gaps between them, how long before
 the last task each worker finished (the balance at the end), how many map tasks
 started after a worker had run out of tasks (tasks held by the other), and the order in
-which the map tasks started (by index: 0 is the first and largest share)."""
+which the map tasks started (by index: 0 is the first and largest share).
+
+With --plain N, no Dask: the map tasks explain_fleet would give one and two workers run
+in plain processes started with Dask's worker environment (MALLOC_TRIM_THRESHOLD_, and
+GLIBC_TUNABLES with --hugepages), N times alternated: one process over the one-worker
+split's tasks, then two processes at once over the two-worker split's (even and odd
+tasks). Each process builds its engine first and reports only the tasks' CPU (user and
+system) and minor faults: whether two workers at once take more CPU for the same lines
+than one, without Dask's processes, messages or scheduling in the figures."""
 
 import argparse
 import os
@@ -183,7 +191,67 @@ def timeline(stream, t0, t1):
     return "; ".join(parts), max(ends) - min(ends)
 
 
+def plain_child(policy, paths, workers, share, blocksize):
+    """One plain process of --plain: the tasks ``share``, ``share + workers``, ... of the
+    split explain_fleet gives ``workers`` one-thread workers, on an engine built first;
+    prints "CPU-s faults" of the tasks alone."""
+    import resource
+    import secrets
+    from arbiter import _native
+    parts = arbiter.dask._partitions(paths, arbiter.dask.TASKS_PER_THREAD * workers,
+                                     blocksize, workers)
+    eng = arbiter.dask.engine(policy)
+    run = secrets.randbits(63)
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    for i, ranges in enumerate(parts):
+        if i % workers == share:
+            _native._fleet_digest_ranges(eng, ranges, run=run, chunk=i)
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+    print(f"{cpu:.4f} {r1.ru_minflt - r0.ru_minflt}")
+
+
+def plain(a, paths, blocksize):
+    """--plain: one process over the one-worker split, then two at once over the
+    two-worker split, ``a.plain`` times; CPU-s and faults per alternation and medians."""
+    env = dict(os.environ)
+    env.update({k: str(v) for k, v in
+                (dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {}).items()})
+    cmd = [sys.executable, __file__, "--plain-child", a.policy, str(blocksize)]
+    one, two = [], []
+    import resource
+    for r in range(a.plain):
+        b0, k0 = machine_busy(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = subprocess.run(cmd + ["1", "0"] + paths, env=env, check=True,
+                             capture_output=True, text=True).stdout.split()
+        one.append((float(out[0]), int(out[1])))
+        procs = [subprocess.Popen(cmd + ["2", str(k)] + paths, env=env, text=True,
+                                  stdout=subprocess.PIPE) for k in (0, 1)]
+        outs = [p.communicate()[0].split() for p in procs]
+        if any(p.returncode for p in procs):
+            raise SystemExit("a plain process failed")
+        two.append((sum(float(o[0]) for o in outs), [int(o[1]) for o in outs]))
+        b1, k1 = machine_busy(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        # Other processes' CPU meanwhile: the machine's busy time less the three plain
+        # processes' (their engines' builds included).
+        ours = k1.ru_utime - k0.ru_utime + k1.ru_stime - k0.ru_stime
+        other = None if b0 is None else max(0.0, b1 - b0 - ours)
+        print(f"alternation {r}: one process {one[-1][0]:.2f} CPU-s, {one[-1][1]} faults; "
+              f"two at once {two[-1][0]:.2f} CPU-s summed, faults {two[-1][1]}; two / one "
+              f"{two[-1][0] / one[-1][0]:.2f}x; other processes "
+              f"{'?' if other is None else f'{other:.2f}'} CPU-s; load "
+              f"{os.getloadavg()[0]:.1f}", flush=True)
+    m1 = statistics.median(c for c, _ in one)
+    m2 = statistics.median(c for c, _ in two)
+    print(f"medians: one process {m1:.2f} CPU-s, two at once {m2:.2f} CPU-s summed "
+          f"({m2 / m1:.2f}x); median of the alternations' ratios "
+          f"{statistics.median(t[0] / o[0] for o, t in zip(one, two)):.2f}x")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--plain-child":
+        policy, blocksize, workers, share = sys.argv[2:6]
+        return plain_child(policy, sys.argv[6:], int(workers), int(share), int(blocksize))
     ap = argparse.ArgumentParser()
     ap.add_argument("--policy", default="/etc/selinux/default/policy/policy.33")
     ap.add_argument("--hosts", type=int, default=50)
@@ -197,11 +265,14 @@ def main():
                     help="generator seeds shared by the hosts (0: one per host, every denial "
                          "distinct; N: hosts repeat each other's denials, as a real fleet does)")
     ap.add_argument("--dask-ticks", action="store_true",
-                    help="keep Dask's default event-loop ticks (every 20 ms) and system "
-                         "monitor (every 500 ms) in the scheduler, nannies and workers; by "
-                         "default they run every 1 s and 2 s, which halves the processes' "
-                         "CPU when idle (0.029 -> 0.013 CPU-s per second for the client and "
-                         "scheduler, measured): CPU the workers' cores no longer share")
+                    help="keep Dask's default event-loop ticks (every 20 ms), system "
+                         "monitor (every 500 ms) and memory monitor (every 100 ms) in the "
+                         "scheduler, nannies and workers; by default they run every 1 s, 2 s "
+                         "and 1 s, which cuts the processes' CPU when idle (ticks and system "
+                         "monitor: 0.029 -> 0.013 CPU-s per second for the client and "
+                         "scheduler; the memory monitor, two workers: 13.5-21.5 -> 10.0-10.7 "
+                         "ms a second for the client, 7.6-9.0 -> 3.9-4.3 for each worker, "
+                         "measured): CPU the workers' cores no longer share")
     ap.add_argument("--tasks-per-worker", type=int, default=None,
                     help="tasks per worker (explain_fleet's partitions= is this times the "
                          "workers); default: arbiter.dask's")
@@ -236,6 +307,9 @@ def main():
                          "thread is sent a second task while it runs one, which no other "
                          "worker can then take unless stolen; 1.0: one at a time), for both "
                          "worker counts")
+    ap.add_argument("--plain", type=int, default=0, metavar="N",
+                    help="no Dask: the map tasks of the one- and two-worker splits in plain "
+                         "processes, N alternations (see above)")
     a = ap.parse_args()
     if a.spread is not None:
         arbiter.dask.SPREAD = a.spread
@@ -254,7 +328,10 @@ def main():
     if not a.dask_ticks:
         # Set before the cluster starts, so the nannies pass them to the workers.
         dask.config.set({"distributed.admin.tick.interval": "1s",
-                         "distributed.admin.system-monitor.interval": "2s"})
+                         "distributed.admin.system-monitor.interval": "2s",
+                         # The nannies' and workers' checks of the workers' memory against
+                         # the spill, pause and terminate fractions.
+                         "distributed.worker.memory.monitor-interval": "1s"})
     gen = os.environ.get("GEN_DENIALS_BIN", str(REPO / "target/release/examples/gen_denials"))
     d = pathlib.Path(a.dir)
     d.mkdir(parents=True, exist_ok=True)
@@ -267,6 +344,9 @@ def main():
                 subprocess.run([gen, a.policy, FORMATS[i % len(FORMATS)], str(a.lines), str(seed)],
                                stdout=f, check=True)
         logs[f"host{i:02d}"] = p
+    if a.plain:
+        size = dask.utils.parse_bytes(a.blocksize)
+        return plain(a, [arbiter.dask._norm(str(p)) for p in logs.values()], size)
     lines = sum(1 for p in logs.values() for _ in open(p, "rb"))
     times = {1: [], 2: []}
     others = {1: [], 2: []}

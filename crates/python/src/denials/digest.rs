@@ -20,7 +20,9 @@ use arbiter_decide::KeyedState;
 use arbiter_denials::{
     parse_line, split_context, BlockLine, BlockLines, Engine, Line, Unknown, Verdict,
 };
+use hashbrown::HashTable;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 
 /// The digest's maps, keyed by text from logs: decide's keyed folded-multiply hasher (random
 /// keys per map) instead of SipHash, which was a tenth of a fleet worker's instructions
@@ -37,51 +39,84 @@ pub(crate) struct Position {
 
 /// Strings (contexts, classes, permission and type names) as dense ids, so that a denial's
 /// key is a few words instead of its text.
+///
+/// The names are held once, end to end in one string, and the table holds only their ids
+/// (4 bytes a slot): a table of boxed strings, with every name also boxed a second time
+/// for its id, held each name twice in two allocations of its own, and grew to megabytes
+/// that every worker of a fleet faults in and walks on its own.
 #[derive(Default)]
 struct Names {
-    ids: Map<Box<str>, u32>,
-    names: Vec<Box<str>>,
-    /// Bytes of text held (twice per name), for the bound.
-    bytes: usize,
+    /// Ids, found by the hash of their name.
+    ids: HashTable<u32>,
+    state: KeyedState,
+    /// Every name, end to end, in id order.
+    text: String,
+    /// Where each name ends in `text` (it starts where the one before it ends).
+    ends: Vec<usize>,
 }
 
 impl Names {
     fn id(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.ids.get(s) {
+        let hash = self.state.hash_one(s);
+        let (text, ends) = (&self.text, &self.ends);
+        if let Some(&i) = self.ids.find(hash, |&i| name_at(text, ends, i) == s) {
             return i;
         }
         // At most MAX_ENTRIES names plus one chunk's, far below u32::MAX.
-        let i = self.names.len() as u32;
-        self.names.push(s.into());
-        self.ids.insert(s.into(), i);
-        self.bytes += 2 * s.len();
+        let i = self.ends.len() as u32;
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+        let (text, ends, state) = (&self.text, &self.ends, &self.state);
+        self.ids
+            .insert_unique(hash, i, |&j| state.hash_one(name_at(text, ends, j)));
         i
     }
 
     fn name(&self, id: u32) -> &str {
-        &self.names[id as usize]
+        name_at(&self.text, &self.ends, id)
     }
 
     fn len(&self) -> usize {
-        self.names.len()
+        self.ends.len()
     }
+}
+
+/// Name `id` of a [`Names`]' text and ends.
+fn name_at<'t>(text: &'t str, ends: &[usize], id: u32) -> &'t str {
+    let i = id as usize;
+    let start = if i == 0 { 0 } else { ends[i - 1] };
+    &text[start..ends[i]]
 }
 
 /// The verdict counters of a chunk: audit2why's codes 0–6, then "UNKNOWN".
 const UNKNOWN_SLOT: usize = 7;
+
+/// Each verdict counter's name ([`Verdict::name`] of its code, then "UNKNOWN").
+const SLOT_NAMES: [&str; UNKNOWN_SLOT + 1] = [
+    "ALLOW",
+    "DONTAUDIT",
+    "TERULE",
+    "BOOLEAN",
+    "CONSTRAINT",
+    "RBAC",
+    "BOUNDS",
+    "UNKNOWN",
+];
 
 /// What a worker knows of one distinct denial (scontext, tcontext, tclass, permissions,
 /// ioctl command).
 struct Entry {
     /// Its verdict, in [`DigestCache::verdicts`].
     verdict: u32,
-    /// The verdict counter it adds to, and that counter's name.
+    /// The verdict counter it adds to ([`SLOT_NAMES`]).
     slot: u8,
-    name: &'static str,
     /// Whether audit2allow writes a rule for it (decided, or only its class unknown).
     keepable: bool,
     /// Its (source type, target type, class) in [`DigestCache::rule_keys`].
     rule: u32,
+    /// Its key: `DigestCache::entry_keys[key_start..][..key_len]`.
+    key_start: usize,
+    key_len: u32,
     /// The digest (a [`DigestCache::digests`] stamp) that last met it as a denial, so a
     /// chunk keeps it once.
     met: u64,
@@ -105,10 +140,18 @@ struct Entry {
 #[derive(Default)]
 pub(crate) struct DigestCache {
     names: Names,
-    /// Keyed by the ids of scontext, tcontext, tclass, then the ioctl command (a flag and
-    /// two words), then the permissions in log order.
-    entries: Map<Box<[u32]>, Entry>,
+    /// Every distinct denial met, found by the hash of its key: the ids of scontext,
+    /// tcontext, tclass, then the ioctl command (a flag and two words), then the
+    /// permissions in log order. The table holds indexes of `entry_list` (4 bytes a slot),
+    /// the keys are end to end in `entry_keys`: a table of entries and boxed keys took 80
+    /// bytes a slot and a box per key, about 12 MB for a fleet's 59,000 distinct denials
+    /// (grown by doubling: every resize a fresh table faulted in), in each worker.
+    entries: HashTable<u32>,
+    entry_list: Vec<Entry>,
+    entry_keys: Vec<u32>,
     verdicts: Vec<Result<Verdict, Unknown>>,
+    /// The hasher of `entries`.
+    state: KeyedState,
     rules: Map<[u32; 3], u32>,
     rule_keys: Vec<[u32; 3]>,
     /// Digests run so far, the stamp of [`Entry::met`].
@@ -120,8 +163,9 @@ pub(crate) struct DigestCache {
 }
 
 impl DigestCache {
-    /// Distinct denials (and names) known at most before starting over: an entry and its
-    /// key take about 100 bytes, so with names a worker holds a few tens of MB at most.
+    /// Distinct denials (and names) known at most before starting over: an entry, its
+    /// slot and its key take about 90 bytes, so with names a worker holds a few tens of MB
+    /// at most.
     const MAX_ENTRIES: usize = 1 << 18;
     /// Bytes of names known at most before starting over (contexts can be long).
     const MAX_NAME_BYTES: usize = 64 << 20;
@@ -130,9 +174,9 @@ impl DigestCache {
     /// task of several ranges checks between ranges and, when it is, ends its chunk there
     /// and starts another, so a task's cache grows by one range's text at most.
     pub(crate) fn is_full(&self) -> bool {
-        self.entries.len() >= Self::MAX_ENTRIES
-            || self.names.names.len() >= Self::MAX_ENTRIES
-            || self.names.bytes >= Self::MAX_NAME_BYTES
+        self.entry_list.len() >= Self::MAX_ENTRIES
+            || self.names.len() >= Self::MAX_ENTRIES
+            || self.names.text.len() >= Self::MAX_NAME_BYTES
     }
 
     fn start_digest(&mut self) -> u64 {
@@ -156,40 +200,69 @@ impl DigestCache {
         key: &[u32],
         rec: &arbiter_denials::AvcRecord<'_>,
     ) -> &mut Entry {
-        if !self.entries.contains_key(key) {
-            let v = engine.analyze(rec.scontext, rec.tcontext, rec.tclass, &rec.perms);
-            let (slot, name, keepable) = match &v {
-                Ok(v) => (v.code() as u8, v.name(), true),
-                Err(u) => (
-                    UNKNOWN_SLOT as u8,
-                    "UNKNOWN",
-                    matches!(u, Unknown::Tclass(_)),
-                ),
-            };
-            let rule_key = [
-                self.names.id(split_context(rec.scontext).2),
-                self.names.id(split_context(rec.tcontext).2),
-                key[2],
-            ];
-            let next = self.rule_keys.len() as u32;
-            let rule = *self.rules.entry(rule_key).or_insert(next);
-            if rule == next {
-                self.rule_keys.push(rule_key);
-            }
-            self.verdicts.push(v);
-            let e = Entry {
-                verdict: self.verdicts.len() as u32 - 1,
-                slot,
-                name,
-                keepable,
-                rule,
-                met: 0,
-                kept: None,
-            };
-            self.entries.insert(key.into(), e);
-        }
-        self.entries.get_mut(key).expect("inserted above")
+        let hash = self.state.hash_one(key);
+        let (list, keys) = (&self.entry_list, &self.entry_keys);
+        let found = self
+            .entries
+            .find(hash, |&i| entry_key(list, keys, i) == key)
+            .copied();
+        let i = match found {
+            Some(i) => i,
+            None => self.insert_entry(engine, key, rec, hash),
+        };
+        &mut self.entry_list[i as usize]
     }
+
+    /// Decides the denial `key` of `rec`, met for the first time, and keeps it.
+    #[cold]
+    fn insert_entry(
+        &mut self,
+        engine: &Engine,
+        key: &[u32],
+        rec: &arbiter_denials::AvcRecord<'_>,
+        hash: u64,
+    ) -> u32 {
+        let v = engine.analyze(rec.scontext, rec.tcontext, rec.tclass, &rec.perms);
+        let (slot, keepable) = match &v {
+            Ok(v) => (v.code() as u8, true),
+            Err(u) => (UNKNOWN_SLOT as u8, matches!(u, Unknown::Tclass(_))),
+        };
+        let rule_key = [
+            self.names.id(split_context(rec.scontext).2),
+            self.names.id(split_context(rec.tcontext).2),
+            key[2],
+        ];
+        let next = self.rule_keys.len() as u32;
+        let rule = *self.rules.entry(rule_key).or_insert(next);
+        if rule == next {
+            self.rule_keys.push(rule_key);
+        }
+        self.verdicts.push(v);
+        // At most MAX_ENTRIES entries plus one chunk's, far below u32::MAX; a key is
+        // a line's words at most.
+        let i = self.entry_list.len() as u32;
+        self.entry_list.push(Entry {
+            verdict: self.verdicts.len() as u32 - 1,
+            slot,
+            keepable,
+            rule,
+            key_start: self.entry_keys.len(),
+            key_len: key.len() as u32,
+            met: 0,
+            kept: None,
+        });
+        self.entry_keys.extend_from_slice(key);
+        let (list, keys, state) = (&self.entry_list, &self.entry_keys, &self.state);
+        self.entries
+            .insert_unique(hash, i, |&j| state.hash_one(entry_key(list, keys, j)));
+        i
+    }
+}
+
+/// The key of entry `i` of a [`DigestCache`]'s entries and keys.
+fn entry_key<'k>(list: &[Entry], keys: &'k [u32], i: u32) -> &'k [u32] {
+    let e = &list[i as usize];
+    &keys[e.key_start..e.key_start + e.key_len as usize]
 }
 
 /// Whether a chunk before `at` of the same run already kept the denial whose earliest
@@ -472,7 +545,7 @@ impl Digester {
                     let e = cache.entry(engine, key, &rec);
                     let slot = usize::from(e.slot);
                     d.verdicts[slot] += 1;
-                    d.verdict_names[slot] = e.name;
+                    d.verdict_names[slot] = SLOT_NAMES[slot];
                     if slot == UNKNOWN_SLOT {
                         d.unknown += 1;
                     }
@@ -525,5 +598,28 @@ impl Digester {
             .map(|r| (r, rules[r as usize]))
             .collect();
         chunk
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_keeps_its_id_and_text_while_the_table_grows() {
+        let mut names = Names::default();
+        // Names that run into each other end to end ("ab" + "c" is "abc"), the empty name,
+        // non-ASCII text, and enough of them that the table is rebuilt several times.
+        let mut texts: Vec<String> = vec!["ab".into(), "c".into(), "abc".into(), "".into()];
+        texts.push("sýstem_u:object_r:tmp_t:s0".into());
+        texts.extend((0..5000).map(|i| format!("system_u:system_r:t{i}_t:s0")));
+        for (i, t) in texts.iter().enumerate() {
+            assert_eq!(names.id(t), i as u32, "{t:?} met first");
+        }
+        for (i, t) in texts.iter().enumerate().rev() {
+            assert_eq!(names.id(t), i as u32, "{t:?} met again");
+            assert_eq!(names.name(i as u32), t);
+        }
+        assert_eq!(names.len(), texts.len());
     }
 }
