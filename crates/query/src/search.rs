@@ -731,14 +731,26 @@ fn scan_entries<'p>(
     hits: &mut Chunked<TeMatch<'p>>,
 ) -> Result<(), QueryError> {
     let index = ctx.index;
+    // The criteria's tables taken out of the context once, and each part of the key read
+    // only when the tests before it have passed: most entries fail on the kind or the
+    // source, and the loop then reads one or two bytes of them.
+    let source = ctx.common.source.as_deref();
+    let target = ctx.common.target.as_deref();
+    let classes = ctx.common.classes.as_ref();
+    // The kinds asked for by variant, bit `v` for the kind whose discriminant is `v`: a
+    // shift of the entry's kind byte, where its `specified` bit would be read from a table.
+    let wanted = (0..16)
+        .filter_map(|bit| AvtabKind::from_bits(kinds & (1 << bit)))
+        .fold(0u32, |m, k| m | 1 << (k as u32));
     for e in entries {
-        let k = e.key;
-        if kinds & k.kind.bits() == 0
-            || !ctx.slot(&ctx.common.source, k.source)
-            || !ctx.key_matches_target_class(k.target, k.class)
+        if wanted >> (e.key.kind as u32) & 1 == 0
+            || !admits(source, e.key.source)
+            || !admits(target, e.key.target)
+            || classes.is_some_and(|c| !c.matches(index, e.key.class))
         {
             continue;
         }
+        let k = e.key;
         let body = match e.datum() {
             AvtabDatum::Perms(bits) => {
                 if ctx.xperms.is_some() || ctx.default.is_some() {
@@ -824,6 +836,12 @@ fn scan_entries<'p>(
         });
     }
     Ok(())
+}
+
+/// Whether a type passes a criterion's table: every type when there is none.
+#[inline(always)]
+fn admits(table: Option<&[bool]>, t: TypeId) -> bool {
+    table.is_none_or(|v| v.get(t.index()).copied().unwrap_or(false))
 }
 
 fn sorted_intersect(a: &[u16], b: &[u16]) -> bool {
