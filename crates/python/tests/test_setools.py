@@ -370,6 +370,38 @@ def test_type_relations_rows_agree_both_ways_and_no_int_is_kept_per_type(policy)
         assert set(row) == {a for a, m in members.items() if t._value in m}, t.name
 
 
+@pytest.mark.parametrize("policy", DEB[:1] + OWN[:2], ids=lambda p: p.name)
+def test_booleans_hold_no_name_and_read_it_from_the_policy(policy):
+    # The Boolean objects hold their value and state, not their name (read from the
+    # policy when asked): making every Boolean keeps the objects and two lists (about 90
+    # bytes a Boolean), not a str per Boolean too (about 80 bytes more each for the
+    # Debian policy's names). Measured after a collection, which empties CPython's free
+    # lists (the table's rows cross as tuples).
+    import gc
+
+    p = st.SELinuxPolicy(policy)
+    tracemalloc.start()
+    try:
+        bools = list(p.bools())
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert bools
+    assert kept < 120 * len(bools) + 300, (kept, len(bools))
+    names = [b.name for b in bools]
+    assert len(set(names)) == len(names) and all(type(n) is str and n for n in names)
+    for b in bools:
+        assert str(b) == b.name and hash(b) == hash(b.name) and b == b.name
+        assert p.lookup_boolean(b.name) is b
+        assert b.name == p._db.bool_name(b._value)
+    with pytest.raises(IndexError):
+        p._db.bool_name(0)
+    with pytest.raises(IndexError):
+        p._db.bool_name(len(bools) + 1)
+    assert sorted(st.BoolQuery(p, name=names[0]).results()) == [bools[0]]
+
+
 def test_native_query_base_is_no_query_and_init_stays_python():
     """``arbiter._native.QueryBase`` (the native base of ``PolicyQuery``) refuses to be
     constructed alone, and a query class's ``__init__`` (what scripts, ``super()`` and
