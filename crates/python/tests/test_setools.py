@@ -370,6 +370,44 @@ def test_type_relations_rows_agree_both_ways_and_no_int_is_kept_per_type(policy)
         assert set(row) == {a for a, m in members.items() if t._value in m}, t.name
 
 
+@pytest.mark.parametrize("policy", DEB[:1] or OWN[:1], ids=lambda p: p.name)
+def test_type_relations_rows_keep_no_int_and_a_query_by_one_attribute_reads_its_row_once(
+        policy):
+    # A row's ints are made on each read (no table of every value's int kept from a first
+    # read: 34 kB for the Debian policy); the query that reads one row again and again,
+    # TypeQuery by one attribute, keeps the members in order and reads the row once.
+    p = st.SELinuxPolicy(policy)
+    rel = p._type_relations()
+    domain = max(p.typeattributes(), key=len)
+    row = rel[domain._value - 1]
+    assert row == rel[domain._value - 1]
+    assert max(row) > 256 or policy not in DEB
+    assert all(a is not b for a, b in zip(row, rel[domain._value - 1]) if a > 256)
+
+    class Counting:
+        def __init__(self, rows):
+            self.rows, self.reads = rows, 0
+
+        def __len__(self):
+            return len(self.rows)
+
+        def __getitem__(self, i):
+            self.reads += 1
+            return self.rows[i]
+
+    want = [t for t in p.types() if domain in t.attributes()]
+    other = next(a for a in p.typeattributes() if a != domain and len(a))
+    both = {t for t in p.types() if domain in t.attributes() or other in t.attributes()}
+    counting = p._cache["type_relations"] = Counting(rel)
+    for _ in range(3):
+        assert list(st.TypeQuery(p, attrs=[domain]).results()) == want
+        assert list(st.TypeQuery(p, attrs=[domain.name]).results()) == want
+    assert counting.reads == 1
+    # Two attributes still read their rows.
+    assert set(st.TypeQuery(p, attrs=[domain, other]).results()) == both
+    assert counting.reads == 3
+
+
 @pytest.mark.parametrize("policy", DEB[:1] + OWN[:2], ids=lambda p: p.name)
 def test_booleans_hold_no_name_and_read_it_from_the_policy(policy):
     # The Boolean objects hold their value and state, not their name (read from the
