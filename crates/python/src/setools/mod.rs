@@ -30,6 +30,8 @@ pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<symbol::SymbolBase>()?;
     m.add_function(wrap_pyfunction!(mls::sensitivity_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::category_table, m)?)?;
+    m.add_function(wrap_pyfunction!(mls::category_names, m)?)?;
+    m.add_function(wrap_pyfunction!(mls::category_alias_wins, m)?)?;
     m.add_function(wrap_pyfunction!(mls::user_levels, m)?)?;
     m.add_function(wrap_pyfunction!(mls::range_transitions, m)?)?;
     m.add_function(wrap_pyfunction!(labeling::labeling_tables, m)?)?;
