@@ -130,7 +130,11 @@ pub fn category_table(
     let (order, aliases, entries) = category_order(p);
     order
         .into_iter()
-        .filter(|&i| values.as_ref().map_or(true, |v| v.contains(&(i as u32 + 1))))
+        .filter(|&i| {
+            values
+                .as_ref()
+                .map_or(true, |v| v.contains(&(i as u32 + 1)))
+        })
         .map(|i| {
             let name = &p.categories[i].name;
             let wins = alias_wins(name, &aliases[i + 1], entries, CATS_SLOTS);
@@ -146,7 +150,10 @@ pub fn category_names(db: &PolicyDb) -> (Vec<u32>, Vec<String>) {
     let p: &Model = &db.model;
     let (order, _, _) = category_order(p);
     let values = order.iter().map(|&i| i as u32 + 1).collect();
-    let names = order.iter().map(|&i| p.categories[i].name.to_string()).collect();
+    let names = order
+        .iter()
+        .map(|&i| p.categories[i].name.to_string())
+        .collect();
     (values, names)
 }
 
