@@ -8,6 +8,7 @@ use super::{hashtab_positions, PolicyDb};
 use arbiter_policy::mls::{MlsLevel, MlsRange};
 use arbiter_policy::Policy as Model;
 use pyo3::prelude::*;
+use std::collections::HashSet;
 
 /// libsepol's initial sizes of the level and category symbol tables (`symtab_sizes`).
 const LEVELS_SLOTS: usize = 16;
@@ -98,25 +99,74 @@ pub fn sensitivity_table(db: &PolicyDb) -> Vec<(u32, String, Vec<String>, Vec<u3
         .collect()
 }
 
-/// Categories in setools' order: `(value, name, aliases, whether an alias wins the value's
-/// datum (see [`alias_wins`]))`.
-#[pyfunction]
-pub fn category_table(db: &PolicyDb) -> Vec<(u32, String, Vec<String>, bool)> {
-    let p: &Model = &db.model;
+/// The named categories' slots in setools' order, with each slot's aliases (by value) and
+/// the symbol table's entry count.
+fn category_order(p: &Model) -> (Vec<usize>, Vec<Vec<String>>, usize) {
     let named: Vec<usize> = (0..p.categories.len())
         .filter(|&i| !p.categories[i].name.is_empty())
         .collect();
     let names: Vec<&str> = named.iter().map(|&i| &*p.categories[i].name).collect();
     let entries = names.len() + p.category_aliases.len();
     let aliases = aliases_by_value(&p.category_aliases, p.categories.len(), entries, CATS_SLOTS);
-    hashtab_positions(&names, entries, CATS_SLOTS)
+    let order = hashtab_positions(&names, entries, CATS_SLOTS)
         .into_iter()
-        .map(|k| {
-            let i = named[k];
+        .map(|k| named[k])
+        .collect();
+    (order, aliases, entries)
+}
+
+/// Categories in setools' order: `(value, name, aliases, whether an alias wins the value's
+/// datum (see [`alias_wins`]))`; with `values`, only the rows of those values. The whole
+/// table is 1,024 rows on a distribution policy, tuples of four that CPython keeps on its
+/// free list once dropped (about 70 kB): the query that makes only the categories a
+/// regex names asks for their rows alone.
+#[pyfunction]
+#[pyo3(signature = (db, values=None))]
+pub fn category_table(
+    db: &PolicyDb,
+    values: Option<HashSet<u32>>,
+) -> Vec<(u32, String, Vec<String>, bool)> {
+    let p: &Model = &db.model;
+    let (order, aliases, entries) = category_order(p);
+    order
+        .into_iter()
+        .filter(|&i| {
+            values
+                .as_ref()
+                .map_or(true, |v| v.contains(&(i as u32 + 1)))
+        })
+        .map(|i| {
             let name = &p.categories[i].name;
             let wins = alias_wins(name, &aliases[i + 1], entries, CATS_SLOTS);
             (i as u32 + 1, name.to_string(), aliases[i + 1].clone(), wins)
         })
+        .collect()
+}
+
+/// The categories' values and names in setools' order, two lists (the native name
+/// index's columns: no row per category, see [`category_table`]).
+#[pyfunction]
+pub fn category_names(db: &PolicyDb) -> (Vec<u32>, Vec<String>) {
+    let p: &Model = &db.model;
+    let (order, _, _) = category_order(p);
+    let values = order.iter().map(|&i| i as u32 + 1).collect();
+    let names = order
+        .iter()
+        .map(|&i| p.categories[i].name.to_string())
+        .collect();
+    (values, names)
+}
+
+/// The values of the categories whose datum an alias wins (see [`alias_wins`]), in
+/// setools' order.
+#[pyfunction]
+pub fn category_alias_wins(db: &PolicyDb) -> Vec<u32> {
+    let p: &Model = &db.model;
+    let (order, aliases, entries) = category_order(p);
+    order
+        .into_iter()
+        .filter(|&i| alias_wins(&p.categories[i].name, &aliases[i + 1], entries, CATS_SLOTS))
+        .map(|i| i as u32 + 1)
         .collect()
 }
 

@@ -30,6 +30,8 @@ pub fn register(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<symbol::SymbolBase>()?;
     m.add_function(wrap_pyfunction!(mls::sensitivity_table, m)?)?;
     m.add_function(wrap_pyfunction!(mls::category_table, m)?)?;
+    m.add_function(wrap_pyfunction!(mls::category_names, m)?)?;
+    m.add_function(wrap_pyfunction!(mls::category_alias_wins, m)?)?;
     m.add_function(wrap_pyfunction!(mls::user_levels, m)?)?;
     m.add_function(wrap_pyfunction!(mls::range_transitions, m)?)?;
     m.add_function(wrap_pyfunction!(labeling::labeling_tables, m)?)?;
@@ -345,14 +347,29 @@ impl PolicyDb {
             .collect()
     }
 
-    /// Booleans in setools' order: `(value, name, default state)`.
-    fn bool_table(&self) -> Vec<(u32, String, bool)> {
+    /// Booleans in setools' order: `(value, default state)`. The names are read when
+    /// asked (`bool_name`): the Booleans' objects hold none.
+    fn bool_table(&self) -> Vec<(u32, bool)> {
         let p = &*self.model;
         let names: Vec<&str> = p.bools.iter().map(|b| &*b.name).collect();
         hashtab_positions(&names, names.len(), BOOLS_SLOTS)
             .into_iter()
-            .map(|i| (i as u32 + 1, p.bools[i].name.to_string(), p.bools[i].state))
+            .map(|i| (i as u32 + 1, p.bools[i].state))
             .collect()
+    }
+
+    /// The name of the Boolean of value `value`, made on each call: the Boolean objects
+    /// hold no name (the Debian policy's 300 names kept for the whole run were about
+    /// 25 kB of Python's memory, and a script that lists or matches Booleans by state
+    /// reads none of them).
+    fn bool_name<'py>(&self, py: Python<'py>, value: u32) -> PyResult<Bound<'py, PyString>> {
+        let b = (value as usize)
+            .checked_sub(1)
+            .and_then(|i| self.model.bools.get(i))
+            .ok_or_else(|| {
+                pyo3::exceptions::PyIndexError::new_err(format!("no Boolean of value {value}"))
+            })?;
+        Ok(PyString::new(py, &b.name))
     }
 
     /// Classes in setools' order: `(value, name, common name, own permissions)`.

@@ -7,18 +7,19 @@
 //! attributes' member lists, which the map holds the other way round, are kept, 2 bytes a
 //! member (a type value is 16 bits): 34 kB for the Debian policy, where every slot's
 //! values at 4 bytes took 137 kB. The type objects hold their values natively
-//! (`SymbolBase`), so no `int` per value exists to share: a row's `int`s are made on its
-//! first read and kept for the next (`ints`), since queries read the same rows again (an
-//! `int` made on every read made reading the `domain` attribute's 674 members 17 times
-//! slower); only the values of rows read are kept, not the 4,000 `int`s (130 kB) of every
-//! value.
+//! (`SymbolBase`), so no `int` per value exists to share: a row's `int`s are made on each
+//! read. They were kept from a row's first read for the next (one slot per value, 34 kB
+//! for the Debian policy, and the `int`s of every row read), as reading the `domain`
+//! attribute's 674 members was 17 times slower making them; the one query that read that
+//! row again and again, `TypeQuery` by one attribute, now keeps the attribute's member
+//! types in order instead (`typequery._members_in_order`) and reads the row once.
 
 use arbiter_policy::symbols::TypeFlavor;
 use arbiter_policy::{Policy as Model, TypeId};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyTuple};
-use std::sync::{Arc, Mutex};
+use pyo3::types::PyTuple;
+use std::sync::Arc;
 
 /// For every type and attribute slot, by value: a type's attributes or an attribute's
 /// member types, ascending by value. A sequence: `relations[value - 1]` is a tuple of
@@ -29,9 +30,6 @@ pub struct TypeRelations {
     model: Arc<Model>,
     /// The attributes' member types.
     members: Members,
-    /// `ints[v]` is the `int` for value `v` once a row holding `v` was read (empty until
-    /// the first read, then one slot per value: 8 bytes each).
-    ints: Mutex<Vec<Option<Py<PyInt>>>>,
 }
 
 impl TypeRelations {
@@ -41,27 +39,12 @@ impl TypeRelations {
         Ok(TypeRelations {
             model: policy.clone(),
             members,
-            ints: Mutex::new(Vec::new()),
         })
     }
 
-    /// A tuple of the `int`s of `values` (type values, below the slot count + 1), made
-    /// once per value.
+    /// A tuple of the `int`s of `values`, made on each read.
     fn row<'py>(&self, py: Python<'py>, values: &[u16]) -> PyResult<Bound<'py, PyTuple>> {
-        let mut ints = self.ints.lock().unwrap_or_else(|e| e.into_inner());
-        if ints.is_empty() {
-            ints.resize_with(self.members.starts.len(), || None);
-        }
-        let items = values.iter().map(|&v| {
-            ints.get_mut(v as usize)
-                .map(|slot| {
-                    slot.get_or_insert_with(|| PyInt::new(py, v).unbind())
-                        .clone_ref(py)
-                })
-                .ok_or_else(|| PyValueError::new_err(format!("type value {v} out of range")))
-        });
-        let items = items.collect::<PyResult<Vec<Py<PyInt>>>>()?;
-        PyTuple::new(py, items)
+        PyTuple::new(py, values)
     }
 }
 

@@ -297,8 +297,8 @@ class _MLSPolicy:
         about 0.14 MB for a query matching an eighth of them). None when the pattern has
         no native translation (the caller matches the whole table)."""
         def build():
-            rows = _native.category_table(self._db)
-            return _native.NameIndex([row[0] for row in rows], [row[1] for row in rows])
+            # Two columns, not the table's rows (see _native.category_table).
+            return _native.NameIndex(*_native.category_names(self._db))
 
         index = self._table("category_value_index", build)
         # The answers kept by pattern (``_NAMED_ANSWERS_KEPT``, then emptied): mapping the
@@ -318,7 +318,7 @@ class _MLSPolicy:
                 made.update((c._value, c) for c in full if c._value in wanted)
             else:
                 made.update((row[0], Category(self, *row))
-                            for row in _native.category_table(self._db) if row[0] in wanted)
+                            for row in _native.category_table(self._db, wanted))
         if len(answers) >= _NAMED_ANSWERS_KEPT:
             answers.clear()
         hit = answers[pattern] = [made[v] for v in values]
@@ -343,7 +343,7 @@ class _MLSPolicy:
             # Read from the rows, not the categories: a range query needs no ``Category``.
             wins = self._table(
                 "cat_alias_wins",
-                lambda: {row[0] for row in _native.category_table(self._db) if row[3]})
+                lambda: frozenset(_native.category_alias_wins(self._db)))
             s = shared[key] = (frozenset(key) if not wins
                                else frozenset(-v if v in wins else v for v in key))
         return s

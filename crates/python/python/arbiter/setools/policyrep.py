@@ -480,14 +480,28 @@ class User(_NamedSymbol):
     statement = _Deferred("_statements")
 
 
-class Boolean(_NamedSymbol):
-    """A conditional policy Boolean."""
+class Boolean(PolicySymbol):
+    """A conditional policy Boolean. The name is read from the policy when asked
+    (``name``, ``str()``, hashing), not held, as a type's is: the Debian policy's 300
+    names were about 25 kB kept for the whole run, and a script that lists the Booleans
+    or matches them by state or by a regex (matched natively) reads none."""
 
     __slots__ = ("state",)
 
-    def __init__(self, policy, value, name, state):
-        super().__init__(policy, value, name)
+    def __init__(self, policy, value, state):
+        self.policy = policy
         self.state = state
+
+    @property
+    def name(self):
+        """The Boolean's name."""
+        return self.policy._db.bool_name(self._value)
+
+    def __str__(self):
+        return self.policy._db.bool_name(self._value)
+
+    def __hash__(self):
+        return hash(self.policy._db.bool_name(self._value))
 
     statement = _Deferred("_statements")
 
@@ -998,7 +1012,7 @@ class SELinuxPolicy:
 
     def _bools_all(self):
         return self._table(
-            "bools", lambda: [Boolean(self, v, n, s) for v, n, s in self._db.bool_table()]
+            "bools", lambda: [Boolean(self, v, s) for v, s in self._db.bool_table()]
         )
 
     _bool_by_value = _Deferred("_more")

@@ -32,12 +32,13 @@ def _in_order(policy, types, values):
         i for i in (pos[v] for v in values if 0 <= v < top) if i >= 0)]
 
 
-def _members_in_order(policy, types, attr, members):
-    """An attribute's member types in table order, once per policy and attribute."""
+def _members_in_order(policy, types, attr, rel):
+    """An attribute's member types in table order, once per policy and attribute (its
+    row of the relations ``rel`` read on the first)."""
     cache = policy._table("query_attribute_members", dict)
     hit = cache.get(attr._value)
     if hit is None:
-        hit = cache[attr._value] = _in_order(policy, types, members)
+        hit = cache[attr._value] = _in_order(policy, types, rel[attr._value - 1])
     return hit
 
 
@@ -85,18 +86,19 @@ class TypeQuery(PolicyQuery):
         attrs = self.attrs
         if attrs is not None and not self.attrs_regex and not self.attrs_equal:
             # Intersecting with the criterion attributes is being a member of one of them.
-            members = set()
-            for a in attrs:
-                members.update(rel[a._value - 1])
-            if types is all_types:
-                # The members in table order, without visiting every type (one
-                # attribute's, the usual case, kept per policy and attribute).
-                if len(attrs) == 1:
-                    types = _members_in_order(policy, all_types, next(iter(attrs)), members)
-                else:
-                    types = _in_order(policy, all_types, members)
+            if types is all_types and len(attrs) == 1:
+                # One attribute's members in table order (the usual case), kept per
+                # policy and attribute: a second query reads no row.
+                types = _members_in_order(policy, all_types, next(iter(attrs)), rel)
             else:
-                types = [t for t in types if t._value in members]
+                members = set()
+                for a in attrs:
+                    members.update(rel[a._value - 1])
+                if types is all_types:
+                    # The members in table order, without visiting every type.
+                    types = _in_order(policy, all_types, members)
+                else:
+                    types = [t for t in types if t._value in members]
             attrs = None
         alias, alias_regex = self.alias, self.alias_regex
         permissive = self._permissive
